@@ -1,0 +1,37 @@
+package graph
+
+import "math/rand/v2"
+
+// Roots returns up to k distinct search roots drawn at random (seeded)
+// from the vertices that have at least one arc, as Graph500 chooses its
+// 64 roots. It returns fewer when the graph has fewer such vertices, and
+// the same roots for the same graph, k and seed.
+func (g *CSR) Roots(k int, seed uint64) []int32 {
+	n := g.NumVertices()
+	if k <= 0 || n == 0 {
+		return nil
+	}
+	r := rand.New(rand.NewPCG(seed, 0x726f6f7473)) // "roots"
+	picked := make(map[int32]bool, k)
+	roots := make([]int32, 0, k)
+	// Rejection sampling is fast while non-isolated vertices are common;
+	// fall back to listing them when draws keep failing.
+	for tries := 0; len(roots) < k && tries < 64*k; tries++ {
+		v := int32(r.IntN(n))
+		if !picked[v] && g.Offsets[v+1] > g.Offsets[v] {
+			picked[v] = true
+			roots = append(roots, v)
+		}
+	}
+	if len(roots) < k {
+		var rest []int32
+		for v := int32(0); v < int32(n); v++ {
+			if !picked[v] && g.Offsets[v+1] > g.Offsets[v] {
+				rest = append(rest, v)
+			}
+		}
+		r.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+		roots = append(roots, rest[:min(len(rest), k-len(roots))]...)
+	}
+	return roots
+}

@@ -1,0 +1,73 @@
+package graph
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// TEPS is a traversal rate in the two conventions graphnb always labels
+// (design.md, "Measuring").
+type TEPS struct {
+	// Graph500 is undirected input edges within the traversed component per
+	// second (Graph500's TEPS; averaged over roots with a harmonic mean).
+	Graph500 float64
+	// ArcsPerSecond is all stored arcs of the graph per second, the
+	// studies' convention (averaged with an arithmetic mean).
+	ArcsPerSecond float64
+}
+
+// Rate computes both conventions from the edges of the traversed
+// component, the graph's stored arcs and the run time. A zero or negative
+// duration gives zero rates.
+func Rate(componentEdges, arcs int64, d time.Duration) TEPS {
+	s := d.Seconds()
+	if s <= 0 {
+		return TEPS{}
+	}
+	return TEPS{Graph500: float64(componentEdges) / s, ArcsPerSecond: float64(arcs) / s}
+}
+
+// String renders both conventions with SI prefixes, e.g.
+// "1.23 GTEPS (Graph500), 2.46 G arcs/s".
+func (t TEPS) String() string {
+	return fmt.Sprintf("%sTEPS (Graph500), %s arcs/s", SI(t.Graph500), SI(t.ArcsPerSecond))
+}
+
+// SI renders x with 3 significant digits and a k/M/G/T prefix, followed by
+// a space: "1.23 G".
+func SI(x float64) string {
+	for _, p := range []struct {
+		f float64
+		s string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if x >= p.f {
+			return fmt.Sprintf("%.3g %s", x/p.f, p.s)
+		}
+	}
+	return fmt.Sprintf("%.3g ", x)
+}
+
+// ComponentEdges returns the number of edges with a reached tail, the
+// numerator of Graph500 TEPS: for an undirected graph, half the degree sum
+// of the reached vertices (every edge of a reached vertex lies in its
+// component); for a directed graph, the arcs leaving reached vertices.
+// Duplicates and self-loops were removed by Build, so they do not count.
+func (g *CSR) ComponentEdges(reached func(v int32) bool) int64 {
+	var total atomic.Int64
+	par.For(g.NumVertices(), func(lo, hi int) {
+		var s int64
+		for v := lo; v < hi; v++ {
+			if reached(int32(v)) {
+				s += g.Offsets[v+1] - g.Offsets[v]
+			}
+		}
+		total.Add(s)
+	})
+	if !g.Directed {
+		return total.Load() / 2
+	}
+	return total.Load()
+}

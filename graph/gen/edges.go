@@ -1,0 +1,179 @@
+package gen
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// maxEdges caps the number of edges one call may generate: 2^32 edges are
+// about 51 GB as an edge list with float32 weights, more than any machine
+// this project runs on can also build into a CSR. Asking for more returns
+// an error instead of a fatal out-of-memory crash of the kernel.
+const maxEdges = 1 << 32
+
+// chunkEdges is the number of edges (or weights) one random stream fills.
+// Chunk boundaries depend only on this constant, never on the core count.
+const chunkEdges = 1 << 16
+
+func tooMany(gen string, edges float64) error {
+	if edges > maxEdges {
+		return fmt.Errorf("gen: %s would generate about %.3g edges, above the limit of 2^32 (≈51 GB as an edge list); use a smaller size", gen, edges)
+	}
+	return nil
+}
+
+// newEdgeList allocates an edge list of m edges with room for the weights
+// the configuration asks for.
+func newEdgeList(n, m int, c *config) graph.EdgeList {
+	el := graph.EdgeList{N: n, Src: make([]int32, m), Dst: make([]int32, m)}
+	switch {
+	case c.weights == NoWeights:
+	case c.float64W:
+		el.Weights64 = make([]float64, m)
+	default:
+		el.Weights = make([]float32, m)
+	}
+	return el
+}
+
+// fillWeights draws the weights of el (which must have the slices
+// newEdgeList made) in parallel, one random stream per fixed chunk.
+func fillWeights(el *graph.EdgeList, c *config) error {
+	m := el.Len()
+	if c.weights == NoWeights {
+		return nil
+	}
+	maxW := uint64(c.maxWeight)
+	return forChunks(m, chunkEdges, func(ci, lo, hi int) {
+		r := newRNG(c.seed, streamWeights, uint64(ci))
+		switch {
+		case el.Weights64 != nil && c.weights == IntWeights:
+			for i := lo; i < hi; i++ {
+				el.Weights64[i] = float64(1 + r.below(maxW))
+			}
+		case el.Weights64 != nil:
+			for i := lo; i < hi; i++ {
+				el.Weights64[i] = r.float64()
+			}
+		case c.weights == IntWeights:
+			for i := lo; i < hi; i++ {
+				el.Weights[i] = float32(1 + r.below(maxW))
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				el.Weights[i] = float32(r.next()>>40) * 0x1p-24
+			}
+		}
+	})
+}
+
+// permutation returns a random permutation of [0, n) drawn from the seed
+// (Fisher–Yates, O(n), sequential).
+func permutation(n int, seed uint64) []int32 {
+	p := make([]int32, n)
+	for i := range p {
+		p[i] = int32(i)
+	}
+	r := rand.New(rand.NewPCG(seed, streamPermutation))
+	for i := n - 1; i > 0; i-- {
+		j := r.IntN(i + 1)
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+// relabel maps every endpoint of el through perm, in parallel.
+func relabel(el *graph.EdgeList, perm []int32) {
+	par.For(el.Len(), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			el.Src[i] = perm[el.Src[i]]
+			el.Dst[i] = perm[el.Dst[i]]
+		}
+	})
+}
+
+// build symmetrizes el into an undirected CSR.
+func build(gen string, el graph.EdgeList) (*graph.CSR, error) {
+	g, err := graph.Build(el, graph.BuildOptions{Symmetrize: true})
+	if err != nil {
+		return nil, fmt.Errorf("gen: %s: %w", gen, err)
+	}
+	return g, nil
+}
+
+// sink receives the edges of one chunk: it only counts them in the first
+// pass of generateTwoPass and stores them in the second.
+type sink struct {
+	src, dst []int32
+	n        int
+	store    bool
+}
+
+func (s *sink) add(u, v int32) {
+	if s.store {
+		s.src[s.n], s.dst[s.n] = u, v
+	}
+	s.n++
+}
+
+// generateTwoPass builds the endpoints of an edge list whose chunks make
+// a random number of edges: emit(chunk, r, s) runs twice per chunk with
+// the same random stream, first counting, then storing at the chunk's
+// offset. The result does not depend on the core count, and the memory is
+// that of the result alone.
+func generateTwoPass(name string, chunks int, seed uint64, emit func(chunk int, r *rng, s *sink)) (src, dst []int32, err error) {
+	counts := make([]int64, chunks+1)
+	err = forChunks(chunks, 1, func(ci, _, _ int) {
+		r := newRNG(seed, streamEdges, uint64(ci))
+		s := sink{}
+		emit(ci, &r, &s)
+		counts[ci] = int64(s.n)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var total int64
+	for i, c := range counts {
+		counts[i] = total
+		total += c
+	}
+	if err := tooMany(name, float64(total)); err != nil {
+		return nil, nil, err
+	}
+	src, dst = make([]int32, total), make([]int32, total)
+	err = forChunks(chunks, 1, func(ci, _, _ int) {
+		r := newRNG(seed, streamEdges, uint64(ci))
+		lo, hi := counts[ci], counts[ci+1]
+		s := sink{src: src[lo:hi], dst: dst[lo:hi], store: true}
+		emit(ci, &r, &s)
+		if int64(s.n) != hi-lo {
+			panic("gen: a chunk generated a different number of edges on its second pass")
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, dst, nil
+}
+
+// checkVertices returns an error unless 1 ≤ n < 2^31-1 (graph.Build's
+// limit for int32 vertex ids).
+func checkVertices(gen string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("gen: %s needs at least 1 vertex, got %d", gen, n)
+	}
+	if n >= 1<<31-1 {
+		return fmt.Errorf("gen: %s with %d vertices exceeds the limit of 2^31-2 (vertex ids are int32)", gen, n)
+	}
+	return nil
+}
+
+// mulFits reports whether a·b fits in an int without overflow (a, b ≥ 0).
+func mulFits(a, b int) bool {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return hi == 0 && lo <= 1<<62
+}

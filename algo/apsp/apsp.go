@@ -1,0 +1,179 @@
+package apsp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/graphnb/graphnb/graph"
+)
+
+// Result holds all-pairs shortest-path distances and predecessors.
+type Result struct {
+	// Algorithm names the implementation and variant, e.g.
+	// "cpu blocked Floyd-Warshall".
+	Algorithm string
+	// Dist[i][j] is the length of a shortest i→j path: same element type
+	// as the input, +Inf or graph.InfI32 where j is unreachable from i.
+	Dist *graph.Dense
+	// Pred[i*N+j] is the vertex before j on a shortest i→j path, -1 if
+	// there is none; Pred[i*N+i] = i.
+	Pred []int32
+	// Tile is the tile size of the blocked algorithm (0 for the plain one).
+	Tile int
+	// Time is the computation (the k loop or the tile rounds).
+	Time time.Duration
+	// PrepTime is validating and copying the input and initialising Pred.
+	PrepTime time.Duration
+}
+
+// String summarises the result in one line.
+func (r *Result) String() string {
+	if r == nil || r.Dist == nil {
+		return "apsp: <nil result>"
+	}
+	kind := "float32"
+	if r.Dist.IsInt() {
+		kind = "int32"
+	}
+	tile := ""
+	if r.Tile > 0 {
+		tile = fmt.Sprintf(", tile %d", r.Tile)
+	}
+	return fmt.Sprintf("%s: %d vertices, %s%s, %v (prep %v)", r.Algorithm, r.Dist.N, kind, tile,
+		r.Time.Round(time.Microsecond), r.PrepTime.Round(time.Microsecond))
+}
+
+// ErrNegativeCycle is matched (errors.Is) by every NegativeCycleError.
+var ErrNegativeCycle = errors.New("negative cycle")
+
+// NegativeCycleError reports a negative cycle: shortest paths are not
+// defined. Vertex lies on the cycle.
+type NegativeCycleError struct {
+	Vertex int
+}
+
+func (e *NegativeCycleError) Error() string {
+	return fmt.Sprintf("apsp: the graph has a negative cycle through vertex %d, so shortest paths are undefined", e.Vertex)
+}
+
+// Unwrap returns ErrNegativeCycle.
+func (e *NegativeCycleError) Unwrap() error { return ErrNegativeCycle }
+
+// Path returns the vertices of a shortest i→j path, i first and j last,
+// by following Pred back from j (O(path length)). It returns an error for
+// a vertex outside [0, N), for j unreachable from i, and for a Pred that
+// does not lead back to i.
+func (r *Result) Path(i, j int) ([]int32, error) {
+	if r == nil || r.Dist == nil {
+		return nil, fmt.Errorf("apsp: Path on an empty result")
+	}
+	n := r.Dist.N
+	if i < 0 || i >= n || j < 0 || j >= n {
+		return nil, fmt.Errorf("apsp: Path(%d, %d): vertices must lie in [0, %d)", i, j, n)
+	}
+	if len(r.Pred) != n*n {
+		return nil, fmt.Errorf("apsp: Pred has %d entries, want N·N = %d", len(r.Pred), n*n)
+	}
+	if math.IsInf(r.Dist.At(i, j), 1) {
+		return nil, fmt.Errorf("apsp: there is no path from %d to %d", i, j)
+	}
+	path := []int32{int32(j)}
+	for v := j; v != i; {
+		p := int(r.Pred[i*n+v])
+		if p < 0 || p >= n {
+			return nil, fmt.Errorf("apsp: Pred[%d][%d] = %d is not a vertex: the path from %d to %d is broken", i, v, p, i, j)
+		}
+		if len(path) > n {
+			return nil, fmt.Errorf("apsp: following Pred from %d back towards %d loops", j, i)
+		}
+		path = append(path, int32(p))
+		v = p
+	}
+	for a, b := 0, len(path)-1; a < b; a, b = a+1, b-1 {
+		path[a], path[b] = path[b], path[a]
+	}
+	return path, nil
+}
+
+// input is a validated copy of a matrix, ready for Floyd-Warshall.
+type input struct {
+	n    int
+	f32  []float32 // exactly one of f32, i32
+	i32  []int32
+	pred []int32
+	hops []int32 // edges on the path Pred describes (tie-break only)
+	neg  bool    // some entry is negative
+}
+
+// inspect validates d (see graph.Dense.Inspect) and returns whether it
+// has negative entries and the largest absolute finite entry. A negative
+// diagonal entry is a negative cycle.
+func inspect(d *graph.Dense, who string) (neg bool, maxAbs float64, err error) {
+	info, err := d.Inspect()
+	if err != nil {
+		return false, 0, fmt.Errorf("apsp: %s: %w", who, err)
+	}
+	for i := 0; i < d.N; i++ {
+		if d.At(i, i) < 0 {
+			return false, 0, &NegativeCycleError{Vertex: i}
+		}
+	}
+	return info.Negative, info.MaxAbs, nil
+}
+
+// prepare validates d and returns the working copy: diagonal 0 (a
+// positive diagonal entry is a self-loop no shortest path uses), int32
+// entries ≥ InfI32 set to InfI32, and the initial predecessors.
+func prepare(d *graph.Dense, who string) (*input, error) {
+	neg, _, err := inspect(d, who)
+	if err != nil {
+		return nil, err
+	}
+	n := d.N
+	in := &input{n: n, neg: neg, pred: make([]int32, n*n), hops: make([]int32, n*n)}
+	if d.F32 != nil {
+		in.f32 = make([]float32, n*n)
+		copy(in.f32, d.F32)
+		for i := 0; i < n; i++ {
+			in.f32[i*n+i] = 0
+		}
+		for k, w := range in.f32 {
+			in.pred[k], in.hops[k] = int32(k/n), 1
+			if math.IsInf(float64(w), 1) {
+				in.pred[k] = -1
+			}
+		}
+	} else {
+		in.i32 = make([]int32, n*n)
+		for k, w := range d.I32 {
+			in.i32[k] = min(w, graph.InfI32)
+		}
+		for i := 0; i < n; i++ {
+			in.i32[i*n+i] = 0
+		}
+		for k, w := range in.i32 {
+			in.pred[k], in.hops[k] = int32(k/n), 1
+			if w >= graph.InfI32 {
+				in.pred[k] = -1
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		in.hops[i*n+i] = 0
+	}
+	return in, nil
+}
+
+// result wraps the working copy as a Result.
+func (in *input) result(alg string, tile int, prep, run time.Duration) *Result {
+	return &Result{
+		Algorithm: alg,
+		Dist:      &graph.Dense{N: in.n, F32: in.f32, I32: in.i32},
+		Pred:      in.pred,
+		Tile:      tile,
+		Time:      run,
+		PrepTime:  prep,
+	}
+}

@@ -1,0 +1,67 @@
+package apsp
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// FloydWarshall returns all-pairs shortest paths of the matrix d by the
+// plain Floyd-Warshall algorithm: for k = 0..N-1, every row i ≠ k takes
+// D[i][j] = min(D[i][j], D[i][k] + D[k][j]), rows in parallel. Among
+// equally short paths Pred describes one with the fewest edges (exactly so
+// for int32; see the hop tie-break in kernel.go). Θ(N³) time; Dist, Pred and a hop count take
+// 12·N² bytes; d is not modified.
+//
+// It returns a *NegativeCycleError (errors.Is ErrNegativeCycle) as soon as
+// a diagonal entry turns negative after step k: k then lies on a negative
+// cycle (the closed walk i⇝k⇝i that made D[i][i] negative uses only
+// vertices below k besides i and k, and every cycle among those is
+// non-negative or an earlier step would have stopped). It returns an
+// error for a malformed matrix (see Blocked) and, wrapped,
+// cancel.ErrInterrupted, polled every k.
+func FloydWarshall(d *graph.Dense) (*Result, error) {
+	t0 := time.Now()
+	in, err := prepare(d, "FloydWarshall")
+	if err != nil {
+		return nil, err
+	}
+	prep := time.Since(t0)
+	t1 := time.Now()
+	if err := in.plain(); err != nil {
+		return nil, err
+	}
+	return in.result("cpu Floyd-Warshall", 0, prep, time.Since(t1)), nil
+}
+
+// plain runs the k loop on in.
+func (in *input) plain() error {
+	n := in.n
+	rows := rowChunk(n)
+	for k := 0; k < n; k++ {
+		if err := cancel.Check(); err != nil {
+			return fmt.Errorf("apsp: FloydWarshall: %w", err)
+		}
+		par.ForChunks(n, rows, func(_, lo, hi int) {
+			in.tileUpdate(k, k+1, lo, hi, 0, n)
+		})
+		if in.negativeDiagonal() >= 0 {
+			return &NegativeCycleError{Vertex: k}
+		}
+	}
+	return nil
+}
+
+// rowChunk is the number of rows per parallel task of the plain
+// algorithm: enough rows for 4 tasks per worker, but at least 16K entries
+// per task so small matrices do not drown in scheduling.
+func rowChunk(n int) int {
+	if n == 0 {
+		return 1
+	}
+	w := 4 * par.Workers()
+	return max(1, (16384+n-1)/n, (n+w-1)/w)
+}

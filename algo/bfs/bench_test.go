@@ -1,0 +1,84 @@
+package bfs
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+)
+
+var benchGraphs sync.Map // scale → *graph.CSR
+
+// benchGraph returns the unweighted R-MAT graph of the given scale and edge
+// factor 16, generated once per test binary.
+func benchGraph(b *testing.B, scale int) *graph.CSR {
+	if g, ok := benchGraphs.Load(scale); ok {
+		return g.(*graph.CSR)
+	}
+	g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Unweighted())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchGraphs.Store(scale, g)
+	return g
+}
+
+// benchSources picks 64 Graph500-style roots (vertices with an arc),
+// deterministically.
+func benchSources(g *graph.CSR) []int32 { return g.Roots(64, 2) }
+
+// benchBFS times run over rotating sources and reports both TEPS
+// conventions: the Graph500 one as a harmonic mean over runs, arcs/s as an
+// arithmetic mean (design.md, "Measuring").
+func benchBFS(b *testing.B, run func(g *graph.CSR, src int32) (*Result, error)) {
+	for _, scale := range []int{16, 20} {
+		b.Run(fmt.Sprintf("rmat_s%d_ef16", scale), func(b *testing.B) {
+			g := benchGraph(b, scale)
+			srcs := benchSources(g)
+			var invG500, arcs float64
+			var traversal time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r, err := run(g, srcs[i%len(srcs)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				invG500 += 1 / r.TEPS.Graph500
+				arcs += r.TEPS.ArcsPerSecond
+				traversal += r.Time
+			}
+			b.ReportMetric(float64(b.N)/invG500/1e6, "MTEPS_g500")
+			b.ReportMetric(arcs/float64(b.N)/1e6, "Marcs/s")
+			b.ReportMetric(float64(traversal.Microseconds())/1e3/float64(b.N), "ms/bfs")
+		})
+	}
+}
+
+func BenchmarkDirectionOptimizing(b *testing.B) {
+	benchBFS(b, func(g *graph.CSR, s int32) (*Result, error) { return DirectionOptimizing(g, s, Options{}) })
+}
+
+func BenchmarkParallelTopDown(b *testing.B) {
+	benchBFS(b, func(g *graph.CSR, s int32) (*Result, error) {
+		return DirectionOptimizing(g, s, Options{TopDownOnly: true})
+	})
+}
+
+func BenchmarkTopDown(b *testing.B) { benchBFS(b, TopDown) }
+
+func BenchmarkCheck(b *testing.B) {
+	g := benchGraph(b, 16)
+	r, err := DirectionOptimizing(g, benchSources(g)[0], Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := Check(g, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package bfs
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// Check validates r as a BFS of g from r.Source by the Graph500 rules:
+//
+//  1. tree: Parents[Source] = Source, every reached vertex has a reached
+//     parent, and following parents from any reached vertex reaches Source
+//     without a cycle;
+//  2. tree levels: Levels[v] = Levels[Parents[v]] + 1 for every reached
+//     v ≠ Source (and Levels[Source] = 0);
+//  3. edge levels: every arc u→v with u reached has Levels[v] ≤
+//     Levels[u]+1 (on an undirected graph, with both arcs stored, this
+//     says the endpoint levels of every edge differ by at most one);
+//  4. spanning: every arc u→v with u reached has v reached, so the tree
+//     spans Source's component (everything Source can reach);
+//  5. tree arcs: every reached v ≠ Source has an arc Parents[v]→v in g.
+//
+// It also checks the bookkeeping: len(Levels) = len(Parents) = N, Source in
+// range, unreached ⇔ level -1 ⇔ parent -1, FrontierSizes[l] = the number of
+// vertices at level l (and no more entries than levels), Reached and
+// ComponentEdges. It does not look at Directions, Iterations, times or
+// rates.
+//
+// Levels being minimal follows from rules 2–4: a tree path gives an upper
+// bound, and rule 3 makes every level at most one more than any in-
+// neighbour's, so no shorter path exists. The error names the rule and the
+// first offending vertex (lowest id) or arc. Work is O(N + M), the arc
+// pass on all cores; memory is 2 bytes per vertex.
+func Check(g *graph.CSR, r *Result) error {
+	if g == nil || len(g.Offsets) == 0 {
+		return fmt.Errorf("bfs: check: no graph")
+	}
+	if r == nil {
+		return fmt.Errorf("bfs: check: no result")
+	}
+	n := g.NumVertices()
+	if len(r.Levels) != n || len(r.Parents) != n {
+		return fmt.Errorf("bfs: check: result has %d levels and %d parents for a %d-vertex graph", len(r.Levels), len(r.Parents), n)
+	}
+	src := r.Source
+	if src < 0 || int(src) >= n {
+		return fmt.Errorf("bfs: check: source %d is outside [0,%d)", src, n)
+	}
+	levels, parents := r.Levels, r.Parents
+	if levels[src] != 0 {
+		return fmt.Errorf("bfs: check: rule 2 (tree levels): source %d has level %d, want 0", src, levels[src])
+	}
+	if parents[src] != src {
+		return fmt.Errorf("bfs: check: rule 1 (tree): source %d has parent %d, want itself", src, parents[src])
+	}
+
+	// Per-vertex pass: reached/unreached consistency, parent range.
+	var maxLevel int32
+	for v := range n {
+		l, p := levels[v], parents[v]
+		switch {
+		case l < -1:
+			return fmt.Errorf("bfs: check: vertex %d has level %d (want ≥ 0, or -1 when unreached)", v, l)
+		case l == -1 && p != -1:
+			return fmt.Errorf("bfs: check: unreached vertex %d (level -1) has parent %d, want -1", v, p)
+		case l >= 0 && p < 0:
+			return fmt.Errorf("bfs: check: rule 1 (tree): reached vertex %d (level %d) has no parent", v, l)
+		case l >= 0 && int(p) >= n:
+			return fmt.Errorf("bfs: check: rule 1 (tree): vertex %d has parent %d, outside [0,%d)", v, p, n)
+		case l >= 0 && levels[p] < 0:
+			return fmt.Errorf("bfs: check: rule 1 (tree): vertex %d has unreached parent %d", v, p)
+		}
+		maxLevel = max(maxLevel, l)
+	}
+
+	// Rule 1: parents lead every reached vertex back to the source.
+	if err := graph.CheckTree(parents, src); err != nil {
+		return fmt.Errorf("bfs: check: rule 1 (tree): %w", err)
+	}
+
+	// Rule 2, and the level histogram.
+	counts := make([]int64, maxLevel+1)
+	var degSum int64
+	for v := range n {
+		l := levels[v]
+		if l < 0 {
+			continue
+		}
+		counts[l]++
+		degSum += g.Offsets[v+1] - g.Offsets[v]
+		if int32(v) != src && levels[parents[v]] != l-1 {
+			return fmt.Errorf("bfs: check: rule 2 (tree levels): vertex %d has level %d but its parent %d has level %d",
+				v, l, parents[v], levels[parents[v]])
+		}
+	}
+
+	// Rules 3 and 4 over every arc, rule 5 by marking the vertices whose
+	// parent arc was seen. The worker that owns vertex u is the only one
+	// that marks children of u, so the marks need no atomics.
+	parentArc := make([]bool, n)
+	var mu sync.Mutex
+	firstBad, firstErr := int32(n), error(nil)
+	par.ForWeighted(g.Offsets, func(lo, hi int) {
+		for u := int32(lo); u < int32(hi); u++ {
+			lu := levels[u]
+			if lu < 0 {
+				continue
+			}
+			for _, v := range g.Adj[g.Offsets[u]:g.Offsets[u+1]] {
+				lv := levels[v]
+				var err error
+				switch {
+				case lv < 0:
+					err = fmt.Errorf("bfs: check: rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d (level %d)", v, u, lu)
+				case lv > lu+1:
+					err = fmt.Errorf("bfs: check: rule 3 (edge levels): arc %d→%d joins levels %d and %d, more than one apart", u, v, lu, lv)
+				}
+				if err != nil {
+					mu.Lock()
+					if u < firstBad {
+						firstBad, firstErr = u, err
+					}
+					mu.Unlock()
+					return
+				}
+				if parents[v] == u {
+					parentArc[v] = true
+				}
+			}
+		}
+	})
+	if firstErr != nil {
+		return firstErr
+	}
+	for v := range int32(n) {
+		if levels[v] > 0 && !parentArc[v] {
+			return fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", v, parents[v], parents[v], v)
+		}
+	}
+
+	// Bookkeeping.
+	if len(r.FrontierSizes) != len(counts) {
+		return fmt.Errorf("bfs: check: %d frontier sizes for %d levels", len(r.FrontierSizes), len(counts))
+	}
+	var reached int64
+	for l, c := range counts {
+		if r.FrontierSizes[l] != c {
+			return fmt.Errorf("bfs: check: FrontierSizes[%d] = %d but %d vertices have level %d", l, r.FrontierSizes[l], c, l)
+		}
+		reached += c
+	}
+	if r.Reached != reached {
+		return fmt.Errorf("bfs: check: Reached = %d but %d vertices have a level", r.Reached, reached)
+	}
+	want := degSum
+	if !g.Directed {
+		want /= 2
+	}
+	if r.ComponentEdges != want {
+		return fmt.Errorf("bfs: check: ComponentEdges = %d, want %d", r.ComponentEdges, want)
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package bfs
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/graphnb/graphnb/graph"
+)
+
+// Direction is the way one BFS step expands its frontier.
+type Direction uint8
+
+const (
+	// TopDownStep scans the arcs leaving each frontier vertex and claims
+	// their unvisited heads (push).
+	TopDownStep Direction = iota
+	// BottomUpStep scans, for each unvisited vertex, its arcs until one
+	// leads to the frontier (pull); it needs in-arcs, so graphnb uses it on
+	// undirected graphs only.
+	BottomUpStep
+)
+
+// String returns "top-down" or "bottom-up".
+func (d Direction) String() string {
+	switch d {
+	case TopDownStep:
+		return "top-down"
+	case BottomUpStep:
+		return "bottom-up"
+	}
+	return fmt.Sprintf("Direction(%d)", uint8(d))
+}
+
+// Result is the outcome of one BFS from one source. CPU and GPU variants
+// fill the same fields; Check validates one against its graph.
+type Result struct {
+	// Algorithm names the implementation and variant, e.g.
+	// "cpu direction-optimizing (α=15, β=18)".
+	Algorithm string
+	// Source is the root of the search.
+	Source int32
+	// Levels[v] is the number of arcs on a shortest path from Source to v,
+	// or -1 when v is unreached. Levels[Source] is 0.
+	Levels []int32
+	// Parents[v] is v's predecessor in a BFS tree, Parents[Source] is
+	// Source, and -1 marks unreached vertices. The tree is not unique:
+	// parallel variants may return a different (equally valid) tree on each
+	// run.
+	Parents []int32
+	// FrontierSizes[l] is the number of vertices at level l, so
+	// len(FrontierSizes) is the number of levels (the depth plus one).
+	FrontierSizes []int64
+	// Directions[l] is how level l was expanded into level l+1, one entry
+	// per level (the last expansion finds no new vertex). GPU variants that
+	// have no such choice may leave it nil.
+	Directions []Direction
+	// Iterations is the number of expansion steps (levels processed; GPU
+	// variants: kernel iterations).
+	Iterations int
+	// Reached is the number of vertices with a level, Source included.
+	Reached int64
+	// ComponentEdges is the Graph500 TEPS numerator: the input edges with
+	// a reached endpoint (graph.CSR.ComponentEdges).
+	ComponentEdges int64
+	// Time is the traversal only (initialising the outputs included,
+	// preparation and validation excluded).
+	Time time.Duration
+	// PrepTime is preparation done for this run and excluded from Time
+	// (format conversion, upload); zero for the CPU entry points.
+	PrepTime time.Duration
+	// TEPS is graph.Rate(ComponentEdges, stored arcs, Time).
+	TEPS graph.TEPS
+}
+
+// String summarises the result in one line: algorithm, source, reached
+// vertices, levels, time and both TEPS conventions.
+func (r *Result) String() string {
+	if r == nil {
+		return "bfs: <nil result>"
+	}
+	return fmt.Sprintf("%s from %d: reached %d of %d vertices in %d levels, %v, %s",
+		r.Algorithm, r.Source, r.Reached, len(r.Levels), len(r.FrontierSizes),
+		r.Time.Round(time.Microsecond), r.TEPS)
+}
+
+// Trace renders one line per level: its number, frontier size and the
+// direction used to expand it — the shape that makes the direction switch
+// visible in a notebook.
+func (r *Result) Trace() string {
+	var b strings.Builder
+	b.WriteString("level   frontier  expanded\n")
+	for l, s := range r.FrontierSizes {
+		dir := ""
+		if l < len(r.Directions) {
+			dir = r.Directions[l].String()
+		}
+		fmt.Fprintf(&b, "%5d %10d  %s\n", l, s, dir)
+	}
+	return b.String()
+}
+
+// finish fills the fields every CPU entry point derives from Levels.
+func (r *Result) finish(g *graph.CSR) {
+	r.Iterations = len(r.FrontierSizes)
+	for _, s := range r.FrontierSizes {
+		r.Reached += s
+	}
+	levels := r.Levels
+	r.ComponentEdges = g.ComponentEdges(func(v int32) bool { return levels[v] >= 0 })
+	r.TEPS = graph.Rate(r.ComponentEdges, g.NumArcs(), r.Time)
+}
+
+// checkInput returns an error for a nil or empty graph or a source out of
+// range.
+func checkInput(g *graph.CSR, src int32) error {
+	if g == nil || len(g.Offsets) == 0 {
+		return fmt.Errorf("bfs: no graph (nil or without offsets)")
+	}
+	n := g.NumVertices()
+	if n == 0 {
+		return fmt.Errorf("bfs: the graph has no vertices, so no source")
+	}
+	if src < 0 || int(src) >= n {
+		return fmt.Errorf("bfs: source %d is not a vertex of this %d-vertex graph (use 0..%d)", src, n, n-1)
+	}
+	return nil
+}

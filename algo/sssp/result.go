@@ -1,0 +1,215 @@
+package sssp
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// Result is the outcome of one single-source shortest-path run. CPU and
+// GPU variants fill the same fields; Check validates one against its
+// graph.
+type Result struct {
+	// Algorithm names the implementation and variant, e.g.
+	// "cpu Δ-stepping (Δ=0.0312)".
+	Algorithm string
+	// Source is the vertex the distances are measured from.
+	Source int32
+	// Dist[v] is the length of a shortest path from Source to v, +Inf when
+	// v is unreached. Dist[Source] is 0.
+	Dist []float64
+	// Parents[v] is v's predecessor on a shortest path (a tight arc
+	// Parents[v]→v), Parents[Source] = Source, -1 when v is unreached.
+	Parents []int32
+	// Iterations counts the algorithm's rounds: Bellman-Ford sweeps over
+	// all edges (the last one changes nothing; the GPU kernel launches of
+	// seeds.md §1), Δ-stepping buckets that settled a vertex, Dijkstra
+	// vertices settled (equal to Reached).
+	Iterations int
+	// Delta is the bucket width Δ-stepping used; 0 for the others.
+	Delta float64
+	// Reached is the number of vertices with a finite distance, Source
+	// included.
+	Reached int64
+	// ComponentEdges is the Graph500 TEPS numerator: the input edges with
+	// a reached endpoint (graph.CSR.ComponentEdges).
+	ComponentEdges int64
+	// Time is the distance computation only: what the studies time.
+	Time time.Duration
+	// PrepTime is the preparation excluded from Time: the weight scan
+	// (negative weights, Δ's default) and, for Bellman-Ford on an
+	// undirected graph, building the COO view.
+	PrepTime time.Duration
+	// TreeTime is the parent computation after convergence, excluded from
+	// Time.
+	TreeTime time.Duration
+	// TEPS is graph.Rate(ComponentEdges, stored arcs, Time).
+	TEPS graph.TEPS
+}
+
+// String summarises the result in one line: algorithm, source, reached
+// vertices, iterations, times and both TEPS conventions.
+func (r *Result) String() string {
+	if r == nil {
+		return "sssp: <nil result>"
+	}
+	return fmt.Sprintf("%s from %d: reached %d of %d vertices, %d iterations, %v (prep %v, tree %v), %s",
+		r.Algorithm, r.Source, r.Reached, len(r.Dist), r.Iterations,
+		r.Time.Round(time.Microsecond), r.PrepTime.Round(time.Microsecond),
+		r.TreeTime.Round(time.Microsecond), r.TEPS)
+}
+
+// weight is the element type of a CSR's weight slice. A nil slice means
+// unit weights (an unweighted graph).
+type weight interface{ float32 | float64 }
+
+// arcWeight returns the weight of arc k as a float64, 1 for nil ws.
+func arcWeight[W weight](ws []W, k int64) float64 {
+	if ws == nil {
+		return 1
+	}
+	return float64(ws[k])
+}
+
+// checkInput returns an error for a nil or empty graph or a source out of
+// range.
+func checkInput(g *graph.CSR, src int32) error {
+	if g == nil || len(g.Offsets) == 0 {
+		return fmt.Errorf("sssp: no graph (nil or without offsets)")
+	}
+	n := g.NumVertices()
+	if n == 0 {
+		return fmt.Errorf("sssp: the graph has no vertices, so no source")
+	}
+	if src < 0 || int(src) >= n {
+		return fmt.Errorf("sssp: source %d is not a vertex of this %d-vertex graph (use 0..%d)", src, n, n-1)
+	}
+	return nil
+}
+
+// weightStats summarises a graph's arc weights for the algorithms'
+// preconditions and Δ's default.
+type weightStats struct {
+	// negArc is the first arc (lowest index) with a negative or NaN
+	// weight, or -1.
+	negArc int64
+	// maxFinite is the largest finite weight (0 if none).
+	maxFinite float64
+	// mean is the mean finite weight (0 if none).
+	mean float64
+}
+
+// scanWeights computes weightStats on all cores; O(M).
+func scanWeights(g *graph.CSR) weightStats {
+	switch {
+	case g.Weights64 != nil:
+		return scan(g.Weights64)
+	case g.Weights != nil:
+		return scan(g.Weights)
+	}
+	s := weightStats{negArc: -1}
+	if g.NumArcs() > 0 {
+		s.maxFinite, s.mean = 1, 1
+	}
+	return s
+}
+
+// scan computes weightStats over fixed chunks of the weights, so the mean
+// (and with it the default Δ) is the same on every machine.
+func scan[W weight](ws []W) weightStats {
+	const chunk = 1 << 16
+	type part struct {
+		neg     int64
+		mx, sum float64
+		count   int64
+	}
+	parts := make([]part, (len(ws)+chunk-1)/chunk)
+	par.ForChunks(len(ws), chunk, func(ci, lo, hi int) {
+		p := part{neg: -1}
+		for k, w := range ws[lo:hi] {
+			x := float64(w)
+			if !(x >= 0) && p.neg < 0 { // negative or NaN
+				p.neg = int64(lo + k)
+			}
+			if x <= math.MaxFloat64 && x >= -math.MaxFloat64 {
+				p.mx = max(p.mx, x)
+				p.sum += x
+				p.count++
+			}
+		}
+		parts[ci] = p
+	})
+	s := weightStats{negArc: -1}
+	var sum float64
+	var count int64
+	for _, p := range parts {
+		if s.negArc < 0 {
+			s.negArc = p.neg
+		}
+		s.maxFinite = max(s.maxFinite, p.mx)
+		sum += p.sum
+		count += p.count
+	}
+	if count > 0 {
+		s.mean = sum / float64(count)
+	}
+	return s
+}
+
+// arcTail returns the tail of arc k (binary search in Offsets).
+func arcTail(g *graph.CSR, k int64) int32 {
+	lo, hi := 0, g.NumVertices()
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if g.Offsets[m] <= k {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return int32(lo)
+}
+
+// negativeError describes arc k's weight for the algorithms that cannot
+// take it.
+func negativeError(g *graph.CSR, k int64, algo, remedy string) error {
+	return fmt.Errorf("sssp: %s needs non-negative weights, but arc %d→%d weighs %g%s",
+		algo, arcTail(g, k), g.Adj[k], g.ArcWeight(k), remedy)
+}
+
+// newDist returns N distances set to +Inf except Dist[src] = 0.
+func newDist(n int, src int32) []float64 {
+	dist := make([]float64, n)
+	inf := math.Inf(1)
+	par.For(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dist[i] = inf
+		}
+	})
+	dist[src] = 0
+	return dist
+}
+
+// finish computes the parents from converged distances and fills the
+// derived fields.
+func (r *Result) finish(g *graph.CSR) error {
+	start := time.Now()
+	var err error
+	switch {
+	case g.Weights64 != nil:
+		r.Parents, r.Reached, err = tightParents(g, g.Weights64, r.Dist, r.Source)
+	default:
+		r.Parents, r.Reached, err = tightParents(g, g.Weights, r.Dist, r.Source)
+	}
+	r.TreeTime = time.Since(start)
+	if err != nil {
+		return err
+	}
+	parents := r.Parents
+	r.ComponentEdges = g.ComponentEdges(func(v int32) bool { return parents[v] >= 0 })
+	r.TEPS = graph.Rate(r.ComponentEdges, g.NumArcs(), r.Time)
+	return nil
+}

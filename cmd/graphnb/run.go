@@ -1,0 +1,251 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/graphnb/graphnb/algo/apsp"
+	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/algo/densebf"
+	"github.com/graphnb/graphnb/algo/mst"
+	"github.com/graphnb/graphnb/algo/sssp"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// runFlags are the algorithm knobs of "graphnb run".
+type runFlags struct {
+	delta   float64
+	tile    int
+	integer bool
+}
+
+// outcome is one run of an algorithm, reduced to what the report prints.
+type outcome struct {
+	time    time.Duration
+	teps    graph.TEPS
+	summary string
+	check   func() error
+	// rate, when set, replaces TEPS for methods that do not traverse
+	// edges (dense matrices): e.g. "1.2 G updates/s".
+	rate string
+}
+
+// algorithm is one entry of the table "graphnb run" dispatches on.
+type algorithm struct {
+	name, label string
+	// rooted algorithms run once per root; the others once.
+	rooted bool
+	run    func(g *graph.CSR, src int32, f runFlags) (outcome, error)
+}
+
+var algorithms = []algorithm{
+	{"bfs", "CPU direction-optimizing BFS", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
+		r, err := bfs.DirectionOptimizing(g, src, bfs.Options{})
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("reached %d, %d levels", r.Reached, len(r.FrontierSizes)),
+			check: func() error { return bfs.Check(g, r) }}, nil
+	}},
+	{"bfs-topdown", "CPU sequential top-down BFS", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
+		r, err := bfs.TopDown(g, src)
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("reached %d, %d levels", r.Reached, len(r.FrontierSizes)),
+			check: func() error { return bfs.Check(g, r) }}, nil
+	}},
+	{"sssp", "CPU parallel delta-stepping SSSP", true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
+		return ssspOutcome(g)(sssp.DeltaStepping(g, src, f.delta))
+	}},
+	{"dijkstra", "CPU Dijkstra SSSP (binary heap)", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
+		return ssspOutcome(g)(sssp.Dijkstra(g, src))
+	}},
+	{"bellman-ford", "CPU edge-parallel Bellman-Ford SSSP (the SSSP study's method)", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
+		return ssspOutcome(g)(sssp.BellmanFord(g, src))
+	}},
+	{"mst", "CPU parallel Borůvka MST", false, func(g *graph.CSR, _ int32, _ runFlags) (outcome, error) {
+		return mstOutcome(g)(mst.Boruvka(g))
+	}},
+	{"kruskal", "CPU Kruskal MST", false, func(g *graph.CSR, _ int32, _ runFlags) (outcome, error) {
+		return mstOutcome(g)(mst.Kruskal(g))
+	}},
+	{"apsp", "CPU blocked Floyd-Warshall APSP", false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
+		return apspOutcome(g, f, func(d *graph.Dense) (*apsp.Result, error) { return apsp.Blocked(d, f.tile) })
+	}},
+	{"fw", "CPU plain Floyd-Warshall APSP", false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
+		return apspOutcome(g, f, apsp.FloydWarshall)
+	}},
+	{"densebf", "CPU Bellman-Ford on the adjacency matrix (the fifth study's method)", true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
+		d, err := g.Dense(f.integer)
+		if err != nil {
+			return outcome{}, err
+		}
+		r, err := densebf.Run(d, src)
+		if err != nil {
+			return outcome{}, err
+		}
+		reached := 0
+		for _, x := range r.Dist {
+			if !math.IsInf(x, 1) {
+				reached++
+			}
+		}
+		// each iteration reads all n² matrix entries
+		entries := float64(d.N) * float64(d.N) * float64(r.Iterations)
+		return outcome{time: r.Time, summary: fmt.Sprintf("reached %d, %d iterations", reached, r.Iterations),
+			check: func() error { return densebf.Check(d, src, r) },
+			rate:  graph.SI(entries/r.Time.Seconds()) + "matrix entries/s"}, nil
+	}},
+}
+
+var algoList = func() string {
+	names := make([]string, len(algorithms))
+	for i, a := range algorithms {
+		names[i] = a.name
+	}
+	return strings.Join(names, " | ")
+}()
+
+func ssspOutcome(g *graph.CSR) func(*sssp.Result, error) (outcome, error) {
+	return func(r *sssp.Result, err error) (outcome, error) {
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("reached %d, %d iterations", r.Reached, r.Iterations),
+			check: func() error { return sssp.Check(g, r) }}, nil
+	}
+}
+
+func mstOutcome(g *graph.CSR) func(*mst.Result, error) (outcome, error) {
+	return func(r *mst.Result, err error) (outcome, error) {
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("%d forest edges in %d trees, weight %.6g, %d rounds",
+			len(r.Edges), r.Trees, r.Weight, r.Iterations),
+			check: func() error { return mst.Check(g, r) }}, nil
+	}
+}
+
+func apspOutcome(g *graph.CSR, f runFlags, solve func(*graph.Dense) (*apsp.Result, error)) (outcome, error) {
+	d, err := g.Dense(f.integer)
+	if err != nil {
+		return outcome{}, err
+	}
+	r, err := solve(d)
+	if err != nil {
+		return outcome{}, err
+	}
+	// Floyd-Warshall makes n³ min-plus updates.
+	n3 := float64(d.N) * float64(d.N) * float64(d.N)
+	return outcome{time: r.Time, summary: fmt.Sprintf("%d×%d distances", d.N, d.N),
+		check: func() error { return apsp.Check(d, r, 16, 1) },
+		rate:  graph.SI(n3/r.Time.Seconds()) + "updates/s"}, nil
+}
+
+func findAlgorithm(name string) (algorithm, bool) {
+	for _, a := range algorithms {
+		if a.name == strings.ToLower(name) {
+			return a, true
+		}
+	}
+	return algorithm{}, false
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "run ALGO GRAPH [flags]\n\nALGO: "+algoList)
+	var gf graphFlags
+	gf.register(fs)
+	var f runFlags
+	roots := fs.Int("roots", 4, "number of random roots (rooted algorithms)")
+	source := fs.Int("source", -1, "run from this one vertex instead of random roots")
+	noCheck := fs.Bool("no-check", false, "skip validating each result with the independent checker")
+	fs.Float64Var(&f.delta, "delta", 0, "bucket width of delta-stepping (0: chosen from the weights)")
+	fs.IntVar(&f.tile, "tile", 0, "tile size of blocked Floyd-Warshall (0: default)")
+	fs.BoolVar(&f.integer, "int", false, "apsp, fw, densebf: use int32 distances (whole-number weights)")
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, "ALGO", "GRAPH"); err != nil {
+		return err
+	}
+	algo, ok := findAlgorithm(pos[0])
+	if !ok {
+		fs.Usage()
+		return usagef("run: unknown algorithm %q; choose one of %s", pos[0], algoList)
+	}
+	if *roots < 1 {
+		return usagef("run: -roots must be at least 1, not %d", *roots)
+	}
+	start := time.Now()
+	g, sp, err := gf.load(pos[1])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, g, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, algo.label)
+
+	srcs := []int32{0}
+	if algo.rooted {
+		switch {
+		case *source >= 0:
+			if *source >= g.NumVertices() {
+				return usagef("run: -source %d is not a vertex; the graph has %d (0..%d)", *source, g.NumVertices(), g.NumVertices()-1)
+			}
+			srcs = []int32{int32(*source)}
+		default:
+			srcs = g.Roots(*roots, gf.seed)
+			if len(srcs) == 0 {
+				return fmt.Errorf("run: the graph has no vertex with an edge to start from")
+			}
+		}
+	}
+	var rates []graph.TEPS
+	for _, src := range srcs {
+		o, err := algo.run(g, src, f)
+		if err != nil {
+			return err
+		}
+		verdict := "not checked"
+		if !*noCheck {
+			if err := o.check(); err != nil {
+				return fmt.Errorf("%s from %d gave a wrong result: %w", algo.name, src, err)
+			}
+			verdict = "valid"
+		}
+		where := ""
+		if algo.rooted {
+			where = fmt.Sprintf("root %-9d ", src)
+		}
+		rate := o.rate
+		if rate == "" {
+			rate = o.teps.String()
+			rates = append(rates, o.teps)
+		}
+		fmt.Fprintf(stdout, "  %s%9.3f ms  %s  (%s; %s)\n", where, float64(o.time.Microseconds())/1e3, rate, o.summary, verdict)
+	}
+	if len(rates) > 1 {
+		fmt.Fprintln(stdout, summarize(rates))
+	}
+	return nil
+}
+
+// summarize reports the Graph500 harmonic mean and the arcs/s arithmetic
+// mean with its range, each convention averaged the way it is defined.
+func summarize(rates []graph.TEPS) string {
+	var inv, sum float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rates {
+		inv += 1 / r.Graph500
+		sum += r.ArcsPerSecond
+		lo, hi = min(lo, r.ArcsPerSecond), max(hi, r.ArcsPerSecond)
+	}
+	n := float64(len(rates))
+	return fmt.Sprintf("  %d runs: Graph500 %sTEPS (harmonic mean); %s arcs/s mean, min %s, max %s",
+		len(rates), graph.SI(n/inv), graph.SI(sum/n), graph.SI(lo), graph.SI(hi))
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# ops/test.sh — the whole test suite, as CI runs it (.ci/run calls this).
+#
+# Steps: formatting, vet, every package's tests, the race detector over the
+# concurrent code, a short run of every fuzz target, and one pass of every
+# benchmark so none of them rots. Environment:
+#   FUZZTIME   budget per fuzz target (default 200000x executions; 0 skips).
+#              A count, not a duration: Go 1.26's fuzz coordinator can fail a
+#              duration-bounded run at its deadline with no crasher
+#              (golang/go#75804).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZTIME=${FUZZTIME:-200000x}
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "these files need gofmt -w:"; echo "$unformatted"; exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+step "go test"
+go test -count=1 ./...
+
+step "go test -race (short mode)"
+go test -count=1 -race -short ./...
+
+if [ "$FUZZTIME" != "0" ]; then
+  step "fuzz targets, $FUZZTIME each"
+  for pkg in $(go list ./...); do
+    dir=$(go list -f '{{.Dir}}' "$pkg")
+    for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+      echo "--- $pkg $target"
+      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg"
+    done
+  done
+fi
+
+step "benchmarks, one iteration each (short mode)"
+go test -count=1 -short -run '^$' -bench . -benchtime 1x ./... >/dev/null
+
+step "all tests passed"

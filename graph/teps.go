@@ -36,8 +36,8 @@ func (t TEPS) String() string {
 	return fmt.Sprintf("%sTEPS (Graph500), %s arcs/s", SI(t.Graph500), SI(t.ArcsPerSecond))
 }
 
-// SI renders x with 3 significant digits and a k/M/G/T prefix, followed by
-// a space: "1.23 G".
+// SI renders x with 3 significant digits, a space and a k/M/G/T prefix
+// ("1.23 G"; "12 " below a thousand), ready to be followed by a unit.
 func SI(x float64) string {
 	for _, p := range []struct {
 		f float64

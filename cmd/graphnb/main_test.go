@@ -72,9 +72,9 @@ func TestEveryAlgorithmRunsAndValidates(t *testing.T) {
 			unit := "TEPS (Graph500)"
 			switch a.name {
 			case "apsp", "fw":
-				unit = "updates/s"
+				unit = " updates/s"
 			case "densebf":
-				unit = "matrix entries/s"
+				unit = " matrix entries/s"
 			}
 			if !strings.Contains(out, "valid)") || !strings.Contains(out, unit) {
 				t.Fatalf("output lacks a validated run with %s:\n%s", unit, out)

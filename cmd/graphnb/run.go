@@ -98,7 +98,7 @@ var algorithms = []algorithm{
 		entries := float64(d.N) * float64(d.N) * float64(r.Iterations)
 		return outcome{time: r.Time, summary: fmt.Sprintf("reached %d, %d iterations", reached, r.Iterations),
 			check: func() error { return densebf.Check(d, src, r) },
-			rate:  graph.SI(entries/r.Time.Seconds()) + "matrix entries/s"}, nil
+			rate:  graph.SI(entries/r.Time.Seconds()) + " matrix entries/s"}, nil
 	}},
 }
 
@@ -125,8 +125,11 @@ func mstOutcome(g *graph.CSR) func(*mst.Result, error) (outcome, error) {
 		if err != nil {
 			return outcome{}, err
 		}
-		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("%d forest edges in %d trees, weight %.6g, %d rounds",
-			len(r.Edges), r.Trees, r.Weight, r.Iterations),
+		summary := fmt.Sprintf("%d forest edges in %d trees, weight %.6g", len(r.Edges), r.Trees, r.Weight)
+		if r.Iterations > 0 {
+			summary += fmt.Sprintf(", %d rounds", r.Iterations)
+		}
+		return outcome{time: r.Time, teps: r.TEPS, summary: summary,
 			check: func() error { return mst.Check(g, r) }}, nil
 	}
 }
@@ -144,7 +147,7 @@ func apspOutcome(g *graph.CSR, f runFlags, solve func(*graph.Dense) (*apsp.Resul
 	n3 := float64(d.N) * float64(d.N) * float64(d.N)
 	return outcome{time: r.Time, summary: fmt.Sprintf("%d×%d distances", d.N, d.N),
 		check: func() error { return apsp.Check(d, r, 16, 1) },
-		rate:  graph.SI(n3/r.Time.Seconds()) + "updates/s"}, nil
+		rate:  graph.SI(n3/r.Time.Seconds()) + " updates/s"}, nil
 }
 
 func findAlgorithm(name string) (algorithm, bool) {

@@ -1,16 +1,15 @@
 package apsp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/graph/graphio"
 )
 
 // benchMatrix is a random directed matrix: edge probability 0.05, whole
@@ -52,49 +51,43 @@ func BenchmarkBlocked(b *testing.B) {
 }
 
 // rome99 is the road graph of the APSP study (seeds.md §4: DIMACS 9th
-// challenge, 3353 vertices, 8870 arcs, distances in metres), read from
-// graph/graphio's test data by a minimal local DIMACS reader.
+// challenge, 3353 vertices, 8870 arcs, distances in metres), shipped in
+// graph/graphio's test data.
 const rome99 = "../../graph/graphio/testdata/rome99.gr"
 
-// readDIMACS reads "p sp N M" and "a U V W" lines (1-based ids) into an
-// int32 matrix, keeping the lightest of parallel arcs.
+// readDIMACS reads a DIMACS file into an int32 matrix (directed, parallel
+// arcs keep their minimum weight).
 func readDIMACS(path string) (*graph.Dense, error) {
-	f, err := os.Open(path)
+	g, err := graphio.Load(path, graphio.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var d *graph.Dense
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		fields := strings.Fields(sc.Text())
-		switch {
-		case len(fields) == 4 && fields[0] == "p":
-			n, err := strconv.Atoi(fields[2])
+	return g.Dense(true)
+}
+
+// BenchmarkRMAT times blocked Floyd-Warshall on the int32 matrices of R-MAT
+// graphs (edge factor 16, weights 1..100) at scales 9 and 10.
+func BenchmarkRMAT(b *testing.B) {
+	for _, scale := range []int{9, 10} {
+		b.Run(fmt.Sprintf("rmat_s%d_ef16_t64", scale), func(b *testing.B) {
+			g, err := gen.RMAT(scale, 16, gen.Integer(100))
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+				b.Fatal(err)
 			}
-			d = graph.NewDenseI32(n)
-		case len(fields) == 4 && fields[0] == "a" && d != nil:
-			var x [3]int
-			for i := range x {
-				if x[i], err = strconv.Atoi(fields[i+1]); err != nil {
-					return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+			d, err := g.Dense(true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if _, err := Blocked(d, 64); err != nil {
+					b.Fatal(err)
 				}
 			}
-			u, v := x[0]-1, x[1]-1
-			if u < 0 || u >= d.N || v < 0 || v >= d.N {
-				return nil, fmt.Errorf("%s:%d: arc %d→%d outside 1..%d", path, line, x[0], x[1], d.N)
-			}
-			if k := u*d.N + v; u != v && int32(x[2]) < d.I32[k] {
-				d.I32[k] = int32(x[2])
-			}
-		}
+			n := float64(d.N)
+			b.ReportMetric(n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gupd/s")
+		})
 	}
-	if d == nil {
-		return nil, fmt.Errorf("%s: no problem line", path)
-	}
-	return d, sc.Err()
 }
 
 // BenchmarkRome99 times both algorithms on rome99 (the study: sequential

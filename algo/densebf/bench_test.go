@@ -3,6 +3,8 @@ package densebf
 import (
 	"fmt"
 	"testing"
+
+	"github.com/graphnb/graphnb/graph/gen"
 )
 
 // BenchmarkRun times Run on the study's random matrices (edge probability
@@ -36,5 +38,32 @@ func BenchmarkRun(b *testing.B) {
 				b.ReportMetric(float64(iters)/float64(b.N), "iters")
 			})
 		}
+	}
+}
+
+// BenchmarkRMAT times Run on the int32 matrices of R-MAT graphs (edge
+// factor 16, weights 1..100) at scales 10 and 12, from vertex 0.
+func BenchmarkRMAT(b *testing.B) {
+	for _, scale := range []int{10, 12} {
+		b.Run(fmt.Sprintf("rmat_s%d_ef16", scale), func(b *testing.B) {
+			g, err := gen.RMAT(scale, 16, gen.Integer(100))
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, err := g.Dense(true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			var updates float64
+			for range b.N {
+				r, err := Run(d, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				updates += float64(d.N) * float64(d.N) * float64(r.Iterations)
+			}
+			b.ReportMetric(updates/b.Elapsed().Seconds()/1e9, "Gupd/s")
+		})
 	}
 }

@@ -8,6 +8,7 @@
 //	graphnb info GRAPH [flags]            print sizes and degree statistics
 //	graphnb run ALGO GRAPH [flags]        run an algorithm, print time and TEPS
 //	graphnb demo                          a one-minute CPU tour
+//	graphnb install [-prefix DIR]         install the Jupyter kernelspec
 //	graphnb version
 //
 // GRAPH is rmat:SCALE[:EF], ssca2:SCALE, path:N, star:N, complete:N,
@@ -39,6 +40,7 @@ usage:
   graphnb info GRAPH [flags]          print sizes and degree statistics
   graphnb run ALGO GRAPH [flags]      run an algorithm; print time, TEPS and validation
   graphnb demo                        a short tour of everything on the CPU
+  graphnb install [-prefix DIR]       install the Jupyter kernelspec (honours JUPYTER_DATA_DIR)
   graphnb version                     print the version
 
 GRAPH: rmat:SCALE[:EF] | ssca2:SCALE | path:N | star:N | complete:N | grid:RxC | er:N:P | FILE
@@ -68,6 +70,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(rest, stdout, stderr)
 	case "demo":
 		err = cmdDemo(rest, stdout, stderr)
+	case "install":
+		err = cmdInstall(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "graphnb %s\n", version)
 	case "help", "-h", "-help", "--help":

@@ -1,0 +1,352 @@
+// Package plots draws the charts of graphnb's notebooks with gonum/plot:
+// rates against graph scale for several variants, each chart rendering
+// itself inline (PNG by default, SVG on request) and saving to a file.
+//
+// Charts follow the same rules everywhere: a colour-blind-safe palette
+// (Okabe–Ito) with a distinct marker per series, readable fonts, a log2 x
+// axis labelled 2^k where the x values are sizes, and a legend kept in a
+// band of its own above the data so it never covers a point.
+package plots
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgpdf"
+)
+
+// Palette is the Okabe–Ito palette (safe for the common colour-vision
+// deficiencies), in the order series take their colours.
+var Palette = []color.Color{
+	color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
+	color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
+	color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
+	color.RGBA{0xF0, 0xE4, 0x42, 0xff}, // yellow
+}
+
+var glyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
+	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
+}
+
+// Series is one line of a chart. Lo and Hi, when set, draw an error bar
+// from Lo[i] to Hi[i] at X[i] (the studies' min–max spread).
+type Series struct {
+	Label  string
+	X, Y   []float64
+	Lo, Hi []float64
+}
+
+// Chart is a line chart. Build it with New and Line/Range, then show it
+// as a cell's last expression or Save it. The zero sizes mean 6×4 inches.
+type Chart struct {
+	Title, XLabel, YLabel string
+	// Log2X draws x on a log2 scale with ticks labelled 2^k: use it when x
+	// holds sizes (vertices, n), not exponents.
+	Log2X bool
+	// LogY draws y on a log10 scale.
+	LogY bool
+	// Width and Height are in inches (0: 6 and 4).
+	Width, Height float64
+	// SVGOutput makes the chart render inline as SVG instead of PNG.
+	SVGOutput bool
+	Series    []Series
+	err       error
+}
+
+// New returns an empty chart with a title and axis labels.
+func New(title, xLabel, yLabel string) *Chart {
+	return &Chart{Title: title, XLabel: xLabel, YLabel: yLabel}
+}
+
+// Line adds a series and returns the chart, so calls chain. A length
+// mismatch is reported when the chart renders (see Err).
+func (c *Chart) Line(label string, x, y []float64) *Chart {
+	return c.Range(label, x, y, nil, nil)
+}
+
+// Range adds a series with min–max error bars and returns the chart.
+func (c *Chart) Range(label string, x, y, lo, hi []float64) *Chart {
+	switch {
+	case len(x) != len(y):
+		c.err = fmt.Errorf("plots: series %q has %d x values but %d y values", label, len(x), len(y))
+	case (lo != nil || hi != nil) && (len(lo) != len(x) || len(hi) != len(x)):
+		c.err = fmt.Errorf("plots: series %q has %d points but %d lows and %d highs", label, len(x), len(lo), len(hi))
+	}
+	c.Series = append(c.Series, Series{Label: label, X: x, Y: y, Lo: lo, Hi: hi})
+	return c
+}
+
+// Err reports the first problem found while building the chart.
+func (c *Chart) Err() error { return c.err }
+
+// build lays the chart out with gonum/plot.
+func (c *Chart) build() (*plot.Plot, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	registerFonts()
+	p := plot.New()
+	p.Title.Text = c.Title
+	p.X.Label.Text = c.XLabel
+	p.Y.Label.Text = c.YLabel
+	p.Title.TextStyle.Font = goFont(14)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = goFont(11)
+		a.Tick.Label.Font = goFont(10)
+	}
+	p.Add(plotter.NewGrid())
+	p.Title.Padding = vg.Points(6)
+	if c.Log2X {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = pow2Ticks{}
+	}
+	if c.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	yMin, yMax := math.Inf(1), math.Inf(-1)
+	for i, s := range c.Series {
+		pts := make(plotter.XYs, 0, len(s.X))
+		for k := range s.X {
+			if (c.Log2X && s.X[k] <= 0) || (c.LogY && s.Y[k] <= 0) || math.IsNaN(s.Y[k]) || math.IsInf(s.Y[k], 0) {
+				continue // not drawable on this scale
+			}
+			pts = append(pts, plotter.XY{X: s.X[k], Y: s.Y[k]})
+			yMin, yMax = math.Min(yMin, s.Y[k]), math.Max(yMax, s.Y[k])
+			if s.Hi != nil {
+				yMin, yMax = math.Min(yMin, s.Lo[k]), math.Max(yMax, s.Hi[k])
+			}
+		}
+		col := Palette[i%len(Palette)]
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plots: series %q: %w", s.Label, err)
+		}
+		line.Color = col
+		line.Width = vg.Points(1.5)
+		points.Color = col
+		points.Shape = glyphs[i%len(glyphs)]
+		points.Radius = vg.Points(3)
+		p.Add(line, points)
+		if s.Hi != nil {
+			bars, err := errorBars(s, c)
+			if err != nil {
+				return nil, err
+			}
+			bars.Color = col
+			p.Add(bars)
+		}
+		p.Legend.Add(s.Label, line, points)
+	}
+	if len(c.Series) > 0 && !math.IsInf(yMin, 0) {
+		reserveLegendBand(p, c, yMin, yMax)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font = goFont(10)
+	p.Legend.Padding = vg.Points(2)
+	return p, nil
+}
+
+// reserveLegendBand stretches the y axis so the top band, where the
+// legend sits, holds no data.
+func reserveLegendBand(p *plot.Plot, c *Chart, yMin, yMax float64) {
+	band := math.Min(0.6, 0.075*float64(len(c.Series))+0.05) // share of the height
+	if c.LogY {
+		lo, hi := math.Log10(yMin), math.Log10(yMax)
+		if hi == lo {
+			lo, hi = lo-0.5, hi+0.5
+		}
+		pad := (hi - lo) * 0.05
+		p.Y.Min = math.Pow(10, lo-pad)
+		p.Y.Max = math.Pow(10, hi+(hi-lo+pad)*band/(1-band)+pad)
+		return
+	}
+	lo := math.Min(0, yMin)
+	hi := yMax
+	if hi == lo {
+		hi = lo + 1
+	}
+	p.Y.Min = lo
+	p.Y.Max = hi + (hi-lo)*band/(1-band)
+}
+
+func errorBars(s Series, c *Chart) (*plotter.YErrorBars, error) {
+	var pts plotter.XYs
+	var errs plotter.YErrors
+	for k := range s.X {
+		if (c.Log2X && s.X[k] <= 0) || (c.LogY && (s.Lo[k] <= 0 || s.Y[k] <= 0)) {
+			continue
+		}
+		pts = append(pts, plotter.XY{X: s.X[k], Y: s.Y[k]})
+		errs = append(errs, struct{ Low, High float64 }{s.Y[k] - s.Lo[k], s.Hi[k] - s.Y[k]})
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, errs})
+	if err != nil {
+		return nil, fmt.Errorf("plots: error bars of %q: %w", s.Label, err)
+	}
+	return bars, nil
+}
+
+// pow2Ticks marks powers of two, labelled 2^k with superscript digits.
+type pow2Ticks struct{}
+
+func (pow2Ticks) Ticks(lowest, highest float64) []plot.Tick {
+	lo, hi := int(math.Floor(math.Log2(lowest))), int(math.Ceil(math.Log2(highest)))
+	step := max(1, (hi-lo+11)/12) // at most about a dozen labels
+	var ticks []plot.Tick
+	for k := lo; k <= hi; k++ {
+		t := plot.Tick{Value: math.Ldexp(1, k)}
+		if (k-lo)%step == 0 {
+			t.Label = "2" + superscript(k)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+func superscript(k int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, r := range fmt.Sprint(k) {
+		if r == '-' {
+			b.WriteString("⁻")
+			continue
+		}
+		b.WriteString(string([]rune(digits)[r-'0']))
+	}
+	return b.String()
+}
+
+// The charts use the Go fonts, which have every superscript digit (the
+// default Liberation fonts lack ⁰ and ⁹).
+var registerFonts = sync.OnceFunc(func() {
+	face, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		panic("plots: parsing the embedded Go font: " + err.Error())
+	}
+	font.DefaultCache.Add(font.Collection{{Font: font.Font{Typeface: "Go"}, Face: face}})
+})
+
+// goFont returns the regular Go font at size points. (One weight only:
+// the PDF backend cannot select a bold face it registered by name.)
+func goFont(size float64) font.Font {
+	return font.Font{Typeface: "Go", Size: vg.Points(size)}
+}
+
+func (c *Chart) size() (vg.Length, vg.Length) {
+	w, h := c.Width, c.Height
+	if w <= 0 {
+		w = 6
+	}
+	if h <= 0 {
+		h = 4
+	}
+	return vg.Length(w) * vg.Inch, vg.Length(h) * vg.Inch
+}
+
+// render draws the chart in a format gonum/plot knows ("png", "svg",
+// "pdf", …).
+func (c *Chart) render(format string) ([]byte, error) {
+	p, err := c.build()
+	if err != nil {
+		return nil, err
+	}
+	w, h := c.size()
+	var wt io.WriterTo
+	if format == "pdf" { // embed the Go fonts: they are not among PDF's standard fonts
+		pdf := vgpdf.New(w, h)
+		pdf.EmbedFonts(true)
+		p.Draw(draw.New(pdf))
+		wt = pdf
+	} else if wt, err = p.WriterTo(w, h, format); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// PNG returns the chart as PNG bytes, or nil when it cannot be drawn (see
+// Err).
+func (c *Chart) PNG() []byte {
+	b, err := c.render("png")
+	if err != nil {
+		c.err = err
+		return nil
+	}
+	return b
+}
+
+// SVGText returns the chart as an SVG document, or "" when it cannot be
+// drawn.
+func (c *Chart) SVGText() string {
+	b, err := c.render("svg")
+	if err != nil {
+		c.err = err
+		return ""
+	}
+	return string(b)
+}
+
+// MIMEBundle renders the chart inline: image/png (or image/svg+xml with
+// SVGOutput) and a text/plain summary. A chart that cannot be drawn shows
+// the reason as text.
+func (c *Chart) MIMEBundle() map[string]any {
+	text := c.String()
+	if c.SVGOutput {
+		if s := c.SVGText(); s != "" {
+			return map[string]any{"image/svg+xml": s, "text/plain": text}
+		}
+	} else if b := c.PNG(); b != nil {
+		return map[string]any{"image/png": base64.StdEncoding.EncodeToString(b), "text/plain": text}
+	}
+	return map[string]any{"text/plain": text + ": " + c.err.Error()}
+}
+
+// String describes the chart in one line.
+func (c *Chart) String() string {
+	labels := make([]string, len(c.Series))
+	for i, s := range c.Series {
+		labels[i] = s.Label
+	}
+	return fmt.Sprintf("chart %q: %s", c.Title, strings.Join(labels, ", "))
+}
+
+// Save writes the chart to path; the extension picks the format (.png,
+// .svg, .pdf, .eps, .jpg, .tif).
+func (c *Chart) Save(path string) error {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if ext == "" {
+		return fmt.Errorf("plots: %q has no extension to choose a format by (use .png, .svg or .pdf)", path)
+	}
+	b, err := c.render(ext)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"github.com/graphnb/graphnb/internal/card"
 	"sync/atomic"
 	"time"
 
@@ -38,17 +39,7 @@ func (t TEPS) String() string {
 
 // SI renders x with 3 significant digits, a space and a k/M/G/T prefix
 // ("1.23 G"; "12 " below a thousand), ready to be followed by a unit.
-func SI(x float64) string {
-	for _, p := range []struct {
-		f float64
-		s string
-	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
-		if x >= p.f {
-			return fmt.Sprintf("%.3g %s", x/p.f, p.s)
-		}
-	}
-	return fmt.Sprintf("%.3g ", x)
-}
+func SI(x float64) string { return card.SI(x) }
 
 // ComponentEdges returns the number of edges with a reached tail, the
 // numerator of Graph500 TEPS: for an undirected graph, half the degree sum

@@ -1,0 +1,3 @@
+package docindex
+
+//go:generate go run ./gen -o docindex.json.gz

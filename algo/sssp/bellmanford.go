@@ -62,7 +62,7 @@ func BellmanFord(g *graph.CSR, src int32) (*Result, error) {
 	if g.Directed {
 		r.Algorithm = "cpu Bellman-Ford (arc-parallel, directed)"
 	} else {
-		r.Algorithm = "cpu Bellman-Ford (edge-parallel COO, seeds.md §1)"
+		r.Algorithm = "cpu Bellman-Ford (edge-parallel over each edge once, the SSSP study's method)"
 		var err error
 		if coo, err = g.UndirectedCOO(); err != nil {
 			return nil, fmt.Errorf("sssp: %w", err)

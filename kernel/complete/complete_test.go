@@ -83,7 +83,7 @@ func TestComplete(t *testing.T) {
 		{name: "constant of a package has no members", code: "math.Pi.X", want: []string{}, start: 9, end: 9},
 		{name: "magic", code: "%ti", want: []string{"%time"}, start: 0, end: 3},
 		{name: "cell magic", code: "%%cu", want: []string{"%%cuda"}, start: 0, end: 4},
-		{name: "all magics", code: "%", want: []string{"%%cuda", "%env", "%gpu", "%help", "%time"}, start: 0, end: 1},
+		{name: "all magics", code: "%", want: []string{"%%cuda", "%doc", "%env", "%gpu", "%help", "%time"}, start: 0, end: 1},
 		{name: "cursor before a magic", code: "|  %time", want: nil, has: []string{"fmt", "for"}, start: 0, end: 0},
 		{name: "magic on a later line", code: "x := 1\n  %he", want: []string{"%help"}, start: 9, end: 12},
 		{name: "Go after a magic word", code: "%time fmt.Spr", want: []string{"Sprint", "Sprintf", "Sprintln"}, start: 10, end: 13},

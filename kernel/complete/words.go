@@ -88,6 +88,7 @@ var builtins = map[string]builtin{
 var DefaultMagics = map[string]string{
 	"%help":  "%help: list the magics and the kernel's Go dialect.",
 	"%time":  "%time: report the cell's wall-clock time.",
+	"%doc":   "%doc NAME: show the Go documentation of NAME in the pager (also NAME?).",
 	"%env":   "%env: show the environment; %env NAME=value sets a variable.",
 	"%gpu":   "%gpu: show the GPU devices.",
 	"%%cuda": "%%cuda NAME: compile the cell's CUDA C with NVRTC into a module cells can launch.",

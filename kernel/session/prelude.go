@@ -1,0 +1,178 @@
+package session
+
+import (
+	"fmt"
+	"go/parser"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// helperPath is the import path of the compiled helpers the prelude and
+// the rewrites use (imported as __gnb).
+const helperPath = "graphnb.kernel/gnb"
+
+// ordered is the constraint of the prelude's min and max: Go's ordered
+// types (cmp.Ordered).
+const ordered = "~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string"
+
+// preludeSource supplies the Go 1.21 builtins yaegi lacks: min and max as
+// generic interpreted functions (a NaN argument gives NaN, as in Go), and
+// clear through a compiled helper.
+var preludeSource = `package main
+
+import __gnb "` + helperPath + `"
+
+func min[T ` + ordered + `](x T, y ...T) T {
+	m := x
+	if m != m {
+		return m
+	}
+	for _, v := range y {
+		if v != v {
+			return v
+		}
+		if v < m {
+			m = v
+		}
+	}
+	return m
+}
+
+func max[T ` + ordered + `](x T, y ...T) T {
+	m := x
+	if m != m {
+		return m
+	}
+	for _, v := range y {
+		if v != v {
+			return v
+		}
+		if v > m {
+			m = v
+		}
+	}
+	return m
+}
+
+var clear = __gnb.Clear
+`
+
+// loadPrelude compiles and runs the prelude.
+func (s *Session) loadPrelude() error {
+	f, err := parser.ParseFile(s.in.FileSet(), "prelude/_.go", preludeSource, parser.SkipObjectResolution)
+	if err != nil {
+		return fmt.Errorf("session: prelude: %w", err)
+	}
+	prog, err := s.in.CompileAST(f)
+	if err != nil {
+		return fmt.Errorf("session: prelude: %w", err)
+	}
+	if _, err := s.in.Execute(prog); err != nil {
+		return fmt.Errorf("session: prelude: %w", err)
+	}
+	s.imports["__gnb"] = helperPath
+	return nil
+}
+
+// clearValue is the prelude's clear: it deletes every entry of a map and
+// zeroes every element of a slice, as Go's clear does; nil is a no-op.
+func clearValue(x any) {
+	if x == nil {
+		return
+	}
+	v := reflect.ValueOf(x)
+	switch v.Kind() {
+	case reflect.Map, reflect.Slice:
+		v.Clear()
+	default:
+		panic(fmt.Sprintf("invalid argument: clear(%T): argument must be a map or a slice", x))
+	}
+}
+
+// goStart records a guarded goroutine about to start (see goStmt) and
+// returns its handle.
+func (s *Session) goStart(serial, line int) int {
+	s.meta.Lock()
+	defer s.meta.Unlock()
+	s.goNext++
+	s.goroutines[s.goNext] = goroutineStart{serial: serial, line: line, cell: s.current.Load()}
+	return s.goNext
+}
+
+// goEnd is deferred by a guarded goroutine: r is what recover returned.
+// A panic is reported through the AsyncError of the cell that started
+// the goroutine; the process carries on.
+func (s *Session) goEnd(h int, r any) {
+	s.meta.Lock()
+	g, ok := s.goroutines[h]
+	delete(s.goroutines, h)
+	s.meta.Unlock()
+	if r == nil || !ok {
+		return
+	}
+	frames := s.filter.take()
+	e := s.panicError(r, frames)
+	e.Name = "panic"
+	started := s.describe(position{serial: g.serial, line: g.line})
+	e.Value = "in a goroutine: " + e.Value
+	e.Trace[0] = "panic: " + e.Value
+	e.Trace = append(e.Trace, "goroutine started at "+started)
+	if g.cell != nil && g.cell.AsyncError != nil {
+		g.cell.AsyncError(e)
+	}
+}
+
+// formatWall renders %time's measure: "1.23 ms" below a second, else
+// "4.567 s".
+func formatWall(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.3f s", d.Seconds())
+}
+
+// dialectNotes is the Go dialect of cells, for %help (the package doc
+// says the same).
+const dialectNotes = `Cells are Go, run by yaegi v0.16.1 (Go 1.22 standard library):
+  - a cell may mix imports, declarations and statements; its last
+    expression is shown as the cell's result
+  - the standard library and graphnb's packages need no import line
+    (rand is math/rand/v2, template text/template, scanner text/scanner)
+  - min, max, clear, range over an integer and per-iteration loop
+    variables are supplied by the kernel; a range over an integer whose
+    operand the kernel cannot type must be written as a 3-clause loop
+  - indexing a compiled slice, map or string at the top level
+    (y := g.Roots(1, 1)[0]) works; where the kernel cannot tell the
+    element type it says so: write y := T(expr) with the type
+  - a type cannot be redefined once declared (declare a new name)
+  - compiled code does not see methods of types declared in cells;
+    no generic functions from compiled packages; defer at the top level
+    of a cell is refused
+  - a panic in a goroutine is reported, the kernel survives
+  - interrupting stops interpreted code, time.Sleep and graphnb's
+    algorithms (they poll cancel.Check); variables survive`
+
+const displayNotes = `Display (package display, no import needed):
+  display.HTML(s), Markdown(s), SVG(s), LaTeX(s), Text(s), JSON(v),
+  PNG(b), JPEG(b), Image(img), Show(v)
+  h := display.NewDisplay(v); h.Update(v2)   update in place
+  p := display.NewProgress("label", total); p.Add(n); p.Done()
+  display.Clear(wait)
+A value shows itself with every MIME type it offers through
+HTML() string, Markdown() string, SVG() string, PNG() []byte or
+MIMEBundle() map[string]any.`
+
+const magicHelp = `Magics (a line starting with %):
+  %help            this text
+  %time            time the rest of the cell ("wall time: 1.23 ms")
+  %doc NAME        Go documentation of NAME in the pager (also: NAME?)
+  %env             list environment variables
+  %env NAME        show one; %env NAME=value sets it
+  %gpu             GPU devices (no GPU support is built in yet)
+  %%cuda NAME      a CUDA C cell (needs the GPU runtime, not built in yet)`
+
+// helpText is what %help prints.
+func helpText() string {
+	return strings.Join([]string{magicHelp, dialectNotes, displayNotes}, "\n\n") + "\n"
+}

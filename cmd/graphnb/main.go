@@ -9,6 +9,7 @@
 //	graphnb run ALGO GRAPH [flags]        run an algorithm, print time and TEPS
 //	graphnb demo                          a one-minute CPU tour
 //	graphnb install [-prefix DIR]         install the Jupyter kernelspec
+//	graphnb kernel CONNECTION_FILE        run the Jupyter kernel
 //	graphnb version
 //
 // GRAPH is rmat:SCALE[:EF], ssca2:SCALE, path:N, star:N, complete:N,
@@ -41,6 +42,7 @@ usage:
   graphnb run ALGO GRAPH [flags]      run an algorithm; print time, TEPS and validation
   graphnb demo                        a short tour of everything on the CPU
   graphnb install [-prefix DIR]       install the Jupyter kernelspec (honours JUPYTER_DATA_DIR)
+  graphnb kernel CONNECTION_FILE      run the Jupyter kernel (Jupyter starts it)
   graphnb version                     print the version
 
 GRAPH: rmat:SCALE[:EF] | ssca2:SCALE | path:N | star:N | complete:N | grid:RxC | er:N:P | FILE
@@ -72,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(rest, stdout, stderr)
 	case "install":
 		err = cmdInstall(rest, stdout, stderr)
+	case "kernel":
+		err = cmdKernel(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "graphnb %s\n", version)
 	case "help", "-h", "-help", "--help":

@@ -1,0 +1,114 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// Func receives captured output: stream is "stdout" or "stderr", data the
+// bytes in the order they were written to that descriptor. It is called
+// from one goroutine per stream (calls for one stream never overlap) and
+// must not retain data after it returns.
+type Func func(stream string, data []byte)
+
+// SyncTimeout bounds how long Sync waits for its markers; a descriptor
+// redirected elsewhere by user code would otherwise hang it.
+const SyncTimeout = 5 * time.Second
+
+// Errors returned by Start, Sync and Stop.
+var (
+	ErrUnsupported = errors.New("capture: not supported on this platform")
+	ErrActive      = errors.New("capture: already capturing in this process")
+	ErrStopped     = errors.New("capture: stopped")
+	ErrTimeout     = errors.New("capture: Sync timed out waiting for its marker")
+)
+
+// Stream names passed to Func.
+const (
+	Stdout = "stdout"
+	Stderr = "stderr"
+)
+
+// splitter removes sync markers from a byte stream that may split them
+// across reads. A marker is prefix + 16 hex digits of a sequence number +
+// "\x00".
+type splitter struct {
+	prefix []byte
+	carry  []byte // a possible marker start held back from the last chunk
+	joined []byte // scratch for carry + new data
+	emit   func([]byte)
+	ack    func(seq uint64)
+}
+
+func (s *splitter) markerLen() int { return len(s.prefix) + 17 }
+
+// feed processes the next chunk of the stream.
+func (s *splitter) feed(chunk []byte) {
+	data := chunk
+	if len(s.carry) > 0 {
+		s.joined = append(append(s.joined[:0], s.carry...), chunk...)
+		data = s.joined
+		s.carry = s.carry[:0]
+	}
+	for len(data) > 0 {
+		i := bytes.Index(data, s.prefix)
+		if i < 0 {
+			k := s.partialStart(data)
+			s.out(data[:k])
+			s.carry = append(s.carry, data[k:]...)
+			return
+		}
+		s.out(data[:i])
+		data = data[i:]
+		if len(data) < s.markerLen() {
+			s.carry = append(s.carry, data...)
+			return
+		}
+		digits := data[len(s.prefix) : len(s.prefix)+16]
+		seq, err := strconv.ParseUint(string(digits), 16, 64)
+		if err != nil || data[s.markerLen()-1] != 0 {
+			// Looks like our prefix but is not a marker: ordinary data.
+			s.out(data[:len(s.prefix)])
+			data = data[len(s.prefix):]
+			continue
+		}
+		s.ack(seq)
+		data = data[s.markerLen():]
+	}
+}
+
+// flush delivers held-back bytes (at end of stream).
+func (s *splitter) flush() {
+	s.out(s.carry)
+	s.carry = s.carry[:0]
+}
+
+func (s *splitter) out(b []byte) {
+	if len(b) > 0 {
+		s.emit(b)
+	}
+}
+
+// partialStart returns the index of the longest suffix of data that is a
+// proper prefix of the marker prefix, or len(data) if there is none.
+func (s *splitter) partialStart(data []byte) int {
+	for k := max(0, len(data)-len(s.prefix)+1); k < len(data); k++ {
+		if bytes.HasPrefix(s.prefix, data[k:]) {
+			return k
+		}
+	}
+	return len(data)
+}
+
+func marker(prefix []byte, seq uint64) []byte {
+	m := make([]byte, 0, len(prefix)+17)
+	m = append(m, prefix...)
+	hex := strconv.AppendUint(nil, seq, 16)
+	for range 16 - len(hex) {
+		m = append(m, '0')
+	}
+	m = append(m, hex...)
+	return append(m, 0)
+}

@@ -1,0 +1,22 @@
+// Package kernel is graphnb's Jupyter kernel server: messaging protocol
+// 5.3 over ZeroMQ (github.com/go-zeromq/zmq4) on the five channels of a
+// connection file, with cells run by an Engine (*session.Session in
+// production, fakes in tests).
+//
+// Serve binds shell, control and stdin (ROUTER), IOPub (PUB) and
+// heartbeat (REP, echoing every message) through wire's guarded TCP
+// transport, verifies the HMAC-SHA256 signature of every incoming message
+// (a message that fails to decode or verify is logged and dropped, never
+// executed) and answers kernel_info, execute, complete, inspect,
+// is_complete, history, comm_info, shutdown and interrupt requests, with
+// busy and idle statuses on IOPub around each. Shell requests run one at a
+// time in arrival order; control requests are served concurrently, so an
+// interrupt reaches a running cell.
+//
+// Output written to fds 1 and 2 while the kernel runs (by interpreted
+// code, compiled Go, C or child processes) is captured (package capture)
+// and streamed as stream messages, coalesced over a few milliseconds and
+// always flushed before a reply; explicit displays arrive through the
+// display package's Sink, which Serve installs. The kernel's own logs go
+// to the original standard error, at the level of GRAPHNB_LOG.
+package kernel

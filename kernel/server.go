@@ -1,0 +1,538 @@
+package kernel
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/display"
+	"github.com/graphnb/graphnb/kernel/capture"
+	"github.com/graphnb/graphnb/kernel/wire"
+)
+
+// Options configure Serve. The zero value is ready to use.
+type Options struct {
+	// Logger receives the kernel's logs. nil: a text logger on the
+	// process's original standard error (captured output never reaches
+	// it), at the level named by GRAPHNB_LOG. A logger supplied here that
+	// writes to os.Stderr would write into the captured stream: give it
+	// another destination, or set NoCapture.
+	Logger *slog.Logger
+	// Limits bound incoming messages; zero fields take wire.DefaultLimits.
+	Limits wire.Limits
+	// Version is kernel_info's implementation_version; "" means "dev".
+	Version string
+	// Banner is kernel_info's banner; "" means a line naming graphnb, its
+	// version and the Go version.
+	Banner string
+	// HelpLinks are kernel_info's help_links; nil means DefaultHelpLinks.
+	HelpLinks []HelpLink
+	// NoCapture leaves fds 1 and 2 alone: output written to them is not
+	// streamed to the client (tests; hosts that capture themselves).
+	NoCapture bool
+	// NoSignals leaves SIGINT alone; by default SIGINT interrupts the
+	// running cell instead of ending the process.
+	NoSignals bool
+	// StreamFlushInterval is how long captured output may wait to be
+	// coalesced into one stream message; 0 means 10 ms. Output is also
+	// flushed every 64 KiB and always before a reply.
+	StreamFlushInterval time.Duration
+	// Ready, if set, is called once all sockets listen, with the
+	// connection info completed by the ports actually bound (a port 0 in
+	// ci means "any free port").
+	Ready func(ConnectionInfo)
+
+	// testHook, set by this package's tests, sees the server before it
+	// serves; testTrace sees every message sent ("iopub:stream",
+	// "shell:execute_reply", …) just before it is handed to zmq4.
+	testHook  func(*server)
+	testTrace func(event string)
+}
+
+// HelpLink is an entry of kernel_info's help_links.
+type HelpLink struct {
+	Text string `json:"text"`
+	URL  string `json:"url"`
+}
+
+// DefaultHelpLinks are the help links kernel_info advertises by default.
+var DefaultHelpLinks = []HelpLink{
+	{Text: "Go documentation", URL: "https://go.dev/doc/"},
+	{Text: "Go standard library", URL: "https://pkg.go.dev/std"},
+	{Text: "graphnb README", URL: "https://github.com/graphnb/graphnb#readme"},
+}
+
+// historySession is the session number of this process's history.
+const historySession = 1
+
+// shutdownLinger gives IOPub's send queue time to empty before the
+// sockets close at shutdown.
+const shutdownLinger = 25 * time.Millisecond
+
+// server is one running kernel.
+type server struct {
+	ci      ConnectionInfo
+	eng     Engine
+	opt     Options
+	log     *slog.Logger
+	signer  *wire.Signer
+	limits  wire.Limits
+	session string
+	msgSeq  atomic.Uint64
+
+	shell, control, stdin, iopub, hb zmq4.Socket
+
+	pub     *publisher
+	streams *streamer
+	cap     *capture.Capture
+
+	queue chan *wire.Message // shell requests, in arrival order
+
+	// Owned by the shell goroutine.
+	count int // execution counter
+	abort int // queued requests still to examine for stop_on_error aborts
+	hist  history
+
+	runMu     sync.Mutex
+	runCancel context.CancelFunc // the running cell's, nil when idle
+
+	quit     chan struct{}
+	quitOnce sync.Once
+}
+
+// Serve runs a Jupyter kernel (messaging protocol 5.3) for eng on the
+// sockets described by ci until a shutdown_request arrives or ctx ends;
+// then it closes its sockets, releasing the ports, and returns nil. It
+// returns an error only when it cannot start (bad ci, a port in use).
+//
+// Serve owns process-wide state while it runs: it captures fds 1 and 2
+// (unless opt.NoCapture), installs itself as the display package's sink,
+// catches SIGINT (unless opt.NoSignals) and sets the cancellation point
+// of package cancel on interrupts. Run one Serve per process.
+func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) error {
+	if eng == nil {
+		panic("kernel: Serve with a nil Engine")
+	}
+	if err := ci.check(true); err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	signer, err := wire.NewSigner(ci.SignatureScheme, ci.Key)
+	if err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	s := &server{
+		ci:      ci,
+		eng:     eng,
+		opt:     opt,
+		signer:  signer,
+		limits:  opt.Limits,
+		session: newSessionID(),
+		queue:   make(chan *wire.Message, 1024),
+		quit:    make(chan struct{}),
+		hist:    history{session: historySession},
+	}
+	s.pub = &publisher{s: s}
+	if s.opt.Version == "" {
+		s.opt.Version = "dev"
+	}
+	if s.opt.HelpLinks == nil {
+		s.opt.HelpLinks = DefaultHelpLinks
+	}
+	if s.opt.StreamFlushInterval <= 0 {
+		s.opt.StreamFlushInterval = 10 * time.Millisecond
+	}
+
+	// Output capture first, so that the logger can use the original stderr.
+	logOut := io.Writer(os.Stderr)
+	s.streams = newStreamer(s.opt.StreamFlushInterval, 64<<10, s.publishStream)
+	var capErr error
+	if !opt.NoCapture {
+		s.cap, capErr = capture.Start(s.streams.write)
+		if capErr == nil {
+			logOut = s.cap.Stderr()
+		}
+	}
+	s.log = opt.Logger
+	if s.log == nil {
+		s.log = newLogger(logOut)
+	}
+	if capErr != nil {
+		s.log.Warn("output written to stdout/stderr is not captured", "err", capErr)
+	}
+	if s.cap != nil {
+		defer func() {
+			if err := s.cap.Stop(); err != nil {
+				s.log.Warn("restoring stdout/stderr", "err", err)
+			}
+		}()
+	}
+
+	if err := s.listen(); err != nil {
+		s.closeSockets()
+		return err
+	}
+	s.pub.start(s.iopub)
+	s.publish("status", wire.Header{}, map[string]any{"execution_state": "starting"})
+
+	prevSink := display.SetSink(sink{s})
+	defer display.SetSink(prevSink)
+	if !opt.NoSignals {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt)
+		defer signal.Stop(sig)
+		go func() {
+			for {
+				select {
+				case <-sig:
+					s.log.Info("SIGINT: interrupting the running cell")
+					s.interrupt()
+				case <-s.quit:
+					return
+				}
+			}
+		}()
+	}
+	if opt.testHook != nil {
+		opt.testHook(s)
+	}
+
+	shellCtx, stopShell := context.WithCancel(context.Background())
+	var loops sync.WaitGroup
+	shellDone := make(chan struct{})
+	go func() {
+		defer close(shellDone)
+		s.shellLoop(shellCtx)
+	}()
+	loops.Add(4)
+	go func() { defer loops.Done(); s.recvLoop("shell", s.shell, s.enqueue) }()
+	go func() { defer loops.Done(); s.recvLoop("control", s.control, s.handleControl) }()
+	go func() { defer loops.Done(); s.recvLoop("stdin", s.stdin, s.handleStdin) }()
+	go func() { defer loops.Done(); s.heartbeatLoop() }()
+
+	if opt.Ready != nil {
+		opt.Ready(s.ci)
+	}
+	s.log.Info("kernel started", "ip", s.ci.IP, "shell_port", s.ci.ShellPort, "signing", signer.Enabled())
+
+	select {
+	case <-ctx.Done():
+		s.log.Info("kernel stopping: context ended", "err", ctx.Err())
+	case <-s.quit:
+		s.log.Info("kernel stopping: shutdown requested")
+	}
+	s.stopNow()
+
+	// Let a running cell see the interrupt, then stop the shell loop.
+	s.interrupt()
+	stopShell()
+	select {
+	case <-shellDone:
+	case <-time.After(2 * time.Second):
+		s.log.Warn("a cell is still running at shutdown; leaving it behind")
+	}
+	s.syncOutput()
+	time.Sleep(shutdownLinger)
+	s.pub.close()
+	s.closeSockets()
+	waitTimeout(&loops, 2*time.Second)
+	return nil
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// stopNow makes Serve return (idempotent).
+func (s *server) stopNow() { s.quitOnce.Do(func() { close(s.quit) }) }
+
+func (s *server) listen() error {
+	g := &wire.Guard{Limits: s.limits, Logger: s.log}
+	scheme, err := wire.RegisterGuard(g)
+	if err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	zlog := zmq4.WithLogger(log.New(slogWriter{s.log}, "zmq4: ", 0))
+	ctx := context.Background()
+	s.shell = zmq4.NewRouter(ctx, zlog)
+	s.control = zmq4.NewRouter(ctx, zlog)
+	s.stdin = zmq4.NewRouter(ctx, zlog)
+	s.iopub = zmq4.NewPub(ctx, zlog)
+	s.hb = zmq4.NewRep(ctx, zlog)
+	for _, b := range []struct {
+		name string
+		sock zmq4.Socket
+		port *int
+	}{
+		{"shell", s.shell, &s.ci.ShellPort},
+		{"iopub", s.iopub, &s.ci.IOPubPort},
+		{"stdin", s.stdin, &s.ci.StdinPort},
+		{"control", s.control, &s.ci.ControlPort},
+		{"heartbeat", s.hb, &s.ci.HBPort},
+	} {
+		if err := b.sock.Listen(s.ci.endpoint(scheme, *b.port)); err != nil {
+			return fmt.Errorf("kernel: %s socket on %s port %d: %w", b.name, s.ci.IP, *b.port, err)
+		}
+		if a, ok := b.sock.Addr().(*net.TCPAddr); ok {
+			*b.port = a.Port
+		}
+	}
+	return nil
+}
+
+func (s *server) closeSockets() {
+	for _, sock := range []zmq4.Socket{s.shell, s.control, s.stdin, s.iopub, s.hb} {
+		if sock != nil {
+			sock.Close()
+		}
+	}
+}
+
+// recvLoop receives messages on a ROUTER socket until it closes, drops
+// those that fail to decode (bad signature, malformed frames) with a log
+// line, and passes the others to handle.
+func (s *server) recvLoop(name string, sock zmq4.Socket, handle func(*wire.Message)) {
+	for {
+		msg, err := sock.Recv()
+		select {
+		case <-s.quit:
+			return
+		default:
+		}
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			s.log.Debug("receive failed", "socket", name, "err", err)
+			continue
+		}
+		m, err := wire.DecodeLimits(msg.Frames, s.signer, s.limits)
+		if err != nil {
+			s.log.Error("dropping a message", "socket", name, "frames", len(msg.Frames), "err", err)
+			continue
+		}
+		s.log.Debug("received", "socket", name, "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
+		handle(m)
+	}
+}
+
+func (s *server) enqueue(m *wire.Message) {
+	select {
+	case s.queue <- m:
+	case <-s.quit:
+	}
+}
+
+func (s *server) heartbeatLoop() {
+	for {
+		msg, err := s.hb.Recv()
+		select {
+		case <-s.quit:
+			return
+		default:
+		}
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			s.log.Debug("heartbeat receive failed", "err", err)
+			continue
+		}
+		if err := s.hb.Send(msg); err != nil {
+			s.log.Debug("heartbeat echo failed", "err", err)
+		}
+	}
+}
+
+// handleStdin drops what arrives on stdin: the kernel never sends
+// input_request (cells cannot prompt), so no input_reply is expected.
+func (s *server) handleStdin(m *wire.Message) {
+	s.log.Debug("ignoring a stdin message", "msg_type", m.Header.MsgType)
+}
+
+// shellLoop serves shell requests one at a time, in arrival order.
+func (s *server) shellLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-s.queue:
+			s.dispatch(s.shell, "shell", m)
+			if m.Header.MsgType == "shutdown_request" {
+				s.stopNow()
+				return
+			}
+		}
+	}
+}
+
+// handleControl serves a control request on the receiving goroutine, so
+// that it runs while a cell executes.
+func (s *server) handleControl(m *wire.Message) {
+	s.dispatch(s.control, "control", m)
+	if m.Header.MsgType == "shutdown_request" {
+		s.stopNow()
+	}
+}
+
+// newHeader returns a header for a message the kernel sends.
+func (s *server) newHeader(msgType string) wire.Header {
+	return wire.Header{
+		MsgID:    s.session[:8] + "_" + strconv.FormatUint(s.msgSeq.Add(1), 10),
+		Session:  s.session,
+		Username: "graphnb",
+		Date:     wire.Now(),
+		MsgType:  msgType,
+		Version:  wire.Version,
+	}
+}
+
+// reply sends a reply to req on sock (the socket req came from).
+func (s *server) reply(sock zmq4.Socket, req *wire.Message, msgType string, content any) {
+	b, err := json.Marshal(content)
+	if err != nil {
+		s.log.Error("cannot encode a reply", "msg_type", msgType, "err", err)
+		return
+	}
+	m := &wire.Message{
+		Identities: req.Identities,
+		Header:     s.newHeader(msgType),
+		Parent:     req.Header,
+		Content:    b,
+	}
+	if len(m.Identities) == 0 {
+		s.log.Error("cannot reply: the request has no routing identity", "msg_type", msgType)
+		return
+	}
+	if s.opt.testTrace != nil {
+		name := "shell:"
+		if sock == s.control {
+			name = "control:"
+		}
+		s.opt.testTrace(name + msgType)
+	}
+	if err := sock.SendMulti(zmq4.NewMsgFrom(wire.Encode(m, s.signer)...)); err != nil {
+		s.log.Warn("sending a reply failed", "msg_type", msgType, "err", err)
+	}
+}
+
+// publish sends a message on IOPub under parent.
+func (s *server) publish(msgType string, parent wire.Header, content any) error {
+	return s.pub.publish(msgType, parent, content)
+}
+
+// publisher serialises IOPub sends. It drops messages before start (output
+// captured before the socket exists) and after close (zmq4's PUB socket
+// deadlocks on a send after Close).
+type publisher struct {
+	s      *server
+	mu     sync.Mutex
+	sock   zmq4.Socket
+	closed bool
+}
+
+func (p *publisher) start(sock zmq4.Socket) {
+	p.mu.Lock()
+	p.sock = sock
+	p.mu.Unlock()
+}
+
+func (p *publisher) publish(msgType string, parent wire.Header, content any) error {
+	b, err := json.Marshal(content)
+	if err != nil {
+		p.s.log.Error("cannot encode an IOPub message", "msg_type", msgType, "err", err)
+		return fmt.Errorf("kernel: encoding %s: %w", msgType, err)
+	}
+	m := &wire.Message{
+		Identities: [][]byte{[]byte(msgType)},
+		Header:     p.s.newHeader(msgType),
+		Parent:     parent,
+		Content:    b,
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.sock == nil {
+		return nil
+	}
+	frames := wire.Encode(m, p.s.signer)
+	if p.s.opt.testTrace != nil {
+		p.s.opt.testTrace("iopub:" + msgType)
+	}
+	if err := p.sock.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+		p.s.log.Warn("publishing failed", "msg_type", msgType, "err", err)
+	}
+	return nil
+}
+
+func (p *publisher) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+}
+
+// interrupt cancels the running cell, if any: its context, and the
+// cancellation point that compiled code polls.
+func (s *server) interrupt() {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	if s.runCancel != nil {
+		s.runCancel()
+		cancel.Request()
+	}
+}
+
+// syncOutput makes sure every byte written to fds 1 and 2 so far has been
+// published as a stream message.
+func (s *server) syncOutput() {
+	if s.cap != nil {
+		if err := s.cap.Sync(); err != nil && !errors.Is(err, capture.ErrStopped) {
+			s.log.Warn("syncing captured output", "err", err)
+		}
+	}
+	s.streams.flush(true)
+}
+
+func (s *server) publishStream(name string, parent wire.Header, text string) {
+	s.publish("stream", parent, map[string]any{"name": name, "text": text})
+}
+
+// dispatch runs the handler of m between busy and idle statuses, recovering
+// from a panic in it.
+func (s *server) dispatch(sock zmq4.Socket, channel string, m *wire.Message) {
+	s.publish("status", m.Header, map[string]any{"execution_state": "busy"})
+	defer s.publish("status", m.Header, map[string]any{"execution_state": "idle"})
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic while handling a request", "channel", channel, "msg_type", m.Header.MsgType,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	s.handle(sock, channel, m)
+}

@@ -2,8 +2,10 @@
 # ops/test.sh — the whole test suite, as CI runs it (.ci/run calls this).
 #
 # Steps: formatting, vet, every package's tests, the race detector over the
-# concurrent code, a short run of every fuzz target, and one pass of every
-# benchmark so none of them rots. Environment:
+# concurrent code, a short run of every fuzz target, one pass of every
+# benchmark so none of them rots, and the kernel seen from real Jupyter
+# clients (ops/kernel-tests.sh: conformance suite, notebooks, browser),
+# whose Debian packages ops/deps.sh installs when missing. Environment:
 #   FUZZTIME   budget per fuzz target (default 200000x executions; 0 skips).
 #              A count, not a duration: Go 1.26's fuzz coordinator can fail a
 #              duration-bounded run at its deadline with no crasher
@@ -22,6 +24,7 @@ fi
 
 step "go vet"
 go vet ./...
+(cd ops/browsertest && go vet ./...)
 
 step "go test"
 go test -count=1 ./...
@@ -42,5 +45,8 @@ fi
 
 step "benchmarks, one iteration each (short mode)"
 go test -count=1 -short -run '^$' -bench . -benchtime 1x ./... >/dev/null
+
+step "kernel from Jupyter clients: conformance, notebooks, browser"
+ops/kernel-tests.sh
 
 step "all tests passed"

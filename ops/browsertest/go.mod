@@ -1,0 +1,10 @@
+module github.com/graphnb/graphnb/ops/browsertest
+
+go 1.25
+
+require github.com/chromedp/chromedp v0.23.0
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# ops/kernel-tests.sh — the kernel seen from real Jupyter clients:
+#   1. the official conformance suite (jupyter_kernel_test),
+#   2. every notebook in notebooks/ executed headless by nbconvert on this
+#      machine (the CPU without a GPU), its outputs checked,
+#   3. a real browser: Chromium running a chart cell in the classic notebook.
+# The kernelspec goes into a throw-away Jupyter data directory. Artifacts:
+# out/notebooks/*.ipynb (executed), out/browser/screenshot.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ops/deps.sh
+mkdir -p bin out/notebooks out/browser
+go build -o bin/graphnb ./cmd/graphnb
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+export JUPYTER_DATA_DIR="$data"
+bin/graphnb install >/dev/null
+py=/usr/bin/python3   # Debian's Python, which has Jupyter
+
+echo "--- conformance suite (jupyter_kernel_test)"
+$py ops/conformance.py -v 2>&1 | tee out/conformance.txt | grep -E '^(test_|Ran|OK|FAILED)' || true
+grep -q '^OK' out/conformance.txt || { echo "conformance suite failed; see out/conformance.txt"; exit 1; }
+
+echo "--- notebooks, executed by nbconvert"
+for nb in notebooks/*.ipynb; do
+  name=$(basename "$nb")
+  $py -m nbconvert --to notebook --execute --ExecutePreprocessor.kernel_name=graphnb \
+      --ExecutePreprocessor.timeout=900 --output-dir out/notebooks "$nb" 2>&1 | tail -1
+  $py ops/check_notebook.py "out/notebooks/$name" text/plain text/html image/png
+done
+
+echo "--- browser (Chromium + classic notebook)"
+(cd ops/browsertest && go build -o ../../bin/browsertest .)
+bin/browsertest -data "$data" -out out/browser

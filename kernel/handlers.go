@@ -179,13 +179,16 @@ func (s *server) handleExecute(sock zmq4.Socket, m *wire.Message) {
 	if err != nil {
 		ename, evalue, tb := errorFields(err)
 		s.publish("error", m.Header, map[string]any{"ename": ename, "evalue": evalue, "traceback": tb})
+		if stopOnError {
+			// Only requests queued before the reply goes out are aborted:
+			// count them first, or a client's next request, sent when it
+			// sees the reply, could be counted too.
+			s.abort = len(s.queue)
+		}
 		s.reply(sock, m, "execute_reply", map[string]any{
 			"status": "error", "execution_count": count,
 			"ename": ename, "evalue": evalue, "traceback": tb,
 		})
-		if stopOnError {
-			s.abort = len(s.queue)
-		}
 		return
 	}
 	if text, ok := bundle["text/plain"].(string); ok && storeHistory {

@@ -503,8 +503,10 @@ func (s *server) interrupt() {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	if s.runCancel != nil {
-		s.runCancel()
+		// Request first: code woken by the cancelled context must already
+		// see the request.
 		cancel.Request()
+		s.runCancel()
 	}
 }
 

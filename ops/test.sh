@@ -22,8 +22,9 @@ if [ -n "$unformatted" ]; then
   echo "these files need gofmt -w:"; echo "$unformatted"; exit 1
 fi
 
-step "go vet"
+step "go vet (with and without cgo)"
 go vet ./...
+CGO_ENABLED=0 go vet ./...
 (cd ops/browsertest && go vet ./...)
 
 step "go test"

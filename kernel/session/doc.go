@@ -153,8 +153,11 @@
 // magic; %% on the first line makes a cell magic. %help lists the magics,
 // the dialect and the display API; %time (on its own line) times the rest
 // of the cell and prints "wall time: 1.23 ms", %%time the whole cell; %env
-// lists, shows or sets environment variables; %gpu and %%cuda say that no
-// GPU support is built in yet. An unknown magic is a MagicError.
+// lists, shows or sets environment variables; %doc NAME (or NAME?) shows
+// Go documentation in the pager; %gpu shows the GPUs (or why there is
+// none); %%cuda NAME compiles the rest of the cell as CUDA C with NVRTC
+// for the default GPU, reports compile errors at cell lines, and binds NAME
+// to the *gpu.Module. An unknown magic is a MagicError.
 //
 // # Interrupts
 //

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"go/token"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graphnb/graphnb/display"
+	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/kernel/complete"
 )
 
@@ -24,20 +26,99 @@ func cellMagic(code string) (first string, ok bool) {
 	return strings.TrimSpace(first[2:]), true
 }
 
-// cellMagic fails a cell magic other than %%time: %%cuda needs the GPU
-// runtime, which is not built in yet.
-func (x *execution) cellMagic(first string) error {
+// cellMagic runs a cell magic other than %%time: %%cuda NAME compiles
+// the rest of the cell as CUDA C and binds NAME to the module.
+func (x *execution) cellMagic(first, code string) (display.Bundle, error) {
 	name, args, _ := strings.Cut(first, " ")
-	args = strings.TrimSpace(args)
-	switch name {
-	case "cuda":
-		what := "a CUDA cell"
-		if args != "" {
-			what = "CUDA module " + args
-		}
-		return newError("MagicError", "%%cuda: "+what+" needs the GPU runtime, and no GPU support is built into this graphnb yet; the cell was not compiled")
+	if name == "cuda" {
+		return x.cuda(strings.TrimSpace(args), code)
 	}
-	return newError("MagicError", fmt.Sprintf("unknown cell magic %%%%%s; %%help lists the magics", name))
+	return nil, newError("MagicError", fmt.Sprintf("unknown cell magic %%%%%s; %%help lists the magics", name))
+}
+
+// cuda compiles the body of a %%cuda NAME cell with NVRTC for the default
+// GPU, reports compile errors at cell lines, and binds NAME to the
+// *gpu.Module, whose functions cells launch: NAME.Function("k").Launch(…).
+func (x *execution) cuda(name, code string) (display.Bundle, error) {
+	if !token.IsIdentifier(name) {
+		return nil, newError("MagicError", fmt.Sprintf("%%%%cuda NAME: the module needs a Go identifier as its name (got %q), e.g. %%%%cuda relax", name))
+	}
+	// The body starts on the line after the magic line.
+	start := strings.Index(code, "%%")
+	nl := strings.IndexByte(code[start:], '\n')
+	if nl < 0 || strings.TrimSpace(code[start+nl+1:]) == "" {
+		return nil, newError("MagicError", "%%cuda "+name+": the cell has no CUDA C below the magic line")
+	}
+	body := code[start+nl+1:]
+	firstLine := strings.Count(code[:start+nl+1], "\n") + 1 // cell line of the body's first line
+	dev := gpu.Default()
+	if dev.IsHost() {
+		return nil, newError("MagicError", "%%cuda needs a CUDA GPU and this kernel has none: "+gpu.DefaultReason())
+	}
+	mod, err := dev.Compile(name, body)
+	if err != nil {
+		var ce *gpu.CompileError
+		if !errors.As(err, &ce) {
+			return nil, newError("CUDAError", strings.TrimPrefix(err.Error(), "gpu: "))
+		}
+		lines := strings.Split(body, "\n")
+		var trace []string
+		first := ""
+		for _, d := range ce.Diagnostics() {
+			where := fmt.Sprintf("cell[%d]", x.cell.Count)
+			if d.Line > 0 {
+				where += fmt.Sprintf(" line %d", d.Line+firstLine-1)
+			}
+			msg := fmt.Sprintf("%s: %s: %s", where, d.Severity, d.Message)
+			if first == "" && strings.Contains(d.Severity, "error") {
+				first = msg
+			}
+			trace = append(trace, msg)
+			if d.Line > 0 && d.Line <= len(lines) {
+				trace = append(trace, "    "+strings.TrimSpace(lines[d.Line-1]))
+			}
+		}
+		if first == "" {
+			first = strings.TrimSpace(ce.Log)
+		}
+		e := newError("CUDACompileError", first)
+		e.Trace = append([]string{e.Name + ": " + first}, trace...)
+		return nil, e
+	}
+	x.s.cudaMu.Lock()
+	x.s.cudaModules[name] = mod
+	x.s.cudaMu.Unlock()
+	bind := &execution{s: x.s, ctx: x.ctx, cell: x.cell, serial: x.s.register(name, x.cell.Count)}
+	if _, err := bind.run(fmt.Sprintf("%s := __gnb.CUDAModule(%q)", name, name)); err != nil {
+		return nil, err
+	}
+	return display.Render(mod), nil
+}
+
+// cudaModule returns the module a %%cuda cell compiled under name (the
+// interpreter binds NAME through it).
+func (s *Session) cudaModule(name string) *gpu.Module {
+	s.cudaMu.Lock()
+	defer s.cudaMu.Unlock()
+	return s.cudaModules[name]
+}
+
+// gpuReport is what %gpu shows: every device as a card, or why there is
+// none, with gpu.Status as its text form.
+type gpuReport struct{}
+
+func (gpuReport) String() string { return strings.TrimRight(gpu.Status(), "\n") }
+
+func (gpuReport) HTML() string {
+	devs, err := gpu.Devices()
+	if err != nil || len(devs) == 0 {
+		return gpu.Host().HTML()
+	}
+	var b strings.Builder
+	for _, d := range devs {
+		b.WriteString(d.HTML())
+	}
+	return b.String()
 }
 
 // checkMagics validates the line magics of a cell before anything runs.
@@ -73,7 +154,7 @@ func (x *execution) lineMagic(m magic) error {
 	case "help":
 		fmt.Fprint(out, helpText())
 	case "gpu":
-		fmt.Fprintln(out, gpuNote)
+		display.Show(gpuReport{})
 	case "time":
 		x.timer = time.Now()
 		x.timed = true
@@ -147,6 +228,3 @@ func envMagic(out *os.File, args string) error {
 	fmt.Fprintf(out, "env: %s=%s\n", name, value)
 	return nil
 }
-
-// gpuNote is what %gpu says until the GPU runtime exists.
-const gpuNote = "No GPU support is built into this graphnb yet: cells and graphnb's algorithms run on the CPU."

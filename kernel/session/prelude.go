@@ -169,8 +169,9 @@ const magicHelp = `Magics (a line starting with %):
   %doc NAME        Go documentation of NAME in the pager (also: NAME?)
   %env             list environment variables
   %env NAME        show one; %env NAME=value sets it
-  %gpu             GPU devices (no GPU support is built in yet)
-  %%cuda NAME      a CUDA C cell (needs the GPU runtime, not built in yet)`
+  %gpu             the GPUs (or why there is none)
+  %%cuda NAME      compile the cell as CUDA C; NAME becomes the module
+                   (NAME.Function("k").Launch(grid, block, shared, args...))`
 
 // helpText is what %help prints.
 func helpText() string {

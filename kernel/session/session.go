@@ -18,6 +18,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
+	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/kernel/complete"
 	"github.com/graphnb/graphnb/kernel/symbols"
 	"github.com/traefik/yaegi/interp"
@@ -69,6 +70,10 @@ const (
 // a time (the kernel calls them from one goroutine); the Scope methods may
 // be called at any time.
 type Session struct {
+	// cudaModules holds the modules %%cuda cells compiled, by name.
+	cudaMu      sync.Mutex
+	cudaModules map[string]*gpu.Module
+
 	in        *interp.Interpreter
 	tables    *tables
 	stdout    *os.File
@@ -133,6 +138,7 @@ func New(opts Options) (*Session, error) {
 		imports: map[string]string{}, sources: map[int]*cellSource{},
 		goroutines: map[int]goroutineStart{}, intr: make(chan struct{}),
 		renderTypes: map[string]*renderCase{}, structTypes: map[string]bool{},
+		cudaModules: map[string]*gpu.Module{},
 	}
 	if s.stdout == nil {
 		s.stdout = os.Stdout
@@ -163,6 +169,8 @@ func New(opts Options) (*Session, error) {
 			"Clear":   reflect.ValueOf(clearValue),
 			"GoStart": reflect.ValueOf(s.goStart),
 			"GoEnd":   reflect.ValueOf(s.goEnd),
+			// CUDAModule hands %%cuda modules to the interpreter.
+			"CUDAModule": reflect.ValueOf(s.cudaModule),
 		},
 	})
 	if err != nil {
@@ -340,7 +348,7 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 	}
 	if first, ok := cellMagic(code); ok {
 		if name, _, _ := strings.Cut(first, " "); name != "time" {
-			return nil, x.cellMagic(first)
+			return x.cellMagic(first, code)
 		}
 		// %%time: time the whole cell; its first line becomes empty.
 		x.timer, x.timed = time.Now(), true

@@ -1,0 +1,62 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/gpu"
+)
+
+// Without a GPU, %%cuda says why it cannot compile.
+func TestCUDAMagicWithoutGPU(t *testing.T) {
+	if !gpu.Default().IsHost() {
+		t.Skip("a GPU is present: TestCUDAMagicOnGPU covers the cuda cell magic")
+	}
+	s, _ := newTestSession(t, nil)
+	_, err := s.Execute(context.Background(), "%%cuda vecadd\nextern \"C\" __global__ void add(float *a) { a[threadIdx.x] += 1; }", Cell{Count: 1})
+	var e *Error
+	if !errors.As(err, &e) || e.Name != "MagicError" || !strings.Contains(e.Value, "%%cuda needs a CUDA GPU") {
+		t.Fatalf("err = %v, want a MagicError saying %%%%cuda needs a GPU", describeErr(err))
+	}
+}
+
+func TestCUDAMagicBadName(t *testing.T) {
+	s, _ := newTestSession(t, nil)
+	for _, code := range []string{"%%cuda 9lives\nx", "%%cuda\nx", "%%cuda relax"} {
+		_, err := s.Execute(context.Background(), code, Cell{Count: 1})
+		var e *Error
+		if !errors.As(err, &e) || e.Name != "MagicError" || !strings.Contains(e.Value, "%%cuda") {
+			t.Errorf("%q: err = %v, want a MagicError about %%%%cuda", code, describeErr(err))
+		}
+	}
+}
+
+// On a GPU: a %%cuda cell compiles, binds its name, and a Go cell launches
+// its kernel; a compile error points at the cell line.
+func TestCUDAMagicOnGPU(t *testing.T) {
+	if gpu.Default().IsHost() {
+		t.Skip(gpu.DefaultReason())
+	}
+	s, _ := newTestSession(t, nil)
+	b := mustRun(t, s, "%%cuda scale\n"+
+		"extern \"C\" __global__ void twice(float *x, int n) {\n"+
+		"    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"+
+		"    if (i < n) x[i] *= 2;\n"+
+		"}\n")
+	if !strings.Contains(text(b), "twice") {
+		t.Errorf("the %%%%cuda cell shows %q, want its kernels", text(b))
+	}
+	mustRun(t, s, "dev := gpu.Default()\nbuf, _ := dev.Float32sFrom([]float32{1, 2, 3})\nf, _ := scale.Function(\"twice\")")
+	mustRun(t, s, "if err := f.Launch(gpu.Blocks(3, 128), gpu.D1(128), 0, buf, 3); err != nil {\n\tpanic(err)\n}")
+	if got := text(mustRun(t, s, "out, _ := buf.ToHost()\nout")); got != "[2 4 6]" {
+		t.Errorf("after the kernel: %s, want [2 4 6]", got)
+	}
+	_, err := s.Execute(context.Background(), "%%cuda broken\n\nextern \"C\" __global__ void k(float *x) {\n    x[0] = undefined_name;\n}\n", Cell{Count: 7})
+	var e *Error
+	if !errors.As(err, &e) || e.Name != "CUDACompileError" || !strings.Contains(e.Value, "cell[7] line 4") ||
+		!strings.Contains(strings.Join(e.Trace, "\n"), "undefined_name") {
+		t.Fatalf("compile error %v: want CUDACompileError at cell[7] line 4 naming undefined_name", describeErr(err))
+	}
+}

@@ -360,12 +360,14 @@ func TestCheckRejects(t *testing.T) {
 		make func() *Result
 		want string
 	}{
+		// A cycle cannot have parents one level closer all round: the
+		// level rule catches it.
 		{"rule 1: parent cycle", grid, func() *Result {
 			r := valid(grid)
 			r.Parents[1] = 2 // 2's parent is 1: 1→2→1
 			r.Parents[2] = 1
 			return r
-		}, "rule 1"},
+		}, "rule 2"},
 		{"rule 1: unreached parent", k4, func() *Result {
 			r := valid(k4)
 			r.Parents[2] = 4

@@ -57,51 +57,77 @@ func Check(g *graph.CSR, r *Result) error {
 	}
 
 	// Per-vertex pass: reached/unreached consistency, parent range.
-	var maxLevel int32
-	for v := range n {
-		l, p := levels[v], parents[v]
-		switch {
-		case l < -1:
-			return fmt.Errorf("bfs: check: vertex %d has level %d (want ≥ 0, or -1 when unreached)", v, l)
-		case l == -1 && p != -1:
-			return fmt.Errorf("bfs: check: unreached vertex %d (level -1) has parent %d, want -1", v, p)
-		case l >= 0 && p < 0:
-			return fmt.Errorf("bfs: check: rule 1 (tree): reached vertex %d (level %d) has no parent", v, l)
-		case l >= 0 && int(p) >= n:
-			return fmt.Errorf("bfs: check: rule 1 (tree): vertex %d has parent %d, outside [0,%d)", v, p, n)
-		case l >= 0 && levels[p] < 0:
-			return fmt.Errorf("bfs: check: rule 1 (tree): vertex %d has unreached parent %d", v, p)
-		}
-		maxLevel = max(maxLevel, l)
-	}
-
-	// Rule 1: parents lead every reached vertex back to the source.
-	if err := graph.CheckTree(parents, src); err != nil {
-		return fmt.Errorf("bfs: check: rule 1 (tree): %w", err)
-	}
-
-	// Rule 2, and the level histogram.
-	counts := make([]int64, maxLevel+1)
-	var degSum int64
-	for v := range n {
-		l := levels[v]
-		if l < 0 {
-			continue
-		}
-		counts[l]++
-		degSum += g.Offsets[v+1] - g.Offsets[v]
-		if int32(v) != src && levels[parents[v]] != l-1 {
-			return fmt.Errorf("bfs: check: rule 2 (tree levels): vertex %d has level %d but its parent %d has level %d",
-				v, l, parents[v], levels[parents[v]])
-		}
-	}
-
-	// Rules 3 and 4 over every arc, rule 5 by marking the vertices whose
-	// parent arc was seen. The worker that owns vertex u is the only one
-	// that marks children of u, so the marks need no atomics.
-	parentArc := make([]bool, n)
+	// Pass 1 (parallel): per-vertex rules; the error of the lowest
+	// vertex wins, so the message does not depend on scheduling.
 	var mu sync.Mutex
 	firstBad, firstErr := int32(n), error(nil)
+	report := func(v int32, err error) {
+		mu.Lock()
+		if v < firstBad {
+			firstBad, firstErr = v, err
+		}
+		mu.Unlock()
+	}
+	var maxLevel int32
+	par.For(n, func(lo, hi int) {
+		var localMax int32
+		for v := int32(lo); v < int32(hi); v++ {
+			l, p := levels[v], parents[v]
+			var err error
+			switch {
+			case l < -1:
+				err = fmt.Errorf("bfs: check: vertex %d has level %d (want ≥ 0, or -1 when unreached)", v, l)
+			case l == -1 && p != -1:
+				err = fmt.Errorf("bfs: check: unreached vertex %d (level -1) has parent %d, want -1", v, p)
+			case l >= 0 && p < 0:
+				err = fmt.Errorf("bfs: check: rule 1 (tree): reached vertex %d (level %d) has no parent", v, l)
+			case l >= 0 && int(p) >= n:
+				err = fmt.Errorf("bfs: check: rule 1 (tree): vertex %d has parent %d, outside [0,%d)", v, p, n)
+			case l >= 0 && levels[p] < 0:
+				err = fmt.Errorf("bfs: check: rule 1 (tree): vertex %d has unreached parent %d", v, p)
+			case l >= 0 && v != src && levels[p] != l-1:
+				err = fmt.Errorf("bfs: check: rule 2 (tree levels): vertex %d has level %d but its parent %d has level %d",
+					v, l, p, levels[p])
+			}
+			if err != nil {
+				report(v, err)
+				return
+			}
+			localMax = max(localMax, l)
+		}
+		mu.Lock()
+		maxLevel = max(maxLevel, localMax)
+		mu.Unlock()
+	})
+	if firstErr != nil {
+		return firstErr
+	}
+	// Rule 1 follows: every parent is one level closer to the source, and
+	// only the source has level 0 (any other vertex of level 0 would need
+	// a parent of level -1), so following parents from any reached vertex
+	// reaches the source without a cycle.
+
+	// Pass 2 (parallel): vertices per level and the component's degrees.
+	counts := make([]int64, maxLevel+1)
+	var degSum int64
+	par.For(n, func(lo, hi int) {
+		local := map[int32]int64{}
+		var deg int64
+		for v := lo; v < hi; v++ {
+			if l := levels[v]; l >= 0 {
+				local[l]++
+				deg += g.Offsets[v+1] - g.Offsets[v]
+			}
+		}
+		mu.Lock()
+		for l, c := range local {
+			counts[l] += c
+		}
+		degSum += deg
+		mu.Unlock()
+	})
+
+	parentArc := make([]bool, n)
 	par.ForWeighted(g.Offsets, func(lo, hi int) {
 		for u := int32(lo); u < int32(hi); u++ {
 			lu := levels[u]
@@ -118,11 +144,7 @@ func Check(g *graph.CSR, r *Result) error {
 					err = fmt.Errorf("bfs: check: rule 3 (edge levels): arc %d→%d joins levels %d and %d, more than one apart", u, v, lu, lv)
 				}
 				if err != nil {
-					mu.Lock()
-					if u < firstBad {
-						firstBad, firstErr = u, err
-					}
-					mu.Unlock()
+					report(u, err)
 					return
 				}
 				if parents[v] == u {

@@ -1,5 +1,7 @@
 // Package bfs is breadth-first search on graphnb's CSR graphs: the CPU
-// implementations and the checker every BFS result (CPU or GPU) must pass.
+// implementations, the GPU variants of the BFS study (seeds.md §2) and a
+// GPU direction-optimizing BFS, and the checker every BFS result (CPU or
+// GPU) must pass.
 //
 // Two CPU entry points:
 //
@@ -15,6 +17,32 @@
 // the tree spans the source's component, tree edges exist in the graph) and
 // the bookkeeping a Result carries; GPU variants are validated with it
 // before their times are counted (design.md, "Measuring").
+//
+// # On the GPU
+//
+// Prepare readies a graph for one GPU variant (Run is the one-shot form);
+// Prepared.Run searches from a source. GPUOptions pick the method and the
+// study's switches, SeedVariants and ModernVariants list the figure's
+// curves:
+//
+//   - EdgeScan, the BFS study's kernel (seeds.md §2): a COO list with each
+//     undirected edge once, unsigned char levels (255 = unvisited), one
+//     launch per level over all edges, stopped when the study's modif flag
+//     shows no change; TextureCache ("restrict") reads levels through the
+//     read-only path, Permute ("cache") orders the edges by segment
+//     (graph.PermuteCOO). Searches deeper than 253 levels go on with int
+//     levels and say so in Result.Note.
+//   - DynamicParallelism, the study's variant: levels with few frontier
+//     vertices are expanded by child grids launched from the device, one
+//     per frontier vertex, the others by the edge scan.
+//   - DirectionOptimizingGPU, the modern baseline: Beamer's switch between
+//     a top-down step over a frontier queue and a bottom-up step over a
+//     frontier bitmap, on the CSR.
+//
+// Every GPU result is exact (the levels of a BFS); parents are derived
+// from the levels on request. Times come from GPU events around the search
+// loop and exclude the preparation (Result.PrepTime). On the host device
+// the same calls run DirectionOptimizing, so notebooks run without a GPU.
 //
 // A Result reports the traversal time and its rate in both TEPS
 // conventions (graph.TEPS). Levels are counted in arcs from the source;

@@ -32,6 +32,9 @@ func (r *Result) HTML() string {
 		Row("time", r.Time.Round(time.Microsecond).String()).
 		Row("preparation", r.PrepTime.Round(time.Microsecond).String()).
 		Rates(r.TEPS.Graph500, r.TEPS.ArcsPerSecond)
+	if r.Note != "" {
+		c.Row("note", r.Note)
+	}
 	if len(r.FrontierSizes) > 0 {
 		header := []string{"level", "frontier", "expanded"}
 		if r.Directions == nil {

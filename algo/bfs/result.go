@@ -55,8 +55,11 @@ type Result struct {
 	// per level (the last expansion finds no new vertex). GPU variants that
 	// have no such choice may leave it nil.
 	Directions []Direction
-	// Iterations is the number of expansion steps (levels processed; GPU
-	// variants: kernel iterations).
+	// Iterations is the number of expansion steps: levels processed, the
+	// last one finding nothing, so it equals len(FrontierSizes) for the
+	// CPU entry points and the GPU variants alike (GPU EdgeScan: launches
+	// of the scan; DynamicParallelism: steps, each a child-grid step or a
+	// scan; direction-optimizing: top-down or bottom-up steps).
 	Iterations int
 	// Reached is the number of vertices with a level, Source included.
 	Reached int64
@@ -71,6 +74,20 @@ type Result struct {
 	PrepTime time.Duration
 	// TEPS is graph.Rate(ComponentEdges, stored arcs, Time).
 	TEPS graph.TEPS
+	// Launches is the number of kernels the host launched in the timed
+	// loop (GPU variants; 0 on the CPU).
+	Launches int
+	// EdgeScans is the number of full sweeps over the edge list (GPU
+	// EdgeScan: every iteration; DynamicParallelism: the levels expanded
+	// by the scan); 0 for the CPU and the frontier-based variants.
+	EdgeScans int
+	// ChildGrids is the number of child grids launched from the device
+	// (GPU DynamicParallelism; 0 otherwise).
+	ChildGrids int64
+	// Note says what the run did beyond its Algorithm, when anything: a
+	// fallback (levels too deep for unsigned char, the CPU standing in for
+	// a missing GPU) or how the levels were expanded.
+	Note string
 }
 
 // String summarises the result in one line: algorithm, source, reached

@@ -1,0 +1,407 @@
+// GPU BFS kernels of package bfs: the BFS study's level-synchronous edge
+// scan (seeds.md §2) and a direction-optimizing BFS (Beamer et al., SC 2012).
+// Compiled at run time by NVRTC (no #include: every type is declared here).
+// Kernels are launched with blocks of BFS_BLOCK threads (the Go side passes
+// it); the warp-level code needs whole warps, so BFS_BLOCK is a multiple of 32.
+//
+// Control words (ctl, 4 unsigned long long, zeroed by the host before a step):
+//   edge scan + dynamic parallelism:  [CTL_COUNT] vertices on the level counted
+//                                     by bfs_count_* (dp.cu uses 0, 1 and 3)
+//   direction-optimizing:             [CTL_TAIL] next queue length / frontier
+//                                     size, [CTL_MF] arcs leaving the new
+//                                     frontier, [CTL_NBIG] high-degree vertices
+//                                     handed to do_td_big, [CTL_QTAIL] queue
+//                                     length written by do_bm2q
+// The Go side (gpu.go) declares the same indices; a test compares them.
+
+typedef unsigned char u8;
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned long long u64;
+
+#define BFS_BLOCK 256
+#define FULL_MASK 0xffffffffu
+#define UNVISITED8 255
+#define UNVISITED32 0x7fffffff
+
+#define CTL_COUNT 2
+#define CTL_TAIL 0
+#define CTL_MF 1
+#define CTL_NBIG 2
+#define CTL_QTAIL 3
+
+// Top-down tiers: a frontier vertex with fewer than TD_WARP_DEG arcs is
+// expanded by its own thread, one with fewer than TD_BIG_DEG by its whole
+// warp, a larger one by the whole grid (do_td_big).
+#define TD_WARP_DEG 32
+#define TD_BIG_DEG 256
+
+// ---- helpers ----
+
+// ld reads p[i], through the read-only (texture) path when RO.
+template <typename T, bool RO>
+__device__ __forceinline__ T ld(const T *p, i64 i) {
+	if constexpr (RO) {
+		return __ldg(p + i);
+	} else {
+		return p[i];
+	}
+}
+
+// warp_sum adds x over the 32 lanes; every lane must call it.
+__device__ __forceinline__ u64 warp_sum(u64 x) {
+	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
+	return x;
+}
+
+// block_add adds x over the block and adds the total to *dst with one
+// atomic per block. Every thread of the block must call it: it
+// synchronises the block.
+__device__ __forceinline__ void block_add(u64 x, u64 *dst) {
+	__shared__ u64 part[32];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	x = warp_sum(x);
+	if (lane == 0) part[warp] = x;
+	__syncthreads();
+	if (warp == 0) {
+		int warps = blockDim.x >> 5;
+		u64 y = lane < warps ? part[lane] : 0;
+		y = warp_sum(y);
+		if (lane == 0 && y != 0) atomicAdd(dst, y);
+	}
+	__syncthreads();
+}
+
+// ---- the study's edge scan (§2) ----
+//
+// One launch is one iteration iter. Each undirected edge {st, en} is stored
+// once; if one end is on level iter and the other is unvisited (any level
+// above iter), the other end gets level iter+1 and the thread reports a
+// change. Levels are read through `levels` (the read-only path when RO, the
+// study's "restrict" switch) and written through `levels_NR`: both point to
+// the same array.
+//
+// Races, all benign: several threads may write iter+1 to the same vertex
+// (same value); a thread may read a level another thread is writing in this
+// launch, seeing either the old value (unvisited, > iter) or iter+1 — both
+// mean "not on level iter", so the decision is the same. Levels iter and
+// below were written by earlier launches and are visible. Single bytes are
+// stored without tearing their neighbours.
+//
+// Each thread takes 4 consecutive edges with one 16-byte load of starts and
+// one of ends (the arrays come from cuMemAlloc, 256-byte aligned), loads
+// the 8 levels, then decides; the last thread takes the m % 4 left over.
+// *modif is set to iter (the study's flag) by one lane per warp that saw a
+// change, so the host compares it with iter.
+
+template <typename L>
+__device__ __forceinline__ bool relax(L *levels_NR, int s, int e, int ls, int le, int iter) {
+	if (ls == iter && le > iter) {
+		levels_NR[e] = (L)(iter + 1);
+		return true;
+	}
+	if (le == iter && ls > iter) {
+		levels_NR[s] = (L)(iter + 1);
+		return true;
+	}
+	return false;
+}
+
+template <typename L, bool RO>
+__device__ __forceinline__ void edge_scan(const int *st, const int *en, i64 m, const L *levels, L *levels_NR, int iter, int *modif) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	i64 e = i * 4;
+	bool ch = false;
+	if (e + 4 <= m) {
+		int4 s4 = ld<int4, RO>(reinterpret_cast<const int4 *>(st), i);
+		int4 e4 = ld<int4, RO>(reinterpret_cast<const int4 *>(en), i);
+		int a0 = ld<L, RO>(levels, s4.x), b0 = ld<L, RO>(levels, e4.x);
+		int a1 = ld<L, RO>(levels, s4.y), b1 = ld<L, RO>(levels, e4.y);
+		int a2 = ld<L, RO>(levels, s4.z), b2 = ld<L, RO>(levels, e4.z);
+		int a3 = ld<L, RO>(levels, s4.w), b3 = ld<L, RO>(levels, e4.w);
+		if (relax<L>(levels_NR, s4.x, e4.x, a0, b0, iter)) ch = true;
+		if (relax<L>(levels_NR, s4.y, e4.y, a1, b1, iter)) ch = true;
+		if (relax<L>(levels_NR, s4.z, e4.z, a2, b2, iter)) ch = true;
+		if (relax<L>(levels_NR, s4.w, e4.w, a3, b3, iter)) ch = true;
+	} else {
+		for (; e < m; ++e) {
+			int s = ld<int, RO>(st, e), t = ld<int, RO>(en, e);
+			if (relax<L>(levels_NR, s, t, ld<L, RO>(levels, s), ld<L, RO>(levels, t), iter)) ch = true;
+		}
+	}
+	if (__ballot_sync(FULL_MASK, ch) != 0 && (threadIdx.x & 31) == 0) *modif = iter;
+}
+
+// bfs_init_u8 sets every level to UNVISITED8 and the source's to 0.
+extern "C" __global__ void bfs_init_u8(u8 *levels, i64 n, int src) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) levels[i] = i == src ? 0 : UNVISITED8;
+}
+
+// The four scans: unsigned char or int levels, plain or read-only path.
+// Threads: ceil(m/4), in blocks of BFS_BLOCK.
+extern "C" __global__ void bfs_scan_u8(const int *st, const int *en, i64 m, const u8 *levels, u8 *levels_NR, int iter, int *modif) {
+	edge_scan<u8, false>(st, en, m, levels, levels_NR, iter, modif);
+}
+
+extern "C" __global__ void bfs_scan_u8_ro(const int *__restrict__ st, const int *__restrict__ en, i64 m,
+		const u8 *__restrict__ levels, u8 *levels_NR, int iter, int *modif) {
+	edge_scan<u8, true>(st, en, m, levels, levels_NR, iter, modif);
+}
+
+extern "C" __global__ void bfs_scan_i32(const int *st, const int *en, i64 m, const int *levels, int *levels_NR, int iter, int *modif) {
+	edge_scan<int, false>(st, en, m, levels, levels_NR, iter, modif);
+}
+
+extern "C" __global__ void bfs_scan_i32_ro(const int *__restrict__ st, const int *__restrict__ en, i64 m,
+		const int *__restrict__ levels, int *levels_NR, int iter, int *modif) {
+	edge_scan<int, true>(st, en, m, levels, levels_NR, iter, modif);
+}
+
+// bfs_widen copies unsigned char levels into int levels (UNVISITED8 becomes
+// UNVISITED32): the fallback once a search is deeper than 254 levels.
+extern "C" __global__ void bfs_widen(const u8 *l8, int *l32, i64 n) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		int x = l8[i];
+		l32[i] = x == UNVISITED8 ? UNVISITED32 : x;
+	}
+}
+
+// bfs_count_* add the number of vertices on level lvl to ctl[CTL_COUNT]
+// (grid-stride: any grid of BFS_BLOCK-thread blocks covers all n). Kernel
+// bodies span several lines: NVRTC 11.8 crashed (SIGSEGV) compiling a
+// one-line kernel body that calls a template with -lineinfo to sm_90.
+template <typename L>
+__device__ __forceinline__ void count_level(const L *levels, i64 n, int lvl, u64 *ctl) {
+	u64 c = 0;
+	for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x) {
+		if ((int)levels[i] == lvl) c++;
+	}
+	block_add(c, &ctl[CTL_COUNT]);
+}
+
+extern "C" __global__ void bfs_count_u8(const u8 *levels, i64 n, int lvl, u64 *ctl) {
+	count_level<u8>(levels, n, lvl, ctl);
+}
+
+extern "C" __global__ void bfs_count_i32(const int *levels, i64 n, int lvl, u64 *ctl) {
+	count_level<int>(levels, n, lvl, ctl);
+}
+
+// ---- direction-optimizing BFS ----
+//
+// State: levels (int, -1 unvisited), vis (visited bitmap, bit v%32 of word
+// v/32), the top-down frontier as a queue of vertex ids, the bottom-up
+// frontier as a bitmap (front, next). A vertex is claimed exactly once: in
+// a top-down step by the thread whose atomicOr sets its vis bit, in a
+// bottom-up step by its own thread (one warp owns one vis word). So the
+// frontier counts are exact, and levels need no atomics.
+
+// do_init: levels -1 but the source's 0, vis empty but the source (and the
+// padding bits past n, which are no vertices), queue = {src}.
+// Threads: n (n >= words).
+extern "C" __global__ void do_init(int *levels, u32 *vis, i64 n, i64 words, int src, int *queue) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) levels[i] = i == src ? 0 : -1;
+	if (i < words) {
+		u32 w = 0;
+		if (i == (src >> 5)) w |= 1u << (src & 31);
+		if (i == words - 1 && (n & 31) != 0) w |= ~((1u << (n & 31)) - 1u);
+		vis[i] = w;
+	}
+	if (i == 0) queue[0] = src;
+}
+
+// push appends u to the queue out (length in *tail): one atomic per group
+// of lanes that push together.
+__device__ __forceinline__ void push(int *out, u64 *tail, int u) {
+	u32 mask = __activemask();
+	int lane = threadIdx.x & 31;
+	int leader = __ffs(mask) - 1;
+	u64 base = 0;
+	if (lane == leader) base = atomicAdd(tail, (u64)__popc(mask));
+	base = __shfl_sync(mask, base, leader);
+	out[base + __popc(mask & ((1u << lane) - 1u))] = u;
+}
+
+// td_visit claims u for level lvl if it is unvisited: sets its vis bit
+// (the atomicOr decides who wins; the plain read first only skips visited
+// vertices cheaply), its level, queues it and counts its arcs into mf.
+__device__ __forceinline__ void td_visit(int u, int lvl, const i64 *off, int *levels, u32 *vis, int *out, u64 *ctl, u64 &mf) {
+	u32 bit = 1u << (u & 31);
+	u32 *w = vis + (u >> 5);
+	if ((*w & bit) != 0) return;
+	if ((atomicOr(w, bit) & bit) != 0) return;
+	levels[u] = lvl;
+	mf += (u64)(__ldg(off + u + 1) - __ldg(off + u));
+	push(out, &ctl[CTL_TAIL], u);
+}
+
+// The direction-optimizing kernels read the CSR, the frontier queue and
+// the bitmap being expanded through the read-only path (__ldg): none of
+// them is written during the kernel that reads it.
+
+// do_td expands the frontier queue fr[0..nfr) (level depth) into out.
+// Threads: nfr, in blocks of BFS_BLOCK. Vertices of TD_BIG_DEG arcs or
+// more go to big[] for do_td_big, launched next.
+extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const int *adj, int *levels, u32 *vis,
+		int *out, int *big, u64 *ctl, int depth) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	int lane = threadIdx.x & 31;
+	int lvl = depth + 1;
+	u64 mf = 0;
+	i64 s = 0, deg = 0;
+	if (i < nfr) {
+		int v = __ldg(fr + i);
+		s = __ldg(off + v);
+		deg = __ldg(off + v + 1) - s;
+		if (deg >= TD_BIG_DEG) {
+			big[atomicAdd(&ctl[CTL_NBIG], 1ull)] = v;
+			deg = 0;
+		}
+	}
+	// Warp tier: the lanes' medium vertices one after the other, each by
+	// all 32 lanes (coalesced reads of its arcs).
+	u32 wm = __ballot_sync(FULL_MASK, deg >= TD_WARP_DEG);
+	while (wm != 0) {
+		int from = __ffs(wm) - 1;
+		wm &= wm - 1;
+		i64 ws = __shfl_sync(FULL_MASK, s, from);
+		i64 wd = __shfl_sync(FULL_MASK, deg, from);
+		for (i64 k = lane; k < wd; k += 32) td_visit(__ldg(adj + ws + k), lvl, off, levels, vis, out, ctl, mf);
+	}
+	// Thread tier.
+	if (deg < TD_WARP_DEG) {
+		for (i64 k = 0; k < deg; ++k) td_visit(__ldg(adj + s + k), lvl, off, levels, vis, out, ctl, mf);
+	}
+	block_add(mf, &ctl[CTL_MF]);
+}
+
+// do_td_big expands the high-degree frontier vertices big[0..ctl[CTL_NBIG])
+// with the whole grid: per chunk of BFS_BLOCK vertices every block builds
+// the prefix sums of their degrees in shared memory, then the grid strides
+// over the chunk's arcs, each thread finding its vertex by binary search.
+// Blocks must have exactly BFS_BLOCK threads; any grid size works.
+extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *adj, int *levels, u32 *vis,
+		int *out, u64 *ctl, int depth) {
+	__shared__ i64 pre[BFS_BLOCK + 1];
+	__shared__ i64 start[BFS_BLOCK];
+	i64 nbig = (i64)ctl[CTL_NBIG];
+	int t = threadIdx.x;
+	int lvl = depth + 1;
+	u64 mf = 0;
+	for (i64 c0 = 0; c0 < nbig; c0 += BFS_BLOCK) {
+		int cnt = nbig - c0 < BFS_BLOCK ? (int)(nbig - c0) : BFS_BLOCK;
+		i64 d = 0;
+		if (t < cnt) {
+			int v = __ldg(big + c0 + t);
+			i64 s = __ldg(off + v);
+			start[t] = s;
+			d = __ldg(off + v + 1) - s;
+		}
+		pre[t + 1] = d;
+		if (t == 0) pre[0] = 0;
+		__syncthreads();
+		// Hillis-Steele inclusive scan of pre[1..BFS_BLOCK].
+		for (int o = 1; o < BFS_BLOCK; o <<= 1) {
+			i64 x = t >= o ? pre[t + 1 - o] : 0;
+			__syncthreads();
+			pre[t + 1] += x;
+			__syncthreads();
+		}
+		i64 total = pre[cnt];
+		for (i64 a = (i64)blockIdx.x * BFS_BLOCK + t; a < total; a += (i64)gridDim.x * BFS_BLOCK) {
+			int lo = 0, hi = cnt - 1;
+			while (lo < hi) {
+				int mid = (lo + hi + 1) >> 1;
+				if (pre[mid] <= a) lo = mid;
+				else hi = mid - 1;
+			}
+			td_visit(__ldg(adj + start[lo] + (a - pre[lo])), lvl, off, levels, vis, out, ctl, mf);
+		}
+		__syncthreads();
+	}
+	block_add(mf, &ctl[CTL_MF]);
+}
+
+// do_bu is a bottom-up step: every unvisited vertex scans its arcs until
+// one comes from the frontier bitmap front, and joins level depth+1. A warp
+// owns one 32-vertex word: it writes the word of next (every word, so next
+// needs no clearing) and ORs its finds into vis without atomics. Words
+// whose vertices are all visited are skipped at the cost of one load.
+// Grid-stride over words: any grid of BFS_BLOCK-thread blocks.
+extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, u32 *vis, const u32 *front, u32 *next,
+		i64 n, i64 words, u64 *ctl, int depth) {
+	int lane = threadIdx.x & 31;
+	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	int lvl = depth + 1;
+	u64 nf = 0, mf = 0;
+	for (i64 w = warp; w < words; w += warps) {
+		u32 vw = vis[w];
+		if (vw == FULL_MASK) {
+			if (lane == 0) next[w] = 0;
+			continue;
+		}
+		i64 v = w * 32 + lane;
+		bool found = false;
+		if (v < n && ((vw >> lane) & 1u) == 0) {
+			i64 s = __ldg(off + v), e = __ldg(off + v + 1);
+			for (i64 k = s; k < e; ++k) {
+				int u = __ldg(adj + k);
+				if ((__ldg(front + (u >> 5)) >> (u & 31)) & 1u) {
+					found = true;
+					break;
+				}
+			}
+			if (found) {
+				levels[v] = lvl;
+				mf += (u64)(e - s);
+			}
+		}
+		u32 fm = __ballot_sync(FULL_MASK, found);
+		if (lane == 0) {
+			next[w] = fm;
+			if (fm != 0) vis[w] = vw | fm;
+			nf += (u64)__popc(fm);
+		}
+	}
+	block_add(nf, &ctl[CTL_TAIL]);
+	block_add(mf, &ctl[CTL_MF]);
+}
+
+// do_q2bm sets the bits of the queue's vertices in front (zeroed before).
+// Threads: nq.
+extern "C" __global__ void do_q2bm(const int *q, i64 nq, u32 *front) {
+	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < nq) {
+		int v = q[i];
+		atomicOr(&front[v >> 5], 1u << (v & 31));
+	}
+}
+
+// do_bm2q writes the vertices of the bitmap front to the queue q, in no
+// particular order; ctl[CTL_QTAIL] (zero before) ends as their number.
+// Threads: words rounded up to whole blocks.
+extern "C" __global__ void do_bm2q(const u32 *front, i64 words, int *q, u64 *ctl) {
+	i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	int lane = threadIdx.x & 31;
+	u32 x = w < words ? front[w] : 0;
+	int c = __popc(x);
+	int incl = c;
+	for (int o = 1; o < 32; o <<= 1) {
+		int y = __shfl_up_sync(FULL_MASK, incl, o);
+		if (lane >= o) incl += y;
+	}
+	int total = __shfl_sync(FULL_MASK, incl, 31);
+	u64 base = 0;
+	if (lane == 31 && total != 0) base = atomicAdd(&ctl[CTL_QTAIL], (u64)total);
+	base = __shfl_sync(FULL_MASK, base, 31);
+	u64 p = base + (u64)(incl - c);
+	while (x != 0) {
+		int b = __ffs(x) - 1;
+		x &= x - 1;
+		q[p++] = (int)(w * 32 + b);
+	}
+}

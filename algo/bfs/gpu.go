@@ -1,0 +1,970 @@
+package bfs
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// The CUDA sources: the edge scan, the level count and the
+// direction-optimizing kernels (bfs.cu), and the dynamic-parallelism
+// parent and child kernels (dp.cu, compiled as relocatable code and linked
+// with the device runtime).
+var (
+	//go:embed bfs.cu
+	bfsSource string
+	//go:embed dp.cu
+	dpSource string
+)
+
+// Method is how a GPU BFS expands its levels.
+type Method int
+
+const (
+	// EdgeScan is the BFS study's level-synchronous kernel (seeds.md §2):
+	// one launch per level sweeps every undirected edge of a COO list,
+	// levels kept as unsigned char.
+	EdgeScan Method = iota
+	// DynamicParallelism is the study's §2 variant: on levels with fewer
+	// than DPThreshold frontier vertices, one thread per vertex launches
+	// a child grid over its own arcs (device-side launches); larger
+	// levels use the edge scan.
+	DynamicParallelism
+	// DirectionOptimizingGPU is the modern baseline: Beamer's
+	// direction-optimizing BFS with a frontier queue (top-down) and a
+	// frontier bitmap (bottom-up), on the CSR.
+	DirectionOptimizingGPU
+)
+
+// String returns "edge scan", "dynamic parallelism" or
+// "direction-optimizing".
+func (m Method) String() string {
+	switch m {
+	case EdgeScan:
+		return "edge scan"
+	case DynamicParallelism:
+		return "dynamic parallelism"
+	case DirectionOptimizingGPU:
+		return "direction-optimizing"
+	}
+	return "Method(" + strconv.Itoa(int(m)) + ")"
+}
+
+// GPUOptions configure a GPU BFS. The zero value is the study's plain edge
+// scan with both switches off ("cache && restrict off").
+type GPUOptions struct {
+	// Method picks the algorithm.
+	Method Method
+	// TextureCache is the study's "restrict" switch: the edge scan reads
+	// levels (and the edge list) through const __restrict__ pointers with
+	// __ldg, the read-only path, and writes through a second pointer to
+	// the same memory (levels_NR). EdgeScan and DynamicParallelism only.
+	TextureCache bool
+	// Permute is the study's "cache" switch: the COO edges are put in the
+	// segment order of graph.PermuteCOO during preparation. EdgeScan and
+	// DynamicParallelism only.
+	Permute bool
+	// SegmentSize is the permutation's segment size P in vertices; 0
+	// picks graph.SegmentSizeFor(the device's L2 bytes, 1).
+	SegmentSize int
+	// DPThreshold (DynamicParallelism): a level whose frontier holds fewer
+	// vertices than this is expanded by child grids, a larger one by the
+	// edge scan. 0 means DefaultDPThreshold.
+	DPThreshold int
+	// Parents asks for a BFS tree: after the levels are known, each
+	// reached vertex takes a neighbour one level up as its parent (on the
+	// host, not timed). Without it Result.Parents is nil on a GPU.
+	Parents bool
+}
+
+// DefaultDPThreshold is the frontier size (vertices) below which
+// DynamicParallelism expands a level by child grids: with one child grid
+// per frontier vertex it stays under the cap of 1536 grids per step that
+// keeps device-side launches within the device runtime's default limit of
+// 2048 pending launches.
+const DefaultDPThreshold = 1024
+
+// GPUOption sets one of the GPUOptions.
+type GPUOption func(*GPUOptions)
+
+// WithMethod selects the method (EdgeScan by default).
+func WithMethod(m Method) GPUOption { return func(o *GPUOptions) { o.Method = m } }
+
+// TextureCache turns the study's "restrict" switch on or off.
+func TextureCache(on bool) GPUOption { return func(o *GPUOptions) { o.TextureCache = on } }
+
+// Permute turns the study's "cache" switch (the edge permutation) on or
+// off.
+func Permute(on bool) GPUOption { return func(o *GPUOptions) { o.Permute = on } }
+
+// SegmentSize sets the permutation's segment size P (vertices; 0: from
+// the device's L2).
+func SegmentSize(p int) GPUOption { return func(o *GPUOptions) { o.SegmentSize = p } }
+
+// DPThreshold sets the frontier size (vertices) below which
+// DynamicParallelism uses child grids (0: DefaultDPThreshold).
+func DPThreshold(n int) GPUOption { return func(o *GPUOptions) { o.DPThreshold = n } }
+
+// WithParents asks for parents (a BFS tree) in the results.
+func WithParents(on bool) GPUOption { return func(o *GPUOptions) { o.Parents = on } }
+
+// applyOptions folds opts into GPUOptions and validates them.
+func applyOptions(opts []GPUOption) (GPUOptions, error) {
+	var o GPUOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	switch {
+	case o.Method < EdgeScan || o.Method > DirectionOptimizingGPU:
+		return o, fmt.Errorf("bfs: unknown GPU method %d (use bfs.EdgeScan, bfs.DynamicParallelism or bfs.DirectionOptimizingGPU)", int(o.Method))
+	case o.SegmentSize < 0:
+		return o, fmt.Errorf("bfs: segment size %d is negative (0 picks one from the L2 size)", o.SegmentSize)
+	case o.DPThreshold < 0:
+		return o, fmt.Errorf("bfs: DP threshold %d is negative (0 picks %d vertices)", o.DPThreshold, DefaultDPThreshold)
+	}
+	return o, nil
+}
+
+// scanLabel names the edge-scan switches as the study's figure does.
+func scanLabel(o GPUOptions) string {
+	switch {
+	case o.TextureCache && o.Permute:
+		return "cache && restrict on"
+	case o.TextureCache:
+		return "cache off"
+	case o.Permute:
+		return "restrict off"
+	}
+	return "cache && restrict off"
+}
+
+// label is the variant's name: the study's curve labels, "dynamic
+// parallelism" with both switches on (qualified otherwise), and
+// "direction-optimizing (GPU)".
+func (o GPUOptions) label() string {
+	switch o.Method {
+	case DynamicParallelism:
+		if o.TextureCache && o.Permute {
+			return "dynamic parallelism"
+		}
+		return "dynamic parallelism, " + scanLabel(o)
+	case DirectionOptimizingGPU:
+		return "direction-optimizing (GPU)"
+	}
+	return scanLabel(o)
+}
+
+// ---- kernels ----
+
+// Kernel names, as declared in bfs.cu and dp.cu (a test checks them).
+const (
+	kInit8      = "bfs_init_u8"
+	kScan8      = "bfs_scan_u8"
+	kScan8RO    = "bfs_scan_u8_ro"
+	kScan32     = "bfs_scan_i32"
+	kScan32RO   = "bfs_scan_i32_ro"
+	kWiden      = "bfs_widen"
+	kCount8     = "bfs_count_u8"
+	kCount32    = "bfs_count_i32"
+	kDOInit     = "do_init"
+	kDOTD       = "do_td"
+	kDOTDBig    = "do_td_big"
+	kDOBU       = "do_bu"
+	kDOQ2BM     = "do_q2bm"
+	kDOBM2Q     = "do_bm2q"
+	kDPParent8  = "dp_parent_u8"
+	kDPParent32 = "dp_parent_i32"
+)
+
+var (
+	bfsKernelNames = []string{kInit8, kScan8, kScan8RO, kScan32, kScan32RO, kWiden, kCount8, kCount32,
+		kDOInit, kDOTD, kDOTDBig, kDOBU, kDOQ2BM, kDOBM2Q}
+	dpKernelNames = []string{kDPParent8, kDPParent32}
+)
+
+// Control words shared with the kernels (the #defines of bfs.cu and
+// dp.cu; a test compares them).
+const (
+	ctlCount = 2 // bfs.cu CTL_COUNT: vertices counted on a level
+	ctlTail  = 0 // bfs.cu CTL_TAIL: next frontier size (direction-optimizing)
+	ctlMF    = 1 // bfs.cu CTL_MF: arcs leaving the next frontier
+	ctlNBig  = 2 // bfs.cu CTL_NBIG: high-degree top-down vertices
+	ctlQTail = 3 // bfs.cu CTL_QTAIL: queue length from do_bm2q
+	ctlTried = 0 // dp.cu CTL_TRIED: child launches attempted
+	ctlRan   = 1 // dp.cu CTL_RAN: child grids that ran
+	ctlOver  = 3 // dp.cu CTL_OVER: frontier vertices past the child-grid cap
+	ctlWords = 4
+
+	dpMaxChildren = 1536 // dp.cu DP_MAX_CHILDREN
+)
+
+// Launch geometry and search constants.
+const (
+	blockSize = 256 // bfs.cu BFS_BLOCK: threads per block of every launch
+	// blocksPerSM sizes the grid-stride kernels: enough resident threads
+	// to fill an SM (2048 threads on Hopper).
+	blocksPerSM = 8
+	// maxLevel8 is the deepest level unsigned char levels hold (255 means
+	// unvisited): expanding level 254 needs int levels.
+	maxLevel8 = 254
+	// idleInt32 is the unvisited level of int levels (bfs.cu UNVISITED32).
+	idleInt32 = math.MaxInt32
+)
+
+// kernels holds a device's compiled modules and functions. A failed
+// compilation is not remembered: the next Prepare tries again.
+type kernels struct {
+	mu sync.Mutex
+	fn map[string]*gpu.Function // bfs.cu
+	dp map[string]*gpu.Function // dp.cu
+}
+
+var deviceKernels sync.Map // *gpu.Device → *kernels
+
+// kernelsFor compiles bfs.cu (and dp.cu when dp is set) once per device
+// and returns their kernels by name. gpu caches the images on disk, so a
+// later process loads them without compiling.
+func kernelsFor(dev *gpu.Device, dp bool) (fn, dpfn map[string]*gpu.Function, err error) {
+	v, _ := deviceKernels.LoadOrStore(dev, &kernels{})
+	k := v.(*kernels)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.fn == nil {
+		m, err := dev.Compile("graphnb_bfs", bfsSource)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bfs: compiling the GPU BFS kernels: %w", err)
+		}
+		if k.fn, err = lookup(m, bfsKernelNames); err != nil {
+			return nil, nil, err
+		}
+	}
+	if dp && k.dp == nil {
+		m, err := dev.Compile("graphnb_bfs_dp", dpSource, gpu.DynamicParallelism())
+		if err != nil {
+			return nil, nil, fmt.Errorf("bfs: compiling the dynamic-parallelism kernels: %w", err)
+		}
+		if k.dp, err = lookup(m, dpKernelNames); err != nil {
+			return nil, nil, err
+		}
+	}
+	return k.fn, k.dp, nil
+}
+
+func lookup(m *gpu.Module, names []string) (map[string]*gpu.Function, error) {
+	fn := make(map[string]*gpu.Function, len(names))
+	for _, name := range names {
+		f, err := m.Function(name)
+		if err != nil {
+			return nil, fmt.Errorf("bfs: %w", err)
+		}
+		fn[name] = f
+	}
+	return fn, nil
+}
+
+// ---- preparation ----
+
+// Prepared is a graph made ready for repeated GPU searches with one
+// variant: its COO or CSR arrays and the search state on the device. Run
+// it from as many sources as needed, then Close it. On the host device it
+// holds only the graph, and Run uses the CPU. Run calls on one Prepared
+// are serialised.
+type Prepared struct {
+	dev   *gpu.Device
+	g     *graph.CSR
+	opt   GPUOptions
+	label string
+	prep  time.Duration
+	host  bool
+	n     int
+	fn    map[string]*gpu.Function // bfs.cu's kernels
+	dpfn  map[string]*gpu.Function // dp.cu's kernels (DynamicParallelism)
+	sms   int
+	p     int // segment size of the permutation (0: not permuted)
+	dpMin int // DPThreshold in effect
+
+	mu     sync.Mutex
+	closed bool
+
+	// EdgeScan and DynamicParallelism.
+	coo      *gpu.COO
+	levels8  *gpu.Uint8s
+	levels32 *gpu.Int32s // int levels: the depth fallback, direction-optimizing
+	modif    *gpu.Int32s
+	ctl      *gpu.Uint64s
+	// DynamicParallelism and direction-optimizing: the CSR.
+	off *gpu.Int64s
+	adj *gpu.Int32s
+	// Direction-optimizing.
+	vis, front, next *gpu.Uint32s
+	qa, qb, big      *gpu.Int32s
+}
+
+// Prepare readies g for GPU BFS with the given options on dev: it
+// compiles the kernels (once per device and process; NVRTC's images are
+// cached on disk), builds the COO with each undirected edge once
+// (EdgeScan, DynamicParallelism), permutes it (Permute), and uploads what
+// the method needs with its search state. PrepTime reports the time taken
+// without compilation. On the host device Prepare keeps g and Run runs the
+// CPU DirectionOptimizing, so a notebook runs unchanged without a GPU.
+//
+// Device memory: EdgeScan 8 bytes per undirected edge + N + 4 (levels,
+// flag); DynamicParallelism adds the CSR (8(N+1) + 4 per arc); the
+// direction-optimizing method the CSR, 16 bytes per vertex (levels, two
+// queues, a list of high-degree vertices) and three N-bit bitmaps. The
+// unsigned char levels fall back to int levels (4N more bytes, allocated
+// then) when a search goes deeper than level 254.
+//
+// It returns an error for a nil or empty graph, bad options, a directed
+// graph with EdgeScan or DynamicParallelism (they relax both directions
+// of each edge: use g.Undirected(), or DirectionOptimizingGPU), and
+// device errors (compilation, out of memory).
+func Prepare(dev *gpu.Device, g *graph.CSR, opts ...GPUOption) (*Prepared, error) {
+	if dev == nil {
+		return nil, errors.New("bfs: no device (use gpu.Default())")
+	}
+	if g == nil || len(g.Offsets) == 0 {
+		return nil, errors.New("bfs: no graph (nil or without offsets)")
+	}
+	if g.NumVertices() == 0 {
+		return nil, errors.New("bfs: the graph has no vertices")
+	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if g.Directed && o.Method != DirectionOptimizingGPU {
+		return nil, fmt.Errorf("bfs: the GPU %s relaxes both directions of each edge, but this graph is directed; use g.Undirected() or bfs.WithMethod(bfs.DirectionOptimizingGPU)", o.Method)
+	}
+	p := &Prepared{dev: dev, g: g, opt: o, label: o.label(), n: g.NumVertices(), host: dev.IsHost()}
+	p.dpMin = o.DPThreshold
+	if p.dpMin == 0 {
+		p.dpMin = DefaultDPThreshold
+	}
+	if p.host {
+		return p, nil
+	}
+	if p.fn, p.dpfn, err = kernelsFor(dev, o.Method == DynamicParallelism); err != nil {
+		return nil, err
+	}
+	info, err := dev.Info()
+	if err != nil {
+		return nil, fmt.Errorf("bfs: %w", err)
+	}
+	p.sms = max(info.SMs, 1)
+	start := time.Now()
+	if err := p.upload(info); err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.prep = time.Since(start)
+	return p, nil
+}
+
+// upload builds and copies the method's arrays.
+func (p *Prepared) upload(info gpu.Info) error {
+	g, dev, n := p.g, p.dev, p.n
+	var err error
+	if p.opt.Method != DirectionOptimizingGPU {
+		coo, err := g.UndirectedCOO()
+		if err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+		if p.opt.Permute {
+			p.p = p.opt.SegmentSize
+			if p.p == 0 {
+				if p.p, err = graph.SegmentSizeFor(max(info.L2Bytes, 1), 1); err != nil {
+					return fmt.Errorf("bfs: %w", err)
+				}
+			}
+			if coo, err = graph.PermuteCOO(coo, p.p); err != nil {
+				return fmt.Errorf("bfs: %w", err)
+			}
+		}
+		if p.coo, err = dev.UploadCOO(coo); err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+		if p.levels8, err = dev.AllocUint8s(n); err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+		if p.modif, err = dev.AllocInt32s(1); err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+	}
+	if p.ctl, err = dev.AllocUint64s(ctlWords); err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	if p.opt.Method == EdgeScan {
+		return nil
+	}
+	if p.off, err = dev.Int64sFrom(g.Offsets); err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	if p.adj, err = dev.Int32sFrom(g.Adj); err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	if p.opt.Method == DynamicParallelism {
+		return nil
+	}
+	words := (n + 31) / 32
+	allocs := []struct {
+		u32 **gpu.Uint32s
+		i32 **gpu.Int32s
+		n   int
+	}{{i32: &p.levels32, n: n}, {u32: &p.vis, n: words}, {u32: &p.front, n: words}, {u32: &p.next, n: words},
+		{i32: &p.qa, n: n}, {i32: &p.qb, n: n}, {i32: &p.big, n: n}}
+	for _, a := range allocs {
+		if a.u32 != nil {
+			*a.u32, err = dev.AllocUint32s(a.n)
+		} else {
+			*a.i32, err = dev.AllocInt32s(a.n)
+		}
+		if err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+	}
+	return nil
+}
+
+// PrepTime is the preparation time: COO build, permutation, uploads and
+// allocations (not the one-time kernel compilation); 0 on the host.
+func (p *Prepared) PrepTime() time.Duration { return p.prep }
+
+// Label is the variant's label, as in SeedVariants and ModernVariants.
+func (p *Prepared) Label() string { return p.label }
+
+// Options returns the options in effect.
+func (p *Prepared) Options() GPUOptions { return p.opt }
+
+// Bytes is the device memory the prepared graph and search state hold
+// (0 on the host).
+func (p *Prepared) Bytes() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b int64
+	if p.coo != nil {
+		b += p.coo.Bytes()
+	}
+	b += p.levels8.Bytes() + p.levels32.Bytes() + p.modif.Bytes() + p.ctl.Bytes() + p.off.Bytes() + p.adj.Bytes() +
+		p.vis.Bytes() + p.front.Bytes() + p.next.Bytes() + p.qa.Bytes() + p.qb.Bytes() + p.big.Bytes()
+	return b
+}
+
+// Close frees the device memory; later Runs return an error. Close is
+// idempotent.
+func (p *Prepared) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	var errs []error
+	if p.coo != nil {
+		errs = append(errs, p.coo.Close())
+	}
+	errs = append(errs, p.levels8.Free(), p.levels32.Free(), p.modif.Free(), p.ctl.Free(), p.off.Free(), p.adj.Free(),
+		p.vis.Free(), p.front.Free(), p.next.Free(), p.qa.Free(), p.qb.Free(), p.big.Free())
+	return errors.Join(errs...)
+}
+
+// String describes the prepared variant.
+func (p *Prepared) String() string {
+	if p.host {
+		return fmt.Sprintf("bfs prepared %q on the host (the CPU direction-optimizing BFS runs in its place)", p.label)
+	}
+	seg := ""
+	if p.p > 0 {
+		seg = fmt.Sprintf(", segment size P = %d", p.p)
+	}
+	return fmt.Sprintf("bfs prepared %q on %v: %s of device memory%s, prepared in %v", p.label, p.dev,
+		graph.FormatBytes(p.Bytes()), seg, p.prep.Round(time.Microsecond))
+}
+
+// Run is a one-shot GPU BFS of g from src: Prepare, Run, Close. The
+// result's PrepTime holds the preparation.
+func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...GPUOption) (*Result, error) {
+	p, err := Prepare(dev, g, opts...)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.Run(src)
+	if cerr := p.Close(); err == nil && cerr != nil {
+		return nil, fmt.Errorf("bfs: %w", cerr)
+	}
+	return r, err
+}
+
+// Run searches from src and returns the levels, the frontier size of every
+// level and, with the Parents option, a BFS tree. Time covers the search
+// loop measured with GPU events (initialising the levels included; copying
+// them back and the parents excluded); PrepTime repeats the preparation.
+// Every level polls cancel.Check. It returns an error for a source outside
+// [0, N), a closed Prepared, cancellation (errors.Is(err,
+// cancel.ErrInterrupted)) and device errors.
+func (p *Prepared) Run(src int32) (*Result, error) {
+	if err := checkInput(p.g, src); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("bfs: %s was closed; Prepare the graph again", p.label)
+	}
+	if p.host {
+		r, err := DirectionOptimizing(p.g, src, Options{})
+		if err != nil {
+			return nil, err
+		}
+		r.Note = fmt.Sprintf("host device: the CPU direction-optimizing BFS ran in place of gpu BFS (%s)", p.label)
+		return r, nil
+	}
+	var r *Result
+	var err error
+	switch p.opt.Method {
+	case DirectionOptimizingGPU:
+		r, err = p.runDO(src)
+	default:
+		r, err = p.runScan(src)
+	}
+	if err != nil {
+		return nil, err
+	}
+	iters := r.Iterations
+	r.finish(p.g)
+	r.Iterations = iters
+	r.PrepTime = p.prep
+	if p.opt.Parents {
+		r.Parents = parentsFromLevels(p.g, r.Levels, src)
+	}
+	return r, nil
+}
+
+// ---- EdgeScan and DynamicParallelism ----
+
+// grid returns the grid of a grid-stride kernel over n items.
+func (p *Prepared) grid(n int) gpu.Dim {
+	g := gpu.Blocks(n, blockSize)
+	g.X = min(g.X, p.sms*blocksPerSM)
+	return g
+}
+
+func (p *Prepared) runScan(src int32) (*Result, error) {
+	n, k := p.n, p.fn
+	m := p.coo.Edges
+	dp := p.opt.Method == DynamicParallelism
+	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.label + ")"}
+	scan8, scan32 := k[kScan8], k[kScan32]
+	if p.opt.TextureCache {
+		scan8, scan32 = k[kScan8RO], k[kScan32RO]
+	}
+	scanGrid := gpu.Blocks(int((m+3)/4), blockSize)
+	vertexGrid := gpu.Blocks(n, blockSize)
+	block := gpu.D1(blockSize)
+	var (
+		wide        bool
+		counts      []int64 // DynamicParallelism: vertices per level, from the device
+		childLevels []int   // levels expanded by child grids
+		redone      []int   // levels finished by the scan after the child grids
+		ctl         = make([]uint64, ctlWords)
+		modif       = make([]int32, 1)
+	)
+	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
+		r.Launches++
+		return t.Launch(f, grid, block, 0, args...)
+	}
+	// levels returns the current level array as a kernel argument.
+	levels := func() any {
+		if wide {
+			return p.levels32
+		}
+		return p.levels8
+	}
+	scan := func(t *gpu.Thread, iter int) error {
+		r.EdgeScans++
+		f := scan8
+		if wide {
+			f = scan32
+		}
+		lv := levels()
+		return launch(t, f, scanGrid, p.coo.Start, p.coo.End, m, lv, lv, iter, p.modif)
+	}
+	// countNext counts level iter+1 into ctl[ctlCount] and reads the
+	// control words back (the step's one synchronisation).
+	countNext := func(t *gpu.Thread, iter int) error {
+		f := k[kCount8]
+		if wide {
+			f = k[kCount32]
+		}
+		if err := launch(t, f, p.grid(n), levels(), int64(n), iter+1, p.ctl); err != nil {
+			return err
+		}
+		return p.ctl.Download(ctl)
+	}
+	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+		if err := launch(t, k[kInit8], vertexGrid, p.levels8, int64(n), src); err != nil {
+			return err
+		}
+		if err := p.modif.Fill(-1); err != nil {
+			return err
+		}
+		frontier := int64(1)
+		if dp {
+			counts = append(counts, 1)
+		}
+		for iter := 0; ; iter++ {
+			if err := cancel.Check(); err != nil {
+				return err
+			}
+			if iter == maxLevel8 && !wide {
+				if err := p.widen(t, launch, vertexGrid); err != nil {
+					return err
+				}
+				wide = true
+			}
+			r.Iterations++
+			if !dp {
+				if err := scan(t, iter); err != nil {
+					return err
+				}
+				if err := p.modif.Download(modif); err != nil {
+					return err
+				}
+				if modif[0] != int32(iter) {
+					return nil
+				}
+				continue
+			}
+			if err := p.ctl.Fill(0); err != nil {
+				return err
+			}
+			useDP := frontier < int64(p.dpMin)
+			if useDP {
+				f := p.dpfn[kDPParent8]
+				if wide {
+					f = p.dpfn[kDPParent32]
+				}
+				if err := launch(t, f, vertexGrid, p.off, p.adj, int64(n), levels(), iter, p.ctl); err != nil {
+					return err
+				}
+				childLevels = append(childLevels, iter)
+			} else if err := scan(t, iter); err != nil {
+				return err
+			}
+			if err := countNext(t, iter); err != nil {
+				return err
+			}
+			if useDP {
+				launched := ctl[ctlTried] - ctl[ctlOver]
+				r.ChildGrids += int64(launched)
+				if ctl[ctlOver] != 0 || ctl[ctlRan] != launched {
+					// Some frontier vertices were not expanded (past the
+					// cap, or a device launch failed): finish the level
+					// with the scan, which is idempotent, and count again.
+					redone = append(redone, iter)
+					if err := scan(t, iter); err != nil {
+						return err
+					}
+					if err := p.ctl.Fill(0); err != nil {
+						return err
+					}
+					if err := countNext(t, iter); err != nil {
+						return err
+					}
+				}
+			}
+			frontier = int64(ctl[ctlCount])
+			if frontier == 0 {
+				return nil
+			}
+			counts = append(counts, frontier)
+		}
+	})
+	if err != nil {
+		return nil, p.runError(src, err)
+	}
+	r.Time = dur
+	if wide {
+		l32, err := p.levels32.ToHost()
+		if err != nil {
+			return nil, p.runError(src, err)
+		}
+		r.Levels = levels32ToResult(l32)
+		r.Algorithm += " + int32 levels (depth ≥ 254)"
+	} else {
+		l8, err := p.levels8.ToHost()
+		if err != nil {
+			return nil, p.runError(src, err)
+		}
+		r.Levels = levels8ToResult(l8)
+	}
+	if dp {
+		r.FrontierSizes = counts
+	} else {
+		r.FrontierSizes = frontierSizes(r.Levels)
+	}
+	var notes []string
+	if wide {
+		notes = append(notes, "levels deeper than 253 do not fit unsigned char: continued with int32 levels from level 254")
+	}
+	if dp {
+		notes = append(notes, fmt.Sprintf("child grids at levels %s; edge scan at the others", levelList(childLevels)))
+		if len(redone) > 0 {
+			notes = append(notes, fmt.Sprintf("levels %s were finished by the edge scan (child-grid cap of %d or a failed device launch)", levelList(redone), dpMaxChildren))
+		}
+	}
+	r.Note = strings.Join(notes, "; ")
+	return r, nil
+}
+
+// widen switches to int levels: allocates them (first time) and copies.
+func (p *Prepared) widen(t *gpu.Thread, launch func(*gpu.Thread, *gpu.Function, gpu.Dim, ...any) error, grid gpu.Dim) error {
+	if p.levels32 == nil {
+		l, err := p.dev.AllocInt32s(p.n)
+		if err != nil {
+			return err
+		}
+		p.levels32 = l
+	}
+	return launch(t, p.fn[kWiden], grid, p.levels8, p.levels32, int64(p.n))
+}
+
+func (p *Prepared) runError(src int32, err error) error {
+	return fmt.Errorf("bfs: gpu BFS (%s) from %d: %w", p.label, src, err)
+}
+
+// ---- direction-optimizing ----
+
+func (p *Prepared) runDO(src int32) (*Result, error) {
+	g, n, k := p.g, p.n, p.fn
+	words := (n + 31) / 32
+	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.label + ")"}
+	if g.Directed {
+		r.Algorithm = "gpu BFS (" + p.label + "; directed graph: top-down only)"
+	}
+	block := gpu.D1(blockSize)
+	ctl := make([]uint64, ctlWords)
+	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
+		r.Launches++
+		return t.Launch(f, grid, block, 0, args...)
+	}
+	alpha, beta := int64(DefaultAlpha), int64(DefaultBeta)
+	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+		if err := launch(t, k[kDOInit], gpu.Blocks(n, blockSize), p.levels32, p.vis, int64(n), int64(words), src, p.qa); err != nil {
+			return err
+		}
+		cur, nxt := p.qa, p.qb
+		front, next := p.front, p.next
+		nf, mf := int64(1), int64(g.Degree(src))
+		mu := g.NumArcs() - mf
+		prevNF := int64(0)
+		bottomUp := false
+		for depth := 0; nf > 0; depth++ {
+			if err := cancel.Check(); err != nil {
+				return err
+			}
+			r.FrontierSizes = append(r.FrontierSizes, nf)
+			if !g.Directed {
+				switch {
+				case !bottomUp && mf > mu/alpha:
+					if err := front.Fill(0); err != nil {
+						return err
+					}
+					if err := launch(t, k[kDOQ2BM], gpu.Blocks(int(nf), blockSize), cur, nf, front); err != nil {
+						return err
+					}
+					bottomUp = true
+				case bottomUp && nf < prevNF && nf < int64(n)/beta:
+					if err := p.ctl.Fill(0); err != nil {
+						return err
+					}
+					if err := launch(t, k[kDOBM2Q], gpu.Blocks(words, blockSize), front, int64(words), cur, p.ctl); err != nil {
+						return err
+					}
+					bottomUp = false
+				}
+			}
+			prevNF = nf
+			if err := p.ctl.Fill(0); err != nil {
+				return err
+			}
+			if bottomUp {
+				r.Directions = append(r.Directions, BottomUpStep)
+				if err := launch(t, k[kDOBU], p.grid(words*32), p.off, p.adj, p.levels32, p.vis, front, next,
+					int64(n), int64(words), p.ctl, depth); err != nil {
+					return err
+				}
+				front, next = next, front
+			} else {
+				r.Directions = append(r.Directions, TopDownStep)
+				if err := launch(t, k[kDOTD], gpu.Blocks(int(nf), blockSize), cur, nf, p.off, p.adj, p.levels32, p.vis,
+					nxt, p.big, p.ctl, depth); err != nil {
+					return err
+				}
+				if err := launch(t, k[kDOTDBig], gpu.D1(p.sms*blocksPerSM), p.big, p.off, p.adj, p.levels32, p.vis,
+					nxt, p.ctl, depth); err != nil {
+					return err
+				}
+				cur, nxt = nxt, cur
+			}
+			r.Iterations++
+			if err := p.ctl.Download(ctl); err != nil {
+				return err
+			}
+			nf, mf = int64(ctl[ctlTail]), int64(ctl[ctlMF])
+			mu -= mf
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, p.runError(src, err)
+	}
+	r.Time = dur
+	levels, err := p.levels32.ToHost()
+	if err != nil {
+		return nil, p.runError(src, err)
+	}
+	r.Levels = levels
+	return r, nil
+}
+
+// ---- host-side conversions ----
+
+// levels8ToResult converts unsigned char levels (255: unvisited) to the
+// Result's int32 levels (-1: unreached).
+func levels8ToResult(l8 []uint8) []int32 {
+	out := make([]int32, len(l8))
+	par.For(len(l8), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if x := l8[i]; x == 255 {
+				out[i] = -1
+			} else {
+				out[i] = int32(x)
+			}
+		}
+	})
+	return out
+}
+
+// levels32ToResult converts int levels (MaxInt32: unvisited) in place.
+func levels32ToResult(l []int32) []int32 {
+	par.For(len(l), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if l[i] == idleInt32 {
+				l[i] = -1
+			}
+		}
+	})
+	return l
+}
+
+// frontierSizes counts the vertices of every level.
+func frontierSizes(levels []int32) []int64 {
+	var sizes []int64
+	for _, l := range levels {
+		if l < 0 {
+			continue
+		}
+		for int(l) >= len(sizes) {
+			sizes = append(sizes, 0)
+		}
+		sizes[l]++
+	}
+	return sizes
+}
+
+// levelList renders level numbers compactly: "0–2, 5, 7–9".
+func levelList(ls []int) string {
+	if len(ls) == 0 {
+		return "none"
+	}
+	var parts []string
+	for i := 0; i < len(ls); {
+		j := i
+		for j+1 < len(ls) && ls[j+1] == ls[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(ls[i]))
+		} else {
+			parts = append(parts, strconv.Itoa(ls[i])+"–"+strconv.Itoa(ls[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// parentsFromLevels builds a BFS tree from exact levels: every reached
+// vertex v ≠ src takes as parent the lowest-numbered u with an arc u→v and
+// Levels[u] = Levels[v]-1, which exists because the levels are those of a
+// BFS. Undirected graphs look through v's own arcs (both directions are
+// stored); directed graphs scan all arcs and keep the minimum with an
+// atomic compare-and-swap loop. Work O(N + M) on all cores; the result is
+// deterministic.
+func parentsFromLevels(g *graph.CSR, levels []int32, src int32) []int32 {
+	n := g.NumVertices()
+	parents := make([]int32, n)
+	if !g.Directed {
+		par.ForWeighted(g.Offsets, func(lo, hi int) {
+			for v := lo; v < hi; v++ {
+				parents[v] = -1
+				l := levels[v]
+				switch {
+				case l < 0:
+				case int32(v) == src:
+					parents[v] = src
+				default:
+					for _, u := range g.Neighbors(int32(v)) {
+						if levels[u] == l-1 {
+							parents[v] = u
+							break
+						}
+					}
+				}
+			}
+		})
+		return parents
+	}
+	par.For(n, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			parents[v] = -1
+		}
+	})
+	parents[src] = src
+	par.ForWeighted(g.Offsets, func(lo, hi int) {
+		for u := int32(lo); u < int32(hi); u++ {
+			lu := levels[u]
+			if lu < 0 {
+				continue
+			}
+			for _, v := range g.Neighbors(u) {
+				if levels[v] != lu+1 {
+					continue
+				}
+				for {
+					old := atomic.LoadInt32(&parents[v])
+					if old != -1 && old <= u {
+						break
+					}
+					if atomic.CompareAndSwapInt32(&parents[v], old, u) {
+						break
+					}
+				}
+			}
+		}
+	})
+	return parents
+}

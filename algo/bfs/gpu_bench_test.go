@@ -1,0 +1,146 @@
+package bfs
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+)
+
+// BenchmarkGPU measures every GPU variant on R-MAT graphs (edge factor 16,
+// seed 1, unweighted) of scales 14..22, and 24 with GRAPHNB_BENCH_LARGE=1,
+// from GRAPHNB_BENCH_ROOTS roots (default 8, Graph500-style: vertices with
+// an arc). Each graph is generated once and prepared once per variant;
+// every run is validated with Check (parents on) before it counts. Metrics,
+// from the GPU-event times of the search loops:
+//
+//	Garcs/s      stored arcs / time, arithmetic mean (the studies' convention)
+//	GTEPS_g500   component edges / time, harmonic mean (Graph500)
+//	levels       mean number of BFS levels
+//	ms/bfs       mean search time
+//	peak_bw_frac edge-scan variants: modelled bytes / time / peak bandwidth
+//	             (gpu.Info.PeakBandwidth). Model, per full edge scan of E
+//	             undirected edges: 8E bytes of vertex ids (two int32 per
+//	             edge) plus E·2·b bytes of level reads (b = 1 for unsigned
+//	             char levels; reads that hit L2 are counted as if they came
+//	             from memory, writes are ignored): 10E bytes per scan. The
+//	             child-grid steps of dynamic parallelism are not counted, so
+//	             its fraction is a lower bound.
+//	prep_s       preparation time (COO, permutation, upload)
+//
+// Without a GPU it skips. Run on the GPU machine, e.g.
+//
+//	./bfs.test -test.run '^$' -test.bench 'GPU' -test.benchtime 1x
+func BenchmarkGPU(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	info, err := dev.Info()
+	if err != nil {
+		b.Fatal(err)
+	}
+	roots := 8
+	if s := os.Getenv("GRAPHNB_BENCH_ROOTS"); s != "" {
+		if roots, err = strconv.Atoi(s); err != nil || roots < 1 {
+			b.Fatalf("GRAPHNB_BENCH_ROOTS=%q: want a positive integer", s)
+		}
+	}
+	var scales []int
+	for s := 14; s <= 22; s++ {
+		scales = append(scales, s)
+	}
+	if os.Getenv("GRAPHNB_BENCH_LARGE") == "1" {
+		scales = append(scales, 24)
+	}
+	for _, scale := range scales {
+		b.Run(fmt.Sprintf("rmat_s%d", scale), func(b *testing.B) {
+			g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Unweighted())
+			if err != nil {
+				b.Fatal(err)
+			}
+			srcs := g.Roots(roots, 1)
+			for _, v := range allVariants() {
+				b.Run(benchSlug(v.Label), func(b *testing.B) {
+					benchGPUVariant(b, dev, info, g, srcs, v)
+				})
+			}
+		})
+	}
+}
+
+// benchSlug turns a label into a benchmark name: "cache && restrict on"
+// → "cache_restrict_on".
+func benchSlug(label string) string {
+	var sb strings.Builder
+	under := false
+	for _, r := range strings.ToLower(label) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if under && sb.Len() > 0 {
+				sb.WriteByte('_')
+			}
+			sb.WriteRune(r)
+			under = false
+		} else {
+			under = true
+		}
+	}
+	return sb.String()
+}
+
+func benchGPUVariant(b *testing.B, dev *gpu.Device, info gpu.Info, g *graph.CSR, srcs []int32, v Variant) {
+	p, err := Prepare(dev, g, append(v.Options, WithParents(true))...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	edges := g.NumEdges()
+	var arcs, invG500, levels, secs, scanBytes float64
+	runs := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, src := range srcs {
+			r, err := p.Run(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := Check(g, r); err != nil {
+				b.Fatalf("%s from %d: the result does not validate: %v", v.Label, src, err)
+			}
+			runs++
+			arcs += r.TEPS.ArcsPerSecond
+			invG500 += 1 / r.TEPS.Graph500
+			levels += float64(len(r.FrontierSizes))
+			secs += r.Time.Seconds()
+			scanBytes += float64(r.EdgeScans) * float64(edges) * 10
+		}
+	}
+	b.StopTimer()
+	n := float64(runs)
+	b.ReportMetric(arcs/n/1e9, "Garcs/s")
+	b.ReportMetric(n/invG500/1e9, "GTEPS_g500")
+	b.ReportMetric(levels/n, "levels")
+	b.ReportMetric(secs/n*1e3, "ms/bfs")
+	b.ReportMetric(p.PrepTime().Seconds(), "prep_s")
+	if scanBytes > 0 && info.PeakBandwidth > 0 {
+		b.ReportMetric(scanBytes/secs/info.PeakBandwidth, "peak_bw_frac")
+	}
+}
+
+func TestBenchSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"cache && restrict on":       "cache_restrict_on",
+		"dynamic parallelism":        "dynamic_parallelism",
+		"direction-optimizing (GPU)": "direction_optimizing_gpu",
+		"cache off":                  "cache_off",
+	} {
+		if got := benchSlug(in); got != want {
+			t.Errorf("benchSlug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,672 @@
+package bfs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+)
+
+// The TestGPU* tests need a CUDA device and skip without one; the other
+// tests here run everywhere (the host-device path, options, labels, the
+// CUDA sources' shape). On the GPU machine:
+//
+//	go test -c -o bfs.test ./algo/bfs      (build machine)
+//	./bfs.test -test.v -test.run 'GPU'     (GPU machine)
+
+func allVariants() []Variant { return append(SeedVariants(), ModernVariants()...) }
+
+func TestMethodString(t *testing.T) {
+	for m, want := range map[Method]string{EdgeScan: "edge scan", DynamicParallelism: "dynamic parallelism",
+		DirectionOptimizingGPU: "direction-optimizing", Method(7): "Method(7)"} {
+		if got := m.String(); got != want {
+			t.Errorf("Method(%d).String() = %q, want %q", int(m), got, want)
+		}
+	}
+}
+
+func TestGPUOptionsApply(t *testing.T) {
+	cases := []struct {
+		name    string
+		opts    []GPUOption
+		want    GPUOptions
+		wantErr string
+	}{
+		{"zero", nil, GPUOptions{}, ""},
+		{"all set", []GPUOption{WithMethod(DynamicParallelism), TextureCache(true), Permute(true), SegmentSize(4096),
+			DPThreshold(77), WithParents(true)},
+			GPUOptions{Method: DynamicParallelism, TextureCache: true, Permute: true, SegmentSize: 4096, DPThreshold: 77, Parents: true}, ""},
+		{"later wins", []GPUOption{TextureCache(true), TextureCache(false), WithMethod(DirectionOptimizingGPU)},
+			GPUOptions{Method: DirectionOptimizingGPU}, ""},
+		{"nil option skipped", []GPUOption{nil, Permute(true)}, GPUOptions{Permute: true}, ""},
+		{"unknown method", []GPUOption{WithMethod(Method(9))}, GPUOptions{}, "unknown GPU method 9"},
+		{"negative method", []GPUOption{WithMethod(Method(-1))}, GPUOptions{}, "unknown GPU method"},
+		{"negative segment", []GPUOption{SegmentSize(-2)}, GPUOptions{}, "segment size -2"},
+		{"negative threshold", []GPUOption{DPThreshold(-1)}, GPUOptions{}, "DP threshold -1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := applyOptions(c.opts)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Fatalf("options = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestVariantLabels(t *testing.T) {
+	var seed, modern []string
+	for _, v := range SeedVariants() {
+		seed = append(seed, v.Label)
+	}
+	for _, v := range ModernVariants() {
+		modern = append(modern, v.Label)
+	}
+	wantSeed := []string{"dynamic parallelism", "cache && restrict on", "cache off", "restrict off", "cache && restrict off"}
+	if !slices.Equal(seed, wantSeed) {
+		t.Errorf("SeedVariants labels %q, want %q", seed, wantSeed)
+	}
+	if !slices.Equal(modern, []string{"direction-optimizing (GPU)"}) {
+		t.Errorf("ModernVariants labels %q", modern)
+	}
+	// Each variant's options produce its label, and the switches are the
+	// study's: "cache" is Permute, "restrict" is TextureCache.
+	g := build(t, 5, false, pathEdges(5)...)
+	for _, v := range allVariants() {
+		p, err := Prepare(gpu.Host(), g, v.Options...)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Label, err)
+		}
+		if p.Label() != v.Label {
+			t.Errorf("variant %q prepares as %q", v.Label, p.Label())
+		}
+		o := p.Options()
+		if o.Method == EdgeScan {
+			cacheOn := !strings.Contains(v.Label, "cache off") && !strings.Contains(v.Label, "cache && restrict off")
+			restrictOn := !strings.Contains(v.Label, "restrict off")
+			if o.Permute != cacheOn || o.TextureCache != restrictOn {
+				t.Errorf("variant %q: Permute %v, TextureCache %v", v.Label, o.Permute, o.TextureCache)
+			}
+		}
+	}
+	// Non-default switches on dynamic parallelism are named.
+	o, _ := applyOptions([]GPUOption{WithMethod(DynamicParallelism), TextureCache(true)})
+	if got := o.label(); got != "dynamic parallelism, cache off" {
+		t.Errorf("DP with restrict only: label %q", got)
+	}
+}
+
+// hostCases are small graphs for the host-device path.
+func hostCases(t *testing.T) []struct {
+	name string
+	g    *graph.CSR
+} {
+	rmat, err := gen.RMAT(10, 16, gen.Seed(5), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 9))
+	return []struct {
+		name string
+		g    *graph.CSR
+	}{
+		{"path 7", build(t, 7, false, pathEdges(7)...)},
+		{"star 9", build(t, 9, false, starEdges(9)...)},
+		{"grid 4x5", build(t, 20, false, gridEdges(4, 5)...)},
+		{"random 40", randomGraph(t, r, 40, 50, false)},
+		{"single vertex", build(t, 1, false)},
+		{"rmat s10", rmat},
+	}
+}
+
+func TestGPUHostPath(t *testing.T) {
+	for _, c := range hostCases(t) {
+		for _, v := range allVariants() {
+			t.Run(c.name+"/"+v.Label, func(t *testing.T) {
+				p, err := Prepare(gpu.Host(), c.g, append(v.Options, WithParents(true))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Bytes() != 0 || p.PrepTime() != 0 {
+					t.Errorf("host Prepared holds %d bytes, prep %v; want 0, 0", p.Bytes(), p.PrepTime())
+				}
+				for _, src := range []int32{0, int32(c.g.NumVertices() - 1)} {
+					r, err := p.Run(src)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := TopDown(c.g, src)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(r.Levels, want.Levels) {
+						t.Fatalf("from %d: levels %v, want %v", src, r.Levels, want.Levels)
+					}
+					if err := Check(c.g, r); err != nil {
+						t.Fatalf("from %d: %v", src, err)
+					}
+					if !strings.Contains(r.Note, "host device") || !strings.Contains(r.Note, v.Label) {
+						t.Errorf("note %q does not say the host ran %q", r.Note, v.Label)
+					}
+				}
+				if err := p.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.Close(); err != nil {
+					t.Fatalf("second Close: %v", err)
+				}
+				if _, err := p.Run(0); err == nil || !strings.Contains(err.Error(), "closed") {
+					t.Fatalf("Run after Close: err = %v", err)
+				}
+			})
+		}
+	}
+	// The one-shot Run on the host.
+	g := build(t, 6, false, starEdges(6)...)
+	r, err := Run(gpu.Host(), g, 3, WithMethod(DirectionOptimizingGPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(g, r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGPUPrepareErrors(t *testing.T) {
+	g := build(t, 4, false, pathEdges(4)...)
+	dg := build(t, 4, true, pathEdges(4)...)
+	cases := []struct {
+		name string
+		dev  *gpu.Device
+		g    *graph.CSR
+		opts []GPUOption
+		want string
+	}{
+		{"nil device", nil, g, nil, "no device"},
+		{"nil graph", gpu.Host(), nil, nil, "no graph"},
+		{"no vertices", gpu.Host(), &graph.CSR{Offsets: []int64{0}}, nil, "no vertices"},
+		{"bad option", gpu.Host(), g, []GPUOption{SegmentSize(-1)}, "segment size"},
+		{"directed edge scan", gpu.Host(), dg, nil, "directed"},
+		{"directed dynamic parallelism", gpu.Host(), dg, []GPUOption{WithMethod(DynamicParallelism)}, "directed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Prepare(c.dev, c.g, c.opts...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want one mentioning %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Prepare(gpu.Host(), dg, WithMethod(DirectionOptimizingGPU)); err != nil {
+		t.Errorf("directed graph, direction-optimizing: %v", err)
+	}
+	p, err := Prepare(gpu.Host(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []int32{-1, 4} {
+		if _, err := p.Run(src); err == nil || !strings.Contains(err.Error(), "source") {
+			t.Errorf("Run(%d): err = %v, want a source error", src, err)
+		}
+	}
+}
+
+// cudaKernelRE matches a kernel callable by name.
+var cudaKernelRE = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+
+// stripComments removes the comments of C source.
+func stripComments(src string) string {
+	src = regexp.MustCompile(`(?s)/\*.*?\*/`).ReplaceAllString(src, " ")
+	return regexp.MustCompile(`//[^\n]*`).ReplaceAllString(src, " ")
+}
+
+// stripLiterals empties the string and character literals of C source.
+func stripLiterals(src string) string {
+	src = regexp.MustCompile(`"(?:[^"\\\n]|\\.)*"`).ReplaceAllString(src, `""`)
+	return regexp.MustCompile(`'(?:[^'\\\n]|\\.)*'`).ReplaceAllString(src, `' '`)
+}
+
+// cudaDefine returns the value of #define name in src, or fails.
+func cudaDefine(t *testing.T, src, name string) int64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^#define\s+` + name + `\s+(\S+)`).FindStringSubmatch(src)
+	if m == nil {
+		t.Fatalf("#define %s not found", name)
+	}
+	v, err := strconv.ParseInt(m[1], 0, 64)
+	if err != nil {
+		t.Fatalf("#define %s %s: %v", name, m[1], err)
+	}
+	return v
+}
+
+func TestCUDASources(t *testing.T) {
+	for _, s := range []struct {
+		name, src string
+		kernels   []string
+	}{
+		{"bfs.cu", bfsSource, bfsKernelNames},
+		{"dp.cu", dpSource, append(slices.Clone(dpKernelNames), "dp_child_u8", "dp_child_i32")},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			if len(strings.TrimSpace(s.src)) == 0 {
+				t.Fatal("embedded source is empty")
+			}
+			code := stripComments(s.src)
+			bare := stripLiterals(code)
+			for _, pair := range []string{"{}", "()", "[]"} {
+				depth := 0
+				for i, r := range bare {
+					switch r {
+					case rune(pair[0]):
+						depth++
+					case rune(pair[1]):
+						depth--
+					}
+					if depth < 0 {
+						t.Fatalf("unbalanced %q at byte %d", pair[1], i)
+					}
+				}
+				if depth != 0 {
+					t.Fatalf("%d unclosed %q", depth, pair[0])
+				}
+			}
+			if strings.Contains(code, "#include") {
+				t.Error("the source includes a header; NVRTC has none at run time")
+			}
+			var declared []string
+			for _, m := range cudaKernelRE.FindAllStringSubmatch(code, -1) {
+				declared = append(declared, m[1])
+			}
+			for _, k := range s.kernels {
+				if !slices.Contains(declared, k) {
+					t.Errorf("kernel %s is used from Go but not declared extern \"C\" __global__ (declared: %v)", k, declared)
+				}
+			}
+		})
+	}
+	// The constants the Go side shares with the kernels.
+	for _, c := range []struct {
+		src, name string
+		want      int64
+	}{
+		{bfsSource, "BFS_BLOCK", blockSize}, {bfsSource, "UNVISITED8", 255}, {bfsSource, "UNVISITED32", math.MaxInt32},
+		{bfsSource, "CTL_COUNT", ctlCount}, {bfsSource, "CTL_TAIL", ctlTail}, {bfsSource, "CTL_MF", ctlMF},
+		{bfsSource, "CTL_NBIG", ctlNBig}, {bfsSource, "CTL_QTAIL", ctlQTail},
+		{dpSource, "CTL_TRIED", ctlTried}, {dpSource, "CTL_RAN", ctlRan}, {dpSource, "CTL_COUNT", ctlCount},
+		{dpSource, "CTL_OVER", ctlOver}, {dpSource, "DP_MAX_CHILDREN", dpMaxChildren},
+	} {
+		if got := cudaDefine(t, c.src, c.name); got != c.want {
+			t.Errorf("#define %s %d, but the Go side uses %d", c.name, got, c.want)
+		}
+		if c.want >= ctlWords && strings.HasPrefix(c.name, "CTL_") {
+			t.Errorf("%s = %d is outside the %d control words", c.name, c.want, ctlWords)
+		}
+	}
+	if !strings.Contains(dpSource, "<<<") {
+		t.Error("dp.cu launches no child grid")
+	}
+	if dpMaxChildren >= 2048 || DefaultDPThreshold > dpMaxChildren {
+		t.Errorf("child-grid cap %d and default threshold %d must stay under the 2048 pending launches", dpMaxChildren, DefaultDPThreshold)
+	}
+}
+
+func TestParentsFromLevels(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 4))
+	for i := range 60 {
+		n := 1 + r.IntN(50)
+		g := randomGraph(t, r, n, r.IntN(3*n), i%2 == 1)
+		src := int32(r.IntN(n))
+		ref, err := TopDown(g, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := *ref
+		res.Parents = parentsFromLevels(g, ref.Levels, src)
+		if err := Check(g, &res); err != nil {
+			t.Fatalf("graph %d (%v) from %d: %v", i, g, src, err)
+		}
+		// The parent is the lowest-numbered vertex one level up with an arc.
+		for v, p := range res.Parents {
+			if int32(v) == src || p < 0 {
+				continue
+			}
+			for u := int32(0); u < p; u++ {
+				if ref.Levels[u] == ref.Levels[v]-1 && g.HasArc(u, int32(v)) {
+					t.Fatalf("graph %d: vertex %d has parent %d, but %d is lower", i, v, p, u)
+				}
+			}
+		}
+	}
+}
+
+func TestLevelConversions(t *testing.T) {
+	if got := levels8ToResult([]uint8{0, 1, 255, 254, 3}); !slices.Equal(got, []int32{0, 1, -1, 254, 3}) {
+		t.Errorf("levels8ToResult = %v", got)
+	}
+	if got := levels32ToResult([]int32{0, math.MaxInt32, 300}); !slices.Equal(got, []int32{0, -1, 300}) {
+		t.Errorf("levels32ToResult = %v", got)
+	}
+	if got := frontierSizes([]int32{2, 0, -1, 1, 1, 2, 2}); !slices.Equal(got, []int64{1, 2, 3}) {
+		t.Errorf("frontierSizes = %v", got)
+	}
+	for _, c := range []struct {
+		in   []int
+		want string
+	}{{nil, "none"}, {[]int{0}, "0"}, {[]int{0, 1, 2, 5, 7, 8}, "0–2, 5, 7–8"}} {
+		if got := levelList(c.in); got != c.want {
+			t.Errorf("levelList(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func ExampleRun() {
+	// 0 - 1 - 2     a 2×3 grid; on a GPU the study's edge scan with both
+	// |   |   |     switches, on the host the CPU BFS in its place: the
+	// 3 - 4 - 5     levels are the same.
+	el := graph.EdgeList{N: 6,
+		Src: []int32{0, 1, 0, 1, 2, 3, 4},
+		Dst: []int32{1, 2, 3, 4, 5, 4, 5}}
+	g, _ := graph.Build(el, graph.BuildOptions{Symmetrize: true})
+	r, err := Run(gpu.Default(), g, 0, TextureCache(true), Permute(true), WithParents(true))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("levels:", r.Levels)
+	fmt.Println("frontiers:", r.FrontierSizes)
+	fmt.Println("check:", Check(g, r))
+	// Output:
+	// levels: [0 1 2 1 2 3]
+	// frontiers: [1 2 2 1]
+	// check: <nil>
+}
+
+// ---- on a GPU ----
+
+func requireGPU(t testing.TB) *gpu.Device {
+	t.Helper()
+	d := gpu.Default()
+	if d.IsHost() {
+		t.Skip(gpu.DefaultReason())
+	}
+	return d
+}
+
+type gpuCase struct {
+	name  string
+	g     *graph.CSR
+	roots []int32
+}
+
+// gpuCases are the graphs every GPU variant must get exactly right.
+func gpuCases(t *testing.T) []gpuCase {
+	t.Helper()
+	must := func(g *graph.CSR, err error) *graph.CSR {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	rmat10 := must(gen.RMAT(10, 16, gen.Seed(1), gen.Unweighted()))
+	rmat12 := must(gen.RMAT(12, 16, gen.Seed(2), gen.Unweighted()))
+	ssca2 := must(gen.SSCA2(10, gen.Unweighted()))
+	path200 := must(gen.Path(200))
+	path600 := must(gen.Path(600))
+	star := must(gen.Star(300))
+	single := must(gen.Path(1))
+	// Disconnected: two R-MAT components side by side and 10 isolated
+	// vertices at the end.
+	a, err := gen.RMATEdges(8, 8, gen.Seed(7), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := graph.EdgeList{N: 2*a.N + 10}
+	for i := range a.Src {
+		el.Src = append(el.Src, a.Src[i], a.Src[i]+int32(a.N))
+		el.Dst = append(el.Dst, a.Dst[i], a.Dst[i]+int32(a.N))
+	}
+	disc := must(graph.Build(el, graph.BuildOptions{Symmetrize: true}))
+	roots := func(g *graph.CSR, extra ...int32) []int32 { return append(g.Roots(3, 1), extra...) }
+	return []gpuCase{
+		{"rmat_s10", rmat10, roots(rmat10, 0)},
+		{"rmat_s12", rmat12, roots(rmat12)},
+		{"ssca2_s10", ssca2, roots(ssca2)},
+		{"path_200", path200, []int32{0, 199, 100}},
+		{"path_600", path600, []int32{0, 599, 300, 10}},
+		{"star_300", star, []int32{0, 1, 299}},
+		{"disconnected", disc, []int32{0, int32(a.N) + 1, int32(el.N - 1)}},
+		{"single_vertex", single, []int32{0}},
+	}
+}
+
+// checkGPU compares a GPU result with the CPU's and reports what differs.
+func checkGPU(t *testing.T, g *graph.CSR, r *Result, what string) {
+	t.Helper()
+	ref, err := TopDown(g, r.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Levels, ref.Levels) {
+		bad, first := 0, -1
+		for v := range ref.Levels {
+			if v < len(r.Levels) && r.Levels[v] != ref.Levels[v] {
+				bad++
+				if first < 0 {
+					first = v
+				}
+			}
+		}
+		msg := fmt.Sprintf("%s: %d of %d levels differ from the CPU's", what, bad, len(ref.Levels))
+		if first >= 0 {
+			msg += fmt.Sprintf("; first: vertex %d (degree %d) level %d, CPU %d", first, g.Degree(int32(first)),
+				r.Levels[first], ref.Levels[first])
+		}
+		t.Fatalf("%s\nGPU frontiers %v\nCPU frontiers %v\nalgorithm %q, note %q", msg, r.FrontierSizes, ref.FrontierSizes, r.Algorithm, r.Note)
+	}
+	if err := Check(g, r); err != nil {
+		t.Fatalf("%s: %v (algorithm %q, note %q)", what, err, r.Algorithm, r.Note)
+	}
+	if r.Iterations != len(r.FrontierSizes) {
+		t.Errorf("%s: %d iterations for %d levels", what, r.Iterations, len(r.FrontierSizes))
+	}
+	if r.Time <= 0 || (r.ComponentEdges > 0 && r.TEPS.ArcsPerSecond <= 0) {
+		t.Errorf("%s: time %v, rate %v", what, r.Time, r.TEPS)
+	}
+	if !strings.HasPrefix(r.Algorithm, "gpu BFS (") {
+		t.Errorf("%s: algorithm %q", what, r.Algorithm)
+	}
+}
+
+func TestGPUVariants(t *testing.T) {
+	dev := requireGPU(t)
+	cases := gpuCases(t)
+	for _, v := range allVariants() {
+		for _, c := range cases {
+			t.Run(v.Label+"/"+c.name, func(t *testing.T) {
+				p, err := Prepare(dev, c.g, append(v.Options, WithParents(true))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				if p.Bytes() <= 0 {
+					t.Errorf("Bytes = %d", p.Bytes())
+				}
+				o := p.Options()
+				for _, src := range c.roots {
+					r, err := p.Run(src)
+					if err != nil {
+						t.Fatalf("from %d: %v", src, err)
+					}
+					what := fmt.Sprintf("%s on %s from %d", v.Label, c.name, src)
+					checkGPU(t, c.g, r, what)
+					deep := len(r.FrontierSizes) > maxLevel8
+					switch o.Method {
+					case EdgeScan, DynamicParallelism:
+						if deep != strings.Contains(r.Algorithm, "int32 levels") {
+							t.Errorf("%s: %d levels, algorithm %q (the int32 fallback is for levels past 253)", what, len(r.FrontierSizes), r.Algorithm)
+						}
+						if o.Method == EdgeScan && r.EdgeScans != r.Iterations {
+							t.Errorf("%s: %d edge scans in %d iterations", what, r.EdgeScans, r.Iterations)
+						}
+						if o.Method == DynamicParallelism && !strings.Contains(r.Note, "child grids at levels") {
+							t.Errorf("%s: note %q", what, r.Note)
+						}
+					case DirectionOptimizingGPU:
+						if len(r.Directions) != len(r.FrontierSizes) {
+							t.Errorf("%s: %d directions for %d levels", what, len(r.Directions), len(r.FrontierSizes))
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestGPUDPThreshold(t *testing.T) {
+	dev := requireGPU(t)
+	g, err := gen.RMAT(12, 16, gen.Seed(4), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := g.Roots(3, 2)
+	for _, th := range []int{1, 2, 64, 1 << 30} {
+		t.Run("threshold_"+strconv.Itoa(th), func(t *testing.T) {
+			p, err := Prepare(dev, g, WithMethod(DynamicParallelism), TextureCache(true), DPThreshold(th), WithParents(true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for _, src := range srcs {
+				r, err := p.Run(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkGPU(t, g, r, fmt.Sprintf("threshold %d from %d", th, src))
+				if th == 1 && (r.ChildGrids != 0 || r.EdgeScans != r.Iterations) {
+					t.Errorf("threshold 1: %d child grids, %d scans in %d iterations; want only scans", r.ChildGrids, r.EdgeScans, r.Iterations)
+				}
+				if th == 1<<30 && r.EdgeScans != 0 && !strings.Contains(r.Note, "finished by the edge scan") {
+					t.Errorf("threshold %d: %d scans but the note does not say why: %q", th, r.EdgeScans, r.Note)
+				}
+				t.Logf("threshold %d from %d: %d child grids, %d scans, note %q", th, src, r.ChildGrids, r.EdgeScans, r.Note)
+			}
+		})
+	}
+}
+
+func TestGPUPermuteSegments(t *testing.T) {
+	dev := requireGPU(t)
+	g, err := gen.RMAT(12, 16, gen.Seed(6), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seg := range []int{1, 64, 1000} {
+		for _, tc := range []bool{false, true} {
+			p, err := Prepare(dev, g, Permute(true), SegmentSize(seg), TextureCache(tc), WithParents(true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.Run(g.Roots(1, 3)[0])
+			p.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGPU(t, g, r, fmt.Sprintf("segment %d, restrict %v", seg, tc))
+		}
+	}
+}
+
+func TestGPUDirected(t *testing.T) {
+	dev := requireGPU(t)
+	g, err := gen.RMAT(10, 16, gen.Seed(8), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := directedCopy(t, g)
+	p, err := Prepare(dev, dg, WithMethod(DirectionOptimizingGPU), WithParents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, src := range dg.Roots(4, 1) {
+		r, err := p.Run(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGPU(t, dg, r, fmt.Sprintf("directed from %d", src))
+		if slices.Contains(r.Directions, BottomUpStep) || !strings.Contains(r.Algorithm, "directed") {
+			t.Errorf("directed graph: directions %v, algorithm %q", r.Directions, r.Algorithm)
+		}
+	}
+	if _, err := Prepare(dev, dg); err == nil {
+		t.Error("edge scan on a directed graph: no error")
+	}
+}
+
+func TestGPUCancel(t *testing.T) {
+	dev := requireGPU(t)
+	defer cancel.Clear()
+	g, err := gen.RMAT(10, 16, gen.Seed(9), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range allVariants() {
+		p, err := Prepare(dev, g, append(v.Options, WithParents(true))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel.Request()
+		_, err = p.Run(0)
+		cancel.Clear()
+		if !errors.Is(err, cancel.ErrInterrupted) {
+			t.Errorf("%s: err = %v, want cancel.ErrInterrupted", v.Label, err)
+		}
+		// The prepared graph still works.
+		r, err := p.Run(0)
+		if err != nil {
+			t.Fatalf("%s after the interrupt: %v", v.Label, err)
+		}
+		checkGPU(t, g, r, v.Label+" after the interrupt")
+		p.Close()
+	}
+}
+
+func TestGPURunOneShot(t *testing.T) {
+	dev := requireGPU(t)
+	g, err := gen.RMAT(11, 16, gen.Seed(10), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range allVariants() {
+		r, err := Run(dev, g, 5, append(v.Options, WithParents(true))...)
+		if err != nil {
+			t.Fatalf("%s: %v", v.Label, err)
+		}
+		checkGPU(t, g, r, v.Label+" one-shot")
+		if r.PrepTime <= 0 {
+			t.Errorf("%s: PrepTime %v", v.Label, r.PrepTime)
+		}
+		t.Logf("%s: %v", v.Label, r)
+	}
+}

@@ -195,6 +195,9 @@ func (m *Module) FromCache() bool { return m.cached }
 // Function returns the kernel called name. It must be declared
 // extern "C" __global__ in the source.
 func (m *Module) Function(name string) (*Function, error) {
+	if m == nil {
+		return nil, fmt.Errorf("gpu: Function(%q) on a nil *Module: nothing was compiled (a %%%%cuda cell binds nil on a machine without a GPU)", name)
+	}
 	m.mu.Lock()
 	if f := m.funcs[name]; f != nil {
 		m.mu.Unlock()

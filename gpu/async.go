@@ -1,0 +1,398 @@
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/graphnb/graphnb/graph"
+)
+
+// Asynchronous copies.
+//
+// Upload and Download copy a whole buffer and return when the copy is
+// done. To overlap copies with kernels (streaming data that does not fit
+// on the device, double buffering), queue copies of parts of a buffer on
+// a Stream with UploadAsync and DownloadAsync, launch kernels on another
+// stream with LaunchOn, and order the two with events: Record an Event on
+// the stream whose work must come first and Synchronize it on the host
+// before queueing the work that depends on it. (The host waits, not the
+// GPU: queue the next independent work first, so that the GPU stays busy
+// while the host waits.) The host side of an asynchronous copy must be
+// page-locked memory from AllocPinned: the DMA engines read and write it
+// while the host goes on.
+
+// Pinned is page-locked ("pinned") host memory registered with a CUDA
+// device: the host side of UploadAsync and DownloadAsync, which the GPU's
+// copy engines reach directly. It is Go memory (the garbage collector
+// keeps it alive while any view of it is referenced) pinned for the
+// driver with cuMemHostRegister; the views Int32s, Float32s, … alias it.
+// On the host device it is ordinary memory. Free unpins it (views stay
+// valid Go memory but can no longer take part in asynchronous copies);
+// so does the collection of the Pinned. Pinning costs about a second per
+// few GiB; reuse a Pinned rather than allocating one per copy. Methods
+// are safe for concurrent use; the contents are not synchronised for you.
+type Pinned struct {
+	st *pinnedState
+}
+
+// pinnedState is a Pinned's memory and registration, shared with its
+// cleanup.
+type pinnedState struct {
+	d     *Device
+	mem   []uint64 // the memory, 8-byte aligned
+	bytes int64
+	base  uintptr // address of mem[0]
+	pin   runtime.Pinner
+	reg   bool   // cuMemHostRegister succeeded
+	gen   uint64 // context generation of the registration
+	freed atomic.Bool
+}
+
+// pinnedSet holds the live Pinned memory, so that an asynchronous copy
+// can check that its host slice lies in it.
+var pinnedSet struct {
+	sync.Mutex
+	live map[*pinnedState]struct{}
+}
+
+// AllocPinned allocates bytes of page-locked host memory for
+// asynchronous copies with d, zeroed. On the host device it is ordinary
+// Go memory. It returns an error for a negative size, a nil device or a
+// registration the driver refuses (the system's limit on locked memory;
+// the error says so).
+func (d *Device) AllocPinned(bytes int64) (*Pinned, error) {
+	if d == nil {
+		return nil, fmt.Errorf("gpu: AllocPinned: nil device (use gpu.Default())")
+	}
+	if bytes < 0 {
+		return nil, fmt.Errorf("gpu: AllocPinned(%d): negative size", bytes)
+	}
+	st := &pinnedState{d: d, bytes: bytes}
+	if bytes > 0 {
+		st.mem = make([]uint64, (bytes+7)/8)
+		st.base = uintptr(unsafe.Pointer(&st.mem[0]))
+	}
+	if !d.host && bytes > 0 {
+		err := d.exec(func(t *Thread) error {
+			p := unsafe.Pointer(&st.mem[0])
+			st.pin.Pin(p)
+			code := cuHostRegister(p, bytes)
+			if code != codeSuccess {
+				st.pin.Unpin()
+				e := t.check("AllocPinned: cuMemHostRegister_v2("+graph.FormatBytes(bytes)+")", code)
+				return fmt.Errorf("%w (pinning needs the memory lock limit of the process to allow it: see ulimit -l)", e)
+			}
+			st.reg, st.gen = true, t.d.generation()
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	pinnedSet.Lock()
+	if pinnedSet.live == nil {
+		pinnedSet.live = map[*pinnedState]struct{}{}
+	}
+	pinnedSet.live[st] = struct{}{}
+	pinnedSet.Unlock()
+	p := &Pinned{st: st}
+	runtime.AddCleanup(p, releasePinned, st)
+	return p, nil
+}
+
+// releasePinned is the cleanup of a Pinned the program dropped.
+func releasePinned(st *pinnedState) {
+	if !st.freed.CompareAndSwap(false, true) {
+		return
+	}
+	forgetPinned(st)
+	if !st.reg {
+		return
+	}
+	st.d.release(func(t *Thread) { st.unregister() })
+}
+
+func forgetPinned(st *pinnedState) {
+	pinnedSet.Lock()
+	delete(pinnedSet.live, st)
+	pinnedSet.Unlock()
+}
+
+// unregister undoes the registration (device thread). A registration
+// from before a context reset went with its context.
+func (st *pinnedState) unregister() int {
+	code := 0
+	if st.gen == st.d.generation() {
+		code = cuHostUnregister(unsafe.Pointer(&st.mem[0]))
+	}
+	st.pin.Unpin()
+	st.reg = false
+	return code
+}
+
+// Free unpins the memory; later asynchronous copies from or into it
+// fail. Free is idempotent. It waits for nothing: finish the copies that
+// use the memory first (synchronize their streams).
+func (p *Pinned) Free() error {
+	if p == nil || !p.st.freed.CompareAndSwap(false, true) {
+		return nil
+	}
+	st := p.st
+	forgetPinned(st)
+	if !st.reg {
+		return nil
+	}
+	return st.d.exec(func(t *Thread) error {
+		return t.check("cuMemHostUnregister", st.unregister())
+	})
+}
+
+// Bytes returns the size in bytes (0 for a nil Pinned).
+func (p *Pinned) Bytes() int64 {
+	if p == nil {
+		return 0
+	}
+	return p.st.bytes
+}
+
+// Device returns the device the memory is registered with.
+func (p *Pinned) Device() *Device { return p.st.d }
+
+// String describes the memory: "Pinned 64.0 MiB for NVIDIA H100 … (device 0)".
+func (p *Pinned) String() string {
+	if p == nil {
+		return "Pinned (nil)"
+	}
+	s := "Pinned " + graph.FormatBytes(p.st.bytes) + " for " + p.st.d.String()
+	if p.st.freed.Load() {
+		s += " (freed)"
+	}
+	return s
+}
+
+// view returns the memory as a slice of T (length Bytes()/sizeof(T)).
+func pinnedView[T elem](p *Pinned) []T {
+	if p == nil || p.st.bytes == 0 {
+		return nil
+	}
+	n := p.st.bytes / sizeOf[T]()
+	return unsafe.Slice((*T)(unsafe.Pointer(&p.st.mem[0])), n)
+}
+
+// Int32s returns the memory as Bytes()/4 int32 values (a view, not a copy).
+func (p *Pinned) Int32s() []int32 { return pinnedView[int32](p) }
+
+// Uint32s returns the memory as Bytes()/4 uint32 values (a view).
+func (p *Pinned) Uint32s() []uint32 { return pinnedView[uint32](p) }
+
+// Int64s returns the memory as Bytes()/8 int64 values (a view).
+func (p *Pinned) Int64s() []int64 { return pinnedView[int64](p) }
+
+// Uint64s returns the memory as Bytes()/8 uint64 values (a view).
+func (p *Pinned) Uint64s() []uint64 { return pinnedView[uint64](p) }
+
+// Float32s returns the memory as Bytes()/4 float32 values (a view).
+func (p *Pinned) Float32s() []float32 { return pinnedView[float32](p) }
+
+// Float64s returns the memory as Bytes()/8 float64 values (a view).
+func (p *Pinned) Float64s() []float64 { return pinnedView[float64](p) }
+
+// Uint8s returns the memory as bytes (a view).
+func (p *Pinned) Uint8s() []uint8 { return pinnedView[uint8](p) }
+
+// isPinned reports whether [addr, addr+n) lies in live pinned memory of d.
+func isPinned(d *Device, addr uintptr, n int64) bool {
+	pinnedSet.Lock()
+	defer pinnedSet.Unlock()
+	for st := range pinnedSet.live {
+		if st.d == d && st.bytes > 0 && addr >= st.base && uint64(addr-st.base)+uint64(n) <= uint64(st.bytes) {
+			return true
+		}
+	}
+	return false
+}
+
+// copyAsync queues a copy between host and elements [off, off+len(host))
+// of b on stream s (nil: the default stream).
+func copyAsync[T elem](b *buffer[T], op string, s *Stream, off int, host []T, up bool) error {
+	if b == nil || b.a == nil || b.d == nil {
+		return fmt.Errorf("gpu: %s: the buffer was never allocated (use the Device's Alloc… or …From methods)", op)
+	}
+	if off < 0 || off > b.n || len(host) > b.n-off {
+		return fmt.Errorf("gpu: %s: elements [%d, %d) lie outside the buffer of %d", op, off, off+len(host), b.n)
+	}
+	if len(host) == 0 {
+		if b.d.host {
+			return b.live(op)
+		}
+		return b.d.exec(func(*Thread) error { return b.live(op) })
+	}
+	size := sizeOf[T]()
+	bytes := int64(len(host)) * size
+	hp := unsafe.Pointer(&host[0])
+	if !isPinned(b.d, uintptr(hp), bytes) {
+		return fmt.Errorf("gpu: %s: the host slice is not pinned memory of %v: take it from a Pinned (Device.AllocPinned), or copy with Upload/Download", op, b.d)
+	}
+	if b.d.host {
+		if s != nil {
+			return fmt.Errorf("gpu: %s: the host device has no streams (pass nil)", op)
+		}
+		if err := b.live(op); err != nil {
+			return err
+		}
+		if up {
+			copy(b.host[off:], host)
+		} else {
+			copy(host, b.host[off:off+len(host)])
+		}
+		return nil
+	}
+	return b.d.exec(func(t *Thread) error {
+		if err := b.live(op); err != nil {
+			return err
+		}
+		var sh uintptr
+		if s != nil {
+			var err error
+			if sh, err = s.handleOn(t, op); err != nil {
+				return err
+			}
+		}
+		dev := b.a.ptr + uint64(off)*uint64(size)
+		if up {
+			return t.check(op+": cuMemcpyHtoDAsync_v2("+graph.FormatBytes(bytes)+")", cuMemcpyHtoDAsync(dev, hp, bytes, sh))
+		}
+		return t.check(op+": cuMemcpyDtoHAsync_v2("+graph.FormatBytes(bytes)+")", cuMemcpyDtoHAsync(hp, dev, bytes, sh))
+	})
+}
+
+// UploadAsync queues a copy of src into elements [off, off+len(src)) of
+// the buffer on stream s (nil: the default stream) and returns without
+// waiting for it. src must lie in pinned memory of the buffer's device
+// (a view of a Pinned) and must not change until the copy is done
+// (synchronize s, or an event recorded on s after the copy). On the host
+// device the copy is done at once and s must be nil.
+func (x *Int32s) UploadAsync(s *Stream, off int, src []int32) error {
+	return copyAsync(x.buf(), "Int32s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync queues a copy of elements [off, off+len(dst)) of the
+// buffer into dst on stream s (nil: the default stream) and returns
+// without waiting; dst is valid once the copy is done. dst must lie in
+// pinned memory of the buffer's device. See UploadAsync.
+func (x *Int32s) DownloadAsync(s *Stream, off int, dst []int32) error {
+	return copyAsync(x.buf(), "Int32s.DownloadAsync", s, off, dst, false)
+}
+
+// UploadAsync is Int32s.UploadAsync for uint32.
+func (x *Uint32s) UploadAsync(s *Stream, off int, src []uint32) error {
+	return copyAsync(x.buf(), "Uint32s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for uint32.
+func (x *Uint32s) DownloadAsync(s *Stream, off int, dst []uint32) error {
+	return copyAsync(x.buf(), "Uint32s.DownloadAsync", s, off, dst, false)
+}
+
+// UploadAsync is Int32s.UploadAsync for int64.
+func (x *Int64s) UploadAsync(s *Stream, off int, src []int64) error {
+	return copyAsync(x.buf(), "Int64s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for int64.
+func (x *Int64s) DownloadAsync(s *Stream, off int, dst []int64) error {
+	return copyAsync(x.buf(), "Int64s.DownloadAsync", s, off, dst, false)
+}
+
+// UploadAsync is Int32s.UploadAsync for uint64.
+func (x *Uint64s) UploadAsync(s *Stream, off int, src []uint64) error {
+	return copyAsync(x.buf(), "Uint64s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for uint64.
+func (x *Uint64s) DownloadAsync(s *Stream, off int, dst []uint64) error {
+	return copyAsync(x.buf(), "Uint64s.DownloadAsync", s, off, dst, false)
+}
+
+// UploadAsync is Int32s.UploadAsync for float32.
+func (x *Float32s) UploadAsync(s *Stream, off int, src []float32) error {
+	return copyAsync(x.buf(), "Float32s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for float32.
+func (x *Float32s) DownloadAsync(s *Stream, off int, dst []float32) error {
+	return copyAsync(x.buf(), "Float32s.DownloadAsync", s, off, dst, false)
+}
+
+// UploadAsync is Int32s.UploadAsync for float64.
+func (x *Float64s) UploadAsync(s *Stream, off int, src []float64) error {
+	return copyAsync(x.buf(), "Float64s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for float64.
+func (x *Float64s) DownloadAsync(s *Stream, off int, dst []float64) error {
+	return copyAsync(x.buf(), "Float64s.DownloadAsync", s, off, dst, false)
+}
+
+// UploadAsync is Int32s.UploadAsync for bytes.
+func (x *Uint8s) UploadAsync(s *Stream, off int, src []uint8) error {
+	return copyAsync(x.buf(), "Uint8s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for bytes.
+func (x *Uint8s) DownloadAsync(s *Stream, off int, dst []uint8) error {
+	return copyAsync(x.buf(), "Uint8s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer of a typed one (nil for a nil receiver).
+func (x *Int32s) buf() *buffer[int32] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+func (x *Uint32s) buf() *buffer[uint32] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+func (x *Int64s) buf() *buffer[int64] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+func (x *Uint64s) buf() *buffer[uint64] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+func (x *Float32s) buf() *buffer[float32] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+func (x *Float64s) buf() *buffer[float64] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+func (x *Uint8s) buf() *buffer[uint8] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}

@@ -30,11 +30,20 @@ type Result struct {
 	// Iterations is the number of sweeps over the matrix, the last one
 	// (which changed nothing) included.
 	Iterations int
-	// Time is the iterations, excluding PrepTime.
+	// Time is the iterations, excluding PrepTime: on a GPU, the kernels
+	// (initialisation and iterations, with the flag reads between them),
+	// measured with CUDA events.
 	Time time.Duration
+	// CopyTime is the host↔device copies the study counts: on a GPU, the
+	// matrix upload (measured once, during Prepare) and this run's
+	// download of the distances and predecessors. Zero on the CPU.
+	CopyTime time.Duration
+	// TimeWithCopies is Time + CopyTime, the study's measure (equal to
+	// Time on the CPU, where nothing is copied).
+	TimeWithCopies time.Duration
 	// PrepTime is validating and transposing the matrix (so each
 	// vertex's in-edges are contiguous: the study's BF_Reduce_Coarse
-	// layout).
+	// layout); on a GPU, the whole of Prepare (Prepared.PrepTime).
 	PrepTime time.Duration
 }
 
@@ -130,6 +139,7 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 		return nil, err
 	}
 	r.Dist = sigma
+	r.TimeWithCopies = r.Time
 	return r, nil
 }
 

@@ -17,4 +17,25 @@
 //
 // RandomDense makes the study's test inputs: random directed matrices of
 // 256..8192 vertices.
+//
+// # On the GPU
+//
+// Prepare readies a matrix on a device (gpu.Default()) with the options of
+// one of the study's kernels, and Prepared.Run computes from a source;
+// RunGPU does both once. SeedVariants lists the study's three curves:
+//
+//   - BF_Naive (Method Naive): one thread per vertex scans its column;
+//   - BF_Reduce (Reduce): a group of M threads per vertex (GroupSize, a
+//     multiple of 32) scans the column, then reduces the (min, argmin)
+//     pairs with a tree in shared memory;
+//   - BF_Reduce_Coarse (ReduceCoarse): the same over the transposed
+//     matrix, so a group reads a row: coalesced loads (16-byte vectors
+//     unless ScalarLoads).
+//
+// The kernels make the CPU's additions and break ties the same way, so a
+// GPU result equals Run's exactly (Dist, Pred, Iterations) and passes
+// Check, for int32 and float32 matrices. Results report the kernel time
+// (Time) and, as the study, the time with the host↔device copies
+// (TimeWithCopies). Without a GPU (the host device) Prepare and Run fall
+// back to the CPU's Run, so notebooks run unchanged.
 package densebf

@@ -13,7 +13,8 @@ import (
 const distRows = 8
 
 // HTML renders the result as a card: algorithm, source, reached vertices,
-// iterations (sweeps over the matrix), the largest finite distance, times,
+// iterations (sweeps over the matrix), the largest finite distance, times
+// (with the host↔device copies too when a GPU run made some),
 // and the distances and predecessors of the first vertices (∞:
 // unreachable). It scans Dist once (O(N)). The text form is String.
 func (r *Result) HTML() string {
@@ -39,8 +40,11 @@ func (r *Result) HTML() string {
 		Row("reached", reach).
 		Row("iterations", strconv.Itoa(r.Iterations)).
 		Row("max distance", strconv.FormatFloat(far, 'g', 6, 64)).
-		Row("time", r.Time.Round(time.Microsecond).String()).
-		Row("preparation", r.PrepTime.Round(time.Microsecond).String())
+		Row("time", r.Time.Round(time.Microsecond).String())
+	if r.CopyTime > 0 {
+		c.Row("time with copies", r.TimeWithCopies.Round(time.Microsecond).String())
+	}
+	c.Row("preparation", r.PrepTime.Round(time.Microsecond).String())
 	if n > 0 {
 		var rows [][]string
 		for v := 0; v < min(n, distRows); v++ {

@@ -1,0 +1,362 @@
+// GPU kernels of package densebf: the dense Bellman-Ford of seeds.md §5,
+// compiled at run time by NVRTC for the device's own architecture. No
+// #include: every type is declared here and only NVRTC's built-ins are
+// used (int4, float4, __ldg, __syncthreads, __syncthreads_or,
+// __int_as_float). Every kernel is extern "C" so gpu.go finds it by name;
+// a CI test checks that each name gpu.go launches is declared below.
+//
+// The matrix holds one entry per pair of vertices, n×n, as int (int32,
+// no edge = INF_I32 or more) or float (no edge = +Inf; never NaN or -Inf,
+// the host validates). σ (sig) and the predecessors η (pred) hold one entry
+// per vertex. Iteration `iter` reads σ_{iter-1} from sig and writes σ_iter
+// to out, a different buffer (Jacobi style, as the CPU's Run), for every
+// vertex v:
+//
+//	δ(v) = min_j term(σ(j), edge[j→v]),  ρ(v) = the smallest j attaining it
+//	σ'(v) = δ(v) and η(v) = ρ(v) when δ(v) < σ(v), else σ'(v) = σ(v)
+//
+// where term is one addition in the matrix's type (int sums skip an
+// unreached j or a missing edge, as the CPU does). Ties go to the smallest
+// j, so every method computes exactly the CPU's σ and η, bit for bit: the
+// same additions, and a minimum does not round. A non-negative diagonal
+// entry never matters (its term is ≥ σ(v), which the strict comparison
+// with σ(v) ignores), so the kernels need not skip it.
+//
+// A block that changed some vertex writes iter to *flag; the host reads
+// the flag after one or more iterations and stops after an iteration that
+// left it below its number.
+//
+// Layouts. Naive and Reduce read the matrix as given, row-major with
+// entry (j, v) at j*n + v: the in-edges of v are column v. Coarse reads
+// the transpose (entry (j, v) at v*n + j, transposed on the host during
+// preparation), so the in-edges of v are row v.
+//
+// Methods (the study's kernels):
+//   - naive: one thread per vertex loops over all j. Neighbouring threads
+//     read neighbouring entries of a row, but there are only n threads.
+//   - reduce: a group of M threads per vertex (M a multiple of 32; G
+//     groups per block, blockDim.x = G*M). Thread t of a group takes
+//     j = t, t+M, t+2M, … down column v (strided: uncoalesced), then the
+//     group reduces its M (min, argmin) pairs in shared memory.
+//   - coarse: as reduce over row v of the transpose: a group's loads are
+//     consecutive (coalesced). The _vec kernels load 16 bytes (4 entries
+//     and the 4 matching σ) per access; the host uses them when n is a
+//     multiple of 4, so each row starts 16-byte aligned.
+//
+// Dynamic shared memory of reduce and coarse: blockDim.x values followed
+// by blockDim.x int indices (8 bytes per thread).
+
+typedef long long i64;
+
+#define INF_I32 1073741823 // graph.InfI32 = MaxInt32/2
+
+// ---- the element types ----
+
+// Num<T> gives +∞ and the relaxation term of an element type.
+template <typename T> struct Num;
+
+template <> struct Num<int> {
+	static __device__ __forceinline__ int inf() { return INF_I32; }
+	// term is s + w, or INF_I32 when j is unreached (s ≥ INF_I32) or has
+	// no edge to v (w ≥ INF_I32): INF_I32 plus a negative weight would look
+	// finite, and entries above INF_I32 would overflow.
+	static __device__ __forceinline__ int term(int s, int w) {
+		return (s >= INF_I32 || w >= INF_I32) ? INF_I32 : s + w;
+	}
+};
+
+template <> struct Num<float> {
+	static __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
+	// term is the float sum: +Inf when either is +Inf (no -Inf, no NaN).
+	// One addition, no multiplication, so no contraction changes it.
+	static __device__ __forceinline__ float term(float s, float w) { return s + w; }
+};
+
+// Vec4<T> is the 16-byte vector type of T.
+template <typename T> struct Vec4;
+template <> struct Vec4<int> {
+	typedef int4 type;
+};
+template <> struct Vec4<float> {
+	typedef float4 type;
+};
+
+// ---- pieces shared by the methods ----
+
+// consider folds candidate (s, j) into (best, arg). Candidates come in
+// increasing j, so the strict comparison keeps the smallest j of a tie.
+template <typename T>
+__device__ __forceinline__ void consider(T s, int j, T &best, int &arg) {
+	if (s < best) {
+		best = s;
+		arg = j;
+	}
+}
+
+// settle writes σ_iter(v) and, when it improved, η(v); it reports the
+// improvement.
+template <typename T>
+__device__ __forceinline__ bool settle(const T *__restrict__ sig, T *__restrict__ out, int *__restrict__ pred,
+                                      int v, T best, int arg) {
+	const T old = sig[v];
+	if (best < old) {
+		out[v] = best;
+		pred[v] = arg;
+		return true;
+	}
+	out[v] = old;
+	return false;
+}
+
+// report writes iter to *flag when some thread of the block changed a
+// vertex. Every thread of the block must call it.
+__device__ __forceinline__ void report(bool changed, int iter, int *flag) {
+	if (__syncthreads_or(changed ? 1 : 0) && threadIdx.x == 0) {
+		*flag = iter;
+	}
+}
+
+// dyn_shared returns the block's dynamic shared memory.
+#ifndef DENSEBF_EMULATED
+__device__ __forceinline__ unsigned char *dyn_shared() {
+	extern __shared__ int4 dyn_shared_mem[];
+	return reinterpret_cast<unsigned char *>(dyn_shared_mem);
+}
+#endif
+
+// group_min reduces the (value, index) pairs of one group, slots
+// base..base+M-1 of vs and js, into slot base: a tree in shared memory of
+// ceil(log2 M) steps. At each step the first len-half slots take the
+// smaller of themselves and the slot half above (the smaller index on a
+// tie), so slots written ([0, len-half)) and slots only read ([half, len))
+// never overlap within a step. Every thread of the block must call it with
+// the same M (the barriers are block-wide).
+template <typename T>
+__device__ __forceinline__ void group_min(T *vs, int *js, int base, int t, int M) {
+	for (int len = M; len > 1;) {
+		const int half = (len + 1) >> 1;
+		if (t + half < len) {
+			const T a = vs[base + t];
+			const T b = vs[base + t + half];
+			const int jb = js[base + t + half];
+			if (b < a || (b == a && jb < js[base + t])) {
+				vs[base + t] = b;
+				js[base + t] = jb;
+			}
+		}
+		len = half;
+		__syncthreads();
+	}
+}
+
+// finish_group reduces each group's candidates, lets thread 0 of the group
+// settle its vertex v, and reports a change. Every thread of the block must
+// call it.
+template <typename T>
+__device__ __forceinline__ void finish_group(const T *__restrict__ sig, T *__restrict__ out, int *__restrict__ pred,
+                                            int n, int M, int g, int t, int v, T best, int arg, int iter, int *flag) {
+	T *vs = reinterpret_cast<T *>(dyn_shared());
+	int *js = reinterpret_cast<int *>(vs + blockDim.x);
+	vs[threadIdx.x] = best;
+	js[threadIdx.x] = arg;
+	__syncthreads();
+	group_min<T>(vs, js, g * M, t, M);
+	bool changed = false;
+	if (t == 0 && v < n) {
+		changed = settle<T>(sig, out, pred, v, vs[g * M], js[g * M]);
+	}
+	report(changed, iter, flag);
+}
+
+// scan folds the candidates j = t, t+M, t+2M, … < n into (best, arg),
+// reading edge[j→v] at p[j*stride] (p points at v's first entry: a column
+// of the row-major matrix with stride n, a row of the transpose with
+// stride 1). Four candidates are loaded before the first is used, so each
+// thread keeps several loads in flight; they are folded in increasing j.
+template <typename T>
+__device__ __forceinline__ void scan(const T *__restrict__ p, i64 stride, const T *__restrict__ sig, int n, int t,
+                                    int M, T &best, int &arg) {
+	int j = t;
+	for (; j + 3 * M < n; j += 4 * M) {
+		const T w0 = __ldg(p + (i64)j * stride);
+		const T w1 = __ldg(p + (i64)(j + M) * stride);
+		const T w2 = __ldg(p + (i64)(j + 2 * M) * stride);
+		const T w3 = __ldg(p + (i64)(j + 3 * M) * stride);
+		const T s0 = __ldg(sig + j);
+		const T s1 = __ldg(sig + j + M);
+		const T s2 = __ldg(sig + j + 2 * M);
+		const T s3 = __ldg(sig + j + 3 * M);
+		consider<T>(Num<T>::term(s0, w0), j, best, arg);
+		consider<T>(Num<T>::term(s1, w1), j + M, best, arg);
+		consider<T>(Num<T>::term(s2, w2), j + 2 * M, best, arg);
+		consider<T>(Num<T>::term(s3, w3), j + 3 * M, best, arg);
+	}
+	for (; j < n; j += M) {
+		consider<T>(Num<T>::term(__ldg(sig + j), __ldg(p + (i64)j * stride)), j, best, arg);
+	}
+}
+
+// consider4 folds entries j..j+3 of one 16-byte vector of weights w and
+// of σ, s.
+template <typename T, typename V>
+__device__ __forceinline__ void consider4(const V &s, const V &w, int j, T &best, int &arg) {
+	consider<T>(Num<T>::term(s.x, w.x), j, best, arg);
+	consider<T>(Num<T>::term(s.y, w.y), j + 1, best, arg);
+	consider<T>(Num<T>::term(s.z, w.z), j + 2, best, arg);
+	consider<T>(Num<T>::term(s.w, w.w), j + 3, best, arg);
+}
+
+// scan_vec is scan over a row of the transpose, 16 bytes at a time: thread
+// t takes the vectors k = t, t+M, … < n/4 (entries 4k..4k+3), four vectors
+// of the row and of σ loaded before the first is used. n % 4 == 0.
+template <typename T>
+__device__ __forceinline__ void scan_vec(const T *__restrict__ row, const T *__restrict__ sig, int n, int t, int M,
+                                        T &best, int &arg) {
+	typedef typename Vec4<T>::type V;
+	const V *row4 = reinterpret_cast<const V *>(row);
+	const V *sig4 = reinterpret_cast<const V *>(sig);
+	const int q = n >> 2;
+	int k = t;
+	for (; k + 3 * M < q; k += 4 * M) {
+		const V w0 = __ldg(row4 + k);
+		const V w1 = __ldg(row4 + k + M);
+		const V w2 = __ldg(row4 + k + 2 * M);
+		const V w3 = __ldg(row4 + k + 3 * M);
+		const V s0 = __ldg(sig4 + k);
+		const V s1 = __ldg(sig4 + k + M);
+		const V s2 = __ldg(sig4 + k + 2 * M);
+		const V s3 = __ldg(sig4 + k + 3 * M);
+		consider4<T, V>(s0, w0, k << 2, best, arg);
+		consider4<T, V>(s1, w1, (k + M) << 2, best, arg);
+		consider4<T, V>(s2, w2, (k + 2 * M) << 2, best, arg);
+		consider4<T, V>(s3, w3, (k + 3 * M) << 2, best, arg);
+	}
+	for (; k < q; k += M) {
+		consider4<T, V>(__ldg(sig4 + k), __ldg(row4 + k), k << 2, best, arg);
+	}
+}
+
+// ---- kernels ----
+
+// init: σ = +∞ but σ(src) = 0, η = -1 but η(src) = src, flag = 0.
+template <typename T>
+__device__ __forceinline__ void init(T *sig, int *pred, int n, int src, int *flag) {
+	const int v = blockIdx.x * blockDim.x + threadIdx.x;
+	if (v < n) {
+		sig[v] = (v == src) ? (T)0 : Num<T>::inf();
+		pred[v] = (v == src) ? src : -1;
+	}
+	if (v == 0) {
+		*flag = 0;
+	}
+}
+
+extern "C" __global__ void densebf_init_i32(int *sig, int *pred, int n, int src, int *flag) {
+	init<int>(sig, pred, n, src, flag);
+}
+
+extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int src, int *flag) {
+	init<float>(sig, pred, n, src, flag);
+}
+
+// BF_Naive: thread v scans column v of the row-major matrix m.
+template <typename T>
+__device__ __forceinline__ void naive(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
+                                     int *__restrict__ pred, int n, int iter, int *flag) {
+	const int v = blockIdx.x * blockDim.x + threadIdx.x;
+	bool changed = false;
+	if (v < n) {
+		T best = Num<T>::inf();
+		int arg = -1;
+		scan<T>(m + v, n, sig, n, 0, 1, best, arg);
+		changed = settle<T>(sig, out, pred, v, best, arg);
+	}
+	report(changed, iter, flag);
+}
+
+extern "C" __global__ void densebf_naive_i32(const int *__restrict__ m, const int *__restrict__ sig,
+                                             int *__restrict__ out, int *__restrict__ pred, int n, int iter,
+                                             int *flag) {
+	naive<int>(m, sig, out, pred, n, iter, flag);
+}
+
+extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const float *__restrict__ sig,
+                                             float *__restrict__ out, int *__restrict__ pred, int n, int iter,
+                                             int *flag) {
+	naive<float>(m, sig, out, pred, n, iter, flag);
+}
+
+// BF_Reduce: group g of the block handles vertex v = blockIdx.x*G + g;
+// its thread t scans j = t, t+M, … of column v of the row-major matrix.
+template <typename T>
+__device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag) {
+	const int g = threadIdx.x / M;
+	const int t = threadIdx.x - g * M;
+	const int v = blockIdx.x * (blockDim.x / M) + g;
+	T best = Num<T>::inf();
+	int arg = -1;
+	if (v < n) {
+		scan<T>(m + v, n, sig, n, t, M, best, arg);
+	}
+	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag);
+}
+
+extern "C" __global__ void densebf_reduce_i32(const int *__restrict__ m, const int *__restrict__ sig,
+                                              int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
+                                              int *flag) {
+	reduce<int>(m, sig, out, pred, n, M, iter, flag);
+}
+
+extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const float *__restrict__ sig,
+                                              float *__restrict__ out, int *__restrict__ pred, int n, int M,
+                                              int iter, int *flag) {
+	reduce<float>(m, sig, out, pred, n, M, iter, flag);
+}
+
+// BF_Reduce_Coarse: as reduce over row v of the transpose mt, so the M
+// threads of a group read M consecutive entries. With VEC (n % 4 == 0),
+// thread t takes the 16-byte vectors k = t, t+M, … of the row and of σ,
+// entries 4k..4k+3 in order.
+template <typename T, bool VEC>
+__device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag) {
+	const int g = threadIdx.x / M;
+	const int t = threadIdx.x - g * M;
+	const int v = blockIdx.x * (blockDim.x / M) + g;
+	T best = Num<T>::inf();
+	int arg = -1;
+	if (v < n) {
+		const T *row = mt + (i64)v * n;
+		if constexpr (VEC) {
+			scan_vec<T>(row, sig, n, t, M, best, arg);
+		} else {
+			scan<T>(row, 1, sig, n, t, M, best, arg);
+		}
+	}
+	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag);
+}
+
+extern "C" __global__ void densebf_coarse_i32(const int *__restrict__ mt, const int *__restrict__ sig,
+                                              int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
+                                              int *flag) {
+	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag);
+}
+
+extern "C" __global__ void densebf_coarse_f32(const float *__restrict__ mt, const float *__restrict__ sig,
+                                              float *__restrict__ out, int *__restrict__ pred, int n, int M,
+                                              int iter, int *flag) {
+	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag);
+}
+
+extern "C" __global__ void densebf_coarse_vec_i32(const int *__restrict__ mt, const int *__restrict__ sig,
+                                                  int *__restrict__ out, int *__restrict__ pred, int n, int M,
+                                                  int iter, int *flag) {
+	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag);
+}
+
+extern "C" __global__ void densebf_coarse_vec_f32(const float *__restrict__ mt, const float *__restrict__ sig,
+                                                  float *__restrict__ out, int *__restrict__ pred, int n, int M,
+                                                  int iter, int *flag) {
+	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag);
+}

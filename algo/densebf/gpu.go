@@ -1,0 +1,558 @@
+package densebf
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
+// per device (and cached on disk by package gpu).
+//
+//go:embed densebf.cu
+var kernelSource string
+
+const (
+	// initBlock is the block size of the initialisation kernel.
+	initBlock = 256
+	// naiveBlock is BF_Naive's block size: one thread per vertex, so a
+	// small block spreads the few threads over more multiprocessors.
+	naiveBlock = 128
+	// minGroupBlock is the fewest threads per block of Reduce and
+	// ReduceCoarse: a group size below it puts several groups (vertices)
+	// in a block (at most 32 blocks fit on a multiprocessor, so blocks of
+	// 32 threads would leave half of its threads idle).
+	minGroupBlock = 128
+	// sharedPerThread is the dynamic shared memory of Reduce and
+	// ReduceCoarse: one 4-byte value and one 4-byte index per thread.
+	sharedPerThread = 8
+)
+
+// Kernel names (densebf.cu). A CI test checks that every name kernelNames
+// lists is declared in the source.
+func typeTag(f32 bool) string {
+	if f32 {
+		return "f32"
+	}
+	return "i32"
+}
+
+func initKernel(f32 bool) string { return "densebf_init_" + typeTag(f32) }
+
+func stepKernel(m Method, vec, f32 bool) string {
+	switch m {
+	case Reduce:
+		return "densebf_reduce_" + typeTag(f32)
+	case ReduceCoarse:
+		if vec {
+			return "densebf_coarse_vec_" + typeTag(f32)
+		}
+		return "densebf_coarse_" + typeTag(f32)
+	}
+	return "densebf_naive_" + typeTag(f32)
+}
+
+// kernelNames lists every kernel the Go side may launch.
+func kernelNames() []string {
+	var out []string
+	for _, f32 := range []bool{false, true} {
+		out = append(out, initKernel(f32), stepKernel(Naive, false, f32), stepKernel(Reduce, false, f32),
+			stepKernel(ReduceCoarse, false, f32), stepKernel(ReduceCoarse, true, f32))
+	}
+	return out
+}
+
+// modules caches the compiled kernels per device.
+var modules struct {
+	sync.Mutex
+	byDevice map[*gpu.Device]*gpu.Module
+}
+
+// deviceModule compiles densebf.cu for dev once per process (NVRTC's
+// result is also cached on disk, so a later process only loads it).
+func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
+	modules.Lock()
+	defer modules.Unlock()
+	if m := modules.byDevice[dev]; m != nil {
+		return m, nil
+	}
+	m, err := dev.Compile("densebf.cu", kernelSource)
+	if err != nil {
+		return nil, fmt.Errorf("densebf: compiling the GPU kernels: %w", err)
+	}
+	if modules.byDevice == nil {
+		modules.byDevice = map[*gpu.Device]*gpu.Module{}
+	}
+	modules.byDevice[dev] = m
+	return m, nil
+}
+
+// shape is the launch geometry of the iteration kernel for n vertices.
+type shape struct {
+	group    int  // M, threads per vertex (0 for Naive)
+	perBlock int  // G, vertices per block (groups per block; Naive: threads per block)
+	block    int  // threads per block
+	grid     int  // blocks
+	shared   int  // bytes of dynamic shared memory
+	vec      bool // ReduceCoarse with 16-byte loads
+}
+
+// defaultGroupSize is M when Options.GroupSize is 0: one load per thread
+// and vertex (entries, or 16-byte vectors, of a row), rounded up to a
+// multiple of 32, between 32 and DefaultMaxGroupSize.
+func defaultGroupSize(n int, vec bool) int {
+	need := n
+	if vec {
+		need = (n + 3) / 4
+	}
+	m := (need + GroupMultiple - 1) / GroupMultiple * GroupMultiple
+	return min(max(m, GroupMultiple), DefaultMaxGroupSize)
+}
+
+// shapeFor returns the launch geometry for options o (valid) and n ≥ 1
+// vertices.
+func shapeFor(o Options, n int) shape {
+	if o.Method == Naive {
+		return shape{perBlock: naiveBlock, block: naiveBlock, grid: (n + naiveBlock - 1) / naiveBlock}
+	}
+	s := shape{vec: o.Method == ReduceCoarse && !o.ScalarLoads && n%4 == 0}
+	s.group = o.GroupSize
+	if s.group == 0 && o.Method == Reduce {
+		// Reduce reads a column of the matrix: a group's threads stride
+		// by N, and only neighbouring groups share cache lines, so
+		// narrow groups (more of them per block) win. Measured on an
+		// H100 (BenchmarkGPUGroupSize): n = 8192, M = 32 2.28 ms, M = 256
+		// 3.98 ms; n = 1024 within 8% of the best M.
+		s.group = GroupMultiple
+	}
+	if s.group == 0 {
+		s.group = defaultGroupSize(n, s.vec)
+	}
+	s.perBlock = max(1, minGroupBlock/s.group)
+	s.block = s.perBlock * s.group
+	s.grid = (n + s.perBlock - 1) / s.perBlock
+	s.shared = s.block * sharedPerThread
+	return s
+}
+
+// Prepared is a matrix prepared on a device for repeated single-source
+// runs with one set of options: validated, laid out for the method
+// (transposed for ReduceCoarse), uploaded, with the distance, predecessor
+// and flag buffers allocated and the kernels compiled and loaded. On the
+// host device it only holds the matrix and the options.
+//
+// Run may be called many times, from several goroutines (runs are
+// serialised); Close frees the device memory. The GPU holds a copy of the
+// matrix, but Prepared keeps d for the host device: d must not change
+// while it is prepared.
+type Prepared struct {
+	dev    *gpu.Device
+	d      *graph.Dense
+	n      int
+	f32    bool
+	opts   Options
+	label  string
+	shape  shape
+	prep   time.Duration
+	upload time.Duration
+
+	mu     sync.Mutex
+	closed bool
+
+	// Device state; nil on the host.
+	mI32   *gpu.Int32s
+	mF32   *gpu.Float32s
+	sigI32 [2]*gpu.Int32s
+	sigF32 [2]*gpu.Float32s
+	pred   *gpu.Int32s
+	flag   *gpu.Int32s
+	kInit  *gpu.Function
+	kStep  *gpu.Function
+}
+
+// Prepare readies the matrix d on dev for Run with the given options (see
+// Options; zero options: BF_Naive).
+//
+// It validates d as Run does (graph.Dense.Inspect: O(N²)). On a GPU it
+// compiles the kernels (once per device and process), transposes d on the
+// host for ReduceCoarse (Naive and Reduce read it as given), uploads it
+// (4·N² bytes, timed with CUDA events: UploadTime, which every run counts
+// in Result.CopyTime) and allocates two distance arrays, the predecessors
+// and the change flag (12·N + 4 bytes). PrepTime reports the whole
+// preparation. Device memory: Bytes.
+//
+// On the host device (dev.IsHost()) nothing is uploaded: Run computes
+// with the CPU's Run (the same dense pull iterations), so a notebook runs
+// unchanged without a GPU.
+//
+// It returns an error for a nil device, invalid options (Options.Validate),
+// a malformed or empty matrix, a compile error or a device that runs out
+// of memory.
+func Prepare(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Prepared, error) {
+	if dev == nil {
+		return nil, errors.New("densebf: Prepare: nil device (use gpu.Default())")
+	}
+	o := NewOptions(opts...)
+	start := time.Now()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := d.Inspect(); err != nil {
+		return nil, fmt.Errorf("densebf: Prepare: %w", err)
+	}
+	if d.N == 0 {
+		return nil, errors.New("densebf: Prepare: the matrix has no vertices, so no source")
+	}
+	p := &Prepared{dev: dev, d: d, n: d.N, f32: d.F32 != nil, opts: o, label: o.Label(), shape: shapeFor(o, d.N)}
+	if !dev.IsHost() {
+		if err := p.prepareGPU(); err != nil {
+			_ = p.free()
+			return nil, fmt.Errorf("densebf: preparing gpu dense Bellman-Ford (%s) on %v: %w", p.label, dev, err)
+		}
+	}
+	p.prep = time.Since(start)
+	return p, nil
+}
+
+func (p *Prepared) prepareGPU() error {
+	mod, err := deviceModule(p.dev)
+	if err != nil {
+		return err
+	}
+	if p.kInit, err = mod.Function(initKernel(p.f32)); err != nil {
+		return err
+	}
+	if p.kStep, err = mod.Function(stepKernel(p.opts.Method, p.shape.vec, p.f32)); err != nil {
+		return err
+	}
+	n := p.n
+	coarse := p.opts.Method == ReduceCoarse
+	if p.f32 {
+		host := p.d.F32
+		if coarse {
+			host = transpose(host, n, float32(math.Inf(1)))
+		}
+		if p.mF32, err = p.dev.AllocFloat32s(n * n); err != nil {
+			return err
+		}
+		if p.upload, err = p.dev.Time(func(*gpu.Thread) error { return p.mF32.Upload(host) }); err != nil {
+			return err
+		}
+		for i := range p.sigF32 {
+			if p.sigF32[i], err = p.dev.AllocFloat32s(n); err != nil {
+				return err
+			}
+		}
+	} else {
+		host := p.d.I32
+		if coarse {
+			host = transpose(host, n, graph.InfI32)
+		}
+		if p.mI32, err = p.dev.AllocInt32s(n * n); err != nil {
+			return err
+		}
+		if p.upload, err = p.dev.Time(func(*gpu.Thread) error { return p.mI32.Upload(host) }); err != nil {
+			return err
+		}
+		for i := range p.sigI32 {
+			if p.sigI32[i], err = p.dev.AllocInt32s(n); err != nil {
+				return err
+			}
+		}
+	}
+	if p.pred, err = p.dev.AllocInt32s(n); err != nil {
+		return err
+	}
+	p.flag, err = p.dev.AllocInt32s(1)
+	return err
+}
+
+// matrixArg is the uploaded matrix as a kernel argument.
+func (p *Prepared) matrixArg() any {
+	if p.f32 {
+		return p.mF32
+	}
+	return p.mI32
+}
+
+// sigArg is distance array i (0 or 1) as a kernel argument.
+func (p *Prepared) sigArg(i int) any {
+	if p.f32 {
+		return p.sigF32[i]
+	}
+	return p.sigI32[i]
+}
+
+// sigToHost downloads distance array i as float64 (+Inf: unreached).
+func (p *Prepared) sigToHost(i int) ([]float64, error) {
+	if p.f32 {
+		s, err := p.sigF32[i].ToHost()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(s))
+		for v, x := range s {
+			out[v] = float64(x)
+		}
+		return out, nil
+	}
+	s, err := p.sigI32[i].ToHost()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(s))
+	for v, x := range s {
+		out[v] = float64(x)
+		if x >= graph.InfI32 {
+			out[v] = math.Inf(1)
+		}
+	}
+	return out, nil
+}
+
+// free releases the device memory (the compiled module stays cached).
+func (p *Prepared) free() error {
+	return errors.Join(p.mI32.Free(), p.mF32.Free(), p.sigI32[0].Free(), p.sigI32[1].Free(),
+		p.sigF32[0].Free(), p.sigF32[1].Free(), p.pred.Free(), p.flag.Free())
+}
+
+// Close frees the device memory; later Runs fail. Close is idempotent
+// and accepts a nil Prepared.
+func (p *Prepared) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return p.free()
+}
+
+// PrepTime returns the preparation time: validation, transposition,
+// module load (or compilation, the first time in a process without a
+// cached image), allocations and the upload.
+func (p *Prepared) PrepTime() time.Duration { return p.prep }
+
+// UploadTime returns the GPU time of the matrix upload (0 on the host),
+// which every run counts in Result.CopyTime.
+func (p *Prepared) UploadTime() time.Duration { return p.upload }
+
+// Bytes returns the device memory the prepared matrix holds (0 on the
+// host): 4·N² + 12·N + 4 bytes.
+func (p *Prepared) Bytes() int64 {
+	return p.mI32.Bytes() + p.mF32.Bytes() + p.sigI32[0].Bytes() + p.sigI32[1].Bytes() +
+		p.sigF32[0].Bytes() + p.sigF32[1].Bytes() + p.pred.Bytes() + p.flag.Bytes()
+}
+
+// Label returns the variant's label (Options.Label).
+func (p *Prepared) Label() string { return p.label }
+
+// Options returns the options the matrix was prepared with.
+func (p *Prepared) Options() Options { return p.opts }
+
+// GroupSize returns M, the threads per vertex the kernel runs with (the
+// default when Options.GroupSize is 0); 0 for Naive and on the host.
+func (p *Prepared) GroupSize() int {
+	if p.dev.IsHost() {
+		return 0
+	}
+	return p.shape.group
+}
+
+// VectorLoads reports whether the kernel loads 16 bytes per access
+// (ReduceCoarse without ScalarLoads, N a multiple of 4, on a GPU).
+func (p *Prepared) VectorLoads() bool { return p.shape.vec && !p.dev.IsHost() }
+
+// Device returns the device the matrix is prepared on.
+func (p *Prepared) Device() *gpu.Device { return p.dev }
+
+// Matrix returns the prepared matrix.
+func (p *Prepared) Matrix() *graph.Dense { return p.d }
+
+// algorithm is Result.Algorithm of a GPU run: "gpu dense Bellman-Ford
+// (LABEL)", with the M the kernel uses when it is the default and
+// "16-byte loads" when they are used.
+func (p *Prepared) algorithm() string {
+	s := "gpu dense Bellman-Ford (" + p.label
+	var extra []string
+	if p.opts.Method != Naive && p.opts.GroupSize == 0 {
+		extra = append(extra, fmt.Sprintf("M=%d", p.shape.group))
+	}
+	if p.shape.vec {
+		extra = append(extra, "16-byte loads")
+	}
+	for i, e := range extra {
+		if i == 0 {
+			s += "; "
+		} else {
+			s += ", "
+		}
+		s += e
+	}
+	return s + ")"
+}
+
+// String describes the prepared matrix in one line.
+func (p *Prepared) String() string {
+	kind := "int32"
+	if p.f32 {
+		kind = "float32"
+	}
+	return fmt.Sprintf("densebf: %s prepared on %v: %d vertices (%s), %s on the device, prepared in %v",
+		p.label, p.dev, p.n, kind, graph.FormatBytes(p.Bytes()), p.prep.Round(time.Microsecond))
+}
+
+// Run computes shortest distances from src on the prepared matrix.
+//
+// The GPU runs the iterations of the CPU's Run (see the package doc) with
+// the method's kernel, one launch per iteration into the other distance
+// array, reading the change flag every FlagInterval launches; it stops
+// after an iteration that changed nothing, or after iteration N, which
+// changing something means a negative cycle reachable from src: then, as
+// Run, it returns a *NegativeCycleError naming the same vertex (found on
+// the host from the last two distance arrays and the predecessors).
+//
+// Dist, Pred and Iterations equal the CPU Run's exactly, for int32 and
+// float32 matrices (the same additions in the matrix's type, the same
+// tie-breaking to the smallest j), so the result passes Check. Result:
+// Algorithm "gpu dense Bellman-Ford (" + Label() + …; Time is the GPU
+// time of the initialisation and the iterations, flag reads included,
+// measured with CUDA events; CopyTime is UploadTime plus this run's
+// download of Dist and Pred (events too); TimeWithCopies is their sum,
+// the study's measure; PrepTime is PrepTime(). Idle iterations after the
+// last one (FlagInterval > 1) are timed but not counted.
+//
+// On the host device it returns the CPU Run's result, with Algorithm
+// saying so and PrepTime including the preparation.
+//
+// It returns an error for a source outside [0, N), a closed Prepared, a
+// device error, or cancellation (every launch polls cancel.Check; the
+// error matches cancel.ErrInterrupted).
+func (p *Prepared) Run(src int32) (*Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("densebf: Run on a closed Prepared (%s); call Prepare again", p.label)
+	}
+	if src < 0 || int(src) >= p.n {
+		return nil, fmt.Errorf("densebf: Run: source %d is not a vertex of this %d-vertex matrix (use 0..%d)", src, p.n, p.n-1)
+	}
+	if err := cancel.Check(); err != nil {
+		return nil, fmt.Errorf("densebf: %w", err)
+	}
+	if p.dev.IsHost() {
+		r, err := Run(p.d, src)
+		if err != nil {
+			return nil, err
+		}
+		r.Algorithm += "; host device standing in for gpu dense Bellman-Ford (" + p.label + ")"
+		r.PrepTime += p.prep
+		return r, nil
+	}
+	r := &Result{Algorithm: p.algorithm(), Source: src, PrepTime: p.prep}
+	iters, last, negCycle, err := p.iterate(r)
+	if err != nil {
+		return nil, fmt.Errorf("densebf: %s from %d: %w", r.Algorithm, src, err)
+	}
+	r.Iterations = iters
+	down, err := p.dev.Time(func(*gpu.Thread) error {
+		var err error
+		if r.Dist, err = p.sigToHost(last % 2); err != nil {
+			return err
+		}
+		r.Pred, err = p.pred.ToHost()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("densebf: %s from %d: downloading the results: %w", r.Algorithm, src, err)
+	}
+	if negCycle {
+		prev, err := p.sigToHost((last - 1) % 2)
+		if err != nil {
+			return nil, fmt.Errorf("densebf: %s from %d: downloading the distances: %w", r.Algorithm, src, err)
+		}
+		v := 0
+		for v < p.n-1 && prev[v] == r.Dist[v] {
+			v++
+		}
+		return nil, &NegativeCycleError{Source: src, Vertex: onPredCycle(r.Pred, int32(v))}
+	}
+	r.CopyTime = p.upload + down
+	r.TimeWithCopies = r.Time + r.CopyTime
+	return r, nil
+}
+
+// iterate runs the initialisation and the iterations, timed into r.Time.
+// It returns the iteration count (the last one changed nothing), the
+// number of the last iteration launched (its output array is last % 2)
+// and whether iteration N changed something (a negative cycle).
+func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error) {
+	n, s := p.n, p.shape
+	interval := max(1, p.opts.FlagInterval)
+	word := []int32{0}
+	r.Time, err = p.dev.Time(func(t *gpu.Thread) error {
+		if err := t.Launch(p.kInit, gpu.Blocks(n, initBlock), gpu.D1(initBlock), 0,
+			p.sigArg(0), p.pred, n, r.Source, p.flag); err != nil {
+			return err
+		}
+		it := 0
+		for {
+			first := it + 1
+			for b := 0; b < interval && it < n; b++ {
+				it++
+				in, out := p.sigArg((it-1)%2), p.sigArg(it%2)
+				var err error
+				if p.opts.Method == Naive {
+					err = t.Launch(p.kStep, gpu.D1(s.grid), gpu.D1(s.block), 0, p.matrixArg(), in, out, p.pred, n, it, p.flag)
+				} else {
+					err = t.Launch(p.kStep, gpu.D1(s.grid), gpu.D1(s.block), s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if err := p.flag.Download(word); err != nil {
+				return err
+			}
+			changed := int(word[0])
+			switch {
+			case changed < first-1 || changed > it:
+				return fmt.Errorf("the change flag reads %d after iterations %d..%d (a kernel bug: please report it)", changed, first, it)
+			case changed < it:
+				iters, last = changed+1, it
+				return nil
+			case it == n:
+				iters, last, negCycle = n, n, true
+				return nil
+			}
+		}
+	})
+	return iters, last, negCycle, err
+}
+
+// RunGPU computes shortest distances from src over the matrix d on dev
+// with the given options: Prepare, Prepared.Run, Close. To run from
+// several sources, Prepare once and call Run for each (the preparation,
+// the upload above all, is often longer than a run). It is named RunGPU
+// because Run is the CPU's.
+func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, opts ...Option) (*Result, error) {
+	if d != nil && d.N > 0 && (src < 0 || int(src) >= d.N) {
+		return nil, fmt.Errorf("densebf: RunGPU: source %d is not a vertex of this %d-vertex matrix (use 0..%d)", src, d.N, d.N-1)
+	}
+	p, err := Prepare(dev, d, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run(src)
+}

@@ -1,0 +1,180 @@
+package densebf
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Method selects the GPU kernel of Prepare and RunGPU: the study's three
+// (seeds.md §5).
+type Method int
+
+const (
+	// Naive is BF_Naive: one thread per vertex v loops over every j,
+	// reading column v of the matrix as given (row-major: neighbouring
+	// threads read neighbouring entries). Only N threads run, too few to
+	// fill a GPU below a few thousand vertices.
+	Naive Method = iota
+	// Reduce is BF_Reduce: a group of M threads per vertex (GroupSize)
+	// reads column v of the matrix as given, thread t taking j = t, t+M,
+	// …, then reduces the group's M (minimum, argmin) pairs with a tree
+	// in shared memory. The column is read with stride N: uncoalesced.
+	Reduce
+	// ReduceCoarse is BF_Reduce_Coarse: Reduce over the transposed
+	// matrix (transposed on the host during Prepare), so a group reads
+	// row v, M consecutive entries at a time: coalesced loads. Unless
+	// ScalarLoads is set and when N is a multiple of 4, each thread loads
+	// 16 bytes (4 entries) at a time.
+	ReduceCoarse
+)
+
+// String names the method as the study's curve: "BF_Naive", "BF_Reduce"
+// or "BF_Reduce_Coarse".
+func (m Method) String() string {
+	switch m {
+	case Naive:
+		return LabelNaive
+	case Reduce:
+		return LabelReduce
+	case ReduceCoarse:
+		return LabelReduceCoarse
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// The study's curve labels (seeds.md §5, the figure to reproduce).
+const (
+	LabelNaive        = "BF_Naive"
+	LabelReduce       = "BF_Reduce"
+	LabelReduceCoarse = "BF_Reduce_Coarse"
+)
+
+// Limits of GroupSize (M): a multiple of the warp size, at most a block.
+const (
+	// GroupMultiple is the warp size: M must be a multiple of it.
+	GroupMultiple = 32
+	// MaxGroupSize is the most threads of a CUDA block.
+	MaxGroupSize = 1024
+	// DefaultMaxGroupSize caps the default M (see Options.GroupSize).
+	DefaultMaxGroupSize = 256
+)
+
+// Options are the switches of the GPU dense Bellman-Ford (Prepare,
+// RunGPU). The zero value is BF_Naive, reading the change flag after every
+// iteration, as the study.
+type Options struct {
+	// Method is the kernel: Naive, Reduce or ReduceCoarse.
+	Method Method
+	// GroupSize is M, the threads per vertex of Reduce and ReduceCoarse:
+	// a multiple of 32 in [32, 1024]. 0 picks the default, the fastest M
+	// measured on an H100 (BenchmarkGPUGroupSize): 32 for Reduce, whose
+	// strided column reads favour many narrow groups; for ReduceCoarse
+	// enough threads for one load each per vertex (N, or N/4 with 16-byte
+	// loads, rounded up to a multiple of 32), at most
+	// DefaultMaxGroupSize = 256. Naive ignores it.
+	GroupSize int
+	// ScalarLoads makes ReduceCoarse load 4 bytes per access even when N
+	// is a multiple of 4 (the study's kernel); by default it loads 16
+	// bytes (4 entries) per access then. Other methods ignore it.
+	ScalarLoads bool
+	// FlagInterval is the number of iterations launched between two reads
+	// of the change flag (0 or 1: after every iteration, as the study).
+	// Larger values save the host round trips of small matrices at the
+	// price of up to FlagInterval-1 idle iterations at the end (they
+	// change nothing and do not count in Result.Iterations, but their
+	// time does count).
+	FlagInterval int
+}
+
+// Option sets one switch of Options.
+type Option func(*Options)
+
+// WithMethod selects the kernel (Naive by default).
+func WithMethod(m Method) Option { return func(o *Options) { o.Method = m } }
+
+// GroupSize sets M, the threads per vertex of Reduce and ReduceCoarse (0:
+// the default). Prepare fails unless M is 0 or a multiple of 32 in
+// [32, 1024].
+func GroupSize(m int) Option { return func(o *Options) { o.GroupSize = m } }
+
+// ScalarLoads makes ReduceCoarse load one 4-byte entry per access.
+func ScalarLoads(on bool) Option { return func(o *Options) { o.ScalarLoads = on } }
+
+// FlagInterval sets how many iterations are launched between two reads of
+// the change flag (0 or 1: every iteration). Prepare fails for k < 0.
+func FlagInterval(k int) Option { return func(o *Options) { o.FlagInterval = k } }
+
+// NewOptions applies opts, in order, to the zero Options (nil options are
+// skipped).
+func NewOptions(opts ...Option) Options {
+	var o Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// Validate returns an error for an unknown method, a GroupSize that is
+// not 0 or a multiple of 32 in [32, 1024], or a negative FlagInterval.
+func (o Options) Validate() error {
+	switch {
+	case o.Method != Naive && o.Method != Reduce && o.Method != ReduceCoarse:
+		return fmt.Errorf("densebf: unknown method %v (use densebf.Naive, densebf.Reduce or densebf.ReduceCoarse)", o.Method)
+	case o.GroupSize != 0 && (o.GroupSize < GroupMultiple || o.GroupSize > MaxGroupSize || o.GroupSize%GroupMultiple != 0):
+		return fmt.Errorf("densebf: group size M = %d must be a multiple of %d between %d and %d (or 0 for the default)",
+			o.GroupSize, GroupMultiple, GroupMultiple, MaxGroupSize)
+	case o.FlagInterval < 0:
+		return fmt.Errorf("densebf: flag interval %d must be positive (or 0: read the flag after every iteration)", o.FlagInterval)
+	}
+	return nil
+}
+
+// Label names the variant the options select: the study's curve label
+// (Method.String), then ", M=…" for an explicit group size of Reduce or
+// ReduceCoarse, ", scalar loads" for ReduceCoarse with ScalarLoads, and
+// ", flag every K" for a FlagInterval K above 1.
+func (o Options) Label() string {
+	s := o.Method.String()
+	if o.GroupSize > 0 && o.Method != Naive {
+		s += fmt.Sprintf(", M=%d", o.GroupSize)
+	}
+	if o.ScalarLoads && o.Method == ReduceCoarse {
+		s += ", scalar loads"
+	}
+	if o.FlagInterval > 1 {
+		s += fmt.Sprintf(", flag every %d", o.FlagInterval)
+	}
+	return s
+}
+
+// Variant is a labelled set of options: one curve of a figure.
+type Variant struct {
+	// Label names the curve (Options.Label of the options).
+	Label string
+	// Options select it.
+	Options []Option
+}
+
+// String returns the label.
+func (v Variant) String() string { return v.Label }
+
+// Slug returns the label as a benchmark or file name: lower case, spaces
+// as "_", commas and "=" dropped ("bf_reduce_coarse", "bf_reduce_m64").
+func (v Variant) Slug() string {
+	s := strings.NewReplacer(",", "", "=", "").Replace(v.Label)
+	return strings.ToLower(strings.Join(strings.Fields(s), "_"))
+}
+
+// SeedVariants returns the study's three GPU curves (seeds.md §5), in the
+// figure's order: "BF_Naive", "BF_Reduce" and "BF_Reduce_Coarse", each
+// with its default options (default M; 16-byte loads for ReduceCoarse
+// where N allows; the flag read after every iteration).
+func SeedVariants() []Variant {
+	return []Variant{
+		{LabelNaive, []Option{WithMethod(Naive)}},
+		{LabelReduce, []Option{WithMethod(Reduce)}},
+		{LabelReduceCoarse, []Option{WithMethod(ReduceCoarse)}},
+	}
+}

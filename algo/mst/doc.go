@@ -22,4 +22,18 @@
 // unweighted graph has unit weights. Results report time and the rate in
 // both TEPS conventions; like the study, the rate divides the graph's
 // stored arcs (2·M) by the time, excluding preparation (PrepTime).
+//
+// On a GPU (Prepare, Run; gpu.go, boruvka.cu) the study's Borůvka runs
+// every round on the device: weight-sorted neighbour segments scanned by
+// warps 32 arcs at a time (short segments by one thread), a per-tree
+// atomicMin on a 64-bit key (the weight or its rank, then the edge's
+// number in the same strict order as the CPU), cycle removal, pointer
+// jumping and renumbering with atomics. The study's input transformations
+// are switches — WeightRanks, Renumber, Compress (SSCA#2's compressed
+// neighbour ids) — and so are its Hybrid mode (the host finds the minima
+// of its CPUShare of the vertices in goroutines while the GPU does the
+// rest) and MemoryCap (the vertices whose adjacency does not fit stay on
+// the host, as the study did with Unified Memory). SeedVariants are the
+// figure's "GPU+CPU" and "GPU"; on the host device Run is the CPU's
+// Boruvka. GPU forests equal Kruskal's edge for edge.
 package mst

@@ -24,8 +24,14 @@ type Result struct {
 	Tile int
 	// Time is the computation (the k loop or the tile rounds).
 	Time time.Duration
-	// PrepTime is validating and copying the input and initialising Pred.
+	// PrepTime is validating and copying the input and initialising Pred
+	// (on the GPU: Prepare's time, see Prepared.PrepTime).
 	PrepTime time.Duration
+	// CopyTime is what host↔device copies add to Time on the GPU (the
+	// upload of the input and the download of the result; out of core,
+	// the streamed run beyond its kernels): Time + CopyTime is the time
+	// with copies. Zero on the CPU.
+	CopyTime time.Duration
 }
 
 // String summarises the result in one line.
@@ -41,8 +47,12 @@ func (r *Result) String() string {
 	if r.Tile > 0 {
 		tile = fmt.Sprintf(", tile %d", r.Tile)
 	}
-	return fmt.Sprintf("%s: %d vertices, %s%s, %v (prep %v)", r.Algorithm, r.Dist.N, kind, tile,
-		r.Time.Round(time.Microsecond), r.PrepTime.Round(time.Microsecond))
+	copies := ""
+	if r.CopyTime > 0 {
+		copies = fmt.Sprintf(" + copies %v", r.CopyTime.Round(time.Microsecond))
+	}
+	return fmt.Sprintf("%s: %d vertices, %s%s, %v%s (prep %v)", r.Algorithm, r.Dist.N, kind, tile,
+		r.Time.Round(time.Microsecond), copies, r.PrepTime.Round(time.Microsecond))
 }
 
 // ErrNegativeCycle is matched (errors.Is) by every NegativeCycleError.

@@ -1,7 +1,7 @@
 // Package apsp computes all-pairs shortest paths on a dense matrix
-// (graph.Dense) by Floyd-Warshall on the CPU, and checks APSP results
-// computed elsewhere (seeds.md §4: the plain and blocked GPU Floyd-Warshall
-// of the fruit-fly neuron study are validated with Check).
+// (graph.Dense) by Floyd-Warshall on the CPU and on the GPU (seeds.md §4:
+// the plain, blocked and out-of-core GPU Floyd-Warshall of the fruit-fly
+// neuron study), and checks APSP results with Check.
 //
 // Two CPU entry points:
 //
@@ -13,6 +13,25 @@
 //     tiles of its row and column, phase 3 all the others, tiles of a
 //     phase in parallel. A matrix whose size is not a multiple of the tile
 //     has ragged last tiles.
+//
+// On a GPU (Prepare, Run, RunGraph with a *gpu.Device; fw.cu compiled by
+// NVRTC) the study's methods are switches of Options (SeedVariants gives
+// the figure's curves):
+//
+//   - PlainGPU, "plain GPU": one kernel launch per k over the n×n matrix;
+//   - BlockedGPU, "blocked GPU": the three phases per diagonal tile, tiles
+//     of 16, 32 or 64 (Tile) in shared memory, a 4×4 register tile per
+//     thread for the products of phases 2 and 3; the matrix is padded to
+//     a multiple of the tile with isolated vertices;
+//   - OutOfCoreGPU, "out-of-core blocked GPU": for matrices larger than
+//     the device memory (or MemoryCap), the matrix stays in pinned host
+//     memory in K×K blocks and every round streams the blocks through the
+//     device, copies overlapped with the products on two streams.
+//
+// GPU results hold int32 distances equal to the CPU's, predecessors (or
+// none, with DistancesOnly), the GPU time without copies (Time) and what
+// the copies add (CopyTime). On the host device the same calls run the
+// CPU algorithms, so notebooks run without a GPU.
 //
 // Both keep a predecessor matrix, so Result.Path rebuilds a shortest path;
 // ties between equally short paths go to the one with fewer edges, which

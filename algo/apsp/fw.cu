@@ -1,0 +1,498 @@
+// fw.cu: Floyd-Warshall on the GPU (seeds.md §4), compiled by NVRTC at
+// run time (gpu.go). No headers; every kernel is extern "C" so that Go
+// finds it by name.
+//
+// Layout: an n×n matrix padded to np×np (np a multiple of the tile for
+// the blocked method), row-major, three planes of 4-byte entries:
+//   d  distances: int (no path: INF_I32 = 2^30 - 1) or float (+inf);
+//   p  predecessors: p[i][j] is the vertex before j on the path i→j, -1
+//      for no path, p[i][i] = i (only with FW_PRED);
+//   h  hop counts, the tie-break of equal distances (only with FW_HOPS).
+// Padding vertices are isolated (0 on their diagonal, no edges), so they
+// change no distance. The out-of-core method keeps the matrix on the
+// host in blocks of K×K and streams them; its kernels take offsets into
+// block-major buffers (see fw_mp).
+//
+// Compile-time configuration (-D from gpu.go):
+//   FW_TILE  16, 32 or 64: the tile side of the blocked method
+//   FW_PRED  1: keep predecessors; 0: distances only
+//   FW_HOPS  1: among equally short paths prefer fewer edges (needs
+//            FW_PRED): used when zero-weight cycles could otherwise close
+//            a cycle of predecessors
+//   FW_NEG   1: int entries may be negative: infinite operands are
+//            skipped and sums clamped at -INF_I32 (as the CPU's relaxI32Neg)
+//
+// Every update keeps D[i][j] = min(D[i][j], D[i][k] + D[k][j]) and, on a
+// strict improvement (or a tie with fewer hops under FW_HOPS), copies the
+// predecessor p[k][j]. The blocked method (Venkataraman, Sahni,
+// Mukhopadhyaya; Katz and Kider on the GPU) runs, for each diagonal tile
+// b: phase 1 (fw_phase1) closes tile (b,b) in shared memory, one block;
+// phase 2 (fw_phase2) updates the tiles of row b and column b; phase 3
+// (fw_phase3) all the others. Phases 2 and 3 are min-plus products
+// C = min(C, A ⊗ B) with the closed diagonal tile (phase 2) or the final
+// row and column tiles (phase 3) as operands: each thread keeps a REG×REG
+// register tile of C and reads A and B from shared memory, 32 k at a
+// time.
+
+#ifndef FW_TILE
+#define FW_TILE 64
+#endif
+#ifndef FW_PRED
+#define FW_PRED 1
+#endif
+#ifndef FW_HOPS
+#define FW_HOPS 0
+#endif
+#ifndef FW_NEG
+#define FW_NEG 0
+#endif
+
+typedef long long i64;
+
+constexpr int TILE = FW_TILE;
+constexpr int SIDE = 16;                  // threads per block side (16×16 = 256)
+constexpr int THREADS = SIDE * SIDE;
+constexpr int REG = TILE / SIDE;          // outputs per thread per side
+constexpr int KC = TILE < 32 ? TILE : 32; // k-chunk of the products
+constexpr int APAD = 4;                   // padding of the transposed A chunk (keeps 16-byte rows)
+constexpr int INF_I32 = 1073741823;       // graph.InfI32
+
+static_assert(TILE == 16 || TILE == 32 || TILE == 64, "FW_TILE must be 16, 32 or 64");
+static_assert(!FW_HOPS || FW_PRED, "FW_HOPS needs FW_PRED");
+static_assert(TILE * KC % THREADS == 0 && TILE * TILE % THREADS == 0, "tiles must split evenly over the threads");
+
+// Phase 1 pads its rows by one entry when the planes still fit the 48 KiB
+// of static shared memory (64×65 ints × 3 planes would not).
+constexpr int P1PLANES = 1 + FW_PRED + FW_HOPS;
+constexpr int PAD1 = (P1PLANES * TILE * (TILE + 1) * 4 <= 49152) ? 1 : 0;
+
+template <typename T> struct Num;
+
+template <> struct Num<int> {
+	static __device__ __forceinline__ int inf() { return INF_I32; }
+	static __device__ __forceinline__ bool finite(int x) { return x < INF_I32; }
+	// an input entry: anything at or above INF_I32 means no edge.
+	static __device__ __forceinline__ int clamp(int x) { return x < INF_I32 ? x : INF_I32; }
+	static __device__ __forceinline__ int add(int a, int b) {
+#if FW_NEG
+		if (a >= INF_I32 || b >= INF_I32) {
+			return INF_I32;
+		}
+		int s = a + b; // both in [-INF_I32, INF_I32): no overflow
+		return s < -INF_I32 ? -INF_I32 : s;
+#else
+		return a + b; // both in [0, INF_I32]: at most 2·INF_I32 < 2^31
+#endif
+	}
+};
+
+template <> struct Num<float> {
+	static __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
+	static __device__ __forceinline__ bool finite(float x) { return x < __int_as_float(0x7f800000); }
+	static __device__ __forceinline__ float clamp(float x) { return x; }
+	static __device__ __forceinline__ float add(float a, float b) { return a + b; }
+};
+
+// improves reports whether the candidate (s, hs) replaces (d, h).
+template <typename T> __device__ __forceinline__ bool improves(T s, T d, int hs, int h) {
+#if FW_HOPS
+	return s < d || (s == d && Num<T>::finite(s) && hs < h);
+#else
+	return s < d;
+#endif
+}
+
+// Pack is REG consecutive entries, aligned for one vector load from
+// shared memory.
+template <typename T, int N> struct alignas(sizeof(T) * N) Pack {
+	T v[N];
+};
+
+// ---- element-wise kernels ----
+
+// init: the working matrix from the input (in: n×n, row-major; d, p, h:
+// np×np). in may be d itself when np == n (each entry is read and
+// written by the same thread).
+template <typename T> __device__ __forceinline__ void init_body(const T *in, i64 n, T *d, int *p, int *h, i64 np) {
+	i64 total = np * np;
+	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (i64)gridDim.x * blockDim.x) {
+		i64 i = e / np, j = e - i * np;
+		T v;
+		if (i == j) {
+			v = 0;
+		} else if (i < n && j < n) {
+			v = Num<T>::clamp(in[i * n + j]);
+		} else {
+			v = Num<T>::inf();
+		}
+		d[e] = v;
+#if FW_PRED
+		p[e] = (i == j || Num<T>::finite(v)) ? (int)i : -1;
+#endif
+#if FW_HOPS
+		h[e] = i == j ? 0 : 1;
+#endif
+	}
+}
+
+extern "C" __global__ void fw_init_i32(const int *in, i64 n, int *d, int *p, int *h, i64 np) {
+	init_body<int>(in, n, d, p, h, np);
+}
+
+extern "C" __global__ void fw_init_f32(const float *in, i64 n, float *d, int *p, int *h, i64 np) {
+	init_body<float>(in, n, d, p, h, np);
+}
+
+// fw_compact copies the top-left n×n entries of an np×np plane of 4-byte
+// entries (any type) into a dense n×n array.
+extern "C" __global__ void fw_compact(const int *src, i64 np, int *dst, i64 n) {
+	i64 total = n * n;
+	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (i64)gridDim.x * blockDim.x) {
+		i64 i = e / n;
+		dst[e] = src[i * np + (e - i * n)];
+	}
+}
+
+// fw_copy copies count 4-byte entries from src+soff to dst+doff (the
+// regions do not overlap).
+extern "C" __global__ void fw_copy(int *dst, i64 doff, const int *src, i64 soff, i64 count) {
+	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < count; e += (i64)gridDim.x * blockDim.x) {
+		dst[doff + e] = src[soff + e];
+	}
+}
+
+// ---- plain Floyd-Warshall: one launch per k over the n×n matrix ----
+
+// Row k and column k do not change during step k (D[k][k] = 0 cannot
+// shorten them), so threads may read them while others write.
+template <typename T> __device__ __forceinline__ void plain_body(T *d, int *p, int *h, int n, int k) {
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+	int i = blockIdx.y * blockDim.y + threadIdx.y;
+	if (i >= n || j >= n) {
+		return;
+	}
+	i64 row = (i64)i * n, krow = (i64)k * n;
+	T a = d[row + k];
+	if (!Num<T>::finite(a)) {
+		return;
+	}
+	T s = Num<T>::add(a, d[krow + j]);
+	int hs = 0, hc = 0;
+#if FW_HOPS
+	hs = h[row + k] + h[krow + j];
+	hc = h[row + j];
+#endif
+	if (improves<T>(s, d[row + j], hs, hc)) {
+		d[row + j] = s;
+#if FW_PRED
+		p[row + j] = p[krow + j];
+#endif
+#if FW_HOPS
+		h[row + j] = hs;
+#endif
+	}
+}
+
+extern "C" __global__ void fw_plain_i32(int *d, int *p, int *h, int n, int k) { plain_body<int>(d, p, h, n, k); }
+
+extern "C" __global__ void fw_plain_f32(float *d, int *p, int *h, int n, int k) { plain_body<float>(d, p, h, n, k); }
+
+// ---- blocked Floyd-Warshall ----
+//
+// The blocked kernels address the matrix as base + row·ld + column (in
+// entries): the whole padded matrix (base 0, ld np), or one K×K block of
+// the out-of-core buffers (ld K). Blocks are 16×16 threads; thread
+// (tx, ty) owns rows ty·REG … ty·REG+REG-1 and columns tx·REG … of a tile.
+
+// phase 1: the k-steps of the diagonal tile b on the tile itself, one
+// block, in shared memory with a barrier per k.
+template <typename T> __device__ __forceinline__ void phase1_body(T *d, int *p, int *h, i64 base, i64 ld, int b) {
+	__shared__ T sd[TILE][TILE + PAD1];
+#if FW_PRED
+	__shared__ int sp[TILE][TILE + PAD1];
+#endif
+#if FW_HOPS
+	__shared__ int sh[TILE][TILE + PAD1];
+#endif
+	const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * SIDE + tx;
+	const i64 t0 = base + (i64)b * TILE * ld + (i64)b * TILE;
+#pragma unroll
+	for (int it = 0; it < TILE * TILE / THREADS; it++) {
+		int e = tid + it * THREADS, r = e / TILE, c = e % TILE;
+		i64 g = t0 + r * ld + c;
+		sd[r][c] = d[g];
+#if FW_PRED
+		sp[r][c] = p[g];
+#endif
+#if FW_HOPS
+		sh[r][c] = h[g];
+#endif
+	}
+	__syncthreads();
+	T cd[REG][REG];
+	int ch[REG][REG];
+#if FW_PRED
+	int cp[REG][REG];
+#endif
+#pragma unroll
+	for (int a = 0; a < REG; a++) {
+#pragma unroll
+		for (int q = 0; q < REG; q++) {
+			int r = ty * REG + a, c = tx * REG + q;
+			cd[a][q] = sd[r][c];
+			ch[a][q] = 0;
+#if FW_PRED
+			cp[a][q] = sp[r][c];
+#endif
+#if FW_HOPS
+			ch[a][q] = sh[r][c];
+#endif
+		}
+	}
+	for (int k = 0; k < TILE; k++) {
+		T bk[REG];
+		int hk[REG];
+#if FW_PRED
+		int pk[REG];
+#endif
+#pragma unroll
+		for (int q = 0; q < REG; q++) {
+			bk[q] = sd[k][tx * REG + q];
+			hk[q] = 0;
+#if FW_PRED
+			pk[q] = sp[k][tx * REG + q];
+#endif
+#if FW_HOPS
+			hk[q] = sh[k][tx * REG + q];
+#endif
+		}
+#pragma unroll
+		for (int a = 0; a < REG; a++) {
+			int r = ty * REG + a;
+			T ak = sd[r][k];
+			int hak = 0;
+#if FW_HOPS
+			hak = sh[r][k];
+#endif
+#pragma unroll
+			for (int q = 0; q < REG; q++) {
+				T s = Num<T>::add(ak, bk[q]);
+				int hs = hak + hk[q];
+				if (improves<T>(s, cd[a][q], hs, ch[a][q])) {
+					int c = tx * REG + q;
+					cd[a][q] = s;
+					ch[a][q] = hs;
+					sd[r][c] = s;
+#if FW_PRED
+					cp[a][q] = pk[q];
+					sp[r][c] = pk[q];
+#endif
+#if FW_HOPS
+					sh[r][c] = hs;
+#endif
+				}
+			}
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int a = 0; a < REG; a++) {
+#pragma unroll
+		for (int q = 0; q < REG; q++) {
+			i64 g = t0 + (i64)(ty * REG + a) * ld + tx * REG + q;
+			d[g] = cd[a][q];
+#if FW_PRED
+			p[g] = cp[a][q];
+#endif
+#if FW_HOPS
+			h[g] = ch[a][q];
+#endif
+		}
+	}
+}
+
+// product: the TILE×TILE tile of C at cin (read) / cout (written) takes
+// min(C, A ⊗ B), A the TILE×L strip at aoff, B the L×TILE strip at boff,
+// all with row stride ld. Predecessors come from B's plane (the vertex
+// before j on the path k→j), hops add A's and B's. C is read into
+// registers first and written last, so C may be one of A and B (phase 2)
+// as long as no other block writes what this one reads.
+template <typename T>
+__device__ __forceinline__ void product_body(const T *cind, const int *cinp, const int *cinh, i64 cin, T *coutd,
+                                             int *coutp, int *couth, i64 cout, const T *ad, const int *ah, i64 aoff,
+                                             const T *bd, const int *bp, const int *bh, i64 boff, i64 ld, int L) {
+	alignas(16) __shared__ T sa[KC][TILE + APAD]; // A transposed: sa[k][i]
+	alignas(16) __shared__ T sb[KC][TILE];
+#if FW_PRED
+	alignas(16) __shared__ int sbp[KC][TILE];
+#endif
+#if FW_HOPS
+	alignas(16) __shared__ int sah[KC][TILE + APAD];
+	alignas(16) __shared__ int sbh[KC][TILE];
+#endif
+	const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * SIDE + tx;
+	T cd[REG][REG];
+	int ch[REG][REG];
+#if FW_PRED
+	int cp[REG][REG];
+#endif
+#pragma unroll
+	for (int a = 0; a < REG; a++) {
+#pragma unroll
+		for (int q = 0; q < REG; q++) {
+			i64 g = cin + (i64)(ty * REG + a) * ld + tx * REG + q;
+			cd[a][q] = cind[g];
+			ch[a][q] = 0;
+#if FW_PRED
+			cp[a][q] = cinp[g];
+#endif
+#if FW_HOPS
+			ch[a][q] = cinh[g];
+#endif
+		}
+	}
+	for (int k0 = 0; k0 < L; k0 += KC) {
+#pragma unroll
+		for (int it = 0; it < TILE * KC / THREADS; it++) {
+			int e = tid + it * THREADS, i = e / KC, kk = e % KC;
+			i64 g = aoff + (i64)i * ld + k0 + kk;
+			sa[kk][i] = ad[g];
+#if FW_HOPS
+			sah[kk][i] = ah[g];
+#endif
+		}
+#pragma unroll
+		for (int it = 0; it < KC * TILE / THREADS; it++) {
+			int e = tid + it * THREADS, kk = e / TILE, j = e % TILE;
+			i64 g = boff + (i64)(k0 + kk) * ld + j;
+			sb[kk][j] = bd[g];
+#if FW_PRED
+			sbp[kk][j] = bp[g];
+#endif
+#if FW_HOPS
+			sbh[kk][j] = bh[g];
+#endif
+		}
+		__syncthreads();
+#pragma unroll 4
+		for (int kk = 0; kk < KC; kk++) {
+			const Pack<T, REG> av = *reinterpret_cast<const Pack<T, REG> *>(&sa[kk][ty * REG]);
+			const Pack<T, REG> bv = *reinterpret_cast<const Pack<T, REG> *>(&sb[kk][tx * REG]);
+			Pack<int, REG> hav = {}, hbv = {};
+#if FW_PRED
+			const Pack<int, REG> pv = *reinterpret_cast<const Pack<int, REG> *>(&sbp[kk][tx * REG]);
+#endif
+#if FW_HOPS
+			hav = *reinterpret_cast<const Pack<int, REG> *>(&sah[kk][ty * REG]);
+			hbv = *reinterpret_cast<const Pack<int, REG> *>(&sbh[kk][tx * REG]);
+#endif
+#pragma unroll
+			for (int a = 0; a < REG; a++) {
+#pragma unroll
+				for (int q = 0; q < REG; q++) {
+					T s = Num<T>::add(av.v[a], bv.v[q]);
+					int hs = hav.v[a] + hbv.v[q];
+					if (improves<T>(s, cd[a][q], hs, ch[a][q])) {
+						cd[a][q] = s;
+						ch[a][q] = hs;
+#if FW_PRED
+						cp[a][q] = pv.v[q];
+#endif
+					}
+				}
+			}
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int a = 0; a < REG; a++) {
+#pragma unroll
+		for (int q = 0; q < REG; q++) {
+			i64 g = cout + (i64)(ty * REG + a) * ld + tx * REG + q;
+			coutd[g] = cd[a][q];
+#if FW_PRED
+			coutp[g] = cp[a][q];
+#endif
+#if FW_HOPS
+			couth[g] = ch[a][q];
+#endif
+		}
+	}
+}
+
+// phase 2: grid (nb-1, 2). Row y = 0: tile (b, J) takes (b,b) ⊗ (b,J);
+// y = 1: tile (J, b) takes (J,b) ⊗ (b,b); J runs over the tiles but b.
+// The diagonal tile is closed, so one product does all its k-steps.
+template <typename T> __device__ __forceinline__ void phase2_body(T *d, int *p, int *h, i64 base, i64 ld, int b) {
+	int J = blockIdx.x + (blockIdx.x >= (unsigned)b ? 1 : 0);
+	i64 diag = base + (i64)b * TILE * ld + (i64)b * TILE;
+	i64 c, a, bb;
+	if (blockIdx.y == 0) {
+		c = base + (i64)b * TILE * ld + (i64)J * TILE;
+		a = diag;
+		bb = c;
+	} else {
+		c = base + (i64)J * TILE * ld + (i64)b * TILE;
+		a = c;
+		bb = diag;
+	}
+	product_body<T>(d, p, h, c, d, p, h, c, d, h, a, d, p, h, bb, ld, TILE);
+}
+
+// phase 3: grid (nb-1, nb-1): tile (I, J), I ≠ b ≠ J, takes (I,b) ⊗ (b,J).
+template <typename T> __device__ __forceinline__ void phase3_body(T *d, int *p, int *h, i64 base, i64 ld, int b) {
+	int J = blockIdx.x + (blockIdx.x >= (unsigned)b ? 1 : 0);
+	int I = blockIdx.y + (blockIdx.y >= (unsigned)b ? 1 : 0);
+	i64 c = base + (i64)I * TILE * ld + (i64)J * TILE;
+	i64 a = base + (i64)I * TILE * ld + (i64)b * TILE;
+	i64 bb = base + (i64)b * TILE * ld + (i64)J * TILE;
+	product_body<T>(d, p, h, c, d, p, h, c, d, h, a, d, p, h, bb, ld, TILE);
+}
+
+// mp (out of core): C = min(C, A ⊗ B) over K×K blocks. C is G blocks
+// side by side (block g at cin + g·K², row-major, stride K), written to
+// cout (which may equal cin); A is one K×K block at aoff; B is G blocks
+// at boff + g·K². Grid (G·K/TILE, K/TILE), one tile per thread block.
+template <typename T>
+__device__ __forceinline__ void mp_body(const T *cind, const int *cinp, const int *cinh, i64 cin, T *coutd, int *coutp,
+                                        int *couth, i64 cout, const T *ad, const int *ah, i64 aoff, const T *bd,
+                                        const int *bp, const int *bh, i64 boff, int K) {
+	int per = K / TILE;
+	i64 g = blockIdx.x / per;
+	i64 jj = (i64)(blockIdx.x % per) * TILE, i0 = (i64)blockIdx.y * TILE;
+	i64 KK = (i64)K * K;
+	product_body<T>(cind, cinp, cinh, cin + g * KK + i0 * K + jj, coutd, coutp, couth, cout + g * KK + i0 * K + jj, ad,
+	                ah, aoff + i0 * K, bd, bp, bh, boff + g * KK + jj, K, K);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_phase1_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
+	phase1_body<int>(d, p, h, base, ld, b);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_phase1_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
+	phase1_body<float>(d, p, h, base, ld, b);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_phase2_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
+	phase2_body<int>(d, p, h, base, ld, b);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_phase2_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
+	phase2_body<float>(d, p, h, base, ld, b);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_phase3_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
+	phase3_body<int>(d, p, h, base, ld, b);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_phase3_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
+	phase3_body<float>(d, p, h, base, ld, b);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_mp_i32(const int *cind, const int *cinp, const int *cinh, i64 cin, int *coutd, int *coutp, int *couth, i64 cout, const int *ad, const int *ah, i64 aoff, const int *bd, const int *bp, const int *bh, i64 boff, int K) {
+	mp_body<int>(cind, cinp, cinh, cin, coutd, coutp, couth, cout, ad, ah, aoff, bd, bp, bh, boff, K);
+}
+
+extern "C" __global__ __launch_bounds__(256) void fw_mp_f32(const float *cind, const int *cinp, const int *cinh, i64 cin, float *coutd, int *coutp, int *couth, i64 cout, const float *ad, const int *ah, i64 aoff, const float *bd, const int *bp, const int *bh, i64 boff, int K) {
+	mp_body<float>(cind, cinp, cinh, cin, coutd, coutp, couth, cout, ad, ah, aoff, bd, bp, bh, boff, K);
+}

@@ -1,0 +1,861 @@
+package apsp
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
+// per device and configuration (and cached on disk by package gpu).
+//
+//go:embed fw.cu
+var kernelSource string
+
+const (
+	// elementBlock is the block size of the element-wise kernels.
+	elementBlock = 256
+	// maxElementGrid caps the grid of the grid-stride kernels.
+	maxElementGrid = 1 << 16
+)
+
+// config is one compiled flavour of fw.cu (its -D options).
+type config struct {
+	tile            int
+	pred, hops, neg bool
+}
+
+func bit(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func (c config) compileOptions() []gpu.CompileOption {
+	return []gpu.CompileOption{
+		gpu.Define("FW_TILE", strconv.Itoa(c.tile)),
+		gpu.Define("FW_PRED", bit(c.pred)),
+		gpu.Define("FW_HOPS", bit(c.hops)),
+		gpu.Define("FW_NEG", bit(c.neg)),
+	}
+}
+
+// planes is the number of n×n planes a run keeps: distances, then
+// predecessors and hop counts when kept.
+func (c config) planes() int {
+	p := 1
+	if c.pred {
+		p++
+	}
+	if c.hops {
+		p++
+	}
+	return p
+}
+
+// kernelNames lists every kernel the Go side may launch (a CI test checks
+// that fw.cu declares each).
+func kernelNames() []string {
+	out := []string{"fw_compact", "fw_copy"}
+	for _, base := range []string{"fw_init", "fw_plain", "fw_phase1", "fw_phase2", "fw_phase3", "fw_mp"} {
+		out = append(out, base+"_i32", base+"_f32")
+	}
+	return out
+}
+
+type moduleKey struct {
+	dev *gpu.Device
+	cfg config
+}
+
+// modules caches the compiled kernels per device and configuration.
+var modules struct {
+	sync.Mutex
+	m map[moduleKey]*gpu.Module
+}
+
+func deviceModule(dev *gpu.Device, cfg config) (*gpu.Module, error) {
+	modules.Lock()
+	defer modules.Unlock()
+	key := moduleKey{dev, cfg}
+	if m := modules.m[key]; m != nil {
+		return m, nil
+	}
+	m, err := dev.Compile("fw.cu", kernelSource, cfg.compileOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the GPU kernels: %w", err)
+	}
+	if modules.m == nil {
+		modules.m = map[moduleKey]*gpu.Module{}
+	}
+	modules.m[key] = m
+	return m, nil
+}
+
+// kernels are the functions of one configuration and element type.
+type kernels struct {
+	init, plain, phase1, phase2, phase3, mp, compact, copy *gpu.Function
+}
+
+func loadKernels(dev *gpu.Device, cfg config, f32 bool) (*kernels, error) {
+	m, err := deviceModule(dev, cfg)
+	if err != nil {
+		return nil, err
+	}
+	suffix := "_i32"
+	if f32 {
+		suffix = "_f32"
+	}
+	k := &kernels{}
+	for _, f := range []struct {
+		dst  **gpu.Function
+		name string
+	}{
+		{&k.init, "fw_init" + suffix}, {&k.plain, "fw_plain" + suffix}, {&k.phase1, "fw_phase1" + suffix},
+		{&k.phase2, "fw_phase2" + suffix}, {&k.phase3, "fw_phase3" + suffix}, {&k.mp, "fw_mp" + suffix},
+		{&k.compact, "fw_compact"}, {&k.copy, "fw_copy"},
+	} {
+		if *f.dst, err = m.Function(f.name); err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
+}
+
+// elementGrid is the grid of a grid-stride kernel over count entries.
+func elementGrid(count int64) gpu.Dim {
+	b := (count + elementBlock - 1) / elementBlock
+	return gpu.D1(int(max(1, min(b, maxElementGrid))))
+}
+
+// matrixInfo is what Prepare learns from scanning the input.
+type matrixInfo struct {
+	n   int
+	f32 bool
+	// neg: some entry is negative.
+	neg bool
+	// mayCycle: without the hop tie-break, predecessors could form a
+	// cycle: some finite off-diagonal entry is ≤ 0 (zero-weight cycles),
+	// or float32 sums may round (an entry is not a whole number, or
+	// (N-1)·max|entry| reaches 2^24).
+	mayCycle bool
+}
+
+// scanMatrix validates d as the CPU algorithms do and fills matrixInfo.
+func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
+	neg, maxAbs, err := inspect(d, who)
+	if err != nil {
+		return matrixInfo{}, err
+	}
+	n := d.N
+	info := matrixInfo{n: n, f32: d.F32 != nil, neg: neg}
+	var nonPos, fraction atomic.Bool
+	par.ForChunks(n, max(1, 65536/max(n, 1)), func(_, lo, hi int) {
+		np, fr := false, false
+		for i := lo; i < hi; i++ {
+			for j := 0; j < n; j++ {
+				if i == j {
+					continue
+				}
+				if d.F32 != nil {
+					w := d.F32[i*n+j]
+					if math.IsInf(float64(w), 1) {
+						continue
+					}
+					np = np || w <= 0
+					fr = fr || w != float32(math.Trunc(float64(w)))
+				} else if w := d.I32[i*n+j]; w < graph.InfI32 {
+					np = np || w <= 0
+				}
+			}
+		}
+		if np {
+			nonPos.Store(true)
+		}
+		if fr {
+			fraction.Store(true)
+		}
+	})
+	inexact := info.f32 && (fraction.Load() || float64(max(n-1, 1))*maxAbs >= 1<<24)
+	info.mayCycle = nonPos.Load() || inexact
+	return info, nil
+}
+
+// Prepared is a matrix prepared on a device for all-pairs shortest paths
+// with one set of options: validated, the kernels compiled and loaded,
+// the device buffers (and for the out-of-core method the pinned host
+// memory and streams) allocated. On the host device it only holds the
+// matrix and the options.
+//
+// Run may be called many times, from several goroutines (runs are
+// serialised); Close frees the memory. The matrix must not change while
+// it is prepared.
+type Prepared struct {
+	dev   *gpu.Device
+	d     *graph.Dense
+	opts  Options
+	label string
+	prep  time.Duration
+	info  matrixInfo
+	cap   int64 // device bytes the run may use (0: unknown, no check)
+
+	mu     sync.Mutex
+	closed bool
+
+	// Device state; nil on the host.
+	cfg                  config
+	k                    *kernels
+	np                   int         // padded side of the in-core matrix
+	dist, pred, hops, io *gpu.Int32s // in core; io holds the compact n×n input and output when np > n
+	ooc                  *oocState   // out of core
+	fallback             *Prepared   // the same with the hop tie-break, once predecessors formed a cycle
+}
+
+// Prepare readies the matrix d on dev for Run with the given options (see
+// Options; zero options: the study's plain kernel with predecessors).
+//
+// It validates d as FloydWarshall does, compiles the kernels for the
+// configuration (tile, predecessors, int32 or float32, negative entries;
+// once per device and process), and allocates on the device the padded
+// matrix: for n vertices padded to np (a multiple of the tile for the
+// blocked methods), 4·np² bytes of distances and as many of predecessors,
+// plus 4·n² bytes for the compact input and output when np > n
+// (Bytes). A method that keeps the matrix in core fails when that
+// exceeds the memory cap (Options.MemoryCap, else the device's free
+// memory); OutOfCoreGPU then plans K×K blocks that fit, allocates them and
+// 4·np² bytes of pinned host memory per plane. PrepTime reports it all.
+//
+// On the host device (dev.IsHost()) nothing is allocated: Run computes
+// with the CPU's FloydWarshall (PlainGPU) or Blocked (the other methods,
+// with the option's tile, else the CPU's default), so a notebook runs
+// unchanged without a GPU.
+//
+// It returns an error for a nil device, a malformed matrix (see Blocked),
+// a negative diagonal entry (a *NegativeCycleError), unknown options, a
+// matrix that does not fit the memory cap in core, a cap too small even
+// out of core, a compile error or a device that runs out of memory.
+func Prepare(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Prepared, error) {
+	return prepare1(dev, d, time.Now(), opts)
+}
+
+func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, opts []Option) (*Prepared, error) {
+	if dev == nil {
+		return nil, errors.New("apsp: Prepare: nil device (use gpu.Default())")
+	}
+	o := NewOptions(opts...)
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	info, err := scanMatrix(d, "Prepare")
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{dev: dev, d: d, opts: o, label: o.Label(), info: info}
+	if !dev.IsHost() {
+		if err := p.prepareGPU(false); err != nil {
+			_ = p.free()
+			return nil, fmt.Errorf("apsp: preparing %s on %v: %w", p.label, dev, err)
+		}
+	}
+	p.prep = time.Since(start)
+	return p, nil
+}
+
+// PrepareGraph is Prepare on the weight matrix of g (g.Dense): int32 when
+// every weight is a whole number small enough, float32 otherwise or when
+// Options.Float32 is set. The conversion counts in PrepTime.
+func PrepareGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
+	start := time.Now()
+	d, err := graphMatrix(g, NewOptions(opts...).Float32)
+	if err != nil {
+		return nil, err
+	}
+	return prepare1(dev, d, start, opts)
+}
+
+// graphMatrix returns g's weight matrix, int32 when it can be and
+// float32 is not asked for.
+func graphMatrix(g *graph.CSR, f32 bool) (*graph.Dense, error) {
+	if g == nil || len(g.Offsets) == 0 {
+		return nil, errors.New("apsp: no graph (nil or without offsets)")
+	}
+	if !f32 {
+		if d, err := g.Dense(true); err == nil {
+			return d, nil
+		}
+	}
+	d, err := g.Dense(false)
+	if err != nil {
+		return nil, fmt.Errorf("apsp: %w", err)
+	}
+	return d, nil
+}
+
+// roundUp rounds n up to a multiple of m.
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// inCoreBytes is the device memory of an in-core run.
+func inCoreBytes(n, np, planes int) int64 {
+	b := int64(planes) * int64(np) * int64(np) * 4
+	if np != n {
+		b += int64(n) * int64(n) * 4
+	}
+	return b
+}
+
+// prepareGPU compiles and allocates; hops selects the tie-break flavour.
+func (p *Prepared) prepareGPU(hops bool) error {
+	o := p.opts
+	n := p.info.n
+	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg && !p.info.f32}
+	p.cap = o.MemoryCap
+	if p.cap == 0 {
+		if in, err := p.dev.Info(); err == nil {
+			p.cap = in.FreeMemory
+		}
+	}
+	var err error
+	if p.k, err = loadKernels(p.dev, p.cfg, p.info.f32); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	planes := p.cfg.planes()
+	p.np = n
+	if o.Method != PlainGPU {
+		p.np = roundUp(n, p.cfg.tile)
+	}
+	if need := inCoreBytes(n, p.np, planes); p.cap > 0 && need > p.cap {
+		if o.Method != OutOfCoreGPU {
+			return fmt.Errorf("the %s method keeps the whole matrix on the device: %d vertices (padded to %d) need %s, but the memory cap is %s: use WithMethod(OutOfCoreGPU)",
+				o.Method, n, p.np, graph.FormatBytes(need), graph.FormatBytes(p.cap))
+		}
+		plan, err := planFor(n, p.cfg.tile, planes, p.cap)
+		if err != nil {
+			return err
+		}
+		return p.prepareOOC(plan)
+	}
+	alloc := func() (*gpu.Int32s, error) { return p.dev.AllocInt32s(p.np * p.np) }
+	if p.dist, err = alloc(); err != nil {
+		return err
+	}
+	if p.cfg.pred {
+		if p.pred, err = alloc(); err != nil {
+			return err
+		}
+	}
+	if p.cfg.hops {
+		if p.hops, err = alloc(); err != nil {
+			return err
+		}
+	}
+	if p.np != n {
+		if p.io, err = p.dev.AllocInt32s(n * n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// free releases the device and pinned memory (the compiled module stays
+// cached).
+func (p *Prepared) free() error {
+	errs := []error{p.dist.Free(), p.pred.Free(), p.hops.Free(), p.io.Free()}
+	if p.ooc != nil {
+		errs = append(errs, p.ooc.free())
+	}
+	if p.fallback != nil {
+		errs = append(errs, p.fallback.free())
+	}
+	return errors.Join(errs...)
+}
+
+// Close frees the device memory; later Runs fail. Close is idempotent.
+func (p *Prepared) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return p.free()
+}
+
+// PrepTime returns the preparation time: validation, compilation (or the
+// module load), allocations and, for PrepareGraph, the conversion.
+func (p *Prepared) PrepTime() time.Duration { return p.prep }
+
+// Bytes returns the device memory the prepared matrix holds (0 on the
+// host); the out-of-core method also holds pinned host memory, not
+// counted here.
+func (p *Prepared) Bytes() int64 {
+	b := p.dist.Bytes() + p.pred.Bytes() + p.hops.Bytes() + p.io.Bytes()
+	if p.ooc != nil {
+		b += p.ooc.bytes()
+	}
+	if p.fallback != nil {
+		b += p.fallback.Bytes()
+	}
+	return b
+}
+
+// Label returns the variant's label (Options.Label).
+func (p *Prepared) Label() string { return p.label }
+
+// Options returns the options the matrix was prepared with.
+func (p *Prepared) Options() Options { return p.opts }
+
+// Device returns the device the matrix is prepared on.
+func (p *Prepared) Device() *gpu.Device { return p.dev }
+
+// Matrix returns the prepared matrix.
+func (p *Prepared) Matrix() *graph.Dense { return p.d }
+
+// OutOfCore reports whether runs stream the matrix through the device
+// (OutOfCoreGPU with a matrix larger than the cap), and then the blocks:
+// q×q blocks of k×k entries, up to g blocks per transfer.
+func (p *Prepared) OutOfCore() (streamed bool, k, q, g int) {
+	if p.ooc == nil {
+		return false, 0, 0, 0
+	}
+	pl := p.ooc.plan
+	return true, pl.K, pl.q, pl.G
+}
+
+// String describes the prepared matrix in one line.
+func (p *Prepared) String() string {
+	kind := "int32"
+	if p.info.f32 {
+		kind = "float32"
+	}
+	s := fmt.Sprintf("apsp: %s prepared on %v: %d vertices, %s, %s on the device", p.label, p.dev, p.info.n, kind, graph.FormatBytes(p.Bytes()))
+	if streamed, k, q, _ := p.OutOfCore(); streamed {
+		s += fmt.Sprintf(", streamed in %d×%d blocks of %d", q, q, k)
+	}
+	return s + fmt.Sprintf(", prepared in %v", p.prep.Round(time.Microsecond))
+}
+
+// algorithm is Result.Algorithm of a GPU run.
+func (p *Prepared) algorithm() string {
+	var s string
+	switch p.opts.Method {
+	case PlainGPU:
+		s = "gpu plain Floyd-Warshall"
+	case BlockedGPU:
+		s = fmt.Sprintf("gpu blocked Floyd-Warshall (tile %d)", p.cfg.tile)
+	default:
+		if p.ooc != nil {
+			pl := p.ooc.plan
+			s = fmt.Sprintf("gpu out-of-core blocked Floyd-Warshall (tile %d, %d×%d blocks of %d, up to %d per copy)", p.cfg.tile, pl.q, pl.q, pl.K, pl.G)
+		} else {
+			s = fmt.Sprintf("gpu out-of-core blocked Floyd-Warshall (tile %d; the matrix fits, so in core)", p.cfg.tile)
+		}
+	}
+	if p.opts.DistancesOnly {
+		s += ", distances only"
+	}
+	if p.cfg.hops {
+		s += ", ties broken by hop count"
+	}
+	return s
+}
+
+// Run computes all-pairs shortest paths of the prepared matrix.
+//
+// Result.Algorithm names the method ("gpu blocked Floyd-Warshall (tile
+// 64)"); Time is the GPU time of the computation measured with CUDA
+// events (in core: the initialisation kernel and the launch loop; out of
+// core: the kernels alone); CopyTime is what the copies add: in core the
+// upload of the input before and the download of the result after, out
+// of core the streamed run's time beyond its kernels (copies that did not
+// overlap them, waits) plus the host's unpacking of the result. Time +
+// CopyTime is the time with copies. PrepTime is PrepTime() (plus, out of
+// core, the host's packing of the input into blocks).
+//
+// Dist has the input's element type. For int32 it equals the CPU
+// algorithms' exactly; float32 sums are grouped differently (tiles,
+// blocks) and agree within Check's tolerance. Pred (nil with
+// DistancesOnly) is a valid predecessor matrix: where several shortest
+// paths tie it may name another predecessor than the CPU. When the input
+// allows zero-weight cycles (a zero or negative entry) or float32
+// rounding, Run checks the predecessors for cycles and, if it finds one,
+// runs again with ties broken by hop count, as the CPU does (the
+// algorithm then says so; later runs of the Prepared use the tie-break
+// from the start, and the first one also prepares it: more memory, more
+// time).
+//
+// It returns a *NegativeCycleError (errors.Is ErrNegativeCycle) when a
+// distance from a vertex to itself turns negative, naming the vertex the
+// CPU's FloydWarshall names (it reruns on the host to find it), an error
+// for a closed Prepared or a device error, and, wrapped,
+// cancel.ErrInterrupted: every launch polls cancel.Check.
+func (p *Prepared) Run() (*Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("apsp: Run on a closed Prepared (%s); call Prepare again", p.label)
+	}
+	if err := cancel.Check(); err != nil {
+		return nil, fmt.Errorf("apsp: %w", err)
+	}
+	if p.dev.IsHost() {
+		return p.runHost()
+	}
+	if p.fallback != nil {
+		// an earlier run needed the tie-break; this matrix always will.
+		return p.fallback.runOnce()
+	}
+	r, err := p.runOnce()
+	if err != nil {
+		return nil, err
+	}
+	if p.info.neg {
+		if v := negativeDiagonal(r.Dist); v >= 0 {
+			return nil, p.negativeCycle(v)
+		}
+	}
+	if p.cfg.pred && p.info.mayCycle && predCycleRow(r.Pred, p.info.n) >= 0 {
+		fb, err := p.hopsFallback()
+		switch {
+		case errors.Is(err, cancel.ErrInterrupted):
+			return nil, fmt.Errorf("apsp: %w", err)
+		case err != nil:
+			// The hop tie-break needs a hop count per entry, which a
+			// tight memory cap may not leave room for: the host rebuilds
+			// distances and predecessors with the CPU's blocked FW (its
+			// tie-break), and the result says so.
+			cpu, cerr := Blocked(p.d, p.cfg.tile)
+			if cerr != nil {
+				return nil, fmt.Errorf("apsp: %s: predecessors formed a cycle on a tie; the hop tie-break does not fit (%v) and the host's rerun failed: %w", p.label, err, cerr)
+			}
+			r.Dist, r.Pred = cpu.Dist, cpu.Pred
+			r.Algorithm += "; predecessors rebuilt on the host (ties formed a cycle and the hop tie-break does not fit: " + err.Error() + ")"
+		default:
+			if r, err = fb.runOnce(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// hopsFallback returns the Prepared with the hop tie-break, made on first
+// use and kept.
+func (p *Prepared) hopsFallback() (*Prepared, error) {
+	if p.fallback != nil {
+		return p.fallback, nil
+	}
+	start := time.Now()
+	fb := &Prepared{dev: p.dev, d: p.d, opts: p.opts, label: p.label, info: p.info}
+	if err := fb.prepareGPU(true); err != nil {
+		_ = fb.free()
+		return nil, err
+	}
+	fb.prep = time.Since(start)
+	p.fallback = fb
+	return fb, nil
+}
+
+// runOnce is one GPU run, in or out of core.
+func (p *Prepared) runOnce() (*Result, error) {
+	if p.info.n == 0 {
+		return p.emptyResult(), nil
+	}
+	var r *Result
+	var err error
+	if p.ooc != nil {
+		r, err = p.runOOC()
+	} else {
+		r, err = p.runInCore()
+	}
+	if err != nil {
+		// leave no work queued behind a failed or interrupted run.
+		_ = p.dev.Synchronize()
+		return nil, fmt.Errorf("apsp: %s: %w", p.algorithm(), err)
+	}
+	return r, nil
+}
+
+// emptyResult is the result of a matrix with no vertices.
+func (p *Prepared) emptyResult() *Result {
+	dist := &graph.Dense{}
+	if p.info.f32 {
+		dist.F32 = []float32{}
+	} else {
+		dist.I32 = []int32{}
+	}
+	r := &Result{Algorithm: p.algorithm(), Dist: dist, PrepTime: p.prep}
+	if p.cfg.pred {
+		r.Pred = []int32{}
+	}
+	if p.opts.Method != PlainGPU {
+		r.Tile = p.cfg.tile
+	}
+	return r
+}
+
+// newResult allocates the result of a run over n vertices.
+func (p *Prepared) newResult() *Result {
+	n := p.info.n
+	dist := &graph.Dense{N: n}
+	if p.info.f32 {
+		dist.F32 = make([]float32, n*n)
+	} else {
+		dist.I32 = make([]int32, n*n)
+	}
+	r := &Result{Algorithm: p.algorithm(), Dist: dist, PrepTime: p.prep}
+	if p.cfg.pred {
+		r.Pred = make([]int32, n*n)
+	}
+	if p.opts.Method != PlainGPU {
+		r.Tile = p.cfg.tile
+	}
+	return r
+}
+
+// bits returns the entries of d as int32 bit patterns (a view, not a
+// copy: float32 entries reinterpreted), the form the kernels' 4-byte
+// planes travel in.
+func bits(d *graph.Dense) []int32 {
+	if d.I32 != nil {
+		return d.I32
+	}
+	if len(d.F32) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&d.F32[0])), len(d.F32))
+}
+
+// runInCore uploads the input, runs the method on the whole matrix and
+// downloads the result.
+func (p *Prepared) runInCore() (*Result, error) {
+	n, np := p.info.n, p.np
+	r := p.newResult()
+	src := p.io
+	if np == n {
+		src = p.dist // initialised in place
+	}
+	t0 := time.Now()
+	if err := src.Upload(bits(p.d)); err != nil {
+		return nil, err
+	}
+	copyIn := time.Since(t0)
+	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+		if err := t.Launch(p.k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, src, n, p.dist, p.pred, p.hops, np); err != nil {
+			return err
+		}
+		if p.opts.Method == PlainGPU {
+			grid, block := gpu.D2((n+31)/32, (n+7)/8), gpu.D2(32, 8)
+			for k := 0; k < n; k++ {
+				if err := t.Launch(p.k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return p.blockedRounds(t, nil, p.dist, p.pred, p.hops, 0, np, np/p.cfg.tile)
+	})
+	if err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	if err := p.download(r); err != nil {
+		return nil, err
+	}
+	r.Time, r.CopyTime = dur, copyIn+time.Since(t1)
+	return r, nil
+}
+
+// blockedRounds queues the rounds of blocked Floyd-Warshall over the
+// nb×nb tiles at base (ld entries per row) on stream s (nil: the default
+// stream): for each diagonal tile, phase 1, then phases 2 and 3.
+func (p *Prepared) blockedRounds(t *gpu.Thread, s *gpu.Stream, d, pr, h *gpu.Int32s, base int64, ld, nb int) error {
+	block := gpu.D2(16, 16)
+	for b := 0; b < nb; b++ {
+		if err := t.LaunchOn(s, p.k.phase1, gpu.D1(1), block, 0, d, pr, h, base, ld, b); err != nil {
+			return err
+		}
+		if nb == 1 {
+			continue
+		}
+		if err := t.LaunchOn(s, p.k.phase2, gpu.D2(nb-1, 2), block, 0, d, pr, h, base, ld, b); err != nil {
+			return err
+		}
+		if err := t.LaunchOn(s, p.k.phase3, gpu.D2(nb-1, nb-1), block, 0, d, pr, h, base, ld, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// download copies the n×n distances and predecessors into r, through the
+// compact buffer when the matrix is padded.
+func (p *Prepared) download(r *Result) error {
+	n, np := p.info.n, p.np
+	planes := []struct {
+		buf *gpu.Int32s
+		dst []int32
+	}{{p.dist, bits(r.Dist)}}
+	if r.Pred != nil {
+		planes = append(planes, struct {
+			buf *gpu.Int32s
+			dst []int32
+		}{p.pred, r.Pred})
+	}
+	for _, pl := range planes {
+		if np == n {
+			if err := pl.buf.Download(pl.dst); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.k.compact.Launch(elementGrid(int64(n)*int64(n)), gpu.D1(elementBlock), 0, pl.buf, np, p.io, n); err != nil {
+			return err
+		}
+		if err := p.io.Download(pl.dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runHost is Run on the host device: the CPU's algorithms.
+func (p *Prepared) runHost() (*Result, error) {
+	var r *Result
+	var err error
+	if p.opts.Method == PlainGPU {
+		r, err = FloydWarshall(p.d)
+	} else {
+		r, err = Blocked(p.d, p.opts.Tile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Algorithm += "; host device standing in for gpu " + p.label
+	r.PrepTime += p.prep
+	if p.opts.DistancesOnly {
+		r.Pred = nil
+	}
+	return r, nil
+}
+
+// negativeDiagonal returns a vertex whose distance to itself is negative,
+// or -1.
+func negativeDiagonal(d *graph.Dense) int {
+	for i := 0; i < d.N; i++ {
+		if d.At(i, i) < 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// negativeCycle returns the error of a run that found D[v][v] < 0: the
+// CPU's FloydWarshall names the vertex (the k of the first step that
+// makes a diagonal entry negative, which lies on the cycle).
+func (p *Prepared) negativeCycle(v int) error {
+	_, err := FloydWarshall(p.d)
+	if err != nil {
+		return err
+	}
+	return &NegativeCycleError{Vertex: v}
+}
+
+// predCycleRow returns the first row s whose predecessors, followed from
+// some vertex, loop without reaching s (or leave [0, n)), or -1.
+// O(n²) time, rows in parallel.
+func predCycleRow(pred []int32, n int) int {
+	var first atomic.Int64
+	first.Store(int64(n))
+	par.ForChunks(n, max(1, 4096/max(n, 1)), func(_, lo, hi int) {
+		state := make([]uint8, n)
+		var walk []int32
+		for s := lo; s < hi && int64(s) < first.Load(); s++ {
+			if rowHasCycle(pred[s*n:(s+1)*n], s, state, &walk) {
+				for {
+					cur := first.Load()
+					if int64(s) >= cur || first.CompareAndSwap(cur, int64(s)) {
+						break
+					}
+				}
+				return
+			}
+		}
+	})
+	if f := first.Load(); f < int64(n) {
+		return int(f)
+	}
+	return -1
+}
+
+// rowHasCycle follows row s of a predecessor matrix from every vertex:
+// state 0 unknown, 1 on the current walk, 2 known to end at s or at -1.
+func rowHasCycle(row []int32, s int, state []uint8, walk *[]int32) bool {
+	n := len(row)
+	clear(state)
+	state[s] = 2
+	for j := 0; j < n; j++ {
+		w := (*walk)[:0]
+		v := int32(j)
+		for state[v] == 0 {
+			state[v] = 1
+			w = append(w, v)
+			p := row[v]
+			if p < 0 {
+				break
+			}
+			if int(p) >= n {
+				return true
+			}
+			v = p
+		}
+		if state[v] == 1 && row[v] >= 0 {
+			return true
+		}
+		for _, x := range w {
+			state[x] = 2
+		}
+		*walk = w
+	}
+	return false
+}
+
+// Run computes all-pairs shortest paths of d on dev with the given
+// options: Prepare, Prepared.Run, Close.
+func Run(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Result, error) {
+	p, err := Prepare(dev, d, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run()
+}
+
+// RunGraph computes all-pairs shortest paths of g's weight matrix on dev
+// (see PrepareGraph for its element type): PrepareGraph, Prepared.Run,
+// Close.
+func RunGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
+	p, err := PrepareGraph(dev, g, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run()
+}

@@ -1,0 +1,158 @@
+package apsp
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// The GPU benchmarks skip without a CUDA device. The study's figure
+// (seeds.md §4): time of the plain and blocked GPU methods on rome99 and
+// on random graphs of 4096, 8192 and 16384 vertices, and an out-of-core
+// run on a matrix larger than the memory cap. On the GPU machine:
+//
+//	./apsp.test -test.run '^$' -test.bench 'GPU' -test.benchtime 1x
+//
+// GRAPHNB_BENCH_APSP_N="4096,8192" picks the random sizes;
+// GRAPHNB_BENCH_APSP_CAP (bytes) the cap of BenchmarkGPUOutOfCore
+// (default: a quarter of what the matrix needs in core).
+
+// benchSizes is GRAPHNB_BENCH_APSP_N, else 4096, 8192 and 16384.
+func benchSizes(b *testing.B) []int {
+	v := os.Getenv("GRAPHNB_BENCH_APSP_N")
+	if v == "" {
+		return []int{4096, 8192, 16384}
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("GRAPHNB_BENCH_APSP_N=%q: want sizes like 4096,8192", v)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// gpuBenchMatrix is the random graph of the benchmarks: n vertices, each
+// arc present with probability 8/n (average out-degree 8), int32 weights
+// 1..1000. Floyd-Warshall's work does not depend on the density.
+func gpuBenchMatrix(n int) *graph.Dense {
+	return randDense(rand.New(rand.NewPCG(uint64(n), 3)), n, 8/float64(n), true, ints(1, 1000))
+}
+
+// benchGPURun prepares v on d once, then runs it b.N times, reporting the
+// GPU time without copies ("s_gpu"), with copies ("s_copies"), and the
+// updates per second (N³ / GPU time, "Gupd/s"). The first result is
+// checked (Check on 8 rows, after the timed part).
+func benchGPURun(b *testing.B, dev *gpu.Device, d *graph.Dense, opts ...Option) {
+	p, err := Prepare(dev, d, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var gpuTime, withCopies time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		r, err := p.Run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		gpuTime += r.Time
+		withCopies += r.Time + r.CopyTime
+		if i == 0 {
+			b.StopTimer()
+			if r.Pred != nil {
+				if err := Check(d, r, 8, 1); err != nil {
+					b.Fatalf("%s: %v", r.Algorithm, err)
+				}
+			}
+			b.Logf("%s: %v", p, r)
+			b.StartTimer()
+		}
+	}
+	n := float64(d.N)
+	sec := gpuTime.Seconds() / float64(b.N)
+	b.ReportMetric(sec, "s_gpu")
+	b.ReportMetric(withCopies.Seconds()/float64(b.N), "s_copies")
+	b.ReportMetric(n*n*n/sec/1e9, "Gupd/s")
+}
+
+// gpuBenchVariants are the study's curves and the blocked method's
+// tiles and switches.
+func gpuBenchVariants(n int) []Variant {
+	vs := []Variant{}
+	if n <= 8192 { // the plain method is O(n³) memory traffic: minutes beyond
+		vs = append(vs, Variant{"plain", []Option{WithMethod(PlainGPU)}})
+	}
+	for _, tile := range []int{32, 64} {
+		vs = append(vs, Variant{fmt.Sprintf("blocked_t%d", tile), []Option{WithMethod(BlockedGPU), Tile(tile)}})
+	}
+	vs = append(vs, Variant{"blocked_t64_distances_only", []Option{WithMethod(BlockedGPU), Tile(64), DistancesOnly(true)}})
+	return vs
+}
+
+// BenchmarkGPURome99 runs the study's road graph (3353 vertices; the
+// study: sequential 61.7 s, plain GPU 60.6 s, blocked GPU 11.9 s on a
+// Tesla T10).
+func BenchmarkGPURome99(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	d, err := readDIMACS(rome99)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range gpuBenchVariants(d.N) {
+		b.Run(v.Label, func(b *testing.B) { benchGPURun(b, dev, d, v.Options...) })
+	}
+}
+
+// BenchmarkGPURandom runs random graphs of 4096, 8192 and 16384 vertices
+// (the study's 12529-vertex neuron graph lies between the last two).
+func BenchmarkGPURandom(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	for _, n := range benchSizes(b) {
+		d := gpuBenchMatrix(n)
+		for _, v := range gpuBenchVariants(n) {
+			b.Run(fmt.Sprintf("n%d/%s", n, v.Label), func(b *testing.B) { benchGPURun(b, dev, d, v.Options...) })
+		}
+	}
+}
+
+// BenchmarkGPUOutOfCore runs the out-of-core method on random graphs with
+// a memory cap below what the matrix needs in core (GRAPHNB_BENCH_APSP_CAP
+// bytes, else a quarter of it), beside the in-core blocked method on the
+// same matrix.
+func BenchmarkGPUOutOfCore(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	for _, n := range benchSizes(b) {
+		d := gpuBenchMatrix(n)
+		capBytes := inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4
+		if v := os.Getenv("GRAPHNB_BENCH_APSP_CAP"); v != "" {
+			c, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || c <= 0 {
+				b.Fatalf("GRAPHNB_BENCH_APSP_CAP=%q: want bytes", v)
+			}
+			capBytes = c
+		}
+		b.Run(fmt.Sprintf("n%d/in_core", n), func(b *testing.B) { benchGPURun(b, dev, d, WithMethod(BlockedGPU)) })
+		b.Run(fmt.Sprintf("n%d/cap_%dMiB", n, capBytes>>20), func(b *testing.B) {
+			benchGPURun(b, dev, d, WithMethod(OutOfCoreGPU), MemoryCap(capBytes))
+		})
+	}
+}

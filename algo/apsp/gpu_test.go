@@ -1,0 +1,1035 @@
+package apsp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+)
+
+// The GPU tests (TestGPU*) need a CUDA device and skip without one. On
+// the GPU machine:
+//
+//	go test -c -o apsp.test ./algo/apsp        (build machine)
+//	./apsp.test -test.v -test.run 'GPU'        (GPU machine)
+//
+// TestFakeGPU runs the same checks on small inputs through the real Go
+// code against package gpu's fake driver, whose kernel launches run
+// fw.cu's kernels on a CPU emulator (testdata/); it needs gcc and g++.
+
+// ---- fixtures ----
+
+type gpuCase struct {
+	name string
+	d    *graph.Dense
+}
+
+func mustDense(t testing.TB, integer bool) func(*graph.CSR, error) *graph.Dense {
+	return func(g *graph.CSR, err error) *graph.Dense {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := g.Dense(integer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+}
+
+// twoComponentsDense: two random strongly connected parts of n/2
+// vertices with no edge between them, int32.
+func twoComponentsDense(n int, seed uint64) *graph.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	d := graph.NewDenseI32(n)
+	h := n / 2
+	for _, part := range [][2]int{{0, h}, {h, n}} {
+		for i := part[0]; i < part[1]; i++ {
+			next := i + 1
+			if next == part[1] {
+				next = part[0]
+			}
+			if next != i {
+				d.I32[i*n+next] = int32(1 + rng.IntN(9)) // a ring keeps the part connected
+			}
+			for k := 0; k < 3; k++ {
+				if j := part[0] + rng.IntN(part[1]-part[0]); j != i {
+					d.I32[i*n+j] = int32(1 + rng.IntN(50))
+				}
+			}
+		}
+	}
+	return d
+}
+
+// gpuCases returns the test matrices: small ones for the emulator, the
+// sizes the GPU tests use otherwise. Every size is chosen so that some
+// tile does not divide it.
+func gpuCases(t testing.TB, small bool) []gpuCase {
+	rs, ss, pn, sn, rn := 10, 9, 300, 200, 500
+	if small {
+		rs, ss, pn, sn, rn = 6, 6, 40, 30, 70
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	cases := []gpuCase{
+		{fmt.Sprintf("rmat_s%d_int", rs), mustDense(t, true)(gen.RMAT(rs, 16, gen.Seed(1), gen.Integer(100)))},
+		{fmt.Sprintf("rmat_s%d_float", rs), mustDense(t, false)(gen.RMAT(rs, 16, gen.Seed(2)))},
+		{fmt.Sprintf("ssca2_s%d_int", ss), mustDense(t, true)(gen.SSCA2(ss, gen.Seed(3), gen.Integer(50)))},
+		{fmt.Sprintf("path_%d", pn), mustDense(t, true)(gen.Path(pn, gen.Seed(4), gen.Integer(20)))},
+		{fmt.Sprintf("star_%d", sn), mustDense(t, true)(gen.Star(sn, gen.Seed(5), gen.Integer(20)))},
+		{"two_components", twoComponentsDense(pn+3, 6)},
+		{fmt.Sprintf("random_%d_int", rn), randDense(rng, rn, 0.05, true, ints(1, 1000))},
+		{fmt.Sprintf("random_%d_float", rn+1), randDense(rng, rn+1, 0.05, false, reals(0.01, 10))},
+		{"single_vertex", graph.NewDenseI32(1)},
+		{"no_vertices", graph.NewDenseF32(0)},
+	}
+	if !small {
+		cases = append(cases,
+			gpuCase{"rmat_s8_int", mustDense(t, true)(gen.RMAT(8, 16, gen.Seed(7), gen.Integer(100)))},
+			gpuCase{"rmat_s11_int", mustDense(t, true)(gen.RMAT(11, 16, gen.Seed(8), gen.Integer(100)))},
+			gpuCase{"rmat_s12_int", mustDense(t, true)(gen.RMAT(12, 16, gen.Seed(9), gen.Integer(1000)))},
+			gpuCase{"ssca2_s12_float", mustDense(t, false)(gen.SSCA2(12, gen.Seed(10)))},
+		)
+	}
+	return cases
+}
+
+// specialCases are the inputs that need the other kernel flavours: zero
+// weights (zero-weight cycles: the hop tie-break), negative weights
+// without a negative cycle (int32 clamping), both element types.
+func specialCases(small bool) []gpuCase {
+	n := 150
+	if small {
+		n = 45
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	zero := randDense(rng, n, 0.15, true, ints(0, 3))
+	zeroF := randDense(rng, n+2, 0.15, false, ints(0, 3))
+	negI := randDense(rng, n+1, 0.1, true, ints(0, 20))
+	reweight(rng, negI, 25)
+	negF := randDense(rng, n+3, 0.1, false, reals(0, 5))
+	reweight(rng, negF, 7)
+	return []gpuCase{{"zero_weights_int", zero}, {"zero_weights_float", zeroF}, {"negative_int", negI}, {"negative_float", negF}}
+}
+
+// cpuReference is Blocked's result, computed once per matrix.
+var cpuReference sync.Map
+
+func reference(t *testing.T, d *graph.Dense) *Result {
+	t.Helper()
+	if r, ok := cpuReference.Load(d); ok {
+		return r.(*Result)
+	}
+	r, err := Blocked(d, 0)
+	if err != nil {
+		t.Fatalf("the CPU's Blocked: %v", err)
+	}
+	cpuReference.Store(d, r)
+	return r
+}
+
+// sameDist reports the first entry where got and want differ (exactly).
+func sameDist(got, want *graph.Dense) error {
+	if got.N != want.N || got.IsInt() != want.IsInt() {
+		return fmt.Errorf("%d vertices (int32 %v), want %d (int32 %v)", got.N, got.IsInt(), want.N, want.IsInt())
+	}
+	n := got.N
+	for k := 0; k < n*n; k++ {
+		var g, w float64
+		if got.IsInt() {
+			if got.I32[k] == want.I32[k] {
+				continue
+			}
+			g, w = float64(got.I32[k]), float64(want.I32[k])
+		} else {
+			if math.Float32bits(got.F32[k]) == math.Float32bits(want.F32[k]) {
+				continue
+			}
+			g, w = float64(got.F32[k]), float64(want.F32[k])
+		}
+		return fmt.Errorf("Dist[%d][%d] = %v, the CPU's Blocked says %v", k/n, k%n, g, w)
+	}
+	return nil
+}
+
+// gpuVariant is a variant with what the test expects of it.
+type gpuVariant struct {
+	Variant
+	streamed bool   // out of core, streamed
+	force    [2]int // q and G forced on the planner (0: the planner's own plan)
+}
+
+// variantsFor returns the variants a matrix of n vertices is checked
+// with: the study's three, every tile of the blocked method, and out of
+// core: in core (no cap), with the planner's plan for half the in-core
+// memory, and with plans forced to 4×4 blocks (one per copy) and 5×5
+// blocks (three per copy; for small n some blocks are all padding).
+// tiles lists the tiles to use.
+func variantsFor(n int, tiles []int) []gpuVariant {
+	var out []gpuVariant
+	plainTile := tiles[len(tiles)-1]
+	out = append(out, gpuVariant{Variant: Variant{LabelPlain, []Option{WithMethod(PlainGPU), Tile(plainTile)}}})
+	for _, tile := range tiles {
+		out = append(out, gpuVariant{Variant: Variant{fmt.Sprintf("%s, tile %d", LabelBlocked, tile), []Option{WithMethod(BlockedGPU), Tile(tile)}}})
+	}
+	tile := tiles[0]
+	ooc := func(label string, more ...Option) Variant {
+		return Variant{fmt.Sprintf("%s, tile %d, %s", LabelOutOfCore, tile, label), append([]Option{WithMethod(OutOfCoreGPU), Tile(tile)}, more...)}
+	}
+	out = append(out, gpuVariant{Variant: ooc("fits")})
+	if n == 0 {
+		return out
+	}
+	half := inCoreBytes(n, roundUp(n, tile), 2) / 2
+	if _, err := planOOC(n, tile, 2, half); err == nil {
+		out = append(out, gpuVariant{Variant: ooc("half the memory", MemoryCap(half)), streamed: true})
+	}
+	for _, qg := range [][2]int{{4, 1}, {5, 3}} {
+		out = append(out, gpuVariant{Variant: ooc(fmt.Sprintf("q=%d g=%d", qg[0], qg[1]), MemoryCap(1)), streamed: true, force: qg})
+	}
+	return out
+}
+
+// forcePlan makes Prepare plan q×q blocks, g per copy, until the
+// returned function restores the planner.
+func forcePlan(q, g int) func() {
+	planFor = func(n, tile, planes int, _ int64) (oocPlan, error) {
+		return oocPlan{K: roundUp((n+q-1)/q, tile), q: q, G: g}, nil
+	}
+	return func() { planFor = planOOC }
+}
+
+// checkGPUCase runs one variant on one matrix and checks it against the
+// CPU: int32 Dist bit for bit, float32 within Check's tolerance, Check on
+// every row (sampled rows for large n), a second run identical.
+func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
+	t.Helper()
+	before := c.d.Clone()
+	if v.force[0] > 0 {
+		defer forcePlan(v.force[0], v.force[1])()
+	}
+	p, err := Prepare(dev, c.d, v.Options...)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	defer p.Close()
+	streamed, _, q, g := p.OutOfCore()
+	if !dev.IsHost() && c.d.N > 0 && (streamed != v.streamed || v.force[0] > 0 && (q != v.force[0] || g != v.force[1])) {
+		t.Errorf("Prepare planned streamed=%v, %d×%d blocks, %d per copy; want streamed=%v, forced %v", streamed, q, q, g, v.streamed, v.force)
+	}
+	r, err := p.Run()
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	n := c.d.N
+	if r.Dist == nil || r.Dist.N != n || len(r.Pred) != n*n {
+		t.Fatalf("%s: result of %v vertices, %d predecessors; want %d and %d", r.Algorithm, r.Dist, len(r.Pred), n, n*n)
+	}
+	if !slices.Equal(before.I32, c.d.I32) || !slices.Equal(before.F32, c.d.F32) {
+		t.Fatal("the input matrix was modified")
+	}
+	if c.d.IsInt() {
+		if err := sameDist(r.Dist, reference(t, c.d).Dist); err != nil {
+			t.Fatalf("%s: %v", r.Algorithm, err)
+		}
+	}
+	samples := n
+	if n > 300 {
+		samples = 24
+	}
+	if err := Check(c.d, r, samples, 7); err != nil {
+		t.Fatalf("%s: %v", r.Algorithm, err)
+	}
+	if !dev.IsHost() && n > 0 && (r.Time <= 0 || r.CopyTime < 0) {
+		t.Errorf("%s: Time %v, CopyTime %v", r.Algorithm, r.Time, r.CopyTime)
+	}
+	if !streamed && os.Getenv(fakeGPUEnv) != "" {
+		return // on the emulator, only the streamed runs are repeated (they reuse the most state)
+	}
+	// a second run on the same preparation: the same distances.
+	r2, err := p.Run()
+	if err != nil {
+		t.Fatalf("second Run: %v", err)
+	}
+	if err := sameDist(r2.Dist, r.Dist); err != nil {
+		t.Fatalf("%s: second run: %v", r.Algorithm, err)
+	}
+}
+
+// checkGPUVariants runs every variant of variantsFor on every case.
+func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, tiles []int) {
+	for _, c := range cases {
+		for _, v := range variantsFor(c.d.N, tiles) {
+			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) { checkGPUCase(t, dev, c, v) })
+		}
+	}
+}
+
+// checkGPUSpecial runs the special cases (hop tie-break, negative
+// weights), a negative cycle, and distances only, with one tile.
+func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
+	for _, c := range specialCases(small) {
+		for _, v := range variantsFor(c.d.N, []int{tile}) {
+			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) { checkGPUCase(t, dev, c, v) })
+		}
+	}
+	t.Run("hop_tie_break", func(t *testing.T) {
+		// the hop kernels for every input, whether or not a run needs them.
+		for _, c := range specialCases(small) {
+			for _, v := range variantsFor(c.d.N, []int{tile}) {
+				t.Run(c.name+"/"+v.Slug(), func(t *testing.T) {
+					if v.force[0] > 0 {
+						defer forcePlan(v.force[0], v.force[1])()
+					}
+					p, err := Prepare(dev, c.d, v.Options...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer p.Close()
+					fb, err := p.hopsFallback()
+					if err != nil && strings.Contains(err.Error(), "too small") {
+						// Run then rebuilds the predecessors on the host
+						// (the zero-weight cases above cover it).
+						t.Skipf("the hop counts do not fit under this cap: %v", err)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := fb.runOnce()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(r.Algorithm, "hop count") {
+						t.Errorf("Algorithm %q does not mention the tie-break", r.Algorithm)
+					}
+					if c.d.IsInt() {
+						if err := sameDist(r.Dist, reference(t, c.d).Dist); err != nil {
+							t.Fatalf("%s: %v", r.Algorithm, err)
+						}
+					}
+					if err := Check(c.d, r, min(c.d.N, 40), 9); err != nil {
+						t.Fatalf("%s: %v", r.Algorithm, err)
+					}
+				})
+			}
+		}
+	})
+	t.Run("negative_cycle", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(41, 42))
+		for _, integer := range []bool{true, false} {
+			n := 4*tile + 5
+			d := randDense(rng, n, 0.1, integer, ints(50, 60))
+			cyc := []int{n - 2, 3, tile + 1}
+			for k, v := range cyc {
+				u := cyc[(k+1)%len(cyc)]
+				if integer {
+					d.I32[v*n+u] = -100
+				} else {
+					d.F32[v*n+u] = -100
+				}
+			}
+			_, cpuErr := FloydWarshall(d)
+			var want *NegativeCycleError
+			if !errors.As(cpuErr, &want) {
+				t.Fatalf("the CPU finds no negative cycle: %v", cpuErr)
+			}
+			for _, v := range variantsFor(n, []int{tile}) {
+				restore := func() {}
+				if v.force[0] > 0 {
+					restore = forcePlan(v.force[0], v.force[1])
+				}
+				_, err := Run(dev, d, v.Options...)
+				restore()
+				var got *NegativeCycleError
+				if !errors.As(err, &got) || !errors.Is(err, ErrNegativeCycle) || got.Vertex != want.Vertex {
+					t.Errorf("%s (int32 %v): err = %v, want the CPU's negative cycle through %d", v.Label, integer, err, want.Vertex)
+				}
+			}
+		}
+	})
+	t.Run("distances_only", func(t *testing.T) {
+		for _, c := range append(gpuCases(t, true)[:2], specialCases(true)[2]) {
+			for _, v := range variantsFor(c.d.N, []int{tile}) {
+				opts := append(append([]Option{}, v.Options...), DistancesOnly(true))
+				restore := func() {}
+				if v.force[0] > 0 {
+					restore = forcePlan(v.force[0], v.force[1])
+				}
+				r, err := Run(dev, c.d, opts...)
+				restore()
+				if err != nil {
+					t.Fatalf("%s %s: %v", c.name, v.Label, err)
+				}
+				if r.Pred != nil {
+					t.Errorf("%s %s: Pred kept with DistancesOnly", c.name, v.Label)
+				}
+				ref := reference(t, c.d)
+				if c.d.IsInt() {
+					if err := sameDist(r.Dist, ref.Dist); err != nil {
+						t.Errorf("%s %s, distances only: %v", c.name, v.Label, err)
+					}
+				} else {
+					chk := &checker{d: c.d, n: c.d.N}
+					for k := range r.Dist.F32 {
+						if !chk.agree(float64(r.Dist.F32[k]), float64(ref.Dist.F32[k])) {
+							t.Fatalf("%s %s, distances only: Dist[%d] = %v, CPU %v", c.name, v.Label, k, r.Dist.F32[k], ref.Dist.F32[k])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// checkGPUPaths rebuilds paths on a GPU result and adds up their edges.
+func checkGPUPaths(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Option) {
+	r, err := Run(dev, d, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(51, 52))
+	n := d.N
+	found := 0
+	for range 200 {
+		i, j := rng.IntN(n), rng.IntN(n)
+		path, err := r.Path(i, j)
+		if r.Dist.At(i, j) == math.Inf(1) {
+			if err == nil {
+				t.Errorf("Path(%d, %d) = %v, but %d is unreachable", i, j, path, j)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Path(%d, %d): %v", i, j, err)
+		}
+		var sum float64
+		for k := 1; k < len(path); k++ {
+			sum += d.At(int(path[k-1]), int(path[k]))
+		}
+		if path[0] != int32(i) || path[len(path)-1] != int32(j) || sum != r.Dist.At(i, j) {
+			t.Fatalf("Path(%d, %d) = %v weighs %v, Dist says %v", i, j, path, sum, r.Dist.At(i, j))
+		}
+		found++
+	}
+	if found == 0 {
+		t.Error("no reachable pair among 200: the test graph is wrong")
+	}
+}
+
+// checkGPUCancel: an interrupted run fails with cancel.ErrInterrupted
+// and the next run works.
+func checkGPUCancel(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Option) {
+	p, err := Prepare(dev, d, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cancel.Request()
+	_, err = p.Run()
+	cancel.Clear()
+	if !errors.Is(err, cancel.ErrInterrupted) {
+		t.Fatalf("Run after cancel.Request: %v, want cancel.ErrInterrupted", err)
+	}
+	r, err := p.Run()
+	if err != nil {
+		t.Fatalf("Run after cancel.Clear: %v", err)
+	}
+	if err := Check(d, r, 8, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ---- options, labels, plans: no device needed ----
+
+func TestGPUOptionsAndLabels(t *testing.T) {
+	if got := NewOptions(); got != (Options{}) {
+		t.Errorf("NewOptions() = %+v, want the zero Options", got)
+	}
+	seed := SeedVariants()
+	want := []struct {
+		label, slug string
+		m           Method
+	}{
+		{"plain GPU", "plain_gpu", PlainGPU},
+		{"blocked GPU", "blocked_gpu", BlockedGPU},
+		{"out-of-core blocked GPU", "out-of-core_blocked_gpu", OutOfCoreGPU},
+	}
+	if len(seed) != len(want) {
+		t.Fatalf("SeedVariants has %d variants, want %d", len(seed), len(want))
+	}
+	for i, w := range want {
+		o := NewOptions(seed[i].Options...)
+		if seed[i].Label != w.label || seed[i].String() != w.label || o.Label() != w.label || seed[i].Slug() != w.slug || o.Method != w.m {
+			t.Errorf("variant %d: label %q (options say %q), slug %q, method %v; want %q, %q, %v",
+				i, seed[i].Label, o.Label(), seed[i].Slug(), o.Method, w.label, w.slug, w.m)
+		}
+		if o.Tile != 0 || o.MemoryCap != 0 || o.DistancesOnly || o.Float32 {
+			t.Errorf("%s: options %+v, want only the method", w.label, o)
+		}
+	}
+	for _, c := range []struct {
+		opts []Option
+		want string
+	}{
+		{nil, "plain GPU"},
+		{[]Option{Tile(32)}, "plain GPU"}, // the tile does not apply to the plain method
+		{[]Option{WithMethod(BlockedGPU), Tile(32)}, "blocked GPU, tile 32"},
+		{[]Option{WithMethod(OutOfCoreGPU), MemoryCap(64 << 20)}, "out-of-core blocked GPU, cap 64.0 MiB"},
+		{[]Option{WithMethod(BlockedGPU), DistancesOnly(true), Float32(true)}, "blocked GPU, distances only, float32"},
+		{[]Option{WithMethod(BlockedGPU), WithMethod(PlainGPU), nil}, "plain GPU"}, // later options win; nil ignored
+	} {
+		if got := NewOptions(c.opts...).Label(); got != c.want {
+			t.Errorf("Label of %+v = %q, want %q", NewOptions(c.opts...), got, c.want)
+		}
+	}
+	if PlainGPU.String() != "plain" || BlockedGPU.String() != "blocked" || OutOfCoreGPU.String() != "out-of-core" || Method(9).String() != "Method(9)" {
+		t.Error("Method names")
+	}
+	for _, c := range []struct {
+		opts []Option
+		want string
+	}{
+		{[]Option{Tile(48)}, "tile size 48"},
+		{[]Option{Tile(-1)}, "tile size -1"},
+		{[]Option{MemoryCap(-5)}, "memory cap"},
+		{[]Option{WithMethod(Method(7))}, "unknown GPU method"},
+	} {
+		err := NewOptions(c.opts...).check()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("check(%+v) = %v, want an error mentioning %q", NewOptions(c.opts...), err, c.want)
+		}
+		// Prepare applies the same rules on every device.
+		if _, err := Prepare(gpu.Host(), graph.NewDenseI32(3), c.opts...); err == nil {
+			t.Errorf("Prepare on the host with %+v: no error", NewOptions(c.opts...))
+		}
+	}
+}
+
+func TestPlanOOC(t *testing.T) {
+	for _, c := range []struct {
+		n, tile, planes int
+		frac            float64 // the cap, as a fraction of the in-core bytes
+	}{
+		{1000, 64, 2, 0.5}, {1000, 64, 2, 0.3}, {1000, 64, 3, 0.2}, {100, 16, 2, 0.6}, {3353, 32, 2, 0.25}, {65536, 64, 2, 0.1}, {65536, 16, 3, 0.01},
+	} {
+		capBytes := int64(float64(inCoreBytes(c.n, roundUp(c.n, c.tile), c.planes)) * c.frac)
+		pl, err := planOOC(c.n, c.tile, c.planes, capBytes)
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		if pl.q < 2 || pl.G < 1 || pl.G > pl.q-1 || pl.K%c.tile != 0 || pl.K*pl.q < c.n || pl.K != roundUp((c.n+pl.q-1)/pl.q, c.tile) {
+			t.Errorf("%+v: plan %+v", c, pl)
+		}
+		if b := oocBytes(pl.K, pl.q, pl.G, c.planes); b > capBytes {
+			t.Errorf("%+v: plan %+v needs %d bytes, over the cap %d", c, pl, b, capBytes)
+		}
+		// the fewest rounds: no smaller q fits; the most blocks per copy.
+		for q := 2; q < pl.q; q++ {
+			if oocBytes(roundUp((c.n+q-1)/q, c.tile), q, 1, c.planes) <= capBytes {
+				t.Errorf("%+v: plan %+v, but q = %d fits", c, pl, q)
+			}
+		}
+		if pl.G < pl.q-1 && oocBytes(pl.K, pl.q, pl.G+1, c.planes) <= capBytes {
+			t.Errorf("%+v: plan %+v, but G+1 blocks fit", c, pl)
+		}
+	}
+	if _, err := planOOC(1000, 64, 2, 1<<10); err == nil || !strings.Contains(err.Error(), "too small") {
+		t.Errorf("a 1 KiB cap: %v", err)
+	}
+	// the units of a round cover every block outside row and column r once.
+	for _, c := range []struct{ q, r, g int }{{4, 0, 1}, {4, 3, 2}, {5, 2, 3}, {7, 3, 6}, {2, 1, 1}} {
+		seen := map[[2]int]int{}
+		for _, u := range oocUnits(c.q, c.r, c.g) {
+			if u.cnt < 1 || u.cnt > c.g || u.I == c.r {
+				t.Errorf("%+v: unit %+v", c, u)
+			}
+			for J := u.J0; J < u.J0+u.cnt; J++ {
+				if J == c.r || J >= c.q {
+					t.Errorf("%+v: unit %+v covers column %d", c, u, J)
+				}
+				seen[[2]int{u.I, J}]++
+			}
+		}
+		if len(seen) != (c.q-1)*(c.q-1) {
+			t.Errorf("%+v: %d blocks covered, want %d", c, len(seen), (c.q-1)*(c.q-1))
+		}
+		for b, k := range seen {
+			if k != 1 {
+				t.Errorf("%+v: block %v covered %d times", c, b, k)
+			}
+		}
+	}
+}
+
+func TestPredCycleRow(t *testing.T) {
+	n := 5
+	good := []int32{ // row s: 0 → 1 → 2, 0 → 3; 4 unreachable
+		0, 0, 1, 0, -1,
+		1, 1, 1, 1, -1,
+		1, 2, 2, 2, -1,
+		3, 3, 3, 3, -1,
+		4, 4, 4, 4, 4,
+	}
+	if r := predCycleRow(good, n); r != -1 {
+		t.Errorf("a valid matrix: row %d", r)
+	}
+	bad := slices.Clone(good)
+	bad[2*n+1], bad[2*n+3] = 3, 1 // row 2: 1 ← 3 ← 1
+	if r := predCycleRow(bad, n); r != 2 {
+		t.Errorf("a cycle in row 2: row %d", r)
+	}
+	bad[0*n+2] = 7 // row 0: not a vertex
+	if r := predCycleRow(bad, n); r != 0 {
+		t.Errorf("an out-of-range predecessor in row 0: row %d", r)
+	}
+	self := slices.Clone(good)
+	self[3*n+4] = 4 // row 3: 4 ← 4
+	if r := predCycleRow(self, n); r != 3 {
+		t.Errorf("a self-loop in row 3: row %d", r)
+	}
+}
+
+func TestScanMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	for _, c := range []struct {
+		name          string
+		d             *graph.Dense
+		neg, mayCycle bool
+	}{
+		{"positive int", randDense(rng, 30, 0.2, true, ints(1, 9)), false, false},
+		{"zero int", randDense(rng, 30, 0.5, true, ints(0, 2)), false, true},
+		{"whole floats", randDense(rng, 30, 0.2, false, ints(1, 9)), false, false},
+		{"real floats", randDense(rng, 30, 0.2, false, reals(0.5, 2)), false, true},
+		{"edgeless", graph.NewDenseF32(4), false, false},
+	} {
+		info, err := scanMatrix(c.d, "test")
+		if err != nil || info.neg != c.neg || info.mayCycle != c.mayCycle || info.n != c.d.N || info.f32 != !c.d.IsInt() {
+			t.Errorf("%s: %+v, %v; want neg %v, mayCycle %v", c.name, info, err, c.neg, c.mayCycle)
+		}
+	}
+	d := randDense(rng, 20, 0.3, true, ints(0, 9))
+	reweight(rng, d, 5)
+	if info, _ := scanMatrix(d, "test"); !info.neg || !info.mayCycle {
+		t.Errorf("negative entries: %+v", info)
+	}
+	big := graph.NewDenseF32(3)
+	big.F32[1] = 1 << 24 // whole, but sums may round
+	if info, _ := scanMatrix(big, "test"); !info.mayCycle {
+		t.Errorf("float32 entries of 2^24: %+v", info)
+	}
+}
+
+// ---- the CUDA source ----
+
+var declRE = regexp.MustCompile(`(?m)^extern "C" __global__ (?:__launch_bounds__\(\d+\) )?void ([a-z0-9_]+)\(`)
+
+func TestKernelSource(t *testing.T) {
+	if len(strings.TrimSpace(kernelSource)) < 2000 {
+		t.Fatalf("the embedded fw.cu is missing or nearly empty (%d bytes)", len(kernelSource))
+	}
+	declared := map[string]bool{}
+	for _, m := range declRE.FindAllStringSubmatch(kernelSource, -1) {
+		if declared[m[1]] {
+			t.Errorf("kernel %s declared twice", m[1])
+		}
+		declared[m[1]] = true
+	}
+	names := kernelNames()
+	if len(names) != 14 {
+		t.Errorf("kernelNames lists %d kernels, want 14", len(names))
+	}
+	for _, name := range names {
+		if !declared[name] {
+			t.Errorf("gpu.go launches %s, which fw.cu does not declare extern \"C\" __global__ (on one line with its name)", name)
+		}
+	}
+	// comments and strings aside, brackets balance.
+	code := regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/|"[^"\n]*"`).ReplaceAllString(kernelSource, "")
+	for _, pair := range []string{"{}", "()", "[]"} {
+		if o, c := strings.Count(code, pair[:1]), strings.Count(code, pair[1:]); o != c {
+			t.Errorf("fw.cu: %d %q but %d %q", o, pair[:1], c, pair[1:])
+		}
+	}
+	for _, def := range []string{"FW_TILE", "FW_PRED", "FW_HOPS", "FW_NEG"} {
+		if !strings.Contains(kernelSource, "#ifndef "+def) {
+			t.Errorf("fw.cu has no default for %s", def)
+		}
+	}
+	if strings.Contains(kernelSource, "#include") {
+		t.Error("fw.cu includes a header; NVRTC has none at run time")
+	}
+}
+
+// ---- the host device ----
+
+func TestHostDeviceRunsTheCPU(t *testing.T) {
+	host := gpu.Host()
+	cases := append(gpuCases(t, true)[:3], specialCases(true)[0])
+	for _, c := range cases {
+		for _, v := range SeedVariants() {
+			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) {
+				p, err := Prepare(host, c.d, v.Options...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				if p.Label() != v.Label || p.Bytes() != 0 || p.Device() != host || p.Matrix() != c.d || p.Options().Method != NewOptions(v.Options...).Method {
+					t.Errorf("Prepared: label %q, %d bytes", p.Label(), p.Bytes())
+				}
+				if streamed, _, _, _ := p.OutOfCore(); streamed {
+					t.Error("the host streams")
+				}
+				r, err := p.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(r.Algorithm, "host device") || !strings.Contains(r.Algorithm, v.Label) {
+					t.Errorf("Algorithm %q does not say it ran on the host for %q", r.Algorithm, v.Label)
+				}
+				if err := Check(c.d, r, c.d.N, 3); err != nil {
+					t.Fatal(err)
+				}
+				if c.d.IsInt() {
+					if err := sameDist(r.Dist, reference(t, c.d).Dist); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !strings.Contains(p.String(), v.Label) || !strings.Contains(p.String(), "host") {
+					t.Errorf("String() = %q", p.String())
+				}
+			})
+		}
+	}
+	r, err := Run(host, cases[0].d, WithMethod(BlockedGPU), DistancesOnly(true))
+	if err != nil || r.Pred != nil {
+		t.Errorf("DistancesOnly on the host: Pred %v, %v", r.Pred != nil, err)
+	}
+}
+
+func TestHostDeviceErrors(t *testing.T) {
+	host := gpu.Host()
+	if _, err := Prepare(nil, graph.NewDenseI32(2)); err == nil || !strings.Contains(err.Error(), "nil device") {
+		t.Errorf("nil device: %v", err)
+	}
+	if _, err := Prepare(host, nil); err == nil {
+		t.Error("nil matrix: no error")
+	}
+	if _, err := Prepare(host, &graph.Dense{N: 3, I32: make([]int32, 4)}); err == nil || !strings.Contains(err.Error(), "N·N") {
+		t.Errorf("short matrix: %v", err)
+	}
+	negDiag := graph.NewDenseI32(3)
+	negDiag.I32[4] = -1
+	if _, err := Prepare(host, negDiag); !errors.Is(err, ErrNegativeCycle) {
+		t.Errorf("negative diagonal: %v", err)
+	}
+	if _, err := PrepareGraph(host, nil); err == nil || !strings.Contains(err.Error(), "no graph") {
+		t.Errorf("nil graph: %v", err)
+	}
+	p, err := Prepare(host, graph.NewDenseI32(4), WithMethod(BlockedGPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel.Request()
+	_, err = p.Run()
+	cancel.Clear()
+	if !errors.Is(err, cancel.ErrInterrupted) {
+		t.Errorf("Run after cancel.Request: %v", err)
+	}
+	if err := p.Close(); err != nil || p.Close() != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := p.Run(); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Run after Close: %v", err)
+	}
+	var nilP *Prepared
+	if nilP.Close() != nil {
+		t.Error("Close of nil")
+	}
+}
+
+func TestPrepareGraph(t *testing.T) {
+	host := gpu.Host()
+	whole := mustGraph(t)(gen.RMAT(6, 8, gen.Seed(1), gen.Integer(9)))
+	real := mustGraph(t)(gen.RMAT(6, 8, gen.Seed(1)))
+	for _, c := range []struct {
+		name  string
+		g     *graph.CSR
+		opts  []Option
+		isInt bool
+	}{
+		{"whole weights", whole, nil, true},
+		{"whole weights, float32 asked", whole, []Option{Float32(true)}, false},
+		{"real weights", real, nil, false},
+	} {
+		p, err := PrepareGraph(host, c.g, c.opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if p.Matrix().IsInt() != c.isInt || p.Matrix().N != c.g.NumVertices() {
+			t.Errorf("%s: int32 %v, want %v", c.name, p.Matrix().IsInt(), c.isInt)
+		}
+		r, err := p.Run()
+		if err != nil || Check(p.Matrix(), r, 8, 1) != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		r2, err := RunGraph(host, c.g, c.opts...)
+		if err != nil || sameDist(r2.Dist, r.Dist) != nil {
+			t.Errorf("%s: RunGraph differs from PrepareGraph + Run: %v", c.name, err)
+		}
+	}
+}
+
+func mustGraph(t testing.TB) func(*graph.CSR, error) *graph.CSR {
+	return func(g *graph.CSR, err error) *graph.CSR {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+}
+
+func TestResultCopyTime(t *testing.T) {
+	r := &Result{Algorithm: "gpu blocked Floyd-Warshall (tile 64)", Dist: graph.NewDenseI32(2), Pred: make([]int32, 4),
+		Tile: 64, Time: 3 * time.Millisecond, CopyTime: 2 * time.Millisecond}
+	if s := r.String(); !strings.Contains(s, "3ms + copies 2ms") {
+		t.Errorf("String() = %q", s)
+	}
+	if h := r.HTML(); !strings.Contains(h, "copies") || !strings.Contains(h, "time with copies 5ms") {
+		t.Errorf("HTML lacks the copy time: %s", h)
+	}
+}
+
+// ---- the Go GPU path on a fake GPU ----
+
+const fakeGPUEnv = "GRAPHNB_APSP_FAKE_GPU"
+
+// fakeConfigs are the kernel configurations (tile, pred, hops, neg) the
+// emulator is built for: what TestFakeGPUChild's variants compile.
+var fakeConfigs = [][4]int{
+	{16, 1, 0, 0}, {16, 1, 1, 0}, {16, 1, 0, 1}, {16, 1, 1, 1}, {16, 0, 0, 0}, {16, 0, 0, 1},
+	{32, 1, 0, 0}, {64, 1, 0, 0},
+}
+
+// TestFakeGPU runs the GPU checks on small inputs through the real Go GPU
+// path (Prepare, Run: compile options, uploads and downloads, argument
+// packing, launch loops, the out-of-core streams, events and pinned
+// memory) against package gpu's fake CUDA driver and NVRTC
+// (gpu/testdata), whose cuLaunchKernel is replaced by one that runs the
+// named kernel of fw.cu, in the module's configuration, on a CPU
+// emulator (testdata/). It runs them in a child process, where
+// gpu.Default() is the fake device. Needs gcc and g++; skipped with
+// -short.
+func TestFakeGPU(t *testing.T) {
+	if os.Getenv(fakeGPUEnv) != "" {
+		t.Skip("parent test; this is the child process")
+	}
+	if testing.Short() {
+		t.Skip("builds a fake CUDA driver and emulates the kernels (about a minute)")
+	}
+	gpp, err1 := exec.LookPath("g++")
+	gcc, err2 := exec.LookPath("gcc")
+	if err1 != nil || err2 != nil {
+		t.Skip("gcc or g++ not found")
+	}
+	dir := t.TempDir()
+	noExtern := strings.ReplaceAll(kernelSource, `extern "C" `, "")
+	if err := os.WriteFile(filepath.Join(dir, "fw_noextern.cu"), []byte(noExtern), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join("..", "..", "gpu", "testdata")
+	td, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cxx := []string{gpp, "-std=c++17", "-O1", "-fno-strict-aliasing", "-fPIC", "-c", "-I" + dir, "-I" + td}
+	steps := [][]string{
+		{gcc, "-c", "-fPIC", "-O1", "-DcuLaunchKernel=fake_orig_cuLaunchKernel", "-o", filepath.Join(dir, "fakecuda.o"), filepath.Join(fake, "fakecuda.c")},
+		append(append([]string{}, cxx...), "-o", filepath.Join(dir, "fake_launch.o"), filepath.Join(td, "fake_launch.cpp")),
+	}
+	objs := []string{filepath.Join(dir, "fakecuda.o"), filepath.Join(dir, "fake_launch.o")}
+	for _, c := range fakeConfigs {
+		key := fmt.Sprintf("%d_%d_%d_%d", c[0], c[1], c[2], c[3])
+		obj := filepath.Join(dir, "cfg_"+key+".o")
+		steps = append(steps, append(append([]string{}, cxx...),
+			fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]),
+			"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`, "-o", obj, filepath.Join(td, "fake_cfg.cpp")))
+		objs = append(objs, obj)
+	}
+	// compile in parallel, two at a time.
+	sem := make(chan struct{}, 2)
+	errs := make([]error, len(steps))
+	var wg sync.WaitGroup
+	for i, s := range steps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("%s: %v\n%s", strings.Join(s, " "), err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range [][]string{
+		append(append([]string{gpp, "-shared", "-o", filepath.Join(dir, "libcuda.so.1")}, objs...), "-lpthread"),
+		{gcc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(dir, "libnvrtc.so.13"), filepath.Join(fake, "fakenvrtc.c")},
+	} {
+		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, out)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GRAPHNB_") && !strings.HasPrefix(kv, "FAKE_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, fakeGPUEnv+"=1",
+		"GRAPHNB_LIBCUDA="+filepath.Join(dir, "libcuda.so.1"),
+		"GRAPHNB_NVRTC="+filepath.Join(dir, "libnvrtc.so.13"),
+		"GRAPHNB_CACHE="+filepath.Join(dir, "cache"),
+		strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer stop()
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestFakeGPUChild$", "-test.v", "-test.count=1")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestFakeGPUChild")) {
+		t.Fatalf("the child on the fake GPU failed (%v):\n%s", err, out)
+	}
+	if testing.Verbose() {
+		t.Logf("child:\n%s", tailLines(string(out), 12))
+	}
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestFakeGPUChild is TestFakeGPU's child process.
+func TestFakeGPUChild(t *testing.T) {
+	if os.Getenv(fakeGPUEnv) == "" {
+		t.Skip("runs only as a child of TestFakeGPU")
+	}
+	dev := gpu.Default()
+	if dev.IsHost() || !strings.Contains(dev.Name(), "Fake") {
+		t.Fatalf("gpu.Default() is %v, not the fake GPU: %s", dev, gpu.DefaultReason())
+	}
+	cases := gpuCases(t, true)
+	t.Run("variants", func(t *testing.T) { checkGPUVariants(t, dev, cases, []int{16, 32, 64}) })
+	t.Run("special", func(t *testing.T) { checkGPUSpecial(t, dev, true, 16) })
+	t.Run("paths", func(t *testing.T) {
+		defer forcePlan(4, 2)()
+		checkGPUPaths(t, dev, cases[0].d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1))
+	})
+	t.Run("cancel", func(t *testing.T) {
+		checkGPUCancel(t, dev, cases[0].d, WithMethod(BlockedGPU), Tile(16))
+		defer forcePlan(4, 1)()
+		checkGPUCancel(t, dev, cases[0].d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1))
+	})
+	t.Run("cap_errors", func(t *testing.T) {
+		d := cases[0].d
+		for _, m := range []Method{PlainGPU, BlockedGPU} {
+			_, err := Prepare(dev, d, WithMethod(m), Tile(16), MemoryCap(1<<12))
+			if err == nil || !strings.Contains(err.Error(), "OutOfCoreGPU") || !strings.Contains(err.Error(), "memory cap") {
+				t.Errorf("%v with a 4 KiB cap: %v", m, err)
+			}
+		}
+		if _, err := Prepare(dev, d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1<<10)); err == nil || !strings.Contains(err.Error(), "too small") {
+			t.Errorf("out of core with a 1 KiB cap: %v", err)
+		}
+	})
+}
+
+// ---- the GPU ----
+
+func requireGPU(t *testing.T) *gpu.Device {
+	t.Helper()
+	dev := gpu.Default()
+	if dev.IsHost() {
+		t.Skip(gpu.DefaultReason())
+	}
+	return dev
+}
+
+// TestGPUVariants: every variant (plain, blocked with tiles 16, 32 and
+// 64, out of core in core and with caps forcing 4×4 and 5×5 blocks) on
+// R-MAT, SSCA#2, path, star, disconnected, random int32 and float32
+// matrices, a single vertex and none, sizes no tile divides: int32
+// distances equal the CPU's Blocked bit for bit, and every result passes
+// Check.
+func TestGPUVariants(t *testing.T) {
+	dev := requireGPU(t)
+	checkGPUVariants(t, dev, gpuCases(t, false), GPUTiles)
+}
+
+// TestGPUSpecial: zero weights (the hop tie-break), negative weights, a
+// negative cycle (the CPU's vertex), distances only.
+func TestGPUSpecial(t *testing.T) {
+	dev := requireGPU(t)
+	for _, tile := range GPUTiles {
+		t.Run(fmt.Sprintf("tile%d", tile), func(t *testing.T) { checkGPUSpecial(t, dev, false, tile) })
+	}
+}
+
+// TestGPURome99 runs the study's road graph (3353 vertices, 8870 arcs,
+// int32 metres) with every seed variant and an out-of-core cap: distances
+// equal the CPU's, Check passes on sampled rows, paths add up.
+func TestGPURome99(t *testing.T) {
+	dev := requireGPU(t)
+	d, err := readDIMACS(rome99)
+	if err != nil {
+		t.Fatalf("%s: %v", rome99, err)
+	}
+	c := gpuCase{"rome99", d}
+	vs := []gpuVariant{}
+	for _, v := range SeedVariants() {
+		vs = append(vs, gpuVariant{Variant: v})
+	}
+	for _, tile := range []int{32, 64} {
+		vs = append(vs, gpuVariant{Variant: Variant{fmt.Sprintf("blocked tile %d", tile), []Option{WithMethod(BlockedGPU), Tile(tile)}}})
+		vs = append(vs, gpuVariant{Variant: Variant{fmt.Sprintf("out of core tile %d", tile),
+			[]Option{WithMethod(OutOfCoreGPU), Tile(tile), MemoryCap(inCoreBytes(d.N, roundUp(d.N, tile), 2) / 3)}}, streamed: true})
+	}
+	for _, v := range vs {
+		t.Run(v.Slug(), func(t *testing.T) { checkGPUCase(t, dev, c, v) })
+	}
+	checkGPUPaths(t, dev, d, WithMethod(BlockedGPU))
+}
+
+// TestGPUCancel: an interrupted run fails with cancel.ErrInterrupted; the
+// next one works.
+func TestGPUCancel(t *testing.T) {
+	dev := requireGPU(t)
+	d := gpuCases(t, false)[0].d
+	checkGPUCancel(t, dev, d, WithMethod(PlainGPU))
+	checkGPUCancel(t, dev, d, WithMethod(BlockedGPU))
+	checkGPUCancel(t, dev, d, WithMethod(OutOfCoreGPU), MemoryCap(inCoreBytes(d.N, roundUp(d.N, DefaultGPUTile), 2)/3))
+}

@@ -1,0 +1,209 @@
+package apsp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/graphnb/graphnb/graph"
+)
+
+// Method selects the GPU algorithm of Prepare and Run.
+type Method int
+
+const (
+	// PlainGPU is the study's plain GPU Floyd-Warshall (seeds.md §4): one
+	// kernel launch per k over the whole n×n matrix, one thread per
+	// entry. The whole matrix must fit on the device.
+	PlainGPU Method = iota
+	// BlockedGPU is blocked Floyd-Warshall (Venkataraman, Sahni,
+	// Mukhopadhyaya 2003; on the GPU Katz and Kider 2008) with square
+	// tiles held in shared memory and registers: for each diagonal tile
+	// a launch for the tile itself, one for the tiles of its row and
+	// column, one for all others. The matrix is padded to a multiple of
+	// the tile with isolated vertices. The whole matrix must fit on the
+	// device.
+	BlockedGPU
+	// OutOfCoreGPU is blocked Floyd-Warshall for matrices larger than
+	// the device memory (or MemoryCap): the matrix stays in pinned host
+	// memory in K×K blocks, and each round streams one block row and
+	// block column and then every other block through the device, copies
+	// overlapped with computation on two streams with double buffering.
+	// When the matrix fits under the cap it runs as BlockedGPU.
+	OutOfCoreGPU
+)
+
+// String names the method: "plain", "blocked" or "out-of-core".
+func (m Method) String() string {
+	switch m {
+	case PlainGPU:
+		return "plain"
+	case BlockedGPU:
+		return "blocked"
+	case OutOfCoreGPU:
+		return "out-of-core"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// GPUTiles are the tile sizes the GPU kernels are built for: each block
+// of 16×16 threads updates a tile, every thread a (tile/16)² register
+// tile of it.
+var GPUTiles = []int{16, 32, 64}
+
+// DefaultGPUTile is the GPU tile size used when none is given: 32, the
+// study's, which is also the fastest measured on an H100
+// (BenchmarkGPURandom, n = 8192: 3.71 T updates/s against 2.84 T with
+// tile 64, whose 4×4 register tiles per thread halve the threads per
+// block and the latency they hide).
+const DefaultGPUTile = 32
+
+// Options are the switches of the GPU all-pairs shortest paths (Prepare,
+// Run). The zero value is the study's plain kernel with predecessors.
+type Options struct {
+	// Method is the algorithm: PlainGPU (the default), BlockedGPU or
+	// OutOfCoreGPU.
+	Method Method
+	// Tile is the tile side of the blocked methods, in entries: 16, 32 or
+	// 64; 0 means DefaultGPUTile. Ignored by PlainGPU.
+	Tile int
+	// MemoryCap is the device memory in bytes the run may use; 0 means
+	// the free memory of the device when Prepare is called. The in-core
+	// methods fail when the matrix needs more (the error says how much);
+	// OutOfCoreGPU sizes its blocks to fit.
+	MemoryCap int64
+	// Float32 makes PrepareGraph and RunGraph build a float32 matrix even
+	// when the graph's weights are whole numbers (which otherwise give an
+	// int32 matrix). A graph.Dense keeps its own element type.
+	Float32 bool
+	// DistancesOnly drops the predecessor matrix: less memory and fewer
+	// operations per update, but Result.Pred is nil, so no Path and no
+	// Check.
+	DistancesOnly bool
+}
+
+// Option sets one switch of Options.
+type Option func(*Options)
+
+// WithMethod selects the GPU algorithm (PlainGPU by default).
+func WithMethod(m Method) Option { return func(o *Options) { o.Method = m } }
+
+// Tile sets the tile side of the blocked methods (16, 32 or 64; 0: the
+// default). Other sizes make Prepare fail.
+func Tile(t int) Option { return func(o *Options) { o.Tile = t } }
+
+// MemoryCap limits the device memory the run may use, in bytes (0: the
+// device's free memory). A negative cap makes Prepare fail.
+func MemoryCap(bytes int64) Option { return func(o *Options) { o.MemoryCap = bytes } }
+
+// Float32 builds graphs into float32 matrices (see Options.Float32).
+func Float32(on bool) Option { return func(o *Options) { o.Float32 = on } }
+
+// DistancesOnly drops the predecessor matrix (see Options.DistancesOnly).
+func DistancesOnly(on bool) Option { return func(o *Options) { o.DistancesOnly = on } }
+
+// NewOptions applies opts, in order, to the zero Options.
+func NewOptions(opts ...Option) Options {
+	var o Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// The study's curve labels (seeds.md §4, the figure to reproduce).
+const (
+	LabelPlain     = "plain GPU"
+	LabelBlocked   = "blocked GPU"
+	LabelOutOfCore = "out-of-core blocked GPU"
+)
+
+// Label names the variant the options select: the study's label of the
+// method ("plain GPU", "blocked GPU", "out-of-core blocked GPU"), then
+// ", tile T" when a blocked method has an explicit tile, ", cap B" when
+// a memory cap is set, ", distances only" and ", float32" for those
+// switches.
+func (o Options) Label() string {
+	var s string
+	switch o.Method {
+	case BlockedGPU:
+		s = LabelBlocked
+	case OutOfCoreGPU:
+		s = LabelOutOfCore
+	default:
+		s = LabelPlain
+	}
+	if o.Tile != 0 && o.Method != PlainGPU {
+		s += fmt.Sprintf(", tile %d", o.Tile)
+	}
+	if o.MemoryCap != 0 {
+		s += ", cap " + graph.FormatBytes(o.MemoryCap)
+	}
+	if o.DistancesOnly {
+		s += ", distances only"
+	}
+	if o.Float32 {
+		s += ", float32"
+	}
+	return s
+}
+
+// tile returns the tile the options select (DefaultGPUTile for 0).
+func (o Options) tile() int {
+	if o.Tile == 0 {
+		return DefaultGPUTile
+	}
+	return o.Tile
+}
+
+// check returns an error for options no method can run with.
+func (o Options) check() error {
+	if o.Method < PlainGPU || o.Method > OutOfCoreGPU {
+		return fmt.Errorf("apsp: unknown GPU method %v (use PlainGPU, BlockedGPU or OutOfCoreGPU)", o.Method)
+	}
+	if o.Tile != 0 {
+		ok := false
+		for _, t := range GPUTiles {
+			ok = ok || t == o.Tile
+		}
+		if !ok {
+			return fmt.Errorf("apsp: tile size %d: the GPU kernels are built for tiles of %v (or 0 for the default %d)", o.Tile, GPUTiles, DefaultGPUTile)
+		}
+	}
+	if o.MemoryCap < 0 {
+		return fmt.Errorf("apsp: memory cap %d bytes must be positive, or 0 for the device's free memory", o.MemoryCap)
+	}
+	return nil
+}
+
+// Variant is a labelled set of options: one curve of a figure.
+type Variant struct {
+	// Label names the curve (Options.Label of the options).
+	Label string
+	// Options select it.
+	Options []Option
+}
+
+// String returns the label.
+func (v Variant) String() string { return v.Label }
+
+// Slug returns the label as a benchmark or file name: lower case, spaces
+// as "_", commas dropped ("plain_GPU" → "plain_gpu",
+// "out-of-core_blocked_gpu").
+func (v Variant) Slug() string {
+	s := strings.NewReplacer(",", "", "(", "", ")", "").Replace(v.Label)
+	return strings.ToLower(strings.Join(strings.Fields(s), "_"))
+}
+
+// SeedVariants returns the APSP study's GPU curves (seeds.md §4), in the
+// figure's order: "plain GPU", "blocked GPU" and "out-of-core blocked
+// GPU", with predecessors and the default tile. The sequential curve is
+// the CPU's FloydWarshall (or Blocked).
+func SeedVariants() []Variant {
+	return []Variant{
+		{LabelPlain, []Option{WithMethod(PlainGPU)}},
+		{LabelBlocked, []Option{WithMethod(BlockedGPU)}},
+		{LabelOutOfCore, []Option{WithMethod(OutOfCoreGPU)}},
+	}
+}

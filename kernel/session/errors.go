@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"io"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -261,6 +262,17 @@ func panicText(v any) (text string) {
 			text = fmt.Sprintf("(panic while printing the panic value: %v)", r)
 		}
 	}()
+	// yaegi hands some panic values over as a reflect.Value (panic(err)
+	// with an error from compiled code): print what it holds, not
+	// "<error Value>".
+	if rv, ok := v.(reflect.Value); ok {
+		if !rv.IsValid() {
+			return "nil"
+		}
+		if rv.CanInterface() {
+			return panicText(rv.Interface())
+		}
+	}
 	switch x := v.(type) {
 	case error:
 		return x.Error()

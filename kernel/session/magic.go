@@ -53,7 +53,15 @@ func (x *execution) cuda(name, code string) (display.Bundle, error) {
 	firstLine := strings.Count(code[:start+nl+1], "\n") + 1 // cell line of the body's first line
 	dev := gpu.Default()
 	if dev.IsHost() {
-		return nil, newError("MagicError", "%%cuda needs a CUDA GPU and this kernel has none: "+gpu.DefaultReason())
+		// Without a GPU the cell still runs, so a notebook written for
+		// one runs everywhere: NAME is bound to a nil module, which the
+		// cells that would launch from it test to take a CPU path.
+		bind := &execution{s: x.s, ctx: x.ctx, cell: x.cell, serial: x.s.register(name, x.cell.Count)}
+		if _, err := bind.run(fmt.Sprintf("%s := __gnb.CUDAModule(%q)", name, name)); err != nil {
+			return nil, err
+		}
+		return display.Bundle{"text/plain": fmt.Sprintf("%%%%cuda %s: not compiled, this kernel has no CUDA GPU (%s); %s is nil, so cells can test %s == nil and take a CPU path",
+			name, gpu.DefaultReason(), name, name)}, nil
 	}
 	mod, err := dev.Compile(name, body)
 	if err != nil {

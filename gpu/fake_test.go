@@ -712,6 +712,24 @@ func init() {
 		}
 	})
 
+	addScenario("module_cache", nil, func(t *testing.T) {
+		d := fakeDevice(t)
+		c := ModuleCache{Name: "cached", Source: "extern \"C\" __global__ void k() {}"}
+		m1 := must[*Module](t)(c.For(d))
+		m2 := must[*Module](t)(c.For(d))
+		if m1 != m2 || countLog(t, "nvrtcCompileProgram name=cached") != 1 {
+			t.Errorf("the second For compiled again (%p, %p, %d compilations)", m1, m2, countLog(t, "nvrtcCompileProgram name=cached"))
+		}
+		bad := ModuleCache{Name: "bad", Source: "extern \"C\" __global__ void k() { syntax_error; }"}
+		_, err := bad.For(d)
+		wantErr(t, err, nil, "compiling bad:")
+		if _, err2 := bad.For(d); err2 == nil {
+			t.Error("a failed compilation was cached as a module")
+		}
+		_, err = c.For(Host())
+		wantErr(t, err, nil, "compiling cached:")
+	})
+
 	addScenario("compile_error", nil, func(t *testing.T) {
 		d := fakeDevice(t)
 		src := "extern \"C\" __global__ void k(int *x) {\n  int y = 1;\n  x[0] = syntax_error;\n}\n"

@@ -1,0 +1,44 @@
+package gpu
+
+import (
+	"fmt"
+	"sync"
+)
+
+// ModuleCache compiles one CUDA source once per device and process, for
+// packages whose kernels live in an embedded .cu file:
+//
+//	var kernels = gpu.ModuleCache{Name: "sssp.cu", Source: kernelSource}
+//	mod, err := kernels.For(dev)
+//
+// NVRTC's output is also cached on disk (see Compile), so a later process
+// only loads it. The zero value with Name and Source set is ready to use;
+// it is safe for concurrent use.
+type ModuleCache struct {
+	// Name names the module in errors and listings; Source is the CUDA C.
+	Name, Source string
+	// Options are passed to Compile.
+	Options []CompileOption
+
+	mu       sync.Mutex
+	byDevice map[*Device]*Module
+}
+
+// For returns the module compiled for dev, compiling it on first use. A
+// compile error is returned (and the next call tries again).
+func (c *ModuleCache) For(dev *Device) (*Module, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.byDevice[dev]; m != nil {
+		return m, nil
+	}
+	m, err := dev.Compile(c.Name, c.Source, c.Options...)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %s: %w", c.Name, err)
+	}
+	if c.byDevice == nil {
+		c.byDevice = map[*Device]*Module{}
+	}
+	c.byDevice[dev] = m
+	return m, nil
+}

@@ -1,0 +1,160 @@
+// Package fakegpu runs a package's GPU tests without a GPU: against
+// package gpu's fake CUDA driver and fake NVRTC (gpu/testdata), built with
+// the host's C compilers, whose cuLaunchKernel is replaced by the
+// package's own launcher — a CPU emulation of its kernels
+// (testdata/fake_launch.cpp in algo/sssp, algo/mst, algo/apsp,
+// algo/densebf). The tests then run in a child process of the test
+// binary, where gpu.Default() is the fake device, so the real Go GPU path
+// (compile, uploads, argument packing, launch loops, copies, events) is
+// exercised in CI.
+//
+// A package writes two tests:
+//
+//	func TestFakeGPU(t *testing.T) {
+//		fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
+//			return []string{b.CXX("testdata/fake_launch.cpp")}
+//		})
+//	}
+//
+//	func TestFakeGPUChild(t *testing.T) {
+//		dev := fakegpu.Device(t) // skips unless this is the child
+//		… the GPU checks on dev …
+//	}
+package fakegpu
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/gpu"
+)
+
+// childEnv marks the child process.
+const childEnv = "GRAPHNB_FAKE_GPU_CHILD"
+
+// Builder compiles the objects a package links into the fake driver.
+type Builder struct {
+	// Dir is a scratch directory for objects and generated sources.
+	Dir string
+	// GCC and GXX are the C and C++ compilers' paths.
+	GCC, GXX string
+
+	mu   sync.Mutex
+	errs []string
+	n    int
+}
+
+// CXX compiles a C++ source (relative to the package directory) into an
+// object in Dir with C++17, -O1, position-independent code, the package
+// directory and Dir on the include path, and the extra flags; it returns
+// the object's path. A failure is reported when Run links.
+func (b *Builder) CXX(src string, flags ...string) string {
+	b.mu.Lock()
+	b.n++
+	obj := filepath.Join(b.Dir, fmt.Sprintf("obj%d_%s.o", b.n, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))))
+	b.mu.Unlock()
+	args := append([]string{"-std=c++17", "-O1", "-fno-strict-aliasing", "-fPIC", "-c", "-I.", "-I" + b.Dir}, flags...)
+	b.exec(b.GXX, append(args, "-o", obj, src)...)
+	return obj
+}
+
+// exec runs a compiler and records its failure.
+func (b *Builder) exec(name string, args ...string) {
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		b.mu.Lock()
+		b.errs = append(b.errs, fmt.Sprintf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out))
+		b.mu.Unlock()
+	}
+}
+
+// Run builds the fake driver with the objects compile returns, and runs
+// the test named child in a child process of this test binary against it,
+// failing t with the child's output when the child fails or exceeds
+// timeout. It skips in short mode (building and emulating take seconds),
+// without gcc and g++, and in the child process itself.
+func Run(t *testing.T, child string, timeout time.Duration, compile func(b *Builder) []string) {
+	t.Helper()
+	if os.Getenv(childEnv) != "" {
+		t.Skip("the parent test; this is the child process")
+	}
+	if testing.Short() {
+		t.Skip("builds a fake CUDA driver and emulates the kernels (seconds)")
+	}
+	gcc, err1 := exec.LookPath("gcc")
+	gxx, err2 := exec.LookPath("g++")
+	if err1 != nil || err2 != nil {
+		t.Skip("gcc or g++ not found: the kernels are tested on the GPU machine only")
+	}
+	b := &Builder{Dir: t.TempDir(), GCC: gcc, GXX: gxx}
+	fake := testdataDir()
+	driver := filepath.Join(b.Dir, "fakecuda.o")
+	b.exec(gcc, "-c", "-fPIC", "-O1", "-DcuLaunchKernel=fake_orig_cuLaunchKernel", "-o", driver, filepath.Join(fake, "fakecuda.c"))
+	objs := compile(b)
+	if len(b.errs) == 0 {
+		b.exec(gxx, append(append([]string{"-shared", "-o", filepath.Join(b.Dir, "libcuda.so.1"), driver}, objs...), "-lpthread")...)
+		b.exec(gcc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(b.Dir, "libnvrtc.so.13"), filepath.Join(fake, "fakenvrtc.c"))
+	}
+	if len(b.errs) > 0 {
+		t.Fatalf("building the fake GPU:\n%s", strings.Join(b.errs, "\n"))
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GRAPHNB_") && !strings.HasPrefix(kv, "FAKE_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, childEnv+"=1",
+		"GRAPHNB_LIBCUDA="+filepath.Join(b.Dir, "libcuda.so.1"),
+		"GRAPHNB_NVRTC="+filepath.Join(b.Dir, "libnvrtc.so.13"),
+		"GRAPHNB_CACHE="+filepath.Join(b.Dir, "cache"),
+		strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	ctx, stop := context.WithTimeout(context.Background(), timeout)
+	defer stop()
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^"+child+"$", "-test.v", "-test.count=1")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the child on the fake GPU ran past %v (a warp collective that not every lane reaches?):\n%s", timeout, out)
+	}
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+child)) {
+		t.Fatalf("the child on the fake GPU failed (%v):\n%s", err, out)
+	}
+}
+
+// Device returns the fake GPU in the child process Run started, and skips
+// t anywhere else. It fails t when the default device is not the fake
+// one.
+func Device(t *testing.T) *gpu.Device {
+	t.Helper()
+	if os.Getenv(childEnv) == "" {
+		t.Skip("runs only as the child of a TestFakeGPU")
+	}
+	dev := gpu.Default()
+	if dev.IsHost() || !strings.Contains(dev.Name(), "Fake") {
+		t.Fatalf("gpu.Default() is %v, not the fake GPU: %s", dev, gpu.DefaultReason())
+	}
+	return dev
+}
+
+// testdataDir is gpu/testdata, found from this file's place in the module.
+func testdataDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "gpu", "testdata")
+}
+
+// IsChild reports whether this process is the child Run started (tests
+// use it to trim work the emulator makes slow).
+func IsChild() bool { return os.Getenv(childEnv) != "" }

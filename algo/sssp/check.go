@@ -73,23 +73,49 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 		return fmt.Errorf("sssp: check: source: Parents[%d] = %d, want the source itself", src, parents[src])
 	}
 
-	var reached, degSum int64
-	for v := range n {
-		d, p := dist[v], parents[v]
-		switch {
-		case math.IsNaN(d) || math.IsInf(d, -1):
-			return fmt.Errorf("sssp: check: reach: Dist[%d] = %g", v, d)
-		case math.IsInf(d, 1) && p != -1:
-			return fmt.Errorf("sssp: check: reach: vertex %d is unreached (Dist +Inf) but has parent %d", v, p)
-		case math.IsInf(d, 1):
-			continue
-		case p < 0 || int(p) >= n:
-			return fmt.Errorf("sssp: check: reach: vertex %d has distance %g but parent %d (want a vertex)", v, d, p)
-		case math.IsInf(dist[p], 1):
-			return fmt.Errorf("sssp: check: reach: vertex %d has distance %g but its parent %d is unreached", v, d, p)
+	// Per-vertex rules, in parallel; the error of the lowest vertex wins,
+	// so the message does not depend on scheduling.
+	var mu sync.Mutex
+	firstBad, firstErr := int32(n), error(nil)
+	report := func(v int32, err error) {
+		mu.Lock()
+		if v < firstBad {
+			firstBad, firstErr = v, err
 		}
-		reached++
-		degSum += g.Offsets[v+1] - g.Offsets[v]
+		mu.Unlock()
+	}
+	var reached, degSum int64
+	par.For(n, func(lo, hi int) {
+		var reach, deg int64
+		for v := int32(lo); v < int32(hi); v++ {
+			d, p := dist[v], parents[v]
+			var err error
+			switch {
+			case math.IsNaN(d) || math.IsInf(d, -1):
+				err = fmt.Errorf("sssp: check: reach: Dist[%d] = %g", v, d)
+			case math.IsInf(d, 1) && p != -1:
+				err = fmt.Errorf("sssp: check: reach: vertex %d is unreached (Dist +Inf) but has parent %d", v, p)
+			case math.IsInf(d, 1):
+				continue
+			case p < 0 || int(p) >= n:
+				err = fmt.Errorf("sssp: check: reach: vertex %d has distance %g but parent %d (want a vertex)", v, d, p)
+			case math.IsInf(dist[p], 1):
+				err = fmt.Errorf("sssp: check: reach: vertex %d has distance %g but its parent %d is unreached", v, d, p)
+			}
+			if err != nil {
+				report(v, err)
+				return
+			}
+			reach++
+			deg += g.Offsets[v+1] - g.Offsets[v]
+		}
+		mu.Lock()
+		reached += reach
+		degSum += deg
+		mu.Unlock()
+	})
+	if firstErr != nil {
+		return firstErr
 	}
 
 	// Parent tree: parents lead every reached vertex back to the source.
@@ -100,8 +126,6 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 	// Bound and parent arcs. The worker owning u is the only one that marks
 	// children of u, so the marks need no atomics.
 	parentArc := make([]bool, n)
-	var mu sync.Mutex
-	firstBad, firstErr := int32(n), error(nil)
 	par.ForWeighted(g.Offsets, func(lo, hi int) {
 		for u := int32(lo); u < int32(hi); u++ {
 			du := dist[u]
@@ -117,13 +141,8 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 				via := du + w
 				slack := tol * (math.Abs(du) + math.Abs(w))
 				if dist[v] > via+slack {
-					mu.Lock()
-					if u < firstBad {
-						firstBad = u
-						firstErr = fmt.Errorf("sssp: check: bound: arc %d→%d (weight %g) gives vertex %d the distance %g + %g = %g, shorter than Dist[%d] = %g",
-							u, v, w, v, du, w, via, v, dist[v])
-					}
-					mu.Unlock()
+					report(u, fmt.Errorf("sssp: check: bound: arc %d→%d (weight %g) gives vertex %d the distance %g + %g = %g, shorter than Dist[%d] = %g",
+						u, v, w, v, du, w, via, v, dist[v]))
 					return
 				}
 				if parents[v] == u && v != src && math.Abs(dist[v]-via) <= slack {

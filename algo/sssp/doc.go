@@ -35,6 +35,47 @@
 // though R-MAT float32 weights in [0,1) contain exact zeros at large
 // scales. Result.TreeTime reports this step, outside Result.Time.
 //
+// On a GPU (Prepare, Run; gpu.go, sssp.cu), three methods, with the host
+// device running the CPU's BellmanFord in their place so notebooks run
+// unchanged without a GPU:
+//
+//   - EdgeSweep, the study's edge-parallel Bellman-Ford (seeds.md §1): the
+//     COO view with each undirected edge once, one thread per edge
+//     relaxing both directions, one launch per iteration, a "modif" word
+//     read back after each. Its switches are the study's: TextureCache
+//     ("restrict": dist read through a const __restrict__ pointer with
+//     __ldg, written through a second pointer to the same memory) and
+//     Permute ("cache": the segment permutation of the edges,
+//     graph.PermuteCOO, segment size SegmentSize or from the L2 size).
+//     SeedVariants lists the figure's four curves. Its dist writes are
+//     plain stores, as the study's: threads may race on one entry, and a
+//     non-minimal value written in a race is corrected in a later launch;
+//     only the iteration count varies (the argument is in sssp.cu).
+//   - NearFar, beyond the study (ModernVariants): near-far Δ-stepping
+//     after Davidson et al. (IPDPS 2014) over the CSR. Vertices below a
+//     threshold T are relaxed round after round over their light arcs
+//     (weight below Δ, laid out first in each vertex's list during
+//     Prepare) until none is left; the heavy arcs of the vertices the
+//     phase expanded are then relaxed once; vertices at T or beyond wait
+//     in a far pile, which is split when T moves on by Δ (from the least
+//     far distance, so empty stretches are skipped). Relaxations are
+//     atomic minima on the distance bits, queues are deduplicated by
+//     per-vertex stamps, each step deals its queue's arcs out evenly to
+//     the warps (a hub's arcs over many warps, small vertices sharing
+//     one), and the host launches the steps in batches, reading the
+//     control words once per batch. Δ is Delta, or DeltaFactor (default
+//     DefaultGPUDeltaFactor) times the mean weight over the mean degree.
+//     Simulated on R-MAT graphs, it scans 1.1 to 1.5 times the arcs.
+//   - Frontier, NearFar with Δ = +Inf: only vertices whose distance
+//     dropped in the last round relax their out-arcs. It scans about
+//     three times the arcs of an R-MAT graph where the edge sweep makes
+//     about 30 full sweeps.
+//
+// Distances are float64 by default (the study's double; equal to the
+// CPU's bit for bit) or float32 (Float32). Parents, on request, are built
+// on the host after the timed part. Results carry the kernel time
+// (CUDA events), the preparation time and both TEPS conventions.
+//
 // Check validates a result: the distances are a fixed point of every arc,
 // every parent arc is tight, the parents form a tree rooted at the source,
 // and the bookkeeping matches (design.md, "Measuring": every GPU result is

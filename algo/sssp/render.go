@@ -36,6 +36,12 @@ func (r *Result) HTML() string {
 	if r.Delta > 0 {
 		c.Row("Δ", strconv.FormatFloat(r.Delta, 'g', 4, 64))
 	}
+	if r.Phases > 0 {
+		c.Row("phases", strconv.Itoa(r.Phases))
+	}
+	if r.ArcsScanned > 0 {
+		c.Row("arcs scanned", card.Count(r.ArcsScanned))
+	}
 	c.Row("max distance", strconv.FormatFloat(far, 'g', 6, 64)).
 		Row("component edges", card.Count(r.ComponentEdges)).
 		Row("time", r.Time.Round(time.Microsecond).String()).

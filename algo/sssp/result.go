@@ -27,9 +27,11 @@ type Result struct {
 	// Iterations counts the algorithm's rounds: Bellman-Ford sweeps over
 	// all edges (the last one changes nothing; the GPU kernel launches of
 	// seeds.md §1), Δ-stepping buckets that settled a vertex, Dijkstra
-	// vertices settled (equal to Reached).
+	// vertices settled (equal to Reached); on a GPU, frontier rounds, or
+	// near-far rounds, settle steps and splits (see Prepared.Run).
 	Iterations int
-	// Delta is the bucket width Δ-stepping used; 0 for the others.
+	// Delta is the bucket width Δ-stepping (CPU, or GPU near-far) used;
+	// 0 for the others.
 	Delta float64
 	// Reached is the number of vertices with a finite distance, Source
 	// included.
@@ -41,13 +43,24 @@ type Result struct {
 	Time time.Duration
 	// PrepTime is the preparation excluded from Time: the weight scan
 	// (negative weights, Δ's default) and, for Bellman-Ford on an
-	// undirected graph, building the COO view.
+	// undirected graph, building the COO view. A GPU run from
+	// Prepared.Run has none (0: the preparation is spent once and
+	// reported by Prepared.PrepTime); one from the package-level Run
+	// includes the whole preparation, made for it alone.
 	PrepTime time.Duration
 	// TreeTime is the parent computation after convergence, excluded from
 	// Time.
 	TreeTime time.Duration
 	// TEPS is graph.Rate(ComponentEdges, stored arcs, Time).
 	TEPS graph.TEPS
+	// ArcsScanned counts the arc relaxations the GPU methods examined:
+	// 2·edges per launch for the edge sweep, the arcs of every processed
+	// queue entry for the frontier and near-far methods (see
+	// Prepared.Run); 0 where not counted (the CPU algorithms).
+	ArcsScanned int64
+	// Phases counts the thresholds the GPU near-far method went through
+	// (far-pile splits plus one); 0 for the other algorithms.
+	Phases int
 }
 
 // String summarises the result in one line: algorithm, source, reached

@@ -1,0 +1,922 @@
+package sssp
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
+)
+
+// kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
+// per device (and cached on disk by package gpu).
+//
+//go:embed sssp.cu
+var kernelSource string
+
+const (
+	// blockSize is the threads per block of every kernel (a multiple of
+	// the warp size: the near-far kernels work in whole warps).
+	blockSize = 256
+	// studyL2 is the L2 size assumed for the default segment size when
+	// the driver does not report one: the study's GTX Titan, 1.5 MiB.
+	studyL2 = 1536 << 10
+	// DefaultGPUDeltaFactor is the factor of NearFar's default Δ =
+	// DefaultGPUDeltaFactor · (mean arc weight) / (mean out-degree): with
+	// weights uniform in [0, w) a vertex of mean degree then has about
+	// that many light arcs. A smaller factor scans fewer arcs in more
+	// steps (launches). Simulating the method's steps on R-MAT graphs
+	// (edge factor 16, uniform float32 weights, 2 to 4 roots) gave, for
+	// factors 4 / 8 / 32: at scale 20, 131 / 78 / 38 steps scanning 1.12 /
+	// 1.26 / 2.10 times the arcs; at scale 22, 142 / 88 / 45 steps and
+	// 1.21 / 1.44 / 2.79 times the arcs. At a few µs per step and
+	// 20–40 G arcs/s, 4 is the better trade at scale 22 (32, the warp
+	// size, rescans far too much here). To be confirmed on the GPU:
+	// BenchmarkGPUNearFarTune.
+	DefaultGPUDeltaFactor = 4
+)
+
+// Tuning of the near-far kernels. Variables, not constants, so that
+// BenchmarkGPUNearFarTune can sweep them; Prepare copies them.
+var nearFarTuning = struct {
+	// minSlots is the least number of queue slots (arcs) a warp takes in
+	// a step (a multiple of 32): a step deals its slots out evenly, about
+	// slots/warps each, but no fewer than this, so that small steps use
+	// fewer warps, each with its search for its first entry amortised.
+	minSlots int
+	// batch is how many steps are launched between two reads of the
+	// control words (a step with nothing to do returns at once, so up to
+	// batch-1 launches may be idle at the end).
+	batch int
+	// blocksPerSM sizes the step kernel's grid: this many blocks per SM,
+	// or, when 0, as many as one SM holds at once (residentBlocks), so
+	// that every warp a step deals slots to runs from the start.
+	blocksPerSM int
+}{minSlots: 64, batch: 8, blocksPerSM: 0}
+
+// Control words of the near-far kernels: sssp.cu's NF_* indices (a test
+// compares them).
+const (
+	nfQ0       = 0  // 0..2: near-queue lengths, rotating by step
+	nfSCnt     = 3  // settle-list length
+	nfFCnt     = 4  // 4, 5: far-pile lengths
+	nfPhase    = 6  // phase, from 1 (splits + 1)
+	nfEpoch    = 7  // settle epoch, from 1 (settle steps + 1)
+	nfThr      = 8  // threshold bits
+	nfFMin     = 9  // lower bound on the far distances (bits)
+	nfFKeep    = 10 // least distance a split keeps (bits)
+	nfDone     = 11 // epilogue counter
+	nfRounds   = 12 // light rounds with a non-empty near queue
+	nfScanned  = 13 // arcs relaxed
+	nfLowered  = 14 // distances lowered
+	nfCtlWords = 16
+)
+
+// Kernel names (sssp.cu). A CI test checks that every name kernelNames
+// lists is declared in the source.
+func distTag(f32 bool) string {
+	if f32 {
+		return "d32"
+	}
+	return "d64"
+}
+
+func weightTag(w64 bool) string {
+	if w64 {
+		return "w64"
+	}
+	return "w32"
+}
+
+func edgeInitKernel(f32 bool) string { return "sssp_edge_init_" + distTag(f32) }
+
+func edgeKernel(f32, w64, restrict bool) string {
+	mode := "plain"
+	if restrict {
+		mode = "restrict"
+	}
+	return "sssp_edge_" + distTag(f32) + "_" + weightTag(w64) + "_" + mode
+}
+
+func nearFarInitKernel(f32 bool) string { return "sssp_nf_init_" + distTag(f32) }
+
+func nearFarStepKernel(f32, w64 bool) string {
+	return "sssp_nf_step_" + distTag(f32) + "_" + weightTag(w64)
+}
+
+// kernelNames lists every kernel the Go side may launch.
+func kernelNames() []string {
+	var out []string
+	for _, f32 := range []bool{false, true} {
+		out = append(out, edgeInitKernel(f32), nearFarInitKernel(f32))
+		for _, w64 := range []bool{false, true} {
+			out = append(out, edgeKernel(f32, w64, false), edgeKernel(f32, w64, true), nearFarStepKernel(f32, w64))
+		}
+	}
+	return out
+}
+
+// kernels compiles sssp.cu once per device and process.
+var kernels = gpu.ModuleCache{Name: "sssp.cu", Source: kernelSource}
+
+// deviceModule returns sssp.cu compiled for dev.
+func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
+	m, err := kernels.For(dev)
+	if err != nil {
+		return nil, fmt.Errorf("sssp: %w", err)
+	}
+	return m, nil
+}
+
+// checkGPUGraph returns an error for a graph or options the GPU methods
+// cannot take: no graph, a directed graph for the edge sweep (the study's
+// kernel relaxes both directions of each edge), negative or NaN weights,
+// sizes beyond the kernels' indices, a negative segment size, a negative
+// or non-finite Δ or Δ factor, or an unknown method. The host device
+// applies the same rules, so a notebook behaves the same with and without
+// a GPU.
+func checkGPUGraph(g *graph.CSR, o Options) error {
+	_, err := checkGPUGraphStats(g, o)
+	return err
+}
+
+// checkGPUGraphStats is checkGPUGraph, also returning the weight scan.
+func checkGPUGraphStats(g *graph.CSR, o Options) (weightStats, error) {
+	if g == nil || len(g.Offsets) == 0 {
+		return weightStats{}, errors.New("sssp: no graph (nil or without offsets)")
+	}
+	n := g.NumVertices()
+	if n == 0 {
+		return weightStats{}, errors.New("sssp: the graph has no vertices, so no source")
+	}
+	switch o.Method {
+	case EdgeSweep, Frontier, NearFar:
+	default:
+		return weightStats{}, fmt.Errorf("sssp: unknown method %v (use EdgeSweep, Frontier or NearFar)", o.Method)
+	}
+	if o.SegmentSize < 0 {
+		return weightStats{}, fmt.Errorf("sssp: segment size P = %d must be positive, or 0 to pick it from the device's L2 cache", o.SegmentSize)
+	}
+	if !(o.Delta >= 0) || math.IsInf(o.Delta, 1) {
+		return weightStats{}, fmt.Errorf("sssp: near-far bucket width Δ = %g must be a positive number, or 0 for the default", o.Delta)
+	}
+	if !(o.DeltaFactor >= 0) || math.IsInf(o.DeltaFactor, 1) {
+		return weightStats{}, fmt.Errorf("sssp: near-far Δ factor %g must be a positive number, or 0 for the default (%d)", o.DeltaFactor, DefaultGPUDeltaFactor)
+	}
+	if o.Method == EdgeSweep && g.Directed {
+		return weightStats{}, errors.New("sssp: the SSSP study's edge-parallel Bellman-Ford relaxes both directions of each edge, " +
+			"but this graph is directed: symmetrize it (g.Undirected(), or graph.Build with BuildOptions{Symmetrize: true}), " +
+			"or use WithMethod(sssp.NearFar) or WithMethod(sssp.Frontier), which follow arcs")
+	}
+	ws := scanWeights(g)
+	if ws.negArc >= 0 {
+		return ws, negativeError(g, ws.negArc, "the GPU Bellman-Ford",
+			" (negative weights would need another method: on the CPU, BellmanFord takes them on a directed graph)")
+	}
+	switch o.Method {
+	case EdgeSweep:
+		// The COO keeps each undirected edge once: arcs/2 edges.
+		if g.NumArcs()/2 > math.MaxInt32 {
+			return ws, fmt.Errorf("sssp: %d edges exceed the edge sweep's 32-bit edge index (at most %d)", g.NumArcs()/2, math.MaxInt32)
+		}
+	default:
+		// A queue's slots (its vertices' arcs, at least one each) are
+		// counted in 32 bits.
+		if int64(n)+g.NumArcs() > math.MaxUint32 {
+			return ws, fmt.Errorf("sssp: a graph of %d vertices and %d arcs exceeds the near-far queues' 32-bit slot count (N + M < 2^32)", n, g.NumArcs())
+		}
+	}
+	return ws, nil
+}
+
+// Prepared is a graph prepared on a device for repeated single-source
+// runs with one set of options: for the edge sweep the COO view (each
+// undirected edge once), permuted when Permute is on, and uploaded; for
+// near-far the CSR with each vertex's arcs reordered light first, and
+// uploaded; for the frontier method the CSR uploaded; the distance, queue
+// and control buffers allocated and the kernels compiled and loaded. On
+// the host device it only holds the graph and the options (the CPU needs
+// no preparation).
+//
+// Run may be called many times, from several goroutines (runs are
+// serialised); Close frees the device memory. The graph must not change
+// while it is prepared.
+type Prepared struct {
+	dev     *gpu.Device
+	g       *graph.CSR
+	opts    Options
+	label   string
+	prep    time.Duration
+	segment int     // P of the permutation, 0 when not permuted
+	delta   float64 // near-far's Δ; +Inf for the frontier method
+
+	mu     sync.Mutex
+	closed bool
+
+	// Device state; nil on the host.
+	coo     *gpu.COO   // edge sweep
+	csr     *gpu.Graph // frontier, near-far (light arcs first)
+	weights any        // kernel argument: *gpu.Float32s, *gpu.Float64s or a nil *gpu.Float32s (unit weights)
+	w64     bool
+	dist64  *gpu.Float64s
+	dist32  *gpu.Float32s
+	flags   *gpu.Int32s // edge sweep: modif[1]
+	kInit   *gpu.Function
+	kStep   *gpu.Function
+
+	// Near-far and frontier (lend, sst, fstamp, squeue and far are nil
+	// for the frontier method: every arc is light, nothing is far).
+	lend     *gpu.Int64s // end of each vertex's light arcs
+	lendHost []int64
+	stamp    *gpu.Int32s // near-queue stamps
+	sst      *gpu.Int32s // settle-list stamps
+	fstamp   *gpu.Int32s // far-pile stamps
+	queue    [2]*gpu.Uint64s
+	squeue   *gpu.Uint64s
+	far      [2]*gpu.Int32s
+	ctl      *gpu.Uint64s
+	minSlots int
+	batch    int
+	grid     int          // blocks per step launch
+	last     nearFarStats // counters of the last run
+}
+
+// nearFarStats are the counters of a near-far or frontier run.
+type nearFarStats struct {
+	rounds, settles, splits int   // light rounds, settle steps, far-pile splits
+	launches                int   // step launches, idle ones included
+	scanned, lowered        int64 // arcs relaxed, distances lowered
+}
+
+// Prepare readies g on dev for Run with the given options (see Options;
+// zero options: the study's plain kernel with float64 distances).
+//
+// On a GPU the edge sweep builds the COO view (g.UndirectedCOO), applies
+// the segment permutation when Permute is on (P from SegmentSize, else
+// from the device's L2 size), uploads it and allocates N distances. The
+// near-far method picks Δ (Delta, else DeltaFactor or
+// DefaultGPUDeltaFactor times the mean weight over the mean out-degree),
+// copies the CSR with each vertex's arcs in two runs, light (weight < Δ)
+// then heavy, each in its original order (O(M) on the host, in parallel),
+// uploads it with the end of each vertex's light run, and allocates
+// distances, three stamps per vertex, two near queues and a settle list
+// of N 8-byte entries each and two far piles of N. The frontier method
+// uploads the CSR as it is and allocates distances, a stamp per vertex and
+// the two queues. All compile the kernels (once per device and process).
+// PrepTime reports the whole preparation, once. Device memory: Bytes.
+//
+// On the host device (dev.IsHost()) nothing is uploaded: Run computes with
+// the CPU's BellmanFord (the same fixed point), so a notebook runs
+// unchanged without a GPU; the method's switches and Float32 are then
+// ignored (distances are float64) and parents are always filled.
+//
+// It returns an error for a nil device or graph, a graph without
+// vertices, a directed graph with the edge sweep (symmetrize it, or use
+// the NearFar or Frontier method), a negative or NaN weight, sizes beyond
+// the kernels' indices (the edge sweep: 2^31 edges; the others: N + M
+// below 2^32), a negative SegmentSize, a negative or non-finite
+// Delta or DeltaFactor, a compile error or a device that runs out of
+// memory.
+func Prepare(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
+	if dev == nil {
+		return nil, errors.New("sssp: Prepare: nil device (use gpu.Default())")
+	}
+	o := NewOptions(opts...)
+	start := time.Now()
+	ws, err := checkGPUGraphStats(g, o)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{dev: dev, g: g, opts: o, label: o.Label(), delta: math.Inf(1)}
+	if o.Method == NearFar {
+		p.delta = nearFarDelta(g, ws, o)
+	}
+	if !dev.IsHost() {
+		var err error
+		if o.Method == EdgeSweep {
+			err = p.prepareEdge()
+		} else {
+			err = p.prepareNearFar()
+		}
+		if err != nil {
+			_ = p.free()
+			return nil, fmt.Errorf("sssp: preparing gpu Bellman-Ford (%s) on %v: %w", p.label, dev, err)
+		}
+	}
+	p.prep = time.Since(start)
+	return p, nil
+}
+
+// nearFarDelta is NearFar's Δ: o.Delta, else the factor (o.DeltaFactor or
+// DefaultGPUDeltaFactor) times the mean finite weight over the mean
+// out-degree; 1 when that is not a positive number (no arcs, all weights
+// zero or infinite).
+func nearFarDelta(g *graph.CSR, ws weightStats, o Options) float64 {
+	if o.Delta > 0 {
+		return o.Delta
+	}
+	f := o.DeltaFactor
+	if f == 0 {
+		f = DefaultGPUDeltaFactor
+	}
+	n, m := g.NumVertices(), g.NumArcs()
+	if m == 0 {
+		return 1
+	}
+	d := f * ws.mean / (float64(m) / float64(n))
+	if !(d > 0) || math.IsInf(d, 1) {
+		return 1
+	}
+	return d
+}
+
+// allocDist allocates the N distances in the options' type.
+func (p *Prepared) allocDist() error {
+	var err error
+	if p.opts.Float32 {
+		p.dist32, err = p.dev.AllocFloat32s(p.g.NumVertices())
+	} else {
+		p.dist64, err = p.dev.AllocFloat64s(p.g.NumVertices())
+	}
+	return err
+}
+
+// distArg is the distance buffer as a kernel argument.
+func (p *Prepared) distArg() any {
+	if p.opts.Float32 {
+		return p.dist32
+	}
+	return p.dist64
+}
+
+// infArg is +Inf in the distance type, as a kernel argument.
+func (p *Prepared) infArg() any {
+	if p.opts.Float32 {
+		return float32(math.Inf(1))
+	}
+	return math.Inf(1)
+}
+
+// setWeights picks the weight argument and kernel flavour of the uploaded
+// weights.
+func (p *Prepared) setWeights(w32 *gpu.Float32s, w64 *gpu.Float64s) {
+	switch {
+	case w64 != nil:
+		p.weights, p.w64 = w64, true
+	case w32 != nil:
+		p.weights = w32
+	default:
+		p.weights = (*gpu.Float32s)(nil) // NULL: unit weights
+	}
+}
+
+func (p *Prepared) prepareEdge() error {
+	mod, err := deviceModule(p.dev)
+	if err != nil {
+		return err
+	}
+	f32 := p.opts.Float32
+	if p.kInit, err = mod.Function(edgeInitKernel(f32)); err != nil {
+		return err
+	}
+	coo, err := p.g.UndirectedCOO()
+	if err != nil {
+		return err
+	}
+	if coo.NumEdges() > math.MaxInt32 {
+		return fmt.Errorf("%d edges exceed the kernel's 32-bit edge index", coo.NumEdges())
+	}
+	if p.opts.Permute {
+		seg := p.opts.SegmentSize
+		if seg == 0 {
+			if seg, err = defaultSegmentSize(p.dev, f32); err != nil {
+				return err
+			}
+		}
+		if coo, err = graph.PermuteCOO(coo, seg); err != nil {
+			return err
+		}
+		p.segment = seg
+	}
+	if p.coo, err = p.dev.UploadCOO(coo); err != nil {
+		return err
+	}
+	p.setWeights(p.coo.Weights, p.coo.Weights64)
+	if p.kStep, err = mod.Function(edgeKernel(f32, p.w64, p.opts.TextureCache)); err != nil {
+		return err
+	}
+	if err := p.allocDist(); err != nil {
+		return err
+	}
+	p.flags, err = p.dev.AllocInt32s(1)
+	return err
+}
+
+// defaultSegmentSize is graph.SegmentSizeFor the device's L2 cache.
+func defaultSegmentSize(dev *gpu.Device, f32 bool) (int, error) {
+	l2 := int64(studyL2)
+	if info, err := dev.Info(); err == nil && info.L2Bytes > 0 {
+		l2 = info.L2Bytes
+	}
+	elem := 8
+	if f32 {
+		elem = 4
+	}
+	return graph.SegmentSizeFor(l2, elem)
+}
+
+// prepareNearFar uploads the graph and allocates the buffers of the
+// near-far method, or of the frontier method (Δ = +Inf: no layout, no
+// settle list, no far piles).
+func (p *Prepared) prepareNearFar() error {
+	mod, err := deviceModule(p.dev)
+	if err != nil {
+		return err
+	}
+	f32 := p.opts.Float32
+	if p.kInit, err = mod.Function(nearFarInitKernel(f32)); err != nil {
+		return err
+	}
+	p.minSlots, p.batch = nearFarTuning.minSlots, nearFarTuning.batch
+	n := p.g.NumVertices()
+	g := p.g
+	nearFar := p.opts.Method == NearFar
+	if nearFar {
+		g, p.lendHost = lightFirst(p.g, p.delta)
+		if p.lend, err = p.dev.Int64sFrom(p.lendHost); err != nil {
+			return err
+		}
+		for _, b := range []**gpu.Int32s{&p.sst, &p.fstamp, &p.far[0], &p.far[1]} {
+			if *b, err = p.dev.AllocInt32s(n); err != nil {
+				return err
+			}
+		}
+		if p.squeue, err = p.dev.AllocUint64s(n); err != nil {
+			return err
+		}
+	}
+	if p.csr, err = p.dev.Upload(g); err != nil {
+		return err
+	}
+	p.setWeights(p.csr.Weights, p.csr.Weights64)
+	if p.kStep, err = mod.Function(nearFarStepKernel(f32, p.w64)); err != nil {
+		return err
+	}
+	if err := p.allocDist(); err != nil {
+		return err
+	}
+	if p.stamp, err = p.dev.AllocInt32s(n); err != nil {
+		return err
+	}
+	for i := range p.queue {
+		if p.queue[i], err = p.dev.AllocUint64s(n); err != nil {
+			return err
+		}
+	}
+	if p.ctl, err = p.dev.AllocUint64s(nfCtlWords); err != nil {
+		return err
+	}
+	info, err := p.dev.Info()
+	if err != nil {
+		return err
+	}
+	sms := max(info.SMs, 1)
+	perSM := nearFarTuning.blocksPerSM
+	if perSM <= 0 {
+		perSM = residentBlocks(p.kStep, info, blockSize)
+	}
+	p.grid = sms * perSM
+	return nil
+}
+
+// residentBlocks estimates how many blocks of `block` threads of kernel f
+// one SM holds at once: 64 Ki registers per SM, given out per warp in
+// units of 256, and at most 2048 threads per SM (1536 on compute
+// capability 8.6 to 8.9, 1024 on 7.5) and 32 blocks. It returns 4 when
+// the kernel's attributes are unavailable.
+func residentBlocks(f *gpu.Function, info gpu.Info, block int) int {
+	a, err := f.Attributes()
+	if err != nil || a.Registers <= 0 {
+		return 4
+	}
+	threads := 2048
+	switch {
+	case info.ComputeMajor == 7 && info.ComputeMinor == 5:
+		threads = 1024
+	case info.ComputeMajor == 8 && info.ComputeMinor >= 6:
+		threads = 1536
+	}
+	warps := (block + 31) / 32
+	perWarp := (a.Registers*32 + 255) / 256 * 256
+	n := min(65536/(perWarp*warps), threads/block, 32)
+	return max(n, 1)
+}
+
+// lightFirst returns g with each vertex's arcs in two runs, light (weight
+// < delta) then heavy, each in the original order, and lend[v], the end
+// of v's light run (an index into Adj). The offsets are g's; a graph
+// without weights (unit weights) is returned as it is, every arc light or
+// every arc heavy. O(M), in parallel over vertex ranges balanced by arcs.
+func lightFirst(g *graph.CSR, delta float64) (*graph.CSR, []int64) {
+	n := g.NumVertices()
+	lend := make([]int64, n)
+	switch {
+	case g.Weights64 != nil:
+		out := &graph.CSR{Offsets: g.Offsets, Adj: make([]int32, len(g.Adj)), Weights64: make([]float64, len(g.Weights64)), Directed: g.Directed}
+		partitionArcs(g.Offsets, g.Adj, g.Weights64, out.Adj, out.Weights64, lend, delta)
+		return out, lend
+	case g.Weights != nil:
+		out := &graph.CSR{Offsets: g.Offsets, Adj: make([]int32, len(g.Adj)), Weights: make([]float32, len(g.Weights)), Directed: g.Directed}
+		partitionArcs(g.Offsets, g.Adj, g.Weights, out.Adj, out.Weights, lend, delta)
+		return out, lend
+	}
+	light := 1 < delta
+	par.For(n, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			if light {
+				lend[v] = g.Offsets[v+1]
+			} else {
+				lend[v] = g.Offsets[v]
+			}
+		}
+	})
+	return g, lend
+}
+
+// partitionArcs writes each vertex's arcs (adj, ws) into (adjOut, wsOut),
+// those of weight < delta first, stably, and their end into lend.
+func partitionArcs[W weight](off []int64, adj []int32, ws []W, adjOut []int32, wsOut []W, lend []int64, delta float64) {
+	par.ForWeighted(off, func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			k := off[v]
+			for a := off[v]; a < off[v+1]; a++ {
+				if float64(ws[a]) < delta {
+					adjOut[k], wsOut[k] = adj[a], ws[a]
+					k++
+				}
+			}
+			lend[v] = k
+			for a := off[v]; a < off[v+1]; a++ {
+				if !(float64(ws[a]) < delta) {
+					adjOut[k], wsOut[k] = adj[a], ws[a]
+					k++
+				}
+			}
+		}
+	})
+}
+
+// free releases the device memory (the compiled module stays cached).
+func (p *Prepared) free() error {
+	var errs []error
+	if p.coo != nil {
+		errs = append(errs, p.coo.Close())
+	}
+	if p.csr != nil {
+		errs = append(errs, p.csr.Close())
+	}
+	errs = append(errs, p.dist64.Free(), p.dist32.Free(), p.flags.Free(), p.lend.Free(), p.stamp.Free(),
+		p.sst.Free(), p.fstamp.Free(), p.queue[0].Free(), p.queue[1].Free(), p.squeue.Free(),
+		p.far[0].Free(), p.far[1].Free(), p.ctl.Free())
+	return errors.Join(errs...)
+}
+
+// Close frees the device memory; later Runs fail. Close is idempotent.
+func (p *Prepared) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return p.free()
+}
+
+// PrepTime returns the preparation time: weight scan, COO view,
+// permutation or light-first layout, upload, allocations and module load
+// (or compilation, the first time in a process without a cached image).
+// It is spent once, in Prepare; Run's results do not repeat it.
+func (p *Prepared) PrepTime() time.Duration { return p.prep }
+
+// Bytes returns the device memory the prepared graph holds (0 on the host).
+func (p *Prepared) Bytes() int64 {
+	var b int64
+	if p.coo != nil {
+		b += p.coo.Bytes()
+	}
+	if p.csr != nil {
+		b += p.csr.Bytes()
+	}
+	return b + p.dist64.Bytes() + p.dist32.Bytes() + p.flags.Bytes() + p.lend.Bytes() + p.stamp.Bytes() +
+		p.sst.Bytes() + p.fstamp.Bytes() + p.queue[0].Bytes() + p.queue[1].Bytes() + p.squeue.Bytes() +
+		p.far[0].Bytes() + p.far[1].Bytes() + p.ctl.Bytes()
+}
+
+// Delta returns NearFar's bucket width Δ (the default's value when
+// Options.Delta is 0), +Inf for the other methods.
+func (p *Prepared) Delta() float64 {
+	if p.opts.Method != NearFar {
+		return math.Inf(1)
+	}
+	return p.delta
+}
+
+// Label returns the variant's label (Options.Label).
+func (p *Prepared) Label() string { return p.label }
+
+// Options returns the options the graph was prepared with.
+func (p *Prepared) Options() Options { return p.opts }
+
+// SegmentSize returns P of the permutation, 0 when the edges are not
+// permuted (or on the host).
+func (p *Prepared) SegmentSize() int { return p.segment }
+
+// Device returns the device the graph is prepared on.
+func (p *Prepared) Device() *gpu.Device { return p.dev }
+
+// Graph returns the prepared graph.
+func (p *Prepared) Graph() *graph.CSR { return p.g }
+
+// String describes the prepared graph in one line.
+func (p *Prepared) String() string {
+	return fmt.Sprintf("sssp: %s prepared on %v: %d vertices, %d arcs, %s on the device, prepared in %v",
+		p.label, p.dev, p.g.NumVertices(), p.g.NumArcs(), graph.FormatBytes(p.Bytes()), p.prep.Round(time.Microsecond))
+}
+
+// Run computes shortest paths from src on the prepared graph.
+//
+// Result.Algorithm is "gpu Bellman-Ford (" + Label() + ")"; Time is the
+// GPU time of the distance computation (initialisation and the iteration
+// loop, host round trips of the loop included), measured with CUDA
+// events; TreeTime the parents. PrepTime is 0: nothing is prepared per
+// run, and the preparation, spent once, is PrepTime() (on the host device
+// PrepTime is BellmanFord's own per-run weight scan and COO view).
+// Iterations counts the launches that did work: for the edge sweep every
+// launch, the last one changing nothing (the study's iterations; the
+// benign races of its kernel make it vary by a few from run to run); for
+// the frontier method the rounds with a non-empty frontier (the source
+// alone is round 1); for near-far the rounds, settle steps and far-pile
+// splits (Phases is the splits plus one, Delta the Δ used).
+// ArcsScanned is 2·edges per launch for the edge sweep, the arcs relaxed
+// by the rounds and settle steps for the others. TEPS is
+// graph.Rate(ComponentEdges, stored arcs, Time).
+//
+// Dist holds the distances as float64 (float32 ones widened; +Inf for
+// unreached vertices). With float64 distances they equal the CPU
+// algorithms' bit for bit (the same float64 sums; see sssp.cu); with
+// float32 ones they pass CheckTolerance(g, r, 1e-5). Parents are nil
+// unless the Parents option is on; they are then built on the host from
+// the tight arcs (in float32 arithmetic for float32 distances), after
+// the timed part.
+//
+// It returns an error for a source outside [0, N), a closed Prepared, a
+// device error, or cancellation (every launch polls cancel.Check; the
+// error matches cancel.ErrInterrupted).
+func (p *Prepared) Run(src int32) (*Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, fmt.Errorf("sssp: Run on a closed Prepared (%s); call Prepare again", p.label)
+	}
+	if err := checkInput(p.g, src); err != nil {
+		return nil, err
+	}
+	if err := cancel.Check(); err != nil {
+		return nil, fmt.Errorf("sssp: %w", err)
+	}
+	if p.dev.IsHost() {
+		return p.runHost(src)
+	}
+	r := &Result{Algorithm: "gpu Bellman-Ford (" + p.label + ")", Source: src}
+	var err error
+	if p.opts.Method == EdgeSweep {
+		err = p.runEdge(r)
+	} else {
+		err = p.runNearFar(r)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sssp: %s from %d: %w", r.Algorithm, src, err)
+	}
+	if err := p.download(r); err != nil {
+		return nil, fmt.Errorf("sssp: %s from %d: downloading the distances: %w", r.Algorithm, src, err)
+	}
+	if err := p.finishGPU(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// runHost is Run on the host device: the CPU's edge-parallel BellmanFord.
+func (p *Prepared) runHost(src int32) (*Result, error) {
+	r, err := BellmanFord(p.g, src)
+	if err != nil {
+		return nil, err
+	}
+	r.Algorithm += "; host device standing in for gpu Bellman-Ford (" + p.label + ")"
+	return r, nil
+}
+
+// runEdge is the study's host loop: launch, read modif, until a launch
+// changed nothing.
+func (p *Prepared) runEdge(r *Result) error {
+	n := p.g.NumVertices()
+	m := int(p.coo.Edges)
+	src := r.Source
+	dist := p.distArg()
+	modif := []int32{0}
+	limit := 4*n + 64 // far above any real run: a guard against a kernel bug
+	iters := 0
+	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+		if err := t.Launch(p.kInit, gpu.Blocks(n, blockSize), gpu.D1(blockSize), 0, dist, n, src, p.infArg(), p.flags); err != nil {
+			return err
+		}
+		grid := gpu.Blocks(m, blockSize)
+		for iter := 1; ; iter++ {
+			if iter > limit {
+				return fmt.Errorf("no convergence after %d launches over %d edges (a kernel bug: please report it)", limit, m)
+			}
+			var err error
+			if p.opts.TextureCache {
+				err = t.Launch(p.kStep, grid, gpu.D1(blockSize), 0, p.coo.Start, p.coo.End, p.weights, dist, dist, p.flags, m, iter)
+			} else {
+				err = t.Launch(p.kStep, grid, gpu.D1(blockSize), 0, p.coo.Start, p.coo.End, p.weights, dist, p.flags, m, iter)
+			}
+			if err != nil {
+				return err
+			}
+			if err := p.flags.Download(modif); err != nil {
+				return err
+			}
+			if modif[0] != int32(iter) {
+				iters = iter
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	r.Time, r.Iterations = dur, iters
+	r.ArcsScanned = 2 * int64(m) * int64(iters)
+	return nil
+}
+
+// nearSlots is the number of slots v brings to a near queue (sssp.cu's
+// near_slots): its light arcs, at least one when it has arcs, none
+// without.
+func (p *Prepared) nearSlots(v int32) int64 {
+	o0, o1 := p.g.Offsets[v], p.g.Offsets[v+1]
+	if o1 == o0 {
+		return 0
+	}
+	le := o1
+	if p.lendHost != nil {
+		le = p.lendHost[v]
+	}
+	return max(1, le-o0)
+}
+
+// runNearFar launches steps in batches until the near queue, the settle
+// list and the far piles are all empty (sssp.cu, section 2).
+func (p *Prepared) runNearFar(r *Result) error {
+	n := p.g.NumVertices()
+	src := r.Source
+	slots := uint32(max(1, p.nearSlots(src))) // the source alone is round 1, even without arcs
+	dist := p.distArg()
+	thr := any(p.delta)
+	if p.opts.Float32 {
+		thr = float32(p.delta)
+	}
+	ctl := make([]uint64, nfCtlWords)
+	// Far above any real run: a guard against a kernel bug. (A Δ far
+	// below the weights' spacing makes a phase per distinct distance,
+	// a few steps each; still below this.)
+	limit := 16*n + 4096
+	var launches int
+	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+		if err := t.Launch(p.kInit, gpu.Blocks(max(n, nfCtlWords), blockSize), gpu.D1(blockSize), 0,
+			dist, p.stamp, p.sst, p.fstamp, n, src, thr, p.queue[1], slots, p.ctl); err != nil {
+			return err
+		}
+		for step := 1; ; {
+			for range p.batch {
+				if err := t.Launch(p.kStep, gpu.D1(p.grid), gpu.D1(blockSize), 0,
+					p.csr.Offsets, p.lend, p.csr.Adj, p.weights, dist, p.stamp, p.sst, p.fstamp,
+					p.queue[step%2], p.queue[(step+1)%2], p.squeue, p.far[0], p.far[1], p.ctl,
+					step, p.minSlots, thr); err != nil {
+					return err
+				}
+				step++
+				launches++
+			}
+			if err := p.ctl.Download(ctl); err != nil {
+				return err
+			}
+			if ctl[nfQ0+step%3] == 0 && ctl[nfSCnt] == 0 && ctl[nfFCnt]+ctl[nfFCnt+1] == 0 {
+				return nil
+			}
+			if step > limit {
+				return fmt.Errorf("queues not empty after %d steps (a kernel bug: please report it)", limit)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	p.last = nearFarStats{
+		rounds:   int(ctl[nfRounds]),
+		settles:  int(ctl[nfEpoch]) - 1,
+		splits:   int(ctl[nfPhase]) - 1,
+		launches: launches,
+		scanned:  int64(ctl[nfScanned]),
+		lowered:  int64(ctl[nfLowered]),
+	}
+	r.Time = dur
+	r.Iterations = p.last.rounds + p.last.settles + p.last.splits
+	r.ArcsScanned = p.last.scanned
+	if p.opts.Method == NearFar {
+		r.Delta = p.delta
+		r.Phases = p.last.splits + 1
+	}
+	return nil
+}
+
+// download copies the distances into r.Dist as float64.
+func (p *Prepared) download(r *Result) error {
+	if !p.opts.Float32 {
+		d, err := p.dist64.ToHost()
+		r.Dist = d
+		return err
+	}
+	d32, err := p.dist32.ToHost()
+	if err != nil {
+		return err
+	}
+	d := make([]float64, len(d32))
+	for i, x := range d32 {
+		d[i] = float64(x)
+	}
+	r.Dist = d
+	return nil
+}
+
+// finishGPU fills parents (when asked), Reached, ComponentEdges and TEPS.
+func (p *Prepared) finishGPU(r *Result) error {
+	g := p.g
+	switch {
+	case p.opts.Parents && !p.opts.Float32:
+		// float64 distances are the CPU's, bit for bit: the CPU's tree.
+		return r.finish(g)
+	case p.opts.Parents:
+		start := time.Now()
+		parents, reached, err := tightParents32(g, r.Dist, r.Source)
+		r.TreeTime = time.Since(start)
+		if err != nil {
+			return err
+		}
+		r.Parents, r.Reached = parents, reached
+	default:
+		var reached int64
+		for _, d := range r.Dist {
+			if !math.IsInf(d, 1) {
+				reached++
+			}
+		}
+		r.Reached = reached
+	}
+	dist := r.Dist
+	r.ComponentEdges = g.ComponentEdges(func(v int32) bool { return !math.IsInf(dist[v], 1) })
+	r.TEPS = graph.Rate(r.ComponentEdges, g.NumArcs(), r.Time)
+	return nil
+}
+
+// Run computes shortest paths from src on dev with the given options:
+// Prepare, Prepared.Run, Close. The result's PrepTime includes the
+// preparation, made for this run alone. To run from several sources,
+// Prepare once and call Run for each (the preparation is often longer
+// than a run).
+func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...Option) (*Result, error) {
+	if err := checkInput(g, src); err != nil {
+		return nil, err
+	}
+	p, err := Prepare(dev, g, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	r, err := p.Run(src)
+	if err != nil {
+		return nil, err
+	}
+	r.PrepTime += p.PrepTime()
+	return r, nil
+}

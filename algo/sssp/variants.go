@@ -1,0 +1,229 @@
+package sssp
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Method selects the GPU algorithm of Prepare and Run.
+type Method int
+
+const (
+	// EdgeSweep is the SSSP study's edge-parallel Bellman-Ford (seeds.md
+	// §1): every iteration sweeps all edges of the COO view, one thread
+	// per edge. The switches TextureCache, Permute and SegmentSize apply
+	// to it. It needs an undirected graph.
+	EdgeSweep Method = iota
+	// Frontier is a work-efficient Bellman-Ford beyond the study: each
+	// round only the vertices whose distance dropped in the round before
+	// relax their out-arcs, over the CSR, with atomic minima on the
+	// distances. It is NearFar with Δ = +Inf (the same kernels, every
+	// vertex near). It scans about three times the arcs of an R-MAT graph,
+	// against about 30 full sweeps for EdgeSweep. It takes directed
+	// graphs too. TextureCache, Permute, SegmentSize, Delta and
+	// DeltaFactor do not apply to it.
+	Frontier
+	// NearFar is near-far Δ-stepping (Davidson et al. 2014, with Meyer
+	// and Sanders' light and heavy arcs), beyond the study: vertices below
+	// a threshold T are relaxed round after round until none is left,
+	// over their light arcs (weight below Δ) only; then the heavy arcs of
+	// the vertices settled are relaxed once; vertices at T or beyond wait
+	// in a far pile until T moves up by Δ. Simulated on R-MAT graphs, it
+	// scans 1.1 to 1.5 times the arcs (Dijkstra scans each reached arc
+	// once).
+	// Delta or DeltaFactor set Δ. It takes directed graphs too.
+	// TextureCache, Permute and SegmentSize do not apply to it.
+	NearFar
+)
+
+// String names the method: "edge sweep", "frontier" or "near-far".
+func (m Method) String() string {
+	switch m {
+	case EdgeSweep:
+		return "edge sweep"
+	case Frontier:
+		return "frontier"
+	case NearFar:
+		return "near-far"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Options are the switches of the GPU single-source shortest paths
+// (Prepare, Run). The zero value is the study's plain kernel: edge sweep,
+// texture cache and permutation off, float64 distances, no parents.
+type Options struct {
+	// TextureCache is the study's "restrict" switch: the kernel reads
+	// dist through a const __restrict__ pointer with __ldg (the read-only
+	// or texture path) and writes it through a second pointer to the same
+	// memory.
+	TextureCache bool
+	// Permute is the study's "cache" switch: the COO edges are grouped by
+	// the segment of their end vertex and ordered by the segment of their
+	// start vertex (graph.PermuteCOO), during preparation.
+	Permute bool
+	// SegmentSize is P, the vertices per dist segment of the permutation;
+	// 0 picks it from the device's L2 cache (graph.SegmentSizeFor with 8
+	// or 4 bytes per distance; 1.5 MiB, the study's GTX Titan, when the
+	// driver does not report the L2 size).
+	SegmentSize int
+	// Float32 keeps distances in float32 instead of float64 (the study's
+	// double). Results are then within about 1e-6 relative of the float64
+	// ones and pass CheckTolerance(g, r, 1e-5), not Check.
+	Float32 bool
+	// Parents computes the parent tree after convergence, on the host,
+	// from the downloaded distances (Result.TreeTime). Without it
+	// Result.Parents is nil and the result cannot be checked.
+	Parents bool
+	// Method is the algorithm: EdgeSweep (the study's), Frontier or
+	// NearFar.
+	Method Method
+	// Delta is NearFar's bucket width Δ, in weight units; 0 picks
+	// DeltaFactor · (mean arc weight) / (mean out-degree). A smaller Δ
+	// scans fewer arcs in more steps. It must be finite and not negative.
+	Delta float64
+	// DeltaFactor is the factor of NearFar's default Δ (when Delta is 0);
+	// 0 means DefaultGPUDeltaFactor. It must be finite and not negative.
+	DeltaFactor float64
+}
+
+// Option sets one switch of Options.
+type Option func(*Options)
+
+// TextureCache turns the study's "restrict" switch on or off.
+func TextureCache(on bool) Option { return func(o *Options) { o.TextureCache = on } }
+
+// Permute turns the study's "cache" switch (the segment permutation of the
+// edges) on or off.
+func Permute(on bool) Option { return func(o *Options) { o.Permute = on } }
+
+// SegmentSize sets P, the vertices per dist segment of the permutation (0:
+// from the device's L2 size). A negative P makes Prepare fail.
+func SegmentSize(p int) Option { return func(o *Options) { o.SegmentSize = p } }
+
+// Float32 selects float32 distances (default float64, as the study).
+func Float32(on bool) Option { return func(o *Options) { o.Float32 = on } }
+
+// Parents asks for the parent tree, computed after convergence.
+func Parents(on bool) Option { return func(o *Options) { o.Parents = on } }
+
+// WithMethod selects the GPU algorithm (EdgeSweep by default).
+func WithMethod(m Method) Option { return func(o *Options) { o.Method = m } }
+
+// Delta sets NearFar's bucket width Δ (0: from DeltaFactor). A negative,
+// NaN or infinite Δ makes Prepare fail.
+func Delta(d float64) Option { return func(o *Options) { o.Delta = d } }
+
+// DeltaFactor sets the factor of NearFar's default Δ = f · (mean arc
+// weight) / (mean out-degree) (0: DefaultGPUDeltaFactor). A negative, NaN
+// or infinite factor makes Prepare fail.
+func DeltaFactor(f float64) Option { return func(o *Options) { o.DeltaFactor = f } }
+
+// NewOptions applies opts, in order, to the zero Options.
+func NewOptions(opts ...Option) Options {
+	var o Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// The study's curve labels (seeds.md §1, the figure to reproduce).
+const (
+	LabelBoth     = "cache && restrict on"
+	LabelCacheOff = "cache off"
+	LabelRestrict = "restrict off"
+	LabelNone     = "cache && restrict off"
+	LabelFrontier = "frontier (work-efficient)"
+	LabelNearFar  = "near-far (Δ-stepping)"
+)
+
+// Label names the variant the options select: one of the study's four
+// curve labels for EdgeSweep ("cache && restrict on", "cache off" =
+// permutation off, "restrict off" = texture cache off, "cache && restrict
+// off"), with ", P=…" when a segment size is set for the permutation;
+// "frontier (work-efficient)" for Frontier; "near-far (Δ-stepping)" for
+// NearFar, with ", Δ=…" when Delta is set, else ", Δ factor=…" when
+// DeltaFactor is; then ", float32" for float32 distances.
+func (o Options) Label() string {
+	var s string
+	switch o.Method {
+	case Frontier:
+		s = LabelFrontier
+	case NearFar:
+		s = LabelNearFar
+		switch {
+		case o.Delta != 0:
+			s += fmt.Sprintf(", Δ=%g", o.Delta)
+		case o.DeltaFactor != 0:
+			s += fmt.Sprintf(", Δ factor=%g", o.DeltaFactor)
+		}
+	default:
+		switch {
+		case o.Permute && o.TextureCache:
+			s = LabelBoth
+		case o.TextureCache:
+			s = LabelCacheOff
+		case o.Permute:
+			s = LabelRestrict
+		default:
+			s = LabelNone
+		}
+		if o.Permute && o.SegmentSize > 0 {
+			s += fmt.Sprintf(", P=%d", o.SegmentSize)
+		}
+	}
+	if o.Float32 {
+		s += ", float32"
+	}
+	return s
+}
+
+// Variant is a labelled set of options: one curve of a figure.
+type Variant struct {
+	// Label names the curve (Options.Label of the options).
+	Label string
+	// Options select it.
+	Options []Option
+}
+
+// String returns the label.
+func (v Variant) String() string { return v.Label }
+
+// Slug returns the label as a benchmark or file name, in ASCII: lower
+// case, "&&" as "and", "Δ" as "delta", spaces as "_", parentheses, commas
+// and "=" dropped ("cache_and_restrict_on", "frontier_work-efficient",
+// "near-far_delta-stepping").
+func (v Variant) Slug() string {
+	s := strings.ReplaceAll(v.Label, "&&", "and")
+	s = strings.NewReplacer("(", "", ")", "", ",", "", "=", "", "Δ", "delta").Replace(s)
+	return strings.ToLower(strings.Join(strings.Fields(s), "_"))
+}
+
+// SeedVariants returns the SSSP study's four GPU curves (seeds.md §1), in
+// the figure's order: "cache && restrict on" (Permute and TextureCache),
+// "cache off" (TextureCache only), "restrict off" (Permute only), "cache
+// && restrict off" (neither). All use the EdgeSweep method and float64
+// distances, as the study. The CPU, the figure's fifth curve, is
+// Dijkstra (or the host device's stand-in).
+func SeedVariants() []Variant {
+	return []Variant{
+		{LabelBoth, []Option{Permute(true), TextureCache(true)}},
+		{LabelCacheOff, []Option{Permute(false), TextureCache(true)}},
+		{LabelRestrict, []Option{Permute(true), TextureCache(false)}},
+		{LabelNone, []Option{Permute(false), TextureCache(false)}},
+	}
+}
+
+// ModernVariants returns the variants beyond the study that the notebooks
+// set beside its curves: "near-far (Δ-stepping)" (Method NearFar, the
+// default Δ), the fast one, then "frontier (work-efficient)" (Method
+// Frontier), to show what the light and heavy arcs and the far pile buy.
+func ModernVariants() []Variant {
+	return []Variant{
+		{LabelNearFar, []Option{WithMethod(NearFar)}},
+		{LabelFrontier, []Option{WithMethod(Frontier)}},
+	}
+}

@@ -1,14 +1,11 @@
 package apsp
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,6 +18,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
 // The GPU tests (TestGPU*) need a CUDA device and skip without one. On
@@ -260,7 +258,7 @@ func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
 	if !dev.IsHost() && n > 0 && (r.Time <= 0 || r.CopyTime < 0) {
 		t.Errorf("%s: Time %v, CopyTime %v", r.Algorithm, r.Time, r.CopyTime)
 	}
-	if !streamed && os.Getenv(fakeGPUEnv) != "" {
+	if !streamed && fakegpu.IsChild() {
 		return // on the emulator, only the streamed runs are repeated (they reuse the most state)
 	}
 	// a second run on the same preparation: the same distances.
@@ -819,8 +817,6 @@ func TestResultCopyTime(t *testing.T) {
 
 // ---- the Go GPU path on a fake GPU ----
 
-const fakeGPUEnv = "GRAPHNB_APSP_FAKE_GPU"
-
 // fakeConfigs are the kernel configurations (tile, pred, hops, neg) the
 // emulator is built for: what TestFakeGPUChild's variants compile.
 var fakeConfigs = [][4]int{
@@ -838,110 +834,35 @@ var fakeConfigs = [][4]int{
 // gpu.Default() is the fake device. Needs gcc and g++; skipped with
 // -short.
 func TestFakeGPU(t *testing.T) {
-	if os.Getenv(fakeGPUEnv) != "" {
-		t.Skip("parent test; this is the child process")
-	}
-	if testing.Short() {
-		t.Skip("builds a fake CUDA driver and emulates the kernels (about a minute)")
-	}
-	gpp, err1 := exec.LookPath("g++")
-	gcc, err2 := exec.LookPath("gcc")
-	if err1 != nil || err2 != nil {
-		t.Skip("gcc or g++ not found")
-	}
-	dir := t.TempDir()
-	noExtern := strings.ReplaceAll(kernelSource, `extern "C" `, "")
-	if err := os.WriteFile(filepath.Join(dir, "fw_noextern.cu"), []byte(noExtern), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fake := filepath.Join("..", "..", "gpu", "testdata")
-	td, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cxx := []string{gpp, "-std=c++17", "-O1", "-fno-strict-aliasing", "-fPIC", "-c", "-I" + dir, "-I" + td}
-	steps := [][]string{
-		{gcc, "-c", "-fPIC", "-O1", "-DcuLaunchKernel=fake_orig_cuLaunchKernel", "-o", filepath.Join(dir, "fakecuda.o"), filepath.Join(fake, "fakecuda.c")},
-		append(append([]string{}, cxx...), "-o", filepath.Join(dir, "fake_launch.o"), filepath.Join(td, "fake_launch.cpp")),
-	}
-	objs := []string{filepath.Join(dir, "fakecuda.o"), filepath.Join(dir, "fake_launch.o")}
-	for _, c := range fakeConfigs {
-		key := fmt.Sprintf("%d_%d_%d_%d", c[0], c[1], c[2], c[3])
-		obj := filepath.Join(dir, "cfg_"+key+".o")
-		steps = append(steps, append(append([]string{}, cxx...),
-			fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]),
-			"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`, "-o", obj, filepath.Join(td, "fake_cfg.cpp")))
-		objs = append(objs, obj)
-	}
-	// compile in parallel, two at a time.
-	sem := make(chan struct{}, 2)
-	errs := make([]error, len(steps))
-	var wg sync.WaitGroup
-	for i, s := range steps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("%s: %v\n%s", strings.Join(s, " "), err, out)
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range [][]string{
-		append(append([]string{gpp, "-shared", "-o", filepath.Join(dir, "libcuda.so.1")}, objs...), "-lpthread"),
-		{gcc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(dir, "libnvrtc.so.13"), filepath.Join(fake, "fakenvrtc.c")},
-	} {
-		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, out)
+	fakegpu.Run(t, "TestFakeGPUChild", 5*time.Minute, func(b *fakegpu.Builder) []string {
+		noExtern := strings.ReplaceAll(kernelSource, `extern "C" `, "")
+		if err := os.WriteFile(filepath.Join(b.Dir, "fw_noextern.cu"), []byte(noExtern), 0o644); err != nil {
+			t.Fatal(err)
 		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GRAPHNB_") && !strings.HasPrefix(kv, "FAKE_") {
-			env = append(env, kv)
+		objs := make([]string, 1+len(fakeConfigs))
+		objs[0] = b.CXX("testdata/fake_launch.cpp", "-Itestdata")
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 2) // two compilers at a time
+		for i, c := range fakeConfigs {
+			key := fmt.Sprintf("%d_%d_%d_%d", c[0], c[1], c[2], c[3])
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				objs[i+1] = b.CXX("testdata/fake_cfg.cpp", "-Itestdata",
+					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]),
+					"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`)
+			}()
 		}
-	}
-	env = append(env, fakeGPUEnv+"=1",
-		"GRAPHNB_LIBCUDA="+filepath.Join(dir, "libcuda.so.1"),
-		"GRAPHNB_NVRTC="+filepath.Join(dir, "libnvrtc.so.13"),
-		"GRAPHNB_CACHE="+filepath.Join(dir, "cache"),
-		strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	ctx, stop := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer stop()
-	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestFakeGPUChild$", "-test.v", "-test.count=1")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestFakeGPUChild")) {
-		t.Fatalf("the child on the fake GPU failed (%v):\n%s", err, out)
-	}
-	if testing.Verbose() {
-		t.Logf("child:\n%s", tailLines(string(out), 12))
-	}
-}
-
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+		wg.Wait()
+		return objs
+	})
 }
 
 // TestFakeGPUChild is TestFakeGPU's child process.
 func TestFakeGPUChild(t *testing.T) {
-	if os.Getenv(fakeGPUEnv) == "" {
-		t.Skip("runs only as a child of TestFakeGPU")
-	}
-	dev := gpu.Default()
-	if dev.IsHost() || !strings.Contains(dev.Name(), "Fake") {
-		t.Fatalf("gpu.Default() is %v, not the fake GPU: %s", dev, gpu.DefaultReason())
-	}
+	dev := fakegpu.Device(t)
 	cases := gpuCases(t, true)
 	t.Run("variants", func(t *testing.T) { checkGPUVariants(t, dev, cases, []int{16, 32, 64}) })
 	t.Run("special", func(t *testing.T) { checkGPUSpecial(t, dev, true, 16) })

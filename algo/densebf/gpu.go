@@ -69,28 +69,15 @@ func kernelNames() []string {
 	return out
 }
 
-// modules caches the compiled kernels per device.
-var modules struct {
-	sync.Mutex
-	byDevice map[*gpu.Device]*gpu.Module
-}
+// kernels compiles densebf.cu once per device and process.
+var kernels = gpu.ModuleCache{Name: "densebf.cu", Source: kernelSource}
 
-// deviceModule compiles densebf.cu for dev once per process (NVRTC's
-// result is also cached on disk, so a later process only loads it).
+// deviceModule returns densebf.cu compiled for dev.
 func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
-	modules.Lock()
-	defer modules.Unlock()
-	if m := modules.byDevice[dev]; m != nil {
-		return m, nil
-	}
-	m, err := dev.Compile("densebf.cu", kernelSource)
+	m, err := kernels.For(dev)
 	if err != nil {
-		return nil, fmt.Errorf("densebf: compiling the GPU kernels: %w", err)
+		return nil, fmt.Errorf("densebf: %w", err)
 	}
-	if modules.byDevice == nil {
-		modules.byDevice = map[*gpu.Device]*gpu.Module{}
-	}
-	modules.byDevice[dev] = m
 	return m, nil
 }
 

@@ -1,13 +1,10 @@
 package densebf
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -19,6 +16,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
 // ---- fixtures shared by the host, fake-GPU and GPU tests ----
@@ -708,9 +706,6 @@ func TestGPULarge(t *testing.T) {
 
 // ---- the Go GPU path on a fake GPU ----
 
-// fakeGPUEnv marks the child process of TestFakeGPU.
-const fakeGPUEnv = "GRAPHNB_DENSEBF_FAKE_GPU"
-
 // TestFakeGPU runs the GPU tests' checks, on the small matrices, through
 // the real Go GPU path (Prepare, Run: compile, uploads, argument packing,
 // the iteration loop, copies, events) against package gpu's fake CUDA
@@ -720,67 +715,14 @@ const fakeGPUEnv = "GRAPHNB_DENSEBF_FAKE_GPU"
 // runs them in a child process, where gpu.Default() is the fake device.
 // Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
-	if os.Getenv(fakeGPUEnv) != "" {
-		t.Skip("parent test; this is the child process")
-	}
-	if testing.Short() {
-		t.Skip("builds a fake CUDA driver and emulates the kernels (seconds)")
-	}
-	gpp := gxx(t)
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("gcc not found")
-	}
-	dir := t.TempDir()
-	fake := filepath.Join("..", "..", "gpu", "testdata")
-	steps := [][]string{
-		{gcc, "-c", "-fPIC", "-O1", "-DcuLaunchKernel=fake_orig_cuLaunchKernel", "-o", filepath.Join(dir, "fakecuda.o"), filepath.Join(fake, "fakecuda.c")},
-		{gpp, "-std=c++17", "-c", "-fPIC", "-O1", "-Wall", "-I.", "-o", filepath.Join(dir, "fake_launch.o"), filepath.Join("testdata", "fake_launch.cpp")},
-		{gpp, "-shared", "-o", filepath.Join(dir, "libcuda.so.1"), filepath.Join(dir, "fakecuda.o"), filepath.Join(dir, "fake_launch.o"), "-lpthread"},
-		{gcc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(dir, "libnvrtc.so.13"), filepath.Join(fake, "fakenvrtc.c")},
-	}
-	for _, s := range steps {
-		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(s, " "), err, out)
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GRAPHNB_") && !strings.HasPrefix(kv, "FAKE_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, fakeGPUEnv+"=1",
-		"GRAPHNB_LIBCUDA="+filepath.Join(dir, "libcuda.so.1"),
-		"GRAPHNB_NVRTC="+filepath.Join(dir, "libnvrtc.so.13"),
-		"GRAPHNB_CACHE="+filepath.Join(dir, "cache"),
-		strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	ctx, stop := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer stop()
-	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestFakeGPUChild$", "-test.v", "-test.count=1")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestFakeGPUChild")) {
-		t.Fatalf("the child on the fake GPU failed (%v):\n%s", err, out)
-	}
-	if testing.Verbose() {
-		t.Logf("the child's output:\n%s", out)
-	}
+	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
+		return []string{b.CXX("testdata/fake_launch.cpp", "-Wall")}
+	})
 }
 
 // TestFakeGPUChild is TestFakeGPU's child process.
 func TestFakeGPUChild(t *testing.T) {
-	if os.Getenv(fakeGPUEnv) == "" {
-		t.Skip("runs only as a child of TestFakeGPU")
-	}
-	dev := gpu.Default()
-	if dev.IsHost() || !strings.Contains(dev.Name(), "Fake") {
-		t.Fatalf("gpu.Default() is %v, not the fake GPU: %s", dev, gpu.DefaultReason())
-	}
+	dev := fakegpu.Device(t)
 	checkGPUVariants(t, dev, gpuCases(t, true), testVariants(false))
 	checkNegativeCycles(t, dev, plantedCycles(t, 16, 12), SeedVariants())
 	checkRunErrorsAndCancel(t, dev)

@@ -70,27 +70,15 @@ func kernelNames() []string {
 	}
 }
 
-// modules caches the compiled kernels per device.
-var modules struct {
-	sync.Mutex
-	byDevice map[*gpu.Device]*gpu.Module
-}
+// compiled compiles boruvka.cu once per device and process.
+var compiled = gpu.ModuleCache{Name: "boruvka.cu", Source: kernelSource}
 
-// deviceModule compiles boruvka.cu for dev once per process.
+// deviceModule returns boruvka.cu compiled for dev.
 func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
-	modules.Lock()
-	defer modules.Unlock()
-	if m := modules.byDevice[dev]; m != nil {
-		return m, nil
-	}
-	m, err := dev.Compile("boruvka.cu", kernelSource)
+	m, err := compiled.For(dev)
 	if err != nil {
-		return nil, fmt.Errorf("mst: compiling the GPU kernels: %w", err)
+		return nil, fmt.Errorf("mst: %w", err)
 	}
-	if modules.byDevice == nil {
-		modules.byDevice = map[*gpu.Device]*gpu.Module{}
-	}
-	modules.byDevice[dev] = m
 	return m, nil
 }
 

@@ -15,19 +15,21 @@
 # With graphnb's device tool: ops/gpu-test.sh build, then run the command
 # "ops/gpu-test.sh run" there with carry ["build/gpu"].
 # Environment for run: BENCH (benchmark regexp, default "."), BENCHTIME
-# (default 1x for the long ones, set per benchmark below), PKGS (packages).
+# (default 3x), PKGS (packages), TESTS=0 to skip the tests, BENCH=none to skip
+# the benchmarks, REFS=1 to also build and run the C references and probes,
+# TESTRUN (regexp of the test names to run, default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS=${PKGS:-"gpu"}
 
 case "${1:-}" in
 build)
-  mkdir -p build/gpu
+  rm -rf build/gpu && mkdir -p build/gpu   # only what this build makes travels
   for p in $PKGS; do
     go test -c -o "build/gpu/$(echo "$p" | tr / _).test" "./$p"
   done
-  if [ -n "${WITH_GRAPHNB:-}" ]; then   # for notebooks on the GPU machine (39 MB)
-    go build -o build/gpu/graphnb ./cmd/graphnb
+  if [ -n "${WITH_GRAPHNB:-}" ]; then   # for notebooks and sweeps on the GPU machine (30 MB)
+    go build -ldflags="-s -w" -o build/gpu/graphnb ./cmd/graphnb
   fi
   ls -la build/gpu
   ;;
@@ -39,20 +41,24 @@ run)
   for p in $PKGS; do
     bin="$PWD/build/gpu/$(echo "$p" | tr / _).test"
     name=$(basename "$bin" .test)
+    if [ "${TESTS:-1}" != 0 ]; then
     echo "=== tests: $p"
     # Every test runs in a process of its own: a kernel fault leaves a
     # process unable to use CUDA again, and a crash must not hide the rest.
     : > "$out/$name-test.log"
-    for t in $(cd "$p" && "$bin" -test.list '.*' | grep -E '^(Test|Example|Fuzz)'); do
+    for t in $(cd "$p" && "$bin" -test.list "${TESTRUN:-.*}" | grep -E '^(Test|Example|Fuzz)'); do
       (cd "$p" && "$bin" -test.v -test.count=1 -test.timeout 300s -test.run "^$t\$") >> "$out/$name-test.log" 2>&1 \
         || { status=1; echo "--- FAIL: $t (process exited with status $?)" >> "$out/$name-test.log"; }
     done
     grep -E '^(--- |ok|FAIL|PASS)|SKIP' "$out/$name-test.log" | grep -v '^    ' | tail -80 || true
+    fi
+    [ "${BENCH:-.}" = none ] && continue
     echo "=== benchmarks: $p"
     (cd "$p" && "$bin" -test.run '^$' -test.bench "${BENCH:-.}" -test.benchtime "${BENCHTIME:-3x}" -test.timeout 300s) \
       > "$out/$name-bench.log" 2>&1 || status=1
     grep -E '^Benchmark|FAIL' "$out/$name-bench.log" || true
   done
+  [ "${REFS:-0}" = 1 ] || exit $status
   echo "=== C references (nvcc)"
   ref=$(mktemp -d)
   (cd ops/gpuref && nvcc -O2 -o "$ref/memcpy" memcpy.cu && nvcc -cubin -arch=sm_90 -o "$ref/empty.cubin" empty.cu \

@@ -13,7 +13,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -159,7 +158,7 @@ func (c *Chart) build() (*plot.Plot, error) {
 		p.Legend.Add(s.Label, line, points)
 	}
 	if len(c.Series) > 0 && !math.IsInf(yMin, 0) {
-		reserveLegendBand(p, c, yMin, yMax)
+		fitYAxis(p, c.LogY, yMin, yMax)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font = goFont(10)
@@ -167,18 +166,16 @@ func (c *Chart) build() (*plot.Plot, error) {
 	return p, nil
 }
 
-// reserveLegendBand stretches the y axis so the top band, where the
-// legend sits, holds no data.
-func reserveLegendBand(p *plot.Plot, c *Chart, yMin, yMax float64) {
-	band := math.Min(0.6, 0.075*float64(len(c.Series))+0.05) // share of the height
-	if c.LogY {
+// fitYAxis sets the y range to the data with a small margin (from 0 on a
+// linear axis, so bars and rates are read against zero).
+func fitYAxis(p *plot.Plot, logY bool, yMin, yMax float64) {
+	if logY {
 		lo, hi := math.Log10(yMin), math.Log10(yMax)
 		if hi == lo {
 			lo, hi = lo-0.5, hi+0.5
 		}
 		pad := (hi - lo) * 0.05
-		p.Y.Min = math.Pow(10, lo-pad)
-		p.Y.Max = math.Pow(10, hi+(hi-lo+pad)*band/(1-band)+pad)
+		p.Y.Min, p.Y.Max = math.Pow(10, lo-pad), math.Pow(10, hi+pad)
 		return
 	}
 	lo := math.Min(0, yMin)
@@ -186,8 +183,7 @@ func reserveLegendBand(p *plot.Plot, c *Chart, yMin, yMax float64) {
 	if hi == lo {
 		hi = lo + 1
 	}
-	p.Y.Min = lo
-	p.Y.Max = hi + (hi-lo)*band/(1-band)
+	p.Y.Min, p.Y.Max = lo, hi+(hi-lo)*0.05
 }
 
 func errorBars(s Series, c *Chart) (*plotter.YErrorBars, error) {
@@ -275,17 +271,43 @@ func (c *Chart) render(format string) ([]byte, error) {
 		return nil, err
 	}
 	w, h := c.size()
-	var wt io.WriterTo
+	return drawPlot(p, w, h, format)
+}
+
+// legendGap separates the plot from the legend column beside it.
+const legendGap = 8 * vg.Millimeter / 3
+
+// drawPlot draws p with its legend in a column of its own right of the
+// plot area (so the legend never covers data, however many series), on
+// a canvas w wide plus that column, h high.
+func drawPlot(p *plot.Plot, w, h vg.Length, format string) ([]byte, error) {
+	legend := p.Legend
+	p.Legend = plot.NewLegend() // drawn apart, below
+	column := vg.Length(0)
+	if r := legend.Rectangle(draw.Canvas{}); r.Max.X-r.Min.X > 0 {
+		column = r.Max.X - r.Min.X + 2*legendGap
+	}
+	var canvas vg.CanvasWriterTo
 	if format == "pdf" { // embed the Go fonts: they are not among PDF's standard fonts
-		pdf := vgpdf.New(w, h)
+		pdf := vgpdf.New(w+column, h)
 		pdf.EmbedFonts(true)
-		p.Draw(draw.New(pdf))
-		wt = pdf
-	} else if wt, err = p.WriterTo(w, h, format); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+		canvas = pdf
+	} else {
+		var err error
+		if canvas, err = draw.NewFormattedCanvas(w+column, h, format); err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+	}
+	dc := draw.New(canvas)
+	p.Draw(draw.Crop(dc, 0, -column, 0, 0))
+	if column > 0 {
+		legend.Top, legend.Left = true, true
+		// Level with the top of the plot area, below the title.
+		legend.YOffs = -(p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding + legendGap)
+		legend.Draw(draw.Crop(dc, w+legendGap, 0, 0, 0))
 	}
 	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
+	if _, err := canvas.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -293,39 +315,17 @@ func (c *Chart) render(format string) ([]byte, error) {
 
 // PNG returns the chart as PNG bytes, or nil when it cannot be drawn (see
 // Err).
-func (c *Chart) PNG() []byte {
-	b, err := c.render("png")
-	if err != nil {
-		c.err = err
-		return nil
-	}
-	return b
-}
+func (c *Chart) PNG() []byte { return output(c.render, "png", &c.err) }
 
 // SVGText returns the chart as an SVG document, or "" when it cannot be
 // drawn.
-func (c *Chart) SVGText() string {
-	b, err := c.render("svg")
-	if err != nil {
-		c.err = err
-		return ""
-	}
-	return string(b)
-}
+func (c *Chart) SVGText() string { return string(output(c.render, "svg", &c.err)) }
 
 // MIMEBundle renders the chart inline: image/png (or image/svg+xml with
 // SVGOutput) and a text/plain summary. A chart that cannot be drawn shows
 // the reason as text.
 func (c *Chart) MIMEBundle() map[string]any {
-	text := c.String()
-	if c.SVGOutput {
-		if s := c.SVGText(); s != "" {
-			return map[string]any{"image/svg+xml": s, "text/plain": text}
-		}
-	} else if b := c.PNG(); b != nil {
-		return map[string]any{"image/png": base64.StdEncoding.EncodeToString(b), "text/plain": text}
-	}
-	return map[string]any{"text/plain": text + ": " + c.err.Error()}
+	return bundle(c.String(), c.SVGOutput, c.render, &c.err)
 }
 
 // String describes the chart in one line.
@@ -339,12 +339,41 @@ func (c *Chart) String() string {
 
 // Save writes the chart to path; the extension picks the format (.png,
 // .svg, .pdf, .eps, .jpg, .tif).
-func (c *Chart) Save(path string) error {
+func (c *Chart) Save(path string) error { return save(path, c.render) }
+
+// The outputs every chart type shares, over its render function.
+
+// output renders in format, recording a failure in *errp (nil then).
+func output(render func(format string) ([]byte, error), format string, errp *error) []byte {
+	b, err := render(format)
+	if err != nil {
+		*errp = err
+		return nil
+	}
+	return b
+}
+
+// bundle is a chart's inline MIME bundle: image/png, or image/svg+xml
+// when svg is set, with text as text/plain; the reason as text when the
+// chart cannot be drawn.
+func bundle(text string, svg bool, render func(format string) ([]byte, error), errp *error) map[string]any {
+	if svg {
+		if b := output(render, "svg", errp); b != nil {
+			return map[string]any{"image/svg+xml": string(b), "text/plain": text}
+		}
+	} else if b := output(render, "png", errp); b != nil {
+		return map[string]any{"image/png": base64.StdEncoding.EncodeToString(b), "text/plain": text}
+	}
+	return map[string]any{"text/plain": text + ": " + (*errp).Error()}
+}
+
+// save writes a chart to path in the format its extension names.
+func save(path string, render func(format string) ([]byte, error)) error {
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	if ext == "" {
 		return fmt.Errorf("plots: %q has no extension to choose a format by (use .png, .svg or .pdf)", path)
 	}
-	b, err := c.render(ext)
+	b, err := render(ext)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@
 //	graphnb gen GRAPH -o FILE [flags]     write a generated graph
 //	graphnb info GRAPH [flags]            print sizes and degree statistics
 //	graphnb run ALGO GRAPH [flags]        run an algorithm, print time and TEPS
+//	graphnb bench ALGO FAMILY [flags]     run a TEPS sweep; write JSON, CSV, a chart
+//	graphnb exec NOTEBOOK [flags]         execute a notebook in process; write its outputs
 //	graphnb demo                          a one-minute CPU tour
 //	graphnb install [-prefix DIR]         install the Jupyter kernelspec
 //	graphnb kernel CONNECTION_FILE        run the Jupyter kernel
@@ -40,6 +42,8 @@ usage:
   graphnb gen GRAPH -o FILE [flags]   write a generated graph (format from FILE's extension)
   graphnb info GRAPH [flags]          print sizes and degree statistics
   graphnb run ALGO GRAPH [flags]      run an algorithm; print time, TEPS and validation
+  graphnb bench ALGO FAMILY [flags]   run a TEPS sweep over scales and roots; JSON, CSV, chart
+  graphnb exec NOTEBOOK [flags]       execute a notebook in process (-p name=value, -o, -inplace)
   graphnb demo                        a short tour of everything on the CPU
   graphnb install [-prefix DIR]       install the Jupyter kernelspec (honours JUPYTER_DATA_DIR)
   graphnb kernel CONNECTION_FILE      run the Jupyter kernel (Jupyter starts it)
@@ -70,6 +74,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdInfo(rest, stdout, stderr)
 	case "run":
 		err = cmdRun(rest, stdout, stderr)
+	case "bench":
+		err = cmdBench(rest, stdout, stderr)
+	case "exec":
+		err = cmdExec(rest, stdout, stderr)
 	case "demo":
 		err = cmdDemo(rest, stdout, stderr)
 	case "install":

@@ -13,13 +13,37 @@ func init() {
 	Symbols["github.com/graphnb/graphnb/algo/apsp/apsp"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Blocked":          reflect.ValueOf(apsp.Blocked),
+		"BlockedGPU":       reflect.ValueOf(apsp.BlockedGPU),
 		"Check":            reflect.ValueOf(apsp.Check),
+		"DefaultGPUTile":   reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
 		"DefaultTile":      reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
+		"DistancesOnly":    reflect.ValueOf(apsp.DistancesOnly),
 		"ErrNegativeCycle": reflect.ValueOf(&apsp.ErrNegativeCycle).Elem(),
+		"Float32":          reflect.ValueOf(apsp.Float32),
 		"FloydWarshall":    reflect.ValueOf(apsp.FloydWarshall),
+		"GPUTiles":         reflect.ValueOf(&apsp.GPUTiles).Elem(),
+		"LabelBlocked":     reflect.ValueOf(constant.MakeFromLiteral("\"blocked GPU\"", token.STRING, 0)),
+		"LabelOutOfCore":   reflect.ValueOf(constant.MakeFromLiteral("\"out-of-core blocked GPU\"", token.STRING, 0)),
+		"LabelPlain":       reflect.ValueOf(constant.MakeFromLiteral("\"plain GPU\"", token.STRING, 0)),
+		"MemoryCap":        reflect.ValueOf(apsp.MemoryCap),
+		"NewOptions":       reflect.ValueOf(apsp.NewOptions),
+		"OutOfCoreGPU":     reflect.ValueOf(apsp.OutOfCoreGPU),
+		"PlainGPU":         reflect.ValueOf(apsp.PlainGPU),
+		"Prepare":          reflect.ValueOf(apsp.Prepare),
+		"PrepareGraph":     reflect.ValueOf(apsp.PrepareGraph),
+		"Run":              reflect.ValueOf(apsp.Run),
+		"RunGraph":         reflect.ValueOf(apsp.RunGraph),
+		"SeedVariants":     reflect.ValueOf(apsp.SeedVariants),
+		"Tile":             reflect.ValueOf(apsp.Tile),
+		"WithMethod":       reflect.ValueOf(apsp.WithMethod),
 
 		// type definitions
+		"Method":             reflect.ValueOf((*apsp.Method)(nil)),
 		"NegativeCycleError": reflect.ValueOf((*apsp.NegativeCycleError)(nil)),
+		"Option":             reflect.ValueOf((*apsp.Option)(nil)),
+		"Options":            reflect.ValueOf((*apsp.Options)(nil)),
+		"Prepared":           reflect.ValueOf((*apsp.Prepared)(nil)),
 		"Result":             reflect.ValueOf((*apsp.Result)(nil)),
+		"Variant":            reflect.ValueOf((*apsp.Variant)(nil)),
 	}
 }

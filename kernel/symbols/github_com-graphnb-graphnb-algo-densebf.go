@@ -4,19 +4,43 @@ package symbols
 
 import (
 	"github.com/graphnb/graphnb/algo/densebf"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/graphnb/graphnb/algo/densebf/densebf"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Check":            reflect.ValueOf(densebf.Check),
-		"ErrNegativeCycle": reflect.ValueOf(&densebf.ErrNegativeCycle).Elem(),
-		"RandomDense":      reflect.ValueOf(densebf.RandomDense),
-		"Run":              reflect.ValueOf(densebf.Run),
+		"Check":               reflect.ValueOf(densebf.Check),
+		"DefaultMaxGroupSize": reflect.ValueOf(constant.MakeFromLiteral("256", token.INT, 0)),
+		"ErrNegativeCycle":    reflect.ValueOf(&densebf.ErrNegativeCycle).Elem(),
+		"FlagInterval":        reflect.ValueOf(densebf.FlagInterval),
+		"GroupMultiple":       reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
+		"GroupSize":           reflect.ValueOf(densebf.GroupSize),
+		"LabelNaive":          reflect.ValueOf(constant.MakeFromLiteral("\"BF_Naive\"", token.STRING, 0)),
+		"LabelReduce":         reflect.ValueOf(constant.MakeFromLiteral("\"BF_Reduce\"", token.STRING, 0)),
+		"LabelReduceCoarse":   reflect.ValueOf(constant.MakeFromLiteral("\"BF_Reduce_Coarse\"", token.STRING, 0)),
+		"MaxGroupSize":        reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
+		"Naive":               reflect.ValueOf(densebf.Naive),
+		"NewOptions":          reflect.ValueOf(densebf.NewOptions),
+		"Prepare":             reflect.ValueOf(densebf.Prepare),
+		"RandomDense":         reflect.ValueOf(densebf.RandomDense),
+		"Reduce":              reflect.ValueOf(densebf.Reduce),
+		"ReduceCoarse":        reflect.ValueOf(densebf.ReduceCoarse),
+		"Run":                 reflect.ValueOf(densebf.Run),
+		"RunGPU":              reflect.ValueOf(densebf.RunGPU),
+		"ScalarLoads":         reflect.ValueOf(densebf.ScalarLoads),
+		"SeedVariants":        reflect.ValueOf(densebf.SeedVariants),
+		"WithMethod":          reflect.ValueOf(densebf.WithMethod),
 
 		// type definitions
+		"Method":             reflect.ValueOf((*densebf.Method)(nil)),
 		"NegativeCycleError": reflect.ValueOf((*densebf.NegativeCycleError)(nil)),
+		"Option":             reflect.ValueOf((*densebf.Option)(nil)),
+		"Options":            reflect.ValueOf((*densebf.Options)(nil)),
+		"Prepared":           reflect.ValueOf((*densebf.Prepared)(nil)),
 		"Result":             reflect.ValueOf((*densebf.Result)(nil)),
+		"Variant":            reflect.ValueOf((*densebf.Variant)(nil)),
 	}
 }

@@ -51,6 +51,8 @@ func init() {
 		"Int32s":         reflect.ValueOf((*gpu.Int32s)(nil)),
 		"Int64s":         reflect.ValueOf((*gpu.Int64s)(nil)),
 		"Module":         reflect.ValueOf((*gpu.Module)(nil)),
+		"ModuleCache":    reflect.ValueOf((*gpu.ModuleCache)(nil)),
+		"Pinned":         reflect.ValueOf((*gpu.Pinned)(nil)),
 		"Stream":         reflect.ValueOf((*gpu.Stream)(nil)),
 		"Thread":         reflect.ValueOf((*gpu.Thread)(nil)),
 		"Uint32s":        reflect.ValueOf((*gpu.Uint32s)(nil)),

@@ -10,11 +10,19 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/plots/plots"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"New":     reflect.ValueOf(plots.New),
-		"Palette": reflect.ValueOf(&plots.Palette).Elem(),
+		"Bars":         reflect.ValueOf(plots.Bars),
+		"New":          reflect.ValueOf(plots.New),
+		"NewBars":      reflect.ValueOf(plots.NewBars),
+		"Palette":      reflect.ValueOf(&plots.Palette).Elem(),
+		"Speedup":      reflect.ValueOf(plots.Speedup),
+		"TEPS":         reflect.ValueOf(plots.TEPS),
+		"TEPSGraph500": reflect.ValueOf(plots.TEPSGraph500),
+		"TimeVsN":      reflect.ValueOf(plots.TimeVsN),
 
 		// type definitions
-		"Chart":  reflect.ValueOf((*plots.Chart)(nil)),
-		"Series": reflect.ValueOf((*plots.Series)(nil)),
+		"BarChart":  reflect.ValueOf((*plots.BarChart)(nil)),
+		"BarSeries": reflect.ValueOf((*plots.BarSeries)(nil)),
+		"Chart":     reflect.ValueOf((*plots.Chart)(nil)),
+		"Series":    reflect.ValueOf((*plots.Series)(nil)),
 	}
 }

@@ -310,7 +310,7 @@ const Module = "github.com/graphnb/graphnb"
 var GraphnbPackages = []string{
 	"cancel", "display",
 	"graph", "graph/gen", "graph/graphio", "graph/spec",
-	"algo/bfs", "algo/sssp", "algo/mst", "algo/apsp", "algo/densebf", "plots", "gpu",
+	"algo/bfs", "algo/sssp", "algo/mst", "algo/apsp", "algo/densebf", "bench", "plots", "gpu",
 }
 
 // Graphnb extracts GraphnbPackages from the module rooted at root.

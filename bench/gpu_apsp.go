@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"github.com/graphnb/graphnb/algo/apsp"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// APSPGPU adapts a GPU all-pairs variant (one of apsp.SeedVariants, or a
+// hand-made apsp.Variant) to the harness. The graph's float32 weight
+// matrix is built and prepared (validation, compilation, allocation)
+// once per graph, as the runner's PrepTime; the CPU variants
+// (APSPFloydWarshall, APSPBlocked) use the same float32 matrix. A run's
+// Time is the GPU computation without host↔device copies (see
+// APSPGPUWithCopies). On the host device the variant runs the CPU's
+// algorithm, as apsp.Prepare documents.
+func APSPGPU(v apsp.Variant) Variant { return apspGPU(v, v.Label, false) }
+
+// APSPGPUWithCopies is APSPGPU timing each run with its copies (Time +
+// CopyTime of apsp.Result: the upload of the matrix and the download of
+// distances and predecessors; out of core, the whole streamed run),
+// labelled v.Label + " (with copies)".
+func APSPGPUWithCopies(v apsp.Variant) Variant { return apspGPU(v, v.Label+" (with copies)", true) }
+
+func apspGPU(v apsp.Variant, label string, withCopies bool) Variant {
+	return Variant{Label: label, Algo: "apsp", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
+		opts := append(append([]apsp.Option{}, v.Options...), apsp.Float32(true))
+		p, err := apsp.PrepareGraph(dev, g, opts...)
+		if err != nil {
+			return nil, err
+		}
+		run := func() (*apsp.Result, error) {
+			r, err := p.Run()
+			if r != nil {
+				r.PrepTime = 0 // counted once, as the runner's PrepTime
+				if withCopies {
+					r.Time += r.CopyTime
+				}
+			}
+			return r, err
+		}
+		return APSPRunner(p.Matrix(), run, p.PrepTime(), p.Bytes(), p.Close), nil
+	}}
+}
+
+// The APSP study's GPU variants are registered as "gpu/plain-gpu",
+// "gpu/blocked-gpu" and "gpu/out-of-core-blocked-gpu", and with their
+// copies timed as "gpu/plain-gpu-with-copies", ….
+func init() {
+	for _, v := range apsp.SeedVariants() {
+		Register(Entry{Name: "gpu/" + slug(v.Label), Algo: "apsp", Doc: "GPU Floyd-Warshall, " + apspDoc(v.Label) + ", without copies",
+			New: func() Variant { return APSPGPU(v) }})
+		Register(Entry{Name: "gpu/" + slug(v.Label) + "-with-copies", Algo: "apsp", Doc: "GPU Floyd-Warshall, " + apspDoc(v.Label) + ", copies included",
+			New: func() Variant { return APSPGPUWithCopies(v) }})
+	}
+}
+
+// apspDoc says in words what a study label runs.
+func apspDoc(label string) string {
+	switch label {
+	case apsp.LabelPlain:
+		return "the study's plain kernel (one launch per k)"
+	case apsp.LabelBlocked:
+		return "blocked in three phases, tiles in shared memory and registers"
+	case apsp.LabelOutOfCore:
+		return "blocked, streamed through the device in blocks when the matrix exceeds its memory"
+	}
+	return label
+}

@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/algo/sssp"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// float32Tolerance is the relative tolerance that validates float32
+// distances (see sssp.Prepared.Run).
+const float32Tolerance = 1e-5
+
+// SSSPGPU adapts a GPU SSSP variant (one of sssp.SeedVariants or
+// sssp.ModernVariants, or a hand-made sssp.Variant) to the harness.
+// Preparation (COO view, permutation, upload, compilation) is reported
+// once per graph as the runner's PrepTime, never inside a run. On the
+// host device the variant runs the CPU's Bellman-Ford, as sssp.Prepare
+// documents.
+func SSSPGPU(v sssp.Variant) Variant {
+	return Variant{Label: v.Label, Algo: "sssp", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
+		// Parents are built after the timed part; the checker needs them.
+		p, err := sssp.Prepare(dev, g, append(append([]sssp.Option{}, v.Options...), sssp.Parents(true))...)
+		if err != nil {
+			return nil, err
+		}
+		tol := sssp.DefaultTolerance
+		if p.Options().Float32 && !dev.IsHost() {
+			tol = float32Tolerance
+		}
+		// Run reports no preparation of its own: PrepTime() counts it once.
+		return SSSPRunnerTol(g, p.Run, tol, p.PrepTime(), p.Bytes(), p.Close), nil
+	}}
+}
+
+// BFSGPU adapts a GPU BFS variant (one of bfs.SeedVariants or
+// bfs.ModernVariants, or a hand-made bfs.Variant) to the harness, like
+// SSSPGPU.
+func BFSGPU(v bfs.Variant) Variant {
+	return Variant{Label: v.Label, Algo: "bfs", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
+		p, err := bfs.Prepare(dev, g, append(append([]bfs.GPUOption{}, v.Options...), bfs.WithParents(true))...)
+		if err != nil {
+			return nil, err
+		}
+		run := func(src int32) (*bfs.Result, error) {
+			r, err := p.Run(src)
+			if r != nil {
+				r.PrepTime = 0
+			}
+			return r, err
+		}
+		return BFSRunner(g, run, p.PrepTime(), p.Bytes(), p.Close), nil
+	}}
+}
+
+// The GPU variants are registered as "gpu/" and the slug of their label:
+// "gpu/cache-restrict-on", "gpu/dynamic-parallelism",
+// "gpu/direction-optimizing-gpu", "gpu/frontier-work-efficient".
+func init() {
+	for _, v := range append(sssp.SeedVariants(), sssp.ModernVariants()...) {
+		Register(Entry{Name: "gpu/" + slug(v.Label), Algo: "sssp", Doc: "GPU SSSP, " + switchesDoc(v.Label),
+			New: func() Variant { return SSSPGPU(v) }})
+	}
+	for _, v := range sssp.SeedVariants()[:1] {
+		v32 := sssp.Variant{Label: v.Label + " (float32)", Options: append(append([]sssp.Option{}, v.Options...), sssp.Float32(true))}
+		Register(Entry{Name: "gpu/" + slug(v32.Label), Algo: "sssp", Doc: "GPU SSSP, " + switchesDoc(v.Label) + ", float32 distances",
+			New: func() Variant { return SSSPGPU(v32) }})
+	}
+	for _, v := range append(bfs.SeedVariants(), bfs.ModernVariants()...) {
+		Register(Entry{Name: "gpu/" + slug(v.Label), Algo: "bfs", Doc: "GPU BFS, " + switchesDoc(v.Label),
+			New: func() Variant { return BFSGPU(v) }})
+	}
+}
+
+// switchesDoc says in words what a study label switches on.
+func switchesDoc(label string) string {
+	switch label {
+	case sssp.LabelBoth:
+		return "the study's kernel with the edge permutation (cache) and the read-only path (restrict)"
+	case sssp.LabelCacheOff:
+		return "the study's kernel with the read-only path only"
+	case sssp.LabelRestrict:
+		return "the study's kernel with the edge permutation only"
+	case sssp.LabelNone:
+		return "the study's plain kernel"
+	case "dynamic parallelism":
+		return "child grids per frontier vertex on small levels (the study's DP kernel), edge scan elsewhere"
+	}
+	return label
+}

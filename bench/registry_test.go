@@ -1,0 +1,123 @@
+package bench
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRegistry(t *testing.T) {
+	want := map[string][]string{
+		"bfs":  {"cpu/do", "cpu/ptd", "cpu/td"},
+		"sssp": {"cpu/dijkstra", "cpu/delta", "cpu/bf"},
+		"mst":  {"cpu/boruvka", "cpu/kruskal"},
+		"apsp": {"cpu/fw", "cpu/blocked"},
+	}
+	for algo, names := range want {
+		got := Names(algo)
+		for _, n := range names {
+			if !slices.Contains(got, n) {
+				t.Errorf("Names(%q) = %v lacks %q", algo, got, n)
+			}
+			v, err := Lookup(algo, strings.ToUpper(n))
+			if err != nil || v.Algo != algo || v.Label == "" || v.Prepare == nil {
+				t.Errorf("Lookup(%q, %q) = %+v, %v", algo, n, v, err)
+			}
+		}
+	}
+	for _, a := range []string{"bfs", "sssp", "mst", "apsp"} {
+		if !slices.Contains(Algos(), a) {
+			t.Errorf("Algos() = %v lacks %q", Algos(), a)
+		}
+	}
+	if _, err := Lookup("sssp", "cpu/do"); err == nil || !strings.Contains(err.Error(), `unknown sssp variant "cpu/do"`) ||
+		!strings.Contains(err.Error(), "cpu/dijkstra") {
+		t.Errorf("wrong-algorithm lookup: %v", err)
+	}
+	if _, err := Lookup("dfs", "cpu/x"); err == nil || !strings.Contains(err.Error(), `no variants for algorithm "dfs"`) {
+		t.Errorf("unknown algorithm: %v", err)
+	}
+	all, err := LookupAll("mst")
+	if err != nil || len(all) != len(Names("mst")) {
+		t.Errorf("LookupAll(mst) = %d variants, %v", len(all), err)
+	}
+	if _, err := LookupAll("bfs", "cpu/do", "cpu/nope"); err == nil {
+		t.Error("LookupAll accepted an unknown name")
+	}
+}
+
+func TestRegister(t *testing.T) {
+	e := Entry{Name: "test/td-again", Algo: "bfs", Doc: "for the test", New: BFSTopDown}
+	Register(e)
+	if v, err := Lookup("bfs", "test/td-again"); err != nil || v.Label != "CPU top-down" {
+		t.Fatalf("registered entry: %+v, %v", v, err)
+	}
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if r := recover(); r == nil || !strings.HasPrefix(r.(string), "bench: ") {
+				t.Errorf("%s: recovered %v, want a bench: panic", name, r)
+			}
+		}()
+		f()
+	}
+	mustPanic("duplicate", func() { Register(e) })
+	mustPanic("no New", func() { Register(Entry{Name: "x", Algo: "bfs"}) })
+	mustPanic("no name", func() { Register(Entry{Algo: "bfs", New: BFSTopDown}) })
+	// the same name for another algorithm is fine
+	Register(Entry{Name: "test/td-again", Algo: "sssp", New: SSSPDijkstra})
+}
+
+func TestSlug(t *testing.T) {
+	cases := map[string]string{
+		"cache && restrict on":  "cache-restrict-on",
+		"  Dynamic parallelism": "dynamic-parallelism",
+		"CPU Δ-stepping (Δ=2)":  "cpu-delta-stepping-delta-2",
+		"GPU+CPU":               "gpu-cpu",
+	}
+	for in, want := range cases {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSpec(t *testing.T) {
+	sp, err := ParseSpec(strings.NewReader(`{"algo": "sssp", "family": "rmat", "scales": [5, 6],
+		"variants": ["cpu/dijkstra", "cpu/delta"], "roots": 2, "seed": 9, "weights": "int:10"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sp.Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Variants) != 2 || s.Variants[0].Label != "CPU Dijkstra" || s.Roots != 2 || s.Seed != 9 || !slices.Equal(s.Scales, []int{5, 6}) {
+		t.Fatalf("sweep %+v", s)
+	}
+	tab, err := s.Run(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 4 || tab.Meta.Weights != "int:10" {
+		t.Fatalf("%d rows, weights %q", len(tab.Rows), tab.Meta.Weights)
+	}
+
+	for _, c := range []struct{ in, want string }{
+		{`{"algo": "sssp", "family": "rmat", "scale": [5]}`, `unknown field "scale"`},
+		{`{"algo": "sssp", "family": "rmat", "variants": ["cpu/x"]}`, `unknown sssp variant "cpu/x"`},
+		{`{"family": "rmat"}`, "names no algorithm"},
+		{`[1, 2]`, "reading a sweep spec"},
+	} {
+		sp, err := ParseSpec(strings.NewReader(c.in))
+		if err == nil {
+			_, err = sp.Sweep()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.in, err, c.want)
+		}
+	}
+	if _, err := ReadSpecFile(t.TempDir() + "/none.json"); err == nil || !strings.Contains(err.Error(), "none.json") {
+		t.Errorf("ReadSpecFile: %v", err)
+	}
+}

@@ -1,0 +1,293 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/graphnb/graphnb/algo/apsp"
+	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/algo/mst"
+	"github.com/graphnb/graphnb/algo/sssp"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// The adapters below turn an algorithm package's entry point into a
+// Runner that also implements Checker. Each recomputes the rates from
+// the input graph's stored arcs (graph.Rate), so variants that run on a
+// transformed graph (each undirected pair once, a permutation) are
+// measured against the same numerator as the CPU.
+
+// SSSPRunner adapts a single-source shortest-path function to a Runner:
+// run computes paths in g from a source (a CPU entry point or a prepared
+// GPU variant's Run method); prep and bytes are what preparation took;
+// close (nil: nothing) releases it. Check validates the latest result
+// with sssp.Check.
+func SSSPRunner(g *graph.CSR, run func(src int32) (*sssp.Result, error), prep time.Duration, bytes int64, close func() error) Runner {
+	return SSSPRunnerTol(g, run, sssp.DefaultTolerance, prep, bytes, close)
+}
+
+// SSSPRunnerTol is SSSPRunner validating with sssp.CheckTolerance at the
+// relative tolerance tol: for variants that keep float32 distances
+// (1e-5 suffices for those, see sssp.Prepared.Run).
+func SSSPRunnerTol(g *graph.CSR, run func(src int32) (*sssp.Result, error), tol float64, prep time.Duration, bytes int64, close func() error) Runner {
+	return &ssspRunner{common: common{g: g, prep: prep, bytes: bytes, close: close}, run: run, tol: tol}
+}
+
+// BFSRunner adapts a breadth-first search function to a Runner, like
+// SSSPRunner; Check validates with bfs.Check.
+func BFSRunner(g *graph.CSR, run func(src int32) (*bfs.Result, error), prep time.Duration, bytes int64, close func() error) Runner {
+	return &bfsRunner{common: common{g: g, prep: prep, bytes: bytes, close: close}, run: run}
+}
+
+// MSTRunner adapts a minimum-spanning-forest function to a Runner (the
+// root is ignored); Check validates with mst.Check. Graph500 TEPS count
+// every undirected edge of g, arcs/s every stored arc.
+func MSTRunner(g *graph.CSR, run func() (*mst.Result, error), prep time.Duration, bytes int64, close func() error) Runner {
+	return &mstRunner{common: common{g: g, prep: prep, bytes: bytes, close: close}, run: run}
+}
+
+// APSPRunner adapts an all-pairs function on the dense matrix d (made
+// from the sweep's graph during preparation) to a Runner (the root is
+// ignored). APSP is measured by time only: its rates are zero. Check
+// validates with apsp.Check on 8 sampled rows.
+func APSPRunner(d *graph.Dense, run func() (*apsp.Result, error), prep time.Duration, bytes int64, close func() error) Runner {
+	return &apspRunner{common: common{prep: prep, bytes: bytes, close: close}, d: d, run: run}
+}
+
+// common holds what every adapter reports besides its runs.
+type common struct {
+	g     *graph.CSR
+	prep  time.Duration
+	bytes int64
+	close func() error
+}
+
+func (c *common) PrepTime() time.Duration { return c.prep }
+func (c *common) Bytes() int64            { return c.bytes }
+func (c *common) Close() error {
+	if c.close == nil {
+		return nil
+	}
+	f := c.close
+	c.close = nil
+	return f()
+}
+
+// noResult is Check's error before the first successful Run.
+var noResult = fmt.Errorf("bench: no result to check (Run has not succeeded yet)")
+
+type ssspRunner struct {
+	common
+	run  func(int32) (*sssp.Result, error)
+	tol  float64
+	last *sssp.Result
+}
+
+func (r *ssspRunner) Run(root int32) (Run, error) {
+	r.last = nil
+	res, err := r.run(root)
+	if err != nil {
+		return Run{}, err
+	}
+	r.last = res
+	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
+		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
+}
+
+func (r *ssspRunner) Check() error {
+	if r.last == nil {
+		return noResult
+	}
+	return sssp.CheckTolerance(r.g, r.last, r.tol)
+}
+
+type bfsRunner struct {
+	common
+	run  func(int32) (*bfs.Result, error)
+	last *bfs.Result
+}
+
+func (r *bfsRunner) Run(root int32) (Run, error) {
+	r.last = nil
+	res, err := r.run(root)
+	if err != nil {
+		return Run{}, err
+	}
+	r.last = res
+	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
+		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
+}
+
+func (r *bfsRunner) Check() error {
+	if r.last == nil {
+		return noResult
+	}
+	return bfs.Check(r.g, r.last)
+}
+
+type mstRunner struct {
+	common
+	run  func() (*mst.Result, error)
+	last *mst.Result
+}
+
+func (r *mstRunner) Run(root int32) (Run, error) {
+	r.last = nil
+	res, err := r.run()
+	if err != nil {
+		return Run{}, err
+	}
+	r.last = res
+	edges := r.g.NumEdges()
+	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
+		TEPS: graph.Rate(edges, r.g.NumArcs(), res.Time), ComponentEdges: edges}, nil
+}
+
+func (r *mstRunner) Check() error {
+	if r.last == nil {
+		return noResult
+	}
+	return mst.Check(r.g, r.last)
+}
+
+type apspRunner struct {
+	common
+	d    *graph.Dense
+	run  func() (*apsp.Result, error)
+	last *apsp.Result
+	seed uint64
+}
+
+func (r *apspRunner) Run(root int32) (Run, error) {
+	r.last = nil
+	res, err := r.run()
+	if err != nil {
+		return Run{}, err
+	}
+	r.last = res
+	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime}, nil
+}
+
+func (r *apspRunner) Check() error {
+	if r.last == nil {
+		return noResult
+	}
+	r.seed++
+	return apsp.Check(r.d, r.last, 8, r.seed)
+}
+
+// ---- CPU variants of the algo packages ----
+
+// cpu makes a CPU variant: Prepare does nothing on the device and has no
+// preparation of its own (the entry points time theirs per run).
+func cpu(label, algo string, mk func(g *graph.CSR) (Runner, error)) Variant {
+	return Variant{Label: label, Algo: algo, Prepare: func(_ *gpu.Device, g *graph.CSR) (Runner, error) {
+		if g == nil {
+			return nil, fmt.Errorf("bench: %s: no graph", label)
+		}
+		return mk(g)
+	}}
+}
+
+// BFSDirectionOptimizing is bfs.DirectionOptimizing with Beamer's
+// parameters, on all cores: "CPU direction-optimizing".
+func BFSDirectionOptimizing() Variant {
+	return cpu("CPU direction-optimizing", "bfs", func(g *graph.CSR) (Runner, error) {
+		return BFSRunner(g, func(src int32) (*bfs.Result, error) {
+			return bfs.DirectionOptimizing(g, src, bfs.Options{})
+		}, 0, 0, nil), nil
+	})
+}
+
+// BFSParallelTopDown is bfs.DirectionOptimizing with TopDownOnly: the
+// parallel top-down search that shows what the direction switch buys,
+// "CPU parallel top-down".
+func BFSParallelTopDown() Variant {
+	return cpu("CPU parallel top-down", "bfs", func(g *graph.CSR) (Runner, error) {
+		return BFSRunner(g, func(src int32) (*bfs.Result, error) {
+			return bfs.DirectionOptimizing(g, src, bfs.Options{TopDownOnly: true})
+		}, 0, 0, nil), nil
+	})
+}
+
+// BFSTopDown is bfs.TopDown, the sequential textbook BFS: "CPU top-down".
+func BFSTopDown() Variant {
+	return cpu("CPU top-down", "bfs", func(g *graph.CSR) (Runner, error) {
+		return BFSRunner(g, func(src int32) (*bfs.Result, error) { return bfs.TopDown(g, src) }, 0, 0, nil), nil
+	})
+}
+
+// SSSPDijkstra is sssp.Dijkstra on one core, the SSSP study's CPU
+// baseline: "CPU Dijkstra".
+func SSSPDijkstra() Variant {
+	return cpu("CPU Dijkstra", "sssp", func(g *graph.CSR) (Runner, error) {
+		return SSSPRunner(g, func(src int32) (*sssp.Result, error) { return sssp.Dijkstra(g, src) }, 0, 0, nil), nil
+	})
+}
+
+// SSSPDeltaStepping is sssp.DeltaStepping with bucket width delta (≤ 0:
+// chosen from the weights), on all cores: "CPU Δ-stepping", or
+// "CPU Δ-stepping (Δ=0.05)" for an explicit width.
+func SSSPDeltaStepping(delta float64) Variant {
+	label := "CPU Δ-stepping"
+	if delta > 0 {
+		label = fmt.Sprintf("CPU Δ-stepping (Δ=%g)", delta)
+	}
+	return cpu(label, "sssp", func(g *graph.CSR) (Runner, error) {
+		return SSSPRunner(g, func(src int32) (*sssp.Result, error) {
+			return sssp.DeltaStepping(g, src, delta)
+		}, 0, 0, nil), nil
+	})
+}
+
+// SSSPBellmanFord is sssp.BellmanFord, the SSSP study's edge-parallel
+// method on all cores: "CPU Bellman-Ford".
+func SSSPBellmanFord() Variant {
+	return cpu("CPU Bellman-Ford", "sssp", func(g *graph.CSR) (Runner, error) {
+		return SSSPRunner(g, func(src int32) (*sssp.Result, error) { return sssp.BellmanFord(g, src) }, 0, 0, nil), nil
+	})
+}
+
+// MSTBoruvka is mst.Boruvka on all cores: "CPU Borůvka".
+func MSTBoruvka() Variant {
+	return cpu("CPU Borůvka", "mst", func(g *graph.CSR) (Runner, error) {
+		return MSTRunner(g, func() (*mst.Result, error) { return mst.Boruvka(g) }, 0, 0, nil), nil
+	})
+}
+
+// MSTKruskal is mst.Kruskal: "CPU Kruskal".
+func MSTKruskal() Variant {
+	return cpu("CPU Kruskal", "mst", func(g *graph.CSR) (Runner, error) {
+		return MSTRunner(g, func() (*mst.Result, error) { return mst.Kruskal(g) }, 0, 0, nil), nil
+	})
+}
+
+// APSPFloydWarshall is apsp.FloydWarshall on the graph's float32
+// distance matrix (made during preparation): "CPU Floyd-Warshall".
+func APSPFloydWarshall() Variant {
+	return cpu("CPU Floyd-Warshall", "apsp", func(g *graph.CSR) (Runner, error) {
+		return apspCPU(g, apsp.FloydWarshall)
+	})
+}
+
+// APSPBlocked is apsp.Blocked with tile size tile (≤ 0: the package
+// default) on the float32 distance matrix: "CPU blocked Floyd-Warshall".
+func APSPBlocked(tile int) Variant {
+	label := "CPU blocked Floyd-Warshall"
+	if tile > 0 {
+		label = fmt.Sprintf("CPU blocked Floyd-Warshall (tile %d)", tile)
+	}
+	return cpu(label, "apsp", func(g *graph.CSR) (Runner, error) {
+		return apspCPU(g, func(d *graph.Dense) (*apsp.Result, error) { return apsp.Blocked(d, tile) })
+	})
+}
+
+func apspCPU(g *graph.CSR, solve func(*graph.Dense) (*apsp.Result, error)) (Runner, error) {
+	t0 := time.Now()
+	d, err := g.Dense(false)
+	if err != nil {
+		return nil, err
+	}
+	return APSPRunner(d, func() (*apsp.Result, error) { return solve(d) }, time.Since(t0), 0, nil), nil
+}

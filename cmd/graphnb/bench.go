@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/graphnb/graphnb/bench"
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/display"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/plots"
+)
+
+const benchSynopsis = `bench ALGO FAMILY [flags]
+       graphnb bench -spec SWEEP.json [flags]
+       graphnb bench -list
+
+Runs a TEPS sweep: every variant on every graph of FAMILY, from several
+roots, each result validated; writes the table as JSON (always: -o, or
+standard output), optionally CSV and a chart, and prints it as text.
+
+ALGO:    bfs | sssp | mst | apsp
+FAMILY:  rmat | ssca2 (with -scales), a template such as er:{n}:0.01
+         (with -sizes) or rmat:{scale}:8 (with -scales), or one graph
+         (a spec such as grid:64x64, or a file)
+SWEEP:   JSON with the fields of the flags: {"algo": "sssp", "family":
+         "rmat", "scales": [14,15,16], "variants": ["cpu/dijkstra"],
+         "roots": 32}; flags given on the command line override it.
+
+Ctrl-C stops the sweep at the next run; what was measured is still written.`
+
+// benchFlags are the flags of "graphnb bench".
+type benchFlags struct {
+	scales, sizes, variants     string
+	roots, reps, edgeFactor     int
+	weights, name, device, spec string
+	seed                        uint64
+	permute, symmetrize         bool
+	noValidate, quiet, list     bool
+	out, csv, runsCSV, chart    string
+	baseline, speedupChart      string
+	from                        string
+}
+
+func (f *benchFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.scales, "scales", "", "log2 vertex counts: 14, 10-16, 14-24:2 or 8,10,12")
+	fs.StringVar(&f.sizes, "sizes", "", "values of {n} in a FAMILY template, same syntax as -scales")
+	fs.StringVar(&f.variants, "variants", "", "comma-separated variant names (default: every variant of ALGO; see -list)")
+	fs.IntVar(&f.roots, "roots", 0, "search roots per graph for bfs and sssp (0: 64, Graph500's count; the studies use 32)")
+	fs.IntVar(&f.reps, "reps", 0, "runs per root (bfs, sssp; 0: 1) or per graph (mst, apsp; 0: 3)")
+	fs.IntVar(&f.edgeFactor, "ef", 0, "R-MAT edge factor (0: 16)")
+	fs.StringVar(&f.weights, "weights", "", "generated weights: uniform, int:MAX or none (default: none for bfs, uniform otherwise)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the generators and of the roots (0: 1)")
+	fs.BoolVar(&f.permute, "permute", false, "relabel R-MAT vertices randomly, as Graph500 does")
+	fs.BoolVar(&f.symmetrize, "symmetrize", false, "read a directed file as an undirected graph")
+	fs.BoolVar(&f.noValidate, "no-validate", false, "skip validating each result with the independent checker")
+	fs.StringVar(&f.name, "name", "", "title of the result table (default: ALGO on FAMILY)")
+	fs.StringVar(&f.device, "device", "", "host, or a CUDA device number (default: the first GPU, else the host; GRAPHNB_DEVICE)")
+	fs.StringVar(&f.spec, "spec", "", "read the sweep from a JSON file")
+	fs.StringVar(&f.out, "o", "-", "write the JSON result table to this file (-: standard output)")
+	fs.StringVar(&f.csv, "csv", "", "also write one CSV record per variant and graph to this file")
+	fs.StringVar(&f.runsCSV, "runs-csv", "", "also write one CSV record per run to this file")
+	fs.StringVar(&f.chart, "png", "", "also draw the chart (TEPS vs vertices; time vs n for apsp) to this file (.png, .svg or .pdf)")
+	fs.StringVar(&f.baseline, "baseline", "", "also print the speedup of every variant over this one (a name or a label)")
+	fs.StringVar(&f.speedupChart, "speedup-png", "", "with -baseline: draw the speedup chart to this file")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&f.list, "list", false, "list the variant names and exit")
+	fs.StringVar(&f.from, "from", "", "run nothing: reload these comma-separated result files (JSON written by -o), merged in order, and print, chart and export them")
+}
+
+func cmdBench(args []string, stdout, stderr io.Writer) error {
+	bench.Version = version
+	fs := newFlagSet("bench", benchSynopsis)
+	var f benchFlags
+	f.register(fs)
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if f.list {
+		listVariants(stdout)
+		return nil
+	}
+	if f.from != "" {
+		return f.replot(stdout, stderr)
+	}
+	sp, err := f.sweepSpec(fs, pos)
+	if err != nil {
+		return err
+	}
+	sweep, err := sp.Sweep()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if err := sweep.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if f.speedupChart != "" && f.baseline == "" {
+		return usagef("bench: -speedup-png needs -baseline")
+	}
+	dev, err := f.openDevice()
+	if err != nil {
+		return err
+	}
+
+	var progress func(done, total int64)
+	var bar *display.Progress
+	if !f.quiet {
+		bar = display.NewProgress(sweepName(sweep), 0)
+		progress = bar.Callback()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	unbind := cancel.Bind(ctx)
+	tab, runErr := sweep.Run(dev, progress)
+	unbind()
+	stop()
+	interrupted := errors.Is(runErr, cancel.ErrInterrupted)
+	if interrupted {
+		cancel.Clear()
+	}
+	if bar != nil {
+		bar.Done()
+	}
+	if tab == nil { // the sweep was malformed (Validate caught it above)
+		return usageError{runErr.Error()}
+	}
+	tab.Meta.Command = commandLine(args)
+	if err := f.write(tab, stdout, stderr); err != nil {
+		return err
+	}
+	if runErr != nil {
+		where := "standard output"
+		if f.out != "-" {
+			where = f.out
+		}
+		return fmt.Errorf("%w (the runs measured before it are in %s)", runErr, where)
+	}
+	return nil
+}
+
+// sweepSpec gathers the sweep from -spec, the positional arguments and
+// the flags set on the command line (which win).
+func (f *benchFlags) sweepSpec(fs *flag.FlagSet, pos []string) (bench.Spec, error) {
+	var sp bench.Spec
+	if f.spec != "" {
+		var err error
+		if sp, err = bench.ReadSpecFile(f.spec); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return sp, err
+			}
+			return sp, usageError{err.Error()}
+		}
+		if len(pos) != 0 && len(pos) != 2 {
+			fs.Usage()
+			return sp, usagef("bench: with -spec, give no ALGO FAMILY or both, not %d argument(s)", len(pos))
+		}
+	} else if err := wantArgs(fs, pos, "ALGO", "FAMILY"); err != nil {
+		return sp, err
+	}
+	if len(pos) == 2 {
+		sp.Algo, sp.Family = strings.ToLower(pos[0]), pos[1]
+	}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if err != nil {
+			return
+		}
+		switch fl.Name {
+		case "scales":
+			sp.Scales, err = bench.ParseScales(f.scales)
+		case "sizes":
+			sp.Sizes, err = bench.ParseScales(f.sizes)
+		case "variants":
+			sp.Variants = nil
+			for _, v := range strings.Split(f.variants, ",") {
+				if v = strings.TrimSpace(v); v != "" {
+					sp.Variants = append(sp.Variants, v)
+				}
+			}
+		case "roots":
+			sp.Roots = f.roots
+		case "reps":
+			sp.Repetitions = f.reps
+		case "ef":
+			sp.EdgeFactor = f.edgeFactor
+		case "weights":
+			sp.Weights = f.weights
+		case "seed":
+			sp.Seed = f.seed
+		case "permute":
+			sp.Permute = f.permute
+		case "symmetrize":
+			sp.Symmetrize = f.symmetrize
+		case "no-validate":
+			sp.NoValidate = f.noValidate
+		case "name":
+			sp.Name = f.name
+		}
+	})
+	if err != nil {
+		return sp, usageError{err.Error()}
+	}
+	if sp.Roots < 0 || sp.Repetitions < 0 {
+		return sp, usagef("bench: -roots and -reps must not be negative")
+	}
+	return sp, nil
+}
+
+// openDevice resolves -device.
+func (f *benchFlags) openDevice() (*gpu.Device, error) {
+	switch d := strings.TrimSpace(f.device); d {
+	case "":
+		return gpu.Default(), nil
+	case "host", "cpu":
+		return gpu.Host(), nil
+	default:
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return nil, usagef("bench: -device %q: use host or a CUDA device number (0, 1, …)", d)
+		}
+		return gpu.Open(n)
+	}
+}
+
+// write saves the table where the flags say and prints it: the text
+// table (and speedups) go to standard output, or to standard error when
+// the JSON goes to standard output.
+func (f *benchFlags) write(tab *bench.Table, stdout, stderr io.Writer) error {
+	text := stdout
+	if f.out == "-" {
+		text = stderr
+		if err := tab.WriteJSON(stdout); err != nil {
+			return err
+		}
+	} else if err := writeFile(f.out, tab.WriteJSON); err != nil {
+		return err
+	}
+	if f.csv != "" {
+		if err := writeFile(f.csv, tab.WriteCSV); err != nil {
+			return err
+		}
+	}
+	if f.runsCSV != "" {
+		if err := writeFile(f.runsCSV, tab.WriteRunsCSV); err != nil {
+			return err
+		}
+	}
+	if f.chart != "" && len(tab.Rows) > 0 {
+		c := plots.TEPS(tab)
+		if tab.Meta.Algo == "apsp" {
+			c = plots.TimeVsN(tab)
+		}
+		if err := c.Save(f.chart); err != nil {
+			return fmt.Errorf("bench: chart: %w", err)
+		}
+	}
+	fmt.Fprint(text, tab.String())
+	if f.baseline != "" {
+		st := tab.Speedup(baselineLabel(tab.Meta.Algo, f.baseline))
+		fmt.Fprint(text, "\n"+st.String())
+		if f.speedupChart != "" && st.Err == nil && len(st.Rows) > 0 {
+			if err := plots.Speedup(st).Save(f.speedupChart); err != nil {
+				return fmt.Errorf("bench: speedup chart: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// replot reloads the -from result files, merges them and writes them
+// as a fresh sweep would (text table, -png, -csv, -baseline, -o).
+func (f *benchFlags) replot(stdout, stderr io.Writer) error {
+	var tab *bench.Table
+	for _, path := range strings.Split(f.from, ",") {
+		t, err := bench.LoadFile(strings.TrimSpace(path))
+		if err != nil {
+			return fmt.Errorf("bench: -from: %w", err)
+		}
+		if tab == nil {
+			tab = t
+			continue
+		}
+		if t.Meta.Algo != tab.Meta.Algo {
+			return usagef("bench: -from: %s holds %s results, the first file %s ones: merge files of one algorithm", path, t.Meta.Algo, tab.Meta.Algo)
+		}
+		tab = tab.Merge(t)
+	}
+	if f.name != "" {
+		tab.Meta.Name = f.name
+	}
+	if f.out == "-" && f.chart+f.csv+f.speedupChart != "" {
+		f.out = os.DevNull // outputs were asked for: do not echo the JSON
+	}
+	return f.write(tab, stdout, stderr)
+}
+
+// baselineLabel turns a registry name into its variant's label; anything
+// else is taken as a label.
+func baselineLabel(algo, name string) string {
+	if v, err := bench.Lookup(algo, name); err == nil {
+		return v.Label
+	}
+	return name
+}
+
+// writeFile creates path and fills it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// listVariants prints every registered variant: its name (what -variants
+// takes), its label (what tables and charts show) and what it is.
+func listVariants(w io.Writer) {
+	nameWidth, labelWidth := 0, 0
+	for _, e := range bench.Entries("") {
+		nameWidth = max(nameWidth, len(e.Name))
+		labelWidth = max(labelWidth, utf8.RuneCountInString(e.New().Label))
+	}
+	fmt.Fprintf(w, "  %-*s  %-*s  %s\n", nameWidth, "NAME (-variants)", labelWidth, "LABEL (tables, charts)", "WHAT")
+	for _, algo := range bench.Algos() {
+		fmt.Fprintf(w, "%s\n", algo)
+		for _, e := range bench.Entries(algo) {
+			label := e.New().Label
+			fmt.Fprintf(w, "  %-*s  %s%*s  %s\n", nameWidth, e.Name, label, labelWidth-utf8.RuneCountInString(label), "", e.Doc)
+		}
+	}
+}
+
+func sweepName(s bench.Sweep) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.Algo + " sweep"
+}
+
+// commandLine renders the arguments as a shell would need them.
+func commandLine(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'\\$*?{}&|;<>()") {
+			a = strconv.Quote(a)
+		}
+		q[i] = a
+	}
+	return strings.TrimSpace("graphnb bench " + strings.Join(q, " "))
+}

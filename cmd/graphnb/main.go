@@ -1,6 +1,6 @@
-// Command graphnb is the graphnb tool: it generates and converts graphs and
-// runs the algorithms from the command line. (The Jupyter kernel, the
-// benchmark harness and notebook execution join it as their issues land.)
+// Command graphnb is the graphnb tool: the Jupyter kernel, and from the
+// command line graph generation and conversion, single algorithm runs,
+// validated TEPS sweeps and in-process notebook execution.
 //
 // Usage:
 //

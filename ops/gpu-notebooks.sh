@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# ops/gpu-notebooks.sh — executes the study notebooks on the GPU machine, so
+# the committed notebooks carry real GPU outputs. The machine has no Go and
+# no Jupyter, only the binary:
+#
+#   here:  WITH_GRAPHNB=1 PKGS= ops/gpu-test.sh build
+#   there: ops/gpu-notebooks.sh            (with build/gpu carried along)
+#   here:  copy $OUT/notebooks/*.ipynb over notebooks/
+#
+# Each notebook runs with `graphnb exec` in its own directory, choosing its
+# sizes from the device in its first cells. Environment: NOTEBOOKS (the
+# notebooks to run, default notebooks/0[1-6]*.ipynb), CELL_TIMEOUT (per
+# cell, default 10m), OUT (default out/gpu).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/gpu}/notebooks
+mkdir -p "$out"
+status=0
+for nb in ${NOTEBOOKS:-notebooks/0[1-6]*.ipynb}; do
+  build/gpu/graphnb exec -timeout "${CELL_TIMEOUT:-10m}" -o "$out/$(basename "$nb")" "$nb" || status=1
+done
+exit $status

@@ -14,14 +14,15 @@ import (
 
 	"github.com/graphnb/graphnb/bench"
 	"github.com/graphnb/graphnb/graph"
+	"gonum.org/v1/plot/cmpimg"
 )
 
 var update = flag.Bool("update", false, "rewrite plots/testdata/*_golden.png from the current charts")
 
-// golden compares a chart's PNG with testdata/NAME_golden.png pixel for
-// pixel; go test -update rewrites the file. (gonum's plot/cmpimg does the
-// same, but it imports rsc.io/pdf, which go.sum does not hold.) On a mismatch the
-// new image is written beside it as NAME_got.png for inspection.
+// golden compares a chart's PNG with testdata/NAME_golden.png with
+// gonum's plot/cmpimg (same size, same colour at every pixel); go test
+// -update rewrites the file. On a mismatch the new image is written beside
+// it as NAME_got.png for inspection.
 func golden(t *testing.T, name string, img []byte) {
 	t.Helper()
 	if img == nil {
@@ -41,39 +42,15 @@ func golden(t *testing.T, name string, img []byte) {
 	if err != nil {
 		t.Fatalf("%v (go test -update creates it)", err)
 	}
-	if !samePixels(t, img, want) {
+	same, err := cmpimg.Equal("png", img, want)
+	if err != nil {
+		t.Fatalf("comparing with %s: %v", path, err)
+	}
+	if !same {
 		got := filepath.Join(t.TempDir(), name+"_got.png")
 		os.WriteFile(got, img, 0o644)
 		t.Errorf("%s differs from %s; the new image is %s (go test -update accepts it)", name, path, got)
 	}
-}
-
-// samePixels decodes two PNGs and reports whether they have the same
-// size and the same colour at every pixel.
-func samePixels(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	ia, err := png.Decode(bytes.NewReader(a))
-	if err != nil {
-		t.Fatalf("decoding the chart: %v", err)
-	}
-	ib, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("decoding the golden image: %v", err)
-	}
-	if ia.Bounds() != ib.Bounds() {
-		return false
-	}
-	r := ia.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			r1, g1, b1, a1 := ia.At(x, y).RGBA()
-			r2, g2, b2, a2 := ib.At(x, y).RGBA()
-			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // fixture is a hand-made sweep: three SSSP variants over scales 14..18,

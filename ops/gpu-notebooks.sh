@@ -5,18 +5,23 @@
 #
 #   here:  WITH_GRAPHNB=1 PKGS= ops/gpu-test.sh build
 #   there: ops/gpu-notebooks.sh            (with build/gpu carried along)
-#   here:  copy $OUT/notebooks/*.ipynb over notebooks/
+#   here:  tar -xf $FILES_AT/notebooks.tar -C notebooks
 #
 # Each notebook runs with `graphnb exec` in its own directory, choosing its
-# sizes from the device in its first cells. Environment: NOTEBOOKS (the
-# notebooks to run, default notebooks/0[1-6]*.ipynb), CELL_TIMEOUT (per
-# cell, default 10m), OUT (default out/gpu).
+# sizes from the device in its first cells. The executed notebooks are
+# packed into one file, $OUT/notebooks.tar (the device tool returns only a
+# few files per call); a notebook whose run fails is packed too, with its
+# error, and the script exits 1. Environment: NOTEBOOKS (the notebooks to
+# run, default notebooks/0[1-6]*.ipynb), CELL_TIMEOUT (per cell, default
+# 10m), OUT (default out/gpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-out/gpu}/notebooks
+out=${OUT:-out/gpu}
+work=$(mktemp -d)
 mkdir -p "$out"
 status=0
 for nb in ${NOTEBOOKS:-notebooks/0[1-6]*.ipynb}; do
-  build/gpu/graphnb exec -timeout "${CELL_TIMEOUT:-10m}" -o "$out/$(basename "$nb")" "$nb" || status=1
+  build/gpu/graphnb exec -timeout "${CELL_TIMEOUT:-10m}" -o "$work/$(basename "$nb")" "$nb" || status=1
+  tar -C "$work" -cf "$out/notebooks.tar" .   # after each notebook: a time limit keeps what ran
 done
 exit $status

@@ -37,6 +37,13 @@ type Stats struct {
 	MinTEPS            float64 `json:"min_teps"`
 	MaxTEPS            float64 `json:"max_teps"`
 	HarmonicStdDevTEPS float64 `json:"hstddev_teps"`
+
+	// The other average of each convention, for comparisons across
+	// conventions: the harmonic mean of the arcs/s, and the arithmetic
+	// mean and sample standard deviation of the Graph500 TEPS.
+	HarmonicMeanArcsPerSecond float64 `json:"hmean_arcs_per_s"`
+	MeanTEPS                  float64 `json:"mean_teps"`
+	StdDevTEPS                float64 `json:"stddev_teps"`
 }
 
 // ComputeStats summarises runs. Runs with a zero rate in a convention (no
@@ -74,20 +81,29 @@ func ComputeStats(runs []Run) Stats {
 	if len(arcs) > 0 {
 		s.MeanArcsPerSecond, s.StdDevArcsPerSecond = meanStdDev(arcs)
 		s.MinArcsPerSecond, s.MaxArcsPerSecond = extremes(arcs)
+		s.HarmonicMeanArcsPerSecond, _ = harmonic(arcs)
 	}
 	if len(g500) > 0 {
-		inv := make([]float64, len(g500))
-		for i, x := range g500 {
-			inv[i] = 1 / x
-		}
-		m, sd := meanStdDev(inv)
-		s.HarmonicMeanTEPS = 1 / m
-		if k := len(inv); k > 1 {
-			s.HarmonicStdDevTEPS = sd / (m * m * math.Sqrt(float64(k-1)))
-		}
+		s.HarmonicMeanTEPS, s.HarmonicStdDevTEPS = harmonic(g500)
 		s.MinTEPS, s.MaxTEPS = extremes(g500)
+		s.MeanTEPS, s.StdDevTEPS = meanStdDev(g500)
 	}
 	return s
+}
+
+// harmonic returns the harmonic mean of positive rates and Graph500's
+// harmonic standard deviation: with y_i = 1/x_i, m their mean and s their
+// sample standard deviation, s / (m² · √(n−1)) (0 for one value).
+func harmonic(x []float64) (mean, sd float64) {
+	inv := make([]float64, len(x))
+	for i, v := range x {
+		inv[i] = 1 / v
+	}
+	m, s := meanStdDev(inv)
+	if k := len(inv); k > 1 {
+		sd = s / (m * m * math.Sqrt(float64(k-1)))
+	}
+	return 1 / m, sd
 }
 
 // meanStdDev returns the arithmetic mean and the sample standard

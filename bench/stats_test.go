@@ -32,7 +32,8 @@ func TestComputeStats(t *testing.T) {
 			Stats{NumRuns: 1, NumValidated: 1, MeanTime: 2 * time.Millisecond, MinTime: 2 * time.Millisecond,
 				MaxTime: 2 * time.Millisecond, MeanIterations: 1,
 				MeanArcsPerSecond: 8, MinArcsPerSecond: 8, MaxArcsPerSecond: 8,
-				HarmonicMeanTEPS: 4, MinTEPS: 4, MaxTEPS: 4},
+				HarmonicMeanTEPS: 4, MinTEPS: 4, MaxTEPS: 4,
+				HarmonicMeanArcsPerSecond: 8, MeanTEPS: 4},
 		},
 		{
 			// arcs/s 1, 2, 4: mean 7/3; deviations -4/3, -1/3, 5/3 give
@@ -41,12 +42,15 @@ func TestComputeStats(t *testing.T) {
 			// deviations 5/12, -1/12, -4/12 give Σ² = 42/144, so
 			// s = √(21/144) = √21/12 and the harmonic sd is
 			// s/(m²·√2) = (√21/12)·(144/49)/√2 = 12√21/(49√2).
+			// The other averages: arcs/s harmonic 12/7; TEPS mean 7/3,
+			// sd √(7/3).
 			"three runs",
 			runsOf([]float64{1, 2, 6}, []float64{1, 2, 4}, []float64{1, 2, 4}),
 			Stats{NumRuns: 3, NumValidated: 2, MeanTime: 3 * time.Millisecond, MinTime: time.Millisecond,
 				MaxTime: 6 * time.Millisecond, MeanIterations: 2,
 				MeanArcsPerSecond: 7.0 / 3, MinArcsPerSecond: 1, MaxArcsPerSecond: 4, StdDevArcsPerSecond: math.Sqrt(7.0 / 3),
-				HarmonicMeanTEPS: 12.0 / 7, MinTEPS: 1, MaxTEPS: 4, HarmonicStdDevTEPS: 12 * math.Sqrt(21) / (49 * math.Sqrt2)},
+				HarmonicMeanTEPS: 12.0 / 7, MinTEPS: 1, MaxTEPS: 4, HarmonicStdDevTEPS: 12 * math.Sqrt(21) / (49 * math.Sqrt2),
+				HarmonicMeanArcsPerSecond: 12.0 / 7, MeanTEPS: 7.0 / 3, StdDevTEPS: math.Sqrt(7.0 / 3)},
 		},
 		{
 			// A zero rate (nothing traversed) is left out of its
@@ -56,7 +60,8 @@ func TestComputeStats(t *testing.T) {
 			Stats{NumRuns: 2, NumValidated: 1, MeanTime: 2 * time.Millisecond, MinTime: time.Millisecond,
 				MaxTime: 3 * time.Millisecond, MeanIterations: 1.5,
 				MeanArcsPerSecond: 6, MinArcsPerSecond: 6, MaxArcsPerSecond: 6,
-				HarmonicMeanTEPS: 5, MinTEPS: 5, MaxTEPS: 5},
+				HarmonicMeanTEPS: 5, MinTEPS: 5, MaxTEPS: 5,
+				HarmonicMeanArcsPerSecond: 6, MeanTEPS: 5},
 		},
 		{
 			"time only",
@@ -88,6 +93,9 @@ func TestComputeStats(t *testing.T) {
 			near("MinTEPS", got.MinTEPS, c.want.MinTEPS)
 			near("MaxTEPS", got.MaxTEPS, c.want.MaxTEPS)
 			near("HarmonicStdDevTEPS", got.HarmonicStdDevTEPS, c.want.HarmonicStdDevTEPS)
+			near("HarmonicMeanArcsPerSecond", got.HarmonicMeanArcsPerSecond, c.want.HarmonicMeanArcsPerSecond)
+			near("MeanTEPS", got.MeanTEPS, c.want.MeanTEPS)
+			near("StdDevTEPS", got.StdDevTEPS, c.want.StdDevTEPS)
 		})
 	}
 }

@@ -205,6 +205,7 @@ var CSVHeader = []string{
 	"prep_s", "device_bytes", "mean_time_s", "min_time_s", "max_time_s", "mean_iterations",
 	"mean_arcs_per_s", "min_arcs_per_s", "max_arcs_per_s", "stddev_arcs_per_s",
 	"hmean_teps_graph500", "min_teps_graph500", "max_teps_graph500", "hstddev_teps_graph500",
+	"hmean_arcs_per_s", "mean_teps_graph500", "stddev_teps_graph500",
 	"device",
 }
 
@@ -223,6 +224,7 @@ func (t *Table) WriteCSV(w io.Writer) error {
 			secs(r.MeanTime), secs(r.MinTime), secs(r.MaxTime), num(r.MeanIterations),
 			num(r.MeanArcsPerSecond), num(r.MinArcsPerSecond), num(r.MaxArcsPerSecond), num(r.StdDevArcsPerSecond),
 			num(r.HarmonicMeanTEPS), num(r.MinTEPS), num(r.MaxTEPS), num(r.HarmonicStdDevTEPS),
+			num(r.HarmonicMeanArcsPerSecond), num(r.MeanTEPS), num(r.StdDevTEPS),
 			t.Meta.Device,
 		})
 	}

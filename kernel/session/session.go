@@ -822,7 +822,9 @@ func (s *Session) undefinedName(ci *cellInfo, n ast.Node) (string, int) {
 		case *ast.LabeledStmt:
 			skip[m.Label] = true
 		case *ast.Ident:
-			if skip[m] || m.Name == "_" || ci.userName(m.Name) || s.importPath(m.Name) != "" || universe[m.Name] {
+			// The kernel's own names (__gnb_r, the result variable) are
+			// defined by the statement, not missing from it.
+			if skip[m] || m.Name == "_" || strings.HasPrefix(m.Name, "__gnb") || ci.userName(m.Name) || s.importPath(m.Name) != "" || universe[m.Name] {
 				return true
 			}
 			name = m.Name

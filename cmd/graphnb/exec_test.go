@@ -160,3 +160,39 @@ func TestExecErrors(t *testing.T) {
 		t.Error("a refused run wrote a notebook")
 	}
 }
+
+// Cells run in the notebook's directory, as under Jupyter: a relative path
+// in a cell finds a file beside the notebook, whatever the caller's
+// directory; a relative -o is taken from the caller's directory.
+func TestExecRunsInTheNotebooksDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "beside.txt"), []byte("found me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nb := notebook.New()
+	nb.Cells = append(nb.Cells, notebook.NewCode(`b, err := os.ReadFile("beside.txt")
+if err != nil {
+	panic(err)
+}
+string(b)`))
+	in := filepath.Join(dir, "nb.ipynb")
+	if err := nb.WriteFile(in); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	out := "exec_cwd_test.out.ipynb" // relative: beside the test, not the notebook
+	defer os.Remove(filepath.Join(wd, out))
+	if code, _, stderr := runCLI("exec", "-o", out, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if now, _ := os.Getwd(); now != wd {
+		t.Errorf("the working directory is %s after exec, want %s back", now, wd)
+	}
+	got, err := notebook.ReadFile(filepath.Join(wd, out))
+	if err != nil {
+		t.Fatalf("the output is not where -o said, relative to the caller: %v", err)
+	}
+	if text, _ := got.Cells[0].Outputs[0].Data.Text("text/plain"); !strings.Contains(text, "found me") {
+		t.Errorf("cell output %+v, want the file's text", got.Cells[0].Outputs)
+	}
+}

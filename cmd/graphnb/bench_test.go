@@ -179,3 +179,44 @@ func TestBenchRuntimeErrorKeepsResults(t *testing.T) {
 		t.Fatalf("missing graph: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// -from reloads result files, merges them and writes what a sweep would;
+// files of different algorithms are refused.
+func TestBenchFromMergesResultFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	for _, c := range [][]string{
+		{"bench", "sssp", "rmat", "-scales", "5", "-roots", "2", "-quiet", "-variants", "cpu/dijkstra", "-o", p("a.json")},
+		{"bench", "sssp", "rmat", "-scales", "5", "-roots", "2", "-quiet", "-variants", "cpu/bf", "-o", p("b.json")},
+		{"bench", "bfs", "rmat", "-scales", "5", "-roots", "2", "-quiet", "-variants", "cpu/do", "-o", p("c.json")},
+	} {
+		if code, _, stderr := runCLI(c...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c, code, stderr)
+		}
+	}
+	code, stdout, stderr := runCLI("bench", "-from", p("a.json")+","+p("b.json"), "-name", "merged",
+		"-png", p("m.png"), "-csv", p("m.csv"), "-baseline", "cpu/dijkstra")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"merged", "CPU Dijkstra", "CPU Bellman-Ford", "speedup"} {
+		if !strings.Contains(strings.ToLower(stdout), strings.ToLower(want)) {
+			t.Errorf("the text lacks %q:\n%s", want, stdout)
+		}
+	}
+	if st, err := os.Stat(p("m.png")); err != nil || st.Size() < 1000 {
+		t.Errorf("chart: %v", err)
+	}
+	csvText, err := os.ReadFile(p("m.csv"))
+	if err != nil || strings.Count(string(csvText), "\n") != 3 { // header + one row per variant
+		t.Errorf("CSV %q, %v", csvText, err)
+	}
+	code, _, stderr = runCLI("bench", "-from", p("a.json")+","+p("c.json"))
+	if code != 2 || !strings.Contains(stderr, "merge files of one algorithm") {
+		t.Errorf("mixed algorithms: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI("bench", "-from", p("missing.json"))
+	if code == 0 || !strings.Contains(stderr, "missing.json") {
+		t.Errorf("a missing file: exit %d, %q", code, stderr)
+	}
+}

@@ -78,7 +78,6 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 }
 
 func cmdBench(args []string, stdout, stderr io.Writer) error {
-	bench.Version = version
 	fs := newFlagSet("bench", benchSynopsis)
 	var f benchFlags
 	f.register(fs)

@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/graphnb/graphnb/bench"
 )
 
 // version is the graphnb version, stamped into result files.
@@ -61,6 +63,9 @@ func main() {
 
 // run executes one command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	// Result tables record the tool's version, whichever command (bench,
+	// or a notebook cell under kernel or exec) measures them.
+	bench.Version = version
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topUsage)
 		fmt.Fprintln(stderr, "\ngraphnb: no command given")

@@ -56,18 +56,11 @@ func Check(g *graph.CSR, r *Result) error {
 		return fmt.Errorf("bfs: check: rule 1 (tree): source %d has parent %d, want itself", src, parents[src])
 	}
 
-	// Per-vertex pass: reached/unreached consistency, parent range.
 	// Pass 1 (parallel): per-vertex rules; the error of the lowest
 	// vertex wins, so the message does not depend on scheduling.
-	var mu sync.Mutex
-	firstBad, firstErr := int32(n), error(nil)
-	report := func(v int32, err error) {
-		mu.Lock()
-		if v < firstBad {
-			firstBad, firstErr = v, err
-		}
-		mu.Unlock()
-	}
+	var mu sync.Mutex // guards the per-worker sums merged below
+	var bad par.FirstError
+	report := func(v int32, err error) { bad.Report(int64(v), err) }
 	var maxLevel int32
 	par.For(n, func(lo, hi int) {
 		var localMax int32
@@ -99,8 +92,8 @@ func Check(g *graph.CSR, r *Result) error {
 		maxLevel = max(maxLevel, localMax)
 		mu.Unlock()
 	})
-	if firstErr != nil {
-		return firstErr
+	if err := bad.Err(); err != nil {
+		return err
 	}
 	// Rule 1 follows: every parent is one level closer to the source, and
 	// only the source has level 0 (any other vertex of level 0 would need
@@ -153,8 +146,8 @@ func Check(g *graph.CSR, r *Result) error {
 			}
 		}
 	})
-	if firstErr != nil {
-		return firstErr
+	if err := bad.Err(); err != nil {
+		return err
 	}
 	for v := range int32(n) {
 		if levels[v] > 0 && !parentArc[v] {

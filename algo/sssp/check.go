@@ -75,15 +75,9 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 
 	// Per-vertex rules, in parallel; the error of the lowest vertex wins,
 	// so the message does not depend on scheduling.
-	var mu sync.Mutex
-	firstBad, firstErr := int32(n), error(nil)
-	report := func(v int32, err error) {
-		mu.Lock()
-		if v < firstBad {
-			firstBad, firstErr = v, err
-		}
-		mu.Unlock()
-	}
+	var mu sync.Mutex // guards the per-worker sums merged below
+	var bad par.FirstError
+	report := func(v int32, err error) { bad.Report(int64(v), err) }
 	var reached, degSum int64
 	par.For(n, func(lo, hi int) {
 		var reach, deg int64
@@ -114,8 +108,8 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 		degSum += deg
 		mu.Unlock()
 	})
-	if firstErr != nil {
-		return firstErr
+	if err := bad.Err(); err != nil {
+		return err
 	}
 
 	// Parent tree: parents lead every reached vertex back to the source.
@@ -151,8 +145,8 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 			}
 		}
 	})
-	if firstErr != nil {
-		return firstErr
+	if err := bad.Err(); err != nil {
+		return err
 	}
 	for v := range int32(n) {
 		if v != src && parents[v] >= 0 && !parentArc[v] {

@@ -143,3 +143,29 @@ func Run(workers int, work func(w int)) {
 	}
 	wg.Wait()
 }
+
+// FirstError collects the errors parallel workers find and keeps the one
+// found at the lowest index, so that what a parallel check reports does
+// not depend on scheduling. The zero value is ready to use; it is safe
+// for concurrent use.
+type FirstError struct {
+	mu  sync.Mutex
+	at  int64
+	err error
+}
+
+// Report records err, found at index i.
+func (f *FirstError) Report(i int64, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil || i < f.at {
+		f.at, f.err = i, err
+	}
+}
+
+// Err returns the error reported at the lowest index, or nil.
+func (f *FirstError) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}

@@ -1,6 +1,7 @@
 package par
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 )
@@ -63,5 +64,22 @@ func TestRunCallsEveryWorkerOnce(t *testing.T) {
 				t.Fatalf("workers=%d: worker %d ran %d times", workers, w, c)
 			}
 		}
+	}
+}
+
+func TestFirstErrorKeepsTheLowestIndex(t *testing.T) {
+	var f FirstError
+	if f.Err() != nil {
+		t.Fatal("the zero value has an error")
+	}
+	For(100000, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if i%997 == 5 {
+				f.Report(int64(i), fmt.Errorf("bad %d", i))
+			}
+		}
+	})
+	if f.Err() == nil || f.Err().Error() != "bad 5" {
+		t.Fatalf("Err() = %v, want bad 5", f.Err())
 	}
 }

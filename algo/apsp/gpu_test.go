@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
@@ -636,42 +636,16 @@ func TestScanMatrix(t *testing.T) {
 
 // ---- the CUDA source ----
 
-var declRE = regexp.MustCompile(`(?m)^extern "C" __global__ (?:__launch_bounds__\(\d+\) )?void ([a-z0-9_]+)\(`)
-
 func TestKernelSource(t *testing.T) {
-	if len(strings.TrimSpace(kernelSource)) < 2000 {
-		t.Fatalf("the embedded fw.cu is missing or nearly empty (%d bytes)", len(kernelSource))
-	}
-	declared := map[string]bool{}
-	for _, m := range declRE.FindAllStringSubmatch(kernelSource, -1) {
-		if declared[m[1]] {
-			t.Errorf("kernel %s declared twice", m[1])
-		}
-		declared[m[1]] = true
-	}
 	names := kernelNames()
+	cudasrc.Check(t, "fw.cu", kernelSource, 2000, names)
 	if len(names) != 14 {
 		t.Errorf("kernelNames lists %d kernels, want 14", len(names))
-	}
-	for _, name := range names {
-		if !declared[name] {
-			t.Errorf("gpu.go launches %s, which fw.cu does not declare extern \"C\" __global__ (on one line with its name)", name)
-		}
-	}
-	// comments and strings aside, brackets balance.
-	code := regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/|"[^"\n]*"`).ReplaceAllString(kernelSource, "")
-	for _, pair := range []string{"{}", "()", "[]"} {
-		if o, c := strings.Count(code, pair[:1]), strings.Count(code, pair[1:]); o != c {
-			t.Errorf("fw.cu: %d %q but %d %q", o, pair[:1], c, pair[1:])
-		}
 	}
 	for _, def := range []string{"FW_TILE", "FW_PRED", "FW_HOPS", "FW_NEG"} {
 		if !strings.Contains(kernelSource, "#ifndef "+def) {
 			t.Errorf("fw.cu has no default for %s", def)
 		}
-	}
-	if strings.Contains(kernelSource, "#include") {
-		t.Error("fw.cu includes a header; NVRTC has none at run time")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 )
 
 // The TestGPU* tests need a CUDA device and skip without one; the other
@@ -230,80 +230,10 @@ func TestGPUPrepareErrors(t *testing.T) {
 	}
 }
 
-// cudaKernelRE matches a kernel callable by name.
-var cudaKernelRE = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
-
-// stripComments removes the comments of C source.
-func stripComments(src string) string {
-	src = regexp.MustCompile(`(?s)/\*.*?\*/`).ReplaceAllString(src, " ")
-	return regexp.MustCompile(`//[^\n]*`).ReplaceAllString(src, " ")
-}
-
-// stripLiterals empties the string and character literals of C source.
-func stripLiterals(src string) string {
-	src = regexp.MustCompile(`"(?:[^"\\\n]|\\.)*"`).ReplaceAllString(src, `""`)
-	return regexp.MustCompile(`'(?:[^'\\\n]|\\.)*'`).ReplaceAllString(src, `' '`)
-}
-
-// cudaDefine returns the value of #define name in src, or fails.
-func cudaDefine(t *testing.T, src, name string) int64 {
-	t.Helper()
-	m := regexp.MustCompile(`(?m)^#define\s+` + name + `\s+(\S+)`).FindStringSubmatch(src)
-	if m == nil {
-		t.Fatalf("#define %s not found", name)
-	}
-	v, err := strconv.ParseInt(m[1], 0, 64)
-	if err != nil {
-		t.Fatalf("#define %s %s: %v", name, m[1], err)
-	}
-	return v
-}
-
 func TestCUDASources(t *testing.T) {
-	for _, s := range []struct {
-		name, src string
-		kernels   []string
-	}{
-		{"bfs.cu", bfsSource, bfsKernelNames},
-		{"dp.cu", dpSource, append(slices.Clone(dpKernelNames), "dp_child_u8", "dp_child_i32")},
-	} {
-		t.Run(s.name, func(t *testing.T) {
-			if len(strings.TrimSpace(s.src)) == 0 {
-				t.Fatal("embedded source is empty")
-			}
-			code := stripComments(s.src)
-			bare := stripLiterals(code)
-			for _, pair := range []string{"{}", "()", "[]"} {
-				depth := 0
-				for i, r := range bare {
-					switch r {
-					case rune(pair[0]):
-						depth++
-					case rune(pair[1]):
-						depth--
-					}
-					if depth < 0 {
-						t.Fatalf("unbalanced %q at byte %d", pair[1], i)
-					}
-				}
-				if depth != 0 {
-					t.Fatalf("%d unclosed %q", depth, pair[0])
-				}
-			}
-			if strings.Contains(code, "#include") {
-				t.Error("the source includes a header; NVRTC has none at run time")
-			}
-			var declared []string
-			for _, m := range cudaKernelRE.FindAllStringSubmatch(code, -1) {
-				declared = append(declared, m[1])
-			}
-			for _, k := range s.kernels {
-				if !slices.Contains(declared, k) {
-					t.Errorf("kernel %s is used from Go but not declared extern \"C\" __global__ (declared: %v)", k, declared)
-				}
-			}
-		})
-	}
+	cudasrc.Check(t, "bfs.cu", bfsSource, 1, bfsKernelNames)
+	cudasrc.Check(t, "dp.cu", dpSource, 1, append(slices.Clone(dpKernelNames), "dp_child_u8", "dp_child_i32"))
+	defines := map[string]map[string]int64{"bfs.cu": cudasrc.Defines(bfsSource), "dp.cu": cudasrc.Defines(dpSource)}
 	// The constants the Go side shares with the kernels.
 	for _, c := range []struct {
 		src, name string
@@ -315,7 +245,15 @@ func TestCUDASources(t *testing.T) {
 		{dpSource, "CTL_TRIED", ctlTried}, {dpSource, "CTL_RAN", ctlRan}, {dpSource, "CTL_COUNT", ctlCount},
 		{dpSource, "CTL_OVER", ctlOver}, {dpSource, "DP_MAX_CHILDREN", dpMaxChildren},
 	} {
-		if got := cudaDefine(t, c.src, c.name); got != c.want {
+		file := "bfs.cu"
+		if c.src == dpSource {
+			file = "dp.cu"
+		}
+		got, ok := defines[file][c.name]
+		if !ok {
+			t.Fatalf("%s: #define %s not found", file, c.name)
+		}
+		if got != c.want {
 			t.Errorf("#define %s %d, but the Go side uses %d", c.name, got, c.want)
 		}
 		if c.want >= ctlWords && strings.HasPrefix(c.name, "CTL_") {

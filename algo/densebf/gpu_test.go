@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
@@ -346,60 +345,25 @@ func TestShapeFor(t *testing.T) {
 
 // ---- the CUDA source ----
 
-var declRE = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
-
 func TestKernelSource(t *testing.T) {
-	if len(strings.TrimSpace(kernelSource)) < 1000 {
-		t.Fatalf("the embedded densebf.cu is missing or nearly empty (%d bytes)", len(kernelSource))
-	}
-	declared := map[string]bool{}
-	for _, m := range declRE.FindAllStringSubmatch(kernelSource, -1) {
-		if declared[m[1]] {
-			t.Errorf("kernel %s declared twice", m[1])
-		}
-		declared[m[1]] = true
-	}
 	names := kernelNames()
+	declared := cudasrc.Check(t, "densebf.cu", kernelSource, 1000, names)
 	if len(names) != 10 {
 		t.Errorf("kernelNames lists %d kernels, want 10 (init, naive, reduce, coarse, coarse_vec × int32, float32)", len(names))
-	}
-	for _, name := range names {
-		if !declared[name] {
-			t.Errorf("gpu.go launches %s, which densebf.cu does not declare extern \"C\" __global__", name)
-		}
 	}
 	if len(declared) != len(names) {
 		t.Errorf("densebf.cu declares %d kernels, gpu.go knows %d", len(declared), len(names))
 	}
-	if m := regexp.MustCompile(`#define INF_I32 (\d+)`).FindStringSubmatch(kernelSource); m == nil || m[1] != fmt.Sprint(graph.InfI32) {
-		t.Errorf("densebf.cu's INF_I32 is %v, graph.InfI32 is %d", m, graph.InfI32)
+	if v, ok := cudasrc.Defines(kernelSource)["INF_I32"]; !ok || v != int64(graph.InfI32) {
+		t.Errorf("densebf.cu's INF_I32 is %d (found %v), graph.InfI32 is %d", v, ok, graph.InfI32)
 	}
-	if strings.Count(kernelSource, "{") != strings.Count(kernelSource, "}") {
-		t.Errorf("densebf.cu has %d '{' and %d '}'", strings.Count(kernelSource, "{"), strings.Count(kernelSource, "}"))
-	}
-	if regexp.MustCompile(`(?m)^\s*#\s*include`).MatchString(kernelSource) {
-		t.Error("densebf.cu includes a header; NVRTC has none at run time")
-	}
-}
-
-func gxx(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("g++")
-	if err != nil {
-		t.Skip("g++ not found: the CUDA source is checked on the GPU machine only")
-	}
-	return p
 }
 
 // TestKernelSourceSyntax compiles densebf.cu as C++ against declarations
 // of the CUDA built-ins it uses (testdata/cuda_shim.h): syntax, types and
 // overloads, which NVRTC would otherwise first see on the GPU machine.
 func TestKernelSourceSyntax(t *testing.T) {
-	cmd := exec.Command(gxx(t), "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
-		"-include", filepath.Join("testdata", "cuda_shim.h"), "-x", "c++", "densebf.cu")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("g++ -fsyntax-only densebf.cu: %v\n%s", err, out)
-	}
+	cudasrc.Syntax(t, "-Wextra", "-include", filepath.Join("testdata", "cuda_shim.h"), "-x", "c++", "densebf.cu")
 }
 
 // ---- the host device ----

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +15,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
@@ -696,57 +694,19 @@ func TestMirror(t *testing.T) {
 
 // ---- the CUDA source ----
 
-var declRE = regexp.MustCompile(`extern "C" __global__ void (\w+)\(`)
-
 func TestKernelSource(t *testing.T) {
-	if len(strings.TrimSpace(kernelSource)) < 1000 {
-		t.Fatalf("the embedded boruvka.cu is missing or nearly empty (%d bytes)", len(kernelSource))
-	}
-	declared := map[string]bool{}
-	for _, m := range declRE.FindAllStringSubmatch(kernelSource, -1) {
-		if declared[m[1]] {
-			t.Errorf("kernel %s declared twice", m[1])
-		}
-		declared[m[1]] = true
-	}
-	for _, name := range kernelNames() {
-		if !declared[name] {
-			t.Errorf("gpu.go launches %s, which boruvka.cu does not declare extern \"C\" __global__", name)
-		}
-	}
+	declared := cudasrc.Check(t, "boruvka.cu", kernelSource, 1000, kernelNames())
 	if len(declared) != len(kernelNames()) {
 		t.Errorf("boruvka.cu declares %d kernels, gpu.go knows %d: %v", len(declared), len(kernelNames()), declared)
 	}
-	code := regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`).ReplaceAllString(kernelSource, "")
-	if strings.Contains(code, "#include") {
-		t.Errorf("boruvka.cu includes a header; NVRTC has none at run time")
-	}
-	for _, pair := range []string{"{}", "()", "[]"} {
-		if o, c := strings.Count(code, pair[:1]), strings.Count(code, pair[1:]); o != c {
-			t.Errorf("boruvka.cu has %d %q but %d %q", o, pair[:1], c, pair[1:])
-		}
-	}
 	// The constants both sides number.
-	defines := map[string]int{}
-	for _, m := range regexp.MustCompile(`#define (\w+) (\d+)\n`).FindAllStringSubmatch(code, -1) {
-		defines[m[1]], _ = strconv.Atoi(m[2])
-	}
+	defines := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"W_NONE": wNone, "W_RANK": wRank, "W_F32": wF32, "W_F64": wF64,
 		"CNT_TREES": cntTrees, "CNT_LONG": cntLong, "CNT_BAD": cntBad} {
-		if got, ok := defines[name]; !ok || got != want {
+		if got, ok := defines[name]; !ok || got != int64(want) {
 			t.Errorf("boruvka.cu: #define %s %d (found %v), gpu.go says %d", name, got, ok, want)
 		}
 	}
-}
-
-// tool returns the path of a C or C++ compiler, or skips the test.
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not found: the CUDA source is checked on the GPU machine only", name)
-	}
-	return p
 }
 
 // TestKernelSourceSyntax compiles boruvka.cu as C++ with the emulator's
@@ -754,11 +714,7 @@ func tool(t *testing.T, name string) string {
 // the argument lists fake_launch.cpp expects, which NVRTC would otherwise
 // first see on the GPU machine.
 func TestKernelSourceSyntax(t *testing.T) {
-	cmd := exec.Command(tool(t, "g++"), "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-I.",
-		filepath.Join("testdata", "fake_launch.cpp"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("g++ -fsyntax-only: %v\n%s", err, out)
-	}
+	cudasrc.Syntax(t, "-I.", filepath.Join("testdata", "fake_launch.cpp"))
 }
 
 // ---- the Go GPU path on a fake GPU ----

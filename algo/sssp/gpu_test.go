@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
@@ -563,74 +563,31 @@ func TestTightParents32(t *testing.T) {
 
 // ---- the CUDA source ----
 
-var declRE = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
-
 func TestKernelSource(t *testing.T) {
-	if len(strings.TrimSpace(kernelSource)) < 1000 {
-		t.Fatalf("the embedded sssp.cu is missing or nearly empty (%d bytes)", len(kernelSource))
-	}
-	declared := map[string]bool{}
-	for _, m := range declRE.FindAllStringSubmatch(kernelSource, -1) {
-		if declared[m[1]] {
-			t.Errorf("kernel %s declared twice", m[1])
-		}
-		declared[m[1]] = true
-	}
 	names := kernelNames()
+	declared := cudasrc.Check(t, "sssp.cu", kernelSource, 1000, names)
 	if len(names) != 16 {
 		t.Errorf("kernelNames lists %d kernels, want 16 (2 inits × 2 distance types; 2 edge sweeps and a near-far step × 2 distance × 2 weight types)", len(names))
-	}
-	for _, name := range names {
-		if !declared[name] {
-			t.Errorf("gpu.go launches %s, which sssp.cu does not declare extern \"C\" __global__", name)
-		}
 	}
 	if len(declared) != len(names) {
 		t.Errorf("sssp.cu declares %d kernels, gpu.go knows %d: %v", len(declared), len(names), declared)
 	}
 	// The control-word indices: sssp.cu's NF_* and gpu.go's nf* agree.
-	defs := map[string]int{}
-	for _, m := range regexp.MustCompile(`(?m)^#define (NF_[A-Z0-9]+) (\d+)`).FindAllStringSubmatch(kernelSource, -1) {
-		x, _ := strconv.Atoi(m[2])
-		defs[m[1]] = x
-	}
+	defs := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"NF_Q0": nfQ0, "NF_SCNT": nfSCnt, "NF_FCNT": nfFCnt, "NF_PHASE": nfPhase,
 		"NF_EPOCH": nfEpoch, "NF_THR": nfThr, "NF_FMIN": nfFMin, "NF_FKEEP": nfFKeep, "NF_DONE": nfDone,
 		"NF_ROUNDS": nfRounds, "NF_SCANNED": nfScanned, "NF_LOWERED": nfLowered, "NF_CTL": nfCtlWords} {
-		if got, ok := defs[name]; !ok || got != want {
+		if got, ok := defs[name]; !ok || got != int64(want) {
 			t.Errorf("sssp.cu #define %s = %d (found %v), gpu.go says %d", name, got, ok, want)
 		}
 	}
-	code := regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`).ReplaceAllString(kernelSource, "")
-	if strings.Contains(code, "#include") {
-		t.Errorf("sssp.cu includes a header; NVRTC has none at run time")
-	}
-	for _, pair := range []string{"{}", "()", "[]"} {
-		if o, c := strings.Count(code, pair[:1]), strings.Count(code, pair[1:]); o != c {
-			t.Errorf("sssp.cu has %d %q but %d %q", o, pair[:1], c, pair[1:])
-		}
-	}
-}
-
-// gxx returns the path of g++, or skips the test.
-func gxx(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("g++")
-	if err != nil {
-		t.Skip("g++ not found: the CUDA source is checked on the GPU machine only")
-	}
-	return p
 }
 
 // TestKernelSourceSyntax compiles sssp.cu as C++ against declarations of
 // the CUDA built-ins it uses (testdata/cuda_shim.h): syntax, types and
 // overloads, which NVRTC would otherwise first see on the GPU machine.
 func TestKernelSourceSyntax(t *testing.T) {
-	cmd := exec.Command(gxx(t), "-std=c++17", "-fsyntax-only", "-Wall", "-Werror",
-		"-include", filepath.Join("testdata", "cuda_shim.h"), "-x", "c++", "sssp.cu")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("g++ -fsyntax-only sssp.cu: %v\n%s", err, out)
-	}
+	cudasrc.Syntax(t, "-include", filepath.Join("testdata", "cuda_shim.h"), "-x", "c++", "sssp.cu")
 }
 
 // ---- the kernels, emulated on the CPU ----
@@ -747,7 +704,11 @@ func TestKernelsEmulated(t *testing.T) {
 		t.Skip("builds and runs the kernel emulator (seconds)")
 	}
 	bin := filepath.Join(t.TempDir(), "emulate")
-	cc := exec.Command(gxx(t), "-std=c++17", "-O1", "-pthread", "-I.", "-o", bin, filepath.Join("testdata", "emulate.cpp"))
+	gxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skip("g++ not found: the kernels are tested on the GPU machine only")
+	}
+	cc := exec.Command(gxx, "-std=c++17", "-O1", "-pthread", "-I.", "-o", bin, filepath.Join("testdata", "emulate.cpp"))
 	if out, err := cc.CombinedOutput(); err != nil {
 		t.Fatalf("building the kernel emulator: %v\n%s", err, out)
 	}

@@ -42,14 +42,7 @@ func BFSGPU(v bfs.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		run := func(src int32) (*bfs.Result, error) {
-			r, err := p.Run(src)
-			if r != nil {
-				r.PrepTime = 0
-			}
-			return r, err
-		}
-		return BFSRunner(g, run, p.PrepTime(), p.Bytes(), p.Close), nil
+		return BFSRunner(g, p.Run, p.PrepTime(), p.Bytes(), p.Close), nil
 	}}
 }
 

@@ -41,7 +41,8 @@
 //
 // Every GPU result is exact (the levels of a BFS); parents are derived
 // from the levels on request. Times come from GPU events around the search
-// loop and exclude the preparation (Result.PrepTime). On the host device
+// loop and exclude the preparation (Prepared.PrepTime, spent once; the
+// one-shot Run puts it in its result's PrepTime). On the host device
 // the same calls run DirectionOptimizing, so notebooks run without a GPU.
 //
 // A Result reports the traversal time and its rate in both TEPS

@@ -495,13 +495,16 @@ func (p *Prepared) String() string {
 }
 
 // Run is a one-shot GPU BFS of g from src: Prepare, Run, Close. The
-// result's PrepTime holds the preparation.
+// result's PrepTime holds the preparation, made for this run alone.
 func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...GPUOption) (*Result, error) {
 	p, err := Prepare(dev, g, opts...)
 	if err != nil {
 		return nil, err
 	}
 	r, err := p.Run(src)
+	if r != nil {
+		r.PrepTime += p.PrepTime()
+	}
 	if cerr := p.Close(); err == nil && cerr != nil {
 		return nil, fmt.Errorf("bfs: %w", cerr)
 	}
@@ -511,7 +514,8 @@ func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...GPUOption) (*Result, 
 // Run searches from src and returns the levels, the frontier size of every
 // level and, with the Parents option, a BFS tree. Time covers the search
 // loop measured with GPU events (initialising the levels included; copying
-// them back and the parents excluded); PrepTime repeats the preparation.
+// them back and the parents excluded). The preparation is Prepared's
+// PrepTime, spent once: a result's PrepTime does not repeat it.
 // Every level polls cancel.Check. It returns an error for a source outside
 // [0, N), a closed Prepared, cancellation (errors.Is(err,
 // cancel.ErrInterrupted)) and device errors.
@@ -546,7 +550,6 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 	iters := r.Iterations
 	r.finish(p.g)
 	r.Iterations = iters
-	r.PrepTime = p.prep
 	if p.opt.Parents {
 		r.Parents = parentsFromLevels(p.g, r.Levels, src)
 	}

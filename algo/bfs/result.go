@@ -70,7 +70,8 @@ type Result struct {
 	// preparation and validation excluded).
 	Time time.Duration
 	// PrepTime is preparation done for this run and excluded from Time
-	// (format conversion, upload); zero for the CPU entry points.
+	// (format conversion, upload): the one-shot GPU Run's; zero for the
+	// CPU entry points and for Prepared.Run.
 	PrepTime time.Duration
 	// TEPS is graph.Rate(ComponentEdges, stored arcs, Time).
 	TEPS graph.TEPS

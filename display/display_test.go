@@ -514,8 +514,9 @@ func TestProgressCallbackAndTotals(t *testing.T) {
 	clk.advance(ProgressInterval)
 	p.SetTotal(10)
 	clk.advance(ProgressInterval)
-	f(10, -1)
-	p.Done()
+	f(10, -1) // reaches the total: ends the bar
+	p.Done()  // changes nothing more
+	f(11, -1)
 	var got []string
 	for _, c := range s.got() {
 		got = append(got, c.data["text/plain"].(string))
@@ -631,6 +632,13 @@ func TestFormatting(t *testing.T) {
 	for n, want := range counts {
 		if got := formatCount(n); got != want {
 			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+	rates := map[float64]string{0: "0/s", 25: "25/s", 1234.5: "1.23k/s", 9.87: "9.9/s", 0.8437: "0.84/s",
+		0.1: "0.1/s", 1.0 / 12: "1 per 12s", 1.0 / 185: "1 per 3m05s"}
+	for r, want := range rates {
+		if got := formatRate(r); got != want {
+			t.Errorf("formatRate(%g) = %q, want %q", r, got, want)
 		}
 	}
 	durs := map[time.Duration]string{0: "0.0s", 420 * time.Millisecond: "0.4s", 12 * time.Second: "12s",

@@ -81,13 +81,18 @@ func (p *Progress) SetTotal(total int64) {
 // Callback returns a function compiled code can call from any goroutine
 // to report progress: done units out of total (a total ≤ 0 keeps the
 // current one). It is how a long compiled call reports to a notebook
-// without knowing about this package.
+// without knowing about this package. The report that reaches the total
+// ends the bar, as Done does: a sweep's last run turns it green with its
+// duration, without a Done call the notebook cell cannot easily make.
 func (p *Progress) Callback() func(done, total int64) {
 	return func(done, total int64) {
 		if total > 0 {
 			p.total.Store(total)
 		}
 		p.Set(done)
+		if t := p.total.Load(); t > 0 && done >= t {
+			p.Done()
+		}
 	}
 }
 
@@ -261,7 +266,7 @@ func (s progressState) html() string {
 	if !s.final {
 		info = append(info, formatDuration(s.elapsed)+" elapsed")
 		if s.elapsed > 0 && s.done > 0 {
-			info = append(info, formatCount(int64(float64(s.done)/s.elapsed.Seconds()))+"/s")
+			info = append(info, formatRate(float64(s.done)/s.elapsed.Seconds()))
 		}
 	}
 	if st := s.status(); st != "" {
@@ -287,6 +292,21 @@ func formatCount(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%d", n)
+}
+
+// formatRate renders a rate of units per second: "25/s", "1.05k/s",
+// "0.83/s" below 10, and "1 per 12s" below 0.1, where "0/s" would hide that
+// work is being done.
+func formatRate(perSecond float64) string {
+	switch {
+	case perSecond >= 10:
+		return formatCount(int64(perSecond)) + "/s"
+	case perSecond >= 0.1:
+		return fmt.Sprintf("%.2g/s", perSecond)
+	case perSecond > 0:
+		return "1 per " + formatDuration(time.Duration(float64(time.Second)/perSecond))
+	}
+	return "0/s"
 }
 
 // formatDuration renders d for a human: "0.4s", "12s", "3m05s", "1h02m".

@@ -13,7 +13,8 @@ import (
 )
 
 // Both fixtures are in Jupyter's own on-disk form: 00-tour.ipynb as
-// Jupyter saved it, testdata/outputs.ipynb written by Python's nbformat
+// Jupyter's nbconvert wrote it, outputs and all (ops/tour.sh),
+// testdata/outputs.ipynb written by Python's nbformat
 // 5.5 (nbformat.write) with outputs of every kind and fields nbformat does
 // not define (x_top_level, x_cell_field, x_unknown_output_field), which
 // must survive.

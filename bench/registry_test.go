@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,6 +121,58 @@ func TestSpec(t *testing.T) {
 		}
 	}
 	if _, err := ReadSpecFile(t.TempDir() + "/none.json"); err == nil || !strings.Contains(err.Error(), "none.json") {
+		t.Errorf("ReadSpecFile: %v", err)
+	}
+}
+
+// A YAML spec reads like the JSON one; scales and sizes may be written in
+// the command line's syntax, variants as one comma-separated string.
+func TestSpecYAMLAndShorthands(t *testing.T) {
+	yamlSpec := `# the SSSP study's sweep, small
+algo: sssp
+family: rmat
+scales: 5-9:2
+variants: cpu/dijkstra, cpu/delta
+roots: 2
+seed: 9
+weights: int:10
+`
+	sp, err := ParseSpec(strings.NewReader(yamlSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Spec{Algo: "sssp", Family: "rmat", Scales: Numbers{5, 7, 9}, Variants: VariantNames{"cpu/dijkstra", "cpu/delta"},
+		Roots: 2, Seed: 9, Weights: "int:10"}
+	if !reflect.DeepEqual(sp, want) {
+		t.Fatalf("YAML spec\n got %+v\nwant %+v", sp, want)
+	}
+	for in, want := range map[string]Numbers{
+		`{"algo": "apsp", "family": "er:{n}:0.1", "sizes": 64}`:            {64},
+		`{"algo": "apsp", "family": "er:{n}:0.1", "sizes": "16,32-48:16"}`: {16, 32, 48},
+		"algo: apsp\nfamily: er:{n}:0.1\nsizes: [16, 32]\n":                {16, 32},
+	} {
+		sp, err := ParseSpec(strings.NewReader(in))
+		if err != nil || !reflect.DeepEqual(sp.Sizes, want) {
+			t.Errorf("%s: sizes %v, err %v; want %v", in, sp.Sizes, err, want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"algo: sssp\nfamily: rmat\nscale: [5]\n", `unknown field "scale"`},
+		{"algo: sssp\nfamily: rmat\nscales: 9-5\n", `"9-5" is not a list of whole numbers`},
+		{"algo: sssp\nfamily: rmat\nscales: [a, b]\n", "is not a list of whole numbers"},
+		{"algo: sssp\nfamily: rmat\nvariants: {a: 1}\n", "is not a list of variant names"},
+		{"algo: sssp\n  family: [rmat\n", "reading a YAML sweep spec"},
+		{"  \n", "the sweep spec is empty"},
+	} {
+		if _, err := ParseSpec(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err %v, want %q", c.in, err, c.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "sweep.yaml")
+	if err := os.WriteFile(path, []byte("algo: bfs\nfamily: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSpecFile(path); err == nil || !strings.Contains(err.Error(), "sweep.yaml") {
 		t.Errorf("ReadSpecFile: %v", err)
 	}
 }

@@ -21,20 +21,22 @@ import (
 )
 
 const benchSynopsis = `bench ALGO FAMILY [flags]
-       graphnb bench -spec SWEEP.json [flags]
+       graphnb bench -spec SWEEP.json|SWEEP.yaml [flags]
        graphnb bench -list
 
 Runs a TEPS sweep: every variant on every graph of FAMILY, from several
 roots, each result validated; writes the table as JSON (always: -o, or
 standard output), optionally CSV and a chart, and prints it as text.
 
-ALGO:    bfs | sssp | mst | apsp
+ALGO:    bfs | sssp | mst | apsp | densebf
 FAMILY:  rmat | ssca2 (with -scales), a template such as er:{n}:0.01
          (with -sizes) or rmat:{scale}:8 (with -scales), or one graph
          (a spec such as grid:64x64, or a file)
-SWEEP:   JSON with the fields of the flags: {"algo": "sssp", "family":
-         "rmat", "scales": [14,15,16], "variants": ["cpu/dijkstra"],
-         "roots": 32}; flags given on the command line override it.
+SWEEP:   JSON or YAML with the fields of the flags: {"algo": "sssp",
+         "family": "rmat", "scales": [14,15,16], "variants":
+         ["cpu/dijkstra"], "roots": 32}, or the YAML lines algo: sssp,
+         family: rmat, scales: 14-16, variants: cpu/dijkstra, roots: 32;
+         flags given on the command line override it.
 
 Ctrl-C stops the sweep at the next run; what was measured is still written.`
 
@@ -65,7 +67,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip validating each result with the independent checker")
 	fs.StringVar(&f.name, "name", "", "title of the result table (default: ALGO on FAMILY)")
 	fs.StringVar(&f.device, "device", "", "host, or a CUDA device number (default: the first GPU, else the host; GRAPHNB_DEVICE)")
-	fs.StringVar(&f.spec, "spec", "", "read the sweep from a JSON file")
+	fs.StringVar(&f.spec, "spec", "", "read the sweep from a JSON or YAML file")
 	fs.StringVar(&f.out, "o", "-", "write the JSON result table to this file (-: standard output)")
 	fs.StringVar(&f.csv, "csv", "", "also write one CSV record per variant and graph to this file")
 	fs.StringVar(&f.runsCSV, "runs-csv", "", "also write one CSV record per run to this file")

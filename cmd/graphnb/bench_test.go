@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,6 +139,27 @@ func TestBenchSpecAndStdout(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "CPU Borůvka") || !strings.Contains(stderr, "2 repetition(s) per graph") {
 		t.Fatalf("stderr lacks the text table:\n%s", stderr)
+	}
+}
+
+// A YAML spec works like a JSON one, with the command line's shorthands.
+func TestBenchYAMLSpec(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "sweep.yaml")
+	os.WriteFile(spec, []byte("algo: bfs\nfamily: rmat\nscales: 6-8:2\nvariants: cpu/td, cpu/do\nroots: 2\n"), 0o644)
+	code, out, stderr := runCLI("bench", "-spec", spec, "-quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	tab, err := bench.Load(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("standard output is not a result table: %v\n%s", err, out)
+	}
+	if len(tab.Rows) != 4 || !slices.Equal(tab.Meta.Scales, []int{6, 8}) || tab.Meta.Roots != 2 {
+		t.Fatalf("%d rows, meta %+v", len(tab.Rows), tab.Meta)
+	}
+	os.WriteFile(spec, []byte("algo: bfs\nfamily: rmat\nscales: 8-6\n"), 0o644)
+	if code, _, stderr := runCLI("bench", "-spec", spec, "-quiet"); code != 2 || !strings.Contains(stderr, `"8-6" is not a list of whole numbers`) || !strings.Contains(stderr, "sweep.yaml") {
+		t.Fatalf("bad scales: exit %d, stderr %s", code, stderr)
 	}
 }
 

@@ -64,6 +64,7 @@ func init() {
 		"Entry":        reflect.ValueOf((*bench.Entry)(nil)),
 		"Host":         reflect.ValueOf((*bench.Host)(nil)),
 		"Meta":         reflect.ValueOf((*bench.Meta)(nil)),
+		"Numbers":      reflect.ValueOf((*bench.Numbers)(nil)),
 		"Row":          reflect.ValueOf((*bench.Row)(nil)),
 		"Run":          reflect.ValueOf((*bench.Run)(nil)),
 		"Runner":       reflect.ValueOf((*bench.Runner)(nil)),
@@ -74,6 +75,7 @@ func init() {
 		"Sweep":        reflect.ValueOf((*bench.Sweep)(nil)),
 		"Table":        reflect.ValueOf((*bench.Table)(nil)),
 		"Variant":      reflect.ValueOf((*bench.Variant)(nil)),
+		"VariantNames": reflect.ValueOf((*bench.VariantNames)(nil)),
 
 		// interface wrapper definitions
 		"_Checker": reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Checker)(nil)),

@@ -88,6 +88,14 @@
 //     operand is converted instead, so the element stays addressable.
 //     What the session cannot type is left, and yaegi's error replaced by
 //     an "Unsupported" one that names the expression and the fix.
+//   - method values of compiled pointer types (methodvalue.go): yaegi
+//     types `bb.String` (bb a *bytes.Buffer) as func(*bytes.Buffer)
+//     string, so assigning, returning or passing it fails; anywhere in
+//     the cell, such a value becomes a closure bound to the receiver when
+//     evaluated, its types printed from the inferred receiver type
+//     (function parameters, var declarations, definitions and range
+//     variables are followed into bodies). Where the receiver cannot be
+//     typed, yaegi's error is replaced by one that spells the closure.
 //   - definitions of several variables from one value: a top-level
 //     comma-ok definition (v, ok := m[k], <-ch, x.(T)) becomes a call of a
 //     function literal returning (V, bool); a compound top-level statement

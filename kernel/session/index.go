@@ -128,6 +128,22 @@ func (f *fixer) fixRuns(ps []*parsed) {
 // initial values of its var declarations (yaegi types them as it does
 // top-level definitions).
 func (f *fixer) declRun(file *ast.File) {
+	f.declareFuncsAndTypes(file)
+	for _, d := range file.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || (g.Tok != token.VAR && g.Tok != token.CONST) {
+			continue
+		}
+		for _, sp := range g.Specs {
+			vs := sp.(*ast.ValueSpec)
+			f.valueSpec(vs, g.Tok == token.VAR)
+		}
+	}
+}
+
+// declareFuncsAndTypes records the functions and types a declaration run
+// declares (they may be used before their declaration).
+func (f *fixer) declareFuncsAndTypes(file *ast.File) {
 	for _, d := range file.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -140,16 +156,6 @@ func (f *fixer) declRun(file *ast.File) {
 					f.declare(ts.Name.Name, scopeEntry{isType: true})
 				}
 			}
-		}
-	}
-	for _, d := range file.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || (g.Tok != token.VAR && g.Tok != token.CONST) {
-			continue
-		}
-		for _, sp := range g.Specs {
-			vs := sp.(*ast.ValueSpec)
-			f.valueSpec(vs, g.Tok == token.VAR)
 		}
 	}
 }
@@ -1304,6 +1310,9 @@ func (s *Session) importNames(path string) []string {
 func (x *execution) explain(n ast.Node, e *Error) *Error {
 	if n == nil {
 		return nil
+	}
+	if better := x.explainMethodValue(n, e); better != nil {
+		return better
 	}
 	within := func(m ast.Node) bool { return m.Pos() >= n.Pos() && m.End() <= n.End() }
 	where := func(m ast.Node) string {

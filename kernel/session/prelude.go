@@ -149,8 +149,9 @@ const dialectNotes = `Cells are Go, run by yaegi v0.16.1 (Go 1.22 standard libra
   - compiled code does not see methods of types declared in cells;
     no generic functions from compiled packages; defer at the top level
     of a cell is refused
-  - a method value of a compiled type (f := coo.Close) does not compile:
-    write f := func() error { return coo.Close() }
+  - a method value of a compiled pointer type (f := coo.Close) is
+    rewritten into a closure; where the kernel cannot tell the
+    receiver's type, the error says which closure to write
   - a panic in a goroutine is reported, the kernel survives
   - interrupting stops interpreted code, time.Sleep and graphnb's
     algorithms (they poll cancel.Check); variables survive`

@@ -74,6 +74,7 @@ type cellInfo struct {
 	staleDone     map[*ast.AssignStmt]bool // comma-ok statements fixStale handled
 	declaredTypes []*ast.TypeSpec          // the cell's type declarations
 	fix           *fixer                   // the index and comma-ok rewrites (index.go), when needed
+	methods       *fixer                   // the method-value rewrites (methodvalue.go), when the cell has selectors
 }
 
 func newCellInfo(s *Session, serial int) *cellInfo {

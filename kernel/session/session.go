@@ -408,6 +408,7 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 		x.ci.fix = newFixer(x.ci, x.here)
 		x.ci.fix.fixRuns(ps)
 	}
+	x.ci.fixMethodValues(ps, x.here)
 
 	// Compile everything before running anything: a compile error runs
 	// nothing. Declaration runs compile whole (their declarations may
@@ -708,8 +709,8 @@ func (x *execution) nodeText(n ast.Node) string {
 }
 
 // autoImport imports the packages the cell uses without declaring them,
-// and those the index rewrites need (see index.go), under the names they
-// chose.
+// and those the index and method-value rewrites need (see index.go and
+// methodvalue.go), under the names they chose.
 func (x *execution) autoImport() error {
 	s := x.s
 	imports := map[string]string{} // name → path
@@ -721,8 +722,11 @@ func (x *execution) autoImport() error {
 			imports[name] = p
 		}
 	}
-	if x.ci.fix != nil {
-		for name, p := range x.ci.fix.imports {
+	for _, f := range []*fixer{x.ci.fix, x.ci.methods} {
+		if f == nil {
+			continue
+		}
+		for name, p := range f.imports {
 			if !s.boundPackage(name) {
 				imports[name] = p
 			}

@@ -70,15 +70,20 @@ func BenchmarkParallelTopDown(b *testing.B) {
 func BenchmarkTopDown(b *testing.B) { benchBFS(b, TopDown) }
 
 func BenchmarkCheck(b *testing.B) {
-	g := benchGraph(b, 16)
-	r, err := DirectionOptimizing(g, benchSources(g)[0], Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := Check(g, r); err != nil {
-			b.Fatal(err)
-		}
+	for _, scale := range []int{16, 20} {
+		b.Run(fmt.Sprintf("rmat_s%d_ef16", scale), func(b *testing.B) {
+			g := benchGraph(b, scale)
+			r, err := DirectionOptimizing(g, benchSources(g)[0], Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := Check(g, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(g.Adj))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Marcs/s")
+		})
 	}
 }

@@ -328,6 +328,7 @@ func TestCheckRejects(t *testing.T) {
 	k4 := build(t, 5, false, completeEdges(4)...)  // plus isolated vertex 4
 	tri := build(t, 3, false, [2]int32{0, 1}, [2]int32{1, 2}, [2]int32{0, 2})
 	dtri := build(t, 3, true, [2]int32{0, 1}, [2]int32{1, 2}, [2]int32{0, 2})
+	dsq := build(t, 4, true, [2]int32{0, 1}, [2]int32{0, 2}, [2]int32{1, 3}, [2]int32{3, 2})
 	valid := func(g *graph.CSR) *Result {
 		r, err := TopDown(g, 0)
 		if err != nil {
@@ -405,6 +406,13 @@ func TestCheckRejects(t *testing.T) {
 		{"rule 5: parent not adjacent", grid, func() *Result {
 			r := valid(grid)
 			r.Parents[2] = 3 // level 1, but no edge 3-2
+			return r
+		}, "rule 5"},
+		// 3→2 exists but 2→3 does not: a directed parent arc must not be
+		// taken from the child's own list.
+		{"rule 5: directed, only the reverse arc", dsq, func() *Result {
+			r := valid(dsq)
+			r.Parents[3] = 2
 			return r
 		}, "rule 5"},
 		{"unreached vertex with parent", k4, func() *Result {

@@ -100,56 +100,66 @@ func Check(g *graph.CSR, r *Result) error {
 	// a parent of level -1), so following parents from any reached vertex
 	// reaches the source without a cycle.
 
-	// Pass 2 (parallel): vertices per level and the component's degrees.
+	// Pass 2 (parallel, one sweep over the reached vertices' arcs):
+	// vertices per level, the component's degrees, rules 3 and 4 for every
+	// arc, and rule 5 — on an undirected graph the arc v→parent(v) stands
+	// for parent(v)→v, found while v's own list is read; on a directed
+	// graph parentArc marks the vertices whose parent's list holds them.
 	counts := make([]int64, maxLevel+1)
 	var degSum int64
-	par.For(n, func(lo, hi int) {
-		local := map[int32]int64{}
-		var deg int64
-		for v := lo; v < hi; v++ {
-			if l := levels[v]; l >= 0 {
-				local[l]++
-				deg += g.Offsets[v+1] - g.Offsets[v]
-			}
-		}
-		mu.Lock()
-		for l, c := range local {
-			counts[l] += c
-		}
-		degSum += deg
-		mu.Unlock()
-	})
-
-	parentArc := make([]bool, n)
+	var parentArc []bool
+	if g.Directed {
+		parentArc = make([]bool, n)
+	}
 	par.ForWeighted(g.Offsets, func(lo, hi int) {
+		local := make([]int64, maxLevel+1)
+		var deg int64
+		defer func() {
+			mu.Lock()
+			for l, c := range local {
+				counts[l] += c
+			}
+			degSum += deg
+			mu.Unlock()
+		}()
 		for u := int32(lo); u < int32(hi); u++ {
 			lu := levels[u]
 			if lu < 0 {
 				continue
 			}
-			for _, v := range g.Adj[g.Offsets[u]:g.Offsets[u+1]] {
+			local[lu]++
+			arcs := g.Adj[g.Offsets[u]:g.Offsets[u+1]]
+			deg += int64(len(arcs))
+			pu := parents[u]
+			hasParentArc := u == src
+			for _, v := range arcs {
 				lv := levels[v]
-				var err error
-				switch {
-				case lv < 0:
-					err = fmt.Errorf("bfs: check: rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d (level %d)", v, u, lu)
-				case lv > lu+1:
-					err = fmt.Errorf("bfs: check: rule 3 (edge levels): arc %d→%d joins levels %d and %d, more than one apart", u, v, lu, lv)
-				}
-				if err != nil {
-					report(u, err)
+				if lv < 0 {
+					report(u, fmt.Errorf("bfs: check: rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d (level %d)", v, u, lu))
 					return
 				}
-				if parents[v] == u {
-					parentArc[v] = true
+				if lv > lu+1 {
+					report(u, fmt.Errorf("bfs: check: rule 3 (edge levels): arc %d→%d joins levels %d and %d, more than one apart", u, v, lu, lv))
+					return
 				}
+				if parentArc != nil {
+					if parents[v] == u {
+						parentArc[v] = true
+					}
+				} else if v == pu {
+					hasParentArc = true
+				}
+			}
+			if parentArc == nil && !hasParentArc {
+				report(u, fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", u, pu, pu, u))
+				return
 			}
 		}
 	})
 	if err := bad.Err(); err != nil {
 		return err
 	}
-	for v := range int32(n) {
+	for v := range int32(len(parentArc)) {
 		if levels[v] > 0 && !parentArc[v] {
 			return fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", v, parents[v], parents[v], v)
 		}

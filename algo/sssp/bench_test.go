@@ -88,15 +88,20 @@ func BenchmarkDeltaSteppingWidth(b *testing.B) {
 }
 
 func BenchmarkCheck(b *testing.B) {
-	g := benchGraph(b, 16)
-	r, err := DeltaStepping(g, benchSources(g)[0], 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := Check(g, r); err != nil {
-			b.Fatal(err)
-		}
+	for _, scale := range []int{16, 20} {
+		b.Run(fmt.Sprintf("rmat_s%d_ef16", scale), func(b *testing.B) {
+			g := benchGraph(b, scale)
+			r, err := DeltaStepping(g, benchSources(g)[0], 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := Check(g, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(g.Adj))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Marcs/s")
+		})
 	}
 }

@@ -117,15 +117,24 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 		return fmt.Errorf("sssp: check: parent tree: %w", err)
 	}
 
-	// Bound and parent arcs. The worker owning u is the only one that marks
-	// children of u, so the marks need no atomics.
-	parentArc := make([]bool, n)
+	// Bound and parent arcs, in one sweep over the reached vertices'
+	// arcs. On an undirected graph the arc v→parent(v), of the same
+	// weight, stands for parent(v)→v and is found while v's own list is
+	// read; on a directed graph the worker owning u marks the children of
+	// u whose parent arc it holds (the only one to mark them: no atomics).
+	var parentArc []bool
+	if g.Directed {
+		parentArc = make([]bool, n)
+	}
 	par.ForWeighted(g.Offsets, func(lo, hi int) {
 		for u := int32(lo); u < int32(hi); u++ {
 			du := dist[u]
 			if math.IsInf(du, 1) {
 				continue
 			}
+			pu := parents[u]
+			dp := dist[pu]
+			hasParentArc := u == src
 			for k := g.Offsets[u]; k < g.Offsets[u+1]; k++ {
 				v := g.Adj[k]
 				w := g.ArcWeight(k)
@@ -139,20 +148,27 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 						u, v, w, v, du, w, via, v, dist[v]))
 					return
 				}
-				if parents[v] == u && v != src && math.Abs(dist[v]-via) <= slack {
-					parentArc[v] = true
+				switch {
+				case parentArc != nil:
+					if parents[v] == u && v != src && math.Abs(dist[v]-via) <= slack {
+						parentArc[v] = true
+					}
+				case v == pu && !hasParentArc:
+					hasParentArc = math.Abs(du-(dp+w)) <= tol*(math.Abs(dp)+math.Abs(w))
 				}
+			}
+			if parentArc == nil && !hasParentArc {
+				report(u, parentArcError(u, pu, dist))
+				return
 			}
 		}
 	})
 	if err := bad.Err(); err != nil {
 		return err
 	}
-	for v := range int32(n) {
+	for v := range int32(len(parentArc)) {
 		if v != src && parents[v] >= 0 && !parentArc[v] {
-			p := parents[v]
-			return fmt.Errorf("sssp: check: parent arc: vertex %d has parent %d, but the graph has no arc %d→%d of weight Dist[%d] − Dist[%d] = %g",
-				v, p, p, v, v, p, dist[v]-dist[p])
+			return parentArcError(v, parents[v], dist)
 		}
 	}
 
@@ -167,4 +183,11 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 		return fmt.Errorf("sssp: check: ComponentEdges = %d, want %d", r.ComponentEdges, want)
 	}
 	return nil
+}
+
+// parentArcError says that the graph lacks the arc p→v that the
+// distances of v and its parent p need.
+func parentArcError(v, p int32, dist []float64) error {
+	return fmt.Errorf("sssp: check: parent arc: vertex %d has parent %d, but the graph has no arc %d→%d of weight Dist[%d] − Dist[%d] = %g",
+		v, p, p, v, v, p, dist[v]-dist[p])
 }

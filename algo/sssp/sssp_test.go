@@ -425,6 +425,8 @@ func TestCheckRejects(t *testing.T) {
 	dpath := build(t, 5, true, float64W, edge{0, 1, 1}, edge{1, 2, 1}, edge{2, 3, 1})
 	// undirected, with the zero-weight edge 2–3
 	zero := build(t, 4, false, float32W, edge{0, 1, 1}, edge{1, 2, 0.5}, edge{2, 3, 0}, edge{1, 3, 0.5})
+	// undirected triangle: 0–2 (weight 5) is longer than 0–1–2
+	tri := build(t, 3, false, float64W, edge{0, 1, 1}, edge{1, 2, 1}, edge{0, 2, 5})
 	valid := func(g *graph.CSR) *Result {
 		r, err := Dijkstra(g, 0)
 		if err != nil {
@@ -445,6 +447,8 @@ func TestCheckRejects(t *testing.T) {
 		{"raise a distance", dpath, func(r *Result) { r.Dist[3] = 3.5 }, "bound"},
 		{"lower a distance below its children", dpath, func(r *Result) { r.Dist[1] = 0.5 }, "bound"},
 		{"break a parent", dpath, func(r *Result) { r.Parents[3] = 1 }, "parent arc"},
+		{"break a parent, undirected", zero, func(r *Result) { r.Parents[2] = 0 }, "parent arc"},
+		{"parent arc of the wrong weight, undirected", tri, func(r *Result) { r.Parents[2] = 0 }, "parent arc"},
 		{"parent cycle over zero weights", zero, func(r *Result) { r.Parents[2], r.Parents[3] = 3, 2 }, "parent tree"},
 		{"parent self-loop", zero, func(r *Result) { r.Parents[3] = 3 }, "parent tree"},
 		{"source distance", dpath, func(r *Result) { r.Dist[0] = 0.5 }, "source"},

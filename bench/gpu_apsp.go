@@ -12,8 +12,12 @@ import (
 // once per graph, as the runner's PrepTime; the CPU variants
 // (APSPFloydWarshall, APSPBlocked) use the same float32 matrix. A run's
 // Time is the GPU computation without host↔device copies (see
-// APSPGPUWithCopies). On the host device the variant runs the CPU's
-// algorithm, as apsp.Prepare documents.
+// APSPGPUWithCopies); its PrepTime is only what the run prepared itself
+// (apsp.Prepared.Run): 0 in core, the host's packing of the blocks out
+// of core, plus, in the one run that first needs it, the preparation of
+// the hop tie-break. On the host device the variant runs the CPU's
+// algorithm, as apsp.Prepare documents (a run's PrepTime is then the CPU
+// algorithm's own).
 func APSPGPU(v apsp.Variant) Variant { return apspGPU(v, v.Label, false) }
 
 // APSPGPUWithCopies is APSPGPU timing each run with its copies (Time +
@@ -29,15 +33,17 @@ func apspGPU(v apsp.Variant, label string, withCopies bool) Variant {
 		if err != nil {
 			return nil, err
 		}
-		run := func() (*apsp.Result, error) {
-			r, err := p.Run()
-			if r != nil {
-				r.PrepTime = 0 // counted once, as the runner's PrepTime
-				if withCopies {
+		// Run reports only what it prepared itself (out of core, the
+		// packing): PrepTime() counts the preparation once.
+		run := p.Run
+		if withCopies {
+			run = func() (*apsp.Result, error) {
+				r, err := p.Run()
+				if r != nil {
 					r.Time += r.CopyTime
 				}
+				return r, err
 			}
-			return r, err
 		}
 		return APSPRunner(p.Matrix(), run, p.PrepTime(), p.Bytes(), p.Close), nil
 	}}

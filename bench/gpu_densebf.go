@@ -93,7 +93,8 @@ func DenseBFCPU() Variant {
 // measuring the kernels (Result.Time). Preparation (the matrix made from
 // the graph, transposition, upload, compilation) is reported once per
 // graph as the runner's PrepTime, never inside a run. On the host device
-// the variant runs the CPU's densebf.Run, as densebf.Prepare documents.
+// the variant runs the CPU's densebf.Run, as densebf.Prepare documents (a
+// run's PrepTime is then the CPU Run's own transposition).
 func DenseBFGPU(v densebf.Variant) Variant {
 	return denseBFGPU(v, v.Label, false)
 }
@@ -117,15 +118,9 @@ func denseBFGPU(v densebf.Variant, label string, copies bool) Variant {
 		if err != nil {
 			return nil, err
 		}
-		run := func(src int32) (*densebf.Result, error) {
-			r, err := p.Run(src)
-			if r != nil {
-				r.PrepTime = 0 // counted once, as the runner's PrepTime
-			}
-			return r, err
-		}
+		// Run reports no preparation of its own: PrepTime() counts it once.
 		return &denseBFRunner{common: common{g: g, prep: build + p.PrepTime(), bytes: p.Bytes(), close: p.Close},
-			d: d, run: run, copies: copies}, nil
+			d: d, run: p.Run, copies: copies}, nil
 	}}
 }
 

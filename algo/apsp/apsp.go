@@ -24,8 +24,11 @@ type Result struct {
 	Tile int
 	// Time is the computation (the k loop or the tile rounds).
 	Time time.Duration
-	// PrepTime is validating and copying the input and initialising Pred
-	// (on the GPU: Prepare's time, see Prepared.PrepTime).
+	// PrepTime is validating and copying the input and initialising Pred.
+	// A GPU Prepared.Run reports only what that run prepared: 0 in core,
+	// the host's packing of the blocks out of core (on the host device,
+	// the CPU algorithm's own); Prepare's time, spent once, is
+	// Prepared.PrepTime, which the one-shot Run and RunGraph add.
 	PrepTime time.Duration
 	// CopyTime is what host↔device copies add to Time on the GPU (the
 	// upload of the input and the download of the result; out of core,

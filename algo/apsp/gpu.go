@@ -486,8 +486,12 @@ func (p *Prepared) algorithm() string {
 // upload of the input before and the download of the result after, out
 // of core the streamed run's time beyond its kernels (copies that did not
 // overlap them, waits) plus the host's unpacking of the result. Time +
-// CopyTime is the time with copies. PrepTime is PrepTime() (plus, out of
-// core, the host's packing of the input into blocks).
+// CopyTime is the time with copies. PrepTime is only what this run
+// prepared by itself: 0 in core; out of core, the host's packing of the
+// input into blocks; on the host device, the CPU algorithm's own
+// validation and copy. The run that first needs the hop tie-break (see
+// below) adds its preparation. Prepare's time, spent once, is
+// PrepTime(); the one-shot Run and RunGraph add it.
 //
 // Dist has the input's element type. For int32 it equals the CPU
 // algorithms' exactly; float32 sums are grouped differently (tiles,
@@ -499,7 +503,7 @@ func (p *Prepared) algorithm() string {
 // runs again with ties broken by hop count, as the CPU does (the
 // algorithm then says so; later runs of the Prepared use the tie-break
 // from the start, and the first one also prepares it: more memory, more
-// time).
+// time, that run's PrepTime).
 //
 // It returns a *NegativeCycleError (errors.Is ErrNegativeCycle) when a
 // distance from a vertex to itself turns negative, naming the vertex the
@@ -551,6 +555,7 @@ func (p *Prepared) Run() (*Result, error) {
 			if r, err = fb.runOnce(); err != nil {
 				return nil, err
 			}
+			r.PrepTime += fb.prep // prepared by this run, once
 		}
 	}
 	return r, nil
@@ -601,7 +606,7 @@ func (p *Prepared) emptyResult() *Result {
 	} else {
 		dist.I32 = []int32{}
 	}
-	r := &Result{Algorithm: p.algorithm(), Dist: dist, PrepTime: p.prep}
+	r := &Result{Algorithm: p.algorithm(), Dist: dist}
 	if p.cfg.pred {
 		r.Pred = []int32{}
 	}
@@ -620,7 +625,7 @@ func (p *Prepared) newResult() *Result {
 	} else {
 		dist.I32 = make([]int32, n*n)
 	}
-	r := &Result{Algorithm: p.algorithm(), Dist: dist, PrepTime: p.prep}
+	r := &Result{Algorithm: p.algorithm(), Dist: dist}
 	if p.cfg.pred {
 		r.Pred = make([]int32, n*n)
 	}
@@ -736,7 +741,8 @@ func (p *Prepared) download(r *Result) error {
 	return nil
 }
 
-// runHost is Run on the host device: the CPU's algorithms.
+// runHost is Run on the host device: the CPU's algorithms, their PrepTime
+// their own per-run preparation (PrepTime() is not added).
 func (p *Prepared) runHost() (*Result, error) {
 	var r *Result
 	var err error
@@ -749,7 +755,6 @@ func (p *Prepared) runHost() (*Result, error) {
 		return nil, err
 	}
 	r.Algorithm += "; host device standing in for gpu " + p.label
-	r.PrepTime += p.prep
 	if p.opts.DistancesOnly {
 		r.Pred = nil
 	}
@@ -838,24 +843,37 @@ func rowHasCycle(row []int32, s int, state []uint8, walk *[]int32) bool {
 }
 
 // Run computes all-pairs shortest paths of d on dev with the given
-// options: Prepare, Prepared.Run, Close.
+// options: Prepare, Prepared.Run, Close. The result's PrepTime includes
+// the preparation (Prepared.PrepTime), made for this run alone. To run
+// the same matrix several times, Prepare once and call Run for each.
 func Run(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Result, error) {
 	p, err := Prepare(dev, d, opts...)
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
-	return p.Run()
+	return runOneShot(p)
 }
 
 // RunGraph computes all-pairs shortest paths of g's weight matrix on dev
 // (see PrepareGraph for its element type): PrepareGraph, Prepared.Run,
-// Close.
+// Close. The result's PrepTime includes the preparation, the conversion
+// to a matrix included (Prepared.PrepTime).
 func RunGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
 	p, err := PrepareGraph(dev, g, opts...)
 	if err != nil {
 		return nil, err
 	}
+	return runOneShot(p)
+}
+
+// runOneShot runs p once, closes it and adds its preparation to the
+// result's PrepTime.
+func runOneShot(p *Prepared) (*Result, error) {
 	defer p.Close()
-	return p.Run()
+	r, err := p.Run()
+	if err != nil {
+		return nil, err
+	}
+	r.PrepTime += p.PrepTime()
+	return r, nil
 }

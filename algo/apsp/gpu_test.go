@@ -232,9 +232,17 @@ func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
 	if !dev.IsHost() && c.d.N > 0 && (streamed != v.streamed || v.force[0] > 0 && (q != v.force[0] || g != v.force[1])) {
 		t.Errorf("Prepare planned streamed=%v, %d×%d blocks, %d per copy; want streamed=%v, forced %v", streamed, q, q, g, v.streamed, v.force)
 	}
+	if !dev.IsHost() && p.PrepTime() <= 0 {
+		t.Errorf("PrepTime() = %v, want the preparation (> 0)", p.PrepTime())
+	}
+	p.prep = prepMark // tells PrepTime() apart from what a run prepares
 	r, err := p.Run()
 	if err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+	madeFallback := p.fallback != nil
+	if !dev.IsHost() {
+		checkRunPrep(t, p, r, madeFallback)
 	}
 	n := c.d.N
 	if r.Dist == nil || r.Dist.N != n || len(r.Pred) != n*n {
@@ -268,6 +276,37 @@ func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
 	}
 	if err := sameDist(r2.Dist, r.Dist); err != nil {
 		t.Fatalf("%s: second run: %v", r.Algorithm, err)
+	}
+	if !dev.IsHost() {
+		checkRunPrep(t, p, r2, false) // a fallback made by the first run is not prepared again
+	}
+}
+
+// prepMark is what the tests set a Prepared's prep to before a run, so
+// that a result's PrepTime that included PrepTime() would show.
+const prepMark = 1000 * time.Hour
+
+// checkRunPrep checks the PrepTime of a GPU Prepared.Run: only what that
+// run prepared by itself, never PrepTime() (p.prep is prepMark). In core
+// that is 0, out of core the host's packing (≥ 0); the run that made the
+// hop tie-break's Prepared (madeFallback) adds its preparation.
+func checkRunPrep(t *testing.T, p *Prepared, r *Result, madeFallback bool) {
+	t.Helper()
+	ran := p // the Prepared whose runOnce made r
+	if p.fallback != nil {
+		ran = p.fallback
+	}
+	var want time.Duration
+	if madeFallback {
+		want = p.fallback.prep
+	}
+	switch {
+	case r.PrepTime >= prepMark:
+		t.Errorf("%s: PrepTime %v includes PrepTime()", r.Algorithm, r.PrepTime)
+	case ran.ooc == nil && r.PrepTime != want:
+		t.Errorf("%s: PrepTime %v in core, want %v (the hop tie-break's preparation if this run made it, else 0)", r.Algorithm, r.PrepTime, want)
+	case ran.ooc != nil && r.PrepTime < want:
+		t.Errorf("%s: PrepTime %v out of core, want the packing plus %v", r.Algorithm, r.PrepTime, want)
 	}
 }
 
@@ -445,12 +484,42 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Optio
 	if !errors.Is(err, cancel.ErrInterrupted) {
 		t.Fatalf("Run after cancel.Request: %v, want cancel.ErrInterrupted", err)
 	}
+	p.prep = prepMark
 	r, err := p.Run()
 	if err != nil {
 		t.Fatalf("Run after cancel.Clear: %v", err)
 	}
 	if err := Check(d, r, 8, 1); err != nil {
 		t.Fatal(err)
+	}
+	checkRunPrep(t, p, r, false)
+}
+
+// checkGPUOneShot: the one-shot Run's and RunGraph's PrepTime include the
+// preparation, which Prepared.Run leaves out.
+func checkGPUOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR, opts ...Option) {
+	d, err := graphMatrix(g, NewOptions(opts...).Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		run  func() (*Result, error)
+	}{
+		{"Run", func() (*Result, error) { return Run(dev, d, opts...) }},
+		{"RunGraph", func() (*Result, error) { return RunGraph(dev, g, opts...) }},
+	} {
+		name := c.name
+		r, err := c.run()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := Check(d, r, 8, 1); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.PrepTime <= 0 {
+			t.Errorf("%s: PrepTime %v, want the preparation (> 0)", name, r.PrepTime)
+		}
 	}
 }
 
@@ -668,9 +737,13 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 				if streamed, _, _, _ := p.OutOfCore(); streamed {
 					t.Error("the host streams")
 				}
+				p.prep = prepMark
 				r, err := p.Run()
 				if err != nil {
 					t.Fatal(err)
+				}
+				if r.PrepTime < 0 || r.PrepTime >= prepMark {
+					t.Errorf("PrepTime %v: want the CPU algorithm's own (≥ 0), without PrepTime()", r.PrepTime)
 				}
 				if !strings.Contains(r.Algorithm, "host device") || !strings.Contains(r.Algorithm, v.Label) {
 					t.Errorf("Algorithm %q does not say it ran on the host for %q", r.Algorithm, v.Label)
@@ -693,6 +766,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 	if err != nil || r.Pred != nil {
 		t.Errorf("DistancesOnly on the host: Pred %v, %v", r.Pred != nil, err)
 	}
+	checkGPUOneShot(t, host, mustGraph(t)(gen.RMAT(6, 8, gen.Seed(1), gen.Integer(9))), WithMethod(BlockedGPU))
 }
 
 func TestHostDeviceErrors(t *testing.T) {
@@ -849,6 +923,12 @@ func TestFakeGPUChild(t *testing.T) {
 		defer forcePlan(4, 1)()
 		checkGPUCancel(t, dev, cases[0].d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1))
 	})
+	t.Run("one_shot", func(t *testing.T) {
+		g := mustGraph(t)(gen.RMAT(5, 8, gen.Seed(1), gen.Integer(9)))
+		checkGPUOneShot(t, dev, g, WithMethod(BlockedGPU), Tile(16))
+		defer forcePlan(4, 1)()
+		checkGPUOneShot(t, dev, g, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1))
+	})
 	t.Run("cap_errors", func(t *testing.T) {
 		d := cases[0].d
 		for _, m := range []Method{PlainGPU, BlockedGPU} {
@@ -927,4 +1007,14 @@ func TestGPUCancel(t *testing.T) {
 	checkGPUCancel(t, dev, d, WithMethod(PlainGPU))
 	checkGPUCancel(t, dev, d, WithMethod(BlockedGPU))
 	checkGPUCancel(t, dev, d, WithMethod(OutOfCoreGPU), MemoryCap(inCoreBytes(d.N, roundUp(d.N, DefaultGPUTile), 2)/3))
+}
+
+// TestGPUOneShot: the one-shot Run's and RunGraph's PrepTime include the
+// preparation.
+func TestGPUOneShot(t *testing.T) {
+	dev := requireGPU(t)
+	g := mustGraph(t)(gen.RMAT(9, 8, gen.Seed(1), gen.Integer(9)))
+	for _, v := range SeedVariants() {
+		t.Run(v.Slug(), func(t *testing.T) { checkGPUOneShot(t, dev, g, v.Options...) })
+	}
 }

@@ -43,7 +43,9 @@ type Result struct {
 	TimeWithCopies time.Duration
 	// PrepTime is validating and transposing the matrix (so each
 	// vertex's in-edges are contiguous: the study's BF_Reduce_Coarse
-	// layout); on a GPU, the whole of Prepare (Prepared.PrepTime).
+	// layout). A GPU Prepared.Run prepares nothing per run and reports 0
+	// (on the host device, the CPU Run's own); Prepare's time, spent
+	// once, is Prepared.PrepTime, which the one-shot RunGPU adds.
 	PrepTime time.Duration
 }
 

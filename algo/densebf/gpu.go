@@ -416,11 +416,14 @@ func (p *Prepared) String() string {
 // time of the initialisation and the iterations, flag reads included,
 // measured with CUDA events; CopyTime is UploadTime plus this run's
 // download of Dist and Pred (events too); TimeWithCopies is their sum,
-// the study's measure; PrepTime is PrepTime(). Idle iterations after the
-// last one (FlagInterval > 1) are timed but not counted.
+// the study's measure. PrepTime is 0: nothing is prepared per run, and
+// the preparation, spent once, is PrepTime() (the one-shot RunGPU adds
+// it). Idle iterations after the last one (FlagInterval > 1) are timed
+// but not counted.
 //
 // On the host device it returns the CPU Run's result, with Algorithm
-// saying so and PrepTime including the preparation.
+// saying so and PrepTime the CPU Run's own (its validation and
+// transposition, per run; PrepTime() is not added).
 //
 // It returns an error for a source outside [0, N), a closed Prepared, a
 // device error, or cancellation (every launch polls cancel.Check; the
@@ -443,10 +446,9 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 			return nil, err
 		}
 		r.Algorithm += "; host device standing in for gpu dense Bellman-Ford (" + p.label + ")"
-		r.PrepTime += p.prep
 		return r, nil
 	}
-	r := &Result{Algorithm: p.algorithm(), Source: src, PrepTime: p.prep}
+	r := &Result{Algorithm: p.algorithm(), Source: src}
 	iters, last, negCycle, err := p.iterate(r)
 	if err != nil {
 		return nil, fmt.Errorf("densebf: %s from %d: %w", r.Algorithm, src, err)
@@ -528,10 +530,11 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 }
 
 // RunGPU computes shortest distances from src over the matrix d on dev
-// with the given options: Prepare, Prepared.Run, Close. To run from
-// several sources, Prepare once and call Run for each (the preparation,
-// the upload above all, is often longer than a run). It is named RunGPU
-// because Run is the CPU's.
+// with the given options: Prepare, Prepared.Run, Close. The result's
+// PrepTime includes the preparation (Prepared.PrepTime), made for this
+// run alone. To run from several sources, Prepare once and call Run for
+// each (the preparation, the upload above all, is often longer than a
+// run). It is named RunGPU because Run is the CPU's.
 func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, opts ...Option) (*Result, error) {
 	if d != nil && d.N > 0 && (src < 0 || int(src) >= d.N) {
 		return nil, fmt.Errorf("densebf: RunGPU: source %d is not a vertex of this %d-vertex matrix (use 0..%d)", src, d.N, d.N-1)
@@ -541,5 +544,10 @@ func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, opts ...Option) (*Result
 		return nil, err
 	}
 	defer p.Close()
-	return p.Run(src)
+	r, err := p.Run(src)
+	if err != nil {
+		return nil, err
+	}
+	r.PrepTime += p.PrepTime()
+	return r, nil
 }

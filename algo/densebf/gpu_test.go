@@ -382,6 +382,8 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 					p.Matrix() != c.d || p.UploadTime() != 0 || p.PrepTime() <= 0 || !strings.Contains(p.String(), v.Label) {
 					t.Errorf("Prepared: %v; label %q, bytes %d, M %d", p, p.Label(), p.Bytes(), p.GroupSize())
 				}
+				// a PrepTime() this large would show in the runs' PrepTime.
+				p.prep = prepMark
 				for _, src := range c.srcs { // one preparation, several sources
 					r, err := p.Run(src)
 					if err != nil {
@@ -400,14 +402,22 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 					if !strings.Contains(r.Algorithm, "host device") || !strings.Contains(r.Algorithm, v.Label) {
 						t.Errorf("Algorithm %q does not say it ran on the host for %q", r.Algorithm, v.Label)
 					}
-					if r.CopyTime != 0 || r.TimeWithCopies != r.Time || r.PrepTime < p.PrepTime() {
-						t.Errorf("times: %v, copies %v, with copies %v, prep %v", r.Time, r.CopyTime, r.TimeWithCopies, r.PrepTime)
+					if r.CopyTime != 0 || r.TimeWithCopies != r.Time || !hostRunPrep(r) {
+						t.Errorf("times: %v, copies %v, with copies %v, prep %v (want the CPU Run's own, without PrepTime())", r.Time, r.CopyTime, r.TimeWithCopies, r.PrepTime)
 					}
 				}
 			})
 		}
 	}
 }
+
+// prepMark is what the tests set a Prepared's prep to before its runs, so
+// that a result's PrepTime that included PrepTime() would show.
+const prepMark = 1000 * time.Hour
+
+// hostRunPrep reports whether a host-device Prepared.Run's PrepTime is
+// the CPU Run's own (≥ 0) without PrepTime() (p.prep set to prepMark).
+func hostRunPrep(r *Result) bool { return r.PrepTime >= 0 && r.PrepTime < prepMark }
 
 // TestResultHTMLCopies: the card shows the time with copies of GPU runs
 // only.
@@ -459,7 +469,10 @@ func TestPrepareErrors(t *testing.T) {
 	}
 	r, err := RunGPU(host, d, 3, WithMethod(ReduceCoarse))
 	if err != nil || Check(d, 3, r) != nil {
-		t.Errorf("RunGPU on the host: %v", err)
+		t.Fatalf("RunGPU on the host: %v", err)
+	}
+	if r.PrepTime <= 0 {
+		t.Errorf("RunGPU on the host: PrepTime %v, want the preparation and the CPU Run's (> 0)", r.PrepTime)
 	}
 }
 
@@ -491,12 +504,16 @@ func checkRunErrorsAndCancel(t *testing.T, dev *gpu.Device) {
 		if !errors.Is(err, cancel.ErrInterrupted) {
 			t.Errorf("%s: Run after cancel.Request: %v, want cancel.ErrInterrupted", v.Label, err)
 		}
+		p.prep = prepMark
 		r, err := p.Run(0)
 		if err != nil {
 			t.Fatalf("%s: Run after cancel.Clear: %v", v.Label, err)
 		}
 		if err := sameResult(r, want); err != nil {
 			t.Errorf("%s after an interrupt: %v", v.Label, err)
+		}
+		if dev.IsHost() && !hostRunPrep(r) || !dev.IsHost() && r.PrepTime != 0 {
+			t.Errorf("%s: PrepTime %v, want 0 on a GPU, the CPU Run's own on the host (never PrepTime())", v.Label, r.PrepTime)
 		}
 		if err := p.Close(); err != nil {
 			t.Error(err)
@@ -553,7 +570,7 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, variants [
 					if err := Check(c.d, src, r); err != nil {
 						t.Errorf("%s from %d: %v", r.Algorithm, src, err)
 					}
-					if r.Time <= 0 || r.CopyTime < p.UploadTime() || r.TimeWithCopies != r.Time+r.CopyTime || r.PrepTime != p.PrepTime() {
+					if r.Time <= 0 || r.CopyTime < p.UploadTime() || r.TimeWithCopies != r.Time+r.CopyTime || r.PrepTime != 0 {
 						t.Errorf("from %d: time %v, copies %v (upload %v), with copies %v, prep %v", src, r.Time, r.CopyTime, p.UploadTime(), r.TimeWithCopies, r.PrepTime)
 					}
 					if !strings.HasPrefix(r.Algorithm, "gpu dense Bellman-Ford ("+v.Label) || r.Source != src {
@@ -598,7 +615,8 @@ func plantedCycles(t testing.TB, count, maxN int) []gpuCase {
 }
 
 // checkNegativeCycles: the GPU reports the CPU's negative cycle (same
-// vertex) or, when the cycle is unreachable, the CPU's result.
+// vertex) or, when the cycle is unreachable, the CPU's result, whose
+// PrepTime (the one-shot RunGPU's) includes the preparation.
 func checkNegativeCycles(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []Variant) {
 	reported := 0
 	for _, c := range cases {
@@ -621,6 +639,9 @@ func checkNegativeCycles(t *testing.T, dev *gpu.Device, cases []gpuCase, variant
 			}
 			if err := sameResult(r, cpu); err != nil {
 				t.Errorf("%s, %s from %d: %v", c.name, v.Label, src, err)
+			}
+			if r.PrepTime <= 0 {
+				t.Errorf("%s, %s from %d: RunGPU's PrepTime %v, want the preparation (> 0)", c.name, v.Label, src, r.PrepTime)
 			}
 		}
 	}

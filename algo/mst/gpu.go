@@ -931,10 +931,12 @@ func (p *Prepared) notes() string {
 // Result.Algorithm is "gpu Borůvka (" + Label() + ")", with notes when
 // compression did not apply or vertices were left to the host. Time is
 // the GPU time of the rounds, measured with CUDA events (host round trips
-// and, in hybrid mode, the host's share and its copies included);
-// PrepTime the preparation. Iterations counts the rounds that merged
-// trees, as Boruvka does (without renumbering the two take the same
-// rounds). Edges are sorted by (W, U, V) and equal Kruskal's exactly:
+// and, in hybrid mode, the host's share and its copies included).
+// PrepTime is 0: nothing is prepared per run, and the preparation, spent
+// once, is PrepTime() (on the host device PrepTime is Boruvka's own
+// per-run edge ranking and rank-sorted lists). Iterations counts the
+// rounds that merged trees, as Boruvka does (without renumbering the two
+// take the same rounds). Edges are sorted by (W, U, V) and equal Kruskal's exactly:
 // every variant orders edges by (weight, smaller end, larger end) in the
 // input's ids. Edges are collected after the timed part.
 //
@@ -955,7 +957,7 @@ func (p *Prepared) Run() (*Result, error) {
 	if p.dev.IsHost() {
 		return p.runHost()
 	}
-	r := &Result{Algorithm: "gpu Borůvka (" + p.label + ")" + p.notes(), PrepTime: p.prep}
+	r := &Result{Algorithm: "gpu Borůvka (" + p.label + ")" + p.notes()}
 	if err := p.rounds(r); err != nil {
 		return nil, fmt.Errorf("mst: %s: %w", r.Algorithm, err)
 	}
@@ -963,14 +965,14 @@ func (p *Prepared) Run() (*Result, error) {
 	return r, nil
 }
 
-// runHost is Run on the host device: the CPU's Boruvka.
+// runHost is Run on the host device: the CPU's Boruvka, its PrepTime
+// its own per-run preparation (PrepTime() is not added).
 func (p *Prepared) runHost() (*Result, error) {
 	r, err := Boruvka(p.g)
 	if err != nil {
 		return nil, err
 	}
 	r.Algorithm += "; host device standing in for gpu Borůvka (" + p.label + ")"
-	r.PrepTime += p.prep
 	return r, nil
 }
 
@@ -1197,13 +1199,20 @@ func (p *Prepared) forestEdges(words []uint32) []Edge {
 }
 
 // Run computes the minimum spanning forest of g on dev with the given
-// options: Prepare, Prepared.Run, Close. To run several times, Prepare
-// once and call Run for each (the preparation is longer than a run).
+// options: Prepare, Prepared.Run, Close. The result's PrepTime includes
+// the preparation (Prepared.PrepTime), made for this run alone. To run
+// several times, Prepare once and call Run for each (the preparation is
+// longer than a run).
 func Run(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
 	p, err := Prepare(dev, g, opts...)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	return p.Run()
+	r, err := p.Run()
+	if err != nil {
+		return nil, err
+	}
+	r.PrepTime += p.PrepTime()
+	return r, nil
 }

@@ -159,7 +159,8 @@ func testVariants() []Variant {
 
 // checkResult compares a result with Kruskal's (the same forest, edge
 // for edge, and the same weight bit for bit) and Boruvka's rounds, and
-// runs Check.
+// runs Check. PrepTime is the callers' to check (0 from Prepared.Run on
+// a GPU, the preparation from the one-shot Run).
 func checkResult(t *testing.T, g *graph.CSR, r *Result, label string) {
 	t.Helper()
 	k, err := Kruskal(g)
@@ -192,9 +193,6 @@ func checkResult(t *testing.T, g *graph.CSR, r *Result, label string) {
 	}
 	if want := "gpu Borůvka (" + label + ")"; !strings.HasPrefix(r.Algorithm, want) {
 		t.Errorf("Algorithm %q, want the prefix %q", r.Algorithm, want)
-	}
-	if r.PrepTime <= 0 {
-		t.Errorf("prep time %v", r.PrepTime)
 	}
 	if g.NumEdges() > 0 && (r.Time <= 0 || r.TEPS.ArcsPerSecond <= 0 || r.TEPS.Graph500 <= 0) {
 		t.Errorf("time %v, TEPS %+v: both must be positive", r.Time, r.TEPS)
@@ -302,12 +300,18 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 			if p.Bytes() != 0 || p.HostVertices() != 0 || p.Compressed() || p.HostTime() != 0 {
 				t.Errorf("host device: %d bytes, %d host vertices, compressed %v", p.Bytes(), p.HostVertices(), p.Compressed())
 			}
+			// Run reports Boruvka's own per-run preparation, never
+			// PrepTime(): make the latter huge to tell them apart.
+			p.prep = time.Hour
 			r, err := p.Run()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(r.Edges, want.Edges) || r.Weight != want.Weight || r.Iterations != want.Iterations {
 				t.Errorf("host run differs from Boruvka")
+			}
+			if r.PrepTime < 0 || r.PrepTime >= p.PrepTime() {
+				t.Errorf("host run's PrepTime %v: want Boruvka's own (≥ 0), without PrepTime() %v", r.PrepTime, p.PrepTime())
 			}
 			if !strings.Contains(r.Algorithm, "host device standing in for gpu Borůvka ("+v.Label+")") {
 				t.Errorf("Algorithm %q", r.Algorithm)
@@ -328,7 +332,10 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 	}
 	r, err := Run(gpu.Host(), g)
 	if err != nil || !slices.Equal(r.Edges, want.Edges) {
-		t.Errorf("one-shot Run: %v", err)
+		t.Fatalf("one-shot Run: %v", err)
+	}
+	if r.PrepTime <= 0 {
+		t.Errorf("one-shot Run's PrepTime %v: want the preparation and Boruvka's (> 0)", r.PrepTime)
 	}
 	cancel.Request()
 	_, err = Run(gpu.Host(), g)
@@ -740,6 +747,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUProbeLengths(t, dev, cases[0].g)
 	checkGPUMemoryCap(t, dev, cases[4].g)
 	checkGPUCancel(t, dev, cases[0].g)
+	checkGPURunOneShot(t, dev, cases[0].g)
 }
 
 // ---- on a GPU (skipped without one) ----
@@ -774,6 +782,7 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, variants [
 					t.Fatal(err)
 				}
 				checkResult(t, c.g, r, v.Label)
+				checkRunPrep(t, p, r)
 				again, err := p.Run()
 				if err != nil {
 					t.Fatal(err)
@@ -787,6 +796,16 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, variants [
 				}
 			})
 		}
+	}
+}
+
+// checkRunPrep checks the PrepTime convention of a GPU Prepared.Run:
+// nothing is prepared per run, so the result reports 0, and the
+// preparation, spent once, is PrepTime() (> 0).
+func checkRunPrep(t *testing.T, p *Prepared, r *Result) {
+	t.Helper()
+	if r.PrepTime != 0 || p.PrepTime() <= 0 {
+		t.Errorf("Prepared.Run's PrepTime %v, want 0; PrepTime() %v, want > 0", r.PrepTime, p.PrepTime())
 	}
 }
 
@@ -835,6 +854,7 @@ func checkGPUProbeLengths(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 					t.Fatal(err)
 				}
 				checkResult(t, g, r, v.Label)
+				checkRunPrep(t, p, r)
 			})
 		}
 	}
@@ -874,6 +894,7 @@ func checkGPUMemoryCap(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 					t.Fatal(err)
 				}
 				checkResult(t, g, r, label)
+				checkRunPrep(t, p, r)
 				if !strings.Contains(r.Algorithm, "found their minimum on the host") {
 					t.Errorf("Algorithm %q does not say that the host took vertices", r.Algorithm)
 				}
@@ -906,6 +927,7 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			t.Fatalf("%s: Run after cancel.Clear: %v", v.Label, err)
 		}
 		checkResult(t, g, r, v.Label)
+		checkRunPrep(t, p, r)
 		if err := p.Close(); err != nil {
 			t.Error(err)
 		}
@@ -917,17 +939,26 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 
 func TestGPURunOneShot(t *testing.T) {
 	dev := gpuDevice(t)
-	g := mustGraph(t)(gen.SSCA2(10, gen.Seed(2)))
+	checkGPURunOneShot(t, dev, mustGraph(t)(gen.SSCA2(10, gen.Seed(2))))
+	// GPU-only input checks.
+	asym := &graph.CSR{Offsets: []int64{0, 1, 1}, Adj: []int32{1}}
+	if _, err := Run(dev, asym); err == nil || !strings.Contains(err.Error(), "no reverse arc") {
+		t.Errorf("asymmetric graph: %v", err)
+	}
+}
+
+// checkGPURunOneShot runs the one-shot Run with the seed variants: the
+// result is checked, and its PrepTime is the preparation (> 0), which
+// Prepared.Run leaves out.
+func checkGPURunOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range SeedVariants() {
 		r, err := Run(dev, g, v.Options...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkResult(t, g, r, v.Label)
-	}
-	// GPU-only input checks.
-	asym := &graph.CSR{Offsets: []int64{0, 1, 1}, Adj: []int32{1}}
-	if _, err := Run(dev, asym); err == nil || !strings.Contains(err.Error(), "no reverse arc") {
-		t.Errorf("asymmetric graph: %v", err)
+		if r.PrepTime <= 0 {
+			t.Errorf("%s: one-shot Run's PrepTime %v, want the preparation (> 0)", v.Label, r.PrepTime)
+		}
 	}
 }

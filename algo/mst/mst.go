@@ -39,7 +39,10 @@ type Result struct {
 	// PrepTime is input preparation excluded from Time: extracting each
 	// edge once (both), plus ranking the edges by weight and building the
 	// rank-sorted neighbour lists for Borůvka (the study's "local sort"
-	// and "weights → integers" transforms, which it does not time).
+	// and "weights → integers" transforms, which it does not time). A
+	// GPU Prepared.Run prepares nothing per run and reports 0 (the
+	// preparation, spent once, is Prepared.PrepTime; on the host device
+	// it reports Boruvka's own); the one-shot Run adds Prepared.PrepTime.
 	PrepTime time.Duration
 	// TEPS is graph.Rate(NumEdges, NumArcs, Time): ArcsPerSecond (stored
 	// arcs per second) is the study's MTEPS, Graph500 counts every

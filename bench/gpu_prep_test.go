@@ -1,0 +1,45 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/gpu"
+)
+
+// The GPU adapters of mst, apsp and densebf pass Prepared.Run's result
+// through: on the host device a run's PrepTime is then the CPU
+// algorithm's own per-run preparation (Boruvka's edge ranking, APSP's
+// validation and copy, densebf's transposition), which is never zero,
+// while the preparation made once is the row's PrepTime. (On a GPU the
+// runs report 0, out-of-core APSP its packing; the packages' tests
+// check that.)
+func TestHostDeviceGPUAdaptersPrepTime(t *testing.T) {
+	for _, algo := range []string{"mst", "apsp", "densebf"} {
+		for _, e := range Entries(algo) {
+			if !strings.HasPrefix(e.Name, "gpu/") {
+				continue
+			}
+			t.Run(algo+"/"+e.Name, func(t *testing.T) {
+				tab, err := Sweep{Variants: []Variant{e.New()}, Family: "rmat", Scales: []int{6},
+					Roots: 2, Repetitions: map[bool]int{true: 1, false: 2}[Rooted(algo)]}.Run(gpu.Host(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(tab.Rows) != 1 {
+					t.Fatalf("%d rows, want 1", len(tab.Rows))
+				}
+				r := tab.Rows[0]
+				if r.PrepTime <= 0 || r.NumRuns != 2 || r.NumValidated != 2 || len(r.Runs) != 2 {
+					t.Fatalf("row: prep %v, %d runs (%d validated, %d kept), want prep > 0 and 2 validated runs",
+						r.PrepTime, r.NumRuns, r.NumValidated, len(r.Runs))
+				}
+				for k, run := range r.Runs {
+					if run.PrepTime <= 0 {
+						t.Errorf("run %d: PrepTime %v, want the CPU algorithm's own per-run preparation (> 0)", k, run.PrepTime)
+					}
+				}
+			})
+		}
+	}
+}

@@ -139,10 +139,21 @@ func (t *Table) Filter(variants ...string) *Table {
 }
 
 // Merge returns a table with t's Meta and the rows of t followed by those
-// of o, e.g. CPU results beside GPU results measured in another sweep.
-// Meta.Variants lists both tables' variants.
+// of o, e.g. CPU results beside GPU results measured in another sweep. A
+// row of o for a variant and graph that t also has replaces t's row in
+// place (a point measured again: more roots, a later run), so a chart
+// never shows two points of one curve at one x. Meta.Variants lists both
+// tables' variants.
 func (t *Table) Merge(o *Table) *Table {
-	out := &Table{Meta: t.Meta, Rows: append(slices.Clone(t.Rows), o.Rows...)}
+	out := &Table{Meta: t.Meta, Rows: slices.Clone(t.Rows)}
+	for _, r := range o.Rows {
+		i := slices.IndexFunc(out.Rows, func(q Row) bool { return q.Variant == r.Variant && q.Graph == r.Graph })
+		if i >= 0 {
+			out.Rows[i] = r
+		} else {
+			out.Rows = append(out.Rows, r)
+		}
+	}
 	out.Meta.Variants = slices.Clone(t.Meta.Variants)
 	for _, v := range o.Meta.Variants {
 		if !slices.Contains(out.Meta.Variants, v) {

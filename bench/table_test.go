@@ -197,6 +197,25 @@ func TestFilterMergeVariants(t *testing.T) {
 	if len(tab.Rows) != 4 || len(td.Rows) != 2 {
 		t.Fatal("Filter or Merge changed its inputs")
 	}
+	// A point measured again replaces the old one, in place.
+	again := tab.Filter("CPU top-down")
+	again.Rows = []Row{again.Rows[1]}
+	again.Rows[0].NumRuns = 99
+	m2 := tab.Merge(again)
+	if len(m2.Rows) != 4 {
+		t.Fatalf("Merge of a point measured again: %d rows, want 4", len(m2.Rows))
+	}
+	for i, r := range m2.Rows {
+		same := r.Variant == again.Rows[0].Variant && r.Graph == again.Rows[0].Graph
+		if same != (r.NumRuns == 99) || r.Variant != tab.Rows[i].Variant || r.Graph != tab.Rows[i].Graph {
+			t.Errorf("row %d: %s on %s, %d runs", i, r.Variant, r.Graph, r.NumRuns)
+		}
+	}
+	for _, r := range tab.Rows {
+		if r.NumRuns == 99 {
+			t.Fatal("Merge changed its input")
+		}
+	}
 }
 
 // The flattened JSON keeps the Stats fields beside the row's own.

@@ -2,6 +2,7 @@ package bfs
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,16 @@ func benchGraph(b *testing.B, scale int) *graph.CSR {
 	return g
 }
 
+// benchScales are the R-MAT scales of the CPU benchmarks: 16 and 20, and
+// 22 with GRAPHNB_BENCH_LARGE=1 (a 1 GiB graph, for machines with many
+// cores).
+func benchScales() []int {
+	if os.Getenv("GRAPHNB_BENCH_LARGE") == "1" {
+		return []int{16, 20, 22}
+	}
+	return []int{16, 20}
+}
+
 // benchSources picks 64 Graph500-style roots (vertices with an arc),
 // deterministically.
 func benchSources(g *graph.CSR) []int32 { return g.Roots(64, 2) }
@@ -34,7 +45,7 @@ func benchSources(g *graph.CSR) []int32 { return g.Roots(64, 2) }
 // conventions: the Graph500 one as a harmonic mean over runs, arcs/s as an
 // arithmetic mean (design.md, "Measuring").
 func benchBFS(b *testing.B, run func(g *graph.CSR, src int32) (*Result, error)) {
-	for _, scale := range []int{16, 20} {
+	for _, scale := range benchScales() {
 		b.Run(fmt.Sprintf("rmat_s%d_ef16", scale), func(b *testing.B) {
 			g := benchGraph(b, scale)
 			srcs := benchSources(g)
@@ -70,7 +81,7 @@ func BenchmarkParallelTopDown(b *testing.B) {
 func BenchmarkTopDown(b *testing.B) { benchBFS(b, TopDown) }
 
 func BenchmarkCheck(b *testing.B) {
-	for _, scale := range []int{16, 20} {
+	for _, scale := range benchScales() {
 		b.Run(fmt.Sprintf("rmat_s%d_ef16", scale), func(b *testing.B) {
 			g := benchGraph(b, scale)
 			r, err := DirectionOptimizing(g, benchSources(g)[0], Options{})

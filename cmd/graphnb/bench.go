@@ -56,7 +56,7 @@ type benchFlags struct {
 func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scales, "scales", "", "log2 vertex counts: 14, 10-16, 14-24:2 or 8,10,12")
 	fs.StringVar(&f.sizes, "sizes", "", "values of {n} in a FAMILY template, same syntax as -scales")
-	fs.StringVar(&f.variants, "variants", "", "comma-separated variant names (default: every variant of ALGO; see -list)")
+	fs.StringVar(&f.variants, "variants", "", "comma-separated variant names (default: every variant of ALGO; see -list); with -from, the curves to keep (names or labels)")
 	fs.IntVar(&f.roots, "roots", 0, "search roots per graph for bfs and sssp (0: 64, Graph500's count; the studies use 32)")
 	fs.IntVar(&f.reps, "reps", 0, "runs per root (bfs, sssp; 0: 1) or per graph (mst, apsp; 0: 3)")
 	fs.IntVar(&f.edgeFactor, "ef", 0, "R-MAT edge factor (0: 16)")
@@ -76,7 +76,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.speedupChart, "speedup-png", "", "with -baseline: draw the speedup chart to this file")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&f.list, "list", false, "list the variant names and exit")
-	fs.StringVar(&f.from, "from", "", "run nothing: reload these comma-separated result files (JSON written by -o), merged in order, and print, chart and export them")
+	fs.StringVar(&f.from, "from", "", "run nothing: reload these comma-separated result files (JSON written by -o), merged in order (a point of a later file replaces the same variant and graph of an earlier one), and print, chart and export them")
 }
 
 func cmdBench(args []string, stdout, stderr io.Writer) error {
@@ -297,6 +297,19 @@ func (f *benchFlags) replot(stdout, stderr io.Writer) error {
 	}
 	if f.name != "" {
 		tab.Meta.Name = f.name
+	}
+	if f.variants != "" { // keep these curves (registry names or labels)
+		var labels []string
+		for _, v := range strings.Split(f.variants, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				labels = append(labels, baselineLabel(tab.Meta.Algo, v))
+			}
+		}
+		kept := tab.Filter(labels...)
+		if len(kept.Rows) == 0 {
+			return usagef("bench: -from with -variants %s: no row of those variants (the files hold %s)", f.variants, strings.Join(tab.Variants(), ", "))
+		}
+		tab = kept
 	}
 	if f.out == "-" && f.chart+f.csv+f.speedupChart != "" {
 		f.out = os.DevNull // outputs were asked for: do not echo the JSON

@@ -233,6 +233,16 @@ func TestBenchFromMergesResultFiles(t *testing.T) {
 	if err != nil || strings.Count(string(csvText), "\n") != 3 { // header + one row per variant
 		t.Errorf("CSV %q, %v", csvText, err)
 	}
+	// -variants keeps some curves, by name or label.
+	code, _, stderr = runCLI("bench", "-from", p("a.json")+","+p("b.json"), "-variants", "CPU Bellman-Ford", "-csv", p("k.csv"))
+	csvText, err = os.ReadFile(p("k.csv"))
+	if code != 0 || err != nil || strings.Count(string(csvText), "\n") != 2 || !strings.Contains(string(csvText), "CPU Bellman-Ford") {
+		t.Errorf("-from -variants: exit %d, %s, CSV %q", code, stderr, csvText)
+	}
+	code, _, stderr = runCLI("bench", "-from", p("a.json"), "-variants", "cpu/delta")
+	if code != 2 || !strings.Contains(stderr, "no row of those variants") || !strings.Contains(stderr, "CPU Dijkstra") {
+		t.Errorf("-from -variants of no row: exit %d, %q", code, stderr)
+	}
 	code, _, stderr = runCLI("bench", "-from", p("a.json")+","+p("c.json"))
 	if code != 2 || !strings.Contains(stderr, "merge files of one algorithm") {
 		t.Errorf("mixed algorithms: exit %d, %q", code, stderr)

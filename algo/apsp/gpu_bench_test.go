@@ -95,7 +95,9 @@ func gpuBenchVariants(n int) []Variant {
 	for _, tile := range []int{32, 64} {
 		vs = append(vs, Variant{fmt.Sprintf("blocked_t%d", tile), []Option{WithMethod(BlockedGPU), Tile(tile)}})
 	}
-	vs = append(vs, Variant{"blocked_t64_distances_only", []Option{WithMethod(BlockedGPU), Tile(64), DistancesOnly(true)}})
+	for _, tile := range []int{32, 64} {
+		vs = append(vs, Variant{fmt.Sprintf("blocked_t%d_distances_only", tile), []Option{WithMethod(BlockedGPU), Tile(tile), DistancesOnly(true)}})
+	}
 	return vs
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
+	"github.com/graphnb/graphnb/kernel/session"
 	"github.com/graphnb/graphnb/kernel/wire"
 )
 
@@ -104,16 +105,9 @@ func (s *server) kernelInfo() map[string]any {
 		"protocol_version":       wire.Version,
 		"implementation":         "graphnb",
 		"implementation_version": s.opt.Version,
-		"language_info": map[string]any{
-			"name":            "go",
-			"version":         goVersion,
-			"mimetype":        "text/x-go",
-			"file_extension":  ".go",
-			"pygments_lexer":  "go",
-			"codemirror_mode": "go",
-		},
-		"banner":     banner,
-		"help_links": s.opt.HelpLinks,
+		"language_info":          session.LanguageInfo(),
+		"banner":                 banner,
+		"help_links":             s.opt.HelpLinks,
 	}
 }
 

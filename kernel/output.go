@@ -3,7 +3,6 @@ package kernel
 import (
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/capture"
@@ -84,7 +83,7 @@ func (st *streamer) flushOne(i int, all bool) {
 	b := st.bufs[i]
 	n := len(b)
 	if !all {
-		n -= incompleteTail(b)
+		n -= capture.IncompleteTail(b)
 	}
 	if n == 0 {
 		return
@@ -106,24 +105,6 @@ func (st *streamer) currentParent() wire.Header {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.parent
-}
-
-// incompleteTail returns the length of a UTF-8 sequence cut short at the
-// end of b (0 if b ends on a complete character or on invalid bytes).
-func incompleteTail(b []byte) int {
-	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
-		c := b[len(b)-k]
-		if c < 0x80 {
-			return 0
-		}
-		if utf8.RuneStart(c) {
-			if utf8.FullRune(b[len(b)-k:]) {
-				return 0
-			}
-			return k
-		}
-	}
-	return 0
 }
 
 // sink publishes explicit displays (display.Sink) under the current parent.

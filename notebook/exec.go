@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
@@ -82,16 +80,7 @@ func KernelSpec() map[string]any {
 // LanguageInfo returns the metadata.language_info Execute sets: what the
 // kernel's kernel_info_reply announces, version being the Go version
 // graphnb was built with.
-func LanguageInfo() map[string]any {
-	return map[string]any{
-		"name":            "go",
-		"version":         strings.TrimPrefix(runtime.Version(), "go"),
-		"mimetype":        "text/x-go",
-		"file_extension":  ".go",
-		"pygments_lexer":  "go",
-		"codemirror_mode": "go",
-	}
-}
+func LanguageInfo() map[string]any { return session.LanguageInfo() }
 
 // execMu makes runs one at a time: a run owns process-wide state (fds 1
 // and 2, the display sink and renderer, the cancellation point).
@@ -357,7 +346,7 @@ func (r *recorder) write(stream string, data []byte) {
 		r.pending[o] = r.pending[o][:0]
 	}
 	b := append(r.pending[i], data...)
-	n := len(b) - incompleteTail(b)
+	n := len(b) - capture.IncompleteTail(b)
 	r.appendText(i, b[:n])
 	r.pending[i] = append(b[:0], b[n:]...)
 	r.last = i
@@ -386,24 +375,6 @@ func (r *recorder) appendText(i int, b []byte) {
 		return
 	}
 	c.Outputs = append(c.Outputs, &Output{Type: Stream, Name: streamNames[i], Text: string(b)})
-}
-
-// incompleteTail is the length of a UTF-8 sequence cut short at the end
-// of b.
-func incompleteTail(b []byte) int {
-	for k := 1; k < utf8.UTFMax && k <= len(b); k++ {
-		c := b[len(b)-k]
-		if c < utf8.RuneSelf {
-			return 0
-		}
-		if utf8.RuneStart(c) {
-			if utf8.FullRune(b[len(b)-k:]) {
-				return 0
-			}
-			return k
-		}
-	}
-	return 0
 }
 
 // add appends an output to c.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Func receives captured output: stream is "stdout" or "stderr", data the
@@ -111,4 +112,25 @@ func marker(prefix []byte, seq uint64) []byte {
 	}
 	m = append(m, hex...)
 	return append(m, 0)
+}
+
+// IncompleteTail returns the length of a UTF-8 sequence cut short at the
+// end of b (0 when b ends on a complete character or on invalid bytes):
+// what a consumer of captured chunks holds back until the next chunk, so
+// that a character split between two writes is never shown as two
+// replacement characters.
+func IncompleteTail(b []byte) int {
+	for k := 1; k < utf8.UTFMax && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < utf8.RuneSelf {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[len(b)-k:]) {
+				return 0
+			}
+			return k
+		}
+	}
+	return 0
 }

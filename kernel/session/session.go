@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"os"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -1086,3 +1087,18 @@ func (s *Session) IsComplete(code string) (status, indent string) {
 }
 
 var _ complete.Scope = (*Session)(nil)
+
+// LanguageInfo is the Jupyter language_info of the cells a Session runs:
+// Go, at the version graphnb was built with. The kernel announces it in
+// kernel_info_reply, and `graphnb exec` writes it into a notebook's
+// metadata.
+func LanguageInfo() map[string]any {
+	return map[string]any{
+		"name":            "go",
+		"version":         strings.TrimPrefix(runtime.Version(), "go"),
+		"mimetype":        "text/x-go",
+		"file_extension":  ".go",
+		"pygments_lexer":  "go",
+		"codemirror_mode": "go",
+	}
+}

@@ -3,6 +3,7 @@ package bfs
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -138,8 +139,42 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (*Result, error) 
 	}
 	r.Time = time.Since(start)
 	r.Levels, r.Parents = s.levels, s.parents
+	s.release()
 	r.finish(g)
 	return r, nil
+}
+
+// scratch is the part of a search's memory that does not outlive it: the
+// frontier queue and the two bitmaps. Searches reuse it (scratchPool), so
+// a sweep does not clear 4·N bytes per search on one core before the
+// parallel work starts.
+type scratch struct {
+	queue       []int32
+	front, next []uint64
+}
+
+var scratchPool sync.Pool // *scratch
+
+// getScratch returns scratch for n vertices: a queue of n entries and,
+// when a pooled one had them, bitmaps of n bits (else nil: allocated at
+// the first switch to bottom-up). The contents are arbitrary.
+func getScratch(n int) *scratch {
+	if sc, ok := scratchPool.Get().(*scratch); ok && cap(sc.queue) >= n {
+		sc.queue = sc.queue[:n]
+		if words := (n + 63) / 64; cap(sc.front) >= words && cap(sc.next) >= words {
+			sc.front, sc.next = sc.front[:words], sc.next[:words]
+		} else {
+			sc.front, sc.next = nil, nil
+		}
+		return sc
+	}
+	return &scratch{queue: make([]int32, n)}
+}
+
+// release returns the search's scratch to the pool.
+func (s *search) release() {
+	scratchPool.Put(&scratch{queue: s.queue, front: s.front, next: s.next})
+	s.queue, s.front, s.next = nil, nil, nil
 }
 
 // search is the state of one direction-optimizing BFS.
@@ -166,9 +201,10 @@ func newSearch(g *graph.CSR) *search {
 		n:       n,
 		levels:  make([]int32, n),
 		parents: make([]int32, n),
-		queue:   make([]int32, n),
 		workers: par.Workers(),
 	}
+	sc := getScratch(n)
+	s.queue, s.front, s.next = sc.queue, sc.front, sc.next
 	par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s.levels[i] = -1

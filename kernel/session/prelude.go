@@ -153,6 +153,8 @@ const dialectNotes = `Cells are Go, run by yaegi v0.16.1 (Go 1.22 standard libra
     rewritten into a closure; where the kernel cannot tell the
     receiver's type, the error says which closure to write
   - a panic in a goroutine is reported, the kernel survives
+  - a goroutine still running after its cell races with later cells
+    inside yaegi: wait for a cell's goroutines before it ends
   - interrupting stops interpreted code, time.Sleep and graphnb's
     algorithms (they poll cancel.Check); variables survive`
 

@@ -62,8 +62,8 @@ func (ci *cellInfo) fixMethodValues(ps []*parsed, here map[string]string) {
 // value). Cells without one skip the pass.
 func hasSelectorValue(ps []*parsed) bool {
 	found := false
+	called := map[*ast.SelectorExpr]bool{}
 	for _, p := range ps {
-		called := map[*ast.SelectorExpr]bool{}
 		ast.Inspect(p.node(), func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.CallExpr:
@@ -71,12 +71,17 @@ func hasSelectorValue(ps []*parsed) bool {
 					called[sel] = true
 				}
 			case *ast.SelectorExpr:
-				found = !called[n]
+				if !called[n] {
+					found = true
+				}
 			}
 			return !found
 		})
+		if found {
+			return true
+		}
 	}
-	return found
+	return false
 }
 
 // file walks a declaration run: functions (and methods) and var

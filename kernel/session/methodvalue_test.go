@@ -70,6 +70,13 @@ fs[1]()`, `"first"`},
 vp := &vs[0]
 prep := vp.Prepare
 prep != nil`, "true"},
+		{"after a called selector in the same statement", `c4 := new(bytes.Buffer)
+c4.WriteString("x"); fn4 := c4.String
+strings.ToUpper(fn4())`, `"X"`},
+		{"a method value followed by calls", `c5 := new(bytes.Buffer)
+c5.WriteString("y")
+fn5 := c5.String
+fn5() + strings.Repeat("z", c5.Len())`, `"yz"`},
 		{"a local that shadows a pointer", `h3 := func() int { bb := []int{4}; return len(bb) }
 h3()`, "1"},
 	}
@@ -104,4 +111,23 @@ wr = w.b.Write`, Cell{Count: 1})
 		t.Fatalf("err %v", describeErr(err))
 	}
 	mustRun(t, s, "w.b.WriteString(\"the session survives\")")
+}
+
+// The pass runs whenever a selector is not called, wherever the calls
+// are in the cell.
+func TestHasSelectorValue(t *testing.T) {
+	s, _ := newTestSession(t, nil)
+	for code, want := range map[string]bool{
+		"f := a.B\nc.D()":  true,
+		"c.D()\nf := a.B":  true,
+		"c.D()\ne.F(g.H)":  true,
+		"c.D()\ne.F(1)":    false,
+		"x := 1 + 2":       false,
+		"fmt.Println(a.B)": true,
+	} {
+		_, ps := newFixerFor(t, s, code)
+		if got := hasSelectorValue(ps); got != want {
+			t.Errorf("%q: %v, want %v", code, got, want)
+		}
+	}
 }

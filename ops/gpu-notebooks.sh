@@ -7,6 +7,10 @@
 #   there: ops/gpu-notebooks.sh            (with build/gpu carried along)
 #   here:  tar -xf $FILES_AT/notebooks.tar -C notebooks
 #
+# With the device tool, name the kind (nvidia-h100-x1) when the outputs
+# will be read as an H100's: a call that names none may run on an H200
+# (the notebooks print the device, so a mix-up shows, but costs a rerun).
+#
 # Each notebook runs with `graphnb exec` in its own directory, choosing its
 # sizes from the device in its first cells. The executed notebooks are
 # packed into one file, $OUT/notebooks.tar (the device tool returns only a

@@ -19,15 +19,12 @@ type streamer struct {
 	maxBuf   int
 	send     func(name string, parent wire.Header, text string)
 
-	mu     sync.Mutex
-	parent wire.Header
-	bufs   [2][]byte // stdout, stderr
-	last   int       // index of the stream written last
-	timer  *time.Timer
-	armed  bool
+	mu      sync.Mutex
+	parent  wire.Header
+	pending capture.Interleaver
+	timer   *time.Timer
+	armed   bool
 }
-
-var streamNames = [2]string{capture.Stdout, capture.Stderr}
 
 func newStreamer(interval time.Duration, maxBuf int, send func(string, wire.Header, string)) *streamer {
 	st := &streamer{interval: interval, maxBuf: maxBuf, send: send}
@@ -43,22 +40,13 @@ func newStreamer(interval time.Duration, maxBuf int, send func(string, wire.Head
 
 // write adds captured bytes of stream "stdout" or "stderr" (capture.Func).
 func (st *streamer) write(stream string, data []byte) {
-	i := 0
-	if stream == capture.Stderr {
-		i = 1
-	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	// Keep the order in which the two streams arrived.
-	if o := 1 - i; len(st.bufs[o]) > 0 {
-		st.flushOne(o, true)
+	n := st.pending.Add(stream, data, st.emit)
+	if n >= st.maxBuf {
+		n = st.pending.Flush(false, st.emit)
 	}
-	st.bufs[i] = append(st.bufs[i], data...)
-	st.last = i
-	if len(st.bufs[i]) >= st.maxBuf {
-		st.flushOne(i, false)
-	}
-	if len(st.bufs[i]) > 0 && !st.armed {
+	if n > 0 && !st.armed {
 		st.armed = true
 		st.timer.Reset(st.interval)
 	}
@@ -72,25 +60,10 @@ func (st *streamer) flush(all bool) {
 	st.flushLocked(all)
 }
 
-func (st *streamer) flushLocked(all bool) {
-	// The stream written last goes last.
-	first := 1 - st.last
-	st.flushOne(first, all)
-	st.flushOne(st.last, all)
-}
+func (st *streamer) flushLocked(all bool) { st.pending.Flush(all, st.emit) }
 
-func (st *streamer) flushOne(i int, all bool) {
-	b := st.bufs[i]
-	n := len(b)
-	if !all {
-		n -= capture.IncompleteTail(b)
-	}
-	if n == 0 {
-		return
-	}
-	st.send(streamNames[i], st.parent, string(b[:n]))
-	st.bufs[i] = append(b[:0], b[n:]...)
-}
+// emit sends stream text under the current parent. st.mu is held.
+func (st *streamer) emit(stream string, text []byte) { st.send(stream, st.parent, string(text)) }
 
 // setParent flushes pending output under the old parent and attributes
 // later output to h.

@@ -298,9 +298,8 @@ type recorder struct {
 	mu         sync.Mutex
 	cur        *Cell // the cell output goes to (the last started)
 	done       bool
-	pending    [2][]byte // an incomplete UTF-8 sequence held back, per stream
-	last       int       // the stream written last
-	clearWait  bool      // clear_output(wait) pending for cur
+	pending    capture.Interleaver // an incomplete UTF-8 sequence held back
+	clearWait  bool                // clear_output(wait) pending for cur
 	ids        map[string][]outRef
 	asyncCell  *Cell // the first cell whose goroutine failed
 	asyncCount int
@@ -331,50 +330,30 @@ func (r *recorder) sync() {
 	r.mu.Unlock()
 }
 
-var streamNames = [2]string{capture.Stdout, capture.Stderr}
-
 // write receives captured output (capture.Func).
 func (r *recorder) write(stream string, data []byte) {
-	i := 0
-	if stream == capture.Stderr {
-		i = 1
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if o := 1 - i; len(r.pending[o]) > 0 {
-		r.appendText(o, r.pending[o])
-		r.pending[o] = r.pending[o][:0]
-	}
-	b := append(r.pending[i], data...)
-	n := len(b) - capture.IncompleteTail(b)
-	r.appendText(i, b[:n])
-	r.pending[i] = append(b[:0], b[n:]...)
-	r.last = i
+	r.pending.Add(stream, data, r.appendText)
+	r.pending.Flush(false, r.appendText)
 }
 
 // flushPending emits held-back bytes, the stream written last last.
-func (r *recorder) flushPending() {
-	for _, i := range []int{1 - r.last, r.last} {
-		if len(r.pending[i]) > 0 {
-			r.appendText(i, r.pending[i])
-			r.pending[i] = r.pending[i][:0]
-		}
-	}
-}
+func (r *recorder) flushPending() { r.pending.Flush(true, r.appendText) }
 
 // appendText adds stream text to the current cell, extending its last
 // output when that is the same stream.
-func (r *recorder) appendText(i int, b []byte) {
+func (r *recorder) appendText(stream string, b []byte) {
 	if len(b) == 0 || r.cur == nil || r.done {
 		return
 	}
 	r.clearIfWaiting()
 	c := r.cur
-	if n := len(c.Outputs); n > 0 && c.Outputs[n-1].Type == Stream && c.Outputs[n-1].Name == streamNames[i] {
+	if n := len(c.Outputs); n > 0 && c.Outputs[n-1].Type == Stream && c.Outputs[n-1].Name == stream {
 		c.Outputs[n-1].Text += string(b)
 		return
 	}
-	c.Outputs = append(c.Outputs, &Output{Type: Stream, Name: streamNames[i], Text: string(b)})
+	c.Outputs = append(c.Outputs, &Output{Type: Stream, Name: stream, Text: string(b)})
 }
 
 // add appends an output to c.

@@ -114,6 +114,59 @@ func marker(prefix []byte, seq uint64) []byte {
 	return append(m, 0)
 }
 
+// Interleaver holds captured output of the two streams for a consumer
+// that shows it as text. It keeps the order in which the streams arrived
+// (what is pending on one stream is emitted before the other stream's
+// new bytes) and holds back a UTF-8 sequence cut short at the end of a
+// chunk, so that a character split between two writes never shows as two
+// replacement characters. The zero value is ready; callers serialise
+// the calls.
+type Interleaver struct {
+	bufs [2][]byte // pending bytes of stdout and stderr
+	last int       // index of the stream written last
+}
+
+// streamIndex is 0 for Stdout, 1 for Stderr.
+func streamIndex(stream string) int {
+	if stream == Stderr {
+		return 1
+	}
+	return 0
+}
+
+// Add appends data to stream's pending bytes, first emitting everything
+// pending on the other stream. It returns how many bytes are pending in
+// all. emit receives a stream name and its text, valid during the call.
+func (q *Interleaver) Add(stream string, data []byte, emit func(stream string, text []byte)) int {
+	i := streamIndex(stream)
+	q.flushOne(1-i, true, emit)
+	q.bufs[i] = append(q.bufs[i], data...)
+	q.last = i
+	return len(q.bufs[0]) + len(q.bufs[1])
+}
+
+// Flush emits what is pending, the stream written last last. Without
+// all, an incomplete UTF-8 sequence at the end of a stream stays pending
+// for the next Add. It returns how many bytes are still pending.
+func (q *Interleaver) Flush(all bool, emit func(stream string, text []byte)) int {
+	q.flushOne(1-q.last, all, emit)
+	q.flushOne(q.last, all, emit)
+	return len(q.bufs[0]) + len(q.bufs[1])
+}
+
+func (q *Interleaver) flushOne(i int, all bool, emit func(string, []byte)) {
+	b := q.bufs[i]
+	n := len(b)
+	if !all {
+		n -= IncompleteTail(b)
+	}
+	if n == 0 {
+		return
+	}
+	emit([2]string{Stdout, Stderr}[i], b[:n])
+	q.bufs[i] = append(b[:0], b[n:]...)
+}
+
 // IncompleteTail returns the length of a UTF-8 sequence cut short at the
 // end of b (0 when b ends on a complete character or on invalid bytes):
 // what a consumer of captured chunks holds back until the next chunk, so

@@ -47,6 +47,9 @@ func (ci *cellInfo) fixMethodValues(ps []*parsed, here map[string]string) {
 		return
 	}
 	m := &methodValuer{f: newFixer(ci, here)}
+	if ci.fix != nil {
+		m.f.vals = ci.fix.vals // earlier cells' value types, already looked up
+	}
 	for _, p := range ps {
 		if p.decl {
 			m.file(p.file)

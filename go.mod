@@ -1,6 +1,6 @@
 module github.com/graphnb/graphnb
 
-go 1.24.0
+go 1.26.0
 
 require (
 	github.com/go-zeromq/zmq4 v0.17.0
@@ -20,8 +20,10 @@ require (
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
-	golang.org/x/sync v0.16.0 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
 	rsc.io/pdf v0.1.1 // indirect
 )
 

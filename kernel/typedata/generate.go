@@ -1,0 +1,3 @@
+package typedata
+
+//go:generate go run ./gen -o exports.gz

@@ -266,6 +266,9 @@ func (ci *cellInfo) collect(root ast.Node) {
 // extent records where a function is.
 func (ci *cellInfo) extent(name string, n ast.Node) {
 	fset := ci.s.in.FileSet()
+	if fset.Position(n.Pos()).Filename != cellFile(ci.serial) {
+		return // an earlier cell's declaration, compiled again
+	}
 	ci.funcExtents = append(ci.funcExtents, funcExtent{name: name, from: fset.Position(n.Pos()).Line, to: fset.Position(n.End()).Line})
 }
 

@@ -77,6 +77,7 @@ type Session struct {
 
 	in        *interp.Interpreter
 	tables    *tables
+	check     *checker // Go's type checker, in front of the interpreter
 	stdout    *os.File
 	stderr    *os.File
 	stderrVar *os.File // the interpreted os.Stderr
@@ -163,16 +164,17 @@ func New(opts Options) (*Session, error) {
 	} else {
 		s.tables = defaultTables()
 	}
+	helpers := map[string]reflect.Value{
+		"Clear":   reflect.ValueOf(clearValue),
+		"GoStart": reflect.ValueOf(s.goStart),
+		"GoEnd":   reflect.ValueOf(s.goEnd),
+		// CUDAModule hands %%cuda modules to the interpreter.
+		"CUDAModule": reflect.ValueOf(s.cudaModule),
+	}
 	err := s.in.Use(interp.Exports{
-		"os/os":     {"Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
-		"time/time": {"Sleep": reflect.ValueOf(s.sleep)},
-		helperPath + "/gnb": {
-			"Clear":   reflect.ValueOf(clearValue),
-			"GoStart": reflect.ValueOf(s.goStart),
-			"GoEnd":   reflect.ValueOf(s.goEnd),
-			// CUDAModule hands %%cuda modules to the interpreter.
-			"CUDAModule": reflect.ValueOf(s.cudaModule),
-		},
+		"os/os":             {"Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
+		"time/time":         {"Sleep": reflect.ValueOf(s.sleep)},
+		helperPath + "/gnb": helpers,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("session: loading helpers: %w", err)
@@ -182,6 +184,13 @@ func New(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	s.anchor = f.Package
+	checkSyms := map[string]map[string]reflect.Value{helperPath + "/gnb": helpers}
+	for k, v := range opts.Symbols {
+		checkSyms[k] = v
+	}
+	if s.check, err = newChecker(s.in.FileSet(), checkSyms, s.importPath); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
 	if err := s.loadPrelude(); err != nil {
 		return nil, err
 	}
@@ -303,6 +312,25 @@ type execution struct {
 	timed bool
 	here  map[string]string // packages this cell imports
 	line  int               // line of the unit running
+
+	srcs map[*token.File]string // the parsed sources of the cell's runs
+	cc   *cellCheck             // what Go's type checker found
+}
+
+// sourceText returns the source between two positions of the cell's
+// runs (false when they are not in one run).
+func (x *execution) sourceText(from, to token.Pos) (string, bool) {
+	fset := x.s.in.FileSet()
+	f := fset.File(from)
+	if f == nil || fset.File(to) != f && to != token.Pos(f.Base()+f.Size()) {
+		return "", false
+	}
+	src, ok := x.srcs[f]
+	a, b := fset.PositionFor(from, false).Offset, fset.PositionFor(to, false).Offset
+	if !ok || a < 0 || a > b || b > len(src) {
+		return "", false
+	}
+	return src[a:b], true
 }
 
 // parsed is one run of a cell, parsed.
@@ -310,6 +338,7 @@ type parsed struct {
 	run
 	file *ast.File      // declaration runs
 	body *ast.BlockStmt // statement runs
+	src  string         // the source parsed
 }
 
 // setFuncs keeps where the cell's functions are, for tracebacks.
@@ -374,12 +403,33 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 	x.ci = newCellInfo(x.s, x.serial)
 	file := cellFile(x.serial)
 	var ps []*parsed
+	x.srcs = map[*token.File]string{}
 	for _, r := range runs {
 		p, err := x.s.parse(file, rest[r.start:r.end], r)
 		if err != nil {
 			return nil, x.s.compileError(err)
 		}
 		ps = append(ps, p)
+		x.srcs[x.s.in.FileSet().File(p.node().Pos())] = p.src
+	}
+
+	// Type-check everything: a cell Go rejects runs nothing.
+	var decls []ast.Decl
+	var stmts []ast.Stmt
+	for _, p := range ps {
+		if p.decl {
+			decls = append(decls, p.file.Decls...)
+		} else {
+			stmts = append(stmts, p.body.List...)
+		}
+	}
+	cc, err := x.check(decls, stmts)
+	if err != nil {
+		return nil, err
+	}
+	x.cc = cc
+	ps = x.withRedo(ps)
+	for _, p := range ps {
 		x.ci.collect(p.node())
 	}
 	x.s.setFuncs(x.serial, x.ci.funcExtents)
@@ -466,8 +516,10 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 		u.prog = prog
 		if u.file != nil {
 			x.s.recordDecls(u.file, x.ci)
+			x.cc.commit(u.file)
 		} else {
 			x.s.recordStmt(u.stmt)
+			x.cc.commit(u.stmt)
 		}
 	}
 
@@ -542,7 +594,7 @@ func (s *Session) parse(file, text string, r run) (*parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parsed{run: r}
+	p := &parsed{run: r, src: b.String()}
 	if r.decl {
 		p.file = f
 	} else {

@@ -109,8 +109,9 @@ type Session struct {
 	renderFn     atomic.Pointer[reflect.Value] // the interpreted renderer
 	prevRenderer func(any) display.Bundle      // what New replaced
 
-	armed bool            // the interpreter can be stopped (see arm)
-	nop   *interp.Program // the program arm runs
+	armed   bool            // the interpreter can be stopped (see arm)
+	nop     *interp.Program // the program arm runs
+	stalled *stalledProgram // an interrupted program still in a compiled call
 
 	intrMu sync.Mutex
 	intr   chan struct{} // closed when a cell is interrupted, then replaced
@@ -240,6 +241,9 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 		}
 	}()
 	s.filter.take()
+	if err := s.drain(ctx); err != nil {
+		return nil, err
+	}
 
 	x := &execution{s: s, ctx: ctx, cell: cell, serial: s.register(code, cell.Count)}
 	defer s.updateRenderer()

@@ -2,9 +2,11 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"reflect"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -64,6 +66,18 @@ func (s *Session) arm() error {
 
 // runProgram runs prog until it ends or ctx does. interrupted reports the
 // latter; the program has then been stopped.
+//
+// Stopping increments the interpreter's run id: every frame whose id
+// differs stops at its next step. But yaegi gives a function value (a
+// function literal, a method value) the id of the frame it was made in,
+// for good: after a stop, every function value made before it would
+// return zero values at once, for the rest of the session. So once the
+// stopped program has ended, the id is set back to what it was; function
+// values made before the interrupt work again. The program may not end
+// at once: blocked in a compiled call (sync.WaitGroup.Wait, a compiled
+// algorithm that does not poll cancel.Check), it would run on with the
+// id restored, racing with later cells. The interpreter then stays
+// stopped, and the next cell waits for the program to end (see drain).
 func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v reflect.Value, err error, interrupted bool) {
 	if err := s.arm(); err != nil {
 		return reflect.Value{}, err, false
@@ -73,7 +87,9 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 		err error
 	}
 	done := make(chan result, 1)
+	ended := make(chan struct{})
 	go func() {
+		defer close(ended)
 		v, err := s.in.Execute(prog)
 		done <- result{v, err}
 	}()
@@ -82,15 +98,81 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 		return r.v, r.err, false
 	case <-ctx.Done():
 	}
+	id := runID(s.in)
+	old := atomic.LoadUint64(id)
 	yaegiStop(s.in)
 	s.armed = false
+	deadline := time.Now().Add(stopGrace)
 	t := time.NewTimer(stopGrace)
 	defer t.Stop()
 	select {
-	case <-done:
+	case <-ended:
+		// Goroutines the cells started stop too: at their next step, or
+		// when they wake from a channel operation or a sleep.
+		for time.Now().Before(deadline) && s.goroutineCount() > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		atomic.StoreUint64(id, old)
 	case <-t.C:
+		s.stalled = &stalledProgram{ended: ended, id: old, serial: s.current.Load()}
 	}
 	return reflect.Value{}, ctx.Err(), true
+}
+
+// stalledProgram is an interrupted program still blocked in a compiled
+// call.
+type stalledProgram struct {
+	ended  <-chan struct{}
+	id     uint64 // the run id to restore once it has ended
+	serial *Cell  // the cell it belongs to
+}
+
+// drain waits for the program of an interrupted cell that was still
+// blocked in a compiled call to end, then restores the interpreter's run
+// id. An interrupt of the wait returns an Interrupted error that says
+// what is still running.
+func (s *Session) drain(ctx context.Context) error {
+	st := s.stalled
+	if st == nil {
+		return nil
+	}
+	select {
+	case <-st.ended:
+	case <-ctx.Done():
+		label := "an interrupted cell"
+		if st.serial != nil {
+			label = fmt.Sprintf("cell[%d]", st.serial.Count)
+		}
+		return newError("Interrupted", label+" is still blocked in a compiled call that does not stop when interrupted (it polls no cancel.Check); "+
+			"this cell runs once it returns; restart the kernel to get rid of it")
+	}
+	s.stalled = nil
+	atomic.StoreUint64(runID(s.in), st.id)
+	return nil
+}
+
+// goroutineCount is the number of guarded goroutines still running.
+func (s *Session) goroutineCount() int {
+	s.meta.RLock()
+	defer s.meta.RUnlock()
+	return len(s.goroutines)
+}
+
+// runIDOffset is where the interpreter keeps its run id (the field id,
+// which stop increments); found by reflection, it ties this file to yaegi
+// v0.16.1 like yaegiStop (TestInterruptKeepsFunctionValues fails if it
+// changes).
+var runIDOffset = func() uintptr {
+	f, ok := reflect.TypeOf(interp.Interpreter{}).FieldByName("id")
+	if !ok || f.Type.Kind() != reflect.Uint64 {
+		panic("session: yaegi's Interpreter has no id field (uint64): this file supports yaegi v0.16.1")
+	}
+	return f.Offset
+}()
+
+// runID returns the interpreter's run id.
+func runID(in *interp.Interpreter) *uint64 {
+	return (*uint64)(unsafe.Add(unsafe.Pointer(in), runIDOffset))
 }
 
 // yaegi keeps the root of every program it compiles in an unexported

@@ -224,7 +224,7 @@ func (f *stderrFilter) take() []frame {
 func (s *Session) frameLines(frames []frame) []string {
 	var locs []string
 	for _, fr := range frames {
-		if fr.fn == "main" || fr.fn == "" {
+		if fr.fn == "main" || fr.fn == "" || fr.file == generatedFile {
 			continue
 		}
 		if fr.pos.serial == 0 {

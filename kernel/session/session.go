@@ -102,6 +102,8 @@ type Session struct {
 	goroutines  map[int]goroutineStart   // running guarded goroutines
 	current     atomic.Pointer[Cell]     // the cell running, or the last one
 
+	slots map[string]methodSlot // the cells' methods the interpreter holds ("T.M")
+
 	renderTypes  map[string]*renderCase        // struct types with render methods
 	structTypes  map[string]bool               // types declared as structs
 	renderDirty  bool                          // renderTypes changed
@@ -141,7 +143,7 @@ func New(opts Options) (*Session, error) {
 		imports: map[string]string{}, sources: map[int]*cellSource{},
 		goroutines: map[int]goroutineStart{}, intr: make(chan struct{}),
 		renderTypes: map[string]*renderCase{}, structTypes: map[string]bool{},
-		cudaModules: map[string]*gpu.Module{},
+		cudaModules: map[string]*gpu.Module{}, slots: map[string]methodSlot{},
 	}
 	if s.stdout == nil {
 		s.stdout = os.Stdout
@@ -317,8 +319,9 @@ type execution struct {
 	here  map[string]string // packages this cell imports
 	line  int               // line of the unit running
 
-	srcs map[*token.File]string // the parsed sources of the cell's runs
-	cc   *cellCheck             // what Go's type checker found
+	srcs    map[*token.File]string     // the parsed sources of the cell's runs
+	cc      *cellCheck                 // what Go's type checker found
+	slotted map[*ast.FuncDecl]slotDecl // methods declared through slots (methodslot.go)
 }
 
 // sourceText returns the source between two positions of the cell's
@@ -436,6 +439,10 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 	for _, p := range ps {
 		x.ci.collect(p.node())
 	}
+	x.slotted = map[*ast.FuncDecl]slotDecl{}
+	if ps, err = x.slotMethods(ps); err != nil {
+		return nil, err
+	}
 	x.s.setFuncs(x.serial, x.ci.funcExtents)
 	for _, p := range ps {
 		if p.decl {
@@ -521,6 +528,7 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 		if u.file != nil {
 			x.s.recordDecls(u.file, x.ci)
 			x.cc.commit(u.file)
+			x.recordSlots(u.file)
 		} else {
 			x.s.recordStmt(u.stmt)
 			x.cc.commit(u.stmt)

@@ -856,6 +856,12 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 		switch unit := unit.(type) {
 		case *ast.File:
 			for _, decl := range unit.Decls {
+				if fd, ok := decl.(*ast.FuncDecl); ok && fd.Recv == nil {
+					if obj := info.Defs[fd.Name]; obj != nil {
+						commit(obj.Name()) // main, which the interpreter calls __gnb_main
+					}
+					continue
+				}
 				for _, n := range declNames(decl) {
 					commit(n)
 				}
@@ -1154,4 +1160,31 @@ func (s *Session) goMessage(msg string) string {
 		}
 	}
 	return s.cleanMessage(msg)
+}
+
+// mainName is what the interpreter calls a cell's func main: yaegi runs a
+// package's main after every program once it is declared, so a cell
+// defining main would run it at once and every later cell would run it
+// again. In a notebook, main is an ordinary function: it runs when called.
+const mainName = "__gnb_main"
+
+// renameMain renames the session's function main, where the cell declares
+// or uses it.
+func (x *execution) renameMain() {
+	rename := func(id *ast.Ident, obj types.Object) {
+		f, ok := obj.(*types.Func)
+		if !ok || f.Name() != "main" || f.Pkg() == nil || f.Pkg().Path() != "main" || f.Type().(*types.Signature).Recv() != nil {
+			return
+		}
+		if f.Parent() != nil && f.Parent() != f.Pkg().Scope() && f.Parent().Parent() != types.Universe {
+			return
+		}
+		id.Name = mainName
+	}
+	for id, obj := range x.cc.info.Defs {
+		rename(id, obj)
+	}
+	for id, obj := range x.cc.info.Uses {
+		rename(id, obj)
+	}
 }

@@ -439,6 +439,7 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 	for _, p := range ps {
 		x.ci.collect(p.node())
 	}
+	x.renameMain()
 	x.slotted = map[*ast.FuncDecl]slotDecl{}
 	if ps, err = x.slotMethods(ps); err != nil {
 		return nil, err

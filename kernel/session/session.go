@@ -322,6 +322,8 @@ type execution struct {
 	srcs    map[*token.File]string     // the parsed sources of the cell's runs
 	cc      *cellCheck                 // what Go's type checker found
 	slotted map[*ast.FuncDecl]slotDecl // methods declared through slots (methodslot.go)
+
+	typeImports map[string]string // packages the typed passes name in written types: name → path
 }
 
 // sourceText returns the source between two positions of the cell's
@@ -440,6 +442,9 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 		x.ci.collect(p.node())
 	}
 	x.renameMain()
+	if err := x.runTypedPasses(ps); err != nil {
+		return nil, err
+	}
 	x.slotted = map[*ast.FuncDecl]slotDecl{}
 	if ps, err = x.slotMethods(ps); err != nil {
 		return nil, err
@@ -785,6 +790,11 @@ func (x *execution) autoImport() error {
 			continue
 		}
 		if p := s.tables.auto[name]; p != "" {
+			imports[name] = p
+		}
+	}
+	for name, p := range x.typeImports {
+		if !s.boundPackage(name) {
 			imports[name] = p
 		}
 	}

@@ -27,6 +27,10 @@ type ExecOptions struct {
 	// interrupted and fails with ename "Timeout". 0: no limit. (Execute's
 	// context bounds the whole run.)
 	CellTimeout time.Duration
+	// AllowErrors runs every cell even when some fail, as nbconvert's
+	// --allow-errors does: the errors are in the cells' outputs and
+	// Execute returns nil (unless ctx ends, which stops the run).
+	AllowErrors bool
 	// Log, when set, gets one line as each cell starts and one as it ends.
 	// os.Stdout and os.Stderr are taken to mean the terminal: while cells
 	// run, the process's own fds 1 and 2 are captured into the notebook.
@@ -43,9 +47,6 @@ type CellError struct {
 	// EName and EValue are the error's name ("panic", "CompileError",
 	// "Interrupted", "Timeout", …) and message.
 	EName, EValue string
-	// Async is set when the failure happened in a goroutine the cell
-	// started, after the cell itself had returned.
-	Async bool
 	// Err is the session's error.
 	Err error
 }
@@ -56,9 +57,6 @@ func (e *CellError) Error() string {
 		where += ", id " + e.ID
 	}
 	where += ")"
-	if e.Async {
-		where += ", in a goroutine it started"
-	}
 	return fmt.Sprintf("%s: %s: %s", where, e.EName, firstLine(e.EValue))
 }
 
@@ -107,8 +105,11 @@ var execMu sync.Mutex
 // as nbclient skips them. %doc and NAME? print their text into the cell's
 // stdout (a notebook file has no pager). The first cell that fails stops
 // the run: its error is in its outputs, later cells stay without outputs,
-// and Execute returns a *CellError. A panic in a goroutine a cell started is reported
-// in that cell and fails the run after the cell that is running then.
+// and Execute returns a *CellError (with AllowErrors, every cell runs). A
+// panic in a goroutine while a cell runs fails that cell, as in the
+// kernel; one between cells is an error output of the cell that started
+// the goroutine and fails nothing (nbconvert with the kernel does the
+// same).
 // Cancelling ctx interrupts the running cell (it fails with ename
 // "Interrupted"); ExecOptions.CellTimeout bounds each cell. The notebook's
 // metadata gets the graphnb kernelspec and language_info. nb is complete
@@ -200,19 +201,16 @@ func Execute(ctx context.Context, nb *Notebook, opt ExecOptions) error {
 			if logw != nil {
 				fmt.Fprintf(logw, "graphnb exec: [%d/%d] cell %d failed after %s: %s: %s\n", n, total, i+1, seconds(time.Since(start)), ce.EName, firstLine(ce.EValue))
 			}
-			return ce
+			if !opt.AllowErrors || ctx.Err() != nil {
+				return ce
+			}
+			continue
 		}
 		if logw != nil {
 			fmt.Fprintf(logw, "graphnb exec: [%d/%d] cell %d done in %s\n", n, total, i+1, seconds(time.Since(start)))
 		}
-		if ce := r.asyncFailure(nb); ce != nil {
-			return ce
-		}
 	}
 	r.sync()
-	if ce := r.asyncFailure(nb); ce != nil {
-		return ce
-	}
 	return nil
 }
 
@@ -295,15 +293,12 @@ type outRef struct {
 type recorder struct {
 	cap *capture.Capture
 
-	mu         sync.Mutex
-	cur        *Cell // the cell output goes to (the last started)
-	done       bool
-	pending    capture.Interleaver // an incomplete UTF-8 sequence held back
-	clearWait  bool                // clear_output(wait) pending for cur
-	ids        map[string][]outRef
-	asyncCell  *Cell // the first cell whose goroutine failed
-	asyncCount int
-	asyncErr   error
+	mu        sync.Mutex
+	cur       *Cell // the cell output goes to (the last started)
+	done      bool
+	pending   capture.Interleaver // an incomplete UTF-8 sequence held back
+	clearWait bool                // clear_output(wait) pending for cur
+	ids       map[string][]outRef
 }
 
 var _ display.Sink = (*recorder)(nil)
@@ -461,30 +456,6 @@ func (r *recorder) async(c *Cell, count int, err error) {
 		return
 	}
 	c.Outputs = append(c.Outputs, &Output{Type: Error, EName: ename, EValue: evalue, Traceback: tb})
-	if r.asyncCell == nil {
-		r.asyncCell, r.asyncCount, r.asyncErr = c, count, err
-	}
-}
-
-// asyncFailure returns the first failure reported by a goroutine, if any.
-func (r *recorder) asyncFailure(nb *Notebook) *CellError {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.asyncCell == nil {
-		return nil
-	}
-	ename, evalue, _ := errorFields(r.asyncErr)
-	return &CellError{Index: indexOf(nb, r.asyncCell), ID: r.asyncCell.ID, Count: r.asyncCount,
-		EName: ename, EValue: evalue, Async: true, Err: r.asyncErr}
-}
-
-func indexOf(nb *Notebook, c *Cell) int {
-	for i, x := range nb.Cells {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // fail builds the error of the cell that stopped the run.

@@ -270,7 +270,7 @@ func TestExecuteStopsAtFirstFailure(t *testing.T) {
 			if ce == nil {
 				t.Fatal("the run did not fail")
 			}
-			if ce.Index != 1 || ce.ID != "c2" || ce.Count != 2 || ce.EName != c.ename || ce.Async {
+			if ce.Index != 1 || ce.ID != "c2" || ce.Count != 2 || ce.EName != c.ename {
 				t.Errorf("CellError %+v, want cell index 1 (c2), count 2, %s", ce, c.ename)
 			}
 			msg := ce.Error()
@@ -314,9 +314,8 @@ func TestExecuteSkipsBlankCells(t *testing.T) {
 }
 
 func TestExecuteGoroutinePanicFailsTheRun(t *testing.T) {
-	// The goroutine ends within its cell (yaegi races when a cell's
-	// goroutine outlives it into the next cell's compilation); its panic
-	// is reported after it ended, while the cell sleeps or soon after.
+	// A goroutine that panics while its cell runs fails the cell, as in
+	// the kernel.
 	nb := notebookOf(
 		"done := make(chan bool)\ngo func() {\n\tdefer close(done)\n\tpanic(\"in a goroutine\")\n}()\n<-done\ntime.Sleep(200 * time.Millisecond)",
 		"time.Sleep(200 * time.Millisecond)",
@@ -326,7 +325,7 @@ func TestExecuteGoroutinePanicFailsTheRun(t *testing.T) {
 	if ce == nil {
 		t.Fatal("the run did not fail")
 	}
-	if !ce.Async || ce.Index != 0 || ce.EName != "panic" || !strings.Contains(ce.Error(), "in a goroutine it started") {
+	if ce.Index != 0 || ce.EName != "panic" || !strings.Contains(ce.Error(), "in a goroutine") {
 		t.Errorf("CellError %+v (%v): want cell 1, a goroutine's panic", ce, ce)
 	}
 	if o := nb.Cells[0].Outputs; len(o) != 1 || o[0].Type != Error || !strings.Contains(o[0].EValue, "in a goroutine") {
@@ -677,4 +676,26 @@ func TestExecuteTour(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = os.Stdout // the run restored fds 1 and 2: this test's output still shows
+}
+
+func TestExecuteAllowErrors(t *testing.T) {
+	nb := notebookOf("x := 1", "undefinedName", "panic(\"boom\")", "x + 1")
+	if ce := run(t, nb, ExecOptions{AllowErrors: true}); ce != nil {
+		t.Fatalf("AllowErrors: the run failed with %v", ce)
+	}
+	for i, want := range []string{"", "CompileError", "panic", ""} {
+		o := nb.Cells[i].Outputs
+		got := ""
+		for _, out := range o {
+			if out.Type == Error {
+				got = out.EName
+			}
+		}
+		if got != want {
+			t.Errorf("cell %d: error %q, want %q", i+1, got, want)
+		}
+	}
+	if o := nb.Cells[3].Outputs; len(o) != 1 || o[0].Type != ExecuteResult {
+		t.Errorf("cell 4 outputs %s: want its result", kinds(o))
+	}
 }

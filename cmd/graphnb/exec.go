@@ -46,13 +46,16 @@ to NAME.out.ipynb beside it (or -o, or over it with -inplace). -p overrides a
 value of the cell tagged "parameters" (papermill's convention): the value is a
 Go literal (20, 1.5, true, "text") or a bare word taken as a string. The first
 failing cell stops the run: its error is in the notebook written, and the exit
-status is 1. Ctrl-C interrupts the running cell and writes what ran.`)
+status is 1; with -allow-errors every cell runs and the status is 0, as with
+nbconvert --allow-errors. Ctrl-C interrupts the running cell and writes what
+ran.`)
 	out := fs.String("o", "", "write the executed notebook to `FILE` (- for standard output); default NAME.out.ipynb beside NOTEBOOK")
 	inplace := fs.Bool("inplace", false, "write the executed notebook over NOTEBOOK")
 	var params paramFlags
 	fs.Var(&params, "p", "override a parameter: `name=value` (repeatable)")
 	timeout := fs.Duration("timeout", 0, "interrupt a cell that runs longer than `D` (e.g. 10m) and stop; 0: no limit")
 	verbose := fs.Bool("v", false, "print a line to standard error as each cell starts and ends")
+	allowErrors := fs.Bool("allow-errors", false, "run every cell even when some fail; their errors are in the notebook and the exit status is 0")
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
@@ -85,7 +88,7 @@ status is 1. Ctrl-C interrupts the running cell and writes what ran.`)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
 
-	opt := notebook.ExecOptions{Params: params, CellTimeout: *timeout}
+	opt := notebook.ExecOptions{Params: params, CellTimeout: *timeout, AllowErrors: *allowErrors}
 	if *verbose {
 		opt.Log = stderr
 	}

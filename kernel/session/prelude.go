@@ -101,8 +101,9 @@ func (s *Session) goStart(serial, line int) int {
 }
 
 // goEnd is deferred by a guarded goroutine: r is what recover returned.
-// A panic is reported through the AsyncError of the cell that started
-// the goroutine; the process carries on.
+// A panic while a cell runs fails that cell (it would end a program); a
+// panic between cells is reported through the AsyncError of the cell
+// that started the goroutine. The process carries on.
 func (s *Session) goEnd(h int, r any) {
 	s.meta.Lock()
 	g, ok := s.goroutines[h]
@@ -118,6 +119,10 @@ func (s *Session) goEnd(h int, r any) {
 	e.Value = "in a goroutine: " + e.Value
 	e.Trace[0] = "panic: " + e.Value
 	e.Trace = append(e.Trace, "goroutine started at "+started)
+	if rc := s.running.Load(); rc != nil {
+		rc.fail(e)
+		return
+	}
 	if g.cell != nil && g.cell.AsyncError != nil {
 		g.cell.AsyncError(e)
 	}

@@ -87,20 +87,21 @@ type Session struct {
 	mu sync.Mutex // the interpreter: one cell (or Value) at a time
 
 	meta        sync.RWMutex
-	kinds       map[string]string        // names declared by cells → kind
-	funcCounts  map[string]int           // result counts of the cells' functions
-	funcInts    map[string]tri           // …and whether the single result is an integer
-	methods     map[string]int           // method name → result count, -2 if methods disagree
-	generics    map[string]*ast.FuncType // generic functions declared in cells
-	plainTypes  bool                     // cells declared a type that is neither a struct nor an interface
-	renderNames map[string]bool          // render methods (String, HTML, …) declared in cells
-	typeDecls   map[string]typeDecl      // type name → its definition
-	imports     map[string]string        // package names bound in the interpreter → path
-	sources     map[int]*cellSource      // serial → source, for tracebacks
-	serial      int                      // serial number of the last cell
-	goNext      int                      // next goroutine handle
-	goroutines  map[int]goroutineStart   // running guarded goroutines
-	current     atomic.Pointer[Cell]     // the cell running, or the last one
+	kinds       map[string]string           // names declared by cells → kind
+	funcCounts  map[string]int              // result counts of the cells' functions
+	funcInts    map[string]tri              // …and whether the single result is an integer
+	methods     map[string]int              // method name → result count, -2 if methods disagree
+	generics    map[string]*ast.FuncType    // generic functions declared in cells
+	plainTypes  bool                        // cells declared a type that is neither a struct nor an interface
+	renderNames map[string]bool             // render methods (String, HTML, …) declared in cells
+	typeDecls   map[string]typeDecl         // type name → its definition
+	imports     map[string]string           // package names bound in the interpreter → path
+	sources     map[int]*cellSource         // serial → source, for tracebacks
+	serial      int                         // serial number of the last cell
+	goNext      int                         // next goroutine handle
+	goroutines  map[int]goroutineStart      // running guarded goroutines
+	current     atomic.Pointer[Cell]        // the cell running, or the last one
+	running     atomic.Pointer[runningCell] // the cell Execute is running, or nil
 
 	slots map[string]methodSlot // the cells' methods the interpreter holds ("T.M")
 
@@ -226,6 +227,13 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 		cell.AsyncError = func(error) {}
 	}
 	s.current.Store(&cell)
+	// A goroutine that panics while the cell runs fails the cell, as it
+	// would end a program: the cell is stopped, and the panic is its error.
+	ctx, cancelCell := context.WithCancelCause(ctx)
+	defer cancelCell(nil)
+	rc := &runningCell{cancel: cancelCell}
+	s.running.Store(rc)
+	defer s.running.Store(nil)
 	// An interrupt requests cancellation of compiled code (cancel.Check
 	// fails) and wakes time.Sleep. This is cancel.Bind, plus waiting for
 	// the request to be made before the cell returns, so that it cannot
@@ -250,7 +258,35 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 	x := &execution{s: s, ctx: ctx, cell: cell, serial: s.register(code, cell.Count)}
 	defer s.updateRenderer()
 	defer x.forget()
-	return x.run(code)
+	b, err := x.run(code)
+	if gerr := rc.failure(); gerr != nil {
+		return nil, gerr
+	}
+	return b, err
+}
+
+// runningCell is the cell Execute is running, for the goroutines that
+// panic meanwhile.
+type runningCell struct {
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	err    *Error // the first goroutine panic
+}
+
+// fail records a goroutine's panic and stops the cell.
+func (rc *runningCell) fail(e *Error) {
+	rc.mu.Lock()
+	if rc.err == nil {
+		rc.err = e
+	}
+	rc.mu.Unlock()
+	rc.cancel(e)
+}
+
+func (rc *runningCell) failure() *Error {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.err
 }
 
 // forget drops the source of a cell that later tracebacks cannot point

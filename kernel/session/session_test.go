@@ -316,3 +316,28 @@ func BenchmarkNew(b *testing.B) {
 		s.Close()
 	}
 }
+
+// A goroutine that panics between cells is reported through the AsyncError
+// of the cell that started it, and fails no cell.
+func TestGoroutinePanicBetweenCells(t *testing.T) {
+	s, _ := newTestSession(t, nil)
+	got := make(chan error, 1)
+	_, err := s.Execute(context.Background(), "start := make(chan bool)\ngo func() { <-start; time.Sleep(300 * time.Millisecond); panic(\"late\") }()",
+		Cell{Count: 1, AsyncError: func(err error) { got <- err }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The goroutine panics 300 ms after this cell, between cells.
+	mustRun(t, s, "close(start)")
+	select {
+	case err := <-got:
+		if !strings.Contains(err.Error(), "in a goroutine: late") {
+			t.Fatalf("async error %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no async error")
+	}
+	if b := mustRun(t, s, `"alive"`); text(b) != `"alive"` {
+		t.Fatalf("next cell: %q", text(b))
+	}
+}

@@ -66,6 +66,8 @@ func Complete(code string, cursor int, sc Scope) (matches []string, start, end i
 	var cands []string
 	if chain == nil {
 		cands = scopeWords(sc)
+	} else if tt, ok := resolveTyped(chain, sc); ok {
+		cands = tt.memberNames()
 	} else {
 		t, ok := resolve(chain, sc)
 		if !ok {

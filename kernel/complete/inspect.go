@@ -168,6 +168,9 @@ func enclosingCall(code string, b int) (start, end int, ok bool) {
 func describe(r *reply, chain []string, detail int, sc Scope) bool {
 	if len(chain) == 1 {
 		name := chain[0]
+		if describeTyped(r, name, sc) {
+			return true
+		}
 		if v, ok := sc.Value(name); ok {
 			describeValue(r, name, v, detail)
 			return true

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/graphnb/graphnb/kernel/typedata"
 )
@@ -58,6 +59,9 @@ type checker struct {
 	extra      map[string]*types.Package // packages of Options.Symbols that the data lacks
 	importPath func(name string) string  // the package a bare name denotes in a cell, or ""
 
+	// mu guards names and methods for readers outside the cell that runs
+	// (completion, inspection); the running cell changes them under it.
+	mu      sync.RWMutex
 	names   map[string]*binding            // package-level names of the session
 	methods map[string]map[string]*binding // receiver base type name → method name → declaration
 }
@@ -848,6 +852,8 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 		names[id.Name] = &binding{obj: obj, deps: typeDeps(obj.Type())}
 	}
 	return func(unit ast.Node) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		commit := func(n string) {
 			if b := names[n]; b != nil {
 				c.names[n] = b

@@ -178,7 +178,7 @@ func (x *execution) lineMagic(m magic) error {
 // pkg.Type.Method or a variable) in the pager, as %doc and "name?" do.
 func (x *execution) doc(name string) error {
 	name = strings.TrimSpace(name)
-	data, found := complete.Inspect(name, utf8.RuneCountInString(name), 1, x.s)
+	data, found := complete.Inspect(name, utf8.RuneCountInString(name), 1, heldScope{x.s})
 	if !found {
 		return newError("MagicError", fmt.Sprintf("%%doc: nothing is known about %q; name a package (strings), a member (strings.Split) or a variable", name))
 	}

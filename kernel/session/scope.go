@@ -2,8 +2,11 @@ package session
 
 import (
 	"go/token"
+	"go/types"
 	"reflect"
 	"strings"
+
+	"github.com/graphnb/graphnb/kernel/complete"
 )
 
 // The complete.Scope methods: what completion and inspection know of the
@@ -82,3 +85,23 @@ func (s *Session) value(name string) (reflect.Value, bool) {
 	v = unwrap(v)
 	return v, v.IsValid()
 }
+
+// Object returns what the cells declared under name, as Go's type checker
+// sees it (complete.Typed): nil for a name no cell declared.
+func (s *Session) Object(name string) types.Object {
+	s.check.mu.RLock()
+	defer s.check.mu.RUnlock()
+	if b := s.check.names[name]; b != nil && !strings.HasPrefix(name, "__gnb") {
+		return b.obj
+	}
+	return nil
+}
+
+var _ complete.Typed = (*Session)(nil)
+
+// heldScope is the session as a complete.Scope for code that runs while the
+// session holds its lock (the %doc magic, inside a cell): Value reads
+// without taking the lock, which Value would fail to take.
+type heldScope struct{ *Session }
+
+func (h heldScope) Value(name string) (reflect.Value, bool) { return h.value(name) }

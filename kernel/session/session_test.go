@@ -341,3 +341,29 @@ func TestGoroutinePanicBetweenCells(t *testing.T) {
 		t.Fatalf("next cell: %q", text(b))
 	}
 }
+
+// Completion after "pt." lists the methods of a type declared in a cell
+// (reflection cannot see them) with its fields, unexported ones too; after
+// "Pt." the method expressions; inspecting Pt shows its declaration.
+func TestCompleteCellTypes(t *testing.T) {
+	s, _ := newTestSession(t, nil)
+	mustRun(t, s, "type Pt struct{ X, y int }\nfunc (p Pt) Norm() int { return p.X*p.X + p.y*p.y }\nfunc (p *Pt) Scale(k int) { p.X *= k }\npt := Pt{3, 4}\nq := &pt")
+	for _, c := range []struct {
+		code string
+		want []string
+	}{
+		{"pt.", []string{"Norm", "Scale", "X", "y"}},
+		{"q.", []string{"Norm", "Scale", "X", "y"}},
+		{"pt.N", []string{"Norm"}},
+		{"Pt.", []string{"Norm", "Scale"}},
+	} {
+		got, _, _ := s.Complete(c.code, len(c.code))
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("Complete(%q) = %v, want %v", c.code, got, c.want)
+		}
+	}
+	b, found := s.Inspect("Pt", 2, 0)
+	if !found || !strings.Contains(text(b), "type Pt struct{X int; y int}") || !strings.Contains(text(b), "func (p *Pt) Scale(k int)") {
+		t.Errorf("Inspect(Pt) = %q, %v", text(b), found)
+	}
+}

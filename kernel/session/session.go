@@ -678,6 +678,13 @@ func (x *execution) compile(n ast.Node, line int) (prog *interp.Program, err err
 				err = better
 			}
 		}
+		// Go's checker accepted the cell: what yaegi refuses now is a gap
+		// of the interpreter, not an error in the cell.
+		if e, ok := err.(*Error); ok && e.Name == "CompileError" && x.cc != nil {
+			e.Name = "Unsupported"
+			e.Value = "yaegi, the interpreter, cannot compile this code, which Go accepts (" + e.Value + "); write the construct more plainly"
+			e.Trace[0] = e.Name + ": " + e.Value
+		}
 	}()
 	defer func() {
 		if r := recover(); r != nil {

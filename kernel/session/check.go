@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/graphnb/graphnb/kernel/typedata"
 )
@@ -64,6 +65,8 @@ type checker struct {
 	mu      sync.RWMutex
 	names   map[string]*binding            // package-level names of the session
 	methods map[string]map[string]*binding // receiver base type name → method name → declaration
+
+	last time.Duration // how long the last cell's check took (for benchmarks)
 }
 
 // binding is a package-level name (or a method) of the session.
@@ -300,6 +303,8 @@ type again struct {
 // (CompileError) with Go's message.
 func (x *execution) check(decls []ast.Decl, stmts []ast.Stmt) (*cellCheck, error) {
 	c := x.s.check
+	start := time.Now()
+	defer func() { c.last = time.Since(start) }()
 	p := &plan{d: declared(decls, stmts), decls: decls, stmts: stmts}
 
 	// The names the cell declares again, and the earlier types that get

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"reflect"
 	"sort"
@@ -304,6 +305,45 @@ func BenchmarkExecuteTrivial(b *testing.B) {
 		if err != nil || r["text/plain"] != "2" {
 			b.Fatalf("1+1 = %v, %v", r, err)
 		}
+	}
+}
+
+// BenchmarkCheck measures Go's type checker in front of the interpreter
+// (check-ns/op), on a trivial cell and on a cell of 200 lines, after a
+// session of 50 cells of declarations and variables.
+func BenchmarkCheck(b *testing.B) {
+	var big strings.Builder
+	big.WriteString("type acc struct{ sum, n int }\nfunc (a *acc) add(v int) { a.sum += v; a.n++ }\n")
+	for i := 0; i < 48; i++ {
+		fmt.Fprintf(&big, "func f%d(xs []int) int {\n\ta := &acc{}\n\tfor _, x := range xs {\n\t\ta.add(x * %d)\n\t}\n\treturn a.sum\n}\n", i, i)
+	}
+	big.WriteString("total := 0\nfor i := 0; i < 3; i++ {\n\ttotal += f1([]int{i})\n}\ntotal\n")
+	if n := strings.Count(big.String(), "\n"); n < 200 {
+		b.Fatalf("the big cell has %d lines", n)
+	}
+	for _, c := range []struct{ name, code string }{{"trivial", "1+1"}, {"200_lines", big.String()}} {
+		b.Run(c.name, func(b *testing.B) {
+			s, err := New(Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			for i := 0; i < 50; i++ {
+				code := fmt.Sprintf("type t%d struct{ a, b int }\nfunc g%d(x t%d) int { return x.a + x.b }\nv%d := g%d(t%d{%d, 1})", i, i, i, i, i, i, i)
+				if _, err := s.Execute(ctx, code, Cell{Count: i + 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var total time.Duration
+			for b.Loop() {
+				if _, err := s.Execute(ctx, c.code, Cell{Count: 100}); err != nil {
+					b.Fatal(err)
+				}
+				total += s.check.last
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "check-ns/op")
+		})
 	}
 }
 

@@ -407,3 +407,71 @@ func TestCompleteCellTypes(t *testing.T) {
 		t.Errorf("Inspect(Pt) = %q, %v", text(b), found)
 	}
 }
+
+// TestInterruptKeepsFunctionValues interrupts every kind of blocking and
+// running cell — an interpreted loop, a loop inside a function value, a
+// sleep, a channel receive, a select, a compiled call that polls cancel,
+// a compiled call that blocks (which holds the next cell until it
+// returns) — and after each calls every kind of function
+// value made before: literals, closures, method values, named functions.
+// yaegi gives a function value the run id of the frame it was made in,
+// and stopping a program changes the id: without the session's care every
+// such value returns zero values for the rest of the session.
+func TestInterruptKeepsFunctionValues(t *testing.T) {
+	sp := &spinner{started: make(chan struct{})}
+	release := make(chan struct{})
+	extra := map[string]map[string]reflect.Value{
+		"graphnb.test/spin/spin": {"Spin": reflect.ValueOf(sp.spin), "Block": reflect.ValueOf(func() { <-release })},
+	}
+	s, _ := newTestSession(t, extra)
+	mustRun(t, s, `
+loop3b := func() int { n := 0; for i := 0; i < 10; i++ { n++ }; return n }
+answer := func() int { return 42 }
+name := func(i int) string { return fmt.Sprint("v", i) }
+type Counter struct{ n int }
+func (c *Counter) Inc() int { c.n++; return c.n }
+ctr := &Counter{}
+inc := ctr.Inc
+func named() int { return 7 }
+adder := func(a int) func(int) int { return func(b int) int { return a + b } }
+add3 := adder(3)`)
+	calls := `fmt.Sprint(loop3b(), " ", answer(), " ", name(5), " ", named(), " ", add3(4), " ", adder(1)(1), " ", inc() > 0)`
+	want := `"10 42 v5 7 7 2 true"`
+	cases := []struct{ name, code string }{
+		{"interpreted loop", "for {\n}"},
+		{"loop in a function value", "forever := func() { for { } }\nforever()"},
+		{"sleep", "time.Sleep(time.Hour)"},
+		{"channel receive", "<-make(chan int)"},
+		{"select", "select {\ncase <-make(chan int):\ncase <-time.After(time.Hour):\n}"},
+		{"compiled poller", "spin.Spin()"},
+		{"compiled block", "spin.Block()"},
+	}
+	for i, c := range cases {
+		ctx, cancelCtx := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		_, err := s.Execute(ctx, c.code, Cell{Count: 10 + i})
+		cancelCtx()
+		var e *Error
+		if !errors.As(err, &e) || e.EName() != "Interrupted" {
+			t.Fatalf("%s: error %v, want Interrupted", c.name, err)
+		}
+		if c.name == "compiled block" {
+			// The program is still in wg.Wait: the next cell waits for it,
+			// and says so when interrupted meanwhile.
+			ctx, cancelCtx := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			_, err := s.Execute(ctx, calls, Cell{Count: 99})
+			cancelCtx()
+			if !errors.As(err, &e) || e.EName() != "Interrupted" || !strings.Contains(e.EValue(), "still blocked in a compiled call") {
+				t.Fatalf("a cell after the blocked one: %v, want an Interrupted error that says what still runs", err)
+			}
+			// Releasing the wait lets the interrupted program end.
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				close(release)
+			}()
+		}
+		b, err := s.Execute(context.Background(), calls, Cell{Count: 50 + i})
+		if err != nil || text(b) != want {
+			t.Fatalf("after interrupting %s: %q, %v; want %s", c.name, text(b), err, want)
+		}
+	}
+}

@@ -33,6 +33,7 @@ var typedPasses = []typedPass{
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
+	{"constexprs", "yaegi computes constant expressions with machine arithmetic and types some untyped constants wrongly (1<<100 overflows, val|1<<n takes 1 as an int)", foldConstExprs},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

@@ -36,6 +36,7 @@ var typedPasses = []typedPass{
 	{"constexprs", "yaegi computes constant expressions with machine arithmetic and types some untyped constants wrongly (1<<100 overflows, val|1<<n takes 1 as an int)", foldConstExprs},
 	{"parallel", "yaegi drops an assignment of several values when one is a call, a receive or a composite literal (a, b = x+1, f() leaves a unchanged)", parenParallelOperands},
 	{"arrayptr", "yaegi cannot take &p[i] of a pointer p to an array, and fails on len and cap of a nil one", rewriteArrayPointers},
+	{"initorder", "yaegi initializes package-level variables in the order written, ignoring what the functions they call read", orderVarInits},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

@@ -35,7 +35,7 @@ var typedPasses = []typedPass{
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
 	{"constexprs", "yaegi computes constant expressions with machine arithmetic and types some untyped constants wrongly (1<<100 overflows, val|1<<n takes 1 as an int)", foldConstExprs},
-	{"parallel", "yaegi drops an assignment of several values when one is a call, a receive or a composite literal (a, b = x+1, f() leaves a unchanged)", parenParallelOperands},
+	{"stores", "yaegi stores a call, a receive or a composite literal straight into its variable and drops the assignment (a, b = x+1, f() leaves a unchanged; xs[i] = <-c stores nothing)", parenDirectStores},
 	{"arrayptr", "yaegi cannot take &p[i] of a pointer p to an array, and fails on len and cap of a nil one", rewriteArrayPointers},
 	{"initorder", "yaegi initializes package-level variables in the order written, ignoring what the functions they call read", orderVarInits},
 }

@@ -37,6 +37,7 @@ var typedPasses = []typedPass{
 	{"constexprs", "yaegi computes constant expressions with machine arithmetic and types some untyped constants wrongly (1<<100 overflows, val|1<<n takes 1 as an int)", foldConstExprs},
 	{"stores", "yaegi stores a call, a receive or a composite literal straight into its variable and drops the assignment (a, b = x+1, f() leaves a unchanged; xs[i] = <-c stores nothing)", parenDirectStores},
 	{"arrayptr", "yaegi cannot take &p[i] of a pointer p to an array, and fails on len and cap of a nil one", rewriteArrayPointers},
+	{"printderef", "yaegi's print and println of *p, p nil, print <invalid reflect.Value> instead of panicking", evalPrintedDerefs},
 	{"initorder", "yaegi initializes package-level variables in the order written, ignoring what the functions they call read", orderVarInits},
 }
 

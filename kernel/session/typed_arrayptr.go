@@ -8,14 +8,20 @@ import (
 )
 
 // Pointers to arrays: yaegi cannot take the address of an element through
-// one (&p[i]: "cannot take address of"), and its len and cap of a nil one
-// fail (reflect Len on zero Value) where Go gives the array's length; the
-// pass writes &(*p)[i], and len(f()) of a *[N]T as a call that evaluates
-// f() and gives N. (len(p) of a pointer p, with no call or receive in it,
-// is a constant: foldConstExprs writes it.)
+// one (&p[i]: "cannot take address of"), its len and cap of a nil one
+// fail (reflect Len on zero Value) where Go gives the array's length, and
+// its range over one fails with both an index and a value, with neither,
+// or when it is nil. The pass writes &(*p)[i]; len(f()) of a *[N]T as a
+// call that evaluates f() and gives N (len(p) of a pointer p, with no call
+// or receive in it, is a constant: foldConstExprs writes it); and a range
+// over p as a range over p[:] when it has a value (Go reads the elements
+// through p as the loop goes, as from the slice, and fails on nil p), else
+// over N (Go does not dereference p then).
 //
-//	&p[i]       →  &(*p)[i]
-//	len(<-c)    →  func(interface{}) int { return 50 }(<-c)
+//	&p[i]                →  &(*p)[i]
+//	len(<-c)             →  func(interface{}) int { return 50 }(<-c)
+//	for i, v := range p  →  for i, v := range p[:]
+//	for i := range p     →  for i := range int(4)
 
 // rewriteArrayPointers applies the two rewrites.
 func rewriteArrayPointers(x *execution, ps []*parsed) error {
@@ -43,7 +49,46 @@ func rewriteArrayPointers(x *execution, ps []*parsed) error {
 			return true
 		})
 	}
+	inspect(ps, func(n ast.Node) bool {
+		rs, ok := n.(*ast.RangeStmt)
+		if !ok {
+			return true
+		}
+		length := arrayPointerLen(info, rs.X)
+		switch {
+		case length < 0:
+		case rs.Value != nil && !isBlank(rs.Value):
+			rs.X = &ast.SliceExpr{X: rs.X, Lbrack: rs.X.End(), Rbrack: rs.X.End()}
+		case rs.Tok == token.ASSIGN && rs.Key != nil && !isBlank(rs.Key):
+			// Left as written: the session's loop for a range over an
+			// integer ends with the variable at N, not N-1.
+		case !hasCallOrReceive(info, rs.X) && w.free("int"):
+			pos := rs.X.Pos()
+			rs.X = &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.FormatInt(length, 10)}}, Rparen: rs.X.End() - 1}
+		}
+		return true
+	})
 	return nil
+}
+
+// hasCallOrReceive reports whether e holds a call (not a conversion or a
+// builtin without effects) or a receive, outside function literals.
+func hasCallOrReceive(info *types.Info, e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if tv, ok := info.Types[n.Fun]; !ok || !tv.IsType() {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.ARROW
+		}
+		return !found
+	})
+	return found
 }
 
 // arrayPointerLen returns the length of the array e points to, or -1 when

@@ -29,10 +29,16 @@ type typedPass struct {
 // typedPasses run in this order.
 var typedPasses = []typedPass{
 	{"available", "yaegi's tables hold Go 1.22's standard library: a newer function would fail to compile, or half a cell would", checkAvailable},
+	{"recursive", "yaegi cannot build a type that refers to itself other than through a named struct or an interface (type T []T)", refuseRecursiveTypes},
 	{"constants", "yaegi evaluates some constant declarations wrongly (implicit repetition with iota in a typed group)", foldConstants},
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
+	{"constexprs", "yaegi computes constant expressions with machine arithmetic and types some untyped constants wrongly (1<<100 overflows, val|1<<n takes 1 as an int)", foldConstExprs},
+	{"stores", "yaegi stores a call, a receive or a composite literal straight into its variable and drops the assignment (a, b = x+1, f() leaves a unchanged; xs[i] = <-c stores nothing)", parenDirectStores},
+	{"arrayptr", "yaegi cannot take &p[i] of a pointer p to an array, and fails on len and cap of a nil one", rewriteArrayPointers},
+	{"printderef", "yaegi's print and println of *p, p nil, print <invalid reflect.Value> instead of panicking", evalPrintedDerefs},
+	{"initorder", "yaegi initializes package-level variables in the order written, ignoring what the functions they call read", orderVarInits},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

@@ -168,7 +168,10 @@ func New(opts Options) (*Session, error) {
 		s.tables = defaultTables()
 	}
 	helpers := map[string]reflect.Value{
-		"Clear":   reflect.ValueOf(clearValue),
+		"Clear": reflect.ValueOf(clearValue),
+		// Print and Println are the builtins print and println (typed_print.go).
+		"Print":   reflect.ValueOf(s.printHelper(false)),
+		"Println": reflect.ValueOf(s.printHelper(true)),
 		"GoStart": reflect.ValueOf(s.goStart),
 		"GoEnd":   reflect.ValueOf(s.goEnd),
 		// CUDAModule hands %%cuda modules to the interpreter.

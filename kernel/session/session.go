@@ -180,6 +180,7 @@ func New(opts Options) (*Session, error) {
 	err := s.in.Use(interp.Exports{
 		"os/os":             {"Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
 		"time/time":         {"Sleep": reflect.ValueOf(s.sleep)},
+		"runtime/runtime":   {"Breakpoint": reflect.ValueOf(breakpoint)},
 		helperPath + "/gnb": helpers,
 	})
 	if err != nil {

@@ -172,8 +172,10 @@ func New(opts Options) (*Session, error) {
 		// Print and Println are the builtins print and println (typed_print.go).
 		"Print":   reflect.ValueOf(s.printHelper(false)),
 		"Println": reflect.ValueOf(s.printHelper(true)),
-		"GoStart": reflect.ValueOf(s.goStart),
-		"GoEnd":   reflect.ValueOf(s.goEnd),
+		// Recovered unwraps what recover returns (typed_recover.go).
+		"Recovered": reflect.ValueOf(recovered),
+		"GoStart":   reflect.ValueOf(s.goStart),
+		"GoEnd":     reflect.ValueOf(s.goEnd),
 		// CUDAModule hands %%cuda modules to the interpreter.
 		"CUDAModule": reflect.ValueOf(s.cudaModule),
 	}

@@ -33,6 +33,8 @@ var typedPasses = []typedPass{
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
 	{"print", "yaegi writes print and println to standard output with fmt's formatting; Go writes them to standard error with the runtime's", rewritePrint},
+	{"recover", "yaegi's recover returns an interpreted panic's value wrapped in a reflect.Value", rewriteRecover},
+	{"reflectmethods", "compiled reflect does not see the methods of types declared in cells (Method panics, NumMethod is 0)", checkReflectMethods},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
 }
 

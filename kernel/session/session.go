@@ -24,6 +24,7 @@ import (
 	"github.com/graphnb/graphnb/kernel/symbols"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
 // Cell describes one execution. It has the fields of the kernel's Cell,
@@ -154,7 +155,7 @@ func New(opts Options) (*Session, error) {
 	s.stderrVar = s.stderr
 	s.filter = &stderrFilter{out: s.stderr}
 	s.in = interp.New(interp.Options{Stdout: s.stdout, Stderr: s.filter, Unrestricted: true})
-	for _, syms := range []interp.Exports{stdlib.Symbols, symbols.Symbols, opts.Symbols} {
+	for _, syms := range []interp.Exports{stdlib.Symbols, unsafe.Symbols, symbols.Symbols, opts.Symbols} {
 		if len(syms) == 0 {
 			continue
 		}
@@ -174,8 +175,13 @@ func New(opts Options) (*Session, error) {
 		"Println": reflect.ValueOf(s.printHelper(true)),
 		// Recovered unwraps what recover returns (typed_recover.go).
 		"Recovered": reflect.ValueOf(recovered),
-		"GoStart":   reflect.ValueOf(s.goStart),
-		"GoEnd":     reflect.ValueOf(s.goEnd),
+		// Package unsafe's functions yaegi lacks (typed_unsafe.go).
+		"UnsafeSlice":      reflect.ValueOf(unsafeSlice),
+		"UnsafeSliceData":  reflect.ValueOf(unsafeSliceData),
+		"UnsafeString":     reflect.ValueOf(unsafeString),
+		"UnsafeStringData": reflect.ValueOf(unsafeStringData),
+		"GoStart":          reflect.ValueOf(s.goStart),
+		"GoEnd":            reflect.ValueOf(s.goEnd),
 		// CUDAModule hands %%cuda modules to the interpreter.
 		"CUDAModule": reflect.ValueOf(s.cudaModule),
 	}

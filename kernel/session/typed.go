@@ -32,6 +32,7 @@ var typedPasses = []typedPass{
 	{"constants", "yaegi evaluates some constant declarations wrongly (implicit repetition with iota in a typed group)", foldConstants},
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
+	{"unsafe", "yaegi computes unsafe.Sizeof, Offsetof and Alignof from its own layout, and lacks unsafe.Slice, SliceData, String and StringData", rewriteUnsafe},
 	{"print", "yaegi writes print and println to standard output with fmt's formatting; Go writes them to standard error with the runtime's", rewritePrint},
 	{"recover", "yaegi's recover returns an interpreted panic's value wrapped in a reflect.Value", rewriteRecover},
 	{"reflectmethods", "compiled reflect does not see the methods of types declared in cells (Method panics, NumMethod is 0)", checkReflectMethods},

@@ -175,6 +175,9 @@ func New(opts Options) (*Session, error) {
 		"Println": reflect.ValueOf(s.printHelper(true)),
 		// Recovered unwraps what recover returns (typed_recover.go).
 		"Recovered": reflect.ValueOf(recovered),
+		// make's size checks (typed_make.go).
+		"MakeChan":  reflect.ValueOf(makeChanSize),
+		"MakeSlice": reflect.ValueOf(makeSliceLen),
 		// Package unsafe's functions yaegi lacks (typed_unsafe.go).
 		"UnsafeSlice":      reflect.ValueOf(unsafeSlice),
 		"UnsafeSliceData":  reflect.ValueOf(unsafeSliceData),

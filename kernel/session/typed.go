@@ -36,6 +36,8 @@ var typedPasses = []typedPass{
 	{"unsafe", "yaegi computes unsafe.Sizeof, Offsetof and Alignof from its own layout, and lacks unsafe.Slice, SliceData, String and StringData", rewriteUnsafe},
 	{"make", "yaegi's make of a channel or slice of a bad size panics with reflect's strings, not Go's runtime errors", checkMakes},
 	{"compare", "yaegi refuses == and != between operands of different types that Go compares (chan int and <-chan int)", convertComparisons},
+	{"fresh", "yaegi reuses the variables of a multi-value definition, a select case and a type switch each time the statement runs (&v and closures alias across loop iterations)", freshVars},
+	{"unaryiface", "yaegi fails to store -x, ^x or !x into an interface variable or result (a panic, a nil, or the function silently ends)", convertUnaryToIface},
 	{"print", "yaegi writes print and println to standard output with fmt's formatting; Go writes them to standard error with the runtime's", rewritePrint},
 	{"recover", "yaegi's recover returns an interpreted panic's value wrapped in a reflect.Value", rewriteRecover},
 	{"reflectmethods", "compiled reflect does not see the methods of types declared in cells (Method panics, NumMethod is 0)", checkReflectMethods},

@@ -36,6 +36,7 @@ var typedPasses = []typedPass{
 	{"unsafe", "yaegi computes unsafe.Sizeof, Offsetof and Alignof from its own layout, and lacks unsafe.Slice, SliceData, String and StringData", rewriteUnsafe},
 	{"make", "yaegi's make of a channel or slice of a bad size panics with reflect's strings, not Go's runtime errors", checkMakes},
 	{"compare", "yaegi refuses == and != between operands of different types that Go compares (chan int and <-chan int)", convertComparisons},
+	{"pkgvars", "yaegi takes a compiled package's boolean, numeric or string variable for a constant: it refuses to assign it, folds its value", addressCompiledVars},
 	{"fresh", "yaegi reuses the variables of a multi-value definition, a select case and a type switch each time the statement runs (&v and closures alias across loop iterations)", freshVars},
 	{"unaryiface", "yaegi fails to store -x, ^x or !x into an interface variable or result (a panic, a nil, or the function silently ends)", convertUnaryToIface},
 	{"print", "yaegi writes print and println to standard output with fmt's formatting; Go writes them to standard error with the runtime's", rewritePrint},

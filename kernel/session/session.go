@@ -176,8 +176,9 @@ func New(opts Options) (*Session, error) {
 		// Recovered unwraps what recover returns (typed_recover.go).
 		"Recovered": reflect.ValueOf(recovered),
 		// make's size checks (typed_make.go).
-		"MakeChan":  reflect.ValueOf(makeChanSize),
-		"MakeSlice": reflect.ValueOf(makeSliceLen),
+		"MakeChan":     reflect.ValueOf(makeChanSize),
+		"MakeSliceLen": reflect.ValueOf(makeSliceLen),
+		"MakeSlice":    reflect.ValueOf(makeSlice),
 		// Package unsafe's functions yaegi lacks (typed_unsafe.go).
 		"UnsafeSlice":      reflect.ValueOf(unsafeSlice),
 		"UnsafeSliceData":  reflect.ValueOf(unsafeSliceData),

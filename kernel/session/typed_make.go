@@ -21,9 +21,9 @@ import (
 // constant too large) a compiled check that panics with Go's own runtime
 // error before yaegi's make runs:
 //
-//	make(C, n)    → make(C, __gnb.MakeChan(elemSize, n))
-//	make(S, n)    → make(S, __gnb.MakeSlice(elemSize, n, nil))
-//	make(S, n, m) → make(S, __gnb.MakeSlice(elemSize, n, m), m)
+//	make(C, n)    → make(C, __gnb.MakeChan(elemSize, int64(n)))
+//	make(S, n)    → make(S, __gnb.MakeSliceLen(elemSize, int64(n)))
+//	make(S, n, m) → make(S, __gnb.MakeSlice(elemSize, int64(n), int64(m)), m)
 //
 // The last form evaluates m twice; where n or m may have side effects (a
 // call, a receive), the make is left to yaegi.
@@ -71,14 +71,14 @@ func checkMakes(x *execution, ps []*parsed) error {
 		esLit := &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.FormatInt(es, 10)}
 		switch {
 		case isChan:
-			c.Args[1] = &ast.CallExpr{Fun: helper("MakeChan"), Lparen: pos, Args: []ast.Expr{esLit, c.Args[1]}, Rparen: c.Args[1].End()}
+			c.Args[1] = &ast.CallExpr{Fun: helper("MakeChan"), Lparen: pos, Args: []ast.Expr{esLit, toInt64(c.Args[1])}, Rparen: c.Args[1].End()}
 		case len(c.Args) == 2:
-			c.Args[1] = &ast.CallExpr{Fun: helper("MakeSlice"), Lparen: pos, Args: []ast.Expr{esLit, c.Args[1], &ast.Ident{Name: "nil", NamePos: pos}}, Rparen: c.Args[1].End()}
+			c.Args[1] = &ast.CallExpr{Fun: helper("MakeSliceLen"), Lparen: pos, Args: []ast.Expr{esLit, toInt64(c.Args[1])}, Rparen: c.Args[1].End()}
 		default:
 			if !x.pureExpr(c.Args[1]) || !x.pureExpr(c.Args[2]) {
 				return true
 			}
-			c.Args[1] = &ast.CallExpr{Fun: helper("MakeSlice"), Lparen: pos, Args: []ast.Expr{esLit, c.Args[1], c.Args[2]}, Rparen: c.Args[1].End()}
+			c.Args[1] = &ast.CallExpr{Fun: helper("MakeSlice"), Lparen: pos, Args: []ast.Expr{esLit, toInt64(c.Args[1]), toInt64(c.Args[2])}, Rparen: c.Args[1].End()}
 		}
 		return true
 	})
@@ -167,28 +167,41 @@ func makeSliceFault(es int64, n, m int) error {
 	return makeErrors().sliceCap
 }
 
-// makeChanSize is __gnb.MakeChan: the buffer size of a make of a channel,
-// checked as Go checks it.
-func makeChanSize(es int, size any) int {
-	n := unsafeLen(size)
-	if !makeChanFits(int64(es), n) {
-		panic(makeErrors().chanSize)
-	}
-	return n
+// toInt64 converts a size operand for the checks: int64(e). An unsigned
+// size above math.MaxInt64 becomes negative, which Go's checks refuse
+// with the same error as one too large.
+func toInt64(e ast.Expr) ast.Expr {
+	return &ast.CallExpr{Fun: &ast.Ident{Name: "int64", NamePos: e.Pos()}, Lparen: e.Pos(), Args: []ast.Expr{e}, Rparen: e.End()}
 }
 
-// makeSliceLen is __gnb.MakeSlice: the length of a make of a slice, with
-// its capacity (nil: the length) checked as Go checks them.
-func makeSliceLen(es int, length, capacity any) int {
-	n := unsafeLen(length)
-	m := n
-	if capacity != nil {
-		m = unsafeLen(capacity)
+// makeChanSize is __gnb.MakeChan: the buffer size of a make of a channel,
+// checked as Go checks it.
+func makeChanSize(es int, size int64) int {
+	if size < 0 || size > math.MaxInt || !makeChanFits(int64(es), int(size)) {
+		panic(makeErrors().chanSize)
 	}
-	if err := makeSliceFault(int64(es), n, m); err != nil {
+	return int(size)
+}
+
+// makeSliceLen is __gnb.MakeSliceLen: the length of make(S, n), checked
+// as Go checks it.
+func makeSliceLen(es int, n int64) int {
+	return makeSlice(es, n, n)
+}
+
+// makeSlice is __gnb.MakeSlice: the length of make(S, n, m), with the
+// capacity, checked as Go checks them.
+func makeSlice(es int, n, m int64) int {
+	if n > math.MaxInt {
+		n = -1
+	}
+	if m > math.MaxInt {
+		m = -1
+	}
+	if err := makeSliceFault(int64(es), int(n), int(m)); err != nil {
 		panic(err)
 	}
-	return n
+	return int(n)
 }
 
 // goarch is the architecture whose sizes the checks use.

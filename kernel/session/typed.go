@@ -41,7 +41,7 @@ var typedPasses = []typedPass{
 	{"fresh", "yaegi reuses the variables of a multi-value definition, a select case and a type switch each time the statement runs (&v and closures alias across loop iterations)", freshVars},
 	{"finalizers", "a yaegi closure holds its function's whole frame: a finalizer literal keeps its object reachable and never runs", checkFinalizers},
 	{"deferclosures", "yaegi deadlocks when a deferred call calls a function literal of the same function (the kernel hangs)", checkDeferredClosures},
-	{"unaryiface", "yaegi fails to store -x, ^x or !x into an interface variable or result (a panic, a nil, or the function silently ends)", convertUnaryToIface},
+	{"ifacestore", "yaegi fails to store -x, ^x or !x (a panic, a nil, or the function silently ends) or a literal of an array, slice or map type with methods into an interface", convertStoresToIface},
 	{"print", "yaegi writes print and println to standard output with fmt's formatting; Go writes them to standard error with the runtime's", rewritePrint},
 	{"recover", "yaegi's recover returns an interpreted panic's value wrapped in a reflect.Value", rewriteRecover},
 	{"reflectmethods", "compiled reflect does not see the methods of types declared in cells (Method panics, NumMethod is 0)", checkReflectMethods},

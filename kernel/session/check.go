@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,6 +120,9 @@ func newChecker(fset *token.FileSet, syms map[string]map[string]reflect.Value, i
 func (c *checker) Import(path string) (*types.Package, error) {
 	if p := c.extra[path]; p != nil {
 		return p, nil
+	}
+	if path == "unsafe" {
+		return types.Unsafe, nil
 	}
 	if c.imp.Name(path) == "" {
 		return nil, fmt.Errorf("package %q is not available: cells can import the standard library (as of Go 1.22, yaegi's tables) and graphnb's packages", path)
@@ -504,6 +508,7 @@ func (x *execution) runCheck(p *plan) (*cellCheck, []goError, error) {
 	var errs []goError
 	conf := types.Config{
 		GoVersion:                checkGoVersion,
+		Sizes:                    types.SizesFor("gc", runtime.GOARCH), // unsafe.Sizeof as the compiler has it
 		Importer:                 c,
 		DisableUnusedImportCheck: true,
 		Error: func(err error) {

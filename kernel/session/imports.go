@@ -9,6 +9,7 @@ import (
 
 	"github.com/graphnb/graphnb/kernel/symbols"
 	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
 // preferred resolves package names that several standard packages share.
@@ -105,6 +106,12 @@ func newTables(extra map[string]map[string]reflect.Value) *tables {
 		}
 	}
 	for k, v := range stdlib.Symbols {
+		add(k, v)
+	}
+	// unsafe: a notebook is the user's own process, as a program is.
+	// (yaegi's table has Pointer, Add, Sizeof, Alignof and Offsetof; the
+	// typed passes supply Slice, SliceData, String and StringData.)
+	for k, v := range unsafe.Symbols {
 		add(k, v)
 	}
 	for k, v := range symbols.Symbols {

@@ -148,7 +148,7 @@ func TestTypeAST(t *testing.T) {
 		{reflect.TypeOf(tzIDs{}), "tz.IDs"},
 		{reflect.TypeOf(struct{ a int }{}), "<nil>"},               // an unexported field
 		{reflect.TypeOf(tzHide{}), "<nil>"},                        // not in the tables
-		{reflect.TypeOf(unsafe.Pointer(nil)), "<nil>"},             // not nameable here
+		{reflect.TypeOf(unsafe.Pointer(nil)), "unsafe.Pointer"},    // cells can import unsafe
 		{reflect.TypeOf((*interface{ M() })(nil)).Elem(), "<nil>"}, // an unnamed interface with methods
 	}
 	for _, c := range cases {

@@ -61,6 +61,9 @@ func (x *execution) planFinal(u *unit, es *ast.ExprStmt) {
 		return
 	}
 	f.n = x.ci.resultCount(e)
+	if tv, ok := x.cc.info.Types[e]; ok && tv.IsVoid() {
+		f.n = 0 // the checker knows (a call of a helper a typed pass wrote, e.g. print's)
+	}
 	if c, ok := unparen(e).(*ast.CallExpr); ok {
 		if sel, ok := c.Fun.(*ast.SelectorExpr); ok && printFuncs[sel.Sel.Name] {
 			if id, ok := sel.X.(*ast.Ident); ok && x.ci.isPackage(id.Name) && x.s.importPath(id.Name) == "fmt" {

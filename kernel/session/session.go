@@ -24,6 +24,7 @@ import (
 	"github.com/graphnb/graphnb/kernel/symbols"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
 // Cell describes one execution. It has the fields of the kernel's Cell,
@@ -155,7 +156,7 @@ func New(opts Options) (*Session, error) {
 	s.stderrVar = s.stderr
 	s.filter = &stderrFilter{out: s.stderr}
 	s.in = interp.New(interp.Options{Stdout: s.stdout, Stderr: s.filter, Unrestricted: true})
-	for _, syms := range []interp.Exports{stdlib.Symbols, symbols.Symbols, opts.Symbols} {
+	for _, syms := range []interp.Exports{stdlib.Symbols, unsafe.Symbols, symbols.Symbols, opts.Symbols} {
 		if len(syms) == 0 {
 			continue
 		}
@@ -169,15 +170,30 @@ func New(opts Options) (*Session, error) {
 		s.tables = defaultTables()
 	}
 	helpers := map[string]reflect.Value{
-		"Clear":   reflect.ValueOf(clearValue),
-		"GoStart": reflect.ValueOf(s.goStart),
-		"GoEnd":   reflect.ValueOf(s.goEnd),
+		"Clear": reflect.ValueOf(clearValue),
+		// Print and Println are the builtins print and println (typed_print.go).
+		"Print":   reflect.ValueOf(s.printHelper(false)),
+		"Println": reflect.ValueOf(s.printHelper(true)),
+		// Recovered unwraps what recover returns (typed_recover.go).
+		"Recovered": reflect.ValueOf(recovered),
+		// make's size checks (typed_make.go).
+		"MakeChan":     reflect.ValueOf(makeChanSize),
+		"MakeSliceLen": reflect.ValueOf(makeSliceLen),
+		"MakeSlice":    reflect.ValueOf(makeSlice),
+		// Package unsafe's functions yaegi lacks (typed_unsafe.go).
+		"UnsafeSlice":      reflect.ValueOf(unsafeSlice),
+		"UnsafeSliceData":  reflect.ValueOf(unsafeSliceData),
+		"UnsafeString":     reflect.ValueOf(unsafeString),
+		"UnsafeStringData": reflect.ValueOf(unsafeStringData),
+		"GoStart":          reflect.ValueOf(s.goStart),
+		"GoEnd":            reflect.ValueOf(s.goEnd),
 		// CUDAModule hands %%cuda modules to the interpreter.
 		"CUDAModule": reflect.ValueOf(s.cudaModule),
 	}
 	err := s.in.Use(interp.Exports{
 		"os/os":             {"Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
 		"time/time":         {"Sleep": reflect.ValueOf(s.sleep)},
+		"runtime/runtime":   {"Breakpoint": reflect.ValueOf(breakpoint)},
 		helperPath + "/gnb": helpers,
 	})
 	if err != nil {

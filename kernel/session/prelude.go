@@ -23,7 +23,7 @@ var preludeSource = `package main
 
 import __gnb "` + helperPath + `"
 
-func min[T ` + ordered + `](x T, y ...T) T {
+func min[__gnb_T ` + ordered + `](x __gnb_T, y ...__gnb_T) __gnb_T {
 	m := x
 	if m != m {
 		return m
@@ -39,7 +39,7 @@ func min[T ` + ordered + `](x T, y ...T) T {
 	return m
 }
 
-func max[T ` + ordered + `](x T, y ...T) T {
+func max[__gnb_T ` + ordered + `](x __gnb_T, y ...__gnb_T) __gnb_T {
 	m := x
 	if m != m {
 		return m

@@ -33,6 +33,7 @@ var typedPasses = []typedPass{
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
+	{"methodexprs", "yaegi types method expressions (T.M, (*T).M, I.M) wrongly: too many arguments, or a function of the wrong type", rewriteMethodExprs},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.
@@ -670,6 +671,12 @@ func needsConversion(info *types.Info, e ast.Expr) bool {
 // predeclared one, or an exported type of a package the interpreter's
 // tables hold; no struct in it has another package's unexported fields.
 func (x *execution) writable(t types.Type) bool {
+	return x.writableIn(t, nil)
+}
+
+// writableIn is writable, where a type declared in a function counts when
+// local says it does.
+func (x *execution) writableIn(t types.Type, local func(*types.TypeName) bool) bool {
 	seen := map[types.Type]bool{}
 	var ok func(t types.Type) bool
 	ok = func(t types.Type) bool {
@@ -686,7 +693,9 @@ func (x *execution) writable(t types.Type) bool {
 			case obj.Pkg() == nil:
 			case obj.Pkg().Path() == "main":
 				if obj.Parent() == nil || (obj.Parent() != obj.Pkg().Scope() && obj.Parent().Parent() != types.Universe) {
-					return false // declared in a function
+					if local == nil || obj.Parent() == nil || !local(obj) {
+						return false // declared in a function
+					}
 				}
 			default:
 				if _, found := x.s.tables.members[obj.Pkg().Path()][obj.Name()]; !found {

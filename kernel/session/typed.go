@@ -34,6 +34,7 @@ var typedPasses = []typedPass{
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
 	{"methodexprs", "yaegi types method expressions (T.M, (*T).M, I.M) wrongly: too many arguments, or a function of the wrong type", rewriteMethodExprs},
+	{"methodvalues", "yaegi binds a method value's receiver when the function is called: no copy, no nil dereference where Go has one", rewriteMethodValues},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

@@ -56,7 +56,7 @@ func rewriteMethodExprs(x *execution, ps []*parsed) error {
 // first parameter with the others: sig is the method expression's type
 // (the receiver first).
 func (x *execution) methodFunc(sig *types.Signature, name string, at ast.Node) (ast.Expr, error) {
-	params, args := x.signatureParams(sig.Params(), sig.Variadic())
+	params, args := x.signatureParams(sig.Params(), sig.Variadic(), true)
 	if len(args) == 0 {
 		return nil, newError("InternalError", "a method expression without a receiver", x.at(at))
 	}
@@ -65,13 +65,14 @@ func (x *execution) methodFunc(sig *types.Signature, name string, at ast.Node) (
 	return x.parseGenerated(src, at)
 }
 
-// signatureParams writes a parameter list with generated names, and the
-// arguments that pass those parameters on (the variadic one with ...).
-func (x *execution) signatureParams(t *types.Tuple, variadic bool) (string, []string) {
+// signatureParams writes a parameter list with generated names (the first
+// __gnb_r when it is a receiver), and the arguments that pass those
+// parameters on (the variadic one with ...).
+func (x *execution) signatureParams(t *types.Tuple, variadic, recv bool) (string, []string) {
 	var params, args []string
 	for i := 0; i < t.Len(); i++ {
 		name := fmt.Sprintf("__gnb_p%d", i)
-		if i == 0 {
+		if i == 0 && recv {
 			name = "__gnb_r"
 		}
 		typ := t.At(i).Type()

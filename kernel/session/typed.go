@@ -36,6 +36,7 @@ var typedPasses = []typedPass{
 	{"methodexprs", "yaegi types method expressions (T.M, (*T).M, I.M) wrongly: too many arguments, or a function of the wrong type", rewriteMethodExprs},
 	{"methodvalues", "yaegi binds a method value's receiver when the function is called: no copy, no nil dereference where Go has one", rewriteMethodValues},
 	{"receives", "yaegi stores a receive straight into its destination: a[i] = <-c, a captured x = <-c and return <-c fail or store nothing; case x = <-c panics", fixReceives},
+	{"switches", "yaegi converts an interface switch tag to each case's type (a panic), and tests only the first expression of a case list in a boolean switch", fixSwitches},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

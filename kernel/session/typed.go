@@ -37,6 +37,7 @@ var typedPasses = []typedPass{
 	{"methodvalues", "yaegi binds a method value's receiver when the function is called: no copy, no nil dereference where Go has one", rewriteMethodValues},
 	{"receives", "yaegi stores a receive straight into its destination: a[i] = <-c, a captured x = <-c and return <-c fail or store nothing; case x = <-c panics", fixReceives},
 	{"switches", "yaegi converts an interface switch tag to each case's type (a panic), and tests only the first expression of a case list in a boolean switch", fixSwitches},
+	{"arrayptrs", "yaegi cannot range over a pointer to an array, and reads a nil one for len(p)", fixArrayPointers},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

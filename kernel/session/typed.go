@@ -33,6 +33,7 @@ var typedPasses = []typedPass{
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
+	{"reflectmethods", "yaegi builds the cells' types without methods for reflect: Method, MethodByName, NumMethod and Implements do not see them", refuseReflectMethods},
 	{"methodexprs", "yaegi types method expressions (T.M, (*T).M, I.M) wrongly: too many arguments, or a function of the wrong type", rewriteMethodExprs},
 	{"methodvalues", "yaegi binds a method value's receiver when the function is called: no copy, no nil dereference where Go has one", rewriteMethodValues},
 	{"receives", "yaegi stores a receive straight into its destination: a[i] = <-c, a captured x = <-c and return <-c fail or store nothing; case x = <-c panics", fixReceives},

@@ -171,6 +171,9 @@ func New(opts Options) (*Session, error) {
 		"Clear":   reflect.ValueOf(clearValue),
 		"GoStart": reflect.ValueOf(s.goStart),
 		"GoEnd":   reflect.ValueOf(s.goEnd),
+		// Recovered makes yaegi's run-time failures Go's runtime errors
+		// (typed_recover.go).
+		"Recovered": reflect.ValueOf(recoveredValue),
 		// CUDAModule hands %%cuda modules to the interpreter.
 		"CUDAModule": reflect.ValueOf(s.cudaModule),
 	}

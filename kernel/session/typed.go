@@ -41,6 +41,7 @@ var typedPasses = []typedPass{
 	{"arrayptrs", "yaegi cannot range over a pointer to an array, and reads a nil one for len(p)", fixArrayPointers},
 	{"ifaces", "yaegi puts a composite literal of a cell's type into error bare, panics on error(v), compares its interface wrappers; what the wrapper hides is refused", fixCellValuesInInterfaces},
 	{"fmtargs", "yaegi hands fmt a value of a cell's error type without its Error method: fmt prints its fields", fixPrintedErrors},
+	{"recovered", "yaegi's run-time failures panic with reflect's strings or its own errors, not runtime.Error values", fixRecovered},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

@@ -32,7 +32,7 @@ func rewriteMethodExprs(x *execution, ps []*parsed) error {
 			return true
 		}
 		sig, ok := s.Type().(*types.Signature)
-		if !ok || !x.writableAt(sig, sel.Pos()) {
+		if !ok || !x.writableAt(sig, sel.Pos()) || hasTypeParam(sig) {
 			return true // left to yaegi
 		}
 		var lit ast.Expr

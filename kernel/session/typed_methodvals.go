@@ -92,8 +92,8 @@ func (x *execution) boundMethod(sel *ast.SelectorExpr, s *types.Selection) (ast.
 	}
 	at := sel.Pos()
 	valueType := s.Type().(*types.Signature)
-	if !x.writableAt(valueType, at) || !x.writableAt(curT, at) {
-		return nil, nil
+	if !x.writableAt(valueType, at) || !x.writableAt(curT, at) || hasTypeParam(valueType) || hasTypeParam(curT) {
+		return nil, nil // left to yaegi (generic code: its generics are fragile)
 	}
 	fType := "func(" + paramTypes(x, valueType) + ")" + x.resultsText(valueType.Results())
 	var src string
@@ -124,6 +124,57 @@ func (x *execution) boundMethod(sel *ast.SelectorExpr, s *types.Selection) (ast.
 	c := e.(*ast.CallExpr)
 	c.Args[0] = cur
 	return c, nil
+}
+
+// hasTypeParam reports whether a type parameter appears in t.
+func hasTypeParam(t types.Type) bool {
+	found := false
+	seen := map[types.Type]bool{}
+	var walk func(t types.Type)
+	walk = func(t types.Type) {
+		if found || t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t := types.Unalias(t).(type) {
+		case *types.TypeParam:
+			found = true
+		case *types.Named:
+			if args := t.TypeArgs(); args != nil {
+				for i := 0; i < args.Len(); i++ {
+					walk(args.At(i))
+				}
+			}
+		case *types.Pointer:
+			walk(t.Elem())
+		case *types.Slice:
+			walk(t.Elem())
+		case *types.Array:
+			walk(t.Elem())
+		case *types.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case *types.Chan:
+			walk(t.Elem())
+		case *types.Struct:
+			for i := 0; i < t.NumFields(); i++ {
+				walk(t.Field(i).Type())
+			}
+		case *types.Tuple:
+			for i := 0; i < t.Len(); i++ {
+				walk(t.At(i).Type())
+			}
+		case *types.Signature:
+			walk(t.Params())
+			walk(t.Results())
+		case *types.Interface:
+			for i := 0; i < t.NumMethods(); i++ {
+				walk(t.Method(i).Type())
+			}
+		}
+	}
+	walk(t)
+	return found
 }
 
 // paramTypes writes the parameter types of a signature, the variadic one

@@ -58,11 +58,19 @@ func fixSwitches(x *execution, ps []*parsed) error {
 				}
 			}
 			pos := sw.Tag.Pos()
-			tag := func() *ast.Ident { return &ast.Ident{Name: "__gnb_tag", NamePos: pos} }
+			// The comparisons are typed as Go would type them, for the
+			// passes after this one (ifaces compares the cells' values).
+			tag := func() *ast.Ident {
+				id := &ast.Ident{Name: "__gnb_tag", NamePos: pos}
+				x.cc.info.Types[id] = tv
+				return id
+			}
 			for _, c := range sw.Body.List {
 				cc := c.(*ast.CaseClause)
 				for i, e := range cc.List {
-					cc.List[i] = &ast.BinaryExpr{X: tag(), OpPos: e.Pos(), Op: token.EQL, Y: e}
+					cmp := &ast.BinaryExpr{X: tag(), OpPos: e.Pos(), Op: token.EQL, Y: e}
+					x.cc.info.Types[cmp] = types.TypeAndValue{Type: types.Typ[types.UntypedBool]}
+					cc.List[i] = cmp
 				}
 			}
 			init := sw.Init

@@ -50,8 +50,14 @@ func fixPrintedErrors(x *execution, ps []*parsed) error {
 			if t == nil || !types.Implements(t, errIface) || !(cellConcrete(t) || (declaredInCell(t) && types.IsInterface(t))) || !x.writableAt(t, a.Pos()) {
 				continue
 			}
+			// A nil pointer or interface stays nil: fmt prints <nil> (a
+			// pointer's Error would panic, which fmt reports so).
+			body := "return __gnb_v"
+			if _, isPtr := t.(*types.Pointer); isPtr || types.IsInterface(t) {
+				body = "if __gnb_v == nil { return nil }; return __gnb_v"
+			}
 			var f ast.Expr
-			if f, err = x.parseGenerated("func(__gnb_v "+types.TypeString(t, x.qualify)+") error { return __gnb_v }", a); err != nil {
+			if f, err = x.parseGenerated("func(__gnb_v "+types.TypeString(t, x.qualify)+") error { "+body+" }", a); err != nil {
 				return false
 			}
 			rewrite[a] = &ast.CallExpr{Fun: f, Lparen: a.Pos(), Args: []ast.Expr{shallowCopy(a)}, Rparen: a.End()}

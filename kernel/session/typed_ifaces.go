@@ -34,9 +34,10 @@ import (
 //
 // What the wrapper hides cannot be recovered: a type assertion from a
 // compiled interface to a cell's type that is not a pointer (yaegi says
-// false), a type switch on a compiled interface with a case of a cell's
-// type (yaegi takes none), and errors.As with a target of a cell's type
-// (compiled code sees no methods: a panic) are refused.
+// false), a comparison of such a value with a compiled interface (the
+// same assertion), a type switch on a compiled interface with a case of a
+// cell's type (yaegi takes none), and errors.As with a target of a cell's
+// type (compiled code sees no methods: a panic) are refused.
 func fixCellValuesInInterfaces(x *execution, ps []*parsed) error {
 	rewrite := map[ast.Expr]ast.Expr{}
 	var err error

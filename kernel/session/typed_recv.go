@@ -9,11 +9,12 @@ import (
 // slot, wrongly for anything but a local variable (a[i] = <-c, s.f = <-c,
 // *p = <-c and a captured x = <-c silently store nothing; return <-c, an
 // assignment to a named result, and x = f() after x := <-c panic
-// "reflect.Value.Set using unaddressable value"), and a select case that assigns (case x = <-c:) panics
-// "reflect.Select: invalid Dir". The pass parenthesizes such a receive (a
-// parenthesized operand is computed, then assigned) and writes an
-// assigning select case as a definition followed by the assignment, which
-// Go performs when the case is chosen:
+// "reflect.Value.Set using unaddressable value"), and a select case that
+// assigns (case x = <-c:) panics "reflect.Select: invalid Dir". The pass
+// parenthesizes a receive assigned or returned (a parenthesized operand is
+// computed, then assigned) and writes an assigning select case as a
+// definition followed by the assignment, which Go performs when the case
+// is chosen:
 //
 //	a[i] = <-c            →  a[i] = (<-c)
 //	x := <-c              →  x := (<-c)

@@ -45,13 +45,19 @@ var typedPasses = []typedPass{
 	{"ifacestore", "yaegi fails to store -x, ^x or !x (a panic, a nil, or the function silently ends) or a literal of an array, slice or map type with methods into an interface", convertStoresToIface},
 	{"print", "yaegi writes print and println to standard output with fmt's formatting; Go writes them to standard error with the runtime's", rewritePrint},
 	{"recover", "yaegi's recover returns an interpreted panic's value wrapped in a reflect.Value", rewriteRecover},
-	{"reflectmethods", "compiled reflect does not see the methods of types declared in cells (Method panics, NumMethod is 0)", checkReflectMethods},
+	{"reflectmethods", "yaegi builds the cells' types without methods for reflect: Method, MethodByName, NumMethod and Implements do not see them", refuseReflectMethods},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},
 	{"constexprs", "yaegi computes constant expressions with machine arithmetic and types some untyped constants wrongly (1<<100 overflows, val|1<<n takes 1 as an int)", foldConstExprs},
 	{"stores", "yaegi stores a call, a receive or a composite literal straight into its variable and drops the assignment (a, b = x+1, f() leaves a unchanged; xs[i] = <-c stores nothing)", parenDirectStores},
 	{"arrayptr", "yaegi cannot take &p[i] of a pointer p to an array, and fails on len and cap of a nil one", rewriteArrayPointers},
 	{"printderef", "yaegi's print and println of *p, p nil, print <invalid reflect.Value> instead of panicking", evalPrintedDerefs},
 	{"initorder", "yaegi initializes package-level variables in the order written, ignoring what the functions they call read", orderVarInits},
+	{"methodexprs", "yaegi types method expressions (T.M, (*T).M, I.M) wrongly: too many arguments, or a function of the wrong type", rewriteMethodExprs},
+	{"methodvalues", "yaegi binds a method value's receiver when the function is called: no copy, no nil dereference where Go has one", rewriteMethodValues},
+	{"receives", "yaegi stores a receive straight into its destination: a[i] = <-c, a captured x = <-c and return <-c fail or store nothing; case x = <-c panics", fixReceives},
+	{"switches", "yaegi converts an interface switch tag to each case's type (a panic), and tests only the first expression of a case list in a boolean switch", fixSwitches},
+	{"ifaces", "yaegi puts a composite literal of a cell's type into error bare, panics on error(v), compares its interface wrappers; what the wrapper hides is refused", fixCellValuesInInterfaces},
+	{"fmtargs", "yaegi hands fmt a value of a cell's error type without its Error method: fmt prints its fields", fixPrintedErrors},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.
@@ -689,6 +695,12 @@ func needsConversion(info *types.Info, e ast.Expr) bool {
 // predeclared one, or an exported type of a package the interpreter's
 // tables hold; no struct in it has another package's unexported fields.
 func (x *execution) writable(t types.Type) bool {
+	return x.writableIn(t, nil)
+}
+
+// writableIn is writable, where a type declared in a function counts when
+// local says it does.
+func (x *execution) writableIn(t types.Type, local func(*types.TypeName) bool) bool {
 	seen := map[types.Type]bool{}
 	var ok func(t types.Type) bool
 	ok = func(t types.Type) bool {
@@ -705,7 +717,9 @@ func (x *execution) writable(t types.Type) bool {
 			case obj.Pkg() == nil:
 			case obj.Pkg().Path() == "main":
 				if obj.Parent() == nil || (obj.Parent() != obj.Pkg().Scope() && obj.Parent().Parent() != types.Universe) {
-					return false // declared in a function
+					if local == nil || obj.Parent() == nil || !local(obj) {
+						return false // declared in a function
+					}
 				}
 			default:
 				if _, found := x.s.tables.members[obj.Pkg().Path()][obj.Name()]; !found {

@@ -22,6 +22,7 @@ import (
 //	len(<-c)             →  func(interface{}) int { return 50 }(<-c)
 //	for i, v := range p  →  for i, v := range p[:]
 //	for i := range p     →  for i := range int(4)
+//	for i := range f()   →  for i := range int(func(interface{}) int { return 4 }(f()))
 
 // rewriteArrayPointers applies the two rewrites.
 func rewriteArrayPointers(x *execution, ps []*parsed) error {
@@ -62,7 +63,12 @@ func rewriteArrayPointers(x *execution, ps []*parsed) error {
 		case rs.Tok == token.ASSIGN && rs.Key != nil && !isBlank(rs.Key):
 			// Left as written: the session's loop for a range over an
 			// integer ends with the variable at N, not N-1.
-		case !hasCallOrReceive(info, rs.X) && w.free("int"):
+		case hasCallOrReceive(info, rs.X) && w.free("int"):
+			// Evaluated (Go calls it), not dereferenced.
+			pos := rs.X.Pos()
+			call := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{rs.X}, Rparen: rs.X.End() - 1}
+			rs.X = &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{arrayLenCall(call, length)}, Rparen: rs.X.End() - 1}
+		case w.free("int"):
 			pos := rs.X.Pos()
 			rs.X = &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.FormatInt(length, 10)}}, Rparen: rs.X.End() - 1}
 		}

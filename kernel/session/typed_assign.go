@@ -32,9 +32,17 @@ func parenDirectStores(x *execution, ps []*parsed) error {
 			}
 		}
 	}
+	comm := map[ast.Stmt]bool{} // the receives of select cases: the receives pass writes those
 	inspect(ps, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.CommClause:
+			if n.Comm != nil {
+				comm[n.Comm] = true
+			}
 		case *ast.AssignStmt:
+			if comm[n] {
+				return true
+			}
 			// A single definition stores its value rightly.
 			if n.Tok == token.ASSIGN || (n.Tok == token.DEFINE && len(n.Lhs) > 1) {
 				wrap(n.Rhs, len(n.Lhs))

@@ -147,6 +147,10 @@ type cellCheck struct {
 	// after the code that declares the name.
 	redo map[string][]*ast.File
 
+	// renamed maps the names the interpreter knows some of the cell's
+	// declarations by (universe.go) to their names in Go.
+	renamed map[string]string
+
 	// commit records what a unit of the cell (a declaration run, or a
 	// top-level statement) declared; the session calls it once the unit
 	// has compiled.
@@ -865,6 +869,9 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		commit := func(n string) {
+			if orig, ok := cc.renamed[n]; ok {
+				n = orig // a name the interpreter knows under another
+			}
 			if b := names[n]; b != nil {
 				c.names[n] = b
 			}

@@ -29,6 +29,7 @@ type typedPass struct {
 // typedPasses run in this order.
 var typedPasses = []typedPass{
 	{"available", "yaegi's tables hold Go 1.22's standard library: a newer function would fail to compile, or half a cell would", checkAvailable},
+	{"universe", "yaegi fails on a declaration of a predeclared name (const append = 1, var int, type error)", renameUniverse},
 	{"recursive", "yaegi cannot build a type that refers to itself other than through a named struct or an interface (type T []T)", refuseRecursiveTypes},
 	{"constants", "yaegi evaluates some constant declarations wrongly (implicit repetition with iota in a typed group)", foldConstants},
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},

@@ -58,6 +58,8 @@ var typedPasses = []typedPass{
 	{"receives", "yaegi stores a receive straight into its destination: a[i] = <-c, a captured x = <-c and return <-c fail or store nothing; case x = <-c panics", fixReceives},
 	{"switches", "yaegi converts an interface switch tag to each case's type (a panic), and tests only the first expression of a case list in a boolean switch", fixSwitches},
 	{"ifaces", "yaegi puts a composite literal of a cell's type into error bare, panics on error(v), compares its interface wrappers; what the wrapper hides is refused", fixCellValuesInInterfaces},
+	{"typeswitch", "yaegi takes no case of a cell's type or of a function type in a type switch on an interface{} (the assertion v.(S) is right)", rewriteTypeSwitches},
+	{"funcvalues", "yaegi hands a cell's function named as a value to an interface as its syntax node (assertions fail, %T is *interp.node)", convertFuncValues},
 	{"fmtargs", "yaegi hands fmt a value of a cell's error type without its Error method: fmt prints its fields", fixPrintedErrors},
 }
 

@@ -177,7 +177,9 @@ func New(opts Options) (*Session, error) {
 		// Recovered unwraps what recover returns (typed_recover.go).
 		"Recovered": reflect.ValueOf(recovered),
 		// make's size checks (typed_make.go).
-		"MakeChan":     reflect.ValueOf(makeChanSize),
+		"MakeChan": reflect.ValueOf(makeChanSize),
+		// The length check of a slice converted to an array (typed_slicearray.go).
+		"SliceToArray": reflect.ValueOf(sliceToArray),
 		"MakeSliceLen": reflect.ValueOf(makeSliceLen),
 		"MakeSlice":    reflect.ValueOf(makeSlice),
 		// Package unsafe's functions yaegi lacks (typed_unsafe.go).

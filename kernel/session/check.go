@@ -366,6 +366,17 @@ func (x *execution) check(decls []ast.Decl, stmts []ast.Stmt) (*cellCheck, error
 	if err != nil {
 		return nil, err
 	}
+	// Each cell is checked in a package object of its own, and go/types
+	// compares those by identity where it refuses an unexported field set
+	// by position (it compares by path elsewhere): a struct of an earlier
+	// cell with unexported fields written S{1, 2} would be refused. Such a
+	// literal is written with its field names, which means the same, and
+	// checked again.
+	for round := 0; round < 4 && len(errs) > 0 && x.keyLiterals(p, cc.info, errs); round++ {
+		if cc, errs, err = x.runCheck(p); err != nil {
+			return nil, err
+		}
+	}
 	if len(errs) > 0 {
 		return nil, x.checkFailure(errs, changed)
 	}
@@ -1210,4 +1221,61 @@ func (x *execution) renameMain() {
 	for id, obj := range x.cc.info.Uses {
 		rename(id, obj)
 	}
+}
+
+// keyLiterals writes with field names the positional struct literals that
+// the checker refused for an unexported field of an earlier cell's type
+// (see check); it reports whether it changed one.
+func (x *execution) keyLiterals(p *plan, info *types.Info, errs []goError) bool {
+	at := map[token.Position]bool{}
+	for _, e := range errs {
+		if strings.HasPrefix(e.msg, "implicit assignment to unexported field ") {
+			at[e.pos] = true
+		}
+	}
+	if len(at) == 0 {
+		return false
+	}
+	fset := x.s.in.FileSet()
+	changed := false
+	visit := func(n ast.Node) bool {
+		lit, ok := n.(*ast.CompositeLit)
+		if !ok || len(lit.Elts) == 0 {
+			return true
+		}
+		hit := false
+		for _, e := range lit.Elts {
+			if _, keyed := e.(*ast.KeyValueExpr); keyed {
+				return true
+			}
+			hit = hit || at[fset.Position(e.Pos())]
+		}
+		if !hit {
+			return true
+		}
+		tv, ok := info.Types[lit]
+		if !ok {
+			return true
+		}
+		t := tv.Type
+		if ptr, ok := t.Underlying().(*types.Pointer); ok {
+			t = ptr.Elem() // &S{…} elided in a literal of pointers
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok || st.NumFields() != len(lit.Elts) {
+			return true
+		}
+		for i, e := range lit.Elts {
+			lit.Elts[i] = &ast.KeyValueExpr{Key: &ast.Ident{Name: st.Field(i).Name(), NamePos: e.Pos()}, Colon: e.Pos(), Value: e}
+		}
+		changed = true
+		return true
+	}
+	for _, d := range p.decls {
+		ast.Inspect(d, visit)
+	}
+	for _, st := range p.stmts {
+		ast.Inspect(st, visit)
+	}
+	return changed
 }

@@ -62,6 +62,9 @@ var typedPasses = []typedPass{
 	{"typeswitch", "yaegi takes no case of a cell's type or of a function type in a type switch on an interface{} (the assertion v.(S) is right)", rewriteTypeSwitches},
 	{"funcvalues", "yaegi hands a cell's function named as a value to an interface as its syntax node (assertions fail, %T is *interp.node)", convertFuncValues},
 	{"fmtargs", "yaegi hands fmt a value of a cell's error type without its Error method: fmt prints its fields", fixPrintedErrors},
+	{"fmtcells", "fmt sees a cell's type without its name, its String method or its unexported field names (reflect cannot give them)", fixPrintedCellTypes},
+	{"structtags", "yaegi exports a cell struct's unexported fields (skip as Xskip), which encoding/json and encoding/xml then write", tagUnexportedFields},
+	{"reflectnames", "reflect cannot name a type yaegi builds for a cell: Name is \"\", String the structure", refuseReflectNames},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

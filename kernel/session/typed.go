@@ -57,6 +57,7 @@ var typedPasses = []typedPass{
 	{"receives", "yaegi stores a receive straight into its destination: a[i] = <-c, a captured x = <-c and return <-c fail or store nothing; case x = <-c panics", fixReceives},
 	{"switches", "yaegi converts an interface switch tag to each case's type (a panic), and tests only the first expression of a case list in a boolean switch", fixSwitches},
 	{"ifaces", "yaegi puts a composite literal of a cell's type into error bare, panics on error(v), compares its interface wrappers; what the wrapper hides is refused", fixCellValuesInInterfaces},
+	{"defer", "yaegi evaluates the function, receiver and arguments of a deferred call when it runs, not at the defer statement", evalDeferred},
 	{"stringrange", "yaegi's range over a string counts runes, not byte offsets, and steps wrongly over invalid UTF-8", rangeStrings},
 	{"rangeassign", "yaegi does not assign the variables of for i = range x as Go does (i is 0 after the loop)", rangeAssigned},
 	{"order", "yaegi evaluates and stores an assignment of several values in an order of its own (i, x[i] = …; p, *p = f())", lowerAssignments},

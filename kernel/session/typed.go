@@ -61,6 +61,7 @@ var typedPasses = []typedPass{
 	{"stringrange", "yaegi's range over a string counts runes, not byte offsets, and steps wrongly over invalid UTF-8", rangeStrings},
 	{"rangeassign", "yaegi does not assign the variables of for i = range x as Go does (i is 0 after the loop)", rangeAssigned},
 	{"order", "yaegi evaluates and stores an assignment of several values in an order of its own (i, x[i] = …; p, *p = f())", lowerAssignments},
+	{"loopvar", "yaegi keeps one variable for a whole loop: closures and pointers made in the loop see its last value", loopVars},
 	{"fmtargs", "yaegi hands fmt a value of a cell's error type without its Error method: fmt prints its fields", fixPrintedErrors},
 }
 

@@ -29,6 +29,7 @@ type typedPass struct {
 // typedPasses run in this order.
 var typedPasses = []typedPass{
 	{"available", "yaegi's tables hold Go 1.22's standard library: a newer function would fail to compile, or half a cell would", checkAvailable},
+	{"shadow", "in the top-level code of a cell, yaegi binds a variable declared in a block (x := 2 in { }, for i := …, if y := …) to the outer variable of that name", renameShadows},
 	{"recursive", "yaegi cannot build a type that refers to itself other than through a named struct or an interface (type T []T)", refuseRecursiveTypes},
 	{"constants", "yaegi evaluates some constant declarations wrongly (implicit repetition with iota in a typed group)", foldConstants},
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},

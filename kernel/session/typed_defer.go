@@ -129,7 +129,7 @@ func (x *execution) iterationVars(call *ast.CallExpr, lit *ast.FuncLit, loops []
 			lit.Type.Params = &ast.FieldList{Opening: pos, Closing: pos}
 		}
 		lit.Type.Params.List = append(lit.Type.Params.List, &ast.Field{Names: []*ast.Ident{ident(p, pos)}, Type: t})
-		arg := ident(v.Name(), call.Rparen)
+		arg := ident(x.nameOf(v), call.Rparen)
 		info.Uses[arg] = v
 		addr := &ast.UnaryExpr{OpPos: call.Rparen, Op: token.AND, X: arg}
 		info.Types[addr] = types.TypeAndValue{Type: types.NewPointer(v.Type())}

@@ -85,12 +85,12 @@ func (x *execution) perIteration(pos token.Pos, vars []ast.Expr, body *ast.Block
 		}
 		name := x.ci.tmpName("lv")
 		renamed[v] = name
-		orig := ident(v.Name(), pos)
+		orig := ident(x.nameOf(v), pos)
 		info.Uses[orig] = v
 		copyDef.Lhs = append(copyDef.Lhs, ident(name, pos))
 		copyDef.Rhs = append(copyDef.Rhs, orig)
 		if back && u.written[v] {
-			back := ident(v.Name(), pos)
+			back := ident(x.nameOf(v), pos)
 			info.Uses[back] = v
 			copyBack.Lhs = append(copyBack.Lhs, back)
 			copyBack.Rhs = append(copyBack.Rhs, ident(name, pos))

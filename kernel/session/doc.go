@@ -68,9 +68,11 @@
 //     integer). Otherwise yaegi fails and the cell reports "Unsupported"
 //     with the fix: write the 3-clause loop, or convert: range int(n).
 //   - per-iteration loop variables: a loop whose body has a function
-//     literal mentioning a loop variable, or takes its address, gets fresh
-//     copies of the variables each iteration. A three-clause loop whose
-//     body assigns its variable keeps the shared variable.
+//     literal using a loop variable, or takes its address (&v, v[:] of an
+//     array, a pointer method), gets fresh copies of the variables each
+//     iteration (typed_loopvar.go: the checker's objects say which
+//     identifiers are the variable); a three-clause loop whose body may
+//     change its variable copies it back at the end of the iteration.
 //   - panics in goroutines: `go f(x)` evaluates f and x at the go statement
 //     and runs the call under a recover that reports the panic through the
 //     cell's AsyncError; the process survives.

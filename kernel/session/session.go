@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"reflect"
 	"runtime"
@@ -377,7 +378,8 @@ type execution struct {
 	cc      *cellCheck                 // what Go's type checker found
 	slotted map[*ast.FuncDecl]slotDecl // methods declared through slots (methodslot.go)
 
-	typeImports map[string]string // packages the typed passes name in written types: name → path
+	typeImports map[string]string       // packages the typed passes name in written types: name → path
+	renamed     map[types.Object]string // objects the typed passes renamed (typed_shadow.go): their names in the code
 }
 
 // sourceText returns the source between two positions of the cell's

@@ -105,7 +105,8 @@ type Session struct {
 	current     atomic.Pointer[Cell]        // the cell running, or the last one
 	running     atomic.Pointer[runningCell] // the cell Execute is running, or nil
 
-	slots map[string]methodSlot // the cells' methods the interpreter holds ("T.M")
+	slots        map[string]methodSlot // the cells' methods the interpreter holds ("T.M")
+	recoverFuncs map[string]bool       // the cells' functions that call recover themselves
 
 	renderTypes  map[string]*renderCase        // struct types with render methods
 	structTypes  map[string]bool               // types declared as structs
@@ -146,7 +147,7 @@ func New(opts Options) (*Session, error) {
 		imports: map[string]string{}, sources: map[int]*cellSource{},
 		goroutines: map[int]goroutineStart{}, intr: make(chan struct{}),
 		renderTypes: map[string]*renderCase{}, structTypes: map[string]bool{},
-		cudaModules: map[string]*gpu.Module{}, slots: map[string]methodSlot{},
+		cudaModules: map[string]*gpu.Module{}, slots: map[string]methodSlot{}, recoverFuncs: map[string]bool{},
 	}
 	if s.stdout == nil {
 		s.stdout = os.Stdout
@@ -380,6 +381,8 @@ type execution struct {
 
 	typeImports map[string]string       // packages the typed passes name in written types: name → path
 	renamed     map[types.Object]string // objects the typed passes renamed (typed_shadow.go): their names in the code
+
+	recoverFuncs map[string]bool // the cell's functions, and whether they call recover (recorded once it has compiled)
 }
 
 // sourceText returns the source between two positions of the cell's
@@ -591,6 +594,9 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 			x.s.recordDecls(u.file, x.ci)
 			x.cc.commit(u.file)
 			x.recordSlots(u.file)
+			for name, calls := range x.recoverFuncs {
+				x.s.recoverFuncs[name] = calls
+			}
 		} else {
 			x.s.recordStmt(u.stmt)
 			x.cc.commit(u.stmt)

@@ -47,6 +47,7 @@ var typedPasses = []typedPass{
 	{"deferclosures", "yaegi deadlocks when a deferred call calls a function literal of the same function (the kernel hangs)", checkDeferredClosures},
 	{"ifacestore", "yaegi fails to store -x, ^x or !x (a panic, a nil, or the function silently ends) or a literal of an array, slice or map type with methods into an interface", convertStoresToIface},
 	{"print", "yaegi writes print and println to standard output with fmt's formatting; Go writes them to standard error with the runtime's", rewritePrint},
+	{"recoverdirect", "yaegi's recover stops a panic when called from a function a deferred function calls; Go's returns nil there", refuseIndirectRecover},
 	{"recover", "yaegi's recover returns an interpreted panic's value wrapped in a reflect.Value", rewriteRecover},
 	{"reflectmethods", "yaegi builds the cells' types without methods for reflect: Method, MethodByName, NumMethod and Implements do not see them", refuseReflectMethods},
 	{"typeargs", "yaegi infers type arguments of generic calls poorly (func(int) string taken for func(int) int)", explicitTypeArgs},

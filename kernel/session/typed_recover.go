@@ -31,17 +31,16 @@ func rewriteRecover(x *execution, ps []*parsed) error {
 		b, ok := x.cc.info.Uses[id].(*types.Builtin)
 		return ok && b.Name() == "recover"
 	}
-	var err error
-	inspect(ps, func(n ast.Node) bool {
-		if d, ok := n.(*ast.DeferStmt); ok && isRecover(d.Call.Fun) && err == nil {
-			err = newError("Unsupported", "yaegi, the interpreter, does not run `defer recover()` as Go does (in a function that panics, it recovers the panic of the function's caller); "+
-				"call recover from a deferred function instead: defer func() { recover() }() (which also recovers the function's own panic)", x.at(d))
+	// defer recover() does nothing in Go: recover is not called by a
+	// deferred function there, it is the deferred call, so it returns nil
+	// and stops no panic. yaegi's recovers the caller's panic instead; the
+	// statement is dropped.
+	rewriteStmtLists(ps, func(st ast.Stmt) ast.Stmt {
+		if d, ok := st.(*ast.DeferStmt); ok && isRecover(d.Call.Fun) {
+			return &ast.EmptyStmt{Semicolon: d.Pos(), Implicit: true}
 		}
-		return err == nil
+		return st
 	})
-	if err != nil {
-		return err
-	}
 	inspect(ps, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
 		if !ok {

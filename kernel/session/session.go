@@ -182,6 +182,8 @@ func New(opts Options) (*Session, error) {
 		"MakeChan": reflect.ValueOf(makeChanSize),
 		// The length check of a slice converted to an array (typed_slicearray.go).
 		"SliceToArray": reflect.ValueOf(sliceToArray),
+		// The panic of a failed assertion to a cell's interface (typed_assertiface.go).
+		"AssertFailed": reflect.ValueOf(assertFailed),
 		"MakeSliceLen": reflect.ValueOf(makeSliceLen),
 		"MakeSlice":    reflect.ValueOf(makeSlice),
 		// Package unsafe's functions yaegi lacks (typed_unsafe.go).

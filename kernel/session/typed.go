@@ -39,6 +39,7 @@ var typedPasses = []typedPass{
 	{"unsafe", "yaegi computes unsafe.Sizeof, Offsetof and Alignof from its own layout, and lacks unsafe.Slice, SliceData, String and StringData", rewriteUnsafe},
 	{"make", "yaegi's make of a channel or slice of a bad size panics with reflect's strings, not Go's runtime errors", checkMakes},
 	{"slicearray", "yaegi's conversion of a slice too short for an array panics with reflect's text, not Go's runtime error", checkSliceToArray},
+	{"assertiface", "a failed assertion to a cell's interface panics in yaegi with a message of its own, not Go's runtime error", fixInterfaceAssertions},
 	{"compare", "yaegi refuses == and != between operands of different types that Go compares (chan int and <-chan int)", convertComparisons},
 	{"pkgvars", "yaegi takes a compiled package's boolean, numeric or string variable for a constant: it refuses to assign it, folds its value", addressCompiledVars},
 	{"introspection", "runtime.Caller, Callers, CallersFrames and FuncForPC see the interpreter's frames, not a cell's functions", checkIntrospection},

@@ -79,7 +79,11 @@ func (x *execution) slotMethods(ps []*parsed) ([]*parsed, error) {
 		}
 		var keep []ast.Decl
 		var assigns []ast.Stmt
+		var names []ast.Decl
 		for _, d := range p.file.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+				names = append(names, x.nameTypes(g)...)
+			}
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Recv == nil || fd.Body == nil {
 				keep = append(keep, d)
@@ -94,7 +98,7 @@ func (x *execution) slotMethods(ps []*parsed) ([]*parsed, error) {
 				assigns = append(assigns, assign)
 			}
 		}
-		p.file.Decls = keep
+		p.file.Decls = append(keep, names...)
 		if len(assigns) > 0 {
 			out = append(out, &parsed{run: run{line: p.line, col: p.col}, body: &ast.BlockStmt{Lbrace: assigns[0].Pos(), List: assigns, Rbrace: assigns[len(assigns)-1].End()}})
 		}

@@ -184,6 +184,8 @@ func New(opts Options) (*Session, error) {
 		"SliceToArray": reflect.ValueOf(sliceToArray),
 		// The panic of a failed assertion to a cell's interface (typed_assertiface.go).
 		"AssertFailed": reflect.ValueOf(assertFailed),
+		// The Go names of the cells' types (typenames.go).
+		"NameType":     reflect.ValueOf(nameType),
 		"MakeSliceLen": reflect.ValueOf(makeSliceLen),
 		"MakeSlice":    reflect.ValueOf(makeSlice),
 		// Package unsafe's functions yaegi lacks (typed_unsafe.go).

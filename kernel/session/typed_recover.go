@@ -99,6 +99,11 @@ var yaegiPosition = regexp.MustCompile(`^(\S+:)?\d+:\d+: `)
 // recoveredValue is __gnb.Recovered: the value recover returned, with
 // yaegi's run-time failures made the runtime errors Go panics with.
 func recoveredValue(v any) any {
+	if e, ok := v.(error); ok {
+		if msg, ok := renameUnhashable(e.Error()); ok {
+			return runtimeError{msg}
+		}
+	}
 	switch e := v.(type) {
 	case nil:
 		return nil

@@ -3,7 +3,8 @@
 #
 # Steps: formatting, vet, every package's tests, the race detector over the
 # concurrent code, a short run of every fuzz target, one pass of every
-# benchmark so none of them rots, and the kernel seen from real Jupyter
+# benchmark so none of them rots, the Go distribution's own test programs
+# run as notebooks (ops/gocorpus.sh, docs/conformance), and the kernel seen from real Jupyter
 # clients (ops/kernel-tests.sh: conformance suite, notebooks, browser),
 # whose Debian packages ops/deps.sh installs when missing. Environment:
 #   FUZZTIME   budget per fuzz target (default 200000x executions; 0 skips).
@@ -46,6 +47,9 @@ fi
 
 step "benchmarks, one iteration each (short mode)"
 go test -count=1 -short -run '^$' -bench . -benchtime 1x ./... >/dev/null
+
+step "Go's own test programs as notebooks (docs/conformance): no wrong result, no crash, no timeout, no fewer passes"
+ops/gocorpus.sh -timeout 5m -check docs/conformance/graphnb.json -allow docs/conformance/allow.txt
 
 step "kernel from Jupyter clients: conformance, notebooks, browser"
 ops/kernel-tests.sh

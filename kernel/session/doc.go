@@ -57,106 +57,81 @@
 // Importing a package twice is harmless; importing a package outside the
 // tables (iter, unique, third-party modules) is a clear CompileError.
 //
-// # Go features yaegi lacks, supplied
+// # Go's type checker in front of the interpreter
 //
-//   - min, max: generic functions of a prelude (ordered types, NaN as in
-//     Go); clear: a compiled helper (maps and slices).
-//   - range over an integer: rewritten into a three-clause loop when the
-//     operand is clearly an integer (literal, constant, len/cap, integer
-//     conversion, arithmetic of those, a function or method with a single
-//     integer result, a variable whose declaration or current value is an
-//     integer). Otherwise yaegi fails and the cell reports "Unsupported"
-//     with the fix: write the 3-clause loop, or convert: range int(n).
-//   - per-iteration loop variables: a loop whose body has a function
-//     literal using a loop variable, or takes its address (&v, v[:] of an
-//     array, a pointer method), gets fresh copies of the variables each
-//     iteration (typed_loopvar.go: the checker's objects say which
-//     identifiers are the variable); a three-clause loop whose body may
-//     change its variable copies it back at the end of the iteration.
-//   - panics in goroutines: `go f(x)` evaluates f and x at the go statement
-//     and runs the call under a recover that reports the panic through the
-//     cell's AsyncError; the process survives.
-//   - select statements: break and continue in select cases are rewritten
-//     around yaegi bugs, and top-level code holding a select runs inside a
-//     function literal.
-//   - top-level definitions whose value yaegi cannot type (index.go): an
-//     index of a compiled slice, array, pointer to an array or map, or of
-//     a string (`root := g.Roots(1, 1)[0]`, `p := s[1]`), and a call of a
-//     generic function (`lo := min(a, b)`), in x := …, var x = … and the
-//     init statements of top-level if, for and switch statements, are
-//     converted to their type, inferred from the symbol tables, the cell's
-//     declarations and the values of earlier cells (`int32(…)`,
-//     `mst.Edge(…)`, importing the package when needed); under & the
-//     operand is converted instead, so the element stays addressable.
-//     What the session cannot type is left, and yaegi's error replaced by
-//     an "Unsupported" one that names the expression and the fix.
-//   - method values of compiled pointer types (methodvalue.go): yaegi
-//     types `bb.String` (bb a *bytes.Buffer) as func(*bytes.Buffer)
-//     string, so assigning, returning or passing it fails; anywhere in
-//     the cell, such a value becomes a closure bound to the receiver when
-//     evaluated, its types printed from the inferred receiver type
-//     (function parameters, var declarations, definitions and range
-//     variables are followed into bodies). Where the receiver cannot be
-//     typed, yaegi's error is replaced by one that spells the closure.
-//   - definitions of several variables from one value: a top-level
-//     comma-ok definition (v, ok := m[k], <-ch, x.(T)) becomes a call of a
-//     function literal returning (V, bool); a compound top-level statement
-//     (if, for, switch, block) holding such a definition, or a, b := f(),
-//     runs inside a function literal (yaegi declares nothing there
-//     otherwise).
-//   - stale comma-ok values: after v, ok := m[k] or n, ok := x.(T) (and
-//     the = forms) whose ok is false, v is set to the zero value (yaegi
-//     keeps the old one, in loops too) when m and k have no side effects.
-//   - var declarations that read a variable of an earlier cell (yaegi:
-//     "variable definition loop") or call min or max (yaegi: the zero
-//     value) run as definitions (var y T = x becomes y := T(x)), before
-//     the declarations of their cell, or after them when they read one.
+// Every cell is type-checked with go/types (check.go) before anything of
+// it runs: as a file of the session's package main (declarations at
+// package level, statements in a function body), against the objects
+// earlier cells declared and the real types of the importable packages
+// (package typedata: export data embedded in the binary), in the language
+// of Go 1.22, the one yaegi implements. A cell Go rejects is a
+// CompileError with Go's message at the cell's line; what yaegi refuses
+// after Go accepted is Unsupported (an interpreter gap). Top-level
+// variables need no use, the final expression is the result; within a
+// cell Go's rules hold (x := 1 then x := 2 is refused).
 //
-// defer in the top-level code of a cell is refused with a clear error:
-// yaegi would run the deferred call again after every later cell.
+// Redefinitions: a cell may declare any name again. The earlier
+// declarations that use it (found from the checker's resolutions) are
+// checked again with the new definition — a refusal names the one that no
+// longer fits — and the interpreter compiles the dependent functions,
+// constants and methods again right after the code that declares the name
+// (yaegi binds a name when it compiles its user). Methods are compiled
+// through slots (methodslot.go: yaegi keeps a method's first definition),
+// so a method's body can change, not its signature. func main is known to
+// the interpreter as __gnb_main (yaegi runs a package's main after every
+// program), so it runs when called.
+//
+// # Typed passes
+//
+// The checker's facts drive the rewrites that make yaegi run a cell as Go
+// would, or the refusals of what it cannot run: typedPasses (typed.go)
+// lists them in order, each with the one-line reason yaegi needs it, each
+// in a file typed_NAME.go with the exact rewrite in its doc. Among them:
+// constants written as their exact typed values; explicit type arguments;
+// top-level definitions converted to their types; assignments of several
+// values in Go's order; defer evaluating its call where it stands; exact
+// per-iteration loop variables; range over strings and with outer
+// variables; method expressions and values bound as Go binds them; type
+// switches as the assertions Go defines them by; receives and composite
+// literals stored; print and println to standard error with the
+// runtime's formatting; recover returning Go's values and runtime errors;
+// fmt, encoding/json and reflect seeing the cells' types as Go does, or a
+// refusal; unsafe's constants; and the refusals of a standard library
+// newer than Go 1.22, of reflect's view of the cells' methods, of
+// finalizer literals, of runtime.Callers, of self-referencing types.
+// Older syntactic rewrites (rewrite.go, index.go, methodvalue.go,
+// commaok.go, vars.go) run after them: min, max and clear from the
+// prelude, range over an integer, goroutine guards, select fixes, the
+// stale comma-ok values, var declarations that read earlier variables.
+// defer in the top-level code of a cell is refused: yaegi would run the
+// deferred call again after every later cell.
+//
+// docs/conformance measures the result on the Go distribution's own test
+// programs.
 //
 // # Limitations left
 //
 //   - A type cannot be changed once declared (yaegi keeps the first
 //     definition); declaring it again identically is fine, differently is
 //     refused with a message ("Unsupported").
-//   - Within one cell, `x := 1` then `x := 2` is accepted (Go refuses it).
 //   - Panic tracebacks name the top-level statement and the functions the
 //     panic went through, not the line inside a function (yaegi logs a
-//     function's frame at its entry).
-//   - yaegi's runtime messages differ from Go's in places (an index out of
-//     range on a slice reads "reflect: slice index out of range").
+//     function's frame at its entry); an unrecovered panic's message is
+//     yaegi's, which differs from Go's in places (recovered values are
+//     Go's runtime errors).
+//   - A value of a cell's type in an interface{} loses the type's name and
+//     methods to compiled code: fmt prints it by its fields, %T names its
+//     structure; where the checker sees the cell's type statically it is
+//     right, where it cannot (an interface operand that may hold one) %T
+//     is refused; a Stringer stored in an any prints without String.
 //   - Generic functions of compiled packages are not exposed (yaegi
-//     extract skips them), and the standard library is Go 1.22's (no iter,
-//     no maps.Keys, slices' generic functions only in part).
-//   - An interrupt stops interpreted code, time.Sleep and compiled code
-//     that polls cancel.Check; a compiled call that does neither runs on in
-//     the background (the cell returns after 500 ms). Interrupting also
-//     stops goroutines that cells started.
-//   - Two struct types declared with identical fields are one type to
-//     compiled code; the display renderer uses the first one's methods.
-//   - Compiled code does not see the methods of types declared in cells:
-//     errors.As with such a target panics, and fmt prints them without
-//     their String method when they sit inside compiled containers.
-//   - A value of a type declared in a cell, stored in a variable of the
-//     predeclared type error, loses its Error method in yaegi (calling
-//     e.Error() panics); returning it from a function as an error and
-//     showing it works (the cell's result reads its message).
-//   - yaegi keeps a little memory per compiled cell (under 1 KB for "1+1").
-//   - Every top-level definition adds a slot to yaegi's global frame that
-//     later cells pay for: after some thousands of definitions, a cell
-//     takes tens of microseconds and kilobytes more.
-//   - The values of earlier cells tell their static types only until a
-//     cell declares a type that is neither a struct nor an interface
-//     (yaegi shows a `type ID int32` value as an int32); from then on an
-//     index of such a variable in a top-level definition must be
-//     converted by hand (the error says how). What the symbol tables type
-//     (g.Roots(1, 1)[0], m.Edges[0]) is not affected.
-//   - A generic function of a cell called with a value of a compiled type
-//     (first(g.Roots(1, 1))) fails in yaegi, in functions too; so does
-//     one with a variadic parameter given no variadic argument (the
-//     prelude's min(x) is rewritten to min(x, x)).
-//
+//     extract skips them), and the standard library is Go 1.22's.
+//   - yaegi keeps a little memory per compiled cell (under 1 KB for "1+1"),
+//     and every top-level definition adds a slot to its global frame that
+//     later cells pay for.
+//   - An interrupted program blocked in a compiled call that does not poll
+//     cancel.Check cannot be stopped: the next cell waits for it.
+
 // # Magics
 //
 // A line starting with % (column 1, outside strings and comments) is a
@@ -175,5 +150,9 @@
 // code at its next step, time.Sleep at once (the session replaces it),
 // and graphnb's compiled algorithms at their next cancel.Check (the
 // session requests cancellation, and clears the request before the next
-// cell). The cell returns an Interrupted error; every variable survives.
+// cell). The cell returns an Interrupted error; every variable survives,
+// and so does every function value made before (stop.go restores the run
+// id yaegi gave them once the stopped program has ended). A goroutine that
+// panics while a cell runs fails that cell; one that panics between cells
+// is reported through the AsyncError of the cell that started it.
 package session

@@ -139,29 +139,29 @@ func formatWall(d time.Duration) string {
 
 // dialectNotes is the Go dialect of cells, for %help (the package doc
 // says the same).
-const dialectNotes = `Cells are Go, run by yaegi v0.16.1 (Go 1.22 standard library):
+const dialectNotes = `Cells are Go: each is checked by Go's type checker (the Go 1.22 language,
+the interpreter yaegi v0.16.1's) and runs as Go would, or is refused before
+anything runs with Go's message, or with one naming what the interpreter
+cannot run ("Unsupported: …") and how to write it instead:
   - a cell may mix imports, declarations and statements; its last
     expression is shown as the cell's result
   - the standard library and graphnb's packages need no import line
     (rand is math/rand/v2, template text/template, scanner text/scanner)
-  - min, max, clear, range over an integer and per-iteration loop
-    variables are supplied by the kernel; a range over an integer whose
-    operand the kernel cannot type must be written as a 3-clause loop
-  - indexing a compiled slice, map or string at the top level
-    (y := g.Roots(1, 1)[0]) works; where the kernel cannot tell the
-    element type it says so: write y := T(expr) with the type
-  - a type cannot be redefined once declared (declare a new name)
-  - compiled code does not see methods of types declared in cells;
-    no generic functions from compiled packages; defer at the top level
-    of a cell is refused
-  - a method value of a compiled pointer type (f := coo.Close) is
-    rewritten into a closure; where the kernel cannot tell the
-    receiver's type, the error says which closure to write
-  - a panic in a goroutine is reported, the kernel survives
-  - a goroutine still running after its cell races with later cells
-    inside yaegi: wait for a cell's goroutines before it ends
+  - declaring a name again: the latest definition is what later code
+    sees; what uses the name is checked and compiled again (a refusal
+    says which declaration no longer fits); values are not recomputed
+  - a method's signature, a type's definition are fixed once declared
+  - func main runs when called; defer at a cell's top level is refused
+  - refused: a standard library newer than Go 1.22 (slices.Sort, maps.Keys);
+    reflect's methods and names of the cells' types; fmt of a cell's
+    Stringer inside a slice or map, %+v of its unexported fields, %#v;
+    finalizers written as function literals; runtime.Callers and FuncForPC;
+    types defined through themselves (type T []T); errors.As with a
+    cell's type as target
+  - a panic in a goroutine fails the cell running then; the kernel survives
   - interrupting stops interpreted code, time.Sleep and graphnb's
-    algorithms (they poll cancel.Check); variables survive`
+    algorithms (they poll cancel.Check); every variable and function value
+    survives; a compiled call that cannot stop holds the next cell`
 
 const displayNotes = `Display (package display, no import needed):
   display.HTML(s), Markdown(s), SVG(s), LaTeX(s), Text(s), JSON(v),

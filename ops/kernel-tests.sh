@@ -3,7 +3,8 @@
 #   1. the official conformance suite (jupyter_kernel_test),
 #   2. every notebook in notebooks/ executed headless on this machine (the
 #      CPU without a GPU) twice — by nbconvert with the kernel, and by
-#      graphnb exec — its outputs checked each time,
+#      graphnb exec — its outputs checked each time; and a notebook of
+#      cells that must show alike under both (ops/compare_runners.py),
 #   3. a real browser: Chromium running a chart cell in the classic notebook.
 # The kernelspec goes into a throw-away Jupyter data directory. Artifacts:
 # out/notebooks/*.ipynb (nbconvert), out/notebooks/exec/*.ipynb (graphnb exec),
@@ -33,6 +34,9 @@ for nb in notebooks/*.ipynb; do
   bin/graphnb exec -timeout 15m -o "out/notebooks/exec/$name" "$nb"
   $py ops/check_notebook.py "out/notebooks/exec/$name" text/plain text/html image/png
 done
+
+echo "--- the kernel and graphnb exec show the same for the same cells"
+$py ops/compare_runners.py bin/graphnb ops/testdata/runners.ipynb
 
 echo "--- browser (Chromium + classic notebook)"
 (cd ops/browsertest && go build -o ../../bin/browsertest .)

@@ -1,0 +1,66 @@
+"""Runs one notebook with both of graphnb's runners — the Jupyter kernel
+(through Debian's nbclient, as nbconvert does) and `graphnb exec` — each
+with errors allowed, and checks that every cell shows the same: the same
+outputs in the same order (stream names and text, results' text/plain,
+errors' ename and evalue). Exits 1 with the first difference.
+
+    /usr/bin/python3 ops/compare_runners.py bin/graphnb ops/testdata/runners.ipynb
+"""
+import json
+import subprocess
+import sys
+import tempfile
+
+import nbformat
+from nbclient import NotebookClient
+
+
+def summary(nb):
+    cells = []
+    for c in nb["cells"]:
+        if c["cell_type"] != "code":
+            continue
+        outs = []
+        for o in c.get("outputs", []):
+            t = o["output_type"]
+            if t == "stream":
+                text = o["text"] if isinstance(o["text"], str) else "".join(o["text"])
+                if outs and outs[-1][0] == "stream" and outs[-1][1] == o["name"]:
+                    outs[-1] = ("stream", o["name"], outs[-1][2] + text)
+                else:
+                    outs.append(("stream", o["name"], text))
+            elif t in ("execute_result", "display_data"):
+                data = o["data"].get("text/plain", "")
+                outs.append((t, "", data if isinstance(data, str) else "".join(data)))
+            elif t == "error":
+                outs.append(("error", o["ename"], o["evalue"]))
+        cells.append(outs)
+    return cells
+
+
+def main():
+    graphnb, path = sys.argv[1], sys.argv[2]
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, kernel_name="graphnb", allow_errors=True, timeout=120).execute()
+    with tempfile.TemporaryDirectory() as d:
+        out = d + "/out.ipynb"
+        r = subprocess.run([graphnb, "exec", "-allow-errors", "-timeout", "2m", "-o", out, path], capture_output=True, text=True)
+        if r.returncode != 0:
+            print("graphnb exec -allow-errors failed:", r.returncode, r.stderr)
+            return 1
+        with open(out) as f:
+            ex = json.load(f)
+    kernel, execd = summary(nb), summary(ex)
+    if len(kernel) != len(execd):
+        print(f"{len(kernel)} code cells under the kernel, {len(execd)} under graphnb exec")
+        return 1
+    for i, (k, e) in enumerate(zip(kernel, execd)):
+        if k != e:
+            print(f"cell {i + 1} differs:\n  kernel:       {k}\n  graphnb exec: {e}")
+            return 1
+    print(f"{path}: the kernel and graphnb exec show the same for all {len(kernel)} code cells")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

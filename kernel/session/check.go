@@ -985,48 +985,12 @@ func (c *checker) uses(pkg *types.Package, info *types.Info, n ast.Node) map[str
 // typeDeps returns the session's types that t mentions.
 func typeDeps(t types.Type) map[string]bool {
 	deps := map[string]bool{}
-	seen := map[types.Type]bool{}
-	var walk func(t types.Type)
-	walk = func(t types.Type) {
-		if t == nil || seen[t] {
-			return
+	typeParts(t, func(t types.Type) bool {
+		if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main" {
+			deps[n.Obj().Name()] = true
 		}
-		seen[t] = true
-		switch t := t.(type) {
-		case *types.Named:
-			if obj := t.Obj(); obj.Pkg() != nil && obj.Pkg().Path() == "main" {
-				deps[obj.Name()] = true
-			}
-			if args := t.TypeArgs(); args != nil {
-				for i := 0; i < args.Len(); i++ {
-					walk(args.At(i))
-				}
-			}
-		case *types.Pointer:
-			walk(t.Elem())
-		case *types.Slice:
-			walk(t.Elem())
-		case *types.Array:
-			walk(t.Elem())
-		case *types.Map:
-			walk(t.Key())
-			walk(t.Elem())
-		case *types.Chan:
-			walk(t.Elem())
-		case *types.Signature:
-			walk(t.Params())
-			walk(t.Results())
-		case *types.Struct:
-			for i := 0; i < t.NumFields(); i++ {
-				walk(t.Field(i).Type())
-			}
-		case *types.Tuple:
-			for i := 0; i < t.Len(); i++ {
-				walk(t.At(i).Type())
-			}
-		}
-	}
-	walk(t)
+		return true
+	})
 	return deps
 }
 

@@ -378,12 +378,10 @@ func explicitTypeArgs(x *execution, ps []*parsed) error {
 		}
 		return true
 	})
-	if err != nil || len(rewrite) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 
@@ -431,6 +429,17 @@ func (x *execution) builtinMinMax(c *ast.CallExpr) (ast.Expr, bool) {
 		call.Ellipsis = c.Rparen
 	}
 	return call, true
+}
+
+// replaceAll replaces the expressions of the map in every run of the cell
+// (see replaceExprs).
+func replaceAll(ps []*parsed, with map[ast.Expr]ast.Expr) {
+	if len(with) == 0 {
+		return
+	}
+	for _, p := range ps {
+		replaceExprs(p.node(), with)
+	}
 }
 
 // replaceExprs replaces, in n, the expressions of the map by their

@@ -63,12 +63,10 @@ func fixInterfaceAssertions(x *execution, ps []*parsed) error {
 		rewrite[ta] = &ast.CallExpr{Fun: f, Lparen: ta.Pos(), Args: []ast.Expr{ta.X}, Rparen: ta.End()}
 		return true
 	})
-	if err != nil || len(rewrite) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 

@@ -112,12 +112,10 @@ func fixPrintedCellTypes(x *execution, ps []*parsed) error {
 		}
 		return true
 	})
-	if err != nil || len(rewrite) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 
@@ -159,7 +157,12 @@ func (x *execution) typeImportsAdd(name, path string) {
 // involvesCellType reports whether t mentions a named type declared in a
 // cell.
 func involvesCellType(t types.Type) bool {
-	return len(typeDeps(t)) > 0
+	found := false
+	typeParts(t, func(t types.Type) bool {
+		found = found || declaredInCell(t)
+		return !found
+	})
+	return found
 }
 
 // stringerOnly reports whether t is a cell's concrete type whose method

@@ -5,7 +5,6 @@ import (
 	"go/constant"
 	"go/types"
 	"strings"
-	"unicode/utf8"
 )
 
 // Printing errors of the cells' types: yaegi hands fmt a value of a cell's
@@ -64,12 +63,10 @@ func fixPrintedErrors(x *execution, ps []*parsed) error {
 		}
 		return true
 	})
-	if err != nil || len(rewrite) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 
@@ -103,41 +100,9 @@ func (x *execution) printedOperands(call *ast.CallExpr) (first, format int) {
 // width or precision takes an operand of its own, marked '*'); ok is false
 // for a format with explicit argument indexes.
 func formatVerbs(f string) (verbs []rune, ok bool) {
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' {
-			continue
-		}
-		i++
-		for i < len(f) && strings.IndexByte("+-# 0", f[i]) >= 0 {
-			i++
-		}
-		number := func() {
-			if i < len(f) && f[i] == '*' {
-				verbs = append(verbs, '*')
-				i++
-				return
-			}
-			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-				i++
-			}
-		}
-		number()
-		if i < len(f) && f[i] == '.' {
-			i++
-			number()
-		}
-		if i >= len(f) {
-			break
-		}
-		if f[i] == '[' {
-			return nil, false
-		}
-		r, size := utf8.DecodeRuneInString(f[i:])
-		i += size - 1
-		if r == '%' {
-			continue
-		}
-		verbs = append(verbs, r)
+	spans, ok := formatVerbSpans(f)
+	for _, sp := range spans {
+		verbs = append(verbs, sp.verb)
 	}
-	return verbs, true
+	return verbs, ok
 }

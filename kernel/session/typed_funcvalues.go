@@ -65,8 +65,6 @@ func convertFuncValues(x *execution, ps []*parsed) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }

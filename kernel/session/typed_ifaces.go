@@ -110,12 +110,10 @@ func fixCellValuesInInterfaces(x *execution, ps []*parsed) error {
 		}
 		return err == nil
 	})
-	if err != nil || len(rewrite) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 

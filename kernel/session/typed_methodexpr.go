@@ -43,12 +43,10 @@ func rewriteMethodExprs(x *execution, ps []*parsed) error {
 		rewrite[sel] = lit
 		return true
 	})
-	if err != nil || len(rewrite) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 

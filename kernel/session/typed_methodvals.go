@@ -51,12 +51,10 @@ func rewriteMethodValues(x *execution, ps []*parsed) error {
 		}
 		return true
 	})
-	if err != nil || len(rewrite) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 
@@ -129,51 +127,11 @@ func (x *execution) boundMethod(sel *ast.SelectorExpr, s *types.Selection) (ast.
 // hasTypeParam reports whether a type parameter appears in t.
 func hasTypeParam(t types.Type) bool {
 	found := false
-	seen := map[types.Type]bool{}
-	var walk func(t types.Type)
-	walk = func(t types.Type) {
-		if found || t == nil || seen[t] {
-			return
-		}
-		seen[t] = true
-		switch t := types.Unalias(t).(type) {
-		case *types.TypeParam:
-			found = true
-		case *types.Named:
-			if args := t.TypeArgs(); args != nil {
-				for i := 0; i < args.Len(); i++ {
-					walk(args.At(i))
-				}
-			}
-		case *types.Pointer:
-			walk(t.Elem())
-		case *types.Slice:
-			walk(t.Elem())
-		case *types.Array:
-			walk(t.Elem())
-		case *types.Map:
-			walk(t.Key())
-			walk(t.Elem())
-		case *types.Chan:
-			walk(t.Elem())
-		case *types.Struct:
-			for i := 0; i < t.NumFields(); i++ {
-				walk(t.Field(i).Type())
-			}
-		case *types.Tuple:
-			for i := 0; i < t.Len(); i++ {
-				walk(t.At(i).Type())
-			}
-		case *types.Signature:
-			walk(t.Params())
-			walk(t.Results())
-		case *types.Interface:
-			for i := 0; i < t.NumMethods(); i++ {
-				walk(t.Method(i).Type())
-			}
-		}
-	}
-	walk(t)
+	typeParts(t, func(t types.Type) bool {
+		_, isParam := t.(*types.TypeParam)
+		found = found || isParam
+		return !found
+	})
 	return found
 }
 

@@ -43,8 +43,6 @@ func addressCompiledVars(x *execution, ps []*parsed) error {
 		rewrite[sel] = &ast.ParenExpr{Lparen: sel.Pos(), Rparen: sel.End(), X: &ast.StarExpr{Star: sel.Pos(), X: &ast.UnaryExpr{OpPos: sel.Pos(), Op: token.AND, X: inner}}}
 		return false
 	})
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }

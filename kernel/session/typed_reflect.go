@@ -99,54 +99,9 @@ func (x *execution) plainReflectOf(e ast.Expr) bool {
 	switch {
 	case (fn.Name() == "TypeOf" || fn.Name() == "ValueOf") && len(call.Args) == 1:
 		t := x.cc.info.Types[call.Args[0]].Type
-		return t != nil && !types.IsInterface(t) && !mentionsCellType(t)
+		return t != nil && !types.IsInterface(t) && !involvesCellType(t)
 	case (fn.Name() == "Elem" || fn.Name() == "Type") && len(call.Args) == 0:
 		return x.plainReflectOf(sel.X)
 	}
 	return false
-}
-
-// mentionsCellType reports whether a type declared in a cell appears in t.
-func mentionsCellType(t types.Type) bool {
-	found := false
-	seen := map[types.Type]bool{}
-	var walk func(t types.Type)
-	walk = func(t types.Type) {
-		if found || seen[t] {
-			return
-		}
-		seen[t] = true
-		switch t := types.Unalias(t).(type) {
-		case *types.Named:
-			if declaredInCell(t) {
-				found = true
-				return
-			}
-			walk(t.Underlying())
-		case *types.Pointer:
-			walk(t.Elem())
-		case *types.Slice:
-			walk(t.Elem())
-		case *types.Array:
-			walk(t.Elem())
-		case *types.Map:
-			walk(t.Key())
-			walk(t.Elem())
-		case *types.Chan:
-			walk(t.Elem())
-		case *types.Struct:
-			for i := 0; i < t.NumFields(); i++ {
-				walk(t.Field(i).Type())
-			}
-		case *types.Signature:
-			for i := 0; i < t.Params().Len(); i++ {
-				walk(t.Params().At(i).Type())
-			}
-			for i := 0; i < t.Results().Len(); i++ {
-				walk(t.Results().At(i).Type())
-			}
-		}
-	}
-	walk(t)
-	return found
 }

@@ -83,9 +83,7 @@ func checkSliceToArray(x *execution, ps []*parsed) error {
 	if err != nil {
 		return newError("InternalError", "converting a slice to an array: "+err.Error())
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 

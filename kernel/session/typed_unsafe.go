@@ -95,9 +95,7 @@ func rewriteUnsafe(x *execution, ps []*parsed) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range ps {
-		replaceExprs(p.node(), rewrite)
-	}
+	replaceAll(ps, rewrite)
 	return nil
 }
 

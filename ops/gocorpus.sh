@@ -6,7 +6,7 @@
 #   ops/gocorpus.sh [baseline] [GOCORPUS FLAGS...]
 #
 # Builds bin/graphnb and bin/gocorpus, then runs the corpus with graphnb
-# into out/gocorpus/graphnb (results.json, results.md, work/). With
+# into out/gocorpus/graphnb (results.json, results.md, _work/). With
 # "baseline" it first runs it with plain yaegi into out/gocorpus/yaegi;
 # whenever that run exists, graphnb's table shows its classes beside.
 # The other arguments go to the graphnb run, e.g. -run '^recover',

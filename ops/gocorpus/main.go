@@ -12,7 +12,8 @@
 //	         [-compare OTHER.json] [-check EXPECT.json [-allow FILE]]
 //
 // It writes DIR/results.json and DIR/results.md, and keeps each program's
-// notebooks and outputs under DIR/work/NAME for a closer look.
+// notebooks and outputs under DIR/_work/NAME for a closer look (the "_"
+// keeps go vet ./... away from the copies of the programs).
 package main
 
 import (
@@ -114,7 +115,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&cfg.graphnb, "graphnb", "bin/graphnb", "the graphnb binary (`PATH`)")
 	fs.StringVar(&cfg.yaegi, "yaegi", "", "the yaegi binary (`PATH`); default: build github.com/traefik/yaegi/cmd/yaegi of the current module into -out")
 	fs.BoolVar(&cfg.renameMain, "rename-main", false, "graphnb: rename the program's func main to gnbMain, so that only cell 2 runs it")
-	fs.StringVar(&cfg.out, "out", "", "write results.json, results.md and work/ to `DIR` (default out/gocorpus/ENGINE)")
+	fs.StringVar(&cfg.out, "out", "", "write results.json, results.md and _work/ to `DIR` (default out/gocorpus/ENGINE)")
 	fs.StringVar(&cfg.cache, "cache", "out/gocorpus/cache", "keep go run's reference results in `DIR`")
 	fs.DurationVar(&cfg.timeout, "timeout", 60*time.Second, "time limit per program and engine")
 	fs.IntVar(&cfg.jobs, "j", runtime.NumCPU(), "run `N` programs at a time")
@@ -540,7 +541,7 @@ func measure(cfg *config, p program) *Record {
 		r.Detail = "go run failed: " + failureLine(ref)
 		return r
 	}
-	work := filepath.Join(cfg.out, "work", strings.TrimSuffix(p.name, ".go"))
+	work := filepath.Join(cfg.out, "_work", strings.TrimSuffix(p.name, ".go"))
 	if err := os.RemoveAll(work); err == nil {
 		err = os.MkdirAll(work, 0o755)
 	}

@@ -133,7 +133,9 @@ func TestInterrupt(t *testing.T) {
 func TestAsyncPanicSurvives(t *testing.T) {
 	s, _ := newTestSession(t, nil)
 	got := make(chan error, 1)
-	_, err := s.Execute(context.Background(), "go func() { panic(\"in the background\") }()", Cell{Count: 3, AsyncError: func(err error) { got <- err }})
+	// The goroutine panics after its cell has returned (a panic while the
+	// cell runs fails the cell: TestCorpus/11_goroutine_panic).
+	_, err := s.Execute(context.Background(), "go func() { time.Sleep(300 * time.Millisecond); panic(\"in the background\") }()", Cell{Count: 3, AsyncError: func(err error) { got <- err }})
 	if err != nil {
 		t.Fatal(err)
 	}

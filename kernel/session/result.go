@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"reflect"
 	"strconv"
 	"strings"
@@ -25,20 +26,19 @@ const (
 	finalNil   = iota // the literal nil
 	finalPlain        // run as a statement; its value (if any) is what yaegi returns
 	finalMulti        // several values: assigned to __gnb_r0, __gnb_r1, …
-	finalProbe        // one value to probe, or an unknown count: assigned to __gnb_r
+	finalProbe        // one value to probe: assigned to __gnb_r
 )
 
 // A finalPlan says how the cell's final expression statement runs.
 //
-// Whether it has a value, and how many, is decided from the code, not from
-// what yaegi returns (which is stale after a statement without a value, and
-// holds only the first value of a multi-value call): a call's result count
-// comes from the symbol tables, the cells' declarations or the function
-// value. When the count is unknown, the value is assigned to a variable;
-// a call without a value then fails in a recognisable way, after running.
+// Whether it has a value, and how many, is what Go's type checker found for
+// the statement as written (cellCheck.final), not what yaegi returns (which
+// is stale after a statement without a value, and holds only the first
+// value of a multi-value call), nor what the expression the typed passes
+// left in its place looks like.
 type finalPlan struct {
 	kind   int
-	n      int      // number of values, -1 unknown
+	n      int      // number of values
 	names  []string // finalMulti's variables
 	probes []string // render methods to probe
 	target ast.Expr // what probes call methods on: the expression if pure, else resultVar
@@ -60,10 +60,7 @@ func (x *execution) planFinal(u *unit, es *ast.ExprStmt) {
 		f.kind = finalNil
 		return
 	}
-	f.n = x.ci.resultCount(e)
-	if tv, ok := x.cc.info.Types[e]; ok && tv.IsVoid() {
-		f.n = 0 // the checker knows (a call of a helper a typed pass wrote, e.g. print's)
-	}
+	f.n = x.finalCount()
 	if c, ok := unparen(e).(*ast.CallExpr); ok {
 		if sel, ok := c.Fun.(*ast.SelectorExpr); ok && printFuncs[sel.Sel.Name] {
 			if id, ok := sel.X.(*ast.Ident); ok && x.ci.isPackage(id.Name) && x.s.importPath(id.Name) == "fmt" {
@@ -114,10 +111,6 @@ func (x *execution) runFinal(u *unit) (display.Bundle, error) {
 	}
 	v, err := x.execute(u.prog)
 	if err != nil {
-		if e, ok := err.(*Error); ok && f.kind == finalProbe && e.Name == "panic" &&
-			strings.Contains(e.Value, "reflect.Set: value of type *interface {} is not assignable") {
-			return nil, nil // a call without a value: it ran, there is nothing to show
-		}
 		return nil, err
 	}
 	if x.cell.Silent || f.n == 0 {
@@ -150,6 +143,21 @@ func (x *execution) runFinal(u *unit) (display.Bundle, error) {
 		x.probe(b, f.probes, f.target)
 	}
 	return b, nil
+}
+
+// finalCount is how many values the cell's final expression statement
+// has, as Go's checker found it before any pass rewrote the cell: 0 for a
+// call without results (wg.Wait(), mu.Lock()), or when the statement the
+// cell ends with is not the one the cell was written with (a lowered
+// assignment).
+func (x *execution) finalCount() int {
+	switch t := x.cc.final.(type) {
+	case nil:
+		return 0
+	case *types.Tuple:
+		return t.Len()
+	}
+	return 1
 }
 
 // plainText is a bundle's text/plain.

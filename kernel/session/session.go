@@ -90,9 +90,7 @@ type Session struct {
 
 	meta        sync.RWMutex
 	kinds       map[string]string           // names declared by cells → kind
-	funcCounts  map[string]int              // result counts of the cells' functions
 	funcInts    map[string]tri              // …and whether the single result is an integer
-	methods     map[string]int              // method name → result count, -2 if methods disagree
 	generics    map[string]*ast.FuncType    // generic functions declared in cells
 	plainTypes  bool                        // cells declared a type that is neither a struct nor an interface
 	renderNames map[string]bool             // render methods (String, HTML, …) declared in cells
@@ -142,8 +140,8 @@ type goroutineStart struct {
 func New(opts Options) (*Session, error) {
 	s := &Session{
 		stdout: opts.Stdout, stderr: opts.Stderr,
-		kinds: map[string]string{}, funcCounts: map[string]int{}, funcInts: map[string]tri{},
-		methods: map[string]int{}, renderNames: map[string]bool{}, typeDecls: map[string]typeDecl{},
+		kinds: map[string]string{}, funcInts: map[string]tri{},
+		renderNames: map[string]bool{}, typeDecls: map[string]typeDecl{},
 		imports: map[string]string{}, sources: map[int]*cellSource{},
 		goroutines: map[int]goroutineStart{}, intr: make(chan struct{}),
 		renderTypes: map[string]*renderCase{}, structTypes: map[string]bool{},
@@ -1055,20 +1053,13 @@ func (s *Session) recordDecls(f *ast.File, ci *cellInfo) {
 			}
 			s.recordGen(d, label, texts)
 		case *ast.FuncDecl:
-			n := countFields(d.Type.Results)
 			if d.Recv == nil {
 				s.kinds[d.Name.Name] = kindFunc
 				s.setGeneric(d.Name.Name, d.Type)
-				s.funcCounts[d.Name.Name] = n
 				s.funcInts[d.Name.Name] = ints[d]
 				continue
 			}
 			m := d.Name.Name
-			if old, ok := s.methods[m]; ok && old != n {
-				s.methods[m] = -2
-			} else {
-				s.methods[m] = n
-			}
 			if validRender(d) {
 				s.renderNames[m] = true
 				if t := receiverType(d); t != "" {
@@ -1179,25 +1170,11 @@ func (s *Session) importPath(name string) string {
 	return s.tables.auto[name]
 }
 
-func (s *Session) funcCount(name string) (int, bool) {
-	s.meta.RLock()
-	defer s.meta.RUnlock()
-	n, ok := s.funcCounts[name]
-	return n, ok
-}
-
 func (s *Session) funcInt(name string) (tri, bool) {
 	s.meta.RLock()
 	defer s.meta.RUnlock()
 	t, ok := s.funcInts[name]
 	return t, ok
-}
-
-func (s *Session) methodCount(name string) (int, bool) {
-	s.meta.RLock()
-	defer s.meta.RUnlock()
-	n, ok := s.methods[name]
-	return n, ok && n >= 0
 }
 
 // renderProbes returns the render methods cells declared, in the order

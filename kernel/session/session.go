@@ -740,6 +740,9 @@ func (x *execution) execute(prog *interp.Program) (reflect.Value, error) {
 	if err != nil {
 		frames := x.s.filter.take()
 		top := x.s.describe(position{serial: x.serial, line: x.line})
+		if err == errGoexit {
+			return reflect.Value{}, newError("Goexit", "runtime.Goexit ended the cell: its deferred calls ran, the rest of the cell did not; every variable keeps its value", top)
+		}
 		var p interp.Panic
 		if errors.As(err, &p) {
 			e := x.s.panicError(p.Value, frames)

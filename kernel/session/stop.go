@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -96,6 +97,13 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 	select {
 	case r := <-done:
 		return r.v, r.err, false
+	case <-ended:
+		select {
+		case r := <-done:
+			return r.v, r.err, false
+		default: // the goroutine ended without a result: runtime.Goexit
+			return reflect.Value{}, errGoexit, false
+		}
 	case <-ctx.Done():
 	}
 	id := runID(s.in)
@@ -118,6 +126,11 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 	}
 	return reflect.Value{}, ctx.Err(), true
 }
+
+// errGoexit is runProgram's error when the program called runtime.Goexit,
+// which ends the goroutine that runs it (deferred calls run) and so the
+// cell: Execute never returns there.
+var errGoexit = errors.New("runtime.Goexit")
 
 // stalledProgram is an interrupted program still blocked in a compiled
 // call.

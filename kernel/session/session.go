@@ -82,7 +82,9 @@ type Session struct {
 	check     *checker // Go's type checker, in front of the interpreter
 	stdout    *os.File
 	stderr    *os.File
-	stderrVar *os.File // the interpreted os.Stderr
+	stdoutVar *os.File      // the interpreted os.Stdout
+	stderrVar *os.File      // the interpreted os.Stderr
+	stdio     [2]cellStream // …their copies of stdout and stderr (stdio.go)
 	filter    *stderrFilter
 	anchor    token.Pos // a position in a file named "_.go", for generated code
 
@@ -153,7 +155,9 @@ func New(opts Options) (*Session, error) {
 	if s.stderr == nil {
 		s.stderr = os.Stderr
 	}
-	s.stderrVar = s.stderr
+	s.stdio = [2]cellStream{{name: "/dev/stdout", target: s.stdout, v: &s.stdoutVar}, {name: "/dev/stderr", target: s.stderr, v: &s.stderrVar}}
+	s.stdio[0].refresh()
+	s.stdio[1].refresh()
 	s.filter = &stderrFilter{out: s.stderr}
 	s.in = interp.New(interp.Options{Stdout: s.stdout, Stderr: s.filter, Unrestricted: true})
 	for _, syms := range []interp.Exports{stdlib.Symbols, unsafe.Symbols, symbols.Symbols, opts.Symbols} {
@@ -197,7 +201,7 @@ func New(opts Options) (*Session, error) {
 		"CUDAModule": reflect.ValueOf(s.cudaModule),
 	}
 	err := s.in.Use(interp.Exports{
-		"os/os":             {"Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
+		"os/os":             {"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(), "Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
 		"time/time":         {"Sleep": reflect.ValueOf(s.sleep)},
 		"runtime/runtime":   {"Breakpoint": reflect.ValueOf(breakpoint)},
 		helperPath + "/gnb": helpers,
@@ -249,6 +253,8 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 		cell.AsyncError = func(error) {}
 	}
 	s.current.Store(&cell)
+	s.stdio[0].refresh()
+	s.stdio[1].refresh()
 	// A goroutine that panics while the cell runs fails the cell, as it
 	// would end a program: the cell is stopped, and the panic is its error.
 	ctx, cancelCell := context.WithCancelCause(ctx)

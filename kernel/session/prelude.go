@@ -116,9 +116,14 @@ func (s *Session) goEnd(h int, r any) {
 	e := s.panicError(r, frames)
 	e.Name = "panic"
 	started := s.describe(position{serial: g.serial, line: g.line})
-	e.Value = "in a goroutine: " + e.Value
+	if g.callback != "" {
+		e.Value = "in a " + g.callback + " callback: " + e.Value
+		e.Trace = append(e.Trace, "callback given to "+g.callback+" at "+started)
+	} else {
+		e.Value = "in a goroutine: " + e.Value
+		e.Trace = append(e.Trace, "goroutine started at "+started)
+	}
 	e.Trace[0] = "panic: " + e.Value
-	e.Trace = append(e.Trace, "goroutine started at "+started)
 	if rc := s.running.Load(); rc != nil {
 		rc.fail(e)
 		return

@@ -135,6 +135,7 @@ type typeDecl struct {
 type goroutineStart struct {
 	serial, line int
 	cell         *Cell
+	callback     string // a guarded callback: the function it was given to (typed_callbacks.go)
 }
 
 // New starts an interpreter with the standard library, graphnb's packages
@@ -197,6 +198,9 @@ func New(opts Options) (*Session, error) {
 		"UnsafeStringData": reflect.ValueOf(unsafeStringData),
 		"GoStart":          reflect.ValueOf(s.goStart),
 		"GoEnd":            reflect.ValueOf(s.goEnd),
+		// The guards of callbacks run on goroutines of their own (typed_callbacks.go).
+		"GuardFunc":      reflect.ValueOf(s.guardFunc),
+		"GuardFinalizer": reflect.ValueOf(s.guardFinalizer),
 		// CUDAModule hands %%cuda modules to the interpreter.
 		"CUDAModule": reflect.ValueOf(s.cudaModule),
 	}
@@ -320,7 +324,7 @@ func (rc *runningCell) failure() *Error {
 // forget drops the source of a cell that later tracebacks cannot point
 // into: one that declares no function and starts no goroutine.
 func (x *execution) forget() {
-	if x.ci != nil && (len(x.ci.funcExtents) > 0 || len(x.ci.generated) > 0) {
+	if x.keepSource || x.ci != nil && (len(x.ci.funcExtents) > 0 || len(x.ci.generated) > 0) {
 		return
 	}
 	x.s.meta.Lock()
@@ -391,6 +395,7 @@ type execution struct {
 	renamed     map[types.Object]string // objects the typed passes renamed (typed_shadow.go): their names in the code
 
 	recoverFuncs map[string]bool // the cell's functions, and whether they call recover (recorded once it has compiled)
+	keepSource   bool            // later tracebacks may point into the cell (a guarded callback)
 }
 
 // sourceText returns the source between two positions of the cell's

@@ -73,6 +73,7 @@ var typedPasses = []typedPass{
 	{"fmtcells", "fmt sees a cell's type without its name, its String method or its unexported field names (reflect cannot give them)", fixPrintedCellTypes},
 	{"structtags", "yaegi exports a cell struct's unexported fields (skip as Xskip), which encoding/json and encoding/xml then write", tagUnexportedFields},
 	{"reflectnames", "reflect cannot name a type yaegi builds for a cell: Name is \"\", String the structure", refuseReflectNames},
+	{"callbacks", "a panic in a callback that compiled code runs on a goroutine of its own (time.AfterFunc, context.AfterFunc, a finalizer) ends the process", guardCallbacks},
 }
 
 // runTypedPasses applies the typed passes to a checked cell.

@@ -24,6 +24,7 @@ type Capture struct {
 	fn      Func
 	origOut *os.File
 	origErr *os.File
+	shadow  int // the write end of the watcher's shadow of stderr, -1 if none (crashwatch_linux.go)
 	readers [2]*os.File
 	prefix  []byte
 
@@ -46,7 +47,8 @@ type Capture struct {
 // Start begins capturing fds 1 and 2 and calls fn with what is written to
 // them. Only one capture may be active per process (ErrActive). The Go
 // runtime's fatal error reports are also sent to the original standard
-// error (runtime/debug.SetCrashOutput), so a crash stays visible.
+// error (runtime/debug.SetCrashOutput and a watcher process, see
+// crashwatch_linux.go), headline included, so a crash stays visible.
 func Start(fn Func) (*Capture, error) {
 	if fn == nil {
 		panic("capture: nil Func")
@@ -72,6 +74,7 @@ func start(fn Func) (c *Capture, err error) {
 		prefix: []byte("\x00\x1bgraphnb-sync-" + hex.EncodeToString(nonce[:]) + ":"),
 		notify: make(chan struct{}, 1),
 		done:   make(chan struct{}),
+		shadow: -1,
 	}
 	var opened []int
 	defer func() {
@@ -120,7 +123,11 @@ func start(fn Func) (c *Capture, err error) {
 	syscall.Close(pipes[1][1])
 	c.origOut = os.NewFile(uintptr(dupOut), "/dev/stdout (original)")
 	c.origErr = os.NewFile(uintptr(dupErr), "/dev/stderr (original)")
-	_ = debug.SetCrashOutput(c.origErr, debug.CrashOptions{})
+	// Fatal error reports reach the original standard error, headline
+	// included (crashwatch_linux.go).
+	if c.shadow = startWatcher(pipes[1][0], c.origErr, c.prefix); c.shadow < 0 {
+		_ = debug.SetCrashOutput(c.origErr, debug.CrashOptions{})
+	}
 	for i, name := range []string{Stdout, Stderr} {
 		c.readers[i] = os.NewFile(uintptr(pipes[i][0]), name+" capture pipe")
 		c.wg.Add(1)
@@ -168,8 +175,17 @@ func (c *Capture) read(i int, name string) {
 		var rerr error
 		err := rc.Read(func(fd uintptr) bool {
 			c.busy[i].Store(true) // before the bytes leave the pipe
+			want := len(buf)
+			if i == 1 && c.shadow >= 0 {
+				// The watcher sees the bytes before they leave the
+				// pipe (crashwatch_linux.go); if its pipe is full, it
+				// misses them.
+				if m := teeSome(int(fd), c.shadow, want); m > 0 {
+					want = m
+				}
+			}
 			for {
-				n, rerr = syscall.Read(int(fd), buf)
+				n, rerr = syscall.Read(int(fd), buf[:want])
 				if rerr != syscall.EINTR {
 					break
 				}
@@ -296,6 +312,9 @@ func (c *Capture) Stop() error {
 		}
 		c.readers[0].Close()
 		c.readers[1].Close()
+		if c.shadow >= 0 {
+			syscall.Close(c.shadow)
+		}
 		_ = debug.SetCrashOutput(nil, debug.CrashOptions{})
 		active.Store(false)
 		switch {

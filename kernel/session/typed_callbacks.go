@@ -85,11 +85,24 @@ func (x *execution) cellLine(n ast.Node) (serial, line int) {
 // "time.AfterFunc") was given at the cell line.
 func (s *Session) guardFunc(serial, line int, what string, f func()) func() {
 	cell := s.current.Load()
+	given := givenNow()
 	return func() {
+		<-given
 		h := s.callbackStart(serial, line, cell, what)
 		defer func() { s.goEnd(h, recover()) }()
 		f()
 	}
+}
+
+// givenNow returns a closed channel: a callback that receives from it
+// happens after the cell gave it. The runtime runs timer callbacks on
+// goroutines of its own, with no such edge to the cell: the race detector
+// then saw the callback's first interpreted frame read what the cell's
+// Execute wrote when it began.
+func givenNow() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
 }
 
 // guardFinalizer is guardFunc for a finalizer, a function of any type of
@@ -100,8 +113,10 @@ func (s *Session) guardFinalizer(serial, line int, what string, fin any) any {
 		return fin // runtime.SetFinalizer says what is wrong
 	}
 	cell := s.current.Load()
+	given := givenNow()
 	t := v.Type()
 	return reflect.MakeFunc(t, func(args []reflect.Value) (out []reflect.Value) {
+		<-given
 		h := s.callbackStart(serial, line, cell, what)
 		defer func() {
 			r := recover()

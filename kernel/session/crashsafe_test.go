@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,4 +39,36 @@ func TestGuardFinalizer(t *testing.T) {
 	if g := s.guardFinalizer(1, 1, "runtime.SetFinalizer", 3); g != 3 {
 		t.Errorf("a non-function finalizer became %v; runtime.SetFinalizer should see it as given", g)
 	}
+}
+
+// BenchmarkExecuteCalls measures a cell made of interpreted calls (fib(20),
+// 21,891 calls) through Execute: what the stack watchdog (stack.go) costs
+// a cell that runs for a while (compare BenchmarkExecuteTrivial for one
+// that does not).
+func BenchmarkExecuteCalls(b *testing.B) {
+	s := benchSession(b)
+	if _, err := s.Execute(context.Background(), "func fib(n int) int { if n < 2 { return n }; return fib(n-1) + fib(n-2) }", Cell{Count: 1}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		r, err := s.Execute(context.Background(), "fib(20)", Cell{Count: 2})
+		if err != nil || r["text/plain"] != "6765" {
+			b.Fatalf("fib(20) = %v, %v", r, err)
+		}
+	}
+}
+
+// benchSession is a session whose output is discarded.
+func benchSession(b *testing.B) *Session {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { null.Close() })
+	s, err := New(Options{Stdout: null, Stderr: null})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Close)
+	return s
 }

@@ -109,6 +109,7 @@ func (s *Session) goEnd(h int, r any) {
 	g, ok := s.goroutines[h]
 	delete(s.goroutines, h)
 	s.meta.Unlock()
+	s.unwatch(g.watch)
 	if r == nil || !ok {
 		return
 	}

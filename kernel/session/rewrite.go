@@ -811,6 +811,7 @@ var predeclaredTypes = map[string]bool{
 //		__gnb_f1, __gnb_a2 := f, a          // what Go evaluates at the go statement
 //		__gnb_h3 := __gnb.GoStart(serial, line)
 //		go func() {
+//			__gnb.GoWatch(__gnb_h3)            // its stack is watched (stack.go)
 //			defer func() { __gnb.GoEnd(__gnb_h3, recover()) }()
 //			__gnb_f1(__gnb_a2, b)          // b is a constant
 //		}()
@@ -858,7 +859,8 @@ func (ci *cellInfo) goStmt(g *ast.GoStmt) ast.Stmt {
 		}}},
 	), Lparen: pos, Rparen: pos}}
 	inner := &ast.CallExpr{Fun: fun, Lparen: call.Lparen, Args: args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}
-	goSt := &ast.GoStmt{Go: pos, Call: &ast.CallExpr{Fun: funcLit(end, &ast.ExprStmt{X: inner}), Lparen: pos, Rparen: pos}}
+	watch := &ast.ExprStmt{X: &ast.CallExpr{Fun: sel("__gnb", "GoWatch"), Lparen: pos, Rparen: pos, Args: []ast.Expr{ident(h, pos)}}}
+	goSt := &ast.GoStmt{Go: pos, Call: &ast.CallExpr{Fun: funcLit(watch, end, &ast.ExprStmt{X: inner}), Lparen: pos, Rparen: pos}}
 	if ci.generated == nil {
 		ci.generated = map[*ast.GoStmt]bool{}
 	}

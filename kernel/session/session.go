@@ -122,6 +122,8 @@ type Session struct {
 	intrMu sync.Mutex
 	intr   chan struct{} // closed when a cell is interrupted, then replaced
 
+	stacks stackWatch // the goroutines whose stacks are watched (stack.go)
+
 	closed atomic.Bool
 }
 
@@ -136,6 +138,7 @@ type goroutineStart struct {
 	serial, line int
 	cell         *Cell
 	callback     string // a guarded callback: the function it was given to (typed_callbacks.go)
+	watch        int    // its key in the stack watch (stack.go), 0 if none
 }
 
 // New starts an interpreter with the standard library, graphnb's packages
@@ -201,14 +204,17 @@ func New(opts Options) (*Session, error) {
 		// The guards of callbacks run on goroutines of their own (typed_callbacks.go).
 		"GuardFunc":      reflect.ValueOf(s.guardFunc),
 		"GuardFinalizer": reflect.ValueOf(s.guardFinalizer),
+		// Guarded goroutines' stacks are watched (stack.go).
+		"GoWatch": reflect.ValueOf(s.goWatch),
 		// CUDAModule hands %%cuda modules to the interpreter.
 		"CUDAModule": reflect.ValueOf(s.cudaModule),
 	}
 	err := s.in.Use(interp.Exports{
-		"os/os":             {"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(), "Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
-		"time/time":         {"Sleep": reflect.ValueOf(s.sleep)},
-		"runtime/runtime":   {"Breakpoint": reflect.ValueOf(breakpoint)},
-		helperPath + "/gnb": helpers,
+		"os/os":               {"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(), "Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
+		"time/time":           {"Sleep": reflect.ValueOf(s.sleep)},
+		"runtime/runtime":     {"Breakpoint": reflect.ValueOf(breakpoint)},
+		"runtime/debug/debug": {"SetMaxStack": reflect.ValueOf(setMaxStack)},
+		helperPath + "/gnb":   helpers,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("session: loading helpers: %w", err)

@@ -91,6 +91,7 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
+		defer s.unwatch(s.watch(&watched{what: "the cell", cell: s.current.Load()}))
 		v, err := s.in.Execute(prog)
 		done <- result{v, err}
 	}()

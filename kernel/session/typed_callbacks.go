@@ -89,6 +89,7 @@ func (s *Session) guardFunc(serial, line int, what string, f func()) func() {
 	return func() {
 		<-given
 		h := s.callbackStart(serial, line, cell, what)
+		s.goWatch(h)
 		defer func() { s.goEnd(h, recover()) }()
 		f()
 	}
@@ -118,6 +119,7 @@ func (s *Session) guardFinalizer(serial, line int, what string, fin any) any {
 	return reflect.MakeFunc(t, func(args []reflect.Value) (out []reflect.Value) {
 		<-given
 		h := s.callbackStart(serial, line, cell, what)
+		s.goWatch(h)
 		defer func() {
 			r := recover()
 			s.goEnd(h, r)

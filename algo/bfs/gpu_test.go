@@ -5,16 +5,21 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
+	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
 // The TestGPU* tests need a CUDA device and skip without one; the other
@@ -436,9 +441,10 @@ func checkGPU(t *testing.T, g *graph.CSR, r *Result, what string) {
 	}
 }
 
-func TestGPUVariants(t *testing.T) {
-	dev := requireGPU(t)
-	cases := gpuCases(t)
+func TestGPUVariants(t *testing.T) { checkGPUVariants(t, requireGPU(t), gpuCases(t)) }
+
+// checkGPUVariants runs every variant on every case, from each root.
+func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 	for _, v := range allVariants() {
 		for _, c := range cases {
 			t.Run(v.Label+"/"+c.name, func(t *testing.T) {
@@ -487,6 +493,12 @@ func TestGPUDPThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPUDPThreshold(t, dev, g)
+}
+
+// checkGPUDPThreshold runs dynamic parallelism on g with thresholds from
+// "never a child grid" to "always".
+func checkGPUDPThreshold(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	srcs := g.Roots(3, 2)
 	for _, th := range []int{1, 2, 64, 1 << 30} {
 		t.Run("threshold_"+strconv.Itoa(th), func(t *testing.T) {
@@ -541,6 +553,12 @@ func TestGPUDirected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPUDirected(t, dev, g)
+}
+
+// checkGPUDirected runs the direction-optimizing BFS on a directed copy
+// of g, which takes only top-down steps.
+func checkGPUDirected(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	dg := directedCopy(t, g)
 	p, err := Prepare(dev, dg, WithMethod(DirectionOptimizingGPU), WithParents(true))
 	if err != nil {
@@ -564,11 +582,16 @@ func TestGPUDirected(t *testing.T) {
 
 func TestGPUCancel(t *testing.T) {
 	dev := requireGPU(t)
-	defer cancel.Clear()
 	g, err := gen.RMAT(10, 16, gen.Seed(9), gen.Unweighted())
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPUCancel(t, dev, g)
+}
+
+// checkGPUCancel interrupts every variant on g and runs it again.
+func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
+	defer cancel.Clear()
 	for _, v := range allVariants() {
 		p, err := Prepare(dev, g, append(v.Options, WithParents(true))...)
 		if err != nil {
@@ -596,6 +619,11 @@ func TestGPURunOneShot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPURunOneShot(t, dev, g)
+}
+
+// checkGPURunOneShot runs every variant once through Run.
+func checkGPURunOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range allVariants() {
 		r, err := Run(dev, g, 5, append(v.Options, WithParents(true))...)
 		if err != nil {
@@ -607,4 +635,45 @@ func TestGPURunOneShot(t *testing.T) {
 		}
 		t.Logf("%s: %v", v.Label, r)
 	}
+}
+
+// ---- the Go GPU path on a fake GPU ----
+
+// TestFakeGPU runs the GPU tests' checks, on the smaller graphs, through
+// the real Go GPU path (Prepare, Run: compile, uploads, argument packing,
+// the level loops, dynamic parallelism's fallbacks, copies, events)
+// against package gpu's fake CUDA driver and NVRTC (gpu/testdata), whose
+// cuLaunchKernel is replaced by one that runs the named kernel of bfs.cu
+// or dp.cu on the CPU emulator (testdata/fake_kernels.cpp,
+// testdata/fake_dp.cpp, internal/fakegpu). It runs them in a child
+// process, where gpu.Default() is the fake device. Needs gcc and g++.
+func TestFakeGPU(t *testing.T) {
+	fakegpu.Run(t, "TestFakeGPUChild", 4*time.Minute, func(b *fakegpu.Builder) []string {
+		// C++ cannot parse a device-side launch: the emulator queues it.
+		dp := regexp.MustCompile(`(\w+)<<<(.*?)>>>\((.*?)\);`).ReplaceAllString(dpSource, "emu::child($2, [=] { $1($3); });")
+		if err := os.WriteFile(filepath.Join(b.Dir, "dp_emu.cu"), []byte(dp), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_dp.cpp")}
+	})
+}
+
+// TestFakeGPUChild is TestFakeGPU's child process.
+func TestFakeGPUChild(t *testing.T) {
+	dev := fakegpu.Device(t)
+	var cases []gpuCase
+	for _, c := range gpuCases(t) {
+		if c.name != "rmat_s12" && c.name != "ssca2_s10" {
+			cases = append(cases, c)
+		}
+	}
+	g, err := gen.RMAT(9, 16, gen.Seed(4), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("variants", func(t *testing.T) { checkGPUVariants(t, dev, cases) })
+	t.Run("dp_threshold", func(t *testing.T) { checkGPUDPThreshold(t, dev, g) })
+	t.Run("directed", func(t *testing.T) { checkGPUDirected(t, dev, g) })
+	t.Run("cancel", func(t *testing.T) { checkGPUCancel(t, dev, g) })
+	t.Run("one_shot", func(t *testing.T) { checkGPURunOneShot(t, dev, g) })
 }

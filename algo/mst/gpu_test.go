@@ -717,11 +717,11 @@ func TestKernelSource(t *testing.T) {
 }
 
 // TestKernelSourceSyntax compiles boruvka.cu as C++ with the emulator's
-// built-ins (testdata/fake_launch.cpp includes both): syntax, types and
-// the argument lists fake_launch.cpp expects, which NVRTC would otherwise
-// first see on the GPU machine.
+// built-ins (testdata/fake_kernels.cpp includes both): syntax, types and
+// the kernels the fake GPU registers, which NVRTC would otherwise first
+// see on the GPU machine.
 func TestKernelSourceSyntax(t *testing.T) {
-	cudasrc.Syntax(t, "-I.", filepath.Join("testdata", "fake_launch.cpp"))
+	cudasrc.Syntax(t, "-I.", "-I"+fakegpu.IncludeDir(), filepath.Join("testdata", "fake_kernels.cpp"))
 }
 
 // ---- the Go GPU path on a fake GPU ----
@@ -731,11 +731,11 @@ func TestKernelSourceSyntax(t *testing.T) {
 // round loop, the host's share, copies) against package gpu's fake CUDA
 // driver and NVRTC (gpu/testdata), whose cuLaunchKernel is replaced by
 // one that runs the named kernel of boruvka.cu on the CPU emulator
-// (testdata/fake_launch.cpp). The checks run in a child process, where
+// (testdata/fake_kernels.cpp). The checks run in a child process, where
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 4*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_launch.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp")}
 	})
 }
 

@@ -683,8 +683,8 @@ func parseEmuOutput(out []byte) (map[string]emuResult, error) {
 }
 
 // TestKernelsEmulated runs every kernel of sssp.cu on the CPU, through
-// testdata/cuda_emu.h (an OS thread per CUDA thread, warp collectives at
-// barriers), with host loops that mirror gpu.go's, and checks the results
+// the shared CUDA emulator (internal/fakegpu/testdata/cuda_emu.h, threads
+// mode: an OS thread per CUDA thread, warp collectives at barriers), with host loops that mirror gpu.go's, and checks the results
 // as the GPU tests do: float64 distances equal to BellmanFord's, float32
 // ones within tolerance, with a valid parent tree. The near-far steps run
 // on a 3-block grid of 6 warps (the grid-stride loops wrap, the last-block
@@ -708,7 +708,7 @@ func TestKernelsEmulated(t *testing.T) {
 	if err != nil {
 		t.Skip("g++ not found: the kernels are tested on the GPU machine only")
 	}
-	cc := exec.Command(gxx, "-std=c++17", "-O1", "-pthread", "-I.", "-o", bin, filepath.Join("testdata", "emulate.cpp"))
+	cc := exec.Command(gxx, "-std=c++17", "-O1", "-pthread", "-I.", "-I"+fakegpu.IncludeDir(), "-o", bin, filepath.Join("testdata", "emulate.cpp"))
 	if out, err := cc.CombinedOutput(); err != nil {
 		t.Fatalf("building the kernel emulator: %v\n%s", err, out)
 	}
@@ -1042,11 +1042,11 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // launch loops, copies, events) against package gpu's fake CUDA driver
 // and fake NVRTC (gpu/testdata), whose cuLaunchKernel is replaced by one
 // that runs the named kernel of sssp.cu on the CPU emulator
-// (testdata/fake_launch.cpp). It runs them in a child process, where
+// (testdata/fake_kernels.cpp). It runs them in a child process, where
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_launch.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp")}
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
 // The TestGPU* tests need a CUDA device and skip without one; the other
@@ -95,7 +96,7 @@ func TestVariantLabels(t *testing.T) {
 	}
 	// Each variant's options produce its label, and the switches are the
 	// study's: "cache" is Permute, "restrict" is TextureCache.
-	g := build(t, 5, false, pathEdges(5)...)
+	g := tg.Build(t, 5, false, tg.Unweighted, tg.Path(5, nil)...)
 	for _, v := range allVariants() {
 		p, err := Prepare(gpu.Host(), g, v.Options...)
 		if err != nil {
@@ -134,11 +135,11 @@ func hostCases(t *testing.T) []struct {
 		name string
 		g    *graph.CSR
 	}{
-		{"path 7", build(t, 7, false, pathEdges(7)...)},
-		{"star 9", build(t, 9, false, starEdges(9)...)},
-		{"grid 4x5", build(t, 20, false, gridEdges(4, 5)...)},
-		{"random 40", randomGraph(t, r, 40, 50, false)},
-		{"single vertex", build(t, 1, false)},
+		{"path 7", tg.Build(t, 7, false, tg.Unweighted, tg.Path(7, nil)...)},
+		{"star 9", tg.Build(t, 9, false, tg.Unweighted, tg.Star(9, nil)...)},
+		{"grid 4x5", tg.Build(t, 20, false, tg.Unweighted, tg.Grid(4, 5, 1, 1)...)},
+		{"random 40", tg.Build(t, 40, false, tg.Unweighted, tg.Random(r, 40, 50, nil)...)},
+		{"single vertex", tg.Build(t, 1, false, tg.Unweighted)},
 		{"rmat s10", rmat},
 	}
 }
@@ -186,7 +187,7 @@ func TestGPUHostPath(t *testing.T) {
 		}
 	}
 	// The one-shot Run on the host.
-	g := build(t, 6, false, starEdges(6)...)
+	g := tg.Build(t, 6, false, tg.Unweighted, tg.Star(6, nil)...)
 	r, err := Run(gpu.Host(), g, 3, WithMethod(DirectionOptimizingGPU))
 	if err != nil {
 		t.Fatal(err)
@@ -197,8 +198,8 @@ func TestGPUHostPath(t *testing.T) {
 }
 
 func TestGPUPrepareErrors(t *testing.T) {
-	g := build(t, 4, false, pathEdges(4)...)
-	dg := build(t, 4, true, pathEdges(4)...)
+	g := tg.Build(t, 4, false, tg.Unweighted, tg.Path(4, nil)...)
+	dg := tg.Build(t, 4, true, tg.Unweighted, tg.Path(4, nil)...)
 	cases := []struct {
 		name string
 		dev  *gpu.Device
@@ -277,7 +278,7 @@ func TestParentsFromLevels(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 4))
 	for i := range 60 {
 		n := 1 + r.IntN(50)
-		g := randomGraph(t, r, n, r.IntN(3*n), i%2 == 1)
+		g := tg.Build(t, n, i%2 == 1, tg.Unweighted, tg.Random(r, n, r.IntN(3*n), nil)...)
 		src := int32(r.IntN(n))
 		ref, err := TopDown(g, src)
 		if err != nil {

@@ -12,6 +12,9 @@ import (
 
 // Asynchronous copies.
 //
+// The typed methods (Int32s.UploadAsync, …, Pinned.Int32s, …) are
+// generated into buffers.go by gen_buffers.go.
+//
 // Upload and Download copy a whole buffer and return when the copy is
 // done. To overlap copies with kernels (streaming data that does not fit
 // on the device, double buffering), queue copies of parts of a buffer on
@@ -182,27 +185,6 @@ func pinnedView[T elem](p *Pinned) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&p.st.mem[0])), n)
 }
 
-// Int32s returns the memory as Bytes()/4 int32 values (a view, not a copy).
-func (p *Pinned) Int32s() []int32 { return pinnedView[int32](p) }
-
-// Uint32s returns the memory as Bytes()/4 uint32 values (a view).
-func (p *Pinned) Uint32s() []uint32 { return pinnedView[uint32](p) }
-
-// Int64s returns the memory as Bytes()/8 int64 values (a view).
-func (p *Pinned) Int64s() []int64 { return pinnedView[int64](p) }
-
-// Uint64s returns the memory as Bytes()/8 uint64 values (a view).
-func (p *Pinned) Uint64s() []uint64 { return pinnedView[uint64](p) }
-
-// Float32s returns the memory as Bytes()/4 float32 values (a view).
-func (p *Pinned) Float32s() []float32 { return pinnedView[float32](p) }
-
-// Float64s returns the memory as Bytes()/8 float64 values (a view).
-func (p *Pinned) Float64s() []float64 { return pinnedView[float64](p) }
-
-// Uint8s returns the memory as bytes (a view).
-func (p *Pinned) Uint8s() []uint8 { return pinnedView[uint8](p) }
-
 // isPinned reports whether [addr, addr+n) lies in live pinned memory of d.
 func isPinned(d *Device, addr uintptr, n int64) bool {
 	pinnedSet.Lock()
@@ -267,132 +249,4 @@ func copyAsync[T elem](b *buffer[T], op string, s *Stream, off int, host []T, up
 		}
 		return t.check(op+": cuMemcpyDtoHAsync_v2("+graph.FormatBytes(bytes)+")", cuMemcpyDtoHAsync(hp, dev, bytes, sh))
 	})
-}
-
-// UploadAsync queues a copy of src into elements [off, off+len(src)) of
-// the buffer on stream s (nil: the default stream) and returns without
-// waiting for it. src must lie in pinned memory of the buffer's device
-// (a view of a Pinned) and must not change until the copy is done
-// (synchronize s, or an event recorded on s after the copy). On the host
-// device the copy is done at once and s must be nil.
-func (x *Int32s) UploadAsync(s *Stream, off int, src []int32) error {
-	return copyAsync(x.buf(), "Int32s.UploadAsync", s, off, src, true)
-}
-
-// DownloadAsync queues a copy of elements [off, off+len(dst)) of the
-// buffer into dst on stream s (nil: the default stream) and returns
-// without waiting; dst is valid once the copy is done. dst must lie in
-// pinned memory of the buffer's device. See UploadAsync.
-func (x *Int32s) DownloadAsync(s *Stream, off int, dst []int32) error {
-	return copyAsync(x.buf(), "Int32s.DownloadAsync", s, off, dst, false)
-}
-
-// UploadAsync is Int32s.UploadAsync for uint32.
-func (x *Uint32s) UploadAsync(s *Stream, off int, src []uint32) error {
-	return copyAsync(x.buf(), "Uint32s.UploadAsync", s, off, src, true)
-}
-
-// DownloadAsync is Int32s.DownloadAsync for uint32.
-func (x *Uint32s) DownloadAsync(s *Stream, off int, dst []uint32) error {
-	return copyAsync(x.buf(), "Uint32s.DownloadAsync", s, off, dst, false)
-}
-
-// UploadAsync is Int32s.UploadAsync for int64.
-func (x *Int64s) UploadAsync(s *Stream, off int, src []int64) error {
-	return copyAsync(x.buf(), "Int64s.UploadAsync", s, off, src, true)
-}
-
-// DownloadAsync is Int32s.DownloadAsync for int64.
-func (x *Int64s) DownloadAsync(s *Stream, off int, dst []int64) error {
-	return copyAsync(x.buf(), "Int64s.DownloadAsync", s, off, dst, false)
-}
-
-// UploadAsync is Int32s.UploadAsync for uint64.
-func (x *Uint64s) UploadAsync(s *Stream, off int, src []uint64) error {
-	return copyAsync(x.buf(), "Uint64s.UploadAsync", s, off, src, true)
-}
-
-// DownloadAsync is Int32s.DownloadAsync for uint64.
-func (x *Uint64s) DownloadAsync(s *Stream, off int, dst []uint64) error {
-	return copyAsync(x.buf(), "Uint64s.DownloadAsync", s, off, dst, false)
-}
-
-// UploadAsync is Int32s.UploadAsync for float32.
-func (x *Float32s) UploadAsync(s *Stream, off int, src []float32) error {
-	return copyAsync(x.buf(), "Float32s.UploadAsync", s, off, src, true)
-}
-
-// DownloadAsync is Int32s.DownloadAsync for float32.
-func (x *Float32s) DownloadAsync(s *Stream, off int, dst []float32) error {
-	return copyAsync(x.buf(), "Float32s.DownloadAsync", s, off, dst, false)
-}
-
-// UploadAsync is Int32s.UploadAsync for float64.
-func (x *Float64s) UploadAsync(s *Stream, off int, src []float64) error {
-	return copyAsync(x.buf(), "Float64s.UploadAsync", s, off, src, true)
-}
-
-// DownloadAsync is Int32s.DownloadAsync for float64.
-func (x *Float64s) DownloadAsync(s *Stream, off int, dst []float64) error {
-	return copyAsync(x.buf(), "Float64s.DownloadAsync", s, off, dst, false)
-}
-
-// UploadAsync is Int32s.UploadAsync for bytes.
-func (x *Uint8s) UploadAsync(s *Stream, off int, src []uint8) error {
-	return copyAsync(x.buf(), "Uint8s.UploadAsync", s, off, src, true)
-}
-
-// DownloadAsync is Int32s.DownloadAsync for bytes.
-func (x *Uint8s) DownloadAsync(s *Stream, off int, dst []uint8) error {
-	return copyAsync(x.buf(), "Uint8s.DownloadAsync", s, off, dst, false)
-}
-
-// buf returns the generic buffer of a typed one (nil for a nil receiver).
-func (x *Int32s) buf() *buffer[int32] {
-	if x == nil {
-		return nil
-	}
-	return &x.b
-}
-
-func (x *Uint32s) buf() *buffer[uint32] {
-	if x == nil {
-		return nil
-	}
-	return &x.b
-}
-
-func (x *Int64s) buf() *buffer[int64] {
-	if x == nil {
-		return nil
-	}
-	return &x.b
-}
-
-func (x *Uint64s) buf() *buffer[uint64] {
-	if x == nil {
-		return nil
-	}
-	return &x.b
-}
-
-func (x *Float32s) buf() *buffer[float32] {
-	if x == nil {
-		return nil
-	}
-	return &x.b
-}
-
-func (x *Float64s) buf() *buffer[float64] {
-	if x == nil {
-		return nil
-	}
-	return &x.b
-}
-
-func (x *Uint8s) buf() *buffer[uint8] {
-	if x == nil {
-		return nil
-	}
-	return &x.b
 }

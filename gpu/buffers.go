@@ -122,6 +122,35 @@ func (x *Int32s) devicePtr(d *Device) (uint64, error) {
 	return x.b.devicePtr(d)
 }
 
+// UploadAsync queues a copy of src into elements [off, off+len(src)) of
+// the buffer on stream s (nil: the default stream) and returns without
+// waiting for it. src must lie in pinned memory of the buffer's device
+// (a view of a Pinned) and must not change until the copy is done
+// (synchronize s, or an event recorded on s after the copy). On the host
+// device the copy is done at once and s must be nil.
+func (x *Int32s) UploadAsync(s *Stream, off int, src []int32) error {
+	return copyAsync(x.buf(), "Int32s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync queues a copy of elements [off, off+len(dst)) of the
+// buffer into dst on stream s (nil: the default stream) and returns
+// without waiting; dst is valid once the copy is done. dst must lie in
+// pinned memory of the buffer's device. See UploadAsync.
+func (x *Int32s) DownloadAsync(s *Stream, off int, dst []int32) error {
+	return copyAsync(x.buf(), "Int32s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer (nil for a nil receiver).
+func (x *Int32s) buf() *buffer[int32] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+// Int32s returns the memory as Bytes()/4 int32 values (a view, not a copy).
+func (p *Pinned) Int32s() []int32 { return pinnedView[int32](p) }
+
 // Uint32s is a buffer of uint32 (unsigned int in CUDA C) on a device:
 // device memory on a GPU, a Go slice on the host. A kernel argument of
 // this type passes the device address (unsigned int*). Methods are safe for
@@ -239,6 +268,27 @@ func (x *Uint32s) devicePtr(d *Device) (uint64, error) {
 	defer runtime.KeepAlive(x)
 	return x.b.devicePtr(d)
 }
+
+// UploadAsync is Int32s.UploadAsync for uint32.
+func (x *Uint32s) UploadAsync(s *Stream, off int, src []uint32) error {
+	return copyAsync(x.buf(), "Uint32s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for uint32.
+func (x *Uint32s) DownloadAsync(s *Stream, off int, dst []uint32) error {
+	return copyAsync(x.buf(), "Uint32s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer (nil for a nil receiver).
+func (x *Uint32s) buf() *buffer[uint32] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+// Uint32s returns the memory as Bytes()/4 uint32 values (a view).
+func (p *Pinned) Uint32s() []uint32 { return pinnedView[uint32](p) }
 
 // Int64s is a buffer of int64 (long long in CUDA C) on a device:
 // device memory on a GPU, a Go slice on the host. A kernel argument of
@@ -358,6 +408,27 @@ func (x *Int64s) devicePtr(d *Device) (uint64, error) {
 	return x.b.devicePtr(d)
 }
 
+// UploadAsync is Int32s.UploadAsync for int64.
+func (x *Int64s) UploadAsync(s *Stream, off int, src []int64) error {
+	return copyAsync(x.buf(), "Int64s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for int64.
+func (x *Int64s) DownloadAsync(s *Stream, off int, dst []int64) error {
+	return copyAsync(x.buf(), "Int64s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer (nil for a nil receiver).
+func (x *Int64s) buf() *buffer[int64] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+// Int64s returns the memory as Bytes()/8 int64 values (a view).
+func (p *Pinned) Int64s() []int64 { return pinnedView[int64](p) }
+
 // Uint64s is a buffer of uint64 (unsigned long long in CUDA C) on a device:
 // device memory on a GPU, a Go slice on the host. A kernel argument of
 // this type passes the device address (unsigned long long*). Methods are safe for
@@ -475,6 +546,27 @@ func (x *Uint64s) devicePtr(d *Device) (uint64, error) {
 	defer runtime.KeepAlive(x)
 	return x.b.devicePtr(d)
 }
+
+// UploadAsync is Int32s.UploadAsync for uint64.
+func (x *Uint64s) UploadAsync(s *Stream, off int, src []uint64) error {
+	return copyAsync(x.buf(), "Uint64s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for uint64.
+func (x *Uint64s) DownloadAsync(s *Stream, off int, dst []uint64) error {
+	return copyAsync(x.buf(), "Uint64s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer (nil for a nil receiver).
+func (x *Uint64s) buf() *buffer[uint64] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+// Uint64s returns the memory as Bytes()/8 uint64 values (a view).
+func (p *Pinned) Uint64s() []uint64 { return pinnedView[uint64](p) }
 
 // Float32s is a buffer of float32 (float in CUDA C) on a device:
 // device memory on a GPU, a Go slice on the host. A kernel argument of
@@ -594,6 +686,27 @@ func (x *Float32s) devicePtr(d *Device) (uint64, error) {
 	return x.b.devicePtr(d)
 }
 
+// UploadAsync is Int32s.UploadAsync for float32.
+func (x *Float32s) UploadAsync(s *Stream, off int, src []float32) error {
+	return copyAsync(x.buf(), "Float32s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for float32.
+func (x *Float32s) DownloadAsync(s *Stream, off int, dst []float32) error {
+	return copyAsync(x.buf(), "Float32s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer (nil for a nil receiver).
+func (x *Float32s) buf() *buffer[float32] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+// Float32s returns the memory as Bytes()/4 float32 values (a view).
+func (p *Pinned) Float32s() []float32 { return pinnedView[float32](p) }
+
 // Float64s is a buffer of float64 (double in CUDA C) on a device:
 // device memory on a GPU, a Go slice on the host. A kernel argument of
 // this type passes the device address (double*). Methods are safe for
@@ -712,6 +825,27 @@ func (x *Float64s) devicePtr(d *Device) (uint64, error) {
 	return x.b.devicePtr(d)
 }
 
+// UploadAsync is Int32s.UploadAsync for float64.
+func (x *Float64s) UploadAsync(s *Stream, off int, src []float64) error {
+	return copyAsync(x.buf(), "Float64s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for float64.
+func (x *Float64s) DownloadAsync(s *Stream, off int, dst []float64) error {
+	return copyAsync(x.buf(), "Float64s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer (nil for a nil receiver).
+func (x *Float64s) buf() *buffer[float64] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+// Float64s returns the memory as Bytes()/8 float64 values (a view).
+func (p *Pinned) Float64s() []float64 { return pinnedView[float64](p) }
+
 // Uint8s is a buffer of uint8 (unsigned char in CUDA C) on a device:
 // device memory on a GPU, a Go slice on the host. A kernel argument of
 // this type passes the device address (unsigned char*). Methods are safe for
@@ -829,3 +963,24 @@ func (x *Uint8s) devicePtr(d *Device) (uint64, error) {
 	defer runtime.KeepAlive(x)
 	return x.b.devicePtr(d)
 }
+
+// UploadAsync is Int32s.UploadAsync for bytes.
+func (x *Uint8s) UploadAsync(s *Stream, off int, src []uint8) error {
+	return copyAsync(x.buf(), "Uint8s.UploadAsync", s, off, src, true)
+}
+
+// DownloadAsync is Int32s.DownloadAsync for bytes.
+func (x *Uint8s) DownloadAsync(s *Stream, off int, dst []uint8) error {
+	return copyAsync(x.buf(), "Uint8s.DownloadAsync", s, off, dst, false)
+}
+
+// buf returns the generic buffer (nil for a nil receiver).
+func (x *Uint8s) buf() *buffer[uint8] {
+	if x == nil {
+		return nil
+	}
+	return &x.b
+}
+
+// Uint8s returns the memory as bytes (a view).
+func (p *Pinned) Uint8s() []uint8 { return pinnedView[uint8](p) }

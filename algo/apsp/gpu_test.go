@@ -888,7 +888,7 @@ func TestFakeGPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		objs := make([]string, 1+len(fakeConfigs))
-		objs[0] = b.CXX("testdata/fake_launch.cpp", "-Itestdata")
+		objs[0] = b.CXX("testdata/fake_kernels.cpp")
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 2) // two compilers at a time
 		for i, c := range fakeConfigs {
@@ -898,7 +898,7 @@ func TestFakeGPU(t *testing.T) {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				objs[i+1] = b.CXX("testdata/fake_cfg.cpp", "-Itestdata",
+				objs[i+1] = b.CXX("testdata/fake_cfg.cpp",
 					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]),
 					"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`)
 			}()

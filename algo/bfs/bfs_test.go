@@ -16,6 +16,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
 // algorithms under test; every one must give the reference levels.
@@ -38,41 +39,19 @@ var algorithms = []struct {
 	}},
 }
 
+// TestSmallGraphs runs every algorithm on the shared table of small graphs
+// with known hop counts (weights ignored).
 func TestSmallGraphs(t *testing.T) {
-	cases := []struct {
-		name     string
-		n        int
-		directed bool
-		edges    [][2]int32
-		src      int32
-		want     []int32
-	}{
-		{"single vertex", 1, false, nil, 0, []int32{0}},
-		{"path/from end", 5, false, pathEdges(5), 0, []int32{0, 1, 2, 3, 4}},
-		{"path/from middle", 5, false, pathEdges(5), 2, []int32{2, 1, 0, 1, 2}},
-		{"directed path/from middle", 5, true, pathEdges(5), 2, []int32{-1, -1, 0, 1, 2}},
-		{"star/centre", 6, false, starEdges(6), 0, []int32{0, 1, 1, 1, 1, 1}},
-		{"star/leaf", 6, false, starEdges(6), 3, []int32{1, 2, 2, 0, 2, 2}},
-		{"directed star/leaf", 6, true, starEdges(6), 3, []int32{-1, -1, -1, 0, -1, -1}},
-		{"grid 3x4/corner", 12, false, gridEdges(3, 4), 0, []int32{0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5}},
-		{"grid 3x4/inner", 12, false, gridEdges(3, 4), 5, []int32{2, 1, 2, 3, 1, 0, 1, 2, 2, 1, 2, 3}},
-		{"directed grid 3x4/inner", 12, true, gridEdges(3, 4), 5, []int32{-1, -1, -1, -1, -1, 0, 1, 2, -1, 1, 2, 3}},
-		{"complete K6", 6, false, completeEdges(6), 4, []int32{1, 1, 1, 1, 0, 1}},
-		{"directed complete K6", 6, true, completeEdges(6), 4, []int32{-1, -1, -1, -1, 0, 1}},
-		{"disconnected", 7, false, [][2]int32{{0, 1}, {1, 2}, {3, 4}, {4, 5}}, 4, []int32{-1, -1, -1, 1, 0, 1, -1}},
-		{"isolated source", 4, false, [][2]int32{{0, 1}, {1, 2}}, 3, []int32{-1, -1, -1, 0}},
-		{"directed cycle", 4, true, [][2]int32{{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 2, []int32{2, 3, 0, 1}},
-	}
-	for _, c := range cases {
-		g := build(t, c.n, c.directed, c.edges...)
+	for _, c := range tg.ShortestPaths() {
+		g := c.Graph(t)
 		for _, a := range algorithms {
-			t.Run(c.name+"/"+a.name, func(t *testing.T) {
-				r, err := a.run(g, c.src)
+			t.Run(c.Name+"/"+a.name, func(t *testing.T) {
+				r, err := a.run(g, c.Source)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(r.Levels, c.want) {
-					t.Fatalf("levels = %v, want %v", r.Levels, c.want)
+				if !slices.Equal(r.Levels, c.Hops) {
+					t.Fatalf("levels = %v, want %v", r.Levels, c.Hops)
 				}
 				if err := Check(g, r); err != nil {
 					t.Fatal(err)
@@ -88,9 +67,9 @@ func TestSmallGraphs(t *testing.T) {
 // TestDirections checks the heuristic's choices: forced bottom-up on an
 // undirected graph, never bottom-up on a directed one.
 func TestDirections(t *testing.T) {
-	grid := gridEdges(8, 8)
-	und := build(t, 64, false, grid...)
-	dir := build(t, 64, true, grid...)
+	grid := tg.Grid(8, 8, 1, 1)
+	und := tg.Build(t, 64, false, tg.Unweighted, grid...)
+	dir := tg.Build(t, 64, true, tg.Unweighted, grid...)
 
 	r, err := DirectionOptimizing(und, 0, Options{Alpha: 1 << 30, Beta: 1 << 30})
 	if err != nil {
@@ -180,7 +159,7 @@ func TestOracleRandomGraphs(t *testing.T) {
 		n := 1 + r.IntN(60)
 		m := r.IntN(3 * n)
 		directed := i%2 == 1
-		g := randomGraph(t, r, n, m, directed)
+		g := tg.Build(t, n, directed, tg.Unweighted, tg.Random(r, n, m, nil)...)
 		src := int32(r.IntN(n))
 		want := gonumLevels(g, src)
 		for _, a := range algorithms {
@@ -273,7 +252,7 @@ func directedCopy(t *testing.T, g *graph.CSR) *graph.CSR {
 }
 
 func TestBadInput(t *testing.T) {
-	g := build(t, 4, false, pathEdges(4)...)
+	g := tg.Build(t, 4, false, tg.Unweighted, tg.Path(4, nil)...)
 	for _, a := range algorithms {
 		for _, src := range []int32{-1, 4, 1 << 30} {
 			if _, err := a.run(g, src); err == nil || !strings.Contains(err.Error(), "source") {
@@ -291,7 +270,7 @@ func TestBadInput(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	defer cancel.Clear()
-	g := build(t, 16, false, gridEdges(4, 4)...)
+	g := tg.Build(t, 16, false, tg.Unweighted, tg.Grid(4, 4, 1, 1)...)
 	cancel.Request()
 	for _, a := range algorithms {
 		_, err := a.run(g, 0)
@@ -306,7 +285,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestResultString(t *testing.T) {
-	g := build(t, 16, false, gridEdges(4, 4)...)
+	g := tg.Build(t, 16, false, tg.Unweighted, tg.Grid(4, 4, 1, 1)...)
 	r, err := DirectionOptimizing(g, 0, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -324,11 +303,11 @@ func TestResultString(t *testing.T) {
 
 // TestCheckRejects corrupts valid results, one rule at a time.
 func TestCheckRejects(t *testing.T) {
-	grid := build(t, 9, false, gridEdges(3, 3)...) // levels from 0: 0 1 2 / 1 2 3 / 2 3 4
-	k4 := build(t, 5, false, completeEdges(4)...)  // plus isolated vertex 4
-	tri := build(t, 3, false, [2]int32{0, 1}, [2]int32{1, 2}, [2]int32{0, 2})
-	dtri := build(t, 3, true, [2]int32{0, 1}, [2]int32{1, 2}, [2]int32{0, 2})
-	dsq := build(t, 4, true, [2]int32{0, 1}, [2]int32{0, 2}, [2]int32{1, 3}, [2]int32{3, 2})
+	grid := tg.Build(t, 9, false, tg.Unweighted, tg.Grid(3, 3, 1, 1)...) // levels from 0: 0 1 2 / 1 2 3 / 2 3 4
+	k4 := tg.Build(t, 5, false, tg.Unweighted, tg.Complete(4, nil)...)   // plus isolated vertex 4
+	tri := tg.Build(t, 3, false, tg.Unweighted, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1}, tg.Edge{0, 2, 1})
+	dtri := tg.Build(t, 3, true, tg.Unweighted, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1}, tg.Edge{0, 2, 1})
+	dsq := tg.Build(t, 4, true, tg.Unweighted, tg.Edge{0, 1, 1}, tg.Edge{0, 2, 1}, tg.Edge{1, 3, 1}, tg.Edge{3, 2, 1})
 	valid := func(g *graph.CSR) *Result {
 		r, err := TopDown(g, 0)
 		if err != nil {

@@ -5,16 +5,22 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
+	"github.com/graphnb/graphnb/internal/fakegpu"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
 // The TestGPU* tests need a CUDA device and skip without one; the other
@@ -90,7 +96,7 @@ func TestVariantLabels(t *testing.T) {
 	}
 	// Each variant's options produce its label, and the switches are the
 	// study's: "cache" is Permute, "restrict" is TextureCache.
-	g := build(t, 5, false, pathEdges(5)...)
+	g := tg.Build(t, 5, false, tg.Unweighted, tg.Path(5, nil)...)
 	for _, v := range allVariants() {
 		p, err := Prepare(gpu.Host(), g, v.Options...)
 		if err != nil {
@@ -129,11 +135,11 @@ func hostCases(t *testing.T) []struct {
 		name string
 		g    *graph.CSR
 	}{
-		{"path 7", build(t, 7, false, pathEdges(7)...)},
-		{"star 9", build(t, 9, false, starEdges(9)...)},
-		{"grid 4x5", build(t, 20, false, gridEdges(4, 5)...)},
-		{"random 40", randomGraph(t, r, 40, 50, false)},
-		{"single vertex", build(t, 1, false)},
+		{"path 7", tg.Build(t, 7, false, tg.Unweighted, tg.Path(7, nil)...)},
+		{"star 9", tg.Build(t, 9, false, tg.Unweighted, tg.Star(9, nil)...)},
+		{"grid 4x5", tg.Build(t, 20, false, tg.Unweighted, tg.Grid(4, 5, 1, 1)...)},
+		{"random 40", tg.Build(t, 40, false, tg.Unweighted, tg.Random(r, 40, 50, nil)...)},
+		{"single vertex", tg.Build(t, 1, false, tg.Unweighted)},
 		{"rmat s10", rmat},
 	}
 }
@@ -181,7 +187,7 @@ func TestGPUHostPath(t *testing.T) {
 		}
 	}
 	// The one-shot Run on the host.
-	g := build(t, 6, false, starEdges(6)...)
+	g := tg.Build(t, 6, false, tg.Unweighted, tg.Star(6, nil)...)
 	r, err := Run(gpu.Host(), g, 3, WithMethod(DirectionOptimizingGPU))
 	if err != nil {
 		t.Fatal(err)
@@ -192,8 +198,8 @@ func TestGPUHostPath(t *testing.T) {
 }
 
 func TestGPUPrepareErrors(t *testing.T) {
-	g := build(t, 4, false, pathEdges(4)...)
-	dg := build(t, 4, true, pathEdges(4)...)
+	g := tg.Build(t, 4, false, tg.Unweighted, tg.Path(4, nil)...)
+	dg := tg.Build(t, 4, true, tg.Unweighted, tg.Path(4, nil)...)
 	cases := []struct {
 		name string
 		dev  *gpu.Device
@@ -272,7 +278,7 @@ func TestParentsFromLevels(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 4))
 	for i := range 60 {
 		n := 1 + r.IntN(50)
-		g := randomGraph(t, r, n, r.IntN(3*n), i%2 == 1)
+		g := tg.Build(t, n, i%2 == 1, tg.Unweighted, tg.Random(r, n, r.IntN(3*n), nil)...)
 		src := int32(r.IntN(n))
 		ref, err := TopDown(g, src)
 		if err != nil {
@@ -436,9 +442,10 @@ func checkGPU(t *testing.T, g *graph.CSR, r *Result, what string) {
 	}
 }
 
-func TestGPUVariants(t *testing.T) {
-	dev := requireGPU(t)
-	cases := gpuCases(t)
+func TestGPUVariants(t *testing.T) { checkGPUVariants(t, requireGPU(t), gpuCases(t)) }
+
+// checkGPUVariants runs every variant on every case, from each root.
+func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 	for _, v := range allVariants() {
 		for _, c := range cases {
 			t.Run(v.Label+"/"+c.name, func(t *testing.T) {
@@ -487,6 +494,12 @@ func TestGPUDPThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPUDPThreshold(t, dev, g)
+}
+
+// checkGPUDPThreshold runs dynamic parallelism on g with thresholds from
+// "never a child grid" to "always".
+func checkGPUDPThreshold(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	srcs := g.Roots(3, 2)
 	for _, th := range []int{1, 2, 64, 1 << 30} {
 		t.Run("threshold_"+strconv.Itoa(th), func(t *testing.T) {
@@ -541,6 +554,12 @@ func TestGPUDirected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPUDirected(t, dev, g)
+}
+
+// checkGPUDirected runs the direction-optimizing BFS on a directed copy
+// of g, which takes only top-down steps.
+func checkGPUDirected(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	dg := directedCopy(t, g)
 	p, err := Prepare(dev, dg, WithMethod(DirectionOptimizingGPU), WithParents(true))
 	if err != nil {
@@ -564,11 +583,16 @@ func TestGPUDirected(t *testing.T) {
 
 func TestGPUCancel(t *testing.T) {
 	dev := requireGPU(t)
-	defer cancel.Clear()
 	g, err := gen.RMAT(10, 16, gen.Seed(9), gen.Unweighted())
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPUCancel(t, dev, g)
+}
+
+// checkGPUCancel interrupts every variant on g and runs it again.
+func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
+	defer cancel.Clear()
 	for _, v := range allVariants() {
 		p, err := Prepare(dev, g, append(v.Options, WithParents(true))...)
 		if err != nil {
@@ -596,6 +620,11 @@ func TestGPURunOneShot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGPURunOneShot(t, dev, g)
+}
+
+// checkGPURunOneShot runs every variant once through Run.
+func checkGPURunOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range allVariants() {
 		r, err := Run(dev, g, 5, append(v.Options, WithParents(true))...)
 		if err != nil {
@@ -607,4 +636,45 @@ func TestGPURunOneShot(t *testing.T) {
 		}
 		t.Logf("%s: %v", v.Label, r)
 	}
+}
+
+// ---- the Go GPU path on a fake GPU ----
+
+// TestFakeGPU runs the GPU tests' checks, on the smaller graphs, through
+// the real Go GPU path (Prepare, Run: compile, uploads, argument packing,
+// the level loops, dynamic parallelism's fallbacks, copies, events)
+// against package gpu's fake CUDA driver and NVRTC (gpu/testdata), whose
+// cuLaunchKernel is replaced by one that runs the named kernel of bfs.cu
+// or dp.cu on the CPU emulator (testdata/fake_kernels.cpp,
+// testdata/fake_dp.cpp, internal/fakegpu). It runs them in a child
+// process, where gpu.Default() is the fake device. Needs gcc and g++.
+func TestFakeGPU(t *testing.T) {
+	fakegpu.Run(t, "TestFakeGPUChild", 4*time.Minute, func(b *fakegpu.Builder) []string {
+		// C++ cannot parse a device-side launch: the emulator queues it.
+		dp := regexp.MustCompile(`(\w+)<<<(.*?)>>>\((.*?)\);`).ReplaceAllString(dpSource, "emu::child($2, [=] { $1($3); });")
+		if err := os.WriteFile(filepath.Join(b.Dir, "dp_emu.cu"), []byte(dp), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_dp.cpp")}
+	})
+}
+
+// TestFakeGPUChild is TestFakeGPU's child process.
+func TestFakeGPUChild(t *testing.T) {
+	dev := fakegpu.Device(t)
+	var cases []gpuCase
+	for _, c := range gpuCases(t) {
+		if c.name != "rmat_s12" && c.name != "ssca2_s10" {
+			cases = append(cases, c)
+		}
+	}
+	g, err := gen.RMAT(9, 16, gen.Seed(4), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("variants", func(t *testing.T) { checkGPUVariants(t, dev, cases) })
+	t.Run("dp_threshold", func(t *testing.T) { checkGPUDPThreshold(t, dev, g) })
+	t.Run("directed", func(t *testing.T) { checkGPUDirected(t, dev, g) })
+	t.Run("cancel", func(t *testing.T) { checkGPUCancel(t, dev, g) })
+	t.Run("one_shot", func(t *testing.T) { checkGPURunOneShot(t, dev, g) })
 }

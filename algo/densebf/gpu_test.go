@@ -696,12 +696,12 @@ func TestGPULarge(t *testing.T) {
 // the iteration loop, copies, events) against package gpu's fake CUDA
 // driver and fake NVRTC (gpu/testdata), whose cuLaunchKernel is replaced
 // by one that checks the launch and runs the named kernel of densebf.cu
-// on the CPU emulator (testdata/fake_launch.cpp, testdata/cuda_emu.h). It
+// on the CPU emulator (testdata/fake_kernels.cpp, internal/fakegpu). It
 // runs them in a child process, where gpu.Default() is the fake device.
 // Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_launch.cpp", "-Wall")}
+		return []string{b.CXX("testdata/fake_kernels.cpp", "-Wall")}
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
 // The TestGPU* tests need a CUDA device and skip without one. The others
@@ -47,38 +48,22 @@ func mustGraph(t testing.TB) func(*graph.CSR, error) *graph.CSR {
 	}
 }
 
-// build32 makes an undirected graph with float32 weights from (u, v, w).
-func build32(t testing.TB, n int, edges [][3]float64) *graph.CSR {
-	t.Helper()
-	el := graph.EdgeList{N: n, Weights: []float32{}}
-	for _, e := range edges {
-		el.Src = append(el.Src, int32(e[0]))
-		el.Dst = append(el.Dst, int32(e[1]))
-		el.Weights = append(el.Weights, float32(e[2]))
-	}
-	g, err := graph.Build(el, graph.BuildOptions{Symmetrize: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 // twoComponents: random components on 0..49 and 50..99 (each kept
 // connected by a path) and the isolated vertex 100; float32 weights with
 // ties.
 func twoComponents(t testing.TB) *graph.CSR {
 	r := rand.New(rand.NewPCG(5, 6))
-	var edges [][3]float64
+	var edges []tg.Edge
 	for i := 0; i+1 < 50; i++ {
-		edges = append(edges, [3]float64{float64(i), float64(i + 1), float64(r.IntN(20))},
-			[3]float64{float64(50 + i), float64(51 + i), float64(r.IntN(20))})
+		edges = append(edges, tg.Edge{float64(i), float64(i + 1), float64(r.IntN(20))},
+			tg.Edge{float64(50 + i), float64(51 + i), float64(r.IntN(20))})
 	}
 	for range 150 {
 		u, v := r.IntN(50), r.IntN(50)
-		edges = append(edges, [3]float64{float64(u), float64(v), float64(r.IntN(20))},
-			[3]float64{float64(50 + v), float64(50 + u), float64(r.IntN(20))})
+		edges = append(edges, tg.Edge{float64(u), float64(v), float64(r.IntN(20))},
+			tg.Edge{float64(50 + v), float64(50 + u), float64(r.IntN(20))})
 	}
-	return build32(t, 101, edges)
+	return tg.Build(t, 101, false, tg.Float32, edges...)
 }
 
 // signedWeights has negative weights, both zeros, ties and +Inf weights
@@ -86,10 +71,10 @@ func twoComponents(t testing.TB) *graph.CSR {
 // them).
 func signedWeights(t testing.TB) *graph.CSR {
 	negZero := math.Copysign(0, -1)
-	return build(t, 8, [][3]float64{
+	return tg.Build(t, 8, false, tg.Float64, []tg.Edge{
 		{0, 1, -2}, {1, 2, negZero}, {2, 3, 0}, {3, 0, negZero}, {0, 2, -2}, {4, 5, math.Inf(1)},
 		{5, 6, 3}, {6, 4, 2}, {3, 4, 1e300}, {1, 7, -1e-300}, {2, 7, -1e-300}, {7, 5, math.Inf(1)},
-	})
+	}...)
 }
 
 // band links i to i+1 and to i+500 (integer weights, many ties): each
@@ -97,14 +82,14 @@ func signedWeights(t testing.TB) *graph.CSR {
 // without renumbering.
 func band(t testing.TB, n int) *graph.CSR {
 	r := rand.New(rand.NewPCG(10, 11))
-	var edges [][3]float64
+	var edges []tg.Edge
 	for i := 0; i+1 < n; i++ {
-		edges = append(edges, [3]float64{float64(i), float64(i + 1), float64(r.IntN(5))})
+		edges = append(edges, tg.Edge{float64(i), float64(i + 1), float64(r.IntN(5))})
 		if i+500 < n {
-			edges = append(edges, [3]float64{float64(i), float64(i + 500), float64(r.IntN(5))})
+			edges = append(edges, tg.Edge{float64(i), float64(i + 500), float64(r.IntN(5))})
 		}
 	}
-	return build32(t, n, edges)
+	return tg.Build(t, n, false, tg.Float32, edges...)
 }
 
 // gpuCases returns the test graphs: small ones for the emulator, larger
@@ -133,8 +118,8 @@ func gpuCases(t testing.TB, small bool) []gpuCase {
 		{"two_components", twoComponents(t)},
 		{"signed_weights", signedWeights(t)},
 		{"lists_by_weight", rm.SortByWeight()}, // not sorted by id
-		{"single_vertex", build(t, 1, nil)},
-		{"no_vertices", build(t, 0, nil)},
+		{"single_vertex", tg.Build(t, 1, false, tg.Float64)},
+		{"no_vertices", tg.Build(t, 0, false, tg.Float64)},
 	}
 	return cases
 }
@@ -247,7 +232,7 @@ func TestOptionsAndLabels(t *testing.T) {
 }
 
 func TestPrepareErrors(t *testing.T) {
-	g := build(t, 3, [][3]float64{{0, 1, 1}, {1, 2, 2}})
+	g := tg.Build(t, 3, false, tg.Float64, []tg.Edge{{0, 1, 1}, {1, 2, 2}}...)
 	dir := mustGraph(t)(graph.Build(graph.EdgeList{N: 2, Src: []int32{0}, Dst: []int32{1}}, graph.BuildOptions{}))
 	cases := []struct {
 		name string
@@ -717,11 +702,11 @@ func TestKernelSource(t *testing.T) {
 }
 
 // TestKernelSourceSyntax compiles boruvka.cu as C++ with the emulator's
-// built-ins (testdata/fake_launch.cpp includes both): syntax, types and
-// the argument lists fake_launch.cpp expects, which NVRTC would otherwise
-// first see on the GPU machine.
+// built-ins (testdata/fake_kernels.cpp includes both): syntax, types and
+// the kernels the fake GPU registers, which NVRTC would otherwise first
+// see on the GPU machine.
 func TestKernelSourceSyntax(t *testing.T) {
-	cudasrc.Syntax(t, "-I.", filepath.Join("testdata", "fake_launch.cpp"))
+	cudasrc.Syntax(t, "-I.", "-I"+fakegpu.IncludeDir(), filepath.Join("testdata", "fake_kernels.cpp"))
 }
 
 // ---- the Go GPU path on a fake GPU ----
@@ -731,11 +716,11 @@ func TestKernelSourceSyntax(t *testing.T) {
 // round loop, the host's share, copies) against package gpu's fake CUDA
 // driver and NVRTC (gpu/testdata), whose cuLaunchKernel is replaced by
 // one that runs the named kernel of boruvka.cu on the CPU emulator
-// (testdata/fake_launch.cpp). The checks run in a child process, where
+// (testdata/fake_kernels.cpp). The checks run in a child process, where
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 4*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_launch.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp")}
 	})
 }
 

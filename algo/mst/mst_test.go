@@ -15,23 +15,8 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
-
-// build makes an undirected graph from (u, v, w) triples.
-func build(t testing.TB, n int, edges [][3]float64) *graph.CSR {
-	t.Helper()
-	el := graph.EdgeList{N: n, Weights64: []float64{}}
-	for _, e := range edges {
-		el.Src = append(el.Src, int32(e[0]))
-		el.Dst = append(el.Dst, int32(e[1]))
-		el.Weights64 = append(el.Weights64, e[2])
-	}
-	g, err := graph.Build(el, graph.BuildOptions{Symmetrize: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // both runs Kruskal and Boruvka, checks each result and that they agree.
 func both(t *testing.T, g *graph.CSR) (*Result, *Result) {
@@ -62,7 +47,7 @@ func TestTable(t *testing.T) {
 	tests := []struct {
 		name   string
 		n      int
-		edges  [][3]float64
+		edges  []tg.Edge
 		weight float64
 		trees  int
 		rounds int // Borůvka rounds
@@ -71,26 +56,26 @@ func TestTable(t *testing.T) {
 		{name: "empty graph", n: 0, trees: 0},
 		{name: "single vertex", n: 1, trees: 1},
 		{name: "edgeless", n: 5, trees: 5},
-		{name: "one edge", n: 2, edges: [][3]float64{{0, 1, 2.5}}, weight: 2.5, trees: 1, rounds: 1,
+		{name: "one edge", n: 2, edges: []tg.Edge{{0, 1, 2.5}}, weight: 2.5, trees: 1, rounds: 1,
 			forest: []Edge{{0, 1, 2.5}}},
-		{name: "triangle", n: 3, edges: [][3]float64{{0, 1, 1}, {1, 2, 2}, {0, 2, 3}}, weight: 3, trees: 1, rounds: 1,
+		{name: "triangle", n: 3, edges: []tg.Edge{{0, 1, 1}, {1, 2, 2}, {0, 2, 3}}, weight: 3, trees: 1, rounds: 1,
 			forest: []Edge{{0, 1, 1}, {1, 2, 2}}},
 		// ties everywhere: (w, U, V) order keeps 0–1, 0–2, 0–3 of K4.
-		{name: "K4 equal weights", n: 4, edges: [][3]float64{{0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {1, 2, 1}, {1, 3, 1}, {2, 3, 1}},
+		{name: "K4 equal weights", n: 4, edges: []tg.Edge{{0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {1, 2, 1}, {1, 3, 1}, {2, 3, 1}},
 			weight: 3, trees: 1, rounds: 1, forest: []Edge{{0, 1, 1}, {0, 2, 1}, {0, 3, 1}}},
 		{name: "disconnected", n: 7,
-			edges:  [][3]float64{{0, 1, 4}, {1, 2, 1}, {0, 2, 2}, {3, 4, 5}, {4, 5, 6}, {3, 5, 7}},
+			edges:  []tg.Edge{{0, 1, 4}, {1, 2, 1}, {0, 2, 2}, {3, 4, 5}, {4, 5, 6}, {3, 5, 7}},
 			weight: 14, trees: 2 + 1, rounds: 1,
 			forest: []Edge{{1, 2, 1}, {0, 2, 2}, {3, 4, 5}, {4, 5, 6}}},
-		{name: "negative weights", n: 4, edges: [][3]float64{{0, 1, -1}, {1, 2, -3}, {2, 3, 2}, {0, 3, -0.5}, {0, 2, 0}},
+		{name: "negative weights", n: 4, edges: []tg.Edge{{0, 1, -1}, {1, 2, -3}, {2, 3, 2}, {0, 3, -0.5}, {0, 2, 0}},
 			weight: -4.5, trees: 1, rounds: 1, forest: []Edge{{1, 2, -3}, {0, 1, -1}, {0, 3, -0.5}}},
 		// a path whose weights rise to the middle needs two rounds.
-		{name: "path two rounds", n: 5, edges: [][3]float64{{0, 1, 1}, {1, 2, 3}, {2, 3, 4}, {3, 4, 2}},
+		{name: "path two rounds", n: 5, edges: []tg.Edge{{0, 1, 1}, {1, 2, 3}, {2, 3, 4}, {3, 4, 2}},
 			weight: 10, trees: 1, rounds: 2, forest: []Edge{{0, 1, 1}, {3, 4, 2}, {1, 2, 3}, {2, 3, 4}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := build(t, tc.n, tc.edges)
+			g := tg.Build(t, tc.n, false, tg.Float64, tc.edges...)
 			k, b := both(t, g)
 			if k.Weight != tc.weight || k.Trees != tc.trees {
 				t.Errorf("weight %v trees %d, want %v and %d", k.Weight, k.Trees, tc.weight, tc.trees)
@@ -147,15 +132,15 @@ func TestGonumOracle(t *testing.T) {
 	for iter := 0; iter < 300; iter++ {
 		n := 1 + rng.IntN(40)
 		m := rng.IntN(3*n + 1)
-		var edges [][3]float64
+		var edges []tg.Edge
 		for range m {
 			w := rng.Float64()*10 - 2
 			if iter%2 == 0 {
 				w = float64(rng.IntN(4))
 			}
-			edges = append(edges, [3]float64{float64(rng.IntN(n)), float64(rng.IntN(n)), w})
+			edges = append(edges, tg.Edge{float64(rng.IntN(n)), float64(rng.IntN(n)), w})
 		}
-		g := build(t, n, edges)
+		g := tg.Build(t, n, false, tg.Float64, edges...)
 		k, _ := both(t, g)
 		gk, gp := gonumWeights(g)
 		tol := 1e-9 * (1 + math.Abs(gk))
@@ -221,9 +206,9 @@ func TestSortEdgesParallel(t *testing.T) {
 
 func TestCheckRejects(t *testing.T) {
 	// two components: {0..4} and {5, 6}, vertex 7 isolated.
-	g := build(t, 8, [][3]float64{
+	g := tg.Build(t, 8, false, tg.Float64, []tg.Edge{
 		{0, 1, 1}, {1, 2, 2}, {2, 3, 3}, {3, 4, 4}, {0, 4, 10}, {1, 3, 5}, {5, 6, 1},
-	})
+	}...)
 	good, err := Kruskal(g)
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +308,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestString(t *testing.T) {
-	g := build(t, 3, [][3]float64{{0, 1, 1}, {1, 2, 2}})
+	g := tg.Build(t, 3, false, tg.Float64, []tg.Edge{{0, 1, 1}, {1, 2, 2}}...)
 	b, err := Boruvka(g)
 	if err != nil {
 		t.Fatal(err)

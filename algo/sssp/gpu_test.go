@@ -22,6 +22,7 @@ import (
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
 // ---- fixtures shared by the host, emulated and GPU tests ----
@@ -48,17 +49,17 @@ func mustGraph(t testing.TB) func(*graph.CSR, error) *graph.CSR {
 func twoComponents(t testing.TB) *graph.CSR {
 	r := rand.New(rand.NewPCG(5, 6))
 	unit := func(r *rand.Rand) float64 { return r.Float64() }
-	var edges []edge
+	var edges []tg.Edge
 	for i := range 50 { // a path keeps each part connected
 		if i+1 < 50 {
-			edges = append(edges, edge{int32(i), int32(i + 1), unit(r)}, edge{int32(50 + i), int32(51 + i), unit(r)})
+			edges = append(edges, tg.Edge{float64(i), float64(i + 1), unit(r)}, tg.Edge{float64(50 + i), float64(51 + i), unit(r)})
 		}
 	}
-	edges = append(edges, randomEdges(r, 50, 150, unit)...)
-	for _, e := range randomEdges(r, 50, 150, unit) {
-		edges = append(edges, edge{e.u + 50, e.v + 50, e.w})
+	edges = append(edges, tg.Random(r, 50, 150, unit)...)
+	for _, e := range tg.Random(r, 50, 150, unit) {
+		edges = append(edges, tg.Edge{e[0] + 50, e[1] + 50, e[2]})
 	}
-	return build(t, 101, false, float32W, edges...)
+	return tg.Build(t, 101, false, tg.Float32, edges...)
 }
 
 // gpuCases returns the test graphs: small ones for the host and the
@@ -76,9 +77,9 @@ func gpuCases(t testing.TB, small bool) []gpuCase {
 		{name: fmt.Sprintf("path_%d", pn), g: mustGraph(t)(gen.Path(pn, gen.Seed(5)))},
 		{name: fmt.Sprintf("star_%d", sn), g: mustGraph(t)(gen.Star(sn, gen.Seed(6)))},
 		{name: "two_components", g: twoComponents(t), srcs: []int32{0, 100, 75}},
-		{name: "single_vertex", g: build(t, 1, false, float32W), srcs: []int32{0}},
-		{name: "zero_weights", g: build(t, 6, false, float32W,
-			edge{0, 1, 0}, edge{1, 2, 0}, edge{2, 0, 0}, edge{2, 3, 1}, edge{3, 4, 0}, edge{4, 5, 0}, edge{5, 3, 0}), srcs: []int32{1}},
+		{name: "single_vertex", g: tg.Build(t, 1, false, tg.Float32), srcs: []int32{0}},
+		{name: "zero_weights", g: tg.Build(t, 6, false, tg.Float32,
+			tg.Edge{0, 1, 0}, tg.Edge{1, 2, 0}, tg.Edge{2, 0, 0}, tg.Edge{2, 3, 1}, tg.Edge{3, 4, 0}, tg.Edge{4, 5, 0}, tg.Edge{5, 3, 0}), srcs: []int32{1}},
 	}
 	if !small {
 		cases = append(cases, gpuCase{name: "rmat_s12", g: mustGraph(t)(gen.RMAT(12, 16, gen.Seed(7)))})
@@ -223,9 +224,9 @@ func TestOptionsAndLabels(t *testing.T) {
 // ---- the checks of the GPU path ----
 
 func TestCheckGPUGraph(t *testing.T) {
-	und := build(t, 3, false, float32W, edge{0, 1, 1}, edge{1, 2, 2})
-	dir := build(t, 3, true, float32W, edge{0, 1, 1}, edge{1, 2, 2})
-	neg := build(t, 3, false, float64W, edge{0, 1, 1}, edge{1, 2, -2})
+	und := tg.Build(t, 3, false, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 2})
+	dir := tg.Build(t, 3, true, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 2})
+	neg := tg.Build(t, 3, false, tg.Float64, tg.Edge{0, 1, 1}, tg.Edge{1, 2, -2})
 	// graph.Build refuses NaN weights; a CSR can still hold one.
 	nan := &graph.CSR{Offsets: []int64{0, 1, 2, 2}, Adj: []int32{1, 2}, Weights: []float32{float32(math.NaN()), 2}, Directed: true}
 	cases := []struct {
@@ -299,7 +300,7 @@ func TestLightFirst(t *testing.T) {
 		{"all heavy", mustGraph(t)(gen.RMAT(6, 8, gen.Seed(6))), 1e-9},
 		{"unweighted light", mustGraph(t)(gen.RMAT(6, 8, gen.Seed(7), gen.Unweighted())), 1.5},
 		{"unweighted heavy", mustGraph(t)(gen.RMAT(6, 8, gen.Seed(7), gen.Unweighted())), 1},
-		{"infinite weights", build(t, 3, true, float64W, edge{0, 1, math.Inf(1)}, edge{0, 2, 0.5}, edge{1, 2, 0}), 1},
+		{"infinite weights", tg.Build(t, 3, true, tg.Float64, tg.Edge{0, 1, math.Inf(1)}, tg.Edge{0, 2, 0.5}, tg.Edge{1, 2, 0}), 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -340,9 +341,9 @@ func TestLightFirst(t *testing.T) {
 }
 
 func TestNearFarDelta(t *testing.T) {
-	g := build(t, 4, false, float32W, edge{0, 1, 0.5}, edge{1, 2, 1}, edge{2, 3, 0}) // 6 arcs, mean weight 0.5, mean degree 1.5
-	zero := build(t, 3, false, float32W, edge{0, 1, 0}, edge{1, 2, 0})
-	empty := build(t, 3, false, float32W)
+	g := tg.Build(t, 4, false, tg.Float32, tg.Edge{0, 1, 0.5}, tg.Edge{1, 2, 1}, tg.Edge{2, 3, 0}) // 6 arcs, mean weight 0.5, mean degree 1.5
+	zero := tg.Build(t, 3, false, tg.Float32, tg.Edge{0, 1, 0}, tg.Edge{1, 2, 0})
+	empty := tg.Build(t, 3, false, tg.Float32)
 	unit := mustGraph(t)(gen.RMAT(6, 8, gen.Seed(1), gen.Unweighted()))
 	cases := []struct {
 		name string
@@ -540,7 +541,7 @@ func float32BellmanFord(g *graph.CSR, src int32) []float64 {
 }
 
 func TestTightParents32(t *testing.T) {
-	dir := build(t, 5, true, float64W, edge{0, 1, 0.1}, edge{1, 2, 0}, edge{2, 1, 0}, edge{2, 3, 1e-9}, edge{0, 3, 0.3})
+	dir := tg.Build(t, 5, true, tg.Float64, tg.Edge{0, 1, 0.1}, tg.Edge{1, 2, 0}, tg.Edge{2, 1, 0}, tg.Edge{2, 3, 1e-9}, tg.Edge{0, 3, 0.3})
 	cases := append(gpuCases(t, true), gpuCase{name: "directed_tiny_weights", g: dir, srcs: []int32{0}})
 	for _, c := range cases {
 		for _, src := range c.srcs {
@@ -555,7 +556,7 @@ func TestTightParents32(t *testing.T) {
 		}
 	}
 	// Distances that are not the float32 fixed point: an error naming the vertex.
-	g := build(t, 3, false, float32W, edge{0, 1, 1}, edge{1, 2, 1})
+	g := tg.Build(t, 3, false, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1})
 	if _, _, err := tightParents32(g, []float64{0, 1, 5}, 0); err == nil || !strings.Contains(err.Error(), "vertex 2") {
 		t.Errorf("tightParents32 of wrong distances: %v", err)
 	}
@@ -683,8 +684,8 @@ func parseEmuOutput(out []byte) (map[string]emuResult, error) {
 }
 
 // TestKernelsEmulated runs every kernel of sssp.cu on the CPU, through
-// testdata/cuda_emu.h (an OS thread per CUDA thread, warp collectives at
-// barriers), with host loops that mirror gpu.go's, and checks the results
+// the shared CUDA emulator (internal/fakegpu/testdata/cuda_emu.h, threads
+// mode: an OS thread per CUDA thread, warp collectives at barriers), with host loops that mirror gpu.go's, and checks the results
 // as the GPU tests do: float64 distances equal to BellmanFord's, float32
 // ones within tolerance, with a valid parent tree. The near-far steps run
 // on a 3-block grid of 6 warps (the grid-stride loops wrap, the last-block
@@ -708,7 +709,7 @@ func TestKernelsEmulated(t *testing.T) {
 	if err != nil {
 		t.Skip("g++ not found: the kernels are tested on the GPU machine only")
 	}
-	cc := exec.Command(gxx, "-std=c++17", "-O1", "-pthread", "-I.", "-o", bin, filepath.Join("testdata", "emulate.cpp"))
+	cc := exec.Command(gxx, "-std=c++17", "-O1", "-pthread", "-I.", "-I"+fakegpu.IncludeDir(), "-o", bin, filepath.Join("testdata", "emulate.cpp"))
 	if out, err := cc.CombinedOutput(); err != nil {
 		t.Fatalf("building the kernel emulator: %v\n%s", err, out)
 	}
@@ -1042,11 +1043,11 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // launch loops, copies, events) against package gpu's fake CUDA driver
 // and fake NVRTC (gpu/testdata), whose cuLaunchKernel is replaced by one
 // that runs the named kernel of sssp.cu on the CPU emulator
-// (testdata/fake_launch.cpp). It runs them in a child process, where
+// (testdata/fake_kernels.cpp). It runs them in a child process, where
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_launch.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp")}
 	})
 }
 

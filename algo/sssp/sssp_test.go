@@ -16,6 +16,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
 var inf = math.Inf(1)
@@ -39,52 +40,19 @@ var algorithms = []struct {
 	{"BellmanFord", BellmanFord},
 }
 
+// TestSmallGraphs runs every algorithm on the shared table of small graphs
+// with known distances.
 func TestSmallGraphs(t *testing.T) {
-	half := func(i int) float64 { return 1 / float64(int(1)<<(i%4)) } // 1, 0.5, 0.25, 0.125: exact
-	cases := []struct {
-		name     string
-		n        int
-		directed bool
-		kind     weights
-		edges    []edge
-		src      int32
-		want     []float64
-	}{
-		{"single vertex", 1, false, float32W, nil, 0, []float64{0}},
-		{"path/from end", 5, false, unweighted, pathEdges(5, one), 0, []float64{0, 1, 2, 3, 4}},
-		{"path/from middle", 5, false, float64W, pathEdges(5, half), 2, []float64{1.5, 0.5, 0, 0.25, 0.375}},
-		{"directed path", 5, true, float32W, pathEdges(5, half), 2, []float64{inf, inf, 0, 0.25, 0.375}},
-		{"star/leaf", 5, false, float32W, star(5, half), 3, []float64{0.125, 0.625, 0.375, 0, 1.125}},
-		{"directed star/leaf", 5, true, float64W, star(5, half), 3, []float64{inf, inf, inf, 0, inf}},
-		{"grid 3x4 h1 v2", 12, false, float32W, grid(3, 4, 1, 2), 0, []float64{0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7}},
-		{"directed grid 3x4", 12, true, float64W, grid(3, 4, 1, 2), 5, []float64{inf, inf, inf, inf, inf, 0, 1, 2, inf, 2, 3, 4}},
-		{"complete K5 squared gaps", 5, false, float64W,
-			complete(5, func(u, v int) float64 { return float64((v - u) * (v - u)) }), 0, []float64{0, 1, 2, 3, 4}},
-		{"directed complete K5", 5, true, float32W,
-			complete(5, func(u, v int) float64 { return float64((v - u) * (v - u)) }), 2, []float64{inf, inf, 0, 1, 2}},
-		{"complete K5 unweighted", 5, false, unweighted, complete(5, nil2), 3, []float64{1, 1, 1, 0, 1}},
-		{"disconnected", 7, false, float32W,
-			[]edge{{0, 1, 2}, {1, 2, 3}, {3, 4, 0.5}, {4, 5, 0.25}}, 4, []float64{inf, inf, inf, 0.5, 0, 0.25, inf}},
-		{"zero weights", 6, false, float32W,
-			[]edge{{0, 1, 0}, {1, 2, 0}, {2, 0, 0}, {2, 3, 1}, {3, 4, 0}, {4, 5, 0}, {5, 3, 0}}, 1, []float64{0, 0, 0, 1, 1, 1}},
-		// vertices 2, 3, 4 find their parents in three adoption rounds
-		{"zero-weight chain", 6, false, float64W,
-			[]edge{{0, 1, 1}, {1, 2, 0}, {2, 3, 0}, {3, 4, 0}, {4, 5, 2}}, 0, []float64{0, 1, 1, 1, 1, 3}},
-		{"infinite weight is no edge", 4, false, float64W,
-			[]edge{{0, 1, 1}, {1, 2, inf}, {2, 3, 1}}, 0, []float64{0, 1, inf, inf}},
-		{"shortcut through more hops", 4, true, float64W,
-			[]edge{{0, 3, 10}, {0, 1, 1}, {1, 2, 1}, {2, 3, 1}}, 0, []float64{0, 1, 2, 3}},
-	}
-	for _, c := range cases {
-		g := build(t, c.n, c.directed, c.kind, c.edges...)
+	for _, c := range tg.ShortestPaths() {
+		g := c.Graph(t)
 		for _, a := range algorithms {
-			t.Run(c.name+"/"+a.name, func(t *testing.T) {
-				r, err := a.run(g, c.src)
+			t.Run(c.Name+"/"+a.name, func(t *testing.T) {
+				r, err := a.run(g, c.Source)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(r.Dist, c.want) {
-					t.Fatalf("dist = %v, want %v", r.Dist, c.want)
+				if !slices.Equal(r.Dist, c.Dist) {
+					t.Fatalf("dist = %v, want %v", r.Dist, c.Dist)
 				}
 				if err := Check(g, r); err != nil {
 					t.Fatal(err)
@@ -93,8 +61,6 @@ func TestSmallGraphs(t *testing.T) {
 		}
 	}
 }
-
-func nil2(int, int) float64 { return 0 }
 
 // gonumGraph copies g into a gonum weighted graph with the same float64
 // weights the algorithms add.
@@ -141,21 +107,21 @@ func TestOracleRandomGraphs(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	weightKinds := []struct {
 		name string
-		kind weights
+		kind tg.Weights
 		w    func(*rand.Rand) float64
 	}{
-		{"uniform", float32W, func(r *rand.Rand) float64 { return float64(r.Float32()) }},
+		{"uniform", tg.Float32, func(r *rand.Rand) float64 { return float64(r.Float32()) }},
 		// a quarter of the weights exactly zero: ties and zero cycles
-		{"quantised", float32W, func(r *rand.Rand) float64 { return float64(r.IntN(4)) / 4 }},
-		{"integer", float64W, func(r *rand.Rand) float64 { return float64(1 + r.IntN(100)) }},
-		{"unweighted", unweighted, func(*rand.Rand) float64 { return 1 }},
+		{"quantised", tg.Float32, func(r *rand.Rand) float64 { return float64(r.IntN(4)) / 4 }},
+		{"integer", tg.Float64, func(r *rand.Rand) float64 { return float64(1 + r.IntN(100)) }},
+		{"unweighted", tg.Unweighted, func(*rand.Rand) float64 { return 1 }},
 	}
 	for i := range 160 {
 		n := 1 + r.IntN(50)
 		m := r.IntN(4 * n)
 		directed := i%2 == 1
 		wk := weightKinds[i/2%len(weightKinds)]
-		g := build(t, n, directed, wk.kind, randomEdges(r, n, m, wk.w)...)
+		g := tg.Build(t, n, directed, wk.kind, tg.Random(r, n, m, wk.w)...)
 		src := int32(r.IntN(n))
 		want := path.DijkstraFrom(simple.Node(src), gonumGraph(g))
 		var first []float64
@@ -189,7 +155,7 @@ func TestOracleNegativeWeights(t *testing.T) {
 	for i := range 120 {
 		n := 2 + r.IntN(30)
 		m := r.IntN(3 * n)
-		g := build(t, n, true, float64W, randomEdges(r, n, m, func(r *rand.Rand) float64 {
+		g := tg.Build(t, n, true, tg.Float64, tg.Random(r, n, m, func(r *rand.Rand) float64 {
 			return float64(r.IntN(40) - 6) // about one arc in seven negative
 		})...)
 		src := int32(r.IntN(n))
@@ -298,7 +264,7 @@ func directedCopy(t *testing.T, g *graph.CSR) *graph.CSR {
 
 func TestNegativeWeights(t *testing.T) {
 	// 0 → 1 → 2 with a negative arc 1→2, and a shortcut 0→2.
-	dag := build(t, 3, true, float64W, edge{0, 1, 2}, edge{1, 2, -1.5}, edge{0, 2, 1})
+	dag := tg.Build(t, 3, true, tg.Float64, tg.Edge{0, 1, 2}, tg.Edge{1, 2, -1.5}, tg.Edge{0, 2, 1})
 	for _, a := range algorithms[:4] {
 		if _, err := a.run(dag, 0); err == nil || !strings.Contains(err.Error(), "non-negative") || !strings.Contains(err.Error(), "1→2") {
 			t.Errorf("%s: err = %v, want a non-negative weight error naming arc 1→2", a.name, err)
@@ -315,12 +281,12 @@ func TestNegativeWeights(t *testing.T) {
 		t.Error(err)
 	}
 
-	und := build(t, 3, false, float32W, edge{0, 1, 2}, edge{1, 2, -1})
+	und := tg.Build(t, 3, false, tg.Float32, tg.Edge{0, 1, 2}, tg.Edge{1, 2, -1})
 	if _, err := BellmanFord(und, 0); err == nil || !strings.Contains(err.Error(), "negative cycle") {
 		t.Errorf("undirected negative edge: err = %v, want a negative cycle error", err)
 	}
 
-	cyc := build(t, 4, true, float64W, edge{0, 1, 1}, edge{1, 2, -1}, edge{2, 1, -1}, edge{2, 3, 1})
+	cyc := tg.Build(t, 4, true, tg.Float64, tg.Edge{0, 1, 1}, tg.Edge{1, 2, -1}, tg.Edge{2, 1, -1}, tg.Edge{2, 3, 1})
 	if _, err := BellmanFord(cyc, 0); err == nil || !strings.Contains(err.Error(), "negative cycle") {
 		t.Errorf("reachable negative cycle: err = %v", err)
 	}
@@ -328,7 +294,7 @@ func TestNegativeWeights(t *testing.T) {
 		t.Errorf("negative cycle out of reach: %v, %v", r, err)
 	}
 
-	minusInf := build(t, 3, true, float64W, edge{0, 1, 1}, edge{1, 2, math.Inf(-1)})
+	minusInf := tg.Build(t, 3, true, tg.Float64, tg.Edge{0, 1, 1}, tg.Edge{1, 2, math.Inf(-1)})
 	if _, err := BellmanFord(minusInf, 0); err == nil || !strings.Contains(err.Error(), "-Inf") {
 		t.Errorf("-Inf weight: err = %v", err)
 	}
@@ -336,14 +302,14 @@ func TestNegativeWeights(t *testing.T) {
 	// Rounding makes the zero-weight cycle 1→2→1 negative: 1e-20 + 1 rounds
 	// to 1, so vertex 1 drops from 1e-20 to 1 - 1 = 0, and no arc into
 	// {1, 2} is tight from outside any more.
-	round := build(t, 3, true, float64W, edge{0, 1, 1e-20}, edge{1, 2, 1}, edge{2, 1, -1})
+	round := tg.Build(t, 3, true, tg.Float64, tg.Edge{0, 1, 1e-20}, tg.Edge{1, 2, 1}, tg.Edge{2, 1, -1})
 	if _, err := BellmanFord(round, 0); err == nil || !strings.Contains(err.Error(), "rounding") {
 		t.Errorf("rounding cycle: err = %v, want a rounding error", err)
 	}
 }
 
 func TestBadInput(t *testing.T) {
-	g := build(t, 4, false, float32W, pathEdges(4, one)...)
+	g := tg.Build(t, 4, false, tg.Float32, tg.Path(4, nil)...)
 	for _, a := range algorithms {
 		for _, src := range []int32{-1, 4, 1 << 30} {
 			if _, err := a.run(g, src); err == nil || !strings.Contains(err.Error(), "source") {
@@ -366,7 +332,7 @@ func TestBadInput(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	defer cancel.Clear()
-	g := build(t, 16, false, float32W, grid(4, 4, 1, 0.5)...)
+	g := tg.Build(t, 16, false, tg.Float32, tg.Grid(4, 4, 1, 0.5)...)
 	cancel.Request()
 	for _, a := range algorithms {
 		_, err := a.run(g, 0)
@@ -374,7 +340,7 @@ func TestCancel(t *testing.T) {
 			t.Errorf("%s: err = %v, want cancel.ErrInterrupted", a.name, err)
 		}
 	}
-	dg := build(t, 16, true, float32W, grid(4, 4, 1, 0.5)...)
+	dg := tg.Build(t, 16, true, tg.Float32, tg.Grid(4, 4, 1, 0.5)...)
 	if _, err := BellmanFord(dg, 0); !errors.Is(err, cancel.ErrInterrupted) {
 		t.Errorf("BellmanFord, directed: err = %v", err)
 	}
@@ -385,7 +351,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestResult(t *testing.T) {
-	g := build(t, 16, false, float32W, grid(4, 4, 1, 0.5)...)
+	g := tg.Build(t, 16, false, tg.Float32, tg.Grid(4, 4, 1, 0.5)...)
 	for _, a := range algorithms {
 		r, err := a.run(g, 5)
 		if err != nil {
@@ -422,11 +388,11 @@ func TestResult(t *testing.T) {
 // TestCheckRejects corrupts valid results, one rule at a time.
 func TestCheckRejects(t *testing.T) {
 	// directed path 0→1→2→3 (weights 1) plus an unreached vertex 4
-	dpath := build(t, 5, true, float64W, edge{0, 1, 1}, edge{1, 2, 1}, edge{2, 3, 1})
+	dpath := tg.Build(t, 5, true, tg.Float64, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1}, tg.Edge{2, 3, 1})
 	// undirected, with the zero-weight edge 2–3
-	zero := build(t, 4, false, float32W, edge{0, 1, 1}, edge{1, 2, 0.5}, edge{2, 3, 0}, edge{1, 3, 0.5})
+	zero := tg.Build(t, 4, false, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 0.5}, tg.Edge{2, 3, 0}, tg.Edge{1, 3, 0.5})
 	// undirected triangle: 0–2 (weight 5) is longer than 0–1–2
-	tri := build(t, 3, false, float64W, edge{0, 1, 1}, edge{1, 2, 1}, edge{0, 2, 5})
+	tri := tg.Build(t, 3, false, tg.Float64, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1}, tg.Edge{0, 2, 5})
 	valid := func(g *graph.CSR) *Result {
 		r, err := Dijkstra(g, 0)
 		if err != nil {
@@ -570,9 +536,9 @@ func ExampleBellmanFord() {
 // pull method with adoption rounds on undirected graphs, the tight-arc BFS
 // on directed ones.
 func TestParents(t *testing.T) {
-	chain := []edge{{0, 1, 1}, {1, 2, 0}, {2, 3, 0}, {3, 4, 0}, {4, 5, 2}}
+	chain := []tg.Edge{{0, 1, 1}, {1, 2, 0}, {2, 3, 0}, {3, 4, 0}, {4, 5, 2}}
 	for _, directed := range []bool{false, true} {
-		g := build(t, 6, directed, float32W, chain...)
+		g := tg.Build(t, 6, directed, tg.Float32, chain...)
 		r, err := Dijkstra(g, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -583,9 +549,9 @@ func TestParents(t *testing.T) {
 	}
 	// a zero-weight triangle hanging off the source, and a zero-weight
 	// star: every tight arc inside them would allow a cycle
-	g := build(t, 8, false, float32W,
-		edge{0, 1, 1}, edge{1, 2, 0}, edge{2, 3, 0}, edge{3, 1, 0},
-		edge{0, 4, 0.5}, edge{4, 5, 0}, edge{4, 6, 0}, edge{4, 7, 0}, edge{5, 6, 0})
+	g := tg.Build(t, 8, false, tg.Float32,
+		tg.Edge{0, 1, 1}, tg.Edge{1, 2, 0}, tg.Edge{2, 3, 0}, tg.Edge{3, 1, 0},
+		tg.Edge{0, 4, 0.5}, tg.Edge{4, 5, 0}, tg.Edge{4, 6, 0}, tg.Edge{4, 7, 0}, tg.Edge{5, 6, 0})
 	for _, a := range algorithms {
 		r, err := a.run(g, 0)
 		if err != nil {

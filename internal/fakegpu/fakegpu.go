@@ -1,18 +1,20 @@
 // Package fakegpu runs a package's GPU tests without a GPU: against
 // package gpu's fake CUDA driver and fake NVRTC (gpu/testdata), built with
-// the host's C compilers, whose cuLaunchKernel is replaced by the
-// package's own launcher — a CPU emulation of its kernels
-// (testdata/fake_launch.cpp in algo/sssp, algo/mst, algo/apsp,
-// algo/densebf). The tests then run in a child process of the test
-// binary, where gpu.Default() is the fake device, so the real Go GPU path
-// (compile, uploads, argument packing, launch loops, copies, events) is
-// exercised in CI.
+// the host's C compilers, whose cuLaunchKernel is replaced by one that
+// runs the package's kernels on a CPU emulator of CUDA: the emulator
+// (testdata/cuda_emu.h here) and the launcher (testdata/fake_launch.cpp
+// here) are shared, and a package adds only the table of its kernels
+// (testdata/fake_kernels.cpp in each of algo/*; see
+// testdata/fake_launch.h). The tests then run in a child process of the
+// test binary, where gpu.Default() is the fake device, so the real Go GPU
+// path (compile, uploads, argument packing, launch loops, copies, events)
+// is exercised in CI.
 //
 // A package writes two tests:
 //
 //	func TestFakeGPU(t *testing.T) {
 //		fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
-//			return []string{b.CXX("testdata/fake_launch.cpp")}
+//			return []string{b.CXX("testdata/fake_kernels.cpp")}
 //		})
 //	}
 //
@@ -55,14 +57,15 @@ type Builder struct {
 
 // CXX compiles a C++ source (relative to the package directory) into an
 // object in Dir with C++17, -O1, position-independent code, the package
-// directory and Dir on the include path, and the extra flags; it returns
-// the object's path. A failure is reported when Run links.
+// directory, Dir and the emulator's directory (IncludeDir) on the include
+// path, and the extra flags; it returns the object's path. A failure is
+// reported when Run links.
 func (b *Builder) CXX(src string, flags ...string) string {
 	b.mu.Lock()
 	b.n++
 	obj := filepath.Join(b.Dir, fmt.Sprintf("obj%d_%s.o", b.n, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))))
 	b.mu.Unlock()
-	args := append([]string{"-std=c++17", "-O1", "-fno-strict-aliasing", "-fPIC", "-c", "-I.", "-I" + b.Dir}, flags...)
+	args := append([]string{"-std=c++17", "-O1", "-fno-strict-aliasing", "-fPIC", "-c", "-I.", "-I" + b.Dir, "-I" + IncludeDir()}, flags...)
 	b.exec(b.GXX, append(args, "-o", obj, src)...)
 	return obj
 }
@@ -76,7 +79,8 @@ func (b *Builder) exec(name string, args ...string) {
 	}
 }
 
-// Run builds the fake driver with the objects compile returns, and runs
+// Run builds the fake driver with the shared launcher and the objects
+// compile returns (the package's kernel tables), and runs
 // the test named child in a child process of this test binary against it,
 // failing t with the child's output when the child fails or exceeds
 // timeout. It skips in short mode (building and emulating take seconds),
@@ -98,7 +102,13 @@ func Run(t *testing.T, child string, timeout time.Duration, compile func(b *Buil
 	fake := testdataDir()
 	driver := filepath.Join(b.Dir, "fakecuda.o")
 	b.exec(gcc, "-c", "-fPIC", "-O1", "-DcuLaunchKernel=fake_orig_cuLaunchKernel", "-o", driver, filepath.Join(fake, "fakecuda.c"))
-	objs := compile(b)
+	objs := append(compile(b), b.CXX(filepath.Join(IncludeDir(), "fake_launch.cpp")))
+	// Dynamic parallelism links the device runtime: the fake linker only
+	// needs a file there.
+	devrt := filepath.Join(b.Dir, "libcudadevrt.a")
+	if err := os.WriteFile(devrt, []byte("!<arch>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if len(b.errs) == 0 {
 		b.exec(gxx, append(append([]string{"-shared", "-o", filepath.Join(b.Dir, "libcuda.so.1"), driver}, objs...), "-lpthread")...)
 		b.exec(gcc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(b.Dir, "libnvrtc.so.13"), filepath.Join(fake, "fakenvrtc.c"))
@@ -119,6 +129,7 @@ func Run(t *testing.T, child string, timeout time.Duration, compile func(b *Buil
 	env = append(env, childEnv+"=1",
 		"GRAPHNB_LIBCUDA="+filepath.Join(b.Dir, "libcuda.so.1"),
 		"GRAPHNB_NVRTC="+filepath.Join(b.Dir, "libnvrtc.so.13"),
+		"GRAPHNB_CUDADEVRT="+devrt,
 		"GRAPHNB_CACHE="+filepath.Join(b.Dir, "cache"),
 		strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	ctx, stop := context.WithTimeout(context.Background(), timeout)
@@ -153,6 +164,14 @@ func Device(t *testing.T) *gpu.Device {
 func testdataDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "gpu", "testdata")
+}
+
+// IncludeDir is the directory of the CUDA emulator (cuda_emu.h) and the
+// launcher's header (fake_launch.h), for a package that builds a program
+// on the emulator itself.
+func IncludeDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "testdata")
 }
 
 // IsChild reports whether this process is the child Run started (tests

@@ -1,21 +1,33 @@
 // fake_cfg.cpp: fw.cu's kernels for one configuration, in their own
-// namespace, registered with fake_launch.cpp. TestFakeGPU compiles it once
-// per configuration with
+// namespace, as the fake GPU's table for that configuration (see
+// fake_kernels.cpp). TestFakeGPU compiles it once per configuration with
 //   -DFW_TILE=… -DFW_PRED=… -DFW_HOPS=… -DFW_NEG=… -DCFG_NS=cfg_… -DCFG_KEY="…"
 // from a copy of fw.cu without its extern "C" (fw_noextern.cu), so that
-// the configurations' kernels do not collide.
-#include "fw_emu.h"
+// the configurations' kernels do not collide. The kernels with barriers
+// run as coroutines, the others as plain calls.
+#include "cuda_emu.h"
 
-typedef int (*fw_dispatch_fn)(const char *, emu_dim3, emu_dim3, void **);
-void fw_register(const char *key, fw_dispatch_fn f);
+#include "fake_launch.h"
 
 namespace CFG_NS {
 #include "fw_noextern.cu"
-#include "fw_dispatch.h"
-} // namespace CFG_NS
 
-namespace {
-struct Registration {
-	Registration() { fw_register(CFG_KEY, &CFG_NS::dispatch); }
-} registration;
-} // namespace
+const emu::Options direct{emu::Mode::direct};
+
+fake::Table table(CFG_KEY, {
+    fake::kernel("fw_init_i32", fw_init_i32, direct),
+    fake::kernel("fw_init_f32", fw_init_f32, direct),
+    fake::kernel("fw_compact", fw_compact, direct),
+    fake::kernel("fw_copy", fw_copy, direct),
+    fake::kernel("fw_plain_i32", fw_plain_i32, direct),
+    fake::kernel("fw_plain_f32", fw_plain_f32, direct),
+    fake::kernel("fw_phase1_i32", fw_phase1_i32),
+    fake::kernel("fw_phase1_f32", fw_phase1_f32),
+    fake::kernel("fw_phase2_i32", fw_phase2_i32),
+    fake::kernel("fw_phase2_f32", fw_phase2_f32),
+    fake::kernel("fw_phase3_i32", fw_phase3_i32),
+    fake::kernel("fw_phase3_f32", fw_phase3_f32),
+    fake::kernel("fw_mp_i32", fw_mp_i32),
+    fake::kernel("fw_mp_f32", fw_mp_f32),
+});
+} // namespace CFG_NS

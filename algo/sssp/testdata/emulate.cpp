@@ -1,6 +1,7 @@
-// emulate.cpp runs the kernels of sssp.cu on the CPU (cuda_emu.h), with
-// host loops that mirror gpu.go's, for TestKernelsEmulated. Built with
-//   g++ -std=c++17 -O1 -pthread -I<sssp dir> testdata/emulate.cpp
+// emulate.cpp runs the kernels of sssp.cu on the CPU (the shared emulator,
+// internal/fakegpu/testdata/cuda_emu.h, in threads mode), with host loops
+// that mirror gpu.go's, for TestKernelsEmulated. Built with
+//   g++ -std=c++17 -O1 -pthread -I<sssp dir> -I<emulator dir> testdata/emulate.cpp
 // Input (stdin, whitespace separated; floats in any strtod syntax, hex
 // included):
 //   n arcs wkind(0 unweighted, 1 float, 2 double) directed
@@ -20,7 +21,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "testdata/cuda_emu.h"
+#include "cuda_emu.h"
 
 #include "sssp.cu"
 
@@ -75,6 +76,16 @@ template <typename D> static void print(const char *name, int iters, unsigned lo
 
 static unsigned blocks(long long n) { return (unsigned)((n + BLOCK - 1) / BLOCK); }
 
+// launch runs kernel() on grid blocks of BLOCK OS threads, 8 blocks at a
+// time, and exits on an emulation error.
+template <typename F> static void launch(unsigned grid, F kernel) {
+	std::string err = emu::launch(grid, BLOCK, emu::Options{emu::Mode::threads, 8}, kernel);
+	if (!err.empty()) {
+		fprintf(stderr, "emulate: %s\n", err.c_str());
+		exit(3);
+	}
+}
+
 // The extern "C" kernels per distance and weight type, called with the
 // arguments in gpu.go's order.
 template <typename D, typename W> struct K;
@@ -113,7 +124,7 @@ template <typename D, typename W> static void runEdge(const Graph &g, const W *w
 	std::vector<D> dist(g.n);
 	int modif = -1;
 	D inf = (D)INFINITY;
-	emu_launch(blocks(g.n), BLOCK, [&] { KI<D>::edge(dist.data(), g.n, src, inf, &modif); });
+	launch(blocks(g.n), [&] { KI<D>::edge(dist.data(), g.n, src, inf, &modif); });
 	int m = (int)g.m;
 	int iters = 0;
 	for (int iter = 1;; iter++) {
@@ -122,7 +133,7 @@ template <typename D, typename W> static void runEdge(const Graph &g, const W *w
 			exit(3);
 		}
 		if (m > 0) {
-			emu_launch(blocks(m), BLOCK, [&] {
+			launch(blocks(m), [&] {
 				if (restrict_) {
 					K<D, W>::restr(g.st.data(), g.en.data(), w, dist.data(), dist.data(), &modif, m, iter);
 				} else {
@@ -165,14 +176,14 @@ static void runNearFar(const Graph &g, const int *adj, const W *w, const i64 *le
 	std::vector<u64> ctl(NF_CTL, 12345);
 	unsigned slots = std::max(1u, nearSlots(g.off, lend, src));
 	D dd = (D)delta;
-	emu_launch(blocks(std::max<long long>(g.n, NF_CTL)), BLOCK, [&] {
+	launch(blocks(std::max<long long>(g.n, NF_CTL)), [&] {
 		KI<D>::nf(dist.data(), stamp.data(), nf ? sst.data() : nullptr, nf ? fstamp.data() : nullptr, g.n, src, dd,
 		          queue[1], slots, ctl.data());
 	});
 	const unsigned grid = 3; // a grid-stride grid smaller than most queues
 	for (int step = 1;;) {
 		for (int b = 0; b < BATCH; b++) {
-			emu_launch(grid, BLOCK, [&] {
+			launch(grid, [&] {
 				K<D, W>::step(g.off.data(), lend, adj, w, dist.data(), stamp.data(), nf ? sst.data() : nullptr,
 				              nf ? fstamp.data() : nullptr, queue[step % 2], queue[(step + 1) % 2],
 				              nf ? sq.data() : nullptr, nf ? far0.data() : nullptr, nf ? far1.data() : nullptr,

@@ -32,7 +32,11 @@ var algorithms = []struct {
 		if g == nil {
 			return DeltaStepping(g, s, 1)
 		}
-		return DeltaStepping(g, s, max(scanWeights(g).maxFinite/MaxBucketSpan, 1e-300))
+		ws, err := scanWeights(g)
+		if err != nil {
+			return nil, err
+		}
+		return DeltaStepping(g, s, max(ws.maxFinite/MaxBucketSpan, 1e-300))
 	}},
 	// Δ beyond every path: one bucket, all arcs light (label-correcting).
 	{"DeltaStepping/wide", func(g *graph.CSR, s int32) (*Result, error) { return DeltaStepping(g, s, 1e12) }},
@@ -367,6 +371,7 @@ func TestBadInput(t *testing.T) {
 func TestCancel(t *testing.T) {
 	defer cancel.Clear()
 	g := build(t, 16, false, float32W, grid(4, 4, 1, 0.5)...)
+	dg := build(t, 16, true, float32W, grid(4, 4, 1, 0.5)...)
 	cancel.Request()
 	for _, a := range algorithms {
 		_, err := a.run(g, 0)
@@ -374,7 +379,6 @@ func TestCancel(t *testing.T) {
 			t.Errorf("%s: err = %v, want cancel.ErrInterrupted", a.name, err)
 		}
 	}
-	dg := build(t, 16, true, float32W, grid(4, 4, 1, 0.5)...)
 	if _, err := BellmanFord(dg, 0); !errors.Is(err, cancel.ErrInterrupted) {
 		t.Errorf("BellmanFord, directed: err = %v", err)
 	}
@@ -595,4 +599,13 @@ func TestParents(t *testing.T) {
 			t.Errorf("%s: %v (parents %v)", a.name, err, r.Parents)
 		}
 	}
+}
+
+// weightsOf is scanWeights for tests, which are never interrupted.
+func weightsOf(g *graph.CSR) weightStats {
+	ws, err := scanWeights(g)
+	if err != nil {
+		panic(err)
+	}
+	return ws
 }

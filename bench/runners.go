@@ -267,7 +267,7 @@ func MSTKruskal() Variant {
 // distance matrix (made during preparation): "CPU Floyd-Warshall".
 func APSPFloydWarshall() Variant {
 	return cpu("CPU Floyd-Warshall", "apsp", func(g *graph.CSR) (Runner, error) {
-		return apspCPU(g, apsp.FloydWarshall)
+		return apspCPU(g, false, apsp.FloydWarshall)
 	})
 }
 
@@ -279,11 +279,18 @@ func APSPBlocked(tile int) Variant {
 		label = fmt.Sprintf("CPU blocked Floyd-Warshall (tile %d)", tile)
 	}
 	return cpu(label, "apsp", func(g *graph.CSR) (Runner, error) {
-		return apspCPU(g, func(d *graph.Dense) (*apsp.Result, error) { return apsp.Blocked(d, tile) })
+		return apspCPU(g, true, func(d *graph.Dense) (*apsp.Result, error) { return apsp.Blocked(d, tile) })
 	})
 }
 
-func apspCPU(g *graph.CSR, solve func(*graph.Dense) (*apsp.Result, error)) (Runner, error) {
+// apspCPU makes the graph's matrix and a Runner of solve on it (blocked:
+// apsp.Blocked, else FloydWarshall). A run whose matrix and working
+// copies do not fit in the memory available is refused before the matrix
+// is made.
+func apspCPU(g *graph.CSR, blocked bool, solve func(*graph.Dense) (*apsp.Result, error)) (Runner, error) {
+	if err := apsp.CheckCPUMemory(g.NumVertices(), blocked, true); err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	d, err := g.Dense(false)
 	if err != nil {

@@ -337,7 +337,10 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 	var done int64
 	progress(0, total)
 
-	err = func() error {
+	err = func() (err error) {
+		// graphnb's functions without an error result (Roots,
+		// ComponentEdges, …) panic when interrupted.
+		defer cancel.Recover(&err)
 		for _, pt := range p.points {
 			if err := cancel.Check(); err != nil {
 				return fmt.Errorf("bench: before %s: %w", pt.spec, err)

@@ -9,6 +9,7 @@ package cancel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 )
@@ -42,4 +43,21 @@ func Check() error {
 func Bind(ctx context.Context) (unbind func()) {
 	stop := context.AfterFunc(ctx, Request)
 	return func() { stop() }
+}
+
+// Recover, deferred by a function with an error result, turns a panic
+// whose value is an error wrapping ErrInterrupted into that function's
+// error. graphnb's functions without an error result panic so when
+// interrupted (their partial result must not be used); a function that
+// calls them returns the error instead. Any other panic goes on.
+func Recover(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if e, ok := r.(error); ok && errors.Is(e, ErrInterrupted) {
+		*err = e
+		return
+	}
+	panic(r)
 }

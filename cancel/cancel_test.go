@@ -3,6 +3,7 @@ package cancel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -46,4 +47,22 @@ func TestUnbindStopsRequests(t *testing.T) {
 	if Requested() {
 		t.Fatal("an unbound context still requested cancellation")
 	}
+}
+
+func TestRecover(t *testing.T) {
+	f := func(v any) (err error) {
+		defer Recover(&err)
+		panic(v)
+	}
+	wrapped := fmt.Errorf("graph: SortByWeight: %w", ErrInterrupted)
+	if err := f(wrapped); err != wrapped {
+		t.Fatalf("Recover of an interrupt = %v, want %v", err, wrapped)
+	}
+	defer func() {
+		if r := recover(); r != "other" {
+			t.Fatalf("Recover let through %v, want the panic \"other\"", r)
+		}
+	}()
+	_ = f("other")
+	t.Fatal("Recover swallowed a panic that is no interrupt")
 }

@@ -52,6 +52,10 @@
 // memory is accounted per device (MemoryUsed). An allocation that does
 // not fit returns an error wrapping ErrOutOfMemory that gives the size
 // asked, the free and total memory and a hint; the context stays usable.
+// On the host device, whose buffers are Go slices, an allocation larger
+// than the memory the process can still get (the free memory, the cgroup
+// limit, GRAPHNB_MEMORY) is refused the same way instead of crashing the
+// process with Go's fatal out-of-memory error.
 // Copies of 1 MiB and more are pipelined through two pinned staging
 // buffers (on an H100: 33.5 GB/s host→device and 30.2 GB/s device→host for
 // 1 GiB, against 7.9 and 10.7 GB/s for cudaMemcpy from pageable memory);

@@ -20,7 +20,8 @@ var (
 	// kernel can be compiled (cached images still need it for their key).
 	ErrNoNVRTC = errors.New("gpu: NVRTC (the CUDA runtime compiler) not found")
 	// ErrOutOfMemory: an allocation did not fit in device memory
-	// (CUDA_ERROR_OUT_OF_MEMORY). It is not sticky: the device stays usable.
+	// (CUDA_ERROR_OUT_OF_MEMORY), or on the host device in the memory
+	// available. It is not sticky: the device stays usable.
 	ErrOutOfMemory = errors.New("gpu: out of device memory")
 	// ErrFault: a kernel faulted (illegal address, launch failure, device
 	// assert, …). Such an error poisons the CUDA context, so the package

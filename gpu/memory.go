@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
 )
 
 // elem is the element types of the typed buffers.
@@ -86,6 +87,13 @@ func initBuffer[O any, T elem](owner *O, b *buffer[T], d *Device, n int, op stri
 	b.d, b.n = d, n
 	a := &alloc{d: d, bytes: bytes}
 	if d.host {
+		// A host buffer is a Go slice: one that does not fit in the
+		// memory available would crash the process (Go's fatal out of
+		// memory), so it is refused first.
+		what := fmt.Sprintf("gpu: %s(%d) on the host device (%d-byte elements)", op, n, size)
+		if err := membudget.Check(what, bytes); err != nil {
+			return fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+		}
 		b.host = make([]T, n)
 		d.used.Add(bytes)
 	} else {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -39,15 +40,42 @@ type BuildOptions struct {
 // Work is O(M + N) plus the sort of each neighbour list, spread over all
 // cores; memory is 8 bytes per arc of scratch (16 with float64 weights) on
 // top of the result. Build returns an error for a vertex id outside [0, N),
-// mismatched slice lengths, NaN weights, or a graph too large for int32 ids.
+// mismatched slice lengths, NaN weights, or a graph too large for int32 ids,
+// and cancel's error when interrupted (it polls cancel.Check throughout).
 func Build(el EdgeList, opt BuildOptions) (*CSR, error) {
 	if err := checkEdgeList(&el); err != nil {
 		return nil, err
 	}
-	if el.Weights64 != nil {
-		return build64(&el, opt), nil
+	need := BuildBytes(el.N, int64(el.Len()), opt.Symmetrize)
+	if err := membudget.Check(fmt.Sprintf("graph: building a CSR from %d edges over %d vertices", el.Len(), el.N), need); err != nil {
+		return nil, err
 	}
-	return build32(&el, opt), nil
+	var g *CSR
+	var err error
+	if el.Weights64 != nil {
+		g, err = build64(&el, opt)
+	} else {
+		g, err = build32(&el, opt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("graph: building a CSR: %w", err)
+	}
+	return g, nil
+}
+
+// BuildBytes returns about how many bytes Build needs at its peak, on top
+// of the edge list it is given, for m edges over n vertices: 28 per arc
+// (two arcs per edge with symmetrize) for its scratch and the result, and
+// 24 per vertex. Build refuses, with an error that gives both figures, an
+// edge list whose BuildBytes exceed the memory available. (R-MAT at
+// scales 20 and 22 peaks at 68 bytes per generated edge: the 12 of the
+// edge list with float32 weights, plus these 56.)
+func BuildBytes(n int, m int64, symmetrize bool) int64 {
+	arcs := m
+	if symmetrize {
+		arcs = membudget.Bytes(m, 2)
+	}
+	return membudget.Bytes(arcs, 28, int64(n), 24)
 }
 
 func checkEdgeList(el *EdgeList) error {
@@ -67,7 +95,7 @@ func checkEdgeList(el *EdgeList) error {
 	var bad atomic.Int64
 	bad.Store(-1)
 	n := int32(el.N)
-	par.For(m, func(lo, hi int) {
+	err := par.For(m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s, d := el.Src[i], el.Dst[i]
 			nan := (el.Weights != nil && el.Weights[i] != el.Weights[i]) ||
@@ -78,6 +106,9 @@ func checkEdgeList(el *EdgeList) error {
 			}
 		}
 	})
+	if err != nil {
+		return fmt.Errorf("graph: checking an edge list: %w", err)
+	}
 	if i := bad.Load(); i >= 0 {
 		s, d := el.Src[i], el.Dst[i]
 		if s < 0 || s >= n || d < 0 || d >= n {
@@ -90,9 +121,9 @@ func checkEdgeList(el *EdgeList) error {
 
 // countArcs returns the offsets of the arcs the edge list produces per
 // source vertex, before duplicates are removed.
-func countArcs(el *EdgeList, symmetrize bool) []int64 {
+func countArcs(el *EdgeList, symmetrize bool) ([]int64, error) {
 	deg := make([]int64, el.N+1)
-	par.For(len(el.Src), func(lo, hi int) {
+	err := par.For(len(el.Src), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			atomic.AddInt64(&deg[el.Src[i]], 1)
 			if symmetrize {
@@ -100,12 +131,15 @@ func countArcs(el *EdgeList, symmetrize bool) []int64 {
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	var sum int64
 	for v, d := range deg {
 		deg[v] = sum
 		sum += d
 	}
-	return deg
+	return deg, nil
 }
 
 // orderedBits maps a float32 to a uint32 whose unsigned order is the
@@ -130,14 +164,17 @@ func fromOrderedBits(b uint32) float32 {
 // key (head << 32 | ordered weight bits), so sorting a list by key orders
 // it by head and, within a head, by weight; the first of a run of equal
 // heads is the minimum-weight duplicate.
-func build32(el *EdgeList, opt BuildOptions) *CSR {
+func build32(el *EdgeList, opt BuildOptions) (*CSR, error) {
 	n := el.N
-	start, keys := groupBySource(el, opt.Symmetrize)
+	start, keys, err := groupBySource(el, opt.Symmetrize)
+	if err != nil {
+		return nil, err
+	}
 	// Sort and deduplicate each list in place; kept[v] is its new length
 	// until prefixSum turns kept into the result's offsets.
 	kept := make([]int64, n+1)
 	headBits := bits.Len(uint(max(n-1, 1)))
-	par.ForWeighted(start, func(lo, hi int) {
+	err = par.ForWeighted(start, func(lo, hi int) {
 		var scratch []uint64
 		for v := lo; v < hi; v++ {
 			seg := keys[start[v]:start[v+1]]
@@ -171,6 +208,9 @@ func build32(el *EdgeList, opt BuildOptions) *CSR {
 			kept[v] = int64(w)
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	g := &CSR{Offsets: prefixSum(kept), Directed: !opt.Symmetrize}
 	m := g.Offsets[n]
 	g.Adj = make([]int32, m)
@@ -178,7 +218,7 @@ func build32(el *EdgeList, opt BuildOptions) *CSR {
 	if weighted {
 		g.Weights = make([]float32, m)
 	}
-	par.ForWeighted(g.Offsets, func(lo, hi int) {
+	err = par.ForWeighted(g.Offsets, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			dst := g.Offsets[v]
 			src := keys[start[v] : start[v]+g.Offsets[v+1]-dst]
@@ -192,7 +232,10 @@ func build32(el *EdgeList, opt BuildOptions) *CSR {
 			}
 		}
 	})
-	return g
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // radixMin is the list length above which build32 sorts by radix instead
@@ -241,12 +284,12 @@ const bucketVertices = 1 << 12
 // passes so that no pass writes to more places than the caches can hold:
 // first arcs are partitioned into buckets of bucketVertices source
 // vertices (per-chunk histograms, no atomics), then each bucket is placed
-// by source on its own.
-func groupBySource(el *EdgeList, symmetrize bool) (start []int64, keys []uint64) {
+// by source on its own. It returns cancel's error when interrupted.
+func groupBySource(el *EdgeList, symmetrize bool) (start []int64, keys []uint64, err error) {
 	n, m := el.N, len(el.Src)
 	buckets := (n + bucketVertices - 1) / bucketVertices
 	if buckets == 0 {
-		return make([]int64, n+1), nil
+		return make([]int64, n+1), nil, nil
 	}
 	key := func(i int, head int32) uint64 {
 		if el.Weights == nil {
@@ -259,16 +302,22 @@ func groupBySource(el *EdgeList, symmetrize bool) (start []int64, keys []uint64)
 	// position where chunk c writes its first arc of bucket b.
 	hist := make([]int64, chunks*buckets)
 	chunkRange := func(c int) (int, int) { return m * c / chunks, m * (c + 1) / chunks }
-	par.ForChunks(chunks, 1, func(c, _, _ int) {
+	err = par.ForChunks(chunks, 1, func(c, _, _ int) {
 		h := hist[c*buckets : (c+1)*buckets]
 		lo, hi := chunkRange(c)
 		for i := lo; i < hi; i++ {
+			if par.Cancelled(i) {
+				return
+			}
 			h[el.Src[i]/bucketVertices]++
 			if symmetrize {
 				h[el.Dst[i]/bucketVertices]++
 			}
 		}
 	})
+	if err != nil {
+		return nil, nil, err
+	}
 	bucketStart := make([]int64, buckets+1)
 	var pos int64
 	for b := range buckets {
@@ -282,10 +331,13 @@ func groupBySource(el *EdgeList, symmetrize bool) (start []int64, keys []uint64)
 	bucketStart[buckets] = pos
 	srcs := make([]int32, pos)
 	staged := make([]uint64, pos)
-	par.ForChunks(chunks, 1, func(c, _, _ int) {
+	err = par.ForChunks(chunks, 1, func(c, _, _ int) {
 		at := hist[c*buckets : (c+1)*buckets]
 		lo, hi := chunkRange(c)
 		for i := lo; i < hi; i++ {
+			if par.Cancelled(i) {
+				return
+			}
 			s, d := el.Src[i], el.Dst[i]
 			k := at[s/bucketVertices]
 			srcs[k], staged[k] = s, key(i, d)
@@ -297,10 +349,13 @@ func groupBySource(el *EdgeList, symmetrize bool) (start []int64, keys []uint64)
 			}
 		}
 	})
+	if err != nil {
+		return nil, nil, err
+	}
 	hist = nil
 	start = make([]int64, n+1)
 	keys = make([]uint64, pos)
-	par.ForWeighted(bucketStart, func(blo, bhi int) {
+	err = par.ForWeighted(bucketStart, func(blo, bhi int) {
 		for b := blo; b < bhi; b++ {
 			first := b * bucketVertices
 			last := min(first+bucketVertices, n)
@@ -326,8 +381,11 @@ func groupBySource(el *EdgeList, symmetrize bool) (start []int64, keys []uint64)
 			deg[0] = bucketStart[b]
 		}
 	})
+	if err != nil {
+		return nil, nil, err
+	}
 	start[n] = pos
-	return start, keys
+	return start, keys, nil
 }
 
 // minEdgesPerChunk is the least number of edges worth a chunk of its own
@@ -340,12 +398,15 @@ type arc64 struct {
 }
 
 // build64 is build32 for float64 weights, sorting (head, weight) pairs.
-func build64(el *EdgeList, opt BuildOptions) *CSR {
-	start := countArcs(el, opt.Symmetrize)
+func build64(el *EdgeList, opt BuildOptions) (*CSR, error) {
+	start, err := countArcs(el, opt.Symmetrize)
+	if err != nil {
+		return nil, err
+	}
 	n := el.N
 	arcs := make([]arc64, start[n])
 	cursor := slices.Clone(start[:n])
-	par.For(len(el.Src), func(lo, hi int) {
+	err = par.For(len(el.Src), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s, d, w := el.Src[i], el.Dst[i], el.Weights64[i]
 			arcs[atomic.AddInt64(&cursor[s], 1)-1] = arc64{d, w}
@@ -354,9 +415,12 @@ func build64(el *EdgeList, opt BuildOptions) *CSR {
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	cursor = nil
 	kept := make([]int64, n+1)
-	par.ForWeighted(start, func(lo, hi int) {
+	err = par.ForWeighted(start, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			seg := arcs[start[v]:start[v+1]]
 			slices.SortFunc(seg, func(a, b arc64) int {
@@ -378,11 +442,14 @@ func build64(el *EdgeList, opt BuildOptions) *CSR {
 			kept[v] = int64(w)
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	g := &CSR{Offsets: prefixSum(kept), Directed: !opt.Symmetrize}
 	m := g.Offsets[n]
 	g.Adj = make([]int32, m)
 	g.Weights64 = make([]float64, m)
-	par.ForWeighted(g.Offsets, func(lo, hi int) {
+	err = par.ForWeighted(g.Offsets, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			dst := g.Offsets[v]
 			for j, a := range arcs[start[v] : start[v]+g.Offsets[v+1]-dst] {
@@ -391,7 +458,10 @@ func build64(el *EdgeList, opt BuildOptions) *CSR {
 			}
 		}
 	})
-	return g
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // prefixSum turns counts (length N+1, last entry ignored) into offsets

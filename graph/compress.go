@@ -46,7 +46,7 @@ type CompressedAdj struct {
 // range; R-MAT's hubs usually stay out of it. Offsets are copied, so the
 // result shares nothing with g.
 //
-// Work is O(M + N), parallel.
+// Work is O(M + N), parallel. An interrupt returns cancel's error.
 func Compress(g *CSR) (*CompressedAdj, error) {
 	n := g.NumVertices()
 	m := len(g.Adj)
@@ -61,7 +61,7 @@ func Compress(g *CSR) (*CompressedAdj, error) {
 	}
 	var bad atomic.Int64
 	bad.Store(math.MaxInt64)
-	par.ForWeighted(g.Offsets, func(lo, hi int) {
+	err := par.ForWeighted(g.Offsets, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			nb := g.Adj[g.Offsets[v]:g.Offsets[v+1]]
 			if len(nb) == 0 {
@@ -75,6 +75,9 @@ func Compress(g *CSR) (*CompressedAdj, error) {
 			c.Base[v] = uint32(a)
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: Compress: %w", err)
+	}
 	if v := bad.Load(); v != math.MaxInt64 {
 		nb := g.Neighbors(int32(v))
 		a, b := slices.Min(nb), slices.Max(nb)
@@ -85,20 +88,23 @@ func Compress(g *CSR) (*CompressedAdj, error) {
 			v, a, b, int64(b)-int64(a), CompressSpan)
 	}
 	// Arcs in groups of four per High byte, so each byte has one writer.
-	forArcQuads(c.Offsets, func(k int64, v int) {
+	err = forArcQuads(c.Offsets, func(k int64, v int) {
 		d := uint32(g.Adj[k]) - c.Base[v]
 		c.Low[k] = uint8(d)
 		c.High[k>>2] |= uint8(d>>8) << (2 * (k & 3))
 	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: Compress: %w", err)
+	}
 	return c, nil
 }
 
 // forArcQuads calls fn(k, v) for every arc k and its tail v, in parallel
 // over whole groups of four arcs (one High byte each).
-func forArcQuads(offsets []int64, fn func(k int64, v int)) {
+func forArcQuads(offsets []int64, fn func(k int64, v int)) error {
 	m := offsets[len(offsets)-1]
 	quads := int((m + 3) / 4)
-	par.For(quads, func(lo, hi int) {
+	return par.For(quads, func(lo, hi int) {
 		k, end := int64(lo)*4, min(int64(hi)*4, m)
 		// v is the vertex whose range holds arc k.
 		v := sort.Search(len(offsets)-1, func(v int) bool { return offsets[v+1] > k })

@@ -3,6 +3,9 @@ package graph
 import (
 	"fmt"
 	"math"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/internal/par"
 )
 
 // CSR is a graph in compressed sparse row form.
@@ -91,7 +94,8 @@ func (g *CSR) MemoryBytes() int64 {
 // Validate checks the structural invariants: offsets start at 0, do not
 // decrease and end at len(Adj); every head is a vertex; weight slices match
 // Adj; at most one weight slice is set; weights are not NaN. It does not
-// check symmetry (see CheckSymmetric).
+// check symmetry (see CheckSymmetric). It returns cancel's error when
+// interrupted.
 func (g *CSR) Validate() error {
 	if len(g.Offsets) == 0 {
 		return fmt.Errorf("graph: CSR has no offsets (need N+1 entries)")
@@ -104,6 +108,9 @@ func (g *CSR) Validate() error {
 		return fmt.Errorf("graph: Offsets[0] = %d, want 0", g.Offsets[0])
 	}
 	for v := 0; v < n; v++ {
+		if par.Cancelled(v) {
+			return interrupted("Validate")
+		}
 		if g.Offsets[v+1] < g.Offsets[v] {
 			return fmt.Errorf("graph: Offsets decrease at vertex %d (%d > %d)", v, g.Offsets[v], g.Offsets[v+1])
 		}
@@ -112,6 +119,9 @@ func (g *CSR) Validate() error {
 		return fmt.Errorf("graph: Offsets[N] = %d but there are %d arcs", g.Offsets[n], len(g.Adj))
 	}
 	for k, h := range g.Adj {
+		if par.Cancelled(k) {
+			return interrupted("Validate")
+		}
 		if h < 0 || int(h) >= n {
 			return fmt.Errorf("graph: arc %d points to vertex %d, outside [0,%d)", k, h, n)
 		}
@@ -126,11 +136,17 @@ func (g *CSR) Validate() error {
 		return fmt.Errorf("graph: %d float64 weights for %d arcs", len(g.Weights64), len(g.Adj))
 	}
 	for k, w := range g.Weights {
+		if par.Cancelled(k) {
+			return interrupted("Validate")
+		}
 		if w != w {
 			return fmt.Errorf("graph: weight of arc %d is NaN", k)
 		}
 	}
 	for k, w := range g.Weights64 {
+		if par.Cancelled(k) {
+			return interrupted("Validate")
+		}
 		if w != w {
 			return fmt.Errorf("graph: weight of arc %d is NaN", k)
 		}
@@ -139,11 +155,15 @@ func (g *CSR) Validate() error {
 }
 
 // CheckSymmetric reports an error naming the first arc u→v that has no
-// reverse arc v→u of equal weight. Lists must be sorted by id.
+// reverse arc v→u of equal weight. Lists must be sorted by id. It returns
+// cancel's error when interrupted.
 func (g *CSR) CheckSymmetric() error {
 	n := int32(g.NumVertices())
 	for u := int32(0); u < n; u++ {
 		for k := g.Offsets[u]; k < g.Offsets[u+1]; k++ {
+			if par.Cancelled(int(k)) {
+				return interrupted("CheckSymmetric")
+			}
 			v := g.Adj[k]
 			r, ok := g.arcIndex(v, u)
 			if !ok {
@@ -155,6 +175,11 @@ func (g *CSR) CheckSymmetric() error {
 		}
 	}
 	return nil
+}
+
+// interrupted returns cancel's error for the operation op.
+func interrupted(op string) error {
+	return fmt.Errorf("graph: %s: %w", op, cancel.ErrInterrupted)
 }
 
 // arcIndex finds the index of arc u→v in a list sorted by id.

@@ -3,6 +3,9 @@ package graph
 import (
 	"fmt"
 	"math"
+
+	"github.com/graphnb/graphnb/internal/membudget"
+	"github.com/graphnb/graphnb/internal/par"
 )
 
 // InfI32 is "no path" in an int32 distance matrix. It is half of
@@ -25,30 +28,74 @@ type Dense struct {
 }
 
 // NewDenseF32 returns an n×n float32 matrix with a zero diagonal and +Inf
-// elsewhere.
+// elsewhere. It has no error result, so it panics with the error of
+// NewDense when n is outside [0, MaxDenseVertices], when the matrix does
+// not fit in the memory available, or when interrupted; NewDense returns
+// these errors instead.
 func NewDenseF32(n int) *Dense {
-	d := &Dense{N: n, F32: make([]float32, n*n)}
-	inf := float32(math.Inf(1))
-	for i := range d.F32 {
-		d.F32[i] = inf
-	}
-	for i := 0; i < n; i++ {
-		d.F32[i*n+i] = 0
+	d, err := NewDense(n, false)
+	if err != nil {
+		panic(err)
 	}
 	return d
 }
 
 // NewDenseI32 returns an n×n int32 matrix with a zero diagonal and InfI32
-// elsewhere.
+// elsewhere. It panics where NewDenseF32 does.
 func NewDenseI32(n int) *Dense {
-	d := &Dense{N: n, I32: make([]int32, n*n)}
-	for i := range d.I32 {
-		d.I32[i] = InfI32
-	}
-	for i := 0; i < n; i++ {
-		d.I32[i*n+i] = 0
+	d, err := NewDense(n, true)
+	if err != nil {
+		panic(err)
 	}
 	return d
+}
+
+// DenseBytes returns the bytes of an n×n matrix: 4n².
+func denseBytes(n int) int64 { return membudget.Bytes(int64(n)*int64(n), 4) }
+
+// NewDense returns an n×n matrix with a zero diagonal and no edge
+// elsewhere: int32 entries (InfI32) with integer set, else float32 (+Inf).
+// It returns an error when n is outside [0, MaxDenseVertices], when the
+// 4n² bytes do not fit in the memory available (the machine's free memory,
+// its cgroup limit and GRAPHNB_MEMORY: see the README), and
+// cancel's error when interrupted.
+func NewDense(n int, integer bool) (*Dense, error) {
+	if n < 0 || n > MaxDenseVertices {
+		return nil, fmt.Errorf("graph: a dense matrix of %d vertices is outside [0, %d] (it would need %s)", n, MaxDenseVertices, FormatBytes(denseBytes(max(n, 0))))
+	}
+	if err := membudget.Check(fmt.Sprintf("graph: a %d×%d dense matrix", n, n), denseBytes(n)); err != nil {
+		return nil, err
+	}
+	d := &Dense{N: n}
+	var err error
+	if integer {
+		d.I32 = make([]int32, n*n)
+		err = par.For(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := d.I32[i*n : (i+1)*n]
+				for j := range row {
+					row[j] = InfI32
+				}
+				row[i] = 0
+			}
+		})
+	} else {
+		d.F32 = make([]float32, n*n)
+		inf := float32(math.Inf(1))
+		err = par.For(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := d.F32[i*n : (i+1)*n]
+				for j := range row {
+					row[j] = inf
+				}
+				row[i] = 0
+			}
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("graph: making a dense matrix: %w", err)
+	}
+	return d, nil
 }
 
 // IsInt reports whether the matrix holds int32 entries.
@@ -69,14 +116,26 @@ func (d *Dense) At(i, j int) float64 {
 // MemoryBytes returns the bytes held by the entries.
 func (d *Dense) MemoryBytes() int64 { return int64(len(d.F32))*4 + int64(len(d.I32))*4 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy. It has no error result, so it panics with
+// an error when the copy does not fit in the memory available or when
+// interrupted.
 func (d *Dense) Clone() *Dense {
+	if err := membudget.Check(fmt.Sprintf("graph: a copy of a %d×%d dense matrix", d.N, d.N), d.MemoryBytes()); err != nil {
+		panic(err)
+	}
 	c := &Dense{N: d.N}
 	if d.F32 != nil {
-		c.F32 = append([]float32(nil), d.F32...)
+		c.F32 = make([]float32, len(d.F32))
 	}
 	if d.I32 != nil {
-		c.I32 = append([]int32(nil), d.I32...)
+		c.I32 = make([]int32, len(d.I32))
+	}
+	err := par.For(max(len(d.F32), len(d.I32)), func(lo, hi int) {
+		copy(c.F32[min(lo, len(c.F32)):min(hi, len(c.F32))], d.F32[min(lo, len(d.F32)):min(hi, len(d.F32))])
+		copy(c.I32[min(lo, len(c.I32)):min(hi, len(c.I32))], d.I32[min(lo, len(d.I32)):min(hi, len(d.I32))])
+	})
+	if err != nil {
+		panic(fmt.Errorf("graph: Clone: %w", err))
 	}
 	return c
 }
@@ -84,38 +143,48 @@ func (d *Dense) Clone() *Dense {
 // Dense returns the graph's weight matrix (unit weights if unweighted).
 // With integer set the entries are int32 and every weight must be a whole
 // number ≥ 0 small enough that no path can reach InfI32; otherwise they are
-// float32. The graph must have at most MaxDenseVertices vertices.
+// float32. The graph must have at most MaxDenseVertices vertices, and the
+// 4N² bytes must fit in the memory available (see NewDense). An interrupt
+// returns cancel's error.
 func (g *CSR) Dense(integer bool) (*Dense, error) {
 	n := g.NumVertices()
 	if n > MaxDenseVertices {
 		return nil, fmt.Errorf("graph: a dense matrix of %d vertices needs %s; the limit is %d vertices",
-			n, FormatBytes(int64(n)*int64(n)*4), MaxDenseVertices)
+			n, FormatBytes(denseBytes(n)), MaxDenseVertices)
 	}
-	if !integer {
-		d := NewDenseF32(n)
-		for u := 0; u < n; u++ {
+	if integer {
+		var maxW float64
+		for k := range g.Adj {
+			if par.Cancelled(k) {
+				return nil, interrupted("Dense")
+			}
+			w := g.ArcWeight(int64(k))
+			if w < 0 || w != math.Trunc(w) {
+				return nil, fmt.Errorf("graph: arc %d weighs %g, not a whole number ≥ 0: use a float32 matrix", k, w)
+			}
+			maxW = max(maxW, w)
+		}
+		if maxW*float64(max(n-1, 1)) >= float64(InfI32) {
+			return nil, fmt.Errorf("graph: weights up to %g over %d vertices may overflow int32 distances: use a float32 matrix", maxW, n)
+		}
+	}
+	d, err := NewDense(n, integer)
+	if err != nil {
+		return nil, err
+	}
+	err = par.ForWeighted(g.Offsets, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
 			for k := g.Offsets[u]; k < g.Offsets[u+1]; k++ {
-				d.F32[u*n+int(g.Adj[k])] = float32(g.ArcWeight(k))
+				if integer {
+					d.I32[u*n+int(g.Adj[k])] = int32(g.ArcWeight(k))
+				} else {
+					d.F32[u*n+int(g.Adj[k])] = float32(g.ArcWeight(k))
+				}
 			}
 		}
-		return d, nil
-	}
-	var maxW float64
-	for k := range g.Adj {
-		w := g.ArcWeight(int64(k))
-		if w < 0 || w != math.Trunc(w) {
-			return nil, fmt.Errorf("graph: arc %d weighs %g, not a whole number ≥ 0: use a float32 matrix", k, w)
-		}
-		maxW = max(maxW, w)
-	}
-	if maxW*float64(max(n-1, 1)) >= float64(InfI32) {
-		return nil, fmt.Errorf("graph: weights up to %g over %d vertices may overflow int32 distances: use a float32 matrix", maxW, n)
-	}
-	d := NewDenseI32(n)
-	for u := 0; u < n; u++ {
-		for k := g.Offsets[u]; k < g.Offsets[u+1]; k++ {
-			d.I32[u*n+int(g.Adj[k])] = int32(g.ArcWeight(k))
-		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: Dense: %w", err)
 	}
 	return d, nil
 }
@@ -133,7 +202,8 @@ type DenseInfo struct {
 // entries neither NaN nor −Inf, int32 entries above −InfI32 (entries ≥
 // InfI32 mean no edge), and, when some int32 entry is negative,
 // (N−1)·max|entry| below InfI32 so that no path sum can overflow. It does
-// not judge the diagonal. Work is O(N²). A nil matrix is an error.
+// not judge the diagonal. Work is O(N²). A nil matrix is an error, and so
+// is an interrupt (cancel's error).
 func (d *Dense) Inspect() (DenseInfo, error) {
 	var info DenseInfo
 	if d == nil {
@@ -151,6 +221,9 @@ func (d *Dense) Inspect() (DenseInfo, error) {
 		return info, fmt.Errorf("graph: the matrix says N = %d but holds %d int32 entries (want N·N = %d)", n, len(d.I32), n*n)
 	}
 	for k, w := range d.F32 {
+		if par.Cancelled(k) {
+			return info, interrupted("Inspect")
+		}
 		switch {
 		case w != w || math.IsInf(float64(w), -1):
 			return info, fmt.Errorf("graph: entry (%d, %d) is %v; weights must be numbers or +Inf", k/n, k%n, w)
@@ -162,6 +235,9 @@ func (d *Dense) Inspect() (DenseInfo, error) {
 		}
 	}
 	for k, w := range d.I32 {
+		if par.Cancelled(k) {
+			return info, interrupted("Inspect")
+		}
 		switch {
 		case w <= -InfI32:
 			return info, fmt.Errorf("graph: entry (%d, %d) = %d is at or below −InfI32 (−%d)", k/n, k%n, w, InfI32)

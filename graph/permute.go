@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -69,7 +68,7 @@ func SegmentSizeFor(cacheBytes int64, elemBytes int) (int, error) {
 // which SegmentsTouched reports.
 //
 // PermuteCOO returns an error for p < 1, for a malformed COO (ids outside
-// [0, N), mismatched lengths) and when interrupted (cancel.Check between
+// [0, N), mismatched lengths) and when interrupted (cancel.Check, polled
 // passes). Work is O(M + N/p), spread over all cores: one stable counting
 // sort by tile when there are at most 361 segments (65,536 tiles), else
 // two stable counting-sort passes (start segment, then end segment).
@@ -106,23 +105,23 @@ func permuteCOO(c *COO, p int, op string) (*COO, []int64, error) {
 		return int(a) / p, int(b) / p
 	}
 	var idx []int64
+	var err error
 	if tiles := uint64(segs) * uint64(segs+1) / 2; tiles <= 1<<16 {
 		// One pass keyed by the tile's index in (end, start) order among
 		// the tiles on or below the diagonal.
-		idx = stableCountingOrder(m, int(tiles), func(e int64) int {
+		idx, err = stableCountingOrder(m, int(tiles), func(e int64) int {
 			s, t := ends(e)
 			return t*(t+1)/2 + s
 		}, nil)
 	} else {
 		// Least significant key first: by start segment, then stably by
 		// end segment.
-		idx = stableCountingOrder(m, segs, func(e int64) int { s, _ := ends(e); return s }, nil)
-		if err := cancel.Check(); err != nil {
-			return nil, nil, fmt.Errorf("graph: %s: %w", op, err)
+		idx, err = stableCountingOrder(m, segs, func(e int64) int { s, _ := ends(e); return s }, nil)
+		if err == nil {
+			idx, err = stableCountingOrder(m, segs, func(e int64) int { _, t := ends(e); return t }, idx)
 		}
-		idx = stableCountingOrder(m, segs, func(e int64) int { _, t := ends(e); return t }, idx)
 	}
-	if err := cancel.Check(); err != nil {
+	if err != nil {
 		return nil, nil, fmt.Errorf("graph: %s: %w", op, err)
 	}
 	out := &COO{N: c.N, Start: make([]int32, m), End: make([]int32, m)}
@@ -132,7 +131,7 @@ func permuteCOO(c *COO, p int, op string) (*COO, []int64, error) {
 	if c.Weights64 != nil {
 		out.Weights64 = make([]float64, m)
 	}
-	par.For(m, func(lo, hi int) {
+	err = par.For(m, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			e := idx[k]
 			a, b := c.Start[e], c.End[e]
@@ -148,6 +147,9 @@ func permuteCOO(c *COO, p int, op string) (*COO, []int64, error) {
 			}
 		}
 	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph: %s: %w", op, err)
+	}
 	return out, idx, nil
 }
 
@@ -175,7 +177,7 @@ func checkSegmentArgs(c *COO, p int, op string) error {
 	var bad atomic.Int64
 	bad.Store(math.MaxInt64)
 	n := int32(c.N)
-	par.For(m, func(lo, hi int) {
+	err := par.For(m, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			if s, e := c.Start[k], c.End[k]; s < 0 || s >= n || e < 0 || e >= n {
 				atomicMinInt64(&bad, int64(k))
@@ -183,6 +185,9 @@ func checkSegmentArgs(c *COO, p int, op string) error {
 			}
 		}
 	})
+	if err != nil {
+		return fmt.Errorf("graph: %s: %w", op, err)
+	}
 	if k := bad.Load(); k != math.MaxInt64 {
 		return fmt.Errorf("graph: %s: edge %d (%d–%d) names a vertex outside [0,%d)", op, k, c.Start[k], c.End[k], c.N)
 	}
@@ -192,10 +197,11 @@ func checkSegmentArgs(c *COO, p int, op string) error {
 // stableCountingOrder returns the elements 0…m−1 (or in[0…m−1] when in is
 // not nil) stably ordered by key(element) ∈ [0, buckets). It counts per
 // chunk of the input, so the order does not depend on the core count.
-func stableCountingOrder(m, buckets int, key func(e int64) int, in []int64) []int64 {
+// It returns cancel's error when interrupted.
+func stableCountingOrder(m, buckets int, key func(e int64) int, in []int64) ([]int64, error) {
 	out := make([]int64, m)
 	if m == 0 {
-		return out
+		return out, nil
 	}
 	elem := func(j int) int64 { return int64(j) }
 	if in != nil {
@@ -207,16 +213,22 @@ func stableCountingOrder(m, buckets int, key func(e int64) int, in []int64) []in
 	size := (m + chunks - 1) / chunks
 	chunks = (m + size - 1) / size
 	count := make([]int64, chunks*buckets)
-	par.ForChunks(m, size, func(ch, lo, hi int) {
+	err := par.ForChunks(m, size, func(ch, lo, hi int) {
 		h := count[ch*buckets : (ch+1)*buckets]
 		for j := lo; j < hi; j++ {
+			if par.Cancelled(j) {
+				return
+			}
 			h[key(elem(j))]++
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	// Exclusive prefix in (bucket, chunk) order, in parallel over bucket
 	// ranges: first the bucket totals, then each chunk's start.
 	total := make([]int64, buckets)
-	par.For(buckets, func(lo, hi int) {
+	err = par.For(buckets, func(lo, hi int) {
 		for ch := range chunks {
 			h := count[ch*buckets : (ch+1)*buckets]
 			for b := lo; b < hi; b++ {
@@ -224,12 +236,15 @@ func stableCountingOrder(m, buckets int, key func(e int64) int, in []int64) []in
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	var sum int64
 	for b, t := range total {
 		total[b] = sum
 		sum += t
 	}
-	par.For(buckets, func(lo, hi int) {
+	err = par.For(buckets, func(lo, hi int) {
 		for ch := range chunks {
 			h := count[ch*buckets : (ch+1)*buckets]
 			for b := lo; b < hi; b++ {
@@ -237,16 +252,25 @@ func stableCountingOrder(m, buckets int, key func(e int64) int, in []int64) []in
 			}
 		}
 	})
-	par.ForChunks(m, size, func(ch, lo, hi int) {
+	if err != nil {
+		return nil, err
+	}
+	err = par.ForChunks(m, size, func(ch, lo, hi int) {
 		h := count[ch*buckets : (ch+1)*buckets]
 		for j := lo; j < hi; j++ {
+			if par.Cancelled(j) {
+				return
+			}
 			e := elem(j)
 			b := key(e)
 			out[h[b]] = e
 			h[b]++
 		}
 	})
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // segmentTile packs edge k's tile as end segment << 32 | start segment, so
@@ -267,7 +291,7 @@ func CheckSegmentOrder(c *COO, p int) error {
 	tile := func(k int) uint64 { return segmentTile(c, p, k) }
 	var bad atomic.Int64
 	bad.Store(math.MaxInt64)
-	par.For(m, func(lo, hi int) {
+	err := par.For(m, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			if c.Start[k] > c.End[k] || (k > 0 && tile(k) < tile(k-1)) {
 				atomicMinInt64(&bad, int64(k))
@@ -275,6 +299,9 @@ func CheckSegmentOrder(c *COO, p int) error {
 			}
 		}
 	})
+	if err != nil {
+		return fmt.Errorf("graph: CheckSegmentOrder: %w", err)
+	}
 	k := bad.Load()
 	if k == math.MaxInt64 {
 		return nil
@@ -343,7 +370,7 @@ func SegmentsTouched(c *COO, p, window int) (SegmentReport, error) {
 	sums := make([]int64, chunks)
 	maxs := make([]int, chunks)
 	small := make([]int, chunks)
-	par.ForChunks(r.Windows, perChunk, func(ch, wlo, whi int) {
+	err := par.ForChunks(r.Windows, perChunk, func(ch, wlo, whi int) {
 		buf := make([]int32, 0, 2*window)
 		for w := wlo; w < whi; w++ {
 			buf = buf[:0]
@@ -359,6 +386,9 @@ func SegmentsTouched(c *COO, p, window int) (SegmentReport, error) {
 			}
 		}
 	})
+	if err != nil {
+		return SegmentReport{}, fmt.Errorf("graph: SegmentsTouched: %w", err)
+	}
 	var sum int64
 	for ch := range chunks {
 		sum += sums[ch]
@@ -370,7 +400,7 @@ func SegmentsTouched(c *COO, p, window int) (SegmentReport, error) {
 	tile := func(k int) uint64 { return segmentTile(c, p, k) }
 	keys := make([]uint64, m)
 	var runs atomic.Int64
-	par.For(m, func(lo, hi int) {
+	err = par.For(m, func(lo, hi int) {
 		var n int64
 		for k := lo; k < hi; k++ {
 			keys[k] = tile(k)
@@ -380,8 +410,17 @@ func SegmentsTouched(c *COO, p, window int) (SegmentReport, error) {
 		}
 		runs.Add(n)
 	})
+	if err != nil {
+		return SegmentReport{}, fmt.Errorf("graph: SegmentsTouched: %w", err)
+	}
 	r.TileRuns = runs.Load()
-	sortUint64s(keys)
-	r.Tiles = int64(len(dedupSorted(keys)))
+	if err := sortUint64s(keys); err != nil {
+		return SegmentReport{}, fmt.Errorf("graph: SegmentsTouched: %w", err)
+	}
+	distinct, err := dedupSorted(keys)
+	if err != nil {
+		return SegmentReport{}, fmt.Errorf("graph: SegmentsTouched: %w", err)
+	}
+	r.Tiles = int64(len(distinct))
 	return r, nil
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -46,12 +47,19 @@ func RCMOrder(g *CSR) (newID, oldID []int32, err error) {
 		parent: make([]int32, n),
 		seen:   make([]int32, n),
 	}
-	par.For(n, func(lo, hi int) {
+	err = par.For(n, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			r.parent[v] = unreached
 		}
 	})
-	for _, s := range verticesByDegree(g) {
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph: RCM ordering: %w", err)
+	}
+	byDegree, err := verticesByDegree(g)
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph: RCM ordering: %w", err)
+	}
+	for _, s := range byDegree {
 		if r.parent[s] != unreached {
 			continue
 		}
@@ -69,13 +77,16 @@ func RCMOrder(g *CSR) (newID, oldID []int32, err error) {
 		}
 	}
 	newID, oldID = make([]int32, n), make([]int32, n)
-	par.For(n, func(lo, hi int) {
+	err = par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := r.order[i]
 			j := int32(n - 1 - i)
 			newID[v], oldID[j] = j, v
 		}
 	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph: RCM ordering: %w", err)
+	}
 	return newID, oldID, nil
 }
 
@@ -108,15 +119,21 @@ type rcm struct {
 }
 
 // verticesByDegree returns all vertices ordered by (degree, id), by a
-// counting sort on the degree.
-func verticesByDegree(g *CSR) []int32 {
+// counting sort on the degree; cancel's error when interrupted.
+func verticesByDegree(g *CSR) ([]int32, error) {
 	n := g.NumVertices()
 	maxDeg := 0
 	for v := range n {
+		if par.Cancelled(v) {
+			return nil, cancel.ErrInterrupted
+		}
 		maxDeg = max(maxDeg, int(g.Offsets[v+1]-g.Offsets[v]))
 	}
 	start := make([]int, maxDeg+2)
 	for v := range n {
+		if par.Cancelled(v) {
+			return nil, cancel.ErrInterrupted
+		}
 		start[g.Offsets[v+1]-g.Offsets[v]+1]++
 	}
 	for d := 1; d < len(start); d++ {
@@ -124,11 +141,14 @@ func verticesByDegree(g *CSR) []int32 {
 	}
 	out := make([]int32, n)
 	for v := range n {
+		if par.Cancelled(v) {
+			return nil, cancel.ErrInterrupted
+		}
 		d := g.Offsets[v+1] - g.Offsets[v]
 		out[start[d]] = int32(v)
 		start[d]++
 	}
-	return out
+	return out, nil
 }
 
 // frontierWeights returns offsets (as in a CSR) of the arcs of the
@@ -191,7 +211,10 @@ func (r *rcm) levels(root int32) (int, []int32, error) {
 		if err := cancel.Check(); err != nil {
 			return 0, nil, err
 		}
-		next = r.expand(front, next[:0], st)
+		var err error
+		if next, err = r.expand(front, next[:0], st); err != nil {
+			return 0, nil, err
+		}
 		if len(next) == 0 {
 			break
 		}
@@ -205,8 +228,9 @@ func (r *rcm) levels(root int32) (int, []int32, error) {
 
 // expand appends to dst the vertices adjacent to front not yet stamped st,
 // stamping them. In a directed graph a search may reach components
-// numbered before; it skips their vertices.
-func (r *rcm) expand(front, dst []int32, st int32) []int32 {
+// numbered before; it skips their vertices. It returns cancel's error
+// when interrupted.
+func (r *rcm) expand(front, dst []int32, st int32) ([]int32, error) {
 	g := r.g
 	directed := g.Directed
 	weights, arcs := r.frontierWeights(front)
@@ -219,10 +243,10 @@ func (r *rcm) expand(front, dst []int32, st int32) []int32 {
 				}
 			}
 		}
-		return dst
+		return dst, nil
 	}
 	var mu sync.Mutex
-	par.ForWeighted(weights, func(lo, hi int) {
+	err := par.ForWeighted(weights, func(lo, hi int) {
 		var local []int32
 		for _, u := range front[lo:hi] {
 			for _, v := range g.Adj[g.Offsets[u]:g.Offsets[u+1]] {
@@ -238,7 +262,7 @@ func (r *rcm) expand(front, dst []int32, st int32) []int32 {
 		dst = append(dst, local...)
 		mu.Unlock()
 	})
-	return dst
+	return dst, err
 }
 
 // cuthillMcKee appends root's component to r.order in Cuthill-McKee order:
@@ -275,7 +299,7 @@ func (r *rcm) cuthillMcKee(root int32) error {
 		}
 		// Pass 1: every unnumbered neighbour learns its least frontier
 		// position (numbered vertices hold −1 and never change).
-		par.ForWeighted(weights, func(lo, hi int) {
+		err := par.ForWeighted(weights, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				label := int32(a + i)
 				u := front[i]
@@ -290,6 +314,9 @@ func (r *rcm) cuthillMcKee(root int32) error {
 				}
 			}
 		})
+		if err != nil {
+			return err
+		}
 		// Pass 2: each frontier vertex claims the neighbours it is the
 		// least parent of (the claim also absorbs duplicate arcs).
 		type part struct {
@@ -300,7 +327,7 @@ func (r *rcm) cuthillMcKee(root int32) error {
 			mu    sync.Mutex
 			parts []part
 		)
-		par.ForWeighted(weights, func(lo, hi int) {
+		err = par.ForWeighted(weights, func(lo, hi int) {
 			var children []int32
 			var keys []uint64
 			for i := lo; i < hi; i++ {
@@ -318,6 +345,9 @@ func (r *rcm) cuthillMcKee(root int32) error {
 			parts = append(parts, part{lo, children})
 			mu.Unlock()
 		})
+		if err != nil {
+			return err
+		}
 		slices.SortFunc(parts, func(x, y part) int { return cmp.Compare(x.lo, y.lo) })
 		for _, p := range parts {
 			r.order = append(r.order, p.children...)
@@ -347,20 +377,24 @@ func sortByDegree(g *CSR, vs []int32, keys []uint64) []uint64 {
 // InvertPermutation returns the inverse of perm, a permutation of
 // [0, len(perm)): inv[perm[i]] = i. It turns an oldID table into a newID
 // table and back, and returns an error naming the first entry out of range
-// or the first repeated value. Work is O(N), parallel.
+// or the first repeated value, and cancel's error when interrupted. Work
+// is O(N), parallel.
 func InvertPermutation(perm []int32) ([]int32, error) {
 	n := len(perm)
 	if n >= math.MaxInt32 {
 		return nil, fmt.Errorf("graph: a permutation of %d elements exceeds the int32 id range", n)
 	}
 	inv := make([]int32, n)
-	par.For(n, func(lo, hi int) {
+	err := par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			inv[i] = -1
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: inverting a permutation: %w", err)
+	}
 	var failed atomic.Bool
-	par.For(n, func(lo, hi int) {
+	err = par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := perm[i]
 			if v < 0 || int(v) >= n || !atomic.CompareAndSwapInt32(&inv[v], -1, int32(i)) {
@@ -369,6 +403,9 @@ func InvertPermutation(perm []int32) ([]int32, error) {
 			}
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: inverting a permutation: %w", err)
+	}
 	if !failed.Load() {
 		return inv, nil
 	}
@@ -404,23 +441,29 @@ func (g *CSR) Renumber(newID []int32) (*CSR, error) {
 		return nil, fmt.Errorf("graph: Renumber needs one new id per vertex: got %d for %d vertices", len(newID), n)
 	}
 	oldID, err := InvertPermutation(newID)
+	if errors.Is(err, cancel.ErrInterrupted) {
+		return nil, fmt.Errorf("graph: Renumber: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("graph: Renumber: newID is not a permutation: %w", err)
 	}
 	off := make([]int64, n+1)
-	par.For(n, func(lo, hi int) {
+	err = par.For(n, func(lo, hi int) {
 		for w := lo; w < hi; w++ {
 			v := oldID[w]
 			off[w] = g.Offsets[v+1] - g.Offsets[v]
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: Renumber: %w", err)
+	}
 	out := &CSR{Offsets: prefixSum(off), Adj: make([]int32, len(g.Adj)), Directed: g.Directed}
 	switch {
 	case g.Weights != nil:
 		out.Weights = make([]float32, len(g.Adj))
 		// One uint64 per arc, new id above the weight's bits: sorting
 		// the keys sorts by id and carries the weight along.
-		par.ForWeighted(out.Offsets, func(lo, hi int) {
+		err = par.ForWeighted(out.Offsets, func(lo, hi int) {
 			var keys []uint64
 			for w := lo; w < hi; w++ {
 				v := oldID[w]
@@ -438,9 +481,9 @@ func (g *CSR) Renumber(newID []int32) (*CSR, error) {
 		})
 	case g.Weights64 != nil:
 		out.Weights64 = make([]float64, len(g.Adj))
-		renumber64(g, out, newID, oldID)
+		err = renumber64(g, out, newID, oldID)
 	default:
-		par.ForWeighted(out.Offsets, func(lo, hi int) {
+		err = par.ForWeighted(out.Offsets, func(lo, hi int) {
 			for w := lo; w < hi; w++ {
 				v := oldID[w]
 				dst := out.Adj[out.Offsets[w]:out.Offsets[w+1]]
@@ -451,18 +494,21 @@ func (g *CSR) Renumber(newID []int32) (*CSR, error) {
 			}
 		})
 	}
+	if err != nil {
+		return nil, fmt.Errorf("graph: Renumber: %w", err)
+	}
 	return out, nil
 }
 
 // renumber64 fills out's lists (offsets already set) from g's float64
 // lists, mapping ids through newID and sorting each list by the new id
 // (then weight, for duplicate arcs) with its weights.
-func renumber64(g, out *CSR, newID, oldID []int32) {
+func renumber64(g, out *CSR, newID, oldID []int32) error {
 	type arc struct {
 		id int32
 		w  float64
 	}
-	par.ForWeighted(out.Offsets, func(lo, hi int) {
+	return par.ForWeighted(out.Offsets, func(lo, hi int) {
 		var arcs []arc
 		for w := lo; w < hi; w++ {
 			v := oldID[w]
@@ -487,10 +533,12 @@ func renumber64(g, out *CSR, newID, oldID []int32) {
 
 // Bandwidth returns the largest |u − v| over the arcs u→v of g: the
 // bandwidth of its adjacency matrix, which RCMOrder tries to make small.
-// An empty graph has bandwidth 0. Work is O(M), parallel.
+// An empty graph has bandwidth 0. Work is O(M), parallel. It has no
+// error result, so an interrupt (cancel.Request) makes it panic with an
+// error wrapping cancel.ErrInterrupted.
 func (g *CSR) Bandwidth() int {
 	var best atomic.Int64
-	par.ForWeighted(g.Offsets, func(lo, hi int) {
+	err := par.ForWeighted(g.Offsets, func(lo, hi int) {
 		var b int64
 		for u := lo; u < hi; u++ {
 			for _, v := range g.Adj[g.Offsets[u]:g.Offsets[u+1]] {
@@ -504,5 +552,8 @@ func (g *CSR) Bandwidth() int {
 			}
 		}
 	})
+	if err != nil {
+		panic(fmt.Errorf("graph: Bandwidth: %w", err))
+	}
 	return int(best.Load())
 }

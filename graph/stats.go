@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/internal/par"
 )
 
 // DegreeStats summarises the out-degrees of a graph.
@@ -22,7 +25,9 @@ type DegreeStats struct {
 	Histogram []int64
 }
 
-// DegreeStats computes the degree statistics of g in O(N).
+// DegreeStats computes the degree statistics of g in O(N). It has no
+// error result, so an interrupt (cancel.Request) makes it panic with an
+// error wrapping cancel.ErrInterrupted.
 func (g *CSR) DegreeStats() DegreeStats {
 	n := g.NumVertices()
 	s := DegreeStats{Vertices: n, Arcs: g.NumArcs(), Min: math.MaxInt}
@@ -32,6 +37,9 @@ func (g *CSR) DegreeStats() DegreeStats {
 	}
 	var sum, sumSq float64
 	for v := 0; v < n; v++ {
+		if par.Cancelled(v) {
+			panic(fmt.Errorf("graph: DegreeStats: %w", cancel.ErrInterrupted))
+		}
 		d := int(g.Offsets[v+1] - g.Offsets[v])
 		s.Min = min(s.Min, d)
 		s.Max = max(s.Max, d)

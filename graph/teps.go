@@ -46,9 +46,11 @@ func SI(x float64) string { return card.SI(x) }
 // of the reached vertices (every edge of a reached vertex lies in its
 // component); for a directed graph, the arcs leaving reached vertices.
 // Duplicates and self-loops were removed by Build, so they do not count.
+// It has no error result, so an interrupt (cancel.Request) makes it panic
+// with an error wrapping cancel.ErrInterrupted.
 func (g *CSR) ComponentEdges(reached func(v int32) bool) int64 {
 	var total atomic.Int64
-	par.For(g.NumVertices(), func(lo, hi int) {
+	err := par.For(g.NumVertices(), func(lo, hi int) {
 		var s int64
 		for v := lo; v < hi; v++ {
 			if reached(int32(v)) {
@@ -57,6 +59,9 @@ func (g *CSR) ComponentEdges(reached func(v int32) bool) int64 {
 		}
 		total.Add(s)
 	})
+	if err != nil {
+		panic(fmt.Errorf("graph: ComponentEdges: %w", err))
+	}
 	if !g.Directed {
 		return total.Load() / 2
 	}

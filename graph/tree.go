@@ -1,13 +1,17 @@
 package graph
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/graphnb/graphnb/internal/par"
+)
 
 // CheckTree reports whether parents describes a tree rooted at root, as
 // BFS and SSSP results do: parents[root] = root, every other entry is -1
 // (not in the tree) or a vertex id, and following parents from any vertex
 // in the tree reaches root without a cycle. The error names the first
 // vertex (lowest id) whose walk loops. Work is O(N); memory 1 byte per
-// vertex.
+// vertex. An interrupt returns cancel's error.
 func CheckTree(parents []int32, root int32) error {
 	n := len(parents)
 	if root < 0 || int(root) >= n {
@@ -21,6 +25,9 @@ func CheckTree(parents []int32, root int32) error {
 	state[root] = 2
 	var path []int32
 	for v := range int32(n) {
+		if par.Cancelled(int(v)) {
+			return interrupted("CheckTree")
+		}
 		if parents[v] < 0 || state[v] == 2 {
 			continue
 		}

@@ -27,8 +27,19 @@ import (
 //
 // Work is O(M log d) for d the largest degree, spread over all cores by
 // arc count; scratch memory is 8 bytes (16 with float64 weights) per arc of
-// the largest list, per core.
+// the largest list, per core. It has no error result, so an interrupt
+// (cancel.Request) makes it panic with an error wrapping
+// cancel.ErrInterrupted (cancel.Recover turns that back into an error).
 func (g *CSR) SortByWeight() *CSR {
+	out, err := g.sortByWeight()
+	if err != nil {
+		panic(fmt.Errorf("graph: SortByWeight: %w", err))
+	}
+	return out
+}
+
+func (g *CSR) sortByWeight() (*CSR, error) {
+	var err error
 	out := &CSR{
 		Offsets:  slices.Clone(g.Offsets),
 		Adj:      make([]int32, len(g.Adj)),
@@ -37,7 +48,7 @@ func (g *CSR) SortByWeight() *CSR {
 	switch {
 	case g.Weights != nil:
 		out.Weights = make([]float32, len(g.Adj))
-		par.ForWeighted(g.Offsets, func(lo, hi int) {
+		err = par.ForWeighted(g.Offsets, func(lo, hi int) {
 			var keys []uint64
 			for v := lo; v < hi; v++ {
 				a, b := g.Offsets[v], g.Offsets[v+1]
@@ -60,7 +71,7 @@ func (g *CSR) SortByWeight() *CSR {
 			w  float64
 			id int32
 		}
-		par.ForWeighted(g.Offsets, func(lo, hi int) {
+		err = par.ForWeighted(g.Offsets, func(lo, hi int) {
 			var arcs []arc
 			for v := lo; v < hi; v++ {
 				a, b := g.Offsets[v], g.Offsets[v+1]
@@ -82,13 +93,16 @@ func (g *CSR) SortByWeight() *CSR {
 		})
 	default:
 		copy(out.Adj, g.Adj)
-		par.ForWeighted(g.Offsets, func(lo, hi int) {
+		err = par.ForWeighted(g.Offsets, func(lo, hi int) {
 			for v := lo; v < hi; v++ {
 				slices.Sort(out.Adj[out.Offsets[v]:out.Offsets[v+1]])
 			}
 		})
 	}
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // MaxDistinctWeights is the number of distinct weights that uint32 ranks
@@ -180,7 +194,7 @@ func rankByKeys(m int, key func(i int) (uint64, bool), keyBits int, limit uint64
 	var at func(j int) (uint64, int)
 	if keyBits <= 32 && uint64(m) <= 1<<32 {
 		packed := make([]uint64, m)
-		par.For(m, func(lo, hi int) {
+		err := par.For(m, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				k, ok := key(i)
 				if !ok {
@@ -190,13 +204,16 @@ func rankByKeys(m int, key func(i int) (uint64, bool), keyBits int, limit uint64
 				packed[i] = k<<32 | uint64(i)
 			}
 		})
-		if bad.Load() == math.MaxInt64 {
-			sortUint64s(packed)
+		if err == nil && bad.Load() == math.MaxInt64 {
+			err = sortUint64s(packed)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("graph: ranking weights: %w", err)
 		}
 		at = func(j int) (uint64, int) { p := packed[j]; return p >> 32, int(uint32(p)) }
 	} else {
 		pairs := make([]weightKeyIndex, m)
-		par.For(m, func(lo, hi int) {
+		err := par.For(m, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				k, ok := key(i)
 				if !ok {
@@ -206,18 +223,18 @@ func rankByKeys(m int, key func(i int) (uint64, bool), keyBits int, limit uint64
 				pairs[i] = weightKeyIndex{k, i}
 			}
 		})
-		if bad.Load() == math.MaxInt64 {
-			sortParallel(pairs, func(x []weightKeyIndex) {
+		if err == nil && bad.Load() == math.MaxInt64 {
+			err = sortParallel(pairs, func(x []weightKeyIndex) {
 				slices.SortFunc(x, func(a, b weightKeyIndex) int { return cmp.Compare(a.key, b.key) })
 			}, func(a, b weightKeyIndex) bool { return a.key < b.key })
+		}
+		if err != nil {
+			return nil, fmt.Errorf("graph: ranking weights: %w", err)
 		}
 		at = func(j int) (uint64, int) { return pairs[j].key, pairs[j].idx }
 	}
 	if i := bad.Load(); i != math.MaxInt64 {
 		return nil, fmt.Errorf("graph: weight %d is NaN, which has no rank; remove or replace it", i)
-	}
-	if err := cancel.Check(); err != nil {
-		return nil, fmt.Errorf("graph: ranking weights: %w", err)
 	}
 	// Position j of the sorted order starts a new distinct value when its
 	// key differs from position j−1's. Count those per chunk, then number.
@@ -232,7 +249,7 @@ func rankByKeys(m int, key func(i int) (uint64, bool), keyBits int, limit uint64
 		p, _ := at(j - 1)
 		return k != p
 	}
-	par.ForChunks(m, size, func(c, lo, hi int) {
+	err := par.ForChunks(m, size, func(c, lo, hi int) {
 		var n int64
 		for j := lo; j < hi; j++ {
 			if isNew(j) {
@@ -241,13 +258,16 @@ func rankByKeys(m int, key func(i int) (uint64, bool), keyBits int, limit uint64
 		}
 		starts[c] = n
 	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: ranking weights: %w", err)
+	}
 	distinct := prefixSum(starts)[chunks]
 	if uint64(distinct) > limit {
 		return nil, fmt.Errorf("graph: %d distinct weights exceed the %d that uint32 ranks can number; round the weights to fewer values or keep float comparisons",
 			distinct, limit)
 	}
 	ranks := make([]uint32, m)
-	par.ForChunks(m, size, func(c, lo, hi int) {
+	err = par.ForChunks(m, size, func(c, lo, hi int) {
 		r := starts[c] - 1 // rank of the value before the chunk
 		for j := lo; j < hi; j++ {
 			if isNew(j) {
@@ -257,6 +277,9 @@ func rankByKeys(m int, key func(i int) (uint64, bool), keyBits int, limit uint64
 			ranks[i] = uint32(r)
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("graph: ranking weights: %w", err)
+	}
 	return ranks, nil
 }
 
@@ -271,17 +294,17 @@ func atomicMinInt64(x *atomic.Int64, v int64) {
 }
 
 // dedupSorted returns the distinct values of a sorted slice, in order, in
-// a new slice, using all cores.
-func dedupSorted(x []uint64) []uint64 {
+// a new slice, using all cores; cancel's error when interrupted.
+func dedupSorted(x []uint64) ([]uint64, error) {
 	n := len(x)
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	const size = 1 << 18
 	chunks := (n + size - 1) / size
 	counts := make([]int, chunks+1)
 	first := func(i int) bool { return i == 0 || x[i] != x[i-1] }
-	par.ForChunks(n, size, func(c, lo, hi int) {
+	err := par.ForChunks(n, size, func(c, lo, hi int) {
 		k := 0
 		for i := lo; i < hi; i++ {
 			if first(i) {
@@ -290,12 +313,15 @@ func dedupSorted(x []uint64) []uint64 {
 		}
 		counts[c] = k
 	})
+	if err != nil {
+		return nil, err
+	}
 	total := 0
 	for c := range chunks {
 		counts[c], total = total, total+counts[c]
 	}
 	out := make([]uint64, total)
-	par.ForChunks(n, size, func(c, lo, hi int) {
+	err = par.ForChunks(n, size, func(c, lo, hi int) {
 		k := counts[c]
 		for i := lo; i < hi; i++ {
 			if first(i) {
@@ -304,31 +330,46 @@ func dedupSorted(x []uint64) []uint64 {
 			}
 		}
 	})
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // sortUint64s sorts x ascending using all cores (see sortParallel).
-func sortUint64s(x []uint64) {
-	sortParallel(x, slices.Sort[[]uint64], func(a, b uint64) bool { return a < b })
+func sortUint64s(x []uint64) error {
+	return sortParallel(x, slices.Sort[[]uint64], func(a, b uint64) bool { return a < b })
 }
+
+// sortRun is the most elements sortParallel sorts in one piece, and
+// mergePiece the most it merges in one: either takes a few milliseconds,
+// so an interrupt is seen soon.
+const (
+	sortRun    = 1 << 18
+	mergePiece = 1 << 20
+)
 
 // sortParallel sorts x by less using all cores: chunks are sorted in
 // parallel by sortChunk, then merged pairwise, each merge split into
 // independent pieces at merge-path split points so every round keeps all
 // cores busy. It is stable when sortChunk is. Scratch is one copy of x.
-func sortParallel[T any](x []T, sortChunk func([]T), less func(a, b T) bool) {
+// Chunks and merge pieces are small (sortRun, mergePiece), so it returns
+// cancel's error soon after an interrupt, leaving x in some order.
+func sortParallel[T any](x []T, sortChunk func([]T), less func(a, b T) bool) error {
 	n := len(x)
 	w := par.Workers()
-	if w == 1 || n < 1<<15 {
+	if n < 1<<15 {
 		sortChunk(x)
-		return
+		return cancel.Check()
 	}
 	runs := 1
-	for runs < 2*w {
+	for runs < 2*w || n > runs*sortRun {
 		runs *= 2
 	}
 	size := (n + runs - 1) / runs
-	par.ForChunks(n, size, func(_, lo, hi int) { sortChunk(x[lo:hi]) })
+	if err := par.ForChunks(n, size, func(_, lo, hi int) { sortChunk(x[lo:hi]) }); err != nil {
+		return err
+	}
 	bounds := []int{}
 	for lo := 0; lo < n; lo += size {
 		bounds = append(bounds, lo)
@@ -338,7 +379,7 @@ func sortParallel[T any](x []T, sortChunk func([]T), less func(a, b T) bool) {
 	type piece struct{ a0, a1, b0, b1, out int }
 	for len(bounds) > 2 {
 		merges := (len(bounds) - 1) / 2
-		per := max(1, (2*w+merges-1)/merges)
+		per := max(1, (2*w+merges-1)/merges, (bounds[min(2, len(bounds)-1)]-bounds[0]+mergePiece-1)/mergePiece)
 		var pieces []piece
 		next := []int{0}
 		for i := 0; i+1 < len(bounds); i += 2 {
@@ -359,16 +400,20 @@ func sortParallel[T any](x []T, sortChunk func([]T), less func(a, b T) bool) {
 			}
 			next = append(next, b1)
 		}
-		par.ForChunks(len(pieces), 1, func(_, lo, _ int) {
+		err := par.ForChunks(len(pieces), 1, func(_, lo, _ int) {
 			p := pieces[lo]
 			mergeRuns(dst[p.out:p.out+(p.a1-p.a0)+(p.b1-p.b0)], src[p.a0:p.a1], src[p.b0:p.b1], less)
 		})
+		if err != nil {
+			return err
+		}
 		src, dst = dst, src
 		bounds = next
 	}
 	if &src[0] != &x[0] {
 		copy(x, src)
 	}
+	return nil
 }
 
 // mergeSplit returns how many of the first t merged elements of sorted a

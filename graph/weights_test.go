@@ -250,7 +250,7 @@ func TestWeightRanks(t *testing.T) {
 
 func TestSortUint64s(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 1000, 1 << 15, 100_003} {
+	for _, n := range []int{0, 1, 1000, 1 << 15, 100_003, 3*sortRun + 7} {
 		for _, procs := range []int{1, 3, 8} {
 			x := make([]uint64, n)
 			for i := range x {
@@ -259,12 +259,14 @@ func TestSortUint64s(t *testing.T) {
 			want := slices.Clone(x)
 			slices.Sort(want)
 			prev := runtime.GOMAXPROCS(procs)
-			sortUint64s(x)
+			if err := sortUint64s(x); err != nil {
+				t.Fatal(err)
+			}
 			runtime.GOMAXPROCS(prev)
 			if !slices.Equal(x, want) {
 				t.Fatalf("n=%d procs=%d: not sorted", n, procs)
 			}
-			if d := dedupSorted(x); !slices.Equal(d, slices.Compact(slices.Clone(want))) {
+			if d, err := dedupSorted(x); err != nil || !slices.Equal(d, slices.Compact(slices.Clone(want))) {
 				t.Fatalf("n=%d: dedupSorted wrong", n)
 			}
 		}

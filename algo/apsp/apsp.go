@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
+	"github.com/graphnb/graphnb/internal/par"
 )
 
 // Result holds all-pairs shortest-path distances and predecessors.
@@ -136,9 +138,42 @@ func inspect(d *graph.Dense, who string) (neg bool, maxAbs float64, err error) {
 	return info.Negative, info.MaxAbs, nil
 }
 
+// CPUBytes returns about how many bytes FloydWarshall (blocked false) or
+// Blocked (blocked true) allocate for an n-vertex matrix besides the
+// matrix itself: the working copy, the predecessors and the hop counts
+// (12 bytes per entry), and for Blocked their tiled copy (12 more). Both
+// refuse a matrix whose CPUBytes exceed the memory available, before
+// allocating anything.
+func CPUBytes(n int, blocked bool) int64 {
+	per := int64(12)
+	if blocked {
+		per = 24
+	}
+	return membudget.Bytes(int64(n)*int64(n), per)
+}
+
+// CheckCPUMemory refuses, with an error that gives the need and the
+// memory available, a CPU run on an n-vertex matrix that does not fit:
+// CPUBytes, plus with matrix the 4n² bytes of the matrix itself (for a
+// caller that has still to make it, such as a sweep that builds it from a
+// graph).
+func CheckCPUMemory(n int, blocked, matrix bool) error {
+	need := CPUBytes(n, blocked)
+	what := "Floyd-Warshall"
+	if blocked {
+		what = "blocked Floyd-Warshall"
+	}
+	if matrix {
+		need = membudget.Bytes(need, 1, int64(n)*int64(n), 4)
+		what += " with its matrix"
+	}
+	return membudget.Check(fmt.Sprintf("apsp: %s on %d vertices", what, n), need)
+}
+
 // prepare validates d and returns the working copy: diagonal 0 (a
 // positive diagonal entry is a self-loop no shortest path uses), int32
-// entries ≥ InfI32 set to InfI32, and the initial predecessors.
+// entries ≥ InfI32 set to InfI32, and the initial predecessors. It
+// returns cancel's error when interrupted.
 func prepare(d *graph.Dense, who string) (*input, error) {
 	neg, _, err := inspect(d, who)
 	if err != nil {
@@ -148,33 +183,40 @@ func prepare(d *graph.Dense, who string) (*input, error) {
 	in := &input{n: n, neg: neg, pred: make([]int32, n*n), hops: make([]int32, n*n)}
 	if d.F32 != nil {
 		in.f32 = make([]float32, n*n)
-		copy(in.f32, d.F32)
-		for i := 0; i < n; i++ {
-			in.f32[i*n+i] = 0
-		}
-		for k, w := range in.f32 {
-			in.pred[k], in.hops[k] = int32(k/n), 1
-			if math.IsInf(float64(w), 1) {
-				in.pred[k] = -1
-			}
-		}
 	} else {
 		in.i32 = make([]int32, n*n)
-		for k, w := range d.I32 {
-			in.i32[k] = min(w, graph.InfI32)
-		}
-		for i := 0; i < n; i++ {
-			in.i32[i*n+i] = 0
-		}
-		for k, w := range in.i32 {
-			in.pred[k], in.hops[k] = int32(k/n), 1
-			if w >= graph.InfI32 {
-				in.pred[k] = -1
-			}
-		}
 	}
-	for i := 0; i < n; i++ {
-		in.hops[i*n+i] = 0
+	// Row by row on all cores: a matrix of 16K vertices has 2^28 entries.
+	err = par.For(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := i * n
+			for k := row; k < row+n; k++ {
+				var inf bool
+				if d.F32 != nil {
+					w := d.F32[k]
+					in.f32[k] = w
+					inf = math.IsInf(float64(w), 1)
+				} else {
+					w := min(d.I32[k], graph.InfI32)
+					in.i32[k] = w
+					inf = w >= graph.InfI32
+				}
+				in.pred[k], in.hops[k] = int32(i), 1
+				if inf {
+					in.pred[k] = -1
+				}
+			}
+			// The diagonal: distance 0, its own predecessor, no hops.
+			if d.F32 != nil {
+				in.f32[row+i] = 0
+			} else {
+				in.i32[row+i] = 0
+			}
+			in.pred[row+i], in.hops[row+i] = int32(i), 0
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apsp: %s: %w", who, err)
 	}
 	return in, nil
 }

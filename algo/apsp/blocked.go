@@ -62,6 +62,11 @@ func Blocked(d *graph.Dense, tile int) (*Result, error) {
 		tile = DefaultTile
 	}
 	t0 := time.Now()
+	if d != nil {
+		if err := CheckCPUMemory(d.N, true, false); err != nil {
+			return nil, err
+		}
+	}
 	in, err := prepare(d, "Blocked")
 	if err != nil {
 		return nil, err
@@ -110,10 +115,11 @@ func (m *tiled) view(i, j int) view {
 }
 
 // convert copies between the row-major input and the tiled layout (in
-// both directions), tile rows in parallel.
-func (m *tiled) convert(in *input, toTiled bool) {
+// both directions), tile rows in parallel; cancel's error when
+// interrupted.
+func (m *tiled) convert(in *input, toTiled bool) error {
 	n := m.n
-	par.ForChunks(m.nb, 1, func(bi, _, _ int) {
+	return par.ForChunks(m.nb, 1, func(bi, _, _ int) {
 		for bj := 0; bj < m.nb; bj++ {
 			v := m.view(bi, bj)
 			for r := 0; r < v.h; r++ {
@@ -143,9 +149,14 @@ func (m *tiled) convert(in *input, toTiled bool) {
 // update runs the k-steps of the diagonal tile on tile c, reading D[i][k]
 // from tile a (same rows as c) and row k from tile b (same columns as c).
 // same says that c's rows are the diagonal tile's rows, so row k of c is
-// row k of b and is skipped (its update changes nothing).
+// row k of b and is skipped (its update changes nothing). A large tile
+// takes long: after a cancellation request it stops early, and the
+// caller returns the error.
 func (m *tiled) update(c, a, b view, same bool) {
 	for k := 0; k < b.h; k++ {
+		if k&15 == 0 && cancel.Requested() {
+			return
+		}
 		lo, hi := b.off+k*b.w, b.off+(k+1)*b.w
 		pk, hk := m.pred[lo:hi], m.hops[lo:hi]
 		for i := 0; i < c.h; i++ {
@@ -194,7 +205,9 @@ func (in *input) blocked(t int) error {
 	} else {
 		m.i32 = make([]int32, n*n)
 	}
-	m.convert(in, true)
+	if err := m.convert(in, true); err != nil {
+		return fmt.Errorf("apsp: Blocked: %w", err)
+	}
 	nb := m.nb
 	for b := 0; b < nb; b++ {
 		if err := cancel.Check(); err != nil {
@@ -203,6 +216,9 @@ func (in *input) blocked(t int) error {
 		diag := m.view(b, b)
 		// phase 1: the diagonal tile.
 		m.update(diag, diag, diag, true)
+		if err := cancel.Check(); err != nil {
+			return fmt.Errorf("apsp: Blocked: %w", err)
+		}
 		// phase 2: tiles (b, J) and (I, b); other(x) skips index b.
 		other := func(x int) int {
 			if x >= b {
@@ -210,7 +226,7 @@ func (in *input) blocked(t int) error {
 			}
 			return x
 		}
-		par.ForChunks(2*(nb-1), 1, func(task, _, _ int) {
+		err := par.ForChunks(2*(nb-1), 1, func(task, _, _ int) {
 			if task < nb-1 {
 				c := m.view(b, other(task))
 				m.update(c, diag, c, true)
@@ -219,11 +235,17 @@ func (in *input) blocked(t int) error {
 				m.update(c, c, diag, false)
 			}
 		})
+		if err != nil {
+			return fmt.Errorf("apsp: Blocked: %w", err)
+		}
 		// phase 3: every other tile.
-		par.ForChunks((nb-1)*(nb-1), 1, func(task, _, _ int) {
+		err = par.ForChunks((nb-1)*(nb-1), 1, func(task, _, _ int) {
 			i, j := other(task/(nb-1)), other(task%(nb-1))
 			m.update(m.view(i, j), m.view(i, b), m.view(b, j), false)
 		})
+		if err != nil {
+			return fmt.Errorf("apsp: Blocked: %w", err)
+		}
 		// a negative diagonal entry can only appear in tiles updated with
 		// this round's k-steps; check them all.
 		for x := 0; x < nb; x++ {
@@ -232,6 +254,8 @@ func (in *input) blocked(t int) error {
 			}
 		}
 	}
-	m.convert(in, false)
+	if err := m.convert(in, false); err != nil {
+		return fmt.Errorf("apsp: Blocked: %w", err)
+	}
 	return nil
 }

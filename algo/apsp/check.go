@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 )
 
@@ -33,7 +34,7 @@ import (
 // S = (N−1)·max|entry| otherwise.
 //
 // Cost: O(samples·N²) for non-negative matrices; Bellman-Ford passes
-// multiply that by up to N.
+// multiply that by up to N. An interrupt returns cancel's error.
 func Check(d *graph.Dense, r *Result, samples int, seed uint64) error {
 	neg, maxAbs, err := inspect(d, "Check")
 	if err != nil {
@@ -126,7 +127,10 @@ func (c *checker) reference(s int) ([]float64, error) {
 	dist[s] = 0
 	if !c.neg { // dense Dijkstra
 		done := make([]bool, n)
-		for range n {
+		for i := range n {
+			if i&63 == 0 && cancel.Requested() {
+				return nil, fmt.Errorf("apsp: Check: %w", cancel.ErrInterrupted)
+			}
 			u := -1
 			for j := 0; j < n; j++ {
 				if !done[j] && (u < 0 || dist[j] < dist[u]) {
@@ -147,6 +151,9 @@ func (c *checker) reference(s int) ([]float64, error) {
 		for pass := 0; ; pass++ {
 			changed := false
 			for u := 0; u < n; u++ {
+				if u&63 == 0 && cancel.Requested() {
+					return nil, fmt.Errorf("apsp: Check: %w", cancel.ErrInterrupted)
+				}
 				if math.IsInf(dist[u], 1) {
 					continue
 				}

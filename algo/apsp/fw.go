@@ -25,6 +25,11 @@ import (
 // cancel.ErrInterrupted, polled every k.
 func FloydWarshall(d *graph.Dense) (*Result, error) {
 	t0 := time.Now()
+	if d != nil {
+		if err := CheckCPUMemory(d.N, false, false); err != nil {
+			return nil, err
+		}
+	}
 	in, err := prepare(d, "FloydWarshall")
 	if err != nil {
 		return nil, err
@@ -45,9 +50,12 @@ func (in *input) plain() error {
 		if err := cancel.Check(); err != nil {
 			return fmt.Errorf("apsp: FloydWarshall: %w", err)
 		}
-		par.ForChunks(n, rows, func(_, lo, hi int) {
+		err := par.ForChunks(n, rows, func(_, lo, hi int) {
 			in.tileUpdate(k, k+1, lo, hi, 0, n)
 		})
+		if err != nil {
+			return fmt.Errorf("apsp: FloydWarshall: %w", err)
+		}
 		if in.negativeDiagonal() >= 0 {
 			return &NegativeCycleError{Vertex: k}
 		}
@@ -57,11 +65,13 @@ func (in *input) plain() error {
 
 // rowChunk is the number of rows per parallel task of the plain
 // algorithm: enough rows for 4 tasks per worker, but at least 16K entries
-// per task so small matrices do not drown in scheduling.
+// per task so small matrices do not drown in scheduling, and at most
+// about 2^20 entries, a millisecond or two of work, so that the k step of
+// a large matrix sees an interrupt soon.
 func rowChunk(n int) int {
 	if n == 0 {
 		return 1
 	}
 	w := 4 * par.Workers()
-	return max(1, (16384+n-1)/n, (n+w-1)/w)
+	return max(1, (16384+n-1)/n, min((n+w-1)/w, (1<<20+n-1)/n))
 }

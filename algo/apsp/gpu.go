@@ -14,6 +14,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -162,7 +163,7 @@ func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
 	n := d.N
 	info := matrixInfo{n: n, f32: d.F32 != nil, neg: neg}
 	var nonPos, fraction atomic.Bool
-	par.ForChunks(n, max(1, 65536/max(n, 1)), func(_, lo, hi int) {
+	err = par.ForChunks(n, max(1, 65536/max(n, 1)), func(_, lo, hi int) {
 		np, fr := false, false
 		for i := lo; i < hi; i++ {
 			for j := 0; j < n; j++ {
@@ -188,6 +189,9 @@ func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
 			fraction.Store(true)
 		}
 	})
+	if err != nil {
+		return matrixInfo{}, fmt.Errorf("apsp: %s: %w", who, err)
+	}
 	inexact := info.f32 && (fraction.Load() || float64(max(n-1, 1))*maxAbs >= 1<<24)
 	info.mayCycle = nonPos.Load() || inexact
 	return info, nil
@@ -264,6 +268,11 @@ func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, opts []Option) (
 	}
 	p := &Prepared{dev: dev, d: d, opts: o, label: o.Label(), info: info}
 	if !dev.IsHost() {
+		// A run downloads the distances and the predecessors to the host.
+		need := membudget.Bytes(int64(info.n)*int64(info.n), 8)
+		if err := membudget.Check(fmt.Sprintf("apsp: the result of %s on %d vertices", p.label, info.n), need); err != nil {
+			return nil, err
+		}
 		if err := p.prepareGPU(false); err != nil {
 			_ = p.free()
 			return nil, fmt.Errorf("apsp: preparing %s on %v: %w", p.label, dev, err)
@@ -511,6 +520,18 @@ func (p *Prepared) algorithm() string {
 // for a closed Prepared or a device error, and, wrapped,
 // cancel.ErrInterrupted: every launch polls cancel.Check.
 func (p *Prepared) Run() (*Result, error) {
+	r, err := p.run()
+	if err != nil {
+		return nil, err
+	}
+	// The host's packing and checks stop early when interrupted.
+	if err := cancel.Check(); err != nil {
+		return nil, fmt.Errorf("apsp: %s: %w", p.label, err)
+	}
+	return r, nil
+}
+
+func (p *Prepared) run() (*Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

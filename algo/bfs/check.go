@@ -62,7 +62,7 @@ func Check(g *graph.CSR, r *Result) error {
 	var bad par.FirstError
 	report := func(v int32, err error) { bad.Report(int64(v), err) }
 	var maxLevel int32
-	par.For(n, func(lo, hi int) {
+	err := par.For(n, func(lo, hi int) {
 		var localMax int32
 		for v := int32(lo); v < int32(hi); v++ {
 			l, p := levels[v], parents[v]
@@ -92,6 +92,9 @@ func Check(g *graph.CSR, r *Result) error {
 		maxLevel = max(maxLevel, localMax)
 		mu.Unlock()
 	})
+	if err != nil {
+		return fmt.Errorf("bfs: check: %w", err)
+	}
 	if err := bad.Err(); err != nil {
 		return err
 	}
@@ -111,7 +114,7 @@ func Check(g *graph.CSR, r *Result) error {
 	if g.Directed {
 		parentArc = make([]bool, n)
 	}
-	par.ForWeighted(g.Offsets, func(lo, hi int) {
+	err = par.ForWeighted(g.Offsets, func(lo, hi int) {
 		local := make([]int64, maxLevel+1)
 		var deg int64
 		defer func() {
@@ -156,6 +159,9 @@ func Check(g *graph.CSR, r *Result) error {
 			}
 		}
 	})
+	if err != nil {
+		return fmt.Errorf("bfs: check: %w", err)
+	}
 	if err := bad.Err(); err != nil {
 		return err
 	}

@@ -75,7 +75,8 @@ const (
 // Levels are deterministic; Parents may differ between runs (any valid BFS
 // tree). It returns an error for a nil graph, a source outside [0, N),
 // negative Alpha or Beta, or cancellation (checked at every level).
-func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (*Result, error) {
+func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err error) {
+	defer cancel.Recover(&err) // from finish's ComponentEdges
 	if err := checkInput(g, src); err != nil {
 		return nil, err
 	}
@@ -101,7 +102,10 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (*Result, error) 
 	}
 
 	start := time.Now()
-	s := newSearch(g)
+	s, err := newSearch(g)
+	if err != nil {
+		return nil, fmt.Errorf("bfs: direction-optimizing search from %d: %w", src, err)
+	}
 	s.levels[src], s.parents[src] = 0, src
 	s.queue[0] = src
 	s.head, s.tail = 0, 1
@@ -119,11 +123,14 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (*Result, error) 
 		if !g.Directed && !opt.TopDownOnly {
 			switch {
 			case !bottomUp && mf > mu/alpha:
-				s.queueToBitmap()
+				err = s.queueToBitmap()
 				bottomUp = true
 			case bottomUp && nf < prevNF && nf < n/beta:
-				s.bitmapToQueue()
+				err = s.bitmapToQueue()
 				bottomUp = false
+			}
+			if err != nil {
+				return nil, fmt.Errorf("bfs: direction-optimizing search from %d stopped at level %d: %w", src, depth, err)
 			}
 		}
 		prevNF = nf
@@ -136,6 +143,10 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (*Result, error) 
 			nf, mf = s.topDownStep(depth, mf)
 		}
 		mu -= mf
+	}
+	// A step cut short by an interrupt may look like the last one.
+	if err := cancel.Check(); err != nil {
+		return nil, fmt.Errorf("bfs: direction-optimizing search from %d: %w", src, err)
 	}
 	r.Time = time.Since(start)
 	r.Levels, r.Parents = s.levels, s.parents
@@ -194,7 +205,8 @@ type search struct {
 	workers     int
 }
 
-func newSearch(g *graph.CSR) *search {
+// newSearch returns a search of g, or cancel's error when interrupted.
+func newSearch(g *graph.CSR) (*search, error) {
 	n := g.NumVertices()
 	s := &search{
 		g:       g,
@@ -205,18 +217,23 @@ func newSearch(g *graph.CSR) *search {
 	}
 	sc := getScratch(n)
 	s.queue, s.front, s.next = sc.queue, sc.front, sc.next
-	par.For(n, func(lo, hi int) {
+	err := par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s.levels[i] = -1
 			s.parents[i] = -1
 		}
 	})
-	return s
+	if err != nil {
+		s.release()
+		return nil, err
+	}
+	return s, nil
 }
 
 // topDownStep expands the frontier queue[head:tail] (level depth, mf arcs)
 // into level depth+1, appended after tail, and makes it the frontier. It
-// returns the new frontier's size and the arcs leaving it.
+// returns the new frontier's size and the arcs leaving it. After a
+// cancellation request it stops early; the caller checks.
 func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 	frontier := s.queue[s.head:s.tail]
 	off, adj, parents, levels, queue := s.g.Offsets, s.g.Adj, s.parents, s.levels, s.queue
@@ -233,7 +250,7 @@ func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 		var scout int64
 		for {
 			lo := int(task.Add(1)-1) * tdChunk
-			if lo >= len(frontier) {
+			if lo >= len(frontier) || cancel.Requested() {
 				break
 			}
 			for _, u := range frontier[lo:min(lo+tdChunk, len(frontier))] {
@@ -267,7 +284,8 @@ func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 // bottomUpStep finds level depth+1 from the frontier bitmap front: every
 // unvisited vertex looks for a neighbour in front. The new frontier is
 // written to next, every word of it (the caller swaps the bitmaps). It
-// returns the new frontier's size and the arcs leaving it.
+// returns the new frontier's size and the arcs leaving it. After a
+// cancellation request it stops early; the caller checks.
 func (s *search) bottomUpStep(depth int32) (nf, arcs int64) {
 	off, adj, parents, levels := s.g.Offsets, s.g.Adj, s.parents, s.levels
 	front, next := s.front, s.next
@@ -279,7 +297,7 @@ func (s *search) bottomUpStep(depth int32) (nf, arcs int64) {
 		var cnt, scout int64
 		for {
 			w0 := int(task.Add(1)-1) * buChunkWords
-			if w0 >= words {
+			if w0 >= words || cancel.Requested() {
 				break
 			}
 			for wi := w0; wi < min(w0+buChunkWords, words); wi++ {
@@ -311,7 +329,7 @@ func (s *search) bottomUpStep(depth int32) (nf, arcs int64) {
 }
 
 // queueToBitmap writes the frontier queue[head:tail] into the bitmap front.
-func (s *search) queueToBitmap() {
+func (s *search) queueToBitmap() error {
 	if s.front == nil {
 		words := (s.n + 63) / 64
 		s.front = make([]uint64, words)
@@ -321,7 +339,7 @@ func (s *search) queueToBitmap() {
 	}
 	front := s.front
 	frontier := s.queue[s.head:s.tail]
-	par.For(len(frontier), func(lo, hi int) {
+	return par.For(len(frontier), func(lo, hi int) {
 		for _, v := range frontier[lo:hi] {
 			atomic.OrUint64(&front[v>>6], 1<<(uint(v)&63))
 		}
@@ -330,11 +348,11 @@ func (s *search) queueToBitmap() {
 
 // bitmapToQueue appends the vertices of the bitmap front to the queue and
 // makes them the top-down frontier queue[head:tail].
-func (s *search) bitmapToQueue() {
+func (s *search) bitmapToQueue() error {
 	front, queue := s.front, s.queue
 	var out atomic.Int64
 	out.Store(int64(s.tail))
-	par.For(len(front), func(lo, hi int) {
+	err := par.For(len(front), func(lo, hi int) {
 		buf := make([]int32, 0, outBuf)
 		for wi := lo; wi < hi; wi++ {
 			for word := front[wi]; word != 0; word &= word - 1 {
@@ -352,4 +370,5 @@ func (s *search) bitmapToQueue() {
 		}
 	})
 	s.head, s.tail = s.tail, int(out.Load())
+	return err
 }

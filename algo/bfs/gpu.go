@@ -519,7 +519,8 @@ func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...GPUOption) (*Result, 
 // Every level polls cancel.Check. It returns an error for a source outside
 // [0, N), a closed Prepared, cancellation (errors.Is(err,
 // cancel.ErrInterrupted)) and device errors.
-func (p *Prepared) Run(src int32) (*Result, error) {
+func (p *Prepared) Run(src int32) (_ *Result, err error) {
+	defer cancel.Recover(&err) // from finish's ComponentEdges
 	if err := checkInput(p.g, src); err != nil {
 		return nil, err
 	}
@@ -537,7 +538,6 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		return r, nil
 	}
 	var r *Result
-	var err error
 	switch p.opt.Method {
 	case DirectionOptimizingGPU:
 		r, err = p.runDO(src)
@@ -552,6 +552,10 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 	r.Iterations = iters
 	if p.opt.Parents {
 		r.Parents = parentsFromLevels(p.g, r.Levels, src)
+	}
+	// The host-side conversions stop early when interrupted.
+	if err := cancel.Check(); err != nil {
+		return nil, fmt.Errorf("bfs: %s from %d: %w", p.label, src, err)
 	}
 	return r, nil
 }

@@ -18,7 +18,8 @@ import (
 // Work is O(N + M) on one core; memory is 12 bytes per vertex (levels,
 // parents, queue). It returns an error for a nil graph, a source outside
 // [0, N) or cancellation (errors.Is(err, cancel.ErrInterrupted)).
-func TopDown(g *graph.CSR, src int32) (*Result, error) {
+func TopDown(g *graph.CSR, src int32) (_ *Result, err error) {
+	defer cancel.Recover(&err) // from finish's ComponentEdges
 	if err := checkInput(g, src); err != nil {
 		return nil, err
 	}
@@ -44,6 +45,9 @@ func TopDown(g *graph.CSR, src int32) (*Result, error) {
 		r.Directions = append(r.Directions, TopDownStep)
 		end := tail
 		for ; head < end; head++ {
+			if head&(1<<12-1) == 0 && cancel.Requested() {
+				break // the level loop's check returns the error
+			}
 			u := queue[head]
 			for _, v := range adj[off[u]:off[u+1]] {
 				if levels[v] < 0 {
@@ -54,6 +58,9 @@ func TopDown(g *graph.CSR, src int32) (*Result, error) {
 				}
 			}
 		}
+	}
+	if err := cancel.Check(); err != nil {
+		return nil, fmt.Errorf("bfs: top-down from %d: %w", src, err)
 	}
 	r.Time = time.Since(start)
 	r.Levels, r.Parents = levels, parents

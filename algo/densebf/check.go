@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 )
 
@@ -124,7 +125,10 @@ func reference(d *graph.Dense, src int, neg bool) ([]float64, error) {
 		}
 		dist[src] = 0
 		done := make([]bool, n)
-		for range n {
+		for i := range n {
+			if i&63 == 0 && cancel.Requested() {
+				return nil, fmt.Errorf("densebf: Check: %w", cancel.ErrInterrupted)
+			}
 			u := -1
 			for v := 0; v < n; v++ {
 				if !done[v] && (u < 0 || dist[v] < dist[u]) {
@@ -151,7 +155,10 @@ func reference(d *graph.Dense, src int, neg bool) ([]float64, error) {
 		}
 		out[src] = 0
 		done := make([]bool, n)
-		for range n {
+		for i := range n {
+			if i&63 == 0 && cancel.Requested() {
+				return nil, fmt.Errorf("densebf: Check: %w", cancel.ErrInterrupted)
+			}
 			u := -1
 			for v := 0; v < n; v++ {
 				if !done[v] && (u < 0 || out[v] < out[u]) {
@@ -176,6 +183,9 @@ func reference(d *graph.Dense, src int, neg bool) ([]float64, error) {
 		for pass := 0; ; pass++ {
 			changed := false
 			for u := 0; u < n; u++ {
+				if u&63 == 0 && cancel.Requested() {
+					return nil, fmt.Errorf("densebf: Check: %w", cancel.ErrInterrupted)
+				}
 				if math.IsInf(out[u], 1) {
 					continue
 				}

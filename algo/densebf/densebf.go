@@ -9,6 +9,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -118,6 +119,10 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 		return nil, err
 	}
 	n := d.N
+	// The transposed copy of the matrix.
+	if err := membudget.Check(fmt.Sprintf("densebf: Run on %d vertices", n), membudget.Bytes(int64(n)*int64(n), 4)); err != nil {
+		return nil, err
+	}
 	r := &Result{Algorithm: "cpu Bellman-Ford (dense pull)", Source: src, Pred: make([]int32, n)}
 	for v := range r.Pred {
 		r.Pred[v] = -1
@@ -125,13 +130,19 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 	r.Pred[src] = src
 	var sigma []float64
 	if d.F32 != nil {
-		t := transpose(d.F32, n, float32(math.Inf(1)))
+		t, terr := transpose(d.F32, n, float32(math.Inf(1)))
+		if terr != nil {
+			return nil, fmt.Errorf("densebf: Run: %w", terr)
+		}
 		r.PrepTime = time.Since(t0)
 		t1 := time.Now()
 		sigma, r.Iterations, err = iterateF32(t, n, src, r.Pred)
 		r.Time = time.Since(t1)
 	} else {
-		t := transpose(d.I32, n, graph.InfI32)
+		t, terr := transpose(d.I32, n, graph.InfI32)
+		if terr != nil {
+			return nil, fmt.Errorf("densebf: Run: %w", terr)
+		}
 		r.PrepTime = time.Since(t0)
 		t1 := time.Now()
 		sigma, r.Iterations, err = iterateI32(t, n, src, r.Pred, neg)
@@ -148,12 +159,13 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 // transpose returns the transpose of the n×n row-major matrix m, so row v
 // holds the weights of the arcs into v. Diagonal entries ≥ 0 become inf
 // (a non-negative self-loop never shortens a path); entries above inf are
-// clamped to inf. Tiles of 64×64 keep both sides in cache.
-func transpose[T float32 | int32](m []T, n int, inf T) []T {
+// clamped to inf. Tiles of 64×64 keep both sides in cache. It returns
+// cancel's error when interrupted.
+func transpose[T float32 | int32](m []T, n int, inf T) ([]T, error) {
 	const b = 64
 	t := make([]T, n*n)
 	nb := (n + b - 1) / b
-	par.ForChunks(nb, 1, func(bi, _, _ int) {
+	err := par.ForChunks(nb, 1, func(bi, _, _ int) {
 		for bj := 0; bj < nb; bj++ {
 			for i := bi * b; i < min((bi+1)*b, n); i++ {
 				for j := bj * b; j < min((bj+1)*b, n); j++ {
@@ -162,19 +174,23 @@ func transpose[T float32 | int32](m []T, n int, inf T) []T {
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	for v := 0; v < n; v++ {
 		if t[v*n+v] >= 0 {
 			t[v*n+v] = inf
 		}
 	}
-	return t
+	return t, nil
 }
 
 // chunk is the number of vertices per parallel task: enough for 4 tasks
-// per worker, at least 16K matrix entries each.
+// per worker, at least 16K matrix entries each, at most about 2^20 (a
+// millisecond or two) so that an interrupt is seen soon.
 func chunk(n int) int {
 	w := 4 * par.Workers()
-	return max(1, (16384+n-1)/n, (n+w-1)/w)
+	return max(1, (16384+n-1)/n, min((n+w-1)/w, (1<<20+n-1)/n))
 }
 
 // iterateF32 runs the iterations in float32 and returns σ widened to
@@ -254,11 +270,14 @@ func iterate(n int, src int32, pred []int32, sweep func(lo, hi int) bool, swap f
 			return it, fmt.Errorf("densebf: Run: %w", err)
 		}
 		var changed atomic.Bool
-		par.ForChunks(n, size, func(_, lo, hi int) {
+		err := par.ForChunks(n, size, func(_, lo, hi int) {
 			if sweep(lo, hi) {
 				changed.Store(true)
 			}
 		})
+		if err != nil {
+			return it, fmt.Errorf("densebf: Run: %w", err)
+		}
 		swap()
 		if !changed.Load() {
 			return it, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
@@ -221,10 +222,18 @@ func (p *Prepared) prepareGPU() error {
 	}
 	n := p.n
 	coarse := p.opts.Method == ReduceCoarse
+	if coarse {
+		// The transposed copy of the matrix, on the host.
+		if err := membudget.Check(fmt.Sprintf("densebf: preparing %s on %d vertices", p.label, n), membudget.Bytes(int64(n)*int64(n), 4)); err != nil {
+			return err
+		}
+	}
 	if p.f32 {
 		host := p.d.F32
 		if coarse {
-			host = transpose(host, n, float32(math.Inf(1)))
+			if host, err = transpose(host, n, float32(math.Inf(1))); err != nil {
+				return err
+			}
 		}
 		if p.mF32, err = p.dev.AllocFloat32s(n * n); err != nil {
 			return err
@@ -240,7 +249,9 @@ func (p *Prepared) prepareGPU() error {
 	} else {
 		host := p.d.I32
 		if coarse {
-			host = transpose(host, n, graph.InfI32)
+			if host, err = transpose(host, n, graph.InfI32); err != nil {
+				return err
+			}
 		}
 		if p.mI32, err = p.dev.AllocInt32s(n * n); err != nil {
 			return err

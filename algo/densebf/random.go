@@ -32,14 +32,12 @@ func RandomDense(n int, p float64, maxW int, seed uint64, integer bool) (*graph.
 	case integer && float64(maxW)*float64(max(n-1, 1)) >= float64(graph.InfI32):
 		return nil, fmt.Errorf("densebf: RandomDense: int32 weights up to %d over %d vertices may reach InfI32: lower maxW or use float32", maxW, n)
 	}
-	var d *graph.Dense
-	if integer {
-		d = graph.NewDenseI32(n)
-	} else {
-		d = graph.NewDenseF32(n)
+	d, err := graph.NewDense(n, integer)
+	if err != nil {
+		return nil, fmt.Errorf("densebf: RandomDense: %w", err)
 	}
 	const rows = 64
-	par.ForChunks(n, rows, func(c, lo, hi int) {
+	err = par.ForChunks(n, rows, func(c, lo, hi int) {
 		r := rand.New(rand.NewPCG(seed, uint64(c)))
 		for i := lo; i < hi; i++ {
 			for j := 0; j < n; j++ {
@@ -54,5 +52,8 @@ func RandomDense(n int, p float64, maxW int, seed uint64, integer bool) (*graph.
 			}
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("densebf: RandomDense: %w", err)
+	}
 	return d, nil
 }

@@ -59,7 +59,10 @@ func Boruvka(g *graph.CSR) (*Result, error) {
 		return nil, fmt.Errorf("mst: Boruvka: %w", err)
 	}
 	n := g.NumVertices()
-	l := rankLists(n, edges, g.Offsets)
+	l, err := rankLists(n, edges, g.Offsets)
+	if err != nil {
+		return nil, fmt.Errorf("mst: Boruvka: %w", err)
+	}
 	r := &Result{Algorithm: "cpu Borůvka", PrepTime: time.Since(t0)}
 
 	t1 := time.Now()
@@ -67,7 +70,9 @@ func Boruvka(g *graph.CSR) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mst: Boruvka: %w", err)
 	}
-	r.Edges = collect(edges, inTree)
+	if r.Edges, err = collect(edges, inTree); err != nil {
+		return nil, fmt.Errorf("mst: Boruvka: %w", err)
+	}
 	r.Time = time.Since(t1)
 	r.Trees, r.Iterations = trees, rounds
 	r.finish(g)
@@ -87,7 +92,8 @@ type lists struct {
 // ranges (balanced by the degrees in hint, the graph's offsets); each
 // scans all edges and writes only its own vertices' arcs, so writes never
 // collide and every list keeps rank order.
-func rankLists(n int, edges []Edge, hint []int64) lists {
+// It returns cancel's error when interrupted.
+func rankLists(n int, edges []Edge, hint []int64) (lists, error) {
 	parts := max(1, min(par.Workers(), 32, len(edges)>>12))
 	bounds := make([]int32, parts+1)
 	for p := 1; p < parts; p++ {
@@ -109,7 +115,10 @@ func rankLists(n int, edges []Edge, hint []int64) lists {
 	}
 	off := make([]int64, n+1)
 	own(func(lo, hi int32) {
-		for _, e := range edges {
+		for k, e := range edges {
+			if par.Cancelled(k) {
+				return
+			}
 			if e.U >= lo && e.U < hi {
 				off[e.U+1]++
 			}
@@ -118,6 +127,9 @@ func rankLists(n int, edges []Edge, hint []int64) lists {
 			}
 		}
 	})
+	if err := cancel.Check(); err != nil {
+		return lists{}, err
+	}
 	for v := 0; v < n; v++ {
 		off[v+1] += off[v]
 	}
@@ -125,6 +137,9 @@ func rankLists(n int, edges []Edge, hint []int64) lists {
 	pos := slices.Clone(off[:n])
 	own(func(lo, hi int32) {
 		for k, e := range edges {
+			if par.Cancelled(k) {
+				return
+			}
 			if e.U >= lo && e.U < hi {
 				p := pos[e.U]
 				l.head[p], l.rank[p] = e.V, uint32(k)
@@ -137,7 +152,10 @@ func rankLists(n int, edges []Edge, hint []int64) lists {
 			}
 		}
 	})
-	return l
+	if err := cancel.Check(); err != nil {
+		return lists{}, err
+	}
+	return l, nil
 }
 
 // boruvkaRounds runs the rounds and returns a bitmap of the chosen edges
@@ -160,12 +178,14 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 		}
 		// 1. minimum outgoing edge of every tree.
 		b := best[:p]
-		par.For(p, func(lo, hi int) {
+		if err := par.For(p, func(lo, hi int) {
 			for c := lo; c < hi; c++ {
 				b[c] = noEdge
 			}
-		})
-		par.ForWeighted(l.off, func(lo, hi int) {
+		}); err != nil {
+			return nil, 0, 0, err
+		}
+		if err := par.ForWeighted(l.off, func(lo, hi int) {
 			for v := lo; v < hi; v++ {
 				c := comp[v]
 				k, end := cursor[v], l.off[v+1]
@@ -177,11 +197,13 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 					atomicMin(&b[c], l.rank[k])
 				}
 			}
-		})
+		}); err != nil {
+			return nil, 0, 0, err
+		}
 		// 2. hook every tree to its neighbour across that edge, then break
 		// the 2-cycles towards the smaller id (read f, write f2).
 		f, f2 := hook[:p], hook2[:p]
-		par.For(p, func(lo, hi int) {
+		if err := par.For(p, func(lo, hi int) {
 			for c := lo; c < hi; c++ {
 				f[c] = int32(c)
 				if b[c] != noEdge {
@@ -193,8 +215,10 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 					f[c] = o
 				}
 			}
-		})
-		par.For(p, func(lo, hi int) {
+		}); err != nil {
+			return nil, 0, 0, err
+		}
+		if err := par.For(p, func(lo, hi int) {
 			for c := lo; c < hi; c++ {
 				t := f[c]
 				if t != int32(c) && f[t] == int32(c) && int32(c) < t {
@@ -202,9 +226,11 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 				}
 				f2[c] = t
 			}
-		})
+		}); err != nil {
+			return nil, 0, 0, err
+		}
 		var added atomic.Int64
-		par.For(p, func(lo, hi int) {
+		if err := par.For(p, func(lo, hi int) {
 			k := 0
 			for c := lo; c < hi; c++ {
 				if f2[c] != int32(c) {
@@ -213,46 +239,59 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 				}
 			}
 			added.Add(int64(k))
-		})
+		}); err != nil {
+			return nil, 0, 0, err
+		}
 		if added.Load() == 0 {
 			break // no tree has an outgoing edge: a spanning forest
 		}
 		rounds++
 		// 3. pointer jumping to the roots, Jacobi style (read src, write dst).
-		root := pointerJump(f2, f)
+		root, err := pointerJump(f2, f)
+		if err != nil {
+			return nil, 0, 0, err
+		}
 		// 4. renumber the roots and relabel the vertices.
 		ids := newID[:p]
 		before := p
-		if p = renumber(root, ids); p >= before {
+		if p, err = renumber(root, ids); err != nil {
+			return nil, 0, 0, err
+		} else if p >= before {
 			panic("mst: a Borůvka round added edges but merged no trees (internal error)")
 		}
-		par.For(n, func(lo, hi int) {
+		if err := par.For(n, func(lo, hi int) {
 			for v := lo; v < hi; v++ {
 				comp[v] = ids[root[comp[v]]]
 			}
-		})
+		}); err != nil {
+			return nil, 0, 0, err
+		}
 	}
 	return inTree, p, rounds, nil
 }
 
 // collect returns the edges whose bits are set, in rank order: per-chunk
-// counts, a prefix sum, then a parallel fill.
-func collect(edges []Edge, inTree []uint64) []Edge {
+// counts, a prefix sum, then a parallel fill; cancel's error when
+// interrupted.
+func collect(edges []Edge, inTree []uint64) ([]Edge, error) {
 	const words = 1 << 12
 	chunks := (len(inTree) + words - 1) / words
 	at := make([]int, chunks+1)
-	par.ForChunks(len(inTree), words, func(c, lo, hi int) {
+	err := par.ForChunks(len(inTree), words, func(c, lo, hi int) {
 		k := 0
 		for _, w := range inTree[lo:hi] {
 			k += bits.OnesCount64(w)
 		}
 		at[c+1] = k
 	})
+	if err != nil {
+		return nil, err
+	}
 	for c := 0; c < chunks; c++ {
 		at[c+1] += at[c]
 	}
 	out := make([]Edge, at[chunks])
-	par.ForChunks(len(inTree), words, func(c, lo, hi int) {
+	err = par.ForChunks(len(inTree), words, func(c, lo, hi int) {
 		j := at[c]
 		for i := lo; i < hi; i++ {
 			for w := inTree[i]; w != 0; w &= w - 1 {
@@ -261,7 +300,10 @@ func collect(edges []Edge, inTree []uint64) []Edge {
 			}
 		}
 	})
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // atomicMin lowers *p to v if v is smaller.
@@ -276,15 +318,15 @@ func atomicMin(p *uint32, v uint32) {
 
 // pointerJump replaces every entry of the forest f by its root, using
 // scratch (same length) as the second buffer, and returns the slice that
-// holds the roots (f or scratch).
-func pointerJump(f, scratch []int32) []int32 {
+// holds the roots (f or scratch), or cancel's error when interrupted.
+func pointerJump(f, scratch []int32) ([]int32, error) {
 	src, dst := f, scratch
 	for pass := 0; ; pass++ {
 		if pass > 64 { // a forest of < 2^31 nodes needs at most 32 passes
 			panic("mst: Borůvka hooks formed a cycle (internal error)")
 		}
 		var changed atomic.Bool
-		par.For(len(src), func(lo, hi int) {
+		if err := par.For(len(src), func(lo, hi int) {
 			ch := false
 			for c := lo; c < hi; c++ {
 				t := src[src[c]]
@@ -296,22 +338,25 @@ func pointerJump(f, scratch []int32) []int32 {
 			if ch {
 				changed.Store(true)
 			}
-		})
+		}); err != nil {
+			return nil, err
+		}
 		src, dst = dst, src
 		if !changed.Load() {
-			return src
+			return src, nil
 		}
 	}
 }
 
 // renumber gives the roots of root (root[c] == c) the ids 0..count-1 in
 // increasing order of c, stores them in ids[c], and returns count. Chunks
-// have fixed boundaries, so the ids do not depend on timing.
-func renumber(root, ids []int32) int {
+// have fixed boundaries, so the ids do not depend on timing. It returns
+// cancel's error when interrupted.
+func renumber(root, ids []int32) (int, error) {
 	const chunk = 1 << 14
 	p := len(root)
 	counts := make([]int32, (p+chunk-1)/chunk+1)
-	par.ForChunks(p, chunk, func(ci, lo, hi int) {
+	err := par.ForChunks(p, chunk, func(ci, lo, hi int) {
 		var k int32
 		for c := lo; c < hi; c++ {
 			if root[c] == int32(c) {
@@ -320,10 +365,13 @@ func renumber(root, ids []int32) int {
 		}
 		counts[ci+1] = k
 	})
+	if err != nil {
+		return 0, err
+	}
 	for i := 1; i < len(counts); i++ {
 		counts[i] += counts[i-1]
 	}
-	par.ForChunks(p, chunk, func(ci, lo, hi int) {
+	err = par.ForChunks(p, chunk, func(ci, lo, hi int) {
 		k := counts[ci]
 		for c := lo; c < hi; c++ {
 			if root[c] == int32(c) {
@@ -332,5 +380,8 @@ func renumber(root, ids []int32) int {
 			}
 		}
 	})
-	return int(counts[len(counts)-1])
+	if err != nil {
+		return 0, err
+	}
+	return int(counts[len(counts)-1]), nil
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
 )
 
 // WeightTolerance is the relative tolerance of Check's weight
@@ -26,7 +28,8 @@ const WeightTolerance = 1e-9
 //   - r.Weight equals the sum of the edges' weights, and that sum equals
 //     the weight of Kruskal's forest, both within WeightTolerance.
 //
-// Check costs O(M log M) (it runs Kruskal) and O(N + M) memory.
+// Check costs O(M log M) (it runs Kruskal) and O(N + M) memory. An
+// interrupt returns cancel's error.
 func Check(g *graph.CSR, r *Result) error {
 	if r == nil {
 		return fmt.Errorf("mst: Check: no result (nil)")
@@ -88,6 +91,9 @@ func checkEdgesExist(g *graph.CSR, edges []Edge) error {
 	mark := make([]int32, n) // mark[v] = 1 + index of the edge (u, v) being looked for
 	seen := make([]int8, len(edges))
 	for u := int32(0); u < n; u++ {
+		if par.Cancelled(int(u)) {
+			return fmt.Errorf("mst: Check: %w", cancel.ErrInterrupted)
+		}
 		if first[u] < 0 {
 			continue
 		}

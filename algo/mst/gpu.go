@@ -244,14 +244,18 @@ func (p *Prepared) prepareDevice() error {
 
 // transform applies the study's input transformations on the host (see
 // Prepare) and sets the edge numbering, the weight kind and whether the
-// ids are compressed.
-func (p *Prepared) transform() (*transformed, error) {
+// ids are compressed. It returns cancel's error when interrupted: its
+// parallel loops stop early then, and SortByWeight panics.
+func (p *Prepared) transform() (_ *transformed, err error) {
+	defer cancel.Recover(&err)
 	g0, err := sortedByID(p.g)
 	if err != nil {
 		return nil, err
 	}
 	p.g0 = g0
-	p.upper, p.at = upperArcs(g0)
+	if p.upper, p.at, err = upperArcs(g0); err != nil {
+		return nil, err
+	}
 	n := p.n
 	p.edges = p.at[n]
 	if p.edges >= noEdgeIdx {
@@ -294,11 +298,16 @@ func (p *Prepared) transform() (*transformed, error) {
 	}
 	p.sufMin = suffixMinNeighbour(gs)
 	if p.opts.Compress {
-		if tr.packed, err = graph.Compress(gs); err != nil {
+		if tr.packed, err = graph.Compress(gs); errors.Is(err, cancel.ErrInterrupted) {
+			return nil, err
+		} else if err != nil {
 			p.noCompress = "ids not compressed: a neighbour list spans " + fmt.Sprint(graph.CompressSpan) + " ids or more"
 			tr.packed = nil
 		}
 		p.compressed = tr.packed != nil
+	}
+	if err := cancel.Check(); err != nil { // a loop above stopped early
+		return nil, err
 	}
 	return tr, nil
 }
@@ -419,7 +428,7 @@ func (p *Prepared) upload(tr *transformed) error {
 	if h > 0 {
 		p.hostShare(gs, ranks, eidx)
 	}
-	return nil
+	return cancel.Check() // hostShare stops early when interrupted
 }
 
 // split reports whether candidate keys are split (double weights compared
@@ -593,8 +602,8 @@ func sortedByID(g *graph.CSR) (*graph.CSR, error) {
 	var unsorted atomic.Bool
 	dup := atomic.Int64{}
 	dup.Store(math.MaxInt64)
-	scan := func(g *graph.CSR) {
-		par.ForWeighted(g.Offsets, func(lo, hi int) {
+	scan := func(g *graph.CSR) error {
+		return par.ForWeighted(g.Offsets, func(lo, hi int) {
 			for v := lo; v < hi; v++ {
 				nb := g.Adj[g.Offsets[v]:g.Offsets[v+1]]
 				for i := 1; i < len(nb); i++ {
@@ -608,7 +617,9 @@ func sortedByID(g *graph.CSR) (*graph.CSR, error) {
 			}
 		})
 	}
-	scan(g)
+	if err := scan(g); err != nil {
+		return nil, err
+	}
 	if dup.Load() == math.MaxInt64 && !unsorted.Load() {
 		return g, nil
 	}
@@ -622,7 +633,9 @@ func sortedByID(g *graph.CSR) (*graph.CSR, error) {
 			return nil, err
 		}
 		unsorted.Store(false)
-		scan(s)
+		if err := scan(s); err != nil {
+			return nil, err
+		}
 		if dup.Load() == math.MaxInt64 {
 			return s, nil
 		}
@@ -653,12 +666,12 @@ func atomicMinInt64(x *atomic.Int64, v int64) {
 // index of its first arc to a larger id, and the prefix sums at of the
 // numbers of such arcs: edge {a, b}, a < b, has the index at[a] + its
 // position among a's arcs to larger ids (the order of
-// graph.CSR.UndirectedCOO).
-func upperArcs(g *graph.CSR) (upper, at []int64) {
+// graph.CSR.UndirectedCOO); cancel's error when interrupted.
+func upperArcs(g *graph.CSR) (upper, at []int64, err error) {
 	n := g.NumVertices()
 	upper = make([]int64, n)
 	at = make([]int64, n+1)
-	par.For(n, func(lo, hi int) {
+	err = par.For(n, func(lo, hi int) {
 		for a := lo; a < hi; a++ {
 			nb := g.Adj[g.Offsets[a]:g.Offsets[a+1]]
 			j, _ := slices.BinarySearch(nb, int32(a)+1)
@@ -666,10 +679,13 @@ func upperArcs(g *graph.CSR) (upper, at []int64) {
 			at[a+1] = int64(len(nb) - j)
 		}
 	})
+	if err != nil {
+		return nil, nil, err
+	}
 	for a := 0; a < n; a++ {
 		at[a+1] += at[a]
 	}
-	return upper, at
+	return upper, at, nil
 }
 
 // edgeIndex returns the edge index of every arc of gs (the graph with
@@ -686,7 +702,7 @@ func (p *Prepared) edgeIndex(gs *graph.CSR, oldID []int32) ([]uint32, error) {
 	var lower atomic.Int64
 	bad := atomic.Int64{} // first vertex of gs with a problem
 	bad.Store(math.MaxInt64)
-	par.ForWeighted(gs.Offsets, func(lo, hi int) {
+	err := par.ForWeighted(gs.Offsets, func(lo, hi int) {
 		var low int64
 		for x := lo; x < hi; x++ {
 			u := orig(int32(x))
@@ -712,6 +728,9 @@ func (p *Prepared) edgeIndex(gs *graph.CSR, oldID []int32) ([]uint32, error) {
 		}
 		lower.Add(low)
 	})
+	if err != nil {
+		return nil, err
+	}
 	if x := bad.Load(); x != math.MaxInt64 {
 		return nil, arcError(gs, g0, int32(x), orig, upper)
 	}
@@ -1065,6 +1084,9 @@ func (p *Prepared) rounds(r *Result) error {
 		return fmt.Errorf("downloading the forest: %w", err)
 	}
 	r.Edges = p.forestEdges(words)
+	if err := cancel.Check(); err != nil { // forestEdges stops early
+		return err
+	}
 	if len(r.Edges) != n-trees {
 		return fmt.Errorf("the forest has %d edges but %d vertices in %d trees need %d (a kernel bug: please report it)",
 			len(r.Edges), n, trees, n-trees)

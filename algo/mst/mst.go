@@ -102,7 +102,7 @@ func undirectedEdges(g *graph.CSR, who string) ([]Edge, error) {
 	}
 	e := make([]Edge, len(c.Start))
 	var nan atomic.Bool
-	par.For(len(e), func(lo, hi int) {
+	err = par.For(len(e), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			w := 1.0
 			switch {
@@ -117,6 +117,9 @@ func undirectedEdges(g *graph.CSR, who string) ([]Edge, error) {
 			e[i] = Edge{U: c.Start[i], V: c.End[i], W: w}
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("mst: %s: %w", who, err)
+	}
 	if nan.Load() {
 		for _, x := range e {
 			if math.IsNaN(x.W) {

@@ -45,13 +45,14 @@ func weightKey(e *Edge) uint64 {
 // endsKey orders edges by (U, V).
 func endsKey(e *Edge) uint64 { return uint64(uint32(e.U))<<32 | uint64(uint32(e.V)) }
 
-// sortedByEnds reports whether e is sorted by (U, V).
+// sortedByEnds reports whether e is sorted by (U, V) (false when
+// interrupted: the sort that follows returns the error).
 func sortedByEnds(e []Edge) bool {
 	bad := false
 	ok := make([]bool, par.Workers())
 	par.ForChunks(len(e), (len(e)+len(ok)-1)/len(ok), func(c, lo, hi int) {
 		for i := max(lo, 1); i < hi; i++ {
-			if endsKey(&e[i-1]) > endsKey(&e[i]) {
+			if par.Cancelled(i) || endsKey(&e[i-1]) > endsKey(&e[i]) {
 				return
 			}
 		}
@@ -69,20 +70,25 @@ func sortedByEnds(e []Edge) bool {
 // histograms, a prefix over (digit, chunk), then each chunk scatters its
 // elements in order, which keeps the sort stable and deterministic.
 func radixSort(e, buf []Edge, key func(*Edge) uint64) error {
-	chunks := min(par.Workers()*2, max(1, len(e)>>14))
+	// Chunks of at most about 2^18 edges keep a chunk's pass within a few
+	// milliseconds, so that an interrupt is seen soon.
+	chunks := min(max(par.Workers()*2, len(e)>>18), max(1, len(e)>>14))
 	size := (len(e) + chunks - 1) / chunks
 	chunks = (len(e) + size - 1) / size
 	// which bytes vary: OR of (key XOR first key).
 	var vary uint64
 	diff := make([]uint64, chunks)
 	k0 := key(&e[0])
-	par.ForChunks(len(e), size, func(c, lo, hi int) {
+	err := par.ForChunks(len(e), size, func(c, lo, hi int) {
 		var d uint64
 		for i := lo; i < hi; i++ {
 			d |= key(&e[i]) ^ k0
 		}
 		diff[c] = d
 	})
+	if err != nil {
+		return err
+	}
 	for _, d := range diff {
 		vary |= d
 	}
@@ -92,13 +98,16 @@ func radixSort(e, buf []Edge, key func(*Edge) uint64) error {
 		if (vary>>shift)&0xff == 0 {
 			continue
 		}
-		par.ForChunks(len(e), size, func(c, lo, hi int) {
+		err := par.ForChunks(len(e), size, func(c, lo, hi int) {
 			h := &hist[c]
 			*h = [256]int{}
 			for i := lo; i < hi; i++ {
 				h[(key(&src[i])>>shift)&0xff]++
 			}
 		})
+		if err != nil {
+			return err
+		}
 		pos := 0
 		for d := 0; d < 256; d++ {
 			for c := range hist {
@@ -107,7 +116,7 @@ func radixSort(e, buf []Edge, key func(*Edge) uint64) error {
 				pos += n
 			}
 		}
-		par.ForChunks(len(e), size, func(c, lo, hi int) {
+		err = par.ForChunks(len(e), size, func(c, lo, hi int) {
 			h := &hist[c]
 			for i := lo; i < hi; i++ {
 				d := (key(&src[i]) >> shift) & 0xff
@@ -115,10 +124,10 @@ func radixSort(e, buf []Edge, key func(*Edge) uint64) error {
 				h[d]++
 			}
 		})
-		src, dst = dst, src
-		if err := cancel.Check(); err != nil {
+		if err != nil {
 			return err
 		}
+		src, dst = dst, src
 	}
 	if &src[0] != &e[0] {
 		copy(e, src)

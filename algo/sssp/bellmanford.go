@@ -40,7 +40,10 @@ func BellmanFord(g *graph.CSR, src int32) (*Result, error) {
 		return nil, err
 	}
 	prep := time.Now()
-	ws := scanWeights(g)
+	ws, err := scanWeights(g)
+	if err != nil {
+		return nil, err
+	}
 	if ws.negArc >= 0 {
 		k := ws.negArc
 		w := g.ArcWeight(k)
@@ -74,7 +77,6 @@ func BellmanFord(g *graph.CSR, src int32) (*Result, error) {
 	n := g.NumVertices()
 	dist := newDist(n, src)
 	var sweeps int
-	var err error
 	switch {
 	case coo != nil && coo.Weights64 != nil:
 		sweeps, err = bellmanFordCOO(coo, coo.Weights64, dist)

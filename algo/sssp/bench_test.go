@@ -88,7 +88,7 @@ func BenchmarkBellmanFord(b *testing.B) { benchSSSP(b, BellmanFord) }
 func BenchmarkDeltaSteppingWidth(b *testing.B) {
 	for _, scale := range benchScales() {
 		g := benchGraph(b, scale)
-		def := defaultDelta(g, scanWeights(g))
+		def := defaultDelta(g, weightsOf(g))
 		for _, f := range []float64{0.25, 0.5, 1, 2, 4} {
 			b.Run(fmt.Sprintf("rmat_s%d_ef16/x%g", scale, f), func(b *testing.B) {
 				benchRuns(b, g, func(g *graph.CSR, s int32) (*Result, error) { return DeltaStepping(g, s, f*def) })

@@ -79,7 +79,7 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 	var bad par.FirstError
 	report := func(v int32, err error) { bad.Report(int64(v), err) }
 	var reached, degSum int64
-	par.For(n, func(lo, hi int) {
+	err := par.For(n, func(lo, hi int) {
 		var reach, deg int64
 		for v := int32(lo); v < int32(hi); v++ {
 			d, p := dist[v], parents[v]
@@ -108,6 +108,9 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 		degSum += deg
 		mu.Unlock()
 	})
+	if err != nil {
+		return fmt.Errorf("sssp: check: %w", err)
+	}
 	if err := bad.Err(); err != nil {
 		return err
 	}
@@ -126,7 +129,7 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 	if g.Directed {
 		parentArc = make([]bool, n)
 	}
-	par.ForWeighted(g.Offsets, func(lo, hi int) {
+	err = par.ForWeighted(g.Offsets, func(lo, hi int) {
 		for u := int32(lo); u < int32(hi); u++ {
 			du := dist[u]
 			if math.IsInf(du, 1) {
@@ -163,6 +166,9 @@ func CheckTolerance(g *graph.CSR, r *Result, tol float64) error {
 			}
 		}
 	})
+	if err != nil {
+		return fmt.Errorf("sssp: check: %w", err)
+	}
 	if err := bad.Err(); err != nil {
 		return err
 	}

@@ -81,7 +81,10 @@ func DeltaStepping(g *graph.CSR, src int32, delta float64) (*Result, error) {
 		return nil, err
 	}
 	prep := time.Now()
-	ws := scanWeights(g)
+	ws, err := scanWeights(g)
+	if err != nil {
+		return nil, err
+	}
 	if ws.negArc >= 0 {
 		return nil, negativeError(g, ws.negArc, "Δ-stepping", " (use BellmanFord on a directed graph)")
 	}
@@ -102,7 +105,6 @@ func DeltaStepping(g *graph.CSR, src int32, delta float64) (*Result, error) {
 		PrepTime:  time.Since(prep),
 	}
 	start := time.Now()
-	var err error
 	switch {
 	case g.Weights64 != nil:
 		r.Dist, r.Iterations, err = deltaStepping(g, g.Weights64, src, delta, ws.maxFinite)

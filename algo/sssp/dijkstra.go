@@ -23,7 +23,9 @@ func Dijkstra(g *graph.CSR, src int32) (*Result, error) {
 		return nil, err
 	}
 	prep := time.Now()
-	if ws := scanWeights(g); ws.negArc >= 0 {
+	if ws, err := scanWeights(g); err != nil {
+		return nil, err
+	} else if ws.negArc >= 0 {
 		return nil, negativeError(g, ws.negArc, "Dijkstra", " (use BellmanFord on a directed graph)")
 	}
 	r := &Result{Algorithm: "cpu Dijkstra (binary heap)", Source: src, PrepTime: time.Since(prep)}

@@ -174,7 +174,10 @@ func checkGPUGraphStats(g *graph.CSR, o Options) (weightStats, error) {
 			"but this graph is directed: symmetrize it (g.Undirected(), or graph.Build with BuildOptions{Symmetrize: true}), " +
 			"or use WithMethod(sssp.NearFar) or WithMethod(sssp.Frontier), which follow arcs")
 	}
-	ws := scanWeights(g)
+	ws, err := scanWeights(g)
+	if err != nil {
+		return weightStats{}, err
+	}
 	if ws.negArc >= 0 {
 		return ws, negativeError(g, ws.negArc, "the GPU Bellman-Ford",
 			" (negative weights would need another method: on the CPU, BellmanFord takes them on a directed graph)")
@@ -290,6 +293,9 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
 	o := NewOptions(opts...)
 	start := time.Now()
 	ws, err := checkGPUGraphStats(g, o)
+	if err == nil {
+		err = cancel.Check() // the weight scan stops early when interrupted
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -449,6 +455,9 @@ func (p *Prepared) prepareNearFar() error {
 	nearFar := p.opts.Method == NearFar
 	if nearFar {
 		g, p.lendHost = lightFirst(p.g, p.delta)
+		if err := cancel.Check(); err != nil { // lightFirst stops early
+			return err
+		}
 		if p.lend, err = p.dev.Int64sFrom(p.lendHost); err != nil {
 			return err
 		}
@@ -869,8 +878,10 @@ func (p *Prepared) download(r *Result) error {
 	return nil
 }
 
-// finishGPU fills parents (when asked), Reached, ComponentEdges and TEPS.
-func (p *Prepared) finishGPU(r *Result) error {
+// finishGPU fills parents (when asked), Reached, ComponentEdges and TEPS,
+// or returns cancel's error when interrupted.
+func (p *Prepared) finishGPU(r *Result) (err error) {
+	defer cancel.Recover(&err) // from ComponentEdges
 	g := p.g
 	switch {
 	case p.opts.Parents && !p.opts.Float32:
@@ -896,7 +907,7 @@ func (p *Prepared) finishGPU(r *Result) error {
 	dist := r.Dist
 	r.ComponentEdges = g.ComponentEdges(func(v int32) bool { return !math.IsInf(dist[v], 1) })
 	r.TEPS = graph.Rate(r.ComponentEdges, g.NumArcs(), r.Time)
-	return nil
+	return cancel.Check()
 }
 
 // Run computes shortest paths from src on dev with the given options:

@@ -360,7 +360,7 @@ func TestNearFarDelta(t *testing.T) {
 	}
 	for _, c := range cases {
 		o := NewOptions(append([]Option{WithMethod(NearFar)}, c.opts...)...)
-		got := nearFarDelta(c.g, scanWeights(c.g), o)
+		got := nearFarDelta(c.g, weightsOf(c.g), o)
 		if math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("%s: Δ = %v, want %v", c.name, got, c.want)
 		}
@@ -749,7 +749,7 @@ func TestKernelsEmulated(t *testing.T) {
 				}
 			}
 			minSlots, factor := []int{32, nearFarTuning.minSlots, 256}[i%3], []float64{0.5, 0, 4}[i%3]
-			delta := nearFarDelta(c.g, scanWeights(c.g), NewOptions(DeltaFactor(factor)))
+			delta := nearFarDelta(c.g, weightsOf(c.g), NewOptions(DeltaFactor(factor)))
 			name := fmt.Sprintf("%s/src_%d", c.name, src)
 			t.Run(name, func(t *testing.T) {
 				ctx, stop := context.WithTimeout(context.Background(), 2*time.Minute)

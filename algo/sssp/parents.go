@@ -85,7 +85,7 @@ func pullParents[W weight](g *graph.CSR, ws []W, dist []float64, src int32) (par
 	var mu sync.Mutex
 	var orphans []int32
 	maxOrphans := n/64 + 16
-	par.ForWeighted(off, func(lo, hi int) {
+	err := par.ForWeighted(off, func(lo, hi int) {
 		var c int64
 		var local []int32
 		for v := lo; v < hi; v++ {
@@ -115,8 +115,8 @@ func pullParents[W weight](g *graph.CSR, ws []W, dist []float64, src int32) (par
 		}
 	})
 	parents[src] = src
-	if len(orphans) > maxOrphans {
-		return nil, 0, false
+	if err != nil || len(orphans) > maxOrphans {
+		return nil, 0, false // bfsParents returns an interrupt's error
 	}
 	// Adoption rounds; parents found in a round are applied after it.
 	type adoption struct{ v, u int32 }
@@ -153,11 +153,14 @@ func pullParents[W weight](g *graph.CSR, ws []W, dist []float64, src int32) (par
 func bfsParents[W weight](g *graph.CSR, ws []W, dist []float64, src int32) ([]int32, int64, error) {
 	n := g.NumVertices()
 	parents := make([]int32, n)
-	par.For(n, func(lo, hi int) {
+	err := par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			parents[i] = -1
 		}
 	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("sssp: building the parent tree: %w", err)
+	}
 	off, adj := g.Offsets, g.Adj
 	queue := make([]int32, n)
 	parents[src] = src
@@ -179,8 +182,8 @@ func bfsParents[W weight](g *graph.CSR, ws []W, dist []float64, src int32) ([]in
 			buf := make([]int32, 0, treeBuf)
 			for {
 				lo := int(task.Add(1)-1) * treeChunk
-				if lo >= len(frontier) {
-					break
+				if lo >= len(frontier) || cancel.Requested() {
+					break // the level loop's check returns the error
 				}
 				for _, u := range frontier[lo:min(lo+treeChunk, len(frontier))] {
 					du := dist[u]
@@ -212,7 +215,7 @@ func bfsParents[W weight](g *graph.CSR, ws []W, dist []float64, src int32) ([]in
 	// Every vertex of finite distance must be in the tree.
 	var missing atomic.Int64
 	missing.Store(math.MaxInt64)
-	par.For(n, func(lo, hi int) {
+	err = par.For(n, func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			if parents[v] < 0 && !math.IsInf(dist[v], 1) {
 				for {
@@ -225,6 +228,12 @@ func bfsParents[W weight](g *graph.CSR, ws []W, dist []float64, src int32) ([]in
 			}
 		}
 	})
+	if err == nil {
+		err = cancel.Check() // the last level may have stopped early
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("sssp: building the parent tree: %w", err)
+	}
 	if v := missing.Load(); v != math.MaxInt64 {
 		return nil, 0, fmt.Errorf("sssp: vertex %d has distance %g but no path of tight arcs from the source: "+
 			"float64 rounding made a cycle of negative weight (the weights are too far apart in magnitude for exact sums)", v, dist[v])

@@ -48,12 +48,15 @@ func bfsParents32[W weight](g *graph.CSR, ws []W, dist []float64, src int32) ([]
 	n := g.NumVertices()
 	d := make([]float32, n)
 	parents := make([]int32, n)
-	par.For(n, func(lo, hi int) {
+	err := par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			d[i] = float32(dist[i])
 			parents[i] = -1
 		}
 	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("sssp: building the parent tree: %w", err)
+	}
 	off, adj := g.Offsets, g.Adj
 	parents[src] = src
 	frontier := []int32{src}
@@ -87,6 +90,9 @@ func bfsParents32[W weight](g *graph.CSR, ws []W, dist []float64, src int32) ([]
 		})
 		reached += int64(len(next))
 		frontier = next
+	}
+	if err := cancel.Check(); err != nil { // the last level may have stopped early
+		return nil, 0, fmt.Errorf("sssp: building the parent tree: %w", err)
 	}
 	for v := range n {
 		if parents[v] < 0 && !math.IsInf(dist[v], 1) {

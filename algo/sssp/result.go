@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
 )
@@ -115,8 +116,9 @@ type weightStats struct {
 	mean float64
 }
 
-// scanWeights computes weightStats on all cores; O(M).
-func scanWeights(g *graph.CSR) weightStats {
+// scanWeights computes weightStats on all cores; O(M). An interrupt
+// returns cancel's error.
+func scanWeights(g *graph.CSR) (weightStats, error) {
 	switch {
 	case g.Weights64 != nil:
 		return scan(g.Weights64)
@@ -127,12 +129,12 @@ func scanWeights(g *graph.CSR) weightStats {
 	if g.NumArcs() > 0 {
 		s.maxFinite, s.mean = 1, 1
 	}
-	return s
+	return s, nil
 }
 
 // scan computes weightStats over fixed chunks of the weights, so the mean
 // (and with it the default Δ) is the same on every machine.
-func scan[W weight](ws []W) weightStats {
+func scan[W weight](ws []W) (weightStats, error) {
 	const chunk = 1 << 16
 	type part struct {
 		neg     int64
@@ -140,7 +142,7 @@ func scan[W weight](ws []W) weightStats {
 		count   int64
 	}
 	parts := make([]part, (len(ws)+chunk-1)/chunk)
-	par.ForChunks(len(ws), chunk, func(ci, lo, hi int) {
+	err := par.ForChunks(len(ws), chunk, func(ci, lo, hi int) {
 		p := part{neg: -1}
 		for k, w := range ws[lo:hi] {
 			x := float64(w)
@@ -155,6 +157,9 @@ func scan[W weight](ws []W) weightStats {
 		}
 		parts[ci] = p
 	})
+	if err != nil {
+		return weightStats{}, fmt.Errorf("sssp: scanning the weights: %w", err)
+	}
 	s := weightStats{negArc: -1}
 	var sum float64
 	var count int64
@@ -169,7 +174,7 @@ func scan[W weight](ws []W) weightStats {
 	if count > 0 {
 		s.mean = sum / float64(count)
 	}
-	return s
+	return s, nil
 }
 
 // arcTail returns the tail of arc k (binary search in Offsets).
@@ -207,10 +212,12 @@ func newDist(n int, src int32) []float64 {
 }
 
 // finish computes the parents from converged distances and fills the
-// derived fields.
-func (r *Result) finish(g *graph.CSR) error {
+// derived fields. Every algorithm ends with it, so it is where a result
+// that an interrupt left incomplete (a parallel loop stops early then)
+// is refused: it returns cancel's error.
+func (r *Result) finish(g *graph.CSR) (err error) {
+	defer cancel.Recover(&err) // from ComponentEdges
 	start := time.Now()
-	var err error
 	switch {
 	case g.Weights64 != nil:
 		r.Parents, r.Reached, err = tightParents(g, g.Weights64, r.Dist, r.Source)
@@ -224,5 +231,5 @@ func (r *Result) finish(g *graph.CSR) error {
 	parents := r.Parents
 	r.ComponentEdges = g.ComponentEdges(func(v int32) bool { return parents[v] >= 0 })
 	r.TEPS = graph.Rate(r.ComponentEdges, g.NumArcs(), r.Time)
-	return nil
+	return cancel.Check()
 }

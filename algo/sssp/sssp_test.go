@@ -33,7 +33,11 @@ var algorithms = []struct {
 		if g == nil {
 			return DeltaStepping(g, s, 1)
 		}
-		return DeltaStepping(g, s, max(scanWeights(g).maxFinite/MaxBucketSpan, 1e-300))
+		ws, err := scanWeights(g)
+		if err != nil {
+			return nil, err
+		}
+		return DeltaStepping(g, s, max(ws.maxFinite/MaxBucketSpan, 1e-300))
 	}},
 	// Δ beyond every path: one bucket, all arcs light (label-correcting).
 	{"DeltaStepping/wide", func(g *graph.CSR, s int32) (*Result, error) { return DeltaStepping(g, s, 1e12) }},
@@ -333,6 +337,7 @@ func TestBadInput(t *testing.T) {
 func TestCancel(t *testing.T) {
 	defer cancel.Clear()
 	g := tg.Build(t, 16, false, tg.Float32, tg.Grid(4, 4, 1, 0.5)...)
+	dg := tg.Build(t, 16, true, tg.Float32, tg.Grid(4, 4, 1, 0.5)...)
 	cancel.Request()
 	for _, a := range algorithms {
 		_, err := a.run(g, 0)
@@ -340,7 +345,6 @@ func TestCancel(t *testing.T) {
 			t.Errorf("%s: err = %v, want cancel.ErrInterrupted", a.name, err)
 		}
 	}
-	dg := tg.Build(t, 16, true, tg.Float32, tg.Grid(4, 4, 1, 0.5)...)
 	if _, err := BellmanFord(dg, 0); !errors.Is(err, cancel.ErrInterrupted) {
 		t.Errorf("BellmanFord, directed: err = %v", err)
 	}
@@ -561,4 +565,13 @@ func TestParents(t *testing.T) {
 			t.Errorf("%s: %v (parents %v)", a.name, err, r.Parents)
 		}
 	}
+}
+
+// weightsOf is scanWeights for tests, which are never interrupted.
+func weightsOf(g *graph.CSR) weightStats {
+	ws, err := scanWeights(g)
+	if err != nil {
+		panic(err)
+	}
+	return ws
 }

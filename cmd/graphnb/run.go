@@ -74,10 +74,10 @@ var algorithms = []algorithm{
 		return mstOutcome(g)(mst.Kruskal(g))
 	}},
 	{"apsp", "CPU blocked Floyd-Warshall APSP", false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
-		return apspOutcome(g, f, func(d *graph.Dense) (*apsp.Result, error) { return apsp.Blocked(d, f.tile) })
+		return apspOutcome(g, f, true, func(d *graph.Dense) (*apsp.Result, error) { return apsp.Blocked(d, f.tile) })
 	}},
 	{"fw", "CPU plain Floyd-Warshall APSP", false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
-		return apspOutcome(g, f, apsp.FloydWarshall)
+		return apspOutcome(g, f, false, apsp.FloydWarshall)
 	}},
 	{"densebf", "CPU Bellman-Ford on the adjacency matrix (the fifth study's method)", true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
 		d, err := g.Dense(f.integer)
@@ -134,7 +134,13 @@ func mstOutcome(g *graph.CSR) func(*mst.Result, error) (outcome, error) {
 	}
 }
 
-func apspOutcome(g *graph.CSR, f runFlags, solve func(*graph.Dense) (*apsp.Result, error)) (outcome, error) {
+// apspOutcome runs solve (blocked: apsp.Blocked, else FloydWarshall) on
+// g's matrix; a run whose matrix and working copies do not fit in the
+// memory available is refused before the matrix is made.
+func apspOutcome(g *graph.CSR, f runFlags, blocked bool, solve func(*graph.Dense) (*apsp.Result, error)) (outcome, error) {
+	if err := apsp.CheckCPUMemory(g.NumVertices(), blocked, true); err != nil {
+		return outcome{}, err
+	}
 	d, err := g.Dense(f.integer)
 	if err != nil {
 		return outcome{}, err

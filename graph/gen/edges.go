@@ -2,28 +2,47 @@ package gen
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
 )
-
-// maxEdges caps the number of edges one call may generate: 2^32 edges are
-// about 51 GB as an edge list with float32 weights, more than any machine
-// this project runs on can also build into a CSR. Asking for more returns
-// an error instead of a fatal out-of-memory crash of the kernel.
-const maxEdges = 1 << 32
 
 // chunkEdges is the number of edges (or weights) one random stream fills.
 // Chunk boundaries depend only on this constant, never on the core count.
 const chunkEdges = 1 << 16
 
-func tooMany(gen string, edges float64) error {
-	if edges > maxEdges {
-		return fmt.Errorf("gen: %s would generate about %.3g edges, above the limit of 2^32 (≈51 GB as an edge list); use a smaller size", gen, edges)
+// edgeBytes is the size of one edge of an edge list with the weights the
+// configuration asks for.
+func (c *config) edgeBytes() int64 {
+	switch {
+	case c.weights == NoWeights:
+		return 8
+	case c.float64W:
+		return 16
 	}
-	return nil
+	return 12
+}
+
+// checkMemory refuses a graph of about edges edges over n vertices whose
+// edge list, plus with build what graph.Build needs to make the CSR,
+// would not fit in the memory available (package membudget: the free
+// memory, the cgroup limit, GRAPHNB_MEMORY). The sizes a user gives, not a
+// fixed limit, decide: the error gives the need and what is available.
+func checkMemory(what string, n int, edges float64, c *config, build bool) error {
+	m := int64(math.MaxInt64)
+	if edges < float64(math.MaxInt64/64) {
+		m = int64(math.Ceil(edges))
+	}
+	need := membudget.Bytes(m, c.edgeBytes())
+	if build {
+		need = membudget.Bytes(need, 1, graph.BuildBytes(n, m, true), 1)
+	}
+	return membudget.Check(fmt.Sprintf("gen: %s (about %.3g edges over %d vertices)", what, edges, n), need)
 }
 
 // newEdgeList allocates an edge list of m edges with room for the weights
@@ -72,28 +91,45 @@ func fillWeights(el *graph.EdgeList, c *config) error {
 }
 
 // permutation returns a random permutation of [0, n) drawn from the seed
-// (Fisher–Yates, O(n), sequential).
-func permutation(n int, seed uint64) []int32 {
+// (Fisher–Yates, O(n), sequential), or cancel's error when interrupted.
+func permutation(n int, seed uint64) ([]int32, error) {
 	p := make([]int32, n)
 	for i := range p {
 		p[i] = int32(i)
 	}
 	r := rand.New(rand.NewPCG(seed, streamPermutation))
 	for i := n - 1; i > 0; i-- {
+		if par.Cancelled(i) {
+			return nil, fmt.Errorf("gen: %w", cancel.ErrInterrupted)
+		}
 		j := r.IntN(i + 1)
 		p[i], p[j] = p[j], p[i]
 	}
-	return p
+	return p, nil
 }
 
 // relabel maps every endpoint of el through perm, in parallel.
-func relabel(el *graph.EdgeList, perm []int32) {
-	par.For(el.Len(), func(lo, hi int) {
+func relabel(el *graph.EdgeList, perm []int32) error {
+	err := par.For(el.Len(), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			el.Src[i] = perm[el.Src[i]]
 			el.Dst[i] = perm[el.Dst[i]]
 		}
 	})
+	if err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
+	return nil
+}
+
+// permute relabels el by a random permutation of its vertices drawn from
+// the seed.
+func permute(el *graph.EdgeList, seed uint64) error {
+	perm, err := permutation(el.N, seed)
+	if err != nil {
+		return err
+	}
+	return relabel(el, perm)
 }
 
 // build symmetrizes el into an undirected CSR.
@@ -124,8 +160,9 @@ func (s *sink) add(u, v int32) {
 // a random number of edges: emit(chunk, r, s) runs twice per chunk with
 // the same random stream, first counting, then storing at the chunk's
 // offset. The result does not depend on the core count, and the memory is
-// that of the result alone.
-func generateTwoPass(name string, chunks int, seed uint64, emit func(chunk int, r *rng, s *sink)) (src, dst []int32, err error) {
+// that of the result alone. check sees the number of edges before any is
+// stored, and may refuse them.
+func generateTwoPass(chunks int, seed uint64, check func(edges int64) error, emit func(chunk int, r *rng, s *sink)) (src, dst []int32, err error) {
 	counts := make([]int64, chunks+1)
 	err = forChunks(chunks, 1, func(ci, _, _ int) {
 		r := newRNG(seed, streamEdges, uint64(ci))
@@ -141,7 +178,7 @@ func generateTwoPass(name string, chunks int, seed uint64, emit func(chunk int, 
 		counts[i] = total
 		total += c
 	}
-	if err := tooMany(name, float64(total)); err != nil {
+	if err := check(total); err != nil {
 		return nil, nil, err
 	}
 	src, dst = make([]int32, total), make([]int32, total)

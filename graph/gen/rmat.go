@@ -20,9 +20,12 @@ import (
 // at least 1, else RMAT returns an error, as it does for bad options or an
 // interrupt (cancel.ErrInterrupted). Time O(edgeFactor·2^scale·scale) spread
 // over all cores; memory about 12 bytes per generated edge for the edge
-// list plus what graph.Build needs.
+// list plus what graph.Build needs (graph.BuildBytes): about 68 bytes per
+// edge at the peak. A graph whose peak does not fit in the memory
+// available is refused before anything is generated, with an error that
+// gives the need and what is available.
 func RMAT(scale, edgeFactor int, opts ...Option) (*graph.CSR, error) {
-	el, err := RMATEdges(scale, edgeFactor, opts...)
+	el, err := rmatEdges(scale, edgeFactor, true, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +57,15 @@ func RMAT(scale, edgeFactor int, opts ...Option) (*graph.CSR, error) {
 // probabilities are exact to about 2^-24 (Graph500's reference resolves
 // them to 10^-4). One 64-bit random number serves eight levels. The
 // random streams belong to fixed chunks of 2^16 edges, so the list is the
-// same for a seed whatever the core count.
+// same for a seed whatever the core count. An edge list that does not fit
+// in the memory available is refused before anything is generated.
 func RMATEdges(scale, edgeFactor int, opts ...Option) (graph.EdgeList, error) {
+	return rmatEdges(scale, edgeFactor, false, opts)
+}
+
+// rmatEdges is RMATEdges; with build, the memory check also counts what
+// graph.Build will need.
+func rmatEdges(scale, edgeFactor int, build bool, opts []Option) (graph.EdgeList, error) {
 	c := apply(opts)
 	if scale < 1 || scale > 30 {
 		return graph.EdgeList{}, fmt.Errorf("gen: R-MAT scale %d is outside 1..30", scale)
@@ -70,7 +80,8 @@ func RMATEdges(scale, edgeFactor int, opts ...Option) (graph.EdgeList, error) {
 		return graph.EdgeList{}, err
 	}
 	n := 1 << scale
-	if err := tooMany("R-MAT", float64(edgeFactor)*float64(n)); err != nil {
+	what := fmt.Sprintf("R-MAT scale %d, edge factor %d", scale, edgeFactor)
+	if err := checkMemory(what, n, float64(edgeFactor)*float64(n), &c, build); err != nil {
 		return graph.EdgeList{}, err
 	}
 	m := edgeFactor * n
@@ -84,7 +95,9 @@ func RMATEdges(scale, edgeFactor int, opts ...Option) (graph.EdgeList, error) {
 		return graph.EdgeList{}, err
 	}
 	if c.permute {
-		relabel(&el, permutation(n, c.seed))
+		if err := permute(&el, c.seed); err != nil {
+			return graph.EdgeList{}, err
+		}
 	}
 	if err := fillWeights(&el, &c); err != nil {
 		return graph.EdgeList{}, err

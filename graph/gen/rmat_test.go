@@ -164,7 +164,7 @@ func TestRMATPermutation(t *testing.T) {
 	}
 	// The permutation is a relabelling: map plain ids through it and the
 	// edge sets coincide.
-	p := permutation(1<<12, 5)
+	p, _ := permutation(1<<12, 5)
 	for u := range int32(1 << 12) {
 		for _, v := range plain.Neighbors(u) {
 			if !perm.HasArc(p[u], p[v]) {

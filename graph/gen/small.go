@@ -33,12 +33,18 @@ func Path(n int, opts ...Option) (*graph.CSR, error) {
 	if err := c.checkWeights("Path"); err != nil {
 		return nil, err
 	}
+	if err := checkMemory(fmt.Sprintf("Path(%d)", n), n, float64(n-1), &c, true); err != nil {
+		return nil, err
+	}
 	el := newEdgeList(n, n-1, &c)
-	par.For(n-1, func(lo, hi int) {
+	err := par.For(n-1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			el.Src[i], el.Dst[i] = int32(i), int32(i+1)
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("gen: Path: %w", err)
+	}
 	return teach("Path", el, &c)
 }
 
@@ -61,8 +67,11 @@ func Grid(rows, cols int, opts ...Option) (*graph.CSR, error) {
 		return nil, err
 	}
 	horiz := rows * (cols - 1)
+	if err := checkMemory(fmt.Sprintf("Grid(%d, %d)", rows, cols), n, float64(horiz+cols*(rows-1)), &c, true); err != nil {
+		return nil, err
+	}
 	el := newEdgeList(n, horiz+cols*(rows-1), &c)
-	par.For(rows, func(lo, hi int) {
+	err := par.For(rows, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			// Row r's horizontal edges, then its vertical edges down.
 			h := r * (cols - 1)
@@ -79,6 +88,9 @@ func Grid(rows, cols int, opts ...Option) (*graph.CSR, error) {
 			}
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("gen: Grid: %w", err)
+	}
 	return teach("Grid", el, &c)
 }
 
@@ -92,12 +104,18 @@ func Star(n int, opts ...Option) (*graph.CSR, error) {
 	if err := c.checkWeights("Star"); err != nil {
 		return nil, err
 	}
+	if err := checkMemory(fmt.Sprintf("Star(%d)", n), n, float64(n-1), &c, true); err != nil {
+		return nil, err
+	}
 	el := newEdgeList(n, n-1, &c)
-	par.For(n-1, func(lo, hi int) {
+	err := par.For(n-1, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			el.Src[i], el.Dst[i] = 0, int32(i+1)
 		}
 	})
+	if err != nil {
+		return nil, fmt.Errorf("gen: Star: %w", err)
+	}
 	return teach("Star", el, &c)
 }
 
@@ -115,6 +133,9 @@ func Complete(n int, opts ...Option) (*graph.CSR, error) {
 		return nil, fmt.Errorf("gen: Complete(%d): n must lie in 1..%d (K_n has n(n-1)/2 edges; use graph.Dense for larger dense graphs)", n, MaxComplete)
 	}
 	if err := c.checkWeights("Complete"); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(fmt.Sprintf("Complete(%d)", n), n, float64(n*(n-1)/2), &c, true); err != nil {
 		return nil, err
 	}
 	el := newEdgeList(n, n*(n-1)/2, &c)
@@ -155,8 +176,9 @@ func pairRow(k, lo, n int64) int64 {
 // ErdosRenyi returns a G(n, p) random graph: each of the n(n-1)/2 pairs
 // of distinct vertices is an edge with probability p, independently, so
 // the expected number of edges is p·n(n-1)/2 and the degrees are
-// binomial(n-1, p). n must lie in 1..2^31-2 and p in [0, 1]; an expected
-// edge count above 2^32 is refused. Errors are returned for all of these.
+// binomial(n-1, p). n must lie in 1..2^31-2 and p in [0, 1]; a graph whose
+// expected (then actual) edge count does not fit in the memory available
+// is refused. Errors are returned for all of these.
 //
 // The pairs are listed row by row and the generator jumps from one edge
 // to the next by a geometric number of pairs (Batagelj and Brandes,
@@ -180,7 +202,8 @@ func ErdosRenyi(n int, p float64, opts ...Option) (*graph.CSR, error) {
 	}
 	nn := int64(n)
 	pairs := nn * (nn - 1) / 2
-	if err := tooMany("ErdosRenyi", p*float64(pairs)); err != nil {
+	what := fmt.Sprintf("ErdosRenyi(%d, %g)", n, p)
+	if err := checkMemory(what, n, p*float64(pairs), &c, true); err != nil {
 		return nil, err
 	}
 	el := graph.EdgeList{N: n}
@@ -191,7 +214,8 @@ func ErdosRenyi(n int, p float64, opts ...Option) (*graph.CSR, error) {
 		}
 		chunks := int((pairs + size - 1) / size)
 		logq := math.Log1p(-p) // < 0; -Inf for p = 1
-		src, dst, err := generateTwoPass("ErdosRenyi", chunks, c.seed, func(ci int, r *rng, s *sink) {
+		check := func(edges int64) error { return checkMemory(what, n, float64(edges), &c, true) }
+		src, dst, err := generateTwoPass(chunks, c.seed, check, func(ci int, r *rng, s *sink) {
 			lo := int64(ci) * size
 			hi := min(lo+size, pairs)
 			i := pairRow(lo, 0, nn)

@@ -61,7 +61,7 @@ func SSCA2Params(p SSCA2Config) Option {
 // parameters or an interrupt (cancel.ErrInterrupted). Time and memory are
 // linear in the number of edges, about 16·2^scale with the defaults.
 func SSCA2(scale int, opts ...Option) (*graph.CSR, error) {
-	el, err := SSCA2Edges(scale, opts...)
+	el, err := ssca2Edges(scale, true, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,16 @@ func SSCA2(scale int, opts ...Option) (*graph.CSR, error) {
 //
 // Generation runs in parallel over fixed chunks of 4096 vertices with one
 // random stream each, so the list is the same for a seed on any core count.
+// An edge list that does not fit in the memory available is refused,
+// before anything is generated when the expected count says so, else
+// once the edges are counted.
 func SSCA2Edges(scale int, opts ...Option) (graph.EdgeList, error) {
+	return ssca2Edges(scale, false, opts)
+}
+
+// ssca2Edges is SSCA2Edges; with build, the memory checks also count what
+// graph.Build will need.
+func ssca2Edges(scale int, build bool, opts []Option) (graph.EdgeList, error) {
 	c := apply(opts)
 	if scale < 1 || scale > 30 {
 		return graph.EdgeList{}, fmt.Errorf("gen: SSCA2 scale %d is outside 1..30", scale)
@@ -131,7 +140,8 @@ func SSCA2Edges(scale int, opts ...Option) (graph.EdgeList, error) {
 	// Expected intra-clique edges: N·(E[s²]/E[s]-1)/2 = N·(M-1)/3 pairs.
 	meanPar := float64(1+p.MaxParallelEdges) / 2
 	expected := float64(n) * (float64(p.MaxCliqueSize-1)/3 + 2*p.ProbIntercliqueEdges) * meanPar
-	if err := tooMany("SSCA2", expected); err != nil {
+	what := fmt.Sprintf("SSCA2 scale %d", scale)
+	if err := checkMemory(what, n, expected, &c, build); err != nil {
 		return graph.EdgeList{}, err
 	}
 
@@ -140,7 +150,8 @@ func SSCA2Edges(scale int, opts ...Option) (graph.EdgeList, error) {
 	chunks := (n + chunkV - 1) / chunkV
 	maxPar := uint64(p.MaxParallelEdges)
 	inter := chance(p.ProbIntercliqueEdges)
-	src, dst, err := generateTwoPass("SSCA2", chunks, c.seed, func(ci int, r *rng, s *sink) {
+	check := func(edges int64) error { return checkMemory(what, n, float64(edges), &c, build) }
+	src, dst, err := generateTwoPass(chunks, c.seed, check, func(ci int, r *rng, s *sink) {
 		lo, hi := ci*chunkV, min((ci+1)*chunkV, n)
 		// k is the clique of vertex lo: the last start ≤ lo.
 		k, found := slices.BinarySearch(starts, int32(lo))
@@ -195,7 +206,9 @@ func SSCA2Edges(scale int, opts ...Option) (graph.EdgeList, error) {
 		el.Weights = make([]float32, len(src))
 	}
 	if !c.permuteSet || c.permute {
-		relabel(&el, permutation(n, c.seed))
+		if err := permute(&el, c.seed); err != nil {
+			return graph.EdgeList{}, err
+		}
 	}
 	if err := fillWeights(&el, &c); err != nil {
 		return graph.EdgeList{}, err

@@ -48,7 +48,7 @@ func TestSSCA2Structure(t *testing.T) {
 			clique[v] = k
 		}
 	}
-	perm := permutation(n, seed)
+	perm, _ := permutation(n, seed)
 	for _, permute := range []bool{false, true} {
 		t.Run(fmt.Sprintf("permute_%v", permute), func(t *testing.T) {
 			g, err := SSCA2(scale, Seed(seed), SSCA2Params(cfg), PermuteVertices(permute))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -215,7 +216,8 @@ func ReadBinary(r io.Reader) (*graph.CSR, error) {
 // ErrUnsupported, ErrChecksum, ErrTooLarge, ErrTruncated (also
 // io.ErrUnexpectedEOF) or ErrCorrupt; read errors of r are wrapped as
 // they are.
-func ReadBinaryWith(r io.Reader, opt ReadOptions) (*graph.CSR, error) {
+func ReadBinaryWith(r io.Reader, opt ReadOptions) (_ *graph.CSR, err error) {
+	defer cancel.Recover(&err) // Undirected and WithFloat64Weights panic when interrupted
 	g, err := readBinary(r, opt, nativeLE)
 	if err != nil {
 		return nil, err
@@ -286,6 +288,12 @@ func readBinary(r io.Reader, opt ReadOptions, le bool) (*graph.CSR, error) {
 			"%w: the header declares %d bytes of data but the input holds %d (%w)",
 			ErrTruncated, body, size-binHeaderSize, io.ErrUnexpectedEOF)}
 	}
+	// A stream of unknown size is checked as its arrays grow (readSection).
+	if known {
+		if err := membudget.Check(fmt.Sprintf("graphio: reading %s (%d vertices, %d arcs)", nameOr(opt.Name, "a binary graph"), n, arcs), body); err != nil {
+			return nil, &ParseError{File: opt.Name, Err: fmt.Errorf("%w: %w", ErrTooLarge, err)}
+		}
+	}
 
 	br := newBinReader(r, opt.Name, known)
 	defer br.finish() // stops the checksum goroutine on early returns
@@ -328,7 +336,9 @@ func readBinary(r io.Reader, opt ReadOptions, le bool) (*graph.CSR, error) {
 		swapBytes(asBytes(g.Weights), 4)
 		swapBytes(asBytes(g.Weights64), 8)
 	}
-	if err := validate(g); err != nil {
+	if err := validate(g); errors.Is(err, cancel.ErrInterrupted) {
+		return nil, fmt.Errorf("graphio: reading %s: %w", nameOr(opt.Name, "binary graph"), err)
+	} else if err != nil {
 		return nil, bad(ErrCorrupt, "%v", err)
 	}
 	return g, nil
@@ -430,11 +440,7 @@ func (br *binReader) fillAt(b []byte, what string) error {
 	sums := make([]uint32, nb)
 	errs := make([]error, nb)
 	got := make([]int, nb)
-	par.ForChunks(len(b), atBlock, func(c, lo, hi int) {
-		if err := cancel.Check(); err != nil {
-			errs[c] = fmt.Errorf("graphio: reading %s: %w", nameOr(br.name, "binary graph"), err)
-			return
-		}
+	err := par.ForChunks(len(b), atBlock, func(c, lo, hi int) {
 		n, err := br.ra.ReadAt(b[lo:hi], br.off+int64(lo))
 		got[c] = n
 		if n == hi-lo {
@@ -446,6 +452,9 @@ func (br *binReader) fillAt(b []byte, what string) error {
 		}
 		errs[c] = err
 	})
+	if err != nil {
+		return fmt.Errorf("graphio: reading %s: %w", nameOr(br.name, "binary graph"), err)
+	}
 	for c := range nb {
 		if errs[c] != nil {
 			br.read += int64(got[c])
@@ -561,7 +570,12 @@ func readSection[T int32 | int64 | float32 | float64](br *binReader, what string
 	s := make([]T, 0, start/es)
 	for int64(len(s)) < n {
 		if len(s) == cap(s) {
-			s = slices.Grow(s, int(min(n-int64(len(s)), int64(len(s))))) // double, up to n
+			more := min(n-int64(len(s)), int64(len(s))) // double, up to n
+			what := fmt.Sprintf("graphio: reading the %s of %s (%d entries)", what, nameOr(br.name, "a binary graph"), n)
+			if err := membudget.Check(what, (int64(len(s))+more)*es); err != nil {
+				return nil, &ParseError{File: br.name, Err: fmt.Errorf("%w: %w", ErrTooLarge, err)}
+			}
+			s = slices.Grow(s, int(more))
 		}
 		old, end := len(s), int(min(int64(cap(s)), n))
 		s = s[:end]
@@ -597,7 +611,8 @@ func swapBytes(b []byte, size int) {
 
 // validate checks what graph.(*CSR).Validate checks, in parallel: offsets
 // start at 0, never decrease and end at len(Adj); heads are vertices;
-// weight slices match Adj; weights are not NaN.
+// weight slices match Adj; weights are not NaN. An interrupt returns
+// cancel's error.
 func validate(g *graph.CSR) error {
 	n := g.NumVertices()
 	if g.Offsets[0] != 0 {
@@ -606,44 +621,52 @@ func validate(g *graph.CSR) error {
 	if g.Offsets[n] != int64(len(g.Adj)) {
 		return fmt.Errorf("Offsets[N] = %d but there are %d arcs", g.Offsets[n], len(g.Adj))
 	}
-	if v := firstBad(n, func(lo, hi int) int {
+	if v, err := firstBad(n, func(lo, hi int) int {
 		for v := lo; v < hi; v++ {
 			if g.Offsets[v+1] < g.Offsets[v] {
 				return v
 			}
 		}
 		return -1
-	}); v >= 0 {
+	}); err != nil {
+		return err
+	} else if v >= 0 {
 		return fmt.Errorf("Offsets decrease at vertex %d (%d > %d)", v, g.Offsets[v], g.Offsets[v+1])
 	}
-	if k := firstBad(len(g.Adj), func(lo, hi int) int {
+	if k, err := firstBad(len(g.Adj), func(lo, hi int) int {
 		for k, h := range g.Adj[lo:hi] {
 			if uint32(h) >= uint32(n) {
 				return lo + k
 			}
 		}
 		return -1
-	}); k >= 0 {
+	}); err != nil {
+		return err
+	} else if k >= 0 {
 		return fmt.Errorf("arc %d points to vertex %d, outside [0,%d)", k, g.Adj[k], n)
 	}
-	if k := firstBad(len(g.Weights), func(lo, hi int) int {
+	if k, err := firstBad(len(g.Weights), func(lo, hi int) int {
 		for k, w := range g.Weights[lo:hi] {
 			if w != w {
 				return lo + k
 			}
 		}
 		return -1
-	}); k >= 0 {
+	}); err != nil {
+		return err
+	} else if k >= 0 {
 		return fmt.Errorf("weight of arc %d is NaN", k)
 	}
-	if k := firstBad(len(g.Weights64), func(lo, hi int) int {
+	if k, err := firstBad(len(g.Weights64), func(lo, hi int) int {
 		for k, w := range g.Weights64[lo:hi] {
 			if w != w {
 				return lo + k
 			}
 		}
 		return -1
-	}); k >= 0 {
+	}); err != nil {
+		return err
+	} else if k >= 0 {
 		return fmt.Errorf("weight of arc %d is NaN", k)
 	}
 	return nil
@@ -651,10 +674,11 @@ func validate(g *graph.CSR) error {
 
 // firstBad runs scan over a split of [0, n) in parallel and returns the
 // smallest index any call reported, or -1.
-func firstBad(n int, scan func(lo, hi int) int) int {
+// An interrupt returns cancel's error.
+func firstBad(n int, scan func(lo, hi int) int) (int, error) {
 	var first atomic.Int64
 	first.Store(math.MaxInt64)
-	par.For(n, func(lo, hi int) {
+	err := par.For(n, func(lo, hi int) {
 		if i := scan(lo, hi); i >= 0 {
 			for {
 				cur := first.Load()
@@ -664,8 +688,11 @@ func firstBad(n int, scan func(lo, hi int) int) int {
 			}
 		}
 	})
-	if f := first.Load(); f != math.MaxInt64 {
-		return int(f)
+	if err != nil {
+		return 0, err
 	}
-	return -1
+	if f := first.Load(); f != math.MaxInt64 {
+		return int(f), nil
+	}
+	return -1, nil
 }

@@ -74,6 +74,9 @@ func ReadDIMACS(r io.Reader, opt ReadOptions) (*graph.CSR, error) {
 			}
 			pLine = lr.lineNo
 			col = newCollector(preallocation(m, size, known, 8), true, opt.Float64)
+			if err := col.checkDeclared(m, size, known, 8, nameOr(opt.Name, "a DIMACS graph")); err != nil {
+				return nil, tooLarge(lr, err)
+			}
 		case e-s == 1 && line[s] == 'a':
 			if n < 0 {
 				return nil, lr.errAt(s+1, ErrHeader, "arc line before the p line (want \"p sp N M\" first)")
@@ -165,7 +168,9 @@ func dimacsArc(lr *lineReader, line []byte, e int, n int64, col *collector) *Par
 		}
 		return lr.errAt(ws+1, ErrSyntax, "weight %q is not an integer", clip(line[ws:we]))
 	}
-	col.add(u, v, float64(w))
+	if !col.add(u, v, float64(w)) {
+		return tooLarge(lr, col.refused)
+	}
 	return nil
 }
 

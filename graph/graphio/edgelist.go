@@ -98,6 +98,9 @@ func ReadEdgeList(r io.Reader, opt ReadOptions) (*graph.CSR, error) {
 		if col == nil {
 			nf, firstLine = k, lr.lineNo
 			col = newCollector(edgePrealloc(edges, size, known), k == 3, opt.Float64)
+			if err := col.checkDeclared(edges, size, known, 4, nameOr(opt.Name, "an edge list")); err != nil {
+				return nil, tooLarge(lr, err)
+			}
 		} else if k != nf {
 			return nil, lr.errAt(1, ErrSyntax, "%d fields but line %d has %d: weights must be on every edge line or on none", k, firstLine, nf)
 		}
@@ -132,7 +135,9 @@ func ReadEdgeList(r io.Reader, opt ReadOptions) (*graph.CSR, error) {
 				return nil, lr.numErr(st, ws+1, "weight", line[ws:we])
 			}
 		}
-		col.add(ids[0], ids[1], w)
+		if !col.add(ids[0], ids[1], w) {
+			return nil, tooLarge(lr, col.refused)
+		}
 	}
 	if edges >= 0 && count != edges {
 		return nil, perr(lr.file, edgesAt[0], edgesAt[1], ErrCount,

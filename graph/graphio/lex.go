@@ -3,6 +3,7 @@ package graphio
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/membudget"
 )
 
 const (
@@ -234,9 +236,52 @@ func parseFloat(b []byte, bits int) (float64, numStatus) {
 	return f, numOK
 }
 
-// collector gathers the entries of a text file for graph.Build.
+// collector gathers the entries of a text file for graph.Build. Before
+// its slices grow past growCheck entries it checks that they, and what
+// graph.Build will need for them, fit in the memory available (package
+// membudget): a file larger than memory is refused, not read until the
+// process is killed.
 type collector struct {
-	el graph.EdgeList
+	el      graph.EdgeList
+	refused error // the membudget error that stopped add
+}
+
+// growCheck is the entry count from which growing the slices is checked
+// (a check reads /proc: tens of microseconds, once per growth).
+const growCheck = 1 << 16
+
+// entryBytes is the size of one collected entry.
+func (c *collector) entryBytes() int64 {
+	switch {
+	case c.el.Weights64 != nil:
+		return 16
+	case c.el.Weights != nil:
+		return 12
+	}
+	return 8
+}
+
+// check refuses entries entries (about to be held) whose list and CSR
+// would not fit in the memory available.
+func (c *collector) check(entries int64, what string) error {
+	need := membudget.Bytes(entries, c.entryBytes(), graph.BuildBytes(0, entries, false), 1)
+	return membudget.Check(fmt.Sprintf("graphio: reading %s (%d entries)", what, entries), need)
+}
+
+// checkDeclared refuses the entries a header declares when the input is
+// of known size and could hold them: no more than size/minBytes entries
+// are counted, so a header that lies fails on its count, not here. A
+// stream of unknown size is checked as the entries arrive (add).
+func (c *collector) checkDeclared(declared, size int64, known bool, minBytes int64, what string) error {
+	if !known || declared <= 0 {
+		return nil
+	}
+	return c.check(min(declared, size/minBytes+1), what)
+}
+
+// tooLarge is the reader's error for a refusal of check.
+func tooLarge(lr *lineReader, err error) *ParseError {
+	return &ParseError{File: lr.file, Line: lr.lineNo, Err: fmt.Errorf("%w: %w", ErrTooLarge, err)}
 }
 
 func newCollector(prealloc int, weighted, f64 bool) *collector {
@@ -254,7 +299,15 @@ func newCollector(prealloc int, weighted, f64 bool) *collector {
 	return c
 }
 
-func (c *collector) add(u, v int32, w float64) {
+// add appends an entry; false when growing the slices was refused (the
+// error is c.refused).
+func (c *collector) add(u, v int32, w float64) bool {
+	if n := len(c.el.Src); n == cap(c.el.Src) && n >= growCheck {
+		if err := c.check(int64(n)+int64(n)/2, "a text graph"); err != nil {
+			c.refused = err
+			return false
+		}
+	}
 	c.el.Src = append(c.el.Src, u)
 	c.el.Dst = append(c.el.Dst, v)
 	if c.el.Weights != nil {
@@ -262,14 +315,19 @@ func (c *collector) add(u, v int32, w float64) {
 	} else if c.el.Weights64 != nil {
 		c.el.Weights64 = append(c.el.Weights64, w)
 	}
+	return true
 }
 
 // build turns the collected entries into a CSR over n vertices.
 func (c *collector) build(n int, symmetrize bool) (*graph.CSR, error) {
 	c.el.N = n
 	g, err := graph.Build(c.el, graph.BuildOptions{Symmetrize: symmetrize})
+	if errors.Is(err, membudget.ErrTooLarge) {
+		return nil, &ParseError{Err: fmt.Errorf("%w: %w", ErrTooLarge, err)}
+	}
 	if err != nil {
-		// The readers check every id and weight, so this is a bug.
+		// The readers check every id and weight, so this is an
+		// interrupt, or a bug.
 		return nil, fmt.Errorf("graphio: building the graph: %w", err)
 	}
 	return g, nil

@@ -86,6 +86,9 @@ func ReadMatrixMarket(r io.Reader, opt ReadOptions) (*graph.CSR, error) {
 		bits = 64
 	}
 	col := newCollector(preallocation(nnz, size, known, 4), fld != mmPattern, opt.Float64)
+	if err := col.checkDeclared(nnz, size, known, 4, nameOr(opt.Name, "a Matrix Market graph")); err != nil {
+		return nil, tooLarge(lr, err)
+	}
 	var count int64
 	for {
 		line, err := lr.next()
@@ -148,7 +151,9 @@ func ReadMatrixMarket(r io.Reader, opt ReadOptions) (*graph.CSR, error) {
 				return nil, lr.numErr(st, vs+1, "value", line[vs:ve])
 			}
 		}
-		col.add(u, v, w)
+		if !col.add(u, v, w) {
+			return nil, tooLarge(lr, col.refused)
+		}
 	}
 	if count != nnz {
 		return nil, perr(lr.file, sizeLine, nnzCol, ErrCount,

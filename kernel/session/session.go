@@ -216,6 +216,9 @@ func New(opts Options) (*Session, error) {
 		"runtime/debug/debug": {"SetMaxStack": reflect.ValueOf(setMaxStack)},
 		helperPath + "/gnb":   helpers,
 	})
+	if err == nil {
+		err = s.in.Use(interp.Exports{"sort/sort": sortSymbols}) // sortstop.go
+	}
 	if err != nil {
 		return nil, fmt.Errorf("session: loading helpers: %w", err)
 	}
@@ -275,8 +278,13 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 	// An interrupt requests cancellation of compiled code (cancel.Check
 	// fails) and wakes time.Sleep. This is cancel.Bind, plus waiting for
 	// the request to be made before the cell returns, so that it cannot
-	// land after the next cell's cancel.Clear.
-	cancel.Clear()
+	// land after the next cell's cancel.Clear. While an interrupted
+	// program is still in a compiled call (drain), its request stands.
+	if s.stalled != nil {
+		cancel.Request()
+	} else {
+		cancel.Clear()
+	}
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		cancel.Request()
@@ -289,8 +297,13 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 		}
 	}()
 	s.filter.take()
-	if err := s.drain(ctx); err != nil {
-		return nil, err
+	if s.stalled != nil {
+		if err := s.drain(ctx); err != nil {
+			return nil, err
+		}
+		// A request made by an interrupt of this cell meanwhile has
+		// ended ctx, which x.run sees.
+		cancel.Clear()
 	}
 
 	x := &execution{s: s, ctx: ctx, cell: cell, serial: s.register(code, cell.Count)}
@@ -447,6 +460,10 @@ func (x *execution) interrupted() *Error {
 	where := x.s.source(x.serial).label() + " was interrupted before it started"
 	if x.line > 0 {
 		where = "interrupted at " + x.s.describe(position{serial: x.serial, line: x.line})
+	}
+	if x.s.stalled != nil {
+		// runProgram left it running: see stop.go.
+		return newError("Interrupted", stalledMessage, where)
 	}
 	return newError("Interrupted", "the cell was interrupted; every variable keeps the value it had", where)
 }

@@ -133,6 +133,14 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 // cell: Execute never returns there.
 var errGoexit = errors.New("runtime.Goexit")
 
+// stalledMessage is the error of a cell whose program was interrupted
+// but is still in a compiled call: Go cannot stop compiled code from the
+// outside, so the kernel says what that means.
+const stalledMessage = "the cell was interrupted, but it is still inside a compiled call that does not stop when interrupted " +
+	"(Go code that polls no cancel.Check, e.g. sort.Slice or a blocking call): the call keeps running in the background, " +
+	"may go on changing what it was given, and its results are assigned when it returns. " +
+	"The next cell waits until then (interrupt it to stop waiting; restart the kernel to end the call)"
+
 // stalledProgram is an interrupted program still blocked in a compiled
 // call.
 type stalledProgram struct {
@@ -143,20 +151,25 @@ type stalledProgram struct {
 
 // drain waits for the program of an interrupted cell that was still
 // blocked in a compiled call to end, then restores the interpreter's run
-// id. An interrupt of the wait returns an Interrupted error that says
-// what is still running.
+// id. It says on stderr what it waits for. An interrupt of the wait
+// returns an Interrupted error that says what is still running.
 func (s *Session) drain(ctx context.Context) error {
 	st := s.stalled
 	if st == nil {
 		return nil
 	}
+	label := "an interrupted cell"
+	if st.serial != nil {
+		label = fmt.Sprintf("cell[%d]", st.serial.Count)
+	}
+	select {
+	case <-st.ended:
+	default:
+		fmt.Fprintf(s.stderr, "graphnb: waiting for %s, still in a compiled call that does not stop when interrupted; this cell runs once it returns (interrupt to stop waiting)\n", label)
+	}
 	select {
 	case <-st.ended:
 	case <-ctx.Done():
-		label := "an interrupted cell"
-		if st.serial != nil {
-			label = fmt.Sprintf("cell[%d]", st.serial.Count)
-		}
 		return newError("Interrupted", label+" is still blocked in a compiled call that does not stop when interrupted (it polls no cancel.Check); "+
 			"this cell runs once it returns; restart the kernel to get rid of it")
 	}

@@ -14,7 +14,9 @@ func init() {
 		// function, constant and variable definitions
 		"Blocked":          reflect.ValueOf(apsp.Blocked),
 		"BlockedGPU":       reflect.ValueOf(apsp.BlockedGPU),
+		"CPUBytes":         reflect.ValueOf(apsp.CPUBytes),
 		"Check":            reflect.ValueOf(apsp.Check),
+		"CheckCPUMemory":   reflect.ValueOf(apsp.CheckCPUMemory),
 		"DefaultGPUTile":   reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
 		"DefaultTile":      reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
 		"DistancesOnly":    reflect.ValueOf(apsp.DistancesOnly),

@@ -14,6 +14,7 @@ func init() {
 		"Check":          reflect.ValueOf(cancel.Check),
 		"Clear":          reflect.ValueOf(cancel.Clear),
 		"ErrInterrupted": reflect.ValueOf(&cancel.ErrInterrupted).Elem(),
+		"Recover":        reflect.ValueOf(cancel.Recover),
 		"Request":        reflect.ValueOf(cancel.Request),
 		"Requested":      reflect.ValueOf(cancel.Requested),
 	}

@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/graphnb/graphnb/graph/graph"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Build":              reflect.ValueOf(graph.Build),
+		"BuildBytes":         reflect.ValueOf(graph.BuildBytes),
 		"CheckSegmentOrder":  reflect.ValueOf(graph.CheckSegmentOrder),
 		"CheckTree":          reflect.ValueOf(graph.CheckTree),
 		"Compress":           reflect.ValueOf(graph.Compress),
@@ -22,6 +23,7 @@ func init() {
 		"InvertPermutation":  reflect.ValueOf(graph.InvertPermutation),
 		"MaxDenseVertices":   reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
 		"MaxDistinctWeights": reflect.ValueOf(graph.MaxDistinctWeights),
+		"NewDense":           reflect.ValueOf(graph.NewDense),
 		"NewDenseF32":        reflect.ValueOf(graph.NewDenseF32),
 		"NewDenseI32":        reflect.ValueOf(graph.NewDenseI32),
 		"PermuteCOO":         reflect.ValueOf(graph.PermuteCOO),

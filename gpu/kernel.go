@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/graphnb/graphnb/cancel"
-	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 )
 
@@ -146,9 +145,9 @@ func (m *Module) handle(t *Thread) (uintptr, error) {
 
 func (m *Module) format() string {
 	if m.ptx {
-		return "PTX " + graph.FormatBytes(int64(len(m.image)))
+		return "PTX " + card.Bytes(int64(len(m.image)))
 	}
-	return "CUBIN " + graph.FormatBytes(int64(len(m.image)))
+	return "CUBIN " + card.Bytes(int64(len(m.image)))
 }
 
 // resolveKernels sorts the declared kernel names into those the module
@@ -279,7 +278,7 @@ func (m *Module) HTML() string {
 			continue
 		}
 		rows = append(rows, []string{k, strconv.Itoa(a.Registers), strconv.Itoa(a.MaxThreadsPerBlock),
-			graph.FormatBytes(int64(a.SharedBytes)), graph.FormatBytes(int64(a.LocalBytes))})
+			card.Bytes(int64(a.SharedBytes)), card.Bytes(int64(a.LocalBytes))})
 	}
 	if len(rows) > 0 {
 		c.Table("kernels", []string{"kernel", "registers", "max block", "static shared", "local"}, rows)
@@ -447,7 +446,7 @@ func (f *Function) BlockSizeFor(shared int) (int, error) {
 			}
 		}
 		if bestThreads == 0 {
-			return fmt.Errorf("gpu: kernel %s cannot run with %s of dynamic shared memory per block at any block size (see SetMaxDynamicShared)", f.name, graph.FormatBytes(int64(shared)))
+			return fmt.Errorf("gpu: kernel %s cannot run with %s of dynamic shared memory per block at any block size (see SetMaxDynamicShared)", f.name, card.Bytes(int64(shared)))
 		}
 		return nil
 	})

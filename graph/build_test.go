@@ -262,17 +262,6 @@ func TestHasArcAndAccessors(t *testing.T) {
 	}
 }
 
-func TestFormatBytes(t *testing.T) {
-	for _, c := range []struct {
-		b    int64
-		want string
-	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {5 << 20, "5.0 MiB"}, {3 << 30, "3.0 GiB"}, {2 << 40, "2.0 TiB"}} {
-		if got := FormatBytes(c.b); got != c.want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", c.b, got, c.want)
-		}
-	}
-}
-
 func BenchmarkBuild(b *testing.B) {
 	for _, scale := range []int{16, 20} {
 		n := 1 << scale

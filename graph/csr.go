@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"math"
+
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // CSR is a graph in compressed sparse row form.
@@ -185,19 +187,5 @@ func (g *CSR) String() string {
 		w = "float64 weights"
 	}
 	return fmt.Sprintf("%s graph: %d vertices, %d edges (%d arcs), %s, %s",
-		kind, g.NumVertices(), g.NumEdges(), g.NumArcs(), w, FormatBytes(g.MemoryBytes()))
-}
-
-// FormatBytes renders a byte count with a binary unit (B, KiB, MiB, GiB, TiB).
-func FormatBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit && exp < 3; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGT"[exp])
+		kind, g.NumVertices(), g.NumEdges(), g.NumArcs(), w, card.Bytes(g.MemoryBytes()))
 }

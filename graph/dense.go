@@ -3,6 +3,8 @@ package graph
 import (
 	"fmt"
 	"math"
+
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // InfI32 is "no path" in an int32 distance matrix. It is half of
@@ -89,7 +91,7 @@ func (g *CSR) Dense(integer bool) (*Dense, error) {
 	n := g.NumVertices()
 	if n > MaxDenseVertices {
 		return nil, fmt.Errorf("graph: a dense matrix of %d vertices needs %s; the limit is %d vertices",
-			n, FormatBytes(int64(n)*int64(n)*4), MaxDenseVertices)
+			n, card.Bytes(int64(n)*int64(n)*4), MaxDenseVertices)
 	}
 	if !integer {
 		d := NewDenseF32(n)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // Method selects the GPU algorithm of Prepare and Run.
@@ -138,7 +138,7 @@ func (o Options) Label() string {
 		s += fmt.Sprintf(", tile %d", o.Tile)
 	}
 	if o.MemoryCap != 0 {
-		s += ", cap " + graph.FormatBytes(o.MemoryCap)
+		s += ", cap " + card.Bytes(o.MemoryCap)
 	}
 	if o.DistancesOnly {
 		s += ", distances only"

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // DefaultCPUShare is the host's share of the find-minimum step in hybrid
@@ -157,7 +157,7 @@ func (o Options) Label() string {
 		s += ", CPU share " + strconv.FormatFloat(o.CPUShare, 'g', 4, 64)
 	}
 	if o.MemoryCap > 0 {
-		s += ", cap " + graph.FormatBytes(o.MemoryCap)
+		s += ", cap " + card.Bytes(o.MemoryCap)
 	}
 	return s
 }

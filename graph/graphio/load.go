@@ -116,7 +116,7 @@ func Write(w io.Writer, f Format, g *graph.CSR, comments ...string) error {
 // decompressing it first when the name ends in ".gz". opt.Name defaults
 // to path. A binary file must end where its encoding ends.
 //
-//	g, err := graphio.Load("testdata/rome99.gr", graphio.ReadOptions{})
+//	g, err := graphio.Load("data/rome99.gr", graphio.ReadOptions{})
 func Load(path string, opt ReadOptions) (*graph.CSR, error) {
 	f, err := FormatOf(path)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // Defaults of a Sweep's zero fields.
 const (
 	// DefaultRoots is Graph500's number of search roots. The studies'
-	// figures use 32 (seeds.md); set Roots to match them.
+	// figures use 32 (docs/studies.md, common ground); set Roots to match them.
 	DefaultRoots = 64
 	// DefaultEdgeFactor is the R-MAT edge factor of the studies (average
 	// degree 32 once both arcs are stored).

@@ -17,7 +17,7 @@ const InfI32 int32 = math.MaxInt32 / 2
 const MaxDenseVertices = 1 << 16
 
 // Dense is an N×N weight or distance matrix in row-major order, the input
-// of Floyd-Warshall (seeds.md §4) and of the dense Bellman-Ford (§5).
+// of Floyd-Warshall (docs/studies.md §4) and of the dense Bellman-Ford (§5).
 // Entry (i, j) is at index i*N+j. Exactly one of F32 (no edge = +Inf) and
 // I32 (no edge = InfI32) holds the entries; the diagonal is 0.
 type Dense struct {

@@ -10,7 +10,7 @@ import (
 
 // The charts of bench results: one series per variant, x the vertex
 // count on a log2 axis (the studies' "scale"), min–max error bars — the
-// figures of seeds.md.
+// figures of docs/studies.md.
 
 // TEPS charts a sweep the studies' way: mean arcs/s (stored arcs / time)
 // against the vertex count, one line per variant with min–max bars over
@@ -109,7 +109,7 @@ func Speedup(s *bench.SpeedupTable) *Chart {
 }
 
 // TimeVsN charts mean run time in seconds against the vertex count on
-// log-log axes, with min–max bars: how APSP (seeds.md §4) and dense
+// log-log axes, with min–max bars: how APSP (docs/studies.md §4) and dense
 // Bellman-Ford (§5) are compared.
 func TimeVsN(t *bench.Table) *Chart {
 	c := New(t.Meta.Name, "vertices n", "time (s, mean, min–max)")

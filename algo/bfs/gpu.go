@@ -33,7 +33,7 @@ var (
 type Method int
 
 const (
-	// EdgeScan is the BFS study's level-synchronous kernel (seeds.md §2):
+	// EdgeScan is the BFS study's level-synchronous kernel (docs/studies.md §2):
 	// one launch per level sweeps every undirected edge of a COO list,
 	// levels kept as unsigned char.
 	EdgeScan Method = iota

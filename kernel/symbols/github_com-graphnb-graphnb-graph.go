@@ -44,5 +44,6 @@ func init() {
 		"EdgeList":      reflect.ValueOf((*graph.EdgeList)(nil)),
 		"SegmentReport": reflect.ValueOf((*graph.SegmentReport)(nil)),
 		"TEPS":          reflect.ValueOf((*graph.TEPS)(nil)),
+		"VertexError":   reflect.ValueOf((*graph.VertexError)(nil)),
 	}
 }

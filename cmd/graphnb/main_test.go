@@ -39,6 +39,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"backward scales", []string{"bench", "sssp", "rmat", "-scales", "20-10", "-quiet"}, "the range 20-10 runs backwards"},
 		{"zero step", []string{"bench", "sssp", "rmat", "-scales", "10-12:0", "-quiet"}, "the step 0 must be at least 1"},
 		{"negative roots", []string{"bench", "sssp", "rmat", "-scales", "8", "-roots", "-1", "-quiet"}, "must not be negative"},
+		{"unknown baseline", []string{"bench", "sssp", "rmat", "-scales", "8", "-variants", "cpu/dijkstra", "-baseline", "nope", "-quiet"}, `-baseline "nope" is not a variant of this sweep`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -344,6 +344,13 @@ const (
 	funcAttrMaxDynamicShared   = 8
 )
 
+// errNilFunction is the error of a method called on a nil *Function: the
+// one Module.Function returns with its error, as on a machine without a
+// GPU, where a %%cuda cell binds its module to nil.
+func errNilFunction(method string) error {
+	return fmt.Errorf("gpu: %s on a nil *Function: Module.Function failed, or there is no GPU (a %%%%cuda cell binds nil without one); check the error Module.Function returned", method)
+}
+
 // Name returns the kernel's name.
 func (f *Function) Name() string { return f.name }
 
@@ -368,6 +375,9 @@ type FuncAttributes struct {
 
 // Attributes queries the kernel's resource figures.
 func (f *Function) Attributes() (FuncAttributes, error) {
+	if f == nil {
+		return FuncAttributes{}, errNilFunction("Attributes")
+	}
 	var a FuncAttributes
 	err := f.m.d.exec(func(t *Thread) error {
 		h, err := f.handle(t)
@@ -396,6 +406,9 @@ func (f *Function) Attributes() (FuncAttributes, error) {
 // MaxBlockSize returns the largest block (threads) the kernel can launch
 // with, given its register use (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
 func (f *Function) MaxBlockSize() (int, error) {
+	if f == nil {
+		return 0, errNilFunction("MaxBlockSize")
+	}
 	var n int
 	err := f.m.d.exec(func(t *Thread) error {
 		h, err := f.handle(t)
@@ -419,6 +432,9 @@ var blockCandidates = []int{1024, 768, 512, 384, 256, 128, 64, 32}
 // cuOccupancyMaxActiveBlocksPerMultiprocessor, ties going to the larger
 // block. It fails when no size fits.
 func (f *Function) BlockSizeFor(shared int) (int, error) {
+	if f == nil {
+		return 0, errNilFunction("BlockSizeFor")
+	}
 	if shared < 0 {
 		return 0, fmt.Errorf("gpu: BlockSizeFor(%d): negative shared memory", shared)
 	}
@@ -457,6 +473,9 @@ func (f *Function) BlockSizeFor(shared int) (int, error) {
 // dynamic shared memory (needed above 48 KiB;
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
 func (f *Function) SetMaxDynamicShared(bytes int) error {
+	if f == nil {
+		return errNilFunction("SetMaxDynamicShared")
+	}
 	if bytes < 0 {
 		return fmt.Errorf("gpu: SetMaxDynamicShared(%d): negative size", bytes)
 	}
@@ -478,6 +497,9 @@ func (f *Function) SetMaxDynamicShared(bytes int) error {
 // launch is queued: a fault surfaces at the next synchronising call. See
 // Thread.Launch for the arguments.
 func (f *Function) Launch(grid, block Dim, shared int, args ...any) error {
+	if f == nil {
+		return errNilFunction("Launch")
+	}
 	if err := cancel.Check(); err != nil {
 		return fmt.Errorf("gpu: launching %s: %w", f.name, err)
 	}
@@ -486,6 +508,9 @@ func (f *Function) Launch(grid, block Dim, shared int, args ...any) error {
 
 // LaunchOn is Launch on stream s (nil: the default stream).
 func (f *Function) LaunchOn(s *Stream, grid, block Dim, shared int, args ...any) error {
+	if f == nil {
+		return errNilFunction("LaunchOn")
+	}
 	if err := cancel.Check(); err != nil {
 		return fmt.Errorf("gpu: launching %s: %w", f.name, err)
 	}

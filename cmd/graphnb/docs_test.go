@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/graphnb/graphnb/notebook"
 )
 
 // repoRoot is the repository root, seen from this package's directory.
@@ -145,5 +149,88 @@ func TestReadmeDataPaths(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("the README's commands name no graph file; this test looks for them")
+	}
+}
+
+// readmeBlocks returns the fenced code blocks of the README that follow
+// the line start and come before the line stop (Go blocks, and plain
+// blocks whose first line is a cell magic such as %%cuda).
+func readmeBlocks(t *testing.T, start, stop string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	i := strings.Index(text, "\n"+start)
+	if i < 0 {
+		t.Fatalf("README has no line %q", start)
+	}
+	text = text[i:]
+	if j := strings.Index(text, "\n"+stop); j >= 0 {
+		text = text[:j]
+	} else {
+		t.Fatalf("README has no line %q after %q", stop, start)
+	}
+	var blocks []string
+	lines := strings.Split(text, "\n")
+	for k := 0; k < len(lines); k++ {
+		fence := lines[k]
+		if fence != "```go" && fence != "```" {
+			continue
+		}
+		var b []string
+		for k++; k < len(lines) && lines[k] != "```"; k++ {
+			b = append(b, lines[k])
+		}
+		if fence == "```go" || (len(b) > 0 && strings.HasPrefix(b[0], "%%")) {
+			blocks = append(blocks, strings.Join(b, "\n"))
+		}
+	}
+	return blocks
+}
+
+// TestReadmeGPUCells runs the cells of the README's GPU section, as
+// written, on a machine without a GPU (the host device): the %%cuda cell
+// binds nil, and the cells that use it must say why and carry on, not
+// panic on a nil module.
+func TestReadmeGPUCells(t *testing.T) {
+	t.Setenv("GRAPHNB_DEVICE", "host")
+	cells := readmeBlocks(t, "## The GPU", "**Without a GPU**")
+	if len(cells) != 4 {
+		t.Fatalf("the README's GPU section has %d cells, want 4 (the test expects the device, upload, %%%%cuda and launch cells)", len(cells))
+	}
+	var nb strings.Builder
+	nb.WriteString(`{"cells": [`)
+	for i, c := range cells {
+		src, _ := json.Marshal(c)
+		if i > 0 {
+			nb.WriteString(",")
+		}
+		fmt.Fprintf(&nb, `{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": %s}`, src)
+	}
+	nb.WriteString(`], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "readme.ipynb"), filepath.Join(dir, "readme.out.ipynb")
+	if err := os.WriteFile(in, []byte(nb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("exec", in, "-o", out)
+	if code != 0 {
+		t.Fatalf("the README's GPU cells fail on the CPU: exit %d, %s", code, stderr)
+	}
+	got, err := notebook.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last strings.Builder
+	for _, o := range got.Cells[len(got.Cells)-1].Outputs {
+		last.WriteString(o.Text)
+		if s, ok := o.Data["text/plain"].(string); ok {
+			last.WriteString(s)
+		}
+	}
+	if !strings.Contains(last.String(), "not launched: ") || !strings.Contains(last.String(), "[1 2 3]") {
+		t.Errorf("the launch cell printed %q; want the reason it did not launch and x unchanged", last.String())
 	}
 }

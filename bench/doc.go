@@ -7,16 +7,16 @@
 // SSCA#2, a spec template or one file) and the scales or sizes to visit.
 // For each graph every variant is prepared once (format conversion,
 // upload: timed apart as preparation), then run from each root — Graph500
-// draws 64 non-isolated roots, the studies of seeds.md report 32 — and,
+// draws 64 non-isolated roots, the studies report 32 (docs/studies.md) — and,
 // unless told not to, every result is validated by the algorithm
 // package's checker before it is counted. Unrooted algorithms (MST,
 // APSP) run Repetitions times instead.
 //
-// Rates follow design.md ("Measuring") and are always labelled:
+// Rates follow the README ("Measuring") and are always labelled:
 //
 //   - arcs/s: all stored arcs of the graph divided by the run time, the
 //     studies' TEPS, averaged with an arithmetic mean; the figures show
-//     the mean with min–max bars (seeds.md, "Common ground").
+//     the mean with min–max bars (docs/studies.md, "Common ground").
 //   - Graph500 TEPS: undirected input edges of the traversed component
 //     divided by the run time, averaged with a harmonic mean, with the
 //     harmonic standard deviation of the Graph500 reference code.

@@ -158,7 +158,7 @@ weights: int:10
 	}
 	for _, c := range []struct{ in, want string }{
 		{"algo: sssp\nfamily: rmat\nscale: [5]\n", `unknown field "scale"`},
-		{"algo: sssp\nfamily: rmat\nscales: 9-5\n", `"9-5" is not a list of whole numbers`},
+		{"algo: sssp\nfamily: rmat\nscales: 9-5\n", `"9-5": the range 9-5 runs backwards; write the smaller number first (5-9)`},
 		{"algo: sssp\nfamily: rmat\nscales: [a, b]\n", "is not a list of whole numbers"},
 		{"algo: sssp\nfamily: rmat\nvariants: {a: 1}\n", "is not a list of variant names"},
 		{"algo: sssp\n  family: [rmat\n", "reading a YAML sweep spec"},

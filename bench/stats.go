@@ -6,7 +6,7 @@ import (
 )
 
 // Stats summarises the runs of one variant on one graph, each rate
-// convention averaged the way it is defined (design.md, "Measuring").
+// convention averaged the way it is defined (README, "Measuring").
 type Stats struct {
 	// NumRuns is the number of runs; NumValidated how many passed the
 	// checker.

@@ -17,7 +17,7 @@ import (
 // Defaults of a Sweep's zero fields.
 const (
 	// DefaultRoots is Graph500's number of search roots. The studies'
-	// figures use 32 (seeds.md); set Roots to match them.
+	// figures use 32 (docs/studies.md, common ground); set Roots to match them.
 	DefaultRoots = 64
 	// DefaultEdgeFactor is the R-MAT edge factor of the studies (average
 	// degree 32 once both arcs are stored).
@@ -140,13 +140,19 @@ func ParseScales(s string) ([]int, error) {
 		}
 		hi, step := lo, 1
 		if isRange {
-			if hi, err = strconv.Atoi(strings.TrimSpace(hiText)); err != nil || hi < lo {
+			if hi, err = strconv.Atoi(strings.TrimSpace(hiText)); err != nil {
 				return nil, bad()
+			}
+			if hi < lo {
+				return nil, fmt.Errorf("bench: %q: the range %d-%d runs backwards; write the smaller number first (%d-%d)", s, lo, hi, hi, lo)
 			}
 		}
 		if hasStep {
-			if step, err = strconv.Atoi(strings.TrimSpace(stepText)); err != nil || step < 1 || !isRange {
+			if step, err = strconv.Atoi(strings.TrimSpace(stepText)); err != nil || !isRange {
 				return nil, bad()
+			}
+			if step < 1 {
+				return nil, fmt.Errorf("bench: %q: the step %d must be at least 1 (%d-%d:2 takes every other value)", s, step, lo, hi)
 			}
 		}
 		for k := lo; k <= hi; k += step {

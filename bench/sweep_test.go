@@ -418,6 +418,17 @@ func TestParseScales(t *testing.T) {
 			t.Errorf("ParseScales(%q) = %v, want an error", bad, got)
 		}
 	}
+	// The errors say what is wrong, not only that something is.
+	for in, want := range map[string]string{
+		"20-10":    "the range 20-10 runs backwards; write the smaller number first (10-20)",
+		"10-12:0":  "the step 0 must be at least 1",
+		"10-12:-1": "the step -1 must be at least 1",
+		"1-x":      `"1-x" is not a list of whole numbers`,
+	} {
+		if _, err := ParseScales(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseScales(%q): error %v, want one saying %q", in, err, want)
+		}
+	}
 	if got := Scales(3, 5); !slices.Equal(got, []int{3, 4, 5}) || Scales(5, 4) != nil {
 		t.Errorf("Scales(3,5) = %v, Scales(5,4) = %v", got, Scales(5, 4))
 	}

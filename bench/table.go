@@ -323,7 +323,7 @@ func (t *Table) columns() ([]string, [][]string) {
 		}
 		mem := "–"
 		if r.DeviceBytes > 0 {
-			mem = graph.FormatBytes(r.DeviceBytes)
+			mem = card.Bytes(r.DeviceBytes)
 		}
 		c = append(c, ms(r.PrepTime), mem)
 		rows = append(rows, c)
@@ -371,10 +371,10 @@ func (m Meta) summary() [][2]string {
 	if m.DeviceInfo.Ordinal >= 0 && m.DeviceInfo.DriverVersion != "" {
 		rows = append(rows, [2]string{"driver", fmt.Sprintf("CUDA %s, NVRTC %s, %s, %d SMs, %s",
 			m.DeviceInfo.DriverVersion, m.DeviceInfo.NVRTCVersion, m.DeviceInfo.Arch, m.DeviceInfo.SMs,
-			graph.FormatBytes(m.DeviceInfo.TotalMemory))})
+			card.Bytes(m.DeviceInfo.TotalMemory))})
 	}
 	if m.Host.CPU != "" {
-		rows = append(rows, [2]string{"host", fmt.Sprintf("%s, %d cores, %s", m.Host.CPU, m.Host.Cores, graph.FormatBytes(m.Host.MemoryBytes))})
+		rows = append(rows, [2]string{"host", fmt.Sprintf("%s, %d cores, %s", m.Host.CPU, m.Host.Cores, card.Bytes(m.Host.MemoryBytes))})
 	}
 	g := m.Family
 	if len(m.Scales) > 0 {

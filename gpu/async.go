@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // Asynchronous copies.
@@ -85,7 +85,7 @@ func (d *Device) AllocPinned(bytes int64) (*Pinned, error) {
 			code := cuHostRegister(p, bytes)
 			if code != codeSuccess {
 				st.pin.Unpin()
-				e := t.check("AllocPinned: cuMemHostRegister_v2("+graph.FormatBytes(bytes)+")", code)
+				e := t.check("AllocPinned: cuMemHostRegister_v2("+card.Bytes(bytes)+")", code)
 				return fmt.Errorf("%w (pinning needs the memory lock limit of the process to allow it: see ulimit -l)", e)
 			}
 			st.reg, st.gen = true, t.d.generation()
@@ -169,7 +169,7 @@ func (p *Pinned) String() string {
 	if p == nil {
 		return "Pinned (nil)"
 	}
-	s := "Pinned " + graph.FormatBytes(p.st.bytes) + " for " + p.st.d.String()
+	s := "Pinned " + card.Bytes(p.st.bytes) + " for " + p.st.d.String()
 	if p.st.freed.Load() {
 		s += " (freed)"
 	}
@@ -245,8 +245,8 @@ func copyAsync[T elem](b *buffer[T], op string, s *Stream, off int, host []T, up
 		}
 		dev := b.a.ptr + uint64(off)*uint64(size)
 		if up {
-			return t.check(op+": cuMemcpyHtoDAsync_v2("+graph.FormatBytes(bytes)+")", cuMemcpyHtoDAsync(dev, hp, bytes, sh))
+			return t.check(op+": cuMemcpyHtoDAsync_v2("+card.Bytes(bytes)+")", cuMemcpyHtoDAsync(dev, hp, bytes, sh))
 		}
-		return t.check(op+": cuMemcpyDtoHAsync_v2("+graph.FormatBytes(bytes)+")", cuMemcpyDtoHAsync(hp, dev, bytes, sh))
+		return t.check(op+": cuMemcpyDtoHAsync_v2("+card.Bytes(bytes)+")", cuMemcpyDtoHAsync(hp, dev, bytes, sh))
 	})
 }

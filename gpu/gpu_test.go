@@ -512,3 +512,26 @@ func TestGPUCopyModes(t *testing.T) {
 		})
 	}
 }
+
+// TestNilModuleAndFunction: what a %%cuda cell binds without a GPU (a nil
+// module) gives errors that say so down the whole README example, never a
+// nil dereference.
+func TestNilModuleAndFunction(t *testing.T) {
+	var m *Module
+	f, err := m.Function("twice")
+	if err == nil || f != nil || !strings.Contains(err.Error(), "nil *Module") {
+		t.Fatalf("nil module: %v, %v", f, err)
+	}
+	for name, err := range map[string]error{
+		"Launch":              f.Launch(Blocks(3, 128), D1(128), 0, 3),
+		"LaunchOn":            f.LaunchOn(nil, Blocks(3, 128), D1(128), 0, 3),
+		"BlockSizeFor":        func() error { _, err := f.BlockSizeFor(0); return err }(),
+		"MaxBlockSize":        func() error { _, err := f.MaxBlockSize(); return err }(),
+		"Attributes":          func() error { _, err := f.Attributes(); return err }(),
+		"SetMaxDynamicShared": f.SetMaxDynamicShared(0),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "gpu: "+name+" on a nil *Function") {
+			t.Errorf("%s on a nil *Function: %v", name, err)
+		}
+	}
+}

@@ -51,7 +51,7 @@ func (d *Device) Upload(g *graph.CSR) (*Graph, error) {
 	}
 	if err != nil {
 		dg.Close()
-		return nil, fmt.Errorf("gpu: uploading a graph of %s: %w", graph.FormatBytes(g.MemoryBytes()), err)
+		return nil, fmt.Errorf("gpu: uploading a graph of %s: %w", card.Bytes(g.MemoryBytes()), err)
 	}
 	return dg, nil
 }
@@ -122,7 +122,7 @@ func (g *Graph) String() string {
 		kind = "directed"
 	}
 	return fmt.Sprintf("device graph on %v: %s vertices, %s arcs, %s, %s, %s%s", g.dev, card.Count(int64(g.N)), card.Count(g.Arcs),
-		kind, weightKind(g.Weights != nil, g.Weights64 != nil), graph.FormatBytes(g.Bytes()), g.state())
+		kind, weightKind(g.Weights != nil, g.Weights64 != nil), card.Bytes(g.Bytes()), g.state())
 }
 
 // HTML renders the graph as a card.
@@ -137,7 +137,7 @@ func (g *Graph) HTML() string {
 		Row("arcs", card.Count(g.Arcs)).
 		Row("kind", kind).
 		Row("weights", weightKind(g.Weights != nil, g.Weights64 != nil)).
-		Row("device memory", graph.FormatBytes(g.Bytes())).
+		Row("device memory", card.Bytes(g.Bytes())).
 		HTML()
 }
 
@@ -182,7 +182,7 @@ func (d *Device) UploadCOO(c *graph.COO) (*COO, error) {
 	}
 	if err != nil {
 		dc.Close()
-		return nil, fmt.Errorf("gpu: uploading a COO of %s: %w", graph.FormatBytes(c.MemoryBytes()), err)
+		return nil, fmt.Errorf("gpu: uploading a COO of %s: %w", card.Bytes(c.MemoryBytes()), err)
 	}
 	return dc, nil
 }
@@ -236,7 +236,7 @@ func (c *COO) String() string {
 		st = " (closed)"
 	}
 	return fmt.Sprintf("device COO on %v: %s vertices, %s edges, %s, %s%s", c.dev, card.Count(int64(c.N)), card.Count(c.Edges),
-		weightKind(c.Weights != nil, c.Weights64 != nil), graph.FormatBytes(c.Bytes()), st)
+		weightKind(c.Weights != nil, c.Weights64 != nil), card.Bytes(c.Bytes()), st)
 }
 
 // HTML renders the COO as a card.
@@ -246,6 +246,6 @@ func (c *COO) HTML() string {
 		Row("vertices", card.Count(int64(c.N))).
 		Row("edges", card.Count(c.Edges)).
 		Row("weights", weightKind(c.Weights != nil, c.Weights64 != nil)).
-		Row("device memory", graph.FormatBytes(c.Bytes())).
+		Row("device memory", card.Bytes(c.Bytes())).
 		HTML()
 }

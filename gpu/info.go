@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 )
 
@@ -168,15 +167,15 @@ func (in Info) String() string {
 	var b strings.Builder
 	if in.Ordinal < 0 {
 		fmt.Fprintf(&b, "host: %s, %d logical CPUs, %s memory (%s available)",
-			in.Name, in.SMs, graph.FormatBytes(in.TotalMemory), graph.FormatBytes(in.FreeMemory))
+			in.Name, in.SMs, card.Bytes(in.TotalMemory), card.Bytes(in.FreeMemory))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "device %d: %s\n", in.Ordinal, in.Name)
 	fmt.Fprintf(&b, "  compute %d.%d (%s), %d SMs, %s clock\n", in.ComputeMajor, in.ComputeMinor, in.Arch, in.SMs, ghz(in.ClockKHz))
 	fmt.Fprintf(&b, "  memory %s total, %s free, L2 %s, peak %s\n",
-		graph.FormatBytes(in.TotalMemory), graph.FormatBytes(in.FreeMemory), graph.FormatBytes(in.L2Bytes), bandwidth(in.PeakBandwidth))
+		card.Bytes(in.TotalMemory), card.Bytes(in.FreeMemory), card.Bytes(in.L2Bytes), bandwidth(in.PeakBandwidth))
 	fmt.Fprintf(&b, "  limits %d threads/block, warp %d, %s shared/block (opt-in)\n",
-		in.MaxThreadsPerBlock, in.WarpSize, graph.FormatBytes(int64(in.MaxSharedPerBlockOptin)))
+		in.MaxThreadsPerBlock, in.WarpSize, card.Bytes(int64(in.MaxSharedPerBlockOptin)))
 	fmt.Fprintf(&b, "  driver %s, NVRTC %s", orDash(in.DriverVersion), orDash(in.NVRTCVersion))
 	return b.String()
 }
@@ -187,17 +186,17 @@ func (in Info) HTML() string {
 		return card.New("host device (CPU)").
 			Row("CPU", in.Name).
 			Row("cores", strconv.Itoa(in.SMs)).
-			Row("memory", graph.FormatBytes(in.TotalMemory)+" ("+graph.FormatBytes(in.FreeMemory)+" available)").
+			Row("memory", card.Bytes(in.TotalMemory)+" ("+card.Bytes(in.FreeMemory)+" available)").
 			HTML()
 	}
 	return card.New(fmt.Sprintf("GPU %d: %s", in.Ordinal, in.Name)).
 		Row("compute capability", fmt.Sprintf("%d.%d (%s)", in.ComputeMajor, in.ComputeMinor, in.Arch)).
 		Row("SMs", strconv.Itoa(in.SMs)).
-		Row("memory", graph.FormatBytes(in.TotalMemory)+" total, "+graph.FormatBytes(in.FreeMemory)+" free").
-		Row("L2 cache", graph.FormatBytes(in.L2Bytes)).
+		Row("memory", card.Bytes(in.TotalMemory)+" total, "+card.Bytes(in.FreeMemory)+" free").
+		Row("L2 cache", card.Bytes(in.L2Bytes)).
 		Row("clocks", "SM "+ghz(in.ClockKHz)+", memory "+ghz(in.MemoryClockKHz)+", "+strconv.Itoa(in.MemoryBusWidth)+"-bit bus").
 		Row("peak bandwidth", bandwidth(in.PeakBandwidth)).
-		Row("limits", fmt.Sprintf("%d threads/block, warp %d, %s shared/block opt-in", in.MaxThreadsPerBlock, in.WarpSize, graph.FormatBytes(int64(in.MaxSharedPerBlockOptin)))).
+		Row("limits", fmt.Sprintf("%d threads/block, warp %d, %s shared/block opt-in", in.MaxThreadsPerBlock, in.WarpSize, card.Bytes(int64(in.MaxSharedPerBlockOptin)))).
 		Row("driver", orDash(in.DriverVersion)).
 		Row("NVRTC", orDash(in.NVRTCVersion)).
 		HTML()

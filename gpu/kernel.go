@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/graphnb/graphnb/cancel"
-	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 )
 
@@ -146,9 +145,9 @@ func (m *Module) handle(t *Thread) (uintptr, error) {
 
 func (m *Module) format() string {
 	if m.ptx {
-		return "PTX " + graph.FormatBytes(int64(len(m.image)))
+		return "PTX " + card.Bytes(int64(len(m.image)))
 	}
-	return "CUBIN " + graph.FormatBytes(int64(len(m.image)))
+	return "CUBIN " + card.Bytes(int64(len(m.image)))
 }
 
 // resolveKernels sorts the declared kernel names into those the module
@@ -279,7 +278,7 @@ func (m *Module) HTML() string {
 			continue
 		}
 		rows = append(rows, []string{k, strconv.Itoa(a.Registers), strconv.Itoa(a.MaxThreadsPerBlock),
-			graph.FormatBytes(int64(a.SharedBytes)), graph.FormatBytes(int64(a.LocalBytes))})
+			card.Bytes(int64(a.SharedBytes)), card.Bytes(int64(a.LocalBytes))})
 	}
 	if len(rows) > 0 {
 		c.Table("kernels", []string{"kernel", "registers", "max block", "static shared", "local"}, rows)
@@ -345,6 +344,13 @@ const (
 	funcAttrMaxDynamicShared   = 8
 )
 
+// errNilFunction is the error of a method called on a nil *Function: the
+// one Module.Function returns with its error, as on a machine without a
+// GPU, where a %%cuda cell binds its module to nil.
+func errNilFunction(method string) error {
+	return fmt.Errorf("gpu: %s on a nil *Function: Module.Function failed, or there is no GPU (a %%%%cuda cell binds nil without one); check the error Module.Function returned", method)
+}
+
 // Name returns the kernel's name.
 func (f *Function) Name() string { return f.name }
 
@@ -369,6 +375,9 @@ type FuncAttributes struct {
 
 // Attributes queries the kernel's resource figures.
 func (f *Function) Attributes() (FuncAttributes, error) {
+	if f == nil {
+		return FuncAttributes{}, errNilFunction("Attributes")
+	}
 	var a FuncAttributes
 	err := f.m.d.exec(func(t *Thread) error {
 		h, err := f.handle(t)
@@ -397,6 +406,9 @@ func (f *Function) Attributes() (FuncAttributes, error) {
 // MaxBlockSize returns the largest block (threads) the kernel can launch
 // with, given its register use (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
 func (f *Function) MaxBlockSize() (int, error) {
+	if f == nil {
+		return 0, errNilFunction("MaxBlockSize")
+	}
 	var n int
 	err := f.m.d.exec(func(t *Thread) error {
 		h, err := f.handle(t)
@@ -420,6 +432,9 @@ var blockCandidates = []int{1024, 768, 512, 384, 256, 128, 64, 32}
 // cuOccupancyMaxActiveBlocksPerMultiprocessor, ties going to the larger
 // block. It fails when no size fits.
 func (f *Function) BlockSizeFor(shared int) (int, error) {
+	if f == nil {
+		return 0, errNilFunction("BlockSizeFor")
+	}
 	if shared < 0 {
 		return 0, fmt.Errorf("gpu: BlockSizeFor(%d): negative shared memory", shared)
 	}
@@ -447,7 +462,7 @@ func (f *Function) BlockSizeFor(shared int) (int, error) {
 			}
 		}
 		if bestThreads == 0 {
-			return fmt.Errorf("gpu: kernel %s cannot run with %s of dynamic shared memory per block at any block size (see SetMaxDynamicShared)", f.name, graph.FormatBytes(int64(shared)))
+			return fmt.Errorf("gpu: kernel %s cannot run with %s of dynamic shared memory per block at any block size (see SetMaxDynamicShared)", f.name, card.Bytes(int64(shared)))
 		}
 		return nil
 	})
@@ -458,6 +473,9 @@ func (f *Function) BlockSizeFor(shared int) (int, error) {
 // dynamic shared memory (needed above 48 KiB;
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
 func (f *Function) SetMaxDynamicShared(bytes int) error {
+	if f == nil {
+		return errNilFunction("SetMaxDynamicShared")
+	}
 	if bytes < 0 {
 		return fmt.Errorf("gpu: SetMaxDynamicShared(%d): negative size", bytes)
 	}
@@ -479,6 +497,9 @@ func (f *Function) SetMaxDynamicShared(bytes int) error {
 // launch is queued: a fault surfaces at the next synchronising call. See
 // Thread.Launch for the arguments.
 func (f *Function) Launch(grid, block Dim, shared int, args ...any) error {
+	if f == nil {
+		return errNilFunction("Launch")
+	}
 	if err := cancel.Check(); err != nil {
 		return fmt.Errorf("gpu: launching %s: %w", f.name, err)
 	}
@@ -487,6 +508,9 @@ func (f *Function) Launch(grid, block Dim, shared int, args ...any) error {
 
 // LaunchOn is Launch on stream s (nil: the default stream).
 func (f *Function) LaunchOn(s *Stream, grid, block Dim, shared int, args ...any) error {
+	if f == nil {
+		return errNilFunction("LaunchOn")
+	}
 	if err := cancel.Check(); err != nil {
 		return fmt.Errorf("gpu: launching %s: %w", f.name, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/membudget"
 )
 
@@ -137,7 +137,7 @@ func (t *Thread) memAlloc(op string, bytes int64) (uint64, error) {
 	if code == codeOutOfMemory {
 		return 0, t.oomError(bytes)
 	}
-	if err := t.check(op+": cuMemAlloc_v2("+graph.FormatBytes(bytes)+")", code); err != nil {
+	if err := t.check(op+": cuMemAlloc_v2("+card.Bytes(bytes)+")", code); err != nil {
 		return 0, err
 	}
 	return p, nil
@@ -145,13 +145,13 @@ func (t *Thread) memAlloc(op string, bytes int64) (uint64, error) {
 
 func (t *Thread) oomError(bytes int64) error {
 	d := t.d
-	e := cuError("cuMemAlloc_v2("+graph.FormatBytes(bytes)+")", codeOutOfMemory)
+	e := cuError("cuMemAlloc_v2("+card.Bytes(bytes)+")", codeOutOfMemory)
 	hint := "free buffers with Free (or Close device graphs), or use a smaller graph"
 	if free, total, code := cuMemInfo(); code == 0 {
 		e.Detail = fmt.Sprintf("asked for %s, but only %s of %s is free on %s (this process holds %s in live buffers): %s",
-			graph.FormatBytes(bytes), graph.FormatBytes(free), graph.FormatBytes(total), d, graph.FormatBytes(d.used.Load()), hint)
+			card.Bytes(bytes), card.Bytes(free), card.Bytes(total), d, card.Bytes(d.used.Load()), hint)
 	} else {
-		e.Detail = fmt.Sprintf("asked for %s on %s: %s", graph.FormatBytes(bytes), d, hint)
+		e.Detail = fmt.Sprintf("asked for %s on %s: %s", card.Bytes(bytes), d, hint)
 	}
 	return e
 }
@@ -366,7 +366,7 @@ func (b *buffer[T]) describe(kind string) string {
 	if b.d == nil {
 		return kind + " (not allocated)"
 	}
-	s := fmt.Sprintf("%s[%s] on %v, %s", kind, groupDigits(int64(b.n)), b.d, graph.FormatBytes(b.bytes()))
+	s := fmt.Sprintf("%s[%s] on %v, %s", kind, groupDigits(int64(b.n)), b.d, card.Bytes(b.bytes()))
 	if b.a != nil && b.a.state.Load() != 0 {
 		s += " (freed)"
 	} else if !b.d.host && b.a != nil && b.a.gen != b.d.generation() {
@@ -465,7 +465,7 @@ func (t *Thread) registered(p unsafe.Pointer, n int64, copy func() int) int {
 }
 
 func (t *Thread) htod(op string, dst uint64, src unsafe.Pointer, n int64) error {
-	op = op + ": cuMemcpyHtoD_v2(" + graph.FormatBytes(n) + ")"
+	op = op + ": cuMemcpyHtoD_v2(" + card.Bytes(n) + ")"
 	copyFn := func() int { return cuMemcpyHtoD(dst, src, n) }
 	switch copyModeFor(n) {
 	case copyRegister:
@@ -477,7 +477,7 @@ func (t *Thread) htod(op string, dst uint64, src unsafe.Pointer, n int64) error 
 }
 
 func (t *Thread) dtoh(op string, dst unsafe.Pointer, src uint64, n int64) error {
-	op = op + ": cuMemcpyDtoH_v2(" + graph.FormatBytes(n) + ")"
+	op = op + ": cuMemcpyDtoH_v2(" + card.Bytes(n) + ")"
 	copyFn := func() int { return cuMemcpyDtoH(dst, src, n) }
 	switch copyModeFor(n) {
 	case copyRegister:
@@ -521,7 +521,7 @@ func (t *Thread) staging() (*staging, error) {
 	for i := range s.buf {
 		p := hostAlloc(s.size)
 		if p == nil {
-			return fail(fmt.Errorf("gpu: staging buffer: cannot allocate %s of host memory", graph.FormatBytes(s.size)))
+			return fail(fmt.Errorf("gpu: staging buffer: cannot allocate %s of host memory", card.Bytes(s.size)))
 		}
 		s.buf[i] = p
 		if err := t.check("cuMemHostRegister_v2(staging)", cuHostRegister(p, s.size)); err != nil {

@@ -262,17 +262,6 @@ func TestHasArcAndAccessors(t *testing.T) {
 	}
 }
 
-func TestFormatBytes(t *testing.T) {
-	for _, c := range []struct {
-		b    int64
-		want string
-	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {5 << 20, "5.0 MiB"}, {3 << 30, "3.0 GiB"}, {2 << 40, "2.0 TiB"}} {
-		if got := FormatBytes(c.b); got != c.want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", c.b, got, c.want)
-		}
-	}
-}
-
 func BenchmarkBuild(b *testing.B) {
 	for _, scale := range []int{16, 20} {
 		n := 1 << scale
@@ -335,5 +324,40 @@ func TestRadixSortByHead(t *testing.T) {
 				t.Fatalf("%d head bits: keys not sorted by head at %d", bitsN, i)
 			}
 		}
+	}
+}
+
+// TestVertexOutOfRange checks that Degree, Neighbors and HasArc of a
+// vertex the graph does not have panic with a message that names the
+// method, the argument and the valid range, not with a bare index error.
+func TestVertexOutOfRange(t *testing.T) {
+	g, err := Build(EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}}, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var empty CSR
+	for _, c := range []struct {
+		name string
+		call func()
+		want string
+	}{
+		{"Neighbors(-1)", func() { g.Neighbors(-1) }, "graph: Neighbors(-1): -1 is not a vertex; the graph's vertices are 0..2"},
+		{"Degree(1<<30)", func() { g.Degree(1 << 30) }, "graph: Degree(1073741824): 1073741824 is not a vertex; the graph's vertices are 0..2"},
+		{"Degree(3)", func() { g.Degree(3) }, "graph: Degree(3): 3 is not a vertex"},
+		{"HasArc(5, 0)", func() { g.HasArc(5, 0) }, "graph: HasArc(5): 5 is not a vertex"},
+		{"empty graph", func() { empty.Neighbors(0) }, "graph: Neighbors(0): the graph has no vertices"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				e, ok := recover().(*VertexError)
+				if !ok || !strings.HasPrefix(e.Error(), c.want) {
+					t.Errorf("panic %v, want a *VertexError %q", e, c.want)
+				}
+			}()
+			c.call()
+		})
+	}
+	if g.Degree(1) != 1 || len(g.Neighbors(2)) != 0 || !g.HasArc(0, 1) || g.HasArc(0, 7) {
+		t.Fatal("in-range calls changed")
 	}
 }

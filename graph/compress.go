@@ -14,7 +14,7 @@ import (
 // hold: a list's ids must lie in [base, base+CompressSpan).
 const CompressSpan = 1024
 
-// CompressedAdj is the MST study's compressed neighbour encoding (seeds.md
+// CompressedAdj is the MST study's compressed neighbour encoding (docs/studies.md
 // §3, input transformation 4, used there for SSCA#2): the k-th arc of the
 // graph, leaving vertex v, points to
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // rcmRenumbered returns g renumbered by RCMOrder.
@@ -142,7 +143,7 @@ func TestCompressSaving(t *testing.T) {
 	if ratio < 2.8 || ratio > 3.0 {
 		t.Fatalf("saving %.2f× at degree %.1f, the study says ≈ 2.9×", ratio, d)
 	}
-	t.Logf("degree %.1f: %s of ids instead of %s, %.2f× less", d, graph.FormatBytes(c.IDBytes()), graph.FormatBytes(4*h.NumArcs()), ratio)
+	t.Logf("degree %.1f: %s of ids instead of %s, %.2f× less", d, card.Bytes(c.IDBytes()), card.Bytes(4*h.NumArcs()), ratio)
 }
 
 func TestNeighborPanicsOutOfRange(t *testing.T) {

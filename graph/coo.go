@@ -9,8 +9,8 @@ import (
 	"github.com/graphnb/graphnb/internal/par"
 )
 
-// COO is the edge-list form of the SSSP study (seeds.md §1, "input
-// preparation"): arrays startV, endV and weights in which every undirected
+// COO is the edge-list form of the SSSP study (docs/studies.md §1: the
+// coordinate list): arrays startV, endV and weights in which every undirected
 // pair {u, v} of the graph appears exactly once, so one GPU thread can
 // relax both directions of an edge without reading it twice.
 type COO struct {

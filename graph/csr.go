@@ -6,6 +6,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // CSR is a graph in compressed sparse row form.
@@ -46,12 +47,40 @@ func (g *CSR) NumEdges() int64 {
 	return g.NumArcs() / 2
 }
 
-// Degree returns the number of arcs leaving v.
-func (g *CSR) Degree(v int32) int { return int(g.Offsets[v+1] - g.Offsets[v]) }
+// Degree returns the number of arcs leaving v. It panics with a
+// *VertexError when v is not a vertex of g.
+func (g *CSR) Degree(v int32) int {
+	if uint64(uint32(v))+1 >= uint64(len(g.Offsets)) { // v < 0, v ≥ n, or no vertices
+		panic(&VertexError{"Degree", v, len(g.Offsets) - 1})
+	}
+	return int(g.Offsets[v+1] - g.Offsets[v])
+}
 
 // Neighbors returns the heads of the arcs leaving v. The slice aliases Adj:
-// do not modify it.
-func (g *CSR) Neighbors(v int32) []int32 { return g.Adj[g.Offsets[v]:g.Offsets[v+1]] }
+// do not modify it. It panics with a *VertexError when v is not a vertex
+// of g.
+func (g *CSR) Neighbors(v int32) []int32 {
+	if uint64(uint32(v))+1 >= uint64(len(g.Offsets)) { // v < 0, v ≥ n, or no vertices
+		panic(&VertexError{"Neighbors", v, len(g.Offsets) - 1})
+	}
+	return g.Adj[g.Offsets[v]:g.Offsets[v+1]]
+}
+
+// VertexError is the panic value of a CSR method called with a vertex
+// the graph does not have; its message names the method, the argument and
+// the valid range (an index-out-of-range panic would name none of them).
+type VertexError struct {
+	Method   string // "Neighbors", "Degree", "HasArc"
+	Vertex   int32  // the argument
+	Vertices int    // the graph's vertex count (≤ 0: none)
+}
+
+func (e *VertexError) Error() string {
+	if e.Vertices <= 0 {
+		return fmt.Sprintf("graph: %s(%d): the graph has no vertices", e.Method, e.Vertex)
+	}
+	return fmt.Sprintf("graph: %s(%d): %d is not a vertex; the graph's vertices are 0..%d", e.Method, e.Vertex, e.Vertex, e.Vertices-1)
+}
 
 // Weighted reports whether the graph carries weights.
 func (g *CSR) Weighted() bool { return g.Weights != nil || g.Weights64 != nil }
@@ -69,8 +98,13 @@ func (g *CSR) ArcWeight(k int64) float64 {
 }
 
 // HasArc reports whether the arc u→v exists. It binary-searches u's list,
-// so it needs lists sorted by id (as Build makes them).
+// so it needs lists sorted by id (as Build makes them). Like Neighbors, it
+// panics with a *VertexError when u is not a vertex; a v out of range is
+// simply not there.
 func (g *CSR) HasArc(u, v int32) bool {
+	if uint64(uint32(u))+1 >= uint64(len(g.Offsets)) {
+		panic(&VertexError{"HasArc", u, len(g.Offsets) - 1})
+	}
 	nb := g.Neighbors(u)
 	lo, hi := 0, len(nb)
 	for lo < hi {
@@ -210,19 +244,5 @@ func (g *CSR) String() string {
 		w = "float64 weights"
 	}
 	return fmt.Sprintf("%s graph: %d vertices, %d edges (%d arcs), %s, %s",
-		kind, g.NumVertices(), g.NumEdges(), g.NumArcs(), w, FormatBytes(g.MemoryBytes()))
-}
-
-// FormatBytes renders a byte count with a binary unit (B, KiB, MiB, GiB, TiB).
-func FormatBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit && exp < 3; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGT"[exp])
+		kind, g.NumVertices(), g.NumEdges(), g.NumArcs(), w, card.Bytes(g.MemoryBytes()))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
 )
@@ -18,7 +19,7 @@ const InfI32 int32 = math.MaxInt32 / 2
 const MaxDenseVertices = 1 << 16
 
 // Dense is an N×N weight or distance matrix in row-major order, the input
-// of Floyd-Warshall (seeds.md §4) and of the dense Bellman-Ford (§5).
+// of Floyd-Warshall (docs/studies.md §4) and of the dense Bellman-Ford (§5).
 // Entry (i, j) is at index i*N+j. Exactly one of F32 (no edge = +Inf) and
 // I32 (no edge = InfI32) holds the entries; the diagonal is 0.
 type Dense struct {
@@ -61,7 +62,7 @@ func denseBytes(n int) int64 { return membudget.Bytes(int64(n)*int64(n), 4) }
 // cancel's error when interrupted.
 func NewDense(n int, integer bool) (*Dense, error) {
 	if n < 0 || n > MaxDenseVertices {
-		return nil, fmt.Errorf("graph: a dense matrix of %d vertices is outside [0, %d] (it would need %s)", n, MaxDenseVertices, FormatBytes(denseBytes(max(n, 0))))
+		return nil, fmt.Errorf("graph: a dense matrix of %d vertices is outside [0, %d] (it would need %s)", n, MaxDenseVertices, card.Bytes(denseBytes(max(n, 0))))
 	}
 	if err := membudget.Check(fmt.Sprintf("graph: a %d×%d dense matrix", n, n), denseBytes(n)); err != nil {
 		return nil, err
@@ -150,7 +151,7 @@ func (g *CSR) Dense(integer bool) (*Dense, error) {
 	n := g.NumVertices()
 	if n > MaxDenseVertices {
 		return nil, fmt.Errorf("graph: a dense matrix of %d vertices needs %s; the limit is %d vertices",
-			n, FormatBytes(denseBytes(n)), MaxDenseVertices)
+			n, card.Bytes(denseBytes(n)), MaxDenseVertices)
 	}
 	if integer {
 		var maxW float64

@@ -9,8 +9,8 @@ import (
 	"github.com/graphnb/graphnb/internal/par"
 )
 
-// This file holds the SSSP study's edge permutation (seeds.md §1,
-// "Optimization B, edge permutation for L2 locality").
+// This file holds the SSSP study's edge permutation (docs/studies.md §1,
+// the "cache" switch: edges permuted for L2 locality).
 //
 // Vocabulary. With a segment size P, vertex v lies in segment v/P; a graph
 // of N vertices has N/P+1 segments (the study's count; the last may be
@@ -34,7 +34,7 @@ func SegmentSizeFor(cacheBytes int64, elemBytes int) (int, error) {
 }
 
 // PermuteCOO returns a copy of c with its edges reordered for the SSSP
-// study's "cache" switch (seeds.md §1, Optimization B): grouped by the
+// study's "cache" switch (docs/studies.md §1): grouped by the
 // segment of their End vertex (End/p) in increasing order, and inside a
 // group ordered by the segment of their Start vertex (0, 1, 2, …). Edges of
 // one tile keep their relative order from c, so the result is
@@ -315,7 +315,7 @@ func CheckSegmentOrder(c *COO, p int) error {
 }
 
 // SegmentReport measures how many segments of dist the windows of a COO
-// read: the quantity the SSSP study's permutation (seeds.md §1) keeps
+// read: the quantity the SSSP study's permutation (docs/studies.md §1) keeps
 // small. See SegmentsTouched.
 type SegmentReport struct {
 	// SegmentSize is P in vertices; Segments is N/P+1.

@@ -20,7 +20,7 @@ type testGraph struct {
 	make func() (*graph.CSR, error)
 }
 
-// studyGraphs are the two families of the studies (seeds.md, common
+// studyGraphs are the two families of the studies (docs/studies.md, common
 // ground) at test sizes: R-MAT with shuffled ids (no locality in the ids)
 // and SSCA#2 (cliques on consecutive ids, then shuffled by default).
 func studyGraphs() []testGraph {
@@ -369,7 +369,7 @@ func TestSegmentSizeFor(t *testing.T) {
 		elem  int
 		want  int
 	}{
-		{1536 << 10, 8, 65536}, // GTX Titan, doubles (seeds.md §1)
+		{1536 << 10, 8, 65536}, // GTX Titan, doubles (docs/studies.md §1)
 		{60 << 20, 8, 2621440}, // H200's 60 MiB L2
 		{1536 << 10, 1, 524288},
 		{10, 8, 1},

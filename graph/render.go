@@ -34,7 +34,7 @@ func (g *CSR) HTML() string {
 		Row("edges", card.Count(g.NumEdges())).
 		Row("arcs", card.Count(g.NumArcs())).
 		Row("weights", w).
-		Row("memory", FormatBytes(g.MemoryBytes()))
+		Row("memory", card.Bytes(g.MemoryBytes()))
 	s.rows(c)
 	return c.RawHTML(s.histogramSVG()).HTML()
 }

@@ -15,7 +15,7 @@ import (
 
 // RCMOrder computes a reverse Cuthill-McKee ordering of g: connected
 // vertices get close numbers, the MST study's "renumber vertices so that
-// strongly connected vertices get close numbers" (seeds.md §3, input
+// strongly connected vertices get close numbers" (docs/studies.md §3, input
 // transformation 2). Pass newID to Renumber to relabel the graph;
 // newID[old] is a vertex's new number and oldID[new] its old one, so the
 // two are inverse permutations of [0, N).
@@ -430,7 +430,7 @@ func InvertPermutation(perm []int32) ([]int32, error) {
 // result has the neighbours {newID[u] : u a neighbour of v}, sorted by
 // their new id, each with its weight. The result shares nothing with g;
 // Renumber(oldID) of the result gives g back. Use it with RCMOrder (MST
-// study, seeds.md §3, input transformation 2), or any ordering of your own.
+// study, docs/studies.md §3, input transformation 2), or any ordering of your own.
 //
 // It returns an error when newID is not a permutation of [0, N) (wrong
 // length, an entry out of range or repeated). Work is O(M log d) for d the

@@ -10,7 +10,7 @@ import (
 )
 
 // TEPS is a traversal rate in the two conventions graphnb always labels
-// (design.md, "Measuring").
+// (README, "Measuring").
 type TEPS struct {
 	// Graph500 is undirected input edges within the traversed component per
 	// second (Graph500's TEPS; averaged over roots with a harmonic mean).

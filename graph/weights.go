@@ -13,7 +13,7 @@ import (
 
 // SortByWeight returns a copy of g in which every neighbour list is ordered
 // by arc weight, ascending, with equal weights ordered by vertex id: the
-// MST study's "local sort" (seeds.md §3, input transformation 1), which lets
+// MST study's "local sort" (docs/studies.md §3, input transformation 1), which lets
 // a warp find a vertex's lightest arc to another tree by scanning its list
 // from the front. The result is deterministic and shares no slice with g.
 //
@@ -113,7 +113,7 @@ const MaxDistinctWeights uint64 = 1 << 32
 // the smallest weight has rank 0, the next larger distinct weight rank 1,
 // and so on, so w[i] < w[j] exactly when rank[i] < rank[j] and equal
 // weights share a rank. It is the MST study's "weights → integers"
-// (seeds.md §3, input transformation 3): Borůvka only compares weights, and
+// (docs/studies.md §3, input transformation 3): Borůvka only compares weights, and
 // a uint32 compares faster and takes less memory than a double.
 //
 // −0 and +0 are equal and share a rank. RankWeights returns an error for a

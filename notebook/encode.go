@@ -3,8 +3,10 @@ package notebook
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +71,7 @@ func (nb *Notebook) WriteFile(name string) error {
 	if fi, err := os.Stat(name); err == nil {
 		if !fi.Mode().IsRegular() {
 			if err := os.WriteFile(name, b, 0); err != nil {
-				return fmt.Errorf("notebook: %w", err)
+				return writingErr(name, err)
 			}
 			return nil
 		}
@@ -77,24 +79,40 @@ func (nb *Notebook) WriteFile(name string) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
-		return fmt.Errorf("notebook: %w", err)
+		return writingErr(name, err)
 	}
 	defer os.Remove(f.Name()) // fails harmlessly once renamed
 	if _, err := f.Write(b); err != nil {
 		f.Close()
-		return fmt.Errorf("notebook: writing %s: %w", name, err)
+		return writingErr(name, err)
 	}
 	if err := f.Chmod(perm); err != nil {
 		f.Close()
-		return fmt.Errorf("notebook: %w", err)
+		return writingErr(name, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("notebook: writing %s: %w", name, err)
+		return writingErr(name, err)
 	}
 	if err := os.Rename(f.Name(), name); err != nil {
-		return fmt.Errorf("notebook: %w", err)
+		return writingErr(name, err)
 	}
 	return nil
+}
+
+// writingErr reports a failure to write the notebook file name. It is
+// written under a temporary name beside name and renamed, so the
+// operating system's error names the temporary file; the message names
+// name instead.
+func writingErr(name string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("notebook: writing %s: %w", name, err)
 }
 
 func orEmpty(m Metadata) Metadata {

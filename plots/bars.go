@@ -74,6 +74,11 @@ func (b *BarChart) Err() error { return b.err }
 // vertex count), one bar per variant, the mean arcs/s with min–max
 // whiskers (mean time in seconds for a table measured by time only).
 func Bars(t *bench.Table) *BarChart {
+	if t == nil {
+		b := NewBars("", "graph", "")
+		b.err = errNilTable("Bars", "*bench.Table")
+		return b
+	}
 	type group struct {
 		key      string
 		label    string

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"os"
@@ -356,15 +357,26 @@ func output(render func(format string) ([]byte, error), format string, errp *err
 // bundle is a chart's inline MIME bundle: image/png, or image/svg+xml
 // when svg is set, with text as text/plain; the reason as text when the
 // chart cannot be drawn.
+//
+// An SVG chart also comes as text/html: an <img> whose source is the SVG
+// as a base64 data: URL. Front ends that prefer HTML show it, and it
+// survives the HTML sanitizer of nbconvert, which strips an inline
+// image/svg+xml output down to an empty <svg>.
 func bundle(text string, svg bool, render func(format string) ([]byte, error), errp *error) map[string]any {
 	if svg {
 		if b := output(render, "svg", errp); b != nil {
-			return map[string]any{"image/svg+xml": string(b), "text/plain": text}
+			return map[string]any{"image/svg+xml": string(b), "text/html": svgImg(b, text), "text/plain": text}
 		}
 	} else if b := output(render, "png", errp); b != nil {
 		return map[string]any{"image/png": base64.StdEncoding.EncodeToString(b), "text/plain": text}
 	}
 	return map[string]any{"text/plain": text + ": " + (*errp).Error()}
+}
+
+// svgImg is an <img> element that embeds an SVG document as a data: URL,
+// with alt as its text alternative.
+func svgImg(svg []byte, alt string) string {
+	return `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString(svg) + `" alt="` + html.EscapeString(alt) + `">`
 }
 
 // save writes a chart to path in the format its extension names.

@@ -55,8 +55,43 @@ func TestMIMEBundle(t *testing.T) {
 		t.Fatalf("text/plain %q", b["text/plain"])
 	}
 	c.SVGOutput = true
-	if b := c.MIMEBundle(); b["image/svg+xml"] == nil || b["image/png"] != nil {
+	b = c.MIMEBundle()
+	if b["image/svg+xml"] == nil || b["image/png"] != nil {
 		t.Fatalf("SVGOutput gave %v", keys(b))
+	}
+	// The HTML form embeds the same SVG as a data: URL, which nbconvert's
+	// sanitizer keeps (it empties an inline image/svg+xml).
+	h, _ := b["text/html"].(string)
+	src, ok := strings.CutPrefix(h, `<img src="data:image/svg+xml;base64,`)
+	if !ok {
+		t.Fatalf("SVGOutput text/html %.80q, want an <img> with a data: URL", h)
+	}
+	enc, _, _ := strings.Cut(src, `"`)
+	if svg, err := base64.StdEncoding.DecodeString(enc); err != nil || string(svg) != b["image/svg+xml"] {
+		t.Fatalf("the <img> does not hold the chart's SVG (%v)", err)
+	}
+	if !strings.Contains(h, `alt="chart &#34;BFS on R-MAT&#34;`) {
+		t.Fatalf("the <img> has no escaped alt text: %.200q", h[len(h)-120:])
+	}
+}
+
+// TestNilTables checks that every chart of a table refuses a nil one with
+// an error that names the function and the argument, instead of a nil
+// dereference.
+func TestNilTables(t *testing.T) {
+	for name, err := range map[string]error{
+		"TEPS":         TEPS(nil).Err(),
+		"TEPSGraph500": TEPSGraph500(nil).Err(),
+		"Speedup":      Speedup(nil).Err(),
+		"TimeVsN":      TimeVsN(nil).Err(),
+		"Bars":         Bars(nil).Err(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), name+"(nil)") || !strings.Contains(err.Error(), "is nil") {
+			t.Errorf("%s(nil): error %v, want one naming %s(nil)", name, err, name)
+		}
+	}
+	if b := Speedup(nil).MIMEBundle(); !strings.Contains(b["text/plain"].(string), "Speedup(nil)") {
+		t.Errorf("Speedup(nil) shows %v", b)
 	}
 }
 

@@ -10,14 +10,16 @@ import (
 
 // The charts of bench results: one series per variant, x the vertex
 // count on a log2 axis (the studies' "scale"), min–max error bars — the
-// figures of seeds.md.
+// figures of docs/studies.md.
 
 // TEPS charts a sweep the studies' way: mean arcs/s (stored arcs / time)
 // against the vertex count, one line per variant with min–max bars over
 // the roots. The y unit is G arcs/s, or M/k arcs/s when every value is
 // below 10⁹/10⁶. The y axis is logarithmic when the means span more than
 // two decades (a CPU curve beside GPU ones), linear otherwise. A table without rates (APSP) gives a chart whose Err
-// says so; use TimeVsN.
+// says so; use TimeVsN. So does a nil table, here and in every chart of
+// a table (TEPSGraph500, Speedup, TimeVsN, Bars): the chart shows the
+// error in place of the image.
 func TEPS(t *bench.Table) *Chart {
 	return rateChart(t, "arcs/s", "mean, min–max", func(r bench.Row) (float64, float64, float64) {
 		return r.MeanArcsPerSecond, r.MinArcsPerSecond, r.MaxArcsPerSecond
@@ -33,8 +35,18 @@ func TEPSGraph500(t *bench.Table) *Chart {
 	})
 }
 
+// errNilTable is the error of a chart asked to draw a nil table.
+func errNilTable(fn, arg string) error {
+	return fmt.Errorf("plots: %s(nil): the %s is nil; pass the table a sweep returned (bench.Sweep.Run, bench.LoadFile)", fn, arg)
+}
+
 // rateChart draws one rate convention of t.
 func rateChart(t *bench.Table, unit, how string, get func(bench.Row) (mean, lo, hi float64)) *Chart {
+	if t == nil {
+		c := New("", "vertices", unit)
+		c.err = errNilTable(map[string]string{"arcs/s": "TEPS", "TEPS": "TEPSGraph500"}[unit], "*bench.Table")
+		return c
+	}
 	top, bottom := 0.0, math.Inf(1)
 	for _, r := range t.Rows {
 		m, _, hi := get(r)
@@ -75,6 +87,11 @@ func rateChart(t *bench.Table, unit, how string, get func(bench.Row) (mean, lo, 
 // A speedup table without rows (an unknown baseline) gives a chart whose
 // Err says why.
 func Speedup(s *bench.SpeedupTable) *Chart {
+	if s == nil {
+		c := New("", "vertices", "speedup")
+		c.err = errNilTable("Speedup", "*bench.SpeedupTable (from Table.Speedup)")
+		return c
+	}
 	c := New(s.Meta.Name, "vertices", fmt.Sprintf("speedup over %s (×, mean, min–max)", s.Baseline))
 	c.Log2X = true
 	if s.Err != nil {
@@ -109,9 +126,14 @@ func Speedup(s *bench.SpeedupTable) *Chart {
 }
 
 // TimeVsN charts mean run time in seconds against the vertex count on
-// log-log axes, with min–max bars: how APSP (seeds.md §4) and dense
+// log-log axes, with min–max bars: how APSP (docs/studies.md §4) and dense
 // Bellman-Ford (§5) are compared.
 func TimeVsN(t *bench.Table) *Chart {
+	if t == nil {
+		c := New("", "vertices n", "time (s)")
+		c.err = errNilTable("TimeVsN", "*bench.Table")
+		return c
+	}
 	c := New(t.Meta.Name, "vertices n", "time (s, mean, min–max)")
 	c.Log2X, c.LogY = true, true
 	if len(t.Rows) == 0 {

@@ -2,9 +2,11 @@ package plots
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"image/png"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,36 +24,76 @@ var update = flag.Bool("update", false, "rewrite plots/testdata/*_golden.png fro
 // golden compares a chart's PNG with testdata/NAME_golden.png with
 // gonum's plot/cmpimg (same size, same colour at every pixel); go test
 // -update rewrites the file. On a mismatch the new image is written beside
-// it as NAME_got.png for inspection.
+// it as testdata/NAME_got.png (git-ignored) for inspection.
 func golden(t *testing.T, name string, img []byte) {
 	t.Helper()
 	if img == nil {
 		t.Fatalf("%s: the chart did not render", name)
 	}
-	path := filepath.Join("testdata", name+"_golden.png")
 	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, img, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("testdata", name+"_golden.png"), img, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
+	if err := checkGolden("testdata", name, img); err != nil {
+		t.Error(err)
+	}
+}
+
+// checkGolden compares img with dir/NAME_golden.png. On a mismatch it
+// writes img to dir/NAME_got.png and says so; on a match it removes a
+// NAME_got.png left by an earlier failure.
+func checkGolden(dir, name string, img []byte) error {
+	path := filepath.Join(dir, name+"_golden.png")
+	got := filepath.Join(dir, name+"_got.png")
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
+		return fmt.Errorf("%v (go test -update creates it)", err)
 	}
 	same, err := cmpimg.Equal("png", img, want)
 	if err != nil {
-		t.Fatalf("comparing with %s: %v", path, err)
+		return fmt.Errorf("comparing with %s: %v", path, err)
 	}
-	if !same {
-		got := filepath.Join(t.TempDir(), name+"_got.png")
-		os.WriteFile(got, img, 0o644)
-		t.Errorf("%s differs from %s; the new image is %s (go test -update accepts it)", name, path, got)
+	if same {
+		if err := os.Remove(got); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if err := os.WriteFile(got, img, 0o644); err != nil {
+		return fmt.Errorf("%s differs from %s, and writing the new image failed: %v", name, path, err)
+	}
+	return fmt.Errorf("%s differs from %s; the new image is %s (go test -update accepts it)", name, path, got)
+}
+
+// TestCheckGoldenWritesGotBeside checks the promise golden makes: a
+// mismatch leaves NAME_got.png beside the golden file, and a later match
+// removes it.
+func TestCheckGoldenWritesGotBeside(t *testing.T) {
+	dir := t.TempDir()
+	a, b := sample().PNG(), fixtureChart().PNG()
+	if err := os.WriteFile(filepath.Join(dir, "x_golden.png"), a, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := checkGolden(dir, "x", b)
+	got := filepath.Join(dir, "x_got.png")
+	if err == nil || !strings.Contains(err.Error(), got) {
+		t.Fatalf("mismatch: error %v, want one naming %s", err, got)
+	}
+	if data, err := os.ReadFile(got); err != nil || !bytes.Equal(data, b) {
+		t.Fatalf("%s: %v; want the new image beside the golden one", got, err)
+	}
+	if err := checkGolden(dir, "x", a); err != nil {
+		t.Fatalf("match: %v", err)
+	}
+	if _, err := os.Stat(got); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s still there after a match: %v", got, err)
 	}
 }
+
+// fixtureChart is the TEPS chart of the fixture.
+func fixtureChart() *Chart { return TEPS(fixture()) }
 
 // fixture is a hand-made sweep: three SSSP variants over scales 14..18,
 // four roots each, with fixed times so the charts are reproducible. The

@@ -50,10 +50,10 @@ func BenchmarkBlocked(b *testing.B) {
 	benchAPSP(b, func(d *graph.Dense) (*Result, error) { return Blocked(d, 32) }, "_t32")
 }
 
-// rome99 is the road graph of the APSP study (seeds.md §4: DIMACS 9th
+// rome99 is the road graph of the APSP study (docs/studies.md §4: DIMACS 9th
 // challenge, 3353 vertices, 8870 arcs, distances in metres), shipped in
 // graph/graphio's test data.
-const rome99 = "../../graph/graphio/testdata/rome99.gr"
+const rome99 = "../../data/rome99.gr"
 
 // readDIMACS reads a DIMACS file into an int32 matrix (directed, parallel
 // arcs keep their minimum weight).

@@ -17,7 +17,7 @@ import (
 const DefaultTile = 64
 
 // Blocked returns all-pairs shortest paths of the matrix d by blocked
-// Floyd-Warshall (Venkataraman, Sahni, Mukhopadhyaya 2003; seeds.md §4)
+// Floyd-Warshall (Venkataraman, Sahni, Mukhopadhyaya 2003; docs/studies.md §4)
 // with square tiles of tile×tile entries (0 means DefaultTile; a tile
 // larger than N is cut to N). For each diagonal tile b, covering the
 // k-steps of its vertices:

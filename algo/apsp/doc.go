@@ -1,5 +1,5 @@
 // Package apsp computes all-pairs shortest paths on a dense matrix
-// (graph.Dense) by Floyd-Warshall on the CPU and on the GPU (seeds.md §4:
+// (graph.Dense) by Floyd-Warshall on the CPU and on the GPU (docs/studies.md §4:
 // the plain, blocked and out-of-core GPU Floyd-Warshall of the fruit-fly
 // neuron study), and checks APSP results with Check.
 //

@@ -1,4 +1,4 @@
-// fw.cu: Floyd-Warshall on the GPU (seeds.md §4), compiled by NVRTC at
+// fw.cu: Floyd-Warshall on the GPU (docs/studies.md §4), compiled by NVRTC at
 // run time (gpu.go). No headers; every kernel is extern "C" so that Go
 // finds it by name.
 //

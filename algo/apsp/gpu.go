@@ -15,6 +15,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/membudget"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -350,7 +351,7 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	if need := inCoreBytes(n, p.np, planes); p.cap > 0 && need > p.cap {
 		if o.Method != OutOfCoreGPU {
 			return fmt.Errorf("the %s method keeps the whole matrix on the device: %d vertices (padded to %d) need %s, but the memory cap is %s: use WithMethod(OutOfCoreGPU)",
-				o.Method, n, p.np, graph.FormatBytes(need), graph.FormatBytes(p.cap))
+				o.Method, n, p.np, card.Bytes(need), card.Bytes(p.cap))
 		}
 		plan, err := planFor(n, p.cfg.tile, planes, p.cap)
 		if err != nil {
@@ -454,7 +455,7 @@ func (p *Prepared) String() string {
 	if p.info.f32 {
 		kind = "float32"
 	}
-	s := fmt.Sprintf("apsp: %s prepared on %v: %d vertices, %s, %s on the device", p.label, p.dev, p.info.n, kind, graph.FormatBytes(p.Bytes()))
+	s := fmt.Sprintf("apsp: %s prepared on %v: %d vertices, %s, %s on the device", p.label, p.dev, p.info.n, kind, card.Bytes(p.Bytes()))
 	if streamed, k, q, _ := p.OutOfCore(); streamed {
 		s += fmt.Sprintf(", streamed in %d×%d blocks of %d", q, q, k)
 	}

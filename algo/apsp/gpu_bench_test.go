@@ -14,7 +14,7 @@ import (
 )
 
 // The GPU benchmarks skip without a CUDA device. The study's figure
-// (seeds.md §4): time of the plain and blocked GPU methods on rome99 and
+// (docs/studies.md §4): time of the plain and blocked GPU methods on rome99 and
 // on random graphs of 4096, 8192 and 16384 vertices, and an out-of-core
 // run on a matrix larger than the memory cap. On the GPU machine:
 //

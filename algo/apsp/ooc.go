@@ -9,6 +9,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -69,7 +70,7 @@ func planOOC(n, tile, planes int, capBytes int64) (oocPlan, error) {
 		}
 		if K <= tile {
 			return oocPlan{}, fmt.Errorf("a memory cap of %s is too small for %d vertices even out of core: blocks of one %d×%d tile need %s",
-				graph.FormatBytes(capBytes), n, tile, tile, graph.FormatBytes(oocBytes(K, q, 1, planes)))
+				card.Bytes(capBytes), n, tile, tile, card.Bytes(oocBytes(K, q, 1, planes)))
 		}
 	}
 }

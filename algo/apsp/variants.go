@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // Method selects the GPU algorithm of Prepare and Run.
 type Method int
 
 const (
-	// PlainGPU is the study's plain GPU Floyd-Warshall (seeds.md §4): one
+	// PlainGPU is the study's plain GPU Floyd-Warshall (docs/studies.md §4): one
 	// kernel launch per k over the whole n×n matrix, one thread per
 	// entry. The whole matrix must fit on the device.
 	PlainGPU Method = iota
@@ -112,7 +112,7 @@ func NewOptions(opts ...Option) Options {
 	return o
 }
 
-// The study's curve labels (seeds.md §4, the figure to reproduce).
+// The study's curve labels (docs/studies.md §4, the figure to reproduce).
 const (
 	LabelPlain     = "plain GPU"
 	LabelBlocked   = "blocked GPU"
@@ -138,7 +138,7 @@ func (o Options) Label() string {
 		s += fmt.Sprintf(", tile %d", o.Tile)
 	}
 	if o.MemoryCap != 0 {
-		s += ", cap " + graph.FormatBytes(o.MemoryCap)
+		s += ", cap " + card.Bytes(o.MemoryCap)
 	}
 	if o.DistancesOnly {
 		s += ", distances only"
@@ -196,7 +196,7 @@ func (v Variant) Slug() string {
 	return strings.ToLower(strings.Join(strings.Fields(s), "_"))
 }
 
-// SeedVariants returns the APSP study's GPU curves (seeds.md §4), in the
+// SeedVariants returns the APSP study's GPU curves (docs/studies.md §4), in the
 // figure's order: "plain GPU", "blocked GPU" and "out-of-core blocked
 // GPU", with predecessors and the default tile. The sequential curve is
 // the CPU's FloydWarshall (or Blocked).

@@ -43,7 +43,7 @@ func benchSources(g *graph.CSR) []int32 { return g.Roots(64, 2) }
 
 // benchBFS times run over rotating sources and reports both TEPS
 // conventions: the Graph500 one as a harmonic mean over runs, arcs/s as an
-// arithmetic mean (design.md, "Measuring").
+// arithmetic mean (README, "Measuring").
 func benchBFS(b *testing.B, run func(g *graph.CSR, src int32) (*Result, error)) {
 	for _, scale := range benchScales() {
 		b.Run(fmt.Sprintf("rmat_s%d_ef16", scale), func(b *testing.B) {

@@ -1,5 +1,5 @@
 // GPU BFS kernels of package bfs: the BFS study's level-synchronous edge
-// scan (seeds.md §2) and a direction-optimizing BFS (Beamer et al., SC 2012).
+// scan (docs/studies.md §2) and a direction-optimizing BFS (Beamer et al., SC 2012).
 // Compiled at run time by NVRTC (no #include: every type is declared here).
 // Kernels are launched with blocks of BFS_BLOCK threads (the Go side passes
 // it); the warp-level code needs whole warps, so BFS_BLOCK is a multiple of 32.

@@ -1,5 +1,5 @@
 // Package bfs is breadth-first search on graphnb's CSR graphs: the CPU
-// implementations, the GPU variants of the BFS study (seeds.md §2) and a
+// implementations, the GPU variants of the BFS study (docs/studies.md §2) and a
 // GPU direction-optimizing BFS, and the checker every BFS result (CPU or
 // GPU) must pass.
 //
@@ -9,14 +9,14 @@
 //     Asanović, Patterson, SC 2012), run on all cores: top-down steps with a
 //     frontier queue while the frontier is small, bottom-up steps with a
 //     frontier bitmap while it is large. It is the CPU curve of the BFS
-//     study (seeds.md §2) and the fallback when there is no GPU.
+//     study (docs/studies.md §2) and the fallback when there is no GPU.
 //   - TopDown is the textbook sequential queue BFS, the reference.
 //
 // Check validates a result by the Graph500 rules (tree rooted at the
 // source, tree edges one level apart, graph edges at most one level apart,
 // the tree spans the source's component, tree edges exist in the graph) and
 // the bookkeeping a Result carries; GPU variants are validated with it
-// before their times are counted (design.md, "Measuring").
+// before their times are counted (README, "Measuring").
 //
 // # On the GPU
 //
@@ -25,7 +25,7 @@
 // study's switches, SeedVariants and ModernVariants list the figure's
 // curves:
 //
-//   - EdgeScan, the BFS study's kernel (seeds.md §2): a COO list with each
+//   - EdgeScan, the BFS study's kernel (docs/studies.md §2): a COO list with each
 //     undirected edge once, unsigned char levels (255 = unvisited), one
 //     launch per level over all edges, stopped when the study's modif flag
 //     shows no change; TextureCache ("restrict") reads levels through the

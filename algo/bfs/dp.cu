@@ -1,4 +1,4 @@
-// Dynamic-parallelism step of the BFS study (seeds.md §2): on levels with
+// Dynamic-parallelism step of the BFS study (docs/studies.md §2): on levels with
 // few frontier vertices, one thread per vertex checks whether its vertex is
 // on the current level and, if so, launches a child grid over the vertex's
 // own CSR arcs instead of scanning every edge. Compiled by NVRTC as

@@ -14,6 +14,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -32,7 +33,7 @@ var (
 type Method int
 
 const (
-	// EdgeScan is the BFS study's level-synchronous kernel (seeds.md §2):
+	// EdgeScan is the BFS study's level-synchronous kernel (docs/studies.md §2):
 	// one launch per level sweeps every undirected edge of a COO list,
 	// levels kept as unsigned char.
 	EdgeScan Method = iota
@@ -491,7 +492,7 @@ func (p *Prepared) String() string {
 		seg = fmt.Sprintf(", segment size P = %d", p.p)
 	}
 	return fmt.Sprintf("bfs prepared %q on %v: %s of device memory%s, prepared in %v", p.label, p.dev,
-		graph.FormatBytes(p.Bytes()), seg, p.prep.Round(time.Microsecond))
+		card.Bytes(p.Bytes()), seg, p.prep.Round(time.Microsecond))
 }
 
 // Run is a one-shot GPU BFS of g from src: Prepare, Run, Close. The

@@ -8,7 +8,7 @@ type Variant struct {
 	Options []GPUOption
 }
 
-// SeedVariants returns the GPU curves of the BFS study's figure (seeds.md
+// SeedVariants returns the GPU curves of the BFS study's figure (docs/studies.md
 // §2), in its order:
 //
 //   - "dynamic parallelism": child grids on small levels, the edge scan

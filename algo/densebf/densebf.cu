@@ -1,4 +1,4 @@
-// GPU kernels of package densebf: the dense Bellman-Ford of seeds.md §5,
+// GPU kernels of package densebf: the dense Bellman-Ford of docs/studies.md §5,
 // compiled at run time by NVRTC for the device's own architecture. No
 // #include: every type is declared here and only NVRTC's built-ins are
 // used (int4, float4, __ldg, __syncthreads, __syncthreads_or,

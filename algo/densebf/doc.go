@@ -1,6 +1,6 @@
 // Package densebf is single-source shortest paths by Bellman-Ford on a
 // dense adjacency matrix (graph.Dense), in the pull formulation of the
-// performance-portable Bellman-Ford study (seeds.md §5), on the CPU, with
+// performance-portable Bellman-Ford study (docs/studies.md §5), on the CPU, with
 // the checker that GPU variants (BF_Naive, BF_Reduce, BF_Reduce_Coarse)
 // are validated against.
 //

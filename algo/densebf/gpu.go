@@ -12,6 +12,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/membudget"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
@@ -407,7 +408,7 @@ func (p *Prepared) String() string {
 		kind = "float32"
 	}
 	return fmt.Sprintf("densebf: %s prepared on %v: %d vertices (%s), %s on the device, prepared in %v",
-		p.label, p.dev, p.n, kind, graph.FormatBytes(p.Bytes()), p.prep.Round(time.Microsecond))
+		p.label, p.dev, p.n, kind, card.Bytes(p.Bytes()), p.prep.Round(time.Microsecond))
 }
 
 // Run computes shortest distances from src on the prepared matrix.

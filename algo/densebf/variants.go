@@ -6,7 +6,7 @@ import (
 )
 
 // Method selects the GPU kernel of Prepare and RunGPU: the study's three
-// (seeds.md §5).
+// (docs/studies.md §5).
 type Method int
 
 const (
@@ -42,7 +42,7 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// The study's curve labels (seeds.md §5, the figure to reproduce).
+// The study's curve labels (docs/studies.md §5, the figure to reproduce).
 const (
 	LabelNaive        = "BF_Naive"
 	LabelReduce       = "BF_Reduce"
@@ -167,7 +167,7 @@ func (v Variant) Slug() string {
 	return strings.ToLower(strings.Join(strings.Fields(s), "_"))
 }
 
-// SeedVariants returns the study's three GPU curves (seeds.md §5), in the
+// SeedVariants returns the study's three GPU curves (docs/studies.md §5), in the
 // figure's order: "BF_Naive", "BF_Reduce" and "BF_Reduce_Coarse", each
 // with its default options (default M; 16-byte loads for ReduceCoarse
 // where N allows; the flag read after every iteration).

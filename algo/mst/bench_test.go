@@ -8,7 +8,7 @@ import (
 	"github.com/graphnb/graphnb/graph/gen"
 )
 
-// benchGraphs are the study's graph families (seeds.md §3): R-MAT with
+// benchGraphs are the study's graph families (docs/studies.md §3): R-MAT with
 // edge factor 16 (average degree 32) and SSCA#2, at a small and a large
 // scale. Each is generated once, outside the timed loops.
 var benchGraphs = []struct {

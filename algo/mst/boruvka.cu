@@ -1,5 +1,5 @@
 // GPU kernels of package mst: the Borůvka rounds of the MST study (Kolganov
-// 2016, seeds.md §3), compiled at run time by NVRTC for the device's own
+// 2016, docs/studies.md §3), compiled at run time by NVRTC for the device's own
 // architecture. No #include: every type is declared here and only NVRTC's
 // built-in device functions are used. Every kernel is extern "C" so the Go
 // side (gpu.go) finds it by name; a CI test checks that each name gpu.go

@@ -18,7 +18,7 @@ import (
 const noEdge = math.MaxUint32
 
 // Boruvka returns the minimum spanning forest of the undirected graph g by
-// the parallel Borůvka algorithm of the MST study (seeds.md §3), on all
+// the parallel Borůvka algorithm of the MST study (docs/studies.md §3), on all
 // cores.
 //
 // Preparation (PrepTime, not in Time, as in the study): every edge is

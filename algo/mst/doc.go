@@ -1,12 +1,12 @@
 // Package mst computes minimum spanning forests of undirected graphs on the
 // CPU and checks spanning forests computed elsewhere (the GPU Borůvka of
-// seeds.md §3 is validated with Check before its time counts).
+// docs/studies.md §3 is validated with Check before its time counts).
 //
 // Two CPU entry points:
 //
 //   - Kruskal sorts the edges by weight and joins them with a union-find;
 //     it is the sequential reference.
-//   - Boruvka is the study's algorithm (Kolganov 2016, seeds.md §3) on all
+//   - Boruvka is the study's algorithm (Kolganov 2016, docs/studies.md §3) on all
 //     cores: every round each tree picks its minimum outgoing edge, mutual
 //     choices (2-cycles) are broken towards the smaller tree id, trees are
 //     merged by pointer jumping and renumbered 0..P-1. It stops when one

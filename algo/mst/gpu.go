@@ -15,6 +15,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -495,7 +496,7 @@ func (p *Prepared) plan(off []int64) error {
 	if need := p.deviceBytes(0, 0); need > limit {
 		return fmt.Errorf("%w: the per-vertex arrays of %d vertices need %s of device memory, over the %s cap "+
 			"(even with every neighbour list on the host); free device memory or raise MemoryCap",
-			gpu.ErrOutOfMemory, n, graph.FormatBytes(need), graph.FormatBytes(limit))
+			gpu.ErrOutOfMemory, n, card.Bytes(need), card.Bytes(limit))
 	}
 	// The largest ng ≤ from whose arrays fit. (Not a binary search: the
 	// labels the host reads can shrink as ng grows.)
@@ -922,7 +923,7 @@ func (p *Prepared) HostTime() time.Duration {
 // String describes the prepared graph in one line.
 func (p *Prepared) String() string {
 	s := fmt.Sprintf("mst: %s prepared on %v: %d vertices, %d arcs, %s on the device, prepared in %v",
-		p.label, p.dev, p.g.NumVertices(), p.g.NumArcs(), graph.FormatBytes(p.Bytes()), p.prep.Round(time.Microsecond))
+		p.label, p.dev, p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.prep.Round(time.Microsecond))
 	if hv := p.HostVertices(); hv > 0 {
 		s += fmt.Sprintf(", %d vertices on the host", hv)
 	}

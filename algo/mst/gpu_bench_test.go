@@ -32,7 +32,7 @@ var gpuBenchFamilies = []struct {
 	{"ssca2", func(s int) (*graph.CSR, error) { return gen.SSCA2(s, gen.Seed(1)) }},
 }
 
-// BenchmarkGPU measures the MST study's figure (seeds.md §3): MTEPS of
+// BenchmarkGPU measures the MST study's figure (docs/studies.md §3): MTEPS of
 // the curves "GPU+CPU", "GPU" and "CPU" (the package's Boruvka, all
 // cores) on R-MAT and SSCA#2 at the scales of gpuBenchScales. Each graph
 // is generated once and prepared once per variant; the last run of every

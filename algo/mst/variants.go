@@ -6,17 +6,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 )
 
 // DefaultCPUShare is the host's share of the find-minimum step in hybrid
 // mode when Options.CPUShare is 0: the study's GPU:CPU split of 5:1
-// (seeds.md §3), so 1/6 of the arcs.
+// (docs/studies.md §3), so 1/6 of the arcs.
 const DefaultCPUShare = 1.0 / 6
 
 // Options are the switches of the GPU Borůvka (Prepare, Run), the MST
 // study's input transformations and its hybrid and beyond-memory modes
-// (seeds.md §3). The zero value is the plain GPU algorithm: float weights
+// (docs/studies.md §3). The zero value is the plain GPU algorithm: float weights
 // compared as they are, vertices in the input's order, 4-byte neighbour
 // ids, everything on the GPU within its free memory.
 //
@@ -122,7 +122,7 @@ func (o Options) share() float64 {
 	return o.CPUShare
 }
 
-// The study's curve labels (seeds.md §3, the figure to reproduce).
+// The study's curve labels (docs/studies.md §3, the figure to reproduce).
 const (
 	// LabelHybrid is the study's "GPU+CPU": every transformation and the
 	// hybrid find-minimum step.
@@ -157,7 +157,7 @@ func (o Options) Label() string {
 		s += ", CPU share " + strconv.FormatFloat(o.CPUShare, 'g', 4, 64)
 	}
 	if o.MemoryCap > 0 {
-		s += ", cap " + graph.FormatBytes(o.MemoryCap)
+		s += ", cap " + card.Bytes(o.MemoryCap)
 	}
 	return s
 }
@@ -182,7 +182,7 @@ func (v Variant) Slug() string {
 	return strings.Join(f, "_")
 }
 
-// SeedVariants returns the MST study's two GPU curves (seeds.md §3), in
+// SeedVariants returns the MST study's two GPU curves (docs/studies.md §3), in
 // the figure's order: "GPU+CPU" (every transformation and the hybrid
 // find-minimum step at the study's 5:1 split) and "GPU" (every
 // transformation, GPU alone). The figure's third curve, "CPU", is the

@@ -12,7 +12,7 @@ import (
 )
 
 // BellmanFord computes shortest paths from src with the edge-parallel
-// Bellman-Ford of the SSSP study (seeds.md §1), on all cores.
+// Bellman-Ford of the SSSP study (docs/studies.md §1), on all cores.
 //
 // On an undirected graph it first builds the COO view (g.UndirectedCOO:
 // every pair {u, v} once; counted in PrepTime), then sweeps: each sweep

@@ -43,7 +43,7 @@ func benchSources(g *graph.CSR) []int32 { return g.Roots(64, 2) }
 
 // benchSSSP times run over rotating sources at scales 16 and 20 and
 // reports both TEPS conventions (Graph500 as a harmonic mean over runs,
-// arcs/s as an arithmetic mean; design.md, "Measuring"), the mean
+// arcs/s as an arithmetic mean; README, "Measuring"), the mean
 // distance-computation time and the mean iteration count.
 func benchSSSP(b *testing.B, run func(g *graph.CSR, src int32) (*Result, error)) {
 	for _, scale := range benchScales() {

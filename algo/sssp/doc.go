@@ -5,13 +5,13 @@
 // Three CPU entry points:
 //
 //   - Dijkstra: sequential, with a typed binary heap (lazy deletion); the
-//     reference, and the "optimized Dijkstra" CPU baseline of seeds.md §1.
+//     reference, and the "optimized Dijkstra" CPU baseline of docs/studies.md §1.
 //   - DeltaStepping: Meyer and Sanders' Δ-stepping on all cores: buckets of
 //     width Δ, light arcs (w ≤ Δ) relaxed until a bucket empties, heavy
 //     arcs once when it settles; concurrent relaxations are atomic minima
 //     on the float64 bits. The fast CPU curve.
 //   - BellmanFord: the edge-parallel Bellman-Ford of the SSSP study
-//     (seeds.md §1): on an undirected graph, sweeps over the COO view (each
+//     (docs/studies.md §1): on an undirected graph, sweeps over the COO view (each
 //     pair once) relaxing both directions of every edge until a sweep
 //     changes nothing; on a directed graph, sweeps over the arcs. It is the
 //     CPU twin of the study's GPU kernel and accepts negative weights on
@@ -39,7 +39,7 @@
 // device running the CPU's BellmanFord in their place so notebooks run
 // unchanged without a GPU:
 //
-//   - EdgeSweep, the study's edge-parallel Bellman-Ford (seeds.md §1): the
+//   - EdgeSweep, the study's edge-parallel Bellman-Ford (docs/studies.md §1): the
 //     COO view with each undirected edge once, one thread per edge
 //     relaxing both directions, one launch per iteration, a "modif" word
 //     read back after each. Its switches are the study's: TextureCache
@@ -78,7 +78,7 @@
 //
 // Check validates a result: the distances are a fixed point of every arc,
 // every parent arc is tight, the parents form a tree rooted at the source,
-// and the bookkeeping matches (design.md, "Measuring": every GPU result is
+// and the bookkeeping matches (README, "Measuring": every GPU result is
 // checked before it is counted). Every iteration, bucket or sweep polls
 // cancel.Check, so an interrupted notebook cell stops promptly.
 package sssp

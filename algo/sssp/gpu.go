@@ -11,6 +11,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -658,7 +659,7 @@ func (p *Prepared) Graph() *graph.CSR { return p.g }
 // String describes the prepared graph in one line.
 func (p *Prepared) String() string {
 	return fmt.Sprintf("sssp: %s prepared on %v: %d vertices, %d arcs, %s on the device, prepared in %v",
-		p.label, p.dev, p.g.NumVertices(), p.g.NumArcs(), graph.FormatBytes(p.Bytes()), p.prep.Round(time.Microsecond))
+		p.label, p.dev, p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.prep.Round(time.Microsecond))
 }
 
 // Run computes shortest paths from src on the prepared graph.

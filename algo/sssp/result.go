@@ -27,7 +27,7 @@ type Result struct {
 	Parents []int32
 	// Iterations counts the algorithm's rounds: Bellman-Ford sweeps over
 	// all edges (the last one changes nothing; the GPU kernel launches of
-	// seeds.md §1), Δ-stepping buckets that settled a vertex, Dijkstra
+	// docs/studies.md §1), Δ-stepping buckets that settled a vertex, Dijkstra
 	// vertices settled (equal to Reached); on a GPU, frontier rounds, or
 	// near-far rounds, settle steps and splits (see Prepared.Run).
 	Iterations int

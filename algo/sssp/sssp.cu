@@ -6,7 +6,7 @@
 //
 // Two methods:
 //
-// 1. The SSSP study's edge-parallel Bellman-Ford (seeds.md §1): the graph
+// 1. The SSSP study's edge-parallel Bellman-Ford (docs/studies.md §1): the graph
 //    as COO with each undirected edge {st, en} once, one thread per edge
 //    relaxing both directions, one launch per iteration, a "modif" word
 //    the host reads after each launch (iteration iter writes iter there

@@ -9,7 +9,7 @@ import (
 type Method int
 
 const (
-	// EdgeSweep is the SSSP study's edge-parallel Bellman-Ford (seeds.md
+	// EdgeSweep is the SSSP study's edge-parallel Bellman-Ford (docs/studies.md
 	// §1): every iteration sweeps all edges of the COO view, one thread
 	// per edge. The switches TextureCache, Permute and SegmentSize apply
 	// to it. It needs an undirected graph.
@@ -130,7 +130,7 @@ func NewOptions(opts ...Option) Options {
 	return o
 }
 
-// The study's curve labels (seeds.md §1, the figure to reproduce).
+// The study's curve labels (docs/studies.md §1, the figure to reproduce).
 const (
 	LabelBoth     = "cache && restrict on"
 	LabelCacheOff = "cache off"
@@ -202,7 +202,7 @@ func (v Variant) Slug() string {
 	return strings.ToLower(strings.Join(strings.Fields(s), "_"))
 }
 
-// SeedVariants returns the SSSP study's four GPU curves (seeds.md §1), in
+// SeedVariants returns the SSSP study's four GPU curves (docs/studies.md §1), in
 // the figure's order: "cache && restrict on" (Permute and TextureCache),
 // "cache off" (TextureCache only), "restrict off" (Permute only), "cache
 // && restrict off" (neither). All use the EdgeSweep method and float64

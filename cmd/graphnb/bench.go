@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,6 +108,20 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.speedupChart != "" && f.baseline == "" {
 		return usagef("bench: -speedup-png needs -baseline")
+	}
+	if f.baseline != "" { // refused now, not after the sweep has run
+		algo := sweep.Algo
+		if algo == "" && len(sweep.Variants) > 0 {
+			algo = sweep.Variants[0].Algo
+		}
+		want := baselineLabel(algo, f.baseline)
+		var labels []string
+		for _, v := range sweep.Variants {
+			labels = append(labels, v.Label)
+		}
+		if !slices.Contains(labels, want) {
+			return usagef("bench: -baseline %q is not a variant of this sweep; use one of its names or labels: %s", f.baseline, strings.Join(labels, ", "))
+		}
 	}
 	dev, err := f.openDevice()
 	if err != nil {

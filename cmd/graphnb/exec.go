@@ -42,7 +42,9 @@ func cmdExec(args []string, stdout, stderr io.Writer) error {
 
 Runs the notebook's code cells in order with the graphnb kernel's interpreter,
 in this process (no Jupyter needed), and writes the notebook with its outputs
-to NAME.out.ipynb beside it (or -o, or over it with -inplace). -p overrides a
+to NAME.out.ipynb beside it (the repository's .gitignore ignores
+*.out.ipynb), or to -o, or over it with -inplace; the last line printed says
+where. -p overrides a
 value of the cell tagged "parameters" (papermill's convention): the value is a
 Go literal (20, 1.5, true, "text") or a bare word taken as a string. The first
 failing cell stops the run: its error is in the notebook written, and the exit
@@ -94,6 +96,7 @@ ran.`)
 	}
 	// Cells run in the notebook's directory, as under Jupyter, so a
 	// notebook opens its data files by relative paths either way.
+	shown := dest // as the user wrote it, for messages
 	if dest != "-" {
 		if dest, err = filepath.Abs(dest); err != nil {
 			return err
@@ -126,7 +129,7 @@ ran.`)
 		return err
 	}
 	if cellErr != nil {
-		return fmt.Errorf("exec %s: %v (written to %s)", in, cellErr, dest)
+		return fmt.Errorf("exec %s: %v (written to %s)", in, cellErr, shown)
 	}
 	if dest != "-" {
 		ran := 0
@@ -135,7 +138,7 @@ ran.`)
 				ran++
 			}
 		}
-		fmt.Fprintf(stdout, "%s: %d cells run in %.1f s, written to %s\n", in, ran, time.Since(start).Seconds(), dest)
+		fmt.Fprintf(stdout, "%s: %d cells run in %.1f s, written to %s\n", in, ran, time.Since(start).Seconds(), shown)
 	}
 	return nil
 }

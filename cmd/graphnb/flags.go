@@ -54,10 +54,16 @@ func (gf *graphFlags) load(arg string) (*graph.CSR, spec.Spec, error) {
 // arguments (Go's flag package stops at the first positional one) and
 // returns the positionals.
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
-	fs.SetOutput(stderr)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		// The flag package prints a bad flag's error before the usage, and
+		// main prints it again: silence the package and print the usage
+		// here, so the error appears once, last.
+		fs.SetOutput(io.Discard)
+		err := fs.Parse(args)
+		fs.SetOutput(stderr)
+		if err != nil {
+			fs.Usage()
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, errHelp
 			}

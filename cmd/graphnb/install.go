@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"image"
 	"image/color"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // kernelSpec is Jupyter's kernel.json.
@@ -35,6 +37,13 @@ func cmdInstall(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := wantArgs(fs, pos); err != nil {
 		return err
+	}
+	prefixGiven := false
+	fs.Visit(func(fl *flag.Flag) { prefixGiven = prefixGiven || fl.Name == "prefix" })
+	if prefixGiven && strings.TrimSpace(*prefix) == "" {
+		// install -prefix "$VIRTUAL_ENV" with the variable unset: installing
+		// into the user's directory instead would hide the mistake.
+		return usagef("install: -prefix is empty (an unset variable, such as $VIRTUAL_ENV outside a virtualenv?); give a directory, or leave -prefix out to install for the user")
 	}
 	exe, err := os.Executable()
 	if err != nil {

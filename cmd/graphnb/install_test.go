@@ -78,3 +78,19 @@ func TestInstallRejectsArguments(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestInstallRefusesEmptyPrefix: install -prefix "$VIRTUAL_ENV" with the
+// variable unset must not fall back to the user's directory.
+func TestInstallRefusesEmptyPrefix(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("JUPYTER_DATA_DIR", data) // where a wrong fallback would write
+	for _, prefix := range []string{"", "  "} {
+		code, stdout, stderr := runCLI("install", "-prefix", prefix)
+		if code != 2 || !strings.Contains(stderr, "-prefix is empty") {
+			t.Errorf("-prefix %q: exit %d, stdout %q, stderr %q; want exit 2 and a message", prefix, code, stdout, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("an empty -prefix installed into JUPYTER_DATA_DIR: %v", entries)
+	}
+}

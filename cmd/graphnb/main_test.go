@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,14 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"gen without -o", []string{"gen", "rmat:8"}, "-o FILE is required"},
 		{"gen unknown format", []string{"gen", "rmat:8", "-o", "x.docx"}, "x.docx"},
 		{"bad weights", []string{"info", "rmat:8", "-weights", "int:0"}, "int:MAX"},
+		{"negative source", []string{"run", "bfs", "path:5", "-source", "-5"}, "-source -5 is not a vertex"},
+		{"negative delta", []string{"run", "sssp", "path:5", "-delta", "-1"}, "-delta -1 must be a positive bucket width"},
+		{"NaN delta", []string{"run", "sssp", "path:5", "-delta", "NaN"}, "-delta NaN must be"},
+		{"negative tile", []string{"run", "apsp", "path:5", "-tile", "-3"}, "-tile -3 must be a positive tile size"},
+		{"backward scales", []string{"bench", "sssp", "rmat", "-scales", "20-10", "-quiet"}, "the range 20-10 runs backwards"},
+		{"zero step", []string{"bench", "sssp", "rmat", "-scales", "10-12:0", "-quiet"}, "the step 0 must be at least 1"},
+		{"negative roots", []string{"bench", "sssp", "rmat", "-scales", "8", "-roots", "-1", "-quiet"}, "must not be negative"},
+		{"unknown baseline", []string{"bench", "sssp", "rmat", "-scales", "8", "-variants", "cpu/dijkstra", "-baseline", "nope", "-quiet"}, `-baseline "nope" is not a variant of this sweep`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -41,7 +50,31 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 			if !strings.Contains(stderr, c.want) {
 				t.Fatalf("stderr %q lacks %q", stderr, c.want)
 			}
+			if n := strings.Count(stderr, c.want); n != 1 {
+				t.Fatalf("stderr %q says %q %d times, want once", stderr, c.want, n)
+			}
 		})
+	}
+}
+
+// TestWriteErrorsNameTheUsersPath checks that a file that cannot be
+// written is reported once, under the name the user gave, not under the
+// temporary name the file is first written to.
+func TestWriteErrorsNameTheUsersPath(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
+	nb := filepath.Join(t.TempDir(), "nb.ipynb")
+	if err := os.WriteFile(nb, []byte(`{"cells":[],"metadata":{},"nbformat":4,"nbformat_minor":5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"gen", "path:4", "-o", filepath.Join(missing, "g.gr")},
+		{"exec", nb, "-o", filepath.Join(missing, "out.ipynb")},
+	} {
+		code, _, stderr := runCLI(args...)
+		want := args[len(args)-1]
+		if code != 1 || strings.Count(stderr, want) != 1 || strings.Contains(stderr, ".tmp") || strings.Contains(stderr, "/.") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and one message naming %s", args, code, stderr, want)
+		}
 	}
 }
 

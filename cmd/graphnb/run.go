@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -156,6 +157,23 @@ func apspOutcome(g *graph.CSR, f runFlags, blocked bool, solve func(*graph.Dense
 		rate:  graph.SI(n3/r.Time.Seconds()) + " updates/s"}, nil
 }
 
+// validate refuses values of run's flags that make no sense, before any
+// graph is made: a negative -source (when given), a -delta that is
+// negative or not finite, a negative -tile.
+func (f runFlags) validate(fs *flag.FlagSet, source int) error {
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	switch {
+	case given["source"] && source < 0:
+		return usagef("run: -source %d is not a vertex; vertices are numbered from 0 (leave -source out for random roots)", source)
+	case f.delta < 0 || math.IsNaN(f.delta) || math.IsInf(f.delta, 0):
+		return usagef("run: -delta %v must be a positive bucket width, or 0 to choose it from the weights", f.delta)
+	case f.tile < 0:
+		return usagef("run: -tile %d must be a positive tile size, or 0 for the default", f.tile)
+	}
+	return nil
+}
+
 func findAlgorithm(name string) (algorithm, bool) {
 	for _, a := range algorithms {
 		if a.name == strings.ToLower(name) {
@@ -190,6 +208,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *roots < 1 {
 		return usagef("run: -roots must be at least 1, not %d", *roots)
+	}
+	if err := f.validate(fs, *source); err != nil {
+		return err
 	}
 	start := time.Now()
 	g, sp, err := gf.load(pos[1])

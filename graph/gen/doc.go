@@ -1,7 +1,7 @@
 // Package gen generates the graphs of the studies and small teaching
 // graphs, as undirected CSRs (graph.Build with Symmetrize).
 //
-// The studies' graphs (seeds.md, "common ground"; SSCA#2 also in §3):
+// The studies' graphs (docs/studies.md, "common ground"; SSCA#2 also in §3):
 //
 //   - RMAT: R-MAT / Graph500 Kronecker graphs with 2^scale vertices and
 //     edgeFactor·2^scale edges; edge factor 16 gives the studies' average

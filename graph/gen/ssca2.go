@@ -33,7 +33,7 @@ type SSCA2Config struct {
 //
 //	MaxCliqueSize 49, ProbIntercliqueEdges 0.1, MaxParallelEdges 1, MaxIntWeight 0 (= 2^scale).
 //
-// These are the values of the generator behind the MST study (seeds.md §3):
+// These are the values of the generator behind the MST study (docs/studies.md §3):
 // clique sizes uniform in 1..49 put a vertex in a clique of size s with
 // probability proportional to s, so the mean intra-clique degree is
 // E[s²]/E[s] - 1 = 825/25 - 1 = 32, and the sparse inter-clique edges add
@@ -55,7 +55,7 @@ func SSCA2Params(p SSCA2Config) Option {
 // small cliques joined by sparse inter-clique edges (see SSCA2Edges for the
 // model), with self-loops and duplicates removed, keeping the minimum
 // weight. With the default parameters the average degree is ≈ 32 arcs per
-// vertex, like the studies' graphs (seeds.md, common ground and §3).
+// vertex, like the studies' graphs (docs/studies.md, common ground and §3).
 //
 // scale must lie in 1..30, else SSCA2 returns an error, as it does for bad
 // parameters or an interrupt (cancel.ErrInterrupted). Time and memory are

@@ -13,7 +13,7 @@ import (
 )
 
 // ReadDIMACS reads a graph in the shortest-path format of the 9th DIMACS
-// Implementation Challenge (.gr files such as rome99.gr, seeds.md §4):
+// Implementation Challenge (.gr files such as rome99.gr, docs/studies.md §4):
 //
 //	c comment lines, anywhere
 //	p sp N M        exactly one, before the arcs: N vertices, M arcs

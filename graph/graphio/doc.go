@@ -1,6 +1,6 @@
 // Package graphio reads and writes graphs: the DIMACS shortest-path
 // format (.gr, the 9th DIMACS Challenge's road networks such as the
-// rome99 graph of the APSP study, seeds.md §4), Matrix Market coordinate
+// rome99 graph of the APSP study, docs/studies.md §4), Matrix Market coordinate
 // files (.mtx, the SuiteSparse collection), SNAP-style edge lists (.txt,
 // .el, .edges, .snap) and a binary CSR cache (.gnb) that reloads a
 // scale-24 R-MAT graph in seconds.

@@ -13,7 +13,7 @@ import (
 )
 
 func ExampleLoad() {
-	g, err := graphio.Load("testdata/rome99.gr", graphio.ReadOptions{})
+	g, err := graphio.Load("../../data/rome99.gr", graphio.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

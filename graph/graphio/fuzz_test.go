@@ -32,7 +32,7 @@ func fuzzing() bool {
 // file takes its full minute per input, which stalls the run.
 func addFiles(f *testing.F, names ...string) {
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join("testdata", n))
+		data, err := os.ReadFile(filepath.Join(dataDir, n))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func addFiles(f *testing.F, names ...string) {
 // the header's count (the last field of the line starting with
 // countLine) changed to k: a small, valid sample of the real file.
 func shortened(f *testing.F, name string, isCount func(line string) bool, k int) []byte {
-	data, err := os.ReadFile(filepath.Join("testdata", name))
+	data, err := os.ReadFile(filepath.Join(dataDir, name))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func FuzzReadEdgeList(f *testing.F) {
 	}
 	// The test files rewritten as edge lists.
 	for _, n := range []string{"karate.mtx", "netscience.mtx"} {
-		g, err := graphio.Load(filepath.Join("testdata", n), graphio.ReadOptions{})
+		g, err := graphio.Load(filepath.Join(dataDir, n), graphio.ReadOptions{})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func FuzzReadBinary(f *testing.F) {
 		files = files[1:2] // see addFiles
 	}
 	for _, n := range files {
-		g, err := graphio.Load(filepath.Join("testdata", n), graphio.ReadOptions{})
+		g, err := graphio.Load(filepath.Join(dataDir, n), graphio.ReadOptions{})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -3,8 +3,10 @@ package graphio
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,7 +118,7 @@ func Write(w io.Writer, f Format, g *graph.CSR, comments ...string) error {
 // decompressing it first when the name ends in ".gz". opt.Name defaults
 // to path. A binary file must end where its encoding ends.
 //
-//	g, err := graphio.Load("testdata/rome99.gr", graphio.ReadOptions{})
+//	g, err := graphio.Load("data/rome99.gr", graphio.ReadOptions{})
 func Load(path string, opt ReadOptions) (*graph.CSR, error) {
 	f, err := FormatOf(path)
 	if err != nil {
@@ -159,6 +161,21 @@ func Load(path string, opt ReadOptions) (*graph.CSR, error) {
 	return g, nil
 }
 
+// savingErr reports a failure to save path. The file is written under a
+// temporary name beside path and renamed, so the operating system's error
+// names the temporary file; the message names path instead.
+func savingErr(path string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("graphio: writing %s: %w", path, err)
+}
+
 // Save writes g to path in the format FormatOf names, gzip-compressed
 // when the name ends in ".gz". It writes a temporary file in the same
 // directory and renames it over path only when everything was written,
@@ -175,7 +192,7 @@ func Save(path string, g *graph.CSR) (err error) {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("graphio: %w", err)
+		return savingErr(path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -190,21 +207,25 @@ func Save(path string, g *graph.CSR) (err error) {
 		w = zw
 	}
 	if err := Write(w, f, g, "written by graphnb"); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the temporary file's name means nothing to the caller
+			return savingErr(path, err)
+		}
 		return err
 	}
 	if zw != nil {
 		if err := zw.Close(); err != nil {
-			return fmt.Errorf("graphio: writing %s: %w", path, err)
+			return savingErr(path, err)
 		}
 	}
 	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("graphio: %w", err)
+		return savingErr(path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("graphio: writing %s: %w", path, err)
+		return savingErr(path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("graphio: %w", err)
+		return savingErr(path, err)
 	}
 	return nil
 }

@@ -15,8 +15,11 @@ import (
 	"github.com/graphnb/graphnb/graph/graphio"
 )
 
-// The files of testdata/, with the SHA-256 recorded when they were taken
-// (testdata/README.md gives their provenance).
+// dataDir is the repository's data folder, which holds the real graphs of
+// the studies and tests (its README.md gives their provenance).
+const dataDir = "../../data"
+
+// The files of dataDir, with the SHA-256 recorded when they were taken.
 var testFiles = map[string]string{
 	"rome99.gr":      "cbc914b1d02327c2ea788b6f68a332995feadbdc97c1c7890c5e6272152f099d",
 	"netscience.mtx": "ea8aceaaaa5840d82f2c98df348bf95f081daea6263beba54fccc8c2fc28da1d",
@@ -26,7 +29,7 @@ var testFiles = map[string]string{
 func TestTestdataSHA256(t *testing.T) {
 	for name, want := range testFiles {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", name))
+			data, err := os.ReadFile(filepath.Join(dataDir, name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +43,7 @@ func TestTestdataSHA256(t *testing.T) {
 
 func load(t *testing.T, name string, opt graphio.ReadOptions) *graph.CSR {
 	t.Helper()
-	g, err := graphio.Load(filepath.Join("testdata", name), opt)
+	g, err := graphio.Load(filepath.Join(dataDir, name), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +125,7 @@ func weightOf(t *testing.T, g *graph.CSR, u, v int32) float64 {
 
 func TestRome99(t *testing.T) {
 	// The file itself: 8870 arc lines under "p sp 3353 8870".
-	data, err := os.ReadFile("testdata/rome99.gr")
+	data, err := os.ReadFile(filepath.Join(dataDir, "rome99.gr"))
 	if err != nil {
 		t.Fatal(err)
 	}

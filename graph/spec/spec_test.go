@@ -76,7 +76,7 @@ func TestMakeEveryKind(t *testing.T) {
 		{"complete:5", 5, 10},
 		{"grid:3x4", 12, 17},
 		{"er:50:0.2", 50, -1},
-		{"../graphio/testdata/karate.mtx", 34, 78},
+		{"../../data/karate.mtx", 34, 78},
 	}
 	for _, c := range cases {
 		t.Run(c.spec, func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestOptions(t *testing.T) {
 	if a.NumArcs() == b.NumArcs() && a.Weights[0] == b.Weights[0] {
 		t.Fatal("different seeds gave the same graph")
 	}
-	d, err := Load("../graphio/testdata/rome99.gr", Options{Symmetrize: true})
+	d, err := Load("../../data/rome99.gr", Options{Symmetrize: true})
 	if err != nil || d.Directed {
 		t.Fatalf("Symmetrize on a DIMACS file: %v, directed=%v", err, d != nil && d.Directed)
 	}

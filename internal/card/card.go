@@ -145,3 +145,19 @@ func SI(x float64) string {
 	}
 	return fmt.Sprintf("%.3g ", x)
 }
+
+// Bytes renders a byte count b with one decimal and a binary unit: "1023
+// B", "1.5 KiB", "3.0 GiB"; TiB is the largest unit ("2048.0 TiB").
+// graph, gpu, the algorithms and bench print memory sizes with it.
+func Bytes(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := int64(unit), 0
+	for n := b / unit; n >= unit && exp < 3; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGT"[exp])
+}

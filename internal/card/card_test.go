@@ -49,3 +49,14 @@ func TestWellFormedRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for _, c := range []struct {
+		b    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"}, {5 << 20, "5.0 MiB"}, {3 << 30, "3.0 GiB"}, {2 << 40, "2.0 TiB"}, {2 << 50, "2048.0 TiB"}} {
+		if got := card.Bytes(c.b); got != c.want {
+			t.Errorf("Bytes(%d) = %q, want %q", c.b, got, c.want)
+		}
+	}
+}

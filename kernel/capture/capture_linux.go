@@ -111,7 +111,10 @@ func start(fn Func) (c *Capture, err error) {
 			return nil, fmt.Errorf("capture: pipe: %w", err)
 		}
 	}
-	// From here on nothing can fail: redirect.
+	// Redirect fds 1 and 2 into the pipes. Either dup can still fail: a
+	// failure on fd 2 puts fd 1 back before returning, and the deferred
+	// cleanup closes every descriptor opened above. Once both succeed,
+	// nothing below returns an error.
 	if err := syscall.Dup3(pipes[0][1], 1, 0); err != nil {
 		return nil, fmt.Errorf("capture: dup2 onto fd 1: %w", err)
 	}

@@ -4,9 +4,9 @@
 // kernel/symbols).
 //
 // *Session implements the kernel's Engine (Execute, Complete, Inspect,
-// IsComplete) structurally — Execute takes a session.Cell, which has the
-// fields of kernel.Cell, so the kernel converts with session.Cell(c) — and
-// complete.Scope (Names, Packages, Members, Value). Failures are *Error
+// IsComplete; the kernel's Cell is an alias of session.Cell) and
+// complete.Scope (Names, Packages, Members, Value); notebook's executor
+// (graphnb exec) runs cells through the same Session. Failures are *Error
 // values with Jupyter's ename, evalue and traceback.
 //
 // # Cells
@@ -42,9 +42,10 @@
 // A selector pkg.X whose pkg is not declared by the cell or an earlier one,
 // and is not imported yet, imports pkg's path first. The table
 // (AutoImports) holds every package of yaegi's standard library tables by
-// its name, and graphnb's packages: graph, gen, graphio, spec, bfs, sssp,
-// mst, apsp, densebf, cancel, display. Names that several standard
-// packages share are resolved deliberately:
+// its name, and every graphnb package of the kernel/symbols tables: graph,
+// gen, graphio, spec, bfs, sssp, mst, apsp, densebf, bench, plots, gpu,
+// cancel, display (and the packages of Options.Symbols). Names that
+// several standard packages share are resolved deliberately:
 //
 //	rand      math/rand/v2   (not math/rand, not crypto/rand)
 //	template  text/template  (not html/template)
@@ -131,18 +132,23 @@
 //     later cells pay for.
 //   - An interrupted program blocked in a compiled call that does not poll
 //     cancel.Check cannot be stopped: the next cell waits for it.
-
+//
 // # Magics
 //
 // A line starting with % (column 1, outside strings and comments) is a
 // magic; %% on the first line makes a cell magic. %help lists the magics,
-// the dialect and the display API; %time (on its own line) times the rest
-// of the cell and prints "wall time: 1.23 ms", %%time the whole cell; %env
-// lists, shows or sets environment variables; %doc NAME (or NAME?) shows
-// Go documentation in the pager; %gpu shows the GPUs (or why there is
-// none); %%cuda NAME compiles the rest of the cell as CUDA C with NVRTC
-// for the default GPU, reports compile errors at cell lines, and binds NAME
-// to the *gpu.Module. An unknown magic is a MagicError.
+// the dialect and the display API; %time on its own line times the rest
+// of the cell and prints "wall time: 1.23 ms", %time STATEMENT (IPython's
+// form) times that one statement, which runs in place, and %%time the
+// whole cell; %env lists, shows or sets environment variables; %doc NAME
+// (or NAME?) shows Go documentation in the pager (Cell.Page) and also as
+// a display, so that a saved or converted notebook keeps it; %gpu shows
+// the GPUs (or why there is none); %%cuda NAME compiles the rest of the
+// cell as CUDA C with NVRTC for the default GPU, reports compile errors at
+// cell lines, and binds NAME to the *gpu.Module, or to nil on a machine
+// without a CUDA GPU (the cell says so; the module's methods then return
+// errors, so cells test NAME == nil or check them). An unknown magic is a
+// MagicError.
 //
 // # Interrupts
 //

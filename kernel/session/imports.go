@@ -150,8 +150,8 @@ func newTables(extra map[string]map[string]reflect.Value) *tables {
 // It holds every standard package of yaegi's symbol tables (by the last
 // element of its path, with rand → math/rand/v2, template → text/template,
 // scanner → text/scanner, pprof → runtime/pprof) and graphnb's packages
-// (graph, gen, graphio, spec, bfs, sssp, mst, apsp, densebf, cancel,
-// display).
+// of kernel/symbols (graph, gen, graphio, spec, bfs, sssp, mst, apsp,
+// densebf, bench, plots, gpu, cancel, display).
 func AutoImports() map[string]string {
 	t := defaultTables()
 	m := make(map[string]string, len(t.auto))

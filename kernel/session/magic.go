@@ -138,10 +138,7 @@ func (x *execution) checkMagics(ms []magic) error {
 			if m.args == "" {
 				return newError("MagicError", "%doc NAME: name a package, function, type or variable, e.g. %doc strings.Split")
 			}
-		case "time":
-			if m.args != "" {
-				return newError("MagicError", "%time takes no argument: put it on its own line; it times the rest of the cell")
-			}
+		case "time": // "%time" times the rest of the cell, "%time STATEMENT" that statement
 		case "env":
 			if name, _, ok := strings.Cut(m.args, "="); ok && strings.TrimSpace(name) == "" {
 				return newError("MagicError", "%env NAME=value: the name is missing")
@@ -166,6 +163,9 @@ func (x *execution) lineMagic(m magic) error {
 	case "time":
 		x.timer = time.Now()
 		x.timed = true
+		if m.stmt {
+			x.timedLine = m.line
+		}
 	case "env":
 		return envMagic(out, m.args)
 	case "doc":
@@ -175,7 +175,11 @@ func (x *execution) lineMagic(m magic) error {
 }
 
 // doc shows the documentation of name (a package, pkg.Name,
-// pkg.Type.Method or a variable) in the pager, as %doc and "name?" do.
+// pkg.Type.Method or a variable), as %doc and "name?" do: in the pager
+// when the front end has one (Cell.Page), and also as a display, because
+// a pager payload is not part of the notebook (nbconvert, graphnb exec and
+// a saved notebook would lose it). Without a display sink the text/plain
+// form goes to the cell's stdout.
 func (x *execution) doc(name string) error {
 	name = strings.TrimSpace(name)
 	data, found := complete.Inspect(name, utf8.RuneCountInString(name), 1, heldScope{x.s})
@@ -184,6 +188,9 @@ func (x *execution) doc(name string) error {
 	}
 	if x.cell.Page != nil {
 		x.cell.Page(display.Bundle(data))
+	}
+	if sink := display.CurrentSink(); sink != nil {
+		sink.Display(display.Bundle(data), nil, "", false)
 		return nil
 	}
 	text, _ := data["text/plain"].(string)

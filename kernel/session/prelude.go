@@ -182,12 +182,14 @@ MIMEBundle() map[string]any.`
 const magicHelp = `Magics (a line starting with %):
   %help            this text
   %time            time the rest of the cell ("wall time: 1.23 ms")
-  %doc NAME        Go documentation of NAME in the pager (also: NAME?)
+  %time STATEMENT  time one statement (%time x := f())
+  %doc NAME        Go documentation of NAME, in the pager and the output (also: NAME?)
   %env             list environment variables
   %env NAME        show one; %env NAME=value sets it
   %gpu             the GPUs (or why there is none)
   %%cuda NAME      compile the cell as CUDA C; NAME becomes the module
-                   (NAME.Function("k").Launch(grid, block, shared, args...))`
+                   (NAME.Function("k").Launch(grid, block, shared, args...)),
+                   or nil without a GPU: check the errors, or test NAME == nil`
 
 // helpText is what %help prints.
 func helpText() string {

@@ -28,9 +28,7 @@ import (
 	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
-// Cell describes one execution. It has the fields of the kernel's Cell,
-// in the same order, so the kernel converts one into the other with
-// session.Cell(c).
+// Cell describes one execution. The kernel's Cell is an alias of it.
 type Cell struct {
 	// Count is the execution count the cell runs under; tracebacks name
 	// the cell "cell[Count]".
@@ -41,8 +39,9 @@ type Cell struct {
 	// a goroutine the cell started. nil: such failures are dropped.
 	AsyncError func(err error)
 	// Page shows data in the front end's pager (%doc, "name?"): the kernel
-	// sends it as an execute_reply payload with source "page". nil: the
-	// text/plain form is printed to the cell's stdout instead.
+	// sends it as an execute_reply payload with source "page". The same
+	// data is also displayed (a pager is not part of the notebook); with
+	// no display sink, its text/plain form is printed to the cell's stdout.
 	Page func(data display.Bundle)
 }
 
@@ -401,10 +400,11 @@ type execution struct {
 	serial int
 	ci     *cellInfo
 
-	timer time.Time // start of %time, if any
-	timed bool
-	here  map[string]string // packages this cell imports
-	line  int               // line of the unit running
+	timer     time.Time // start of %time, if any
+	timed     bool
+	timedLine int               // line of the one statement "%time STATEMENT" times; 0: to the end of the cell
+	here      map[string]string // packages this cell imports
+	line      int               // line of the unit running
 
 	srcs    map[*token.File]string     // the parsed sources of the cell's runs
 	cc      *cellCheck                 // what Go's type checker found
@@ -641,7 +641,7 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 
 	mi := 0
 	doMagics := func(before int) error {
-		for ; mi < len(magics) && magics[mi].line < before; mi++ {
+		for ; mi < len(magics) && magics[mi].line <= before; mi++ { // ==: "%time STATEMENT" runs before its statement
 			if err := x.lineMagic(magics[mi]); err != nil {
 				return err
 			}
@@ -667,6 +667,10 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 		}
 		if u.file != nil {
 			x.s.updateRenderer() // so that this cell's statements can display the types it declares
+		}
+		if x.timed && x.timedLine == u.line {
+			fmt.Fprintf(x.s.stdout, "wall time: %s\n", formatWall(time.Since(x.timer)))
+			x.timed = false
 		}
 	}
 	if err := doMagics(1 << 30); err != nil {

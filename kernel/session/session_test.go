@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -474,6 +475,58 @@ add3 := adder(3)`)
 		b, err := s.Execute(context.Background(), calls, Cell{Count: 50 + i})
 		if err != nil || text(b) != want {
 			t.Fatalf("after interrupting %s: %q, %v; want %s", c.name, text(b), err, want)
+		}
+	}
+}
+
+// TestTimeStatement checks IPython's "%time STATEMENT": the statement runs
+// where it stands, its variables live on, and the wall time is printed
+// once, after it and before the next statement runs.
+func TestTimeStatement(t *testing.T) {
+	s, out := newTestSession(t, nil)
+	mustRun(t, s, "%time x := 1+1")
+	if got := out.sync(t); strings.Count(got, "wall time: ") != 1 {
+		t.Fatalf("%%time x := 1+1 printed %q, want one wall time", got)
+	}
+	if got := text(mustRun(t, s, "x")); got != "2" {
+		t.Fatalf("x = %s after %%time x := 1+1, want 2", got)
+	}
+	mustRun(t, s, "%time y := x*3\nfmt.Println(\"after\", y)")
+	if got := out.sync(t); !regexp.MustCompile(`^wall time: .+\nafter 6\n$`).MatchString(got) {
+		t.Fatalf("%%time on the first of two statements printed %q, want its wall time, then the second's output", got)
+	}
+	mustRun(t, s, "%time\nz := 1")
+	if got := out.sync(t); strings.Count(got, "wall time: ") != 1 {
+		t.Fatalf("%%time on its own line printed %q, want one wall time", got)
+	}
+}
+
+// docSink records displays.
+type docSink struct{ shown []display.Bundle }
+
+func (d *docSink) Display(b display.Bundle, _ map[string]any, _ string, _ bool) {
+	d.shown = append(d.shown, b)
+}
+func (d *docSink) ClearOutput(bool) {}
+
+// TestDocAlsoDisplays checks that %doc and "name?" show the documentation
+// as a display as well as in the pager, so that notebooks keep it.
+func TestDocAlsoDisplays(t *testing.T) {
+	s, _ := newTestSession(t, nil)
+	sink := &docSink{}
+	defer display.SetSink(display.SetSink(sink))
+	var paged []display.Bundle
+	cell := Cell{Count: 1, Page: func(b display.Bundle) { paged = append(paged, b) }}
+	for _, code := range []string{"%doc strings.Split", "strings.Split?"} {
+		sink.shown, paged = nil, nil
+		if _, err := s.Execute(context.Background(), code, cell); err != nil {
+			t.Fatalf("%s: %v", code, err)
+		}
+		if len(paged) != 1 || len(sink.shown) != 1 {
+			t.Fatalf("%s: paged %d, displayed %d; want 1 and 1", code, len(paged), len(sink.shown))
+		}
+		if txt, _ := sink.shown[0]["text/plain"].(string); !strings.Contains(txt, "func Split(s, sep string) []string") {
+			t.Fatalf("%s displayed %q", code, txt)
 		}
 	}
 }

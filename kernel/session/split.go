@@ -12,12 +12,18 @@ type magic struct {
 	line int    // 1-based line number in the cell
 	name string // "time", "env", …
 	args string // the rest of the line, trimmed
+	// stmt: the magic prefixes code on its own line ("%time x := f()"),
+	// which stays in the cell; the magic applies to that line's statement.
+	stmt bool
 }
 
 // extractMagics finds the line magics of a cell. It returns them and the
 // cell with each magic line emptied (line numbers and the columns of the
-// other lines are unchanged). Only a '%' in column 1 starts a magic, and
-// not inside a raw string or a block comment: Go code never has one there.
+// other lines are unchanged), except "%time STATEMENT", IPython's form for
+// timing one statement: there only "%time" becomes blanks and the
+// statement stays where it is (a stmt magic). Only a '%' in column 1
+// starts a magic, and not inside a raw string or a block comment: Go code
+// never has one there.
 func extractMagics(code string) (magics []magic, rest string) {
 	if !strings.Contains(code, "%") {
 		return nil, code
@@ -39,14 +45,22 @@ func extractMagics(code string) (magics []magic, rest string) {
 			}
 			text := strings.TrimSpace(code[i+1 : i+end])
 			name, args, _ := strings.Cut(text, " ")
-			magics = append(magics, magic{line: line, name: name, args: strings.TrimSpace(args)})
-			i += end
-			if i < len(code) {
-				b.WriteByte('\n')
-				i++
-				line++
+			if name == "time" && strings.TrimSpace(args) != "" {
+				// "%time x := f()": blank out "%time", then copy the
+				// statement below like any line.
+				magics = append(magics, magic{line: line, name: name, stmt: true})
+				b.WriteString(strings.Repeat(" ", len("%time")))
+				i += len("%time")
+			} else {
+				magics = append(magics, magic{line: line, name: name, args: strings.TrimSpace(args)})
+				i += end
+				if i < len(code) {
+					b.WriteByte('\n')
+					i++
+					line++
+				}
+				continue
 			}
-			continue
 		}
 		// Copy one line, tracking strings and comments.
 		for i < len(code) {
@@ -122,7 +136,8 @@ type tok struct {
 
 // splitRuns cuts code into runs with go/scanner, at brace depth 0. A magic
 // line between two items always ends a run (breaks holds their line
-// numbers), so a magic acts between the runs before and after it.
+// numbers), so a magic acts between the runs before and after it; so does
+// a "%time STATEMENT" magic on the line where an item starts.
 func splitRuns(code string, breaks []int) []run {
 	fset := token.NewFileSet()
 	file := fset.AddFile("", -1, len(code))
@@ -172,7 +187,7 @@ func splitRuns(code string, breaks []int) []run {
 		line, col := lineOf(it.off)
 		broken := false
 		for _, b := range breaks {
-			if b > prevLine && b < line {
+			if b > prevLine && b <= line { // b == line: "%time STATEMENT" on that line
 				broken = true
 			}
 		}

@@ -90,14 +90,16 @@ func TestExtractMagics(t *testing.T) {
 		rest   string
 	}{
 		{"none", "x := 1 % 2", nil, "x := 1 % 2"},
-		{"line magics", "%time\nx := 1\n%env A=b c\ny", []magic{{1, "time", ""}, {3, "env", "A=b c"}}, "\nx := 1\n\ny"},
-		{"last line", "x\n%gpu", []magic{{2, "gpu", ""}}, "x\n"},
+		{"line magics", "%time\nx := 1\n%env A=b c\ny", []magic{{1, "time", "", false}, {3, "env", "A=b c", false}}, "\nx := 1\n\ny"},
+		{"last line", "x\n%gpu", []magic{{2, "gpu", "", false}}, "x\n"},
 		{"indented is code", "  %time", nil, "  %time"},
-		{"raw string", "s := `\n%time\n`\n%help", []magic{{4, "help", ""}}, "s := `\n%time\n`\n"},
+		{"raw string", "s := `\n%time\n`\n%help", []magic{{4, "help", "", false}}, "s := `\n%time\n`\n"},
 		{"block comment", "/*\n%time\n*/", nil, "/*\n%time\n*/"},
-		{"string with a backquote", "s := \"`\"\n%time", []magic{{2, "time", ""}}, "s := \"`\"\n"},
-		{"rune with a quote", "r := '\"'\n%time", []magic{{2, "time", ""}}, "r := '\"'\n"},
-		{"line comment with a backquote", "x := 1 // `\n%time", []magic{{2, "time", ""}}, "x := 1 // `\n"},
+		{"string with a backquote", "s := \"`\"\n%time", []magic{{2, "time", "", false}}, "s := \"`\"\n"},
+		{"rune with a quote", "r := '\"'\n%time", []magic{{2, "time", "", false}}, "r := '\"'\n"},
+		{"line comment with a backquote", "x := 1 // `\n%time", []magic{{2, "time", "", false}}, "x := 1 // `\n"},
+		{"%time STATEMENT", "a := 1\n%time x := f(\"%\")\ny", []magic{{2, "time", "", true}}, "a := 1\n      x := f(\"%\")\ny"},
+		{"%time STATEMENT, last line", "%time x++", []magic{{1, "time", "", true}}, "      x++"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,7 +18,6 @@ func init() {
 		"CheckTree":          reflect.ValueOf(graph.CheckTree),
 		"Compress":           reflect.ValueOf(graph.Compress),
 		"CompressSpan":       reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
-		"FormatBytes":        reflect.ValueOf(graph.FormatBytes),
 		"InfI32":             reflect.ValueOf(graph.InfI32),
 		"InvertPermutation":  reflect.ValueOf(graph.InvertPermutation),
 		"MaxDenseVertices":   reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
@@ -47,5 +46,6 @@ func init() {
 		"EdgeList":      reflect.ValueOf((*graph.EdgeList)(nil)),
 		"SegmentReport": reflect.ValueOf((*graph.SegmentReport)(nil)),
 		"TEPS":          reflect.ValueOf((*graph.TEPS)(nil)),
+		"VertexError":   reflect.ValueOf((*graph.VertexError)(nil)),
 	}
 }

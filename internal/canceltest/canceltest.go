@@ -6,6 +6,7 @@ package canceltest
 import (
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,9 +24,10 @@ var Bound = 500 * time.Millisecond
 // given delay, and fails t unless work returns an error wrapping
 // cancel.ErrInterrupted within Bound of the request and the number of
 // goroutines is back to what it was before work started. Work that ends
-// before the request fails t too: the test would not test anything, so
-// it must be given more to do. Interrupt clears the request before it
-// returns, and returns how long work took to stop.
+// before the request runs again (on a fast machine), so that the request
+// always finds it running; work that fails before it fails t. Interrupt
+// clears the request before it returns, and returns how long work took
+// to stop.
 func Interrupt(t testing.TB, after time.Duration, work func() error) time.Duration {
 	t.Helper()
 	cancel.Clear()
@@ -34,13 +36,28 @@ func Interrupt(t testing.TB, after time.Duration, work func() error) time.Durati
 	before := runtime.NumGoroutine()
 	done := make(chan error, 1)
 	start := time.Now()
-	go func() { done <- work() }()
+	// A run that ends with nil as the request is made had not seen it:
+	// the next run must stop at its first poll.
+	var asked atomic.Bool
+	go func() {
+		for {
+			err := work()
+			if err == nil && asked.Load() {
+				err = work()
+			}
+			if err != nil || asked.Load() {
+				done <- err
+				return
+			}
+		}
+	}()
 	var requested time.Time
 	select {
 	case err := <-done:
-		t.Fatalf("the work ended after %v, before the interrupt at %v (error %v): give it more to do", time.Since(start), after, err)
+		t.Fatalf("the work failed after %v, before the interrupt at %v: %v", time.Since(start), after, err)
 	case <-time.After(after):
 		requested = time.Now()
+		asked.Store(true)
 		cancel.Request()
 	}
 	bound := Bound

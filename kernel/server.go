@@ -137,6 +137,9 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 	if err != nil {
 		return fmt.Errorf("kernel: %w", err)
 	}
+	// One memory for every channel, as ipykernel's session: a captured
+	// request replayed on any socket is dropped.
+	signer.RejectReplays(wire.DefaultReplayMemory)
 	s := &server{
 		ci:      ci,
 		eng:     eng,

@@ -87,7 +87,12 @@ func (ci ConnectionInfo) check(anyPort bool) error {
 	return nil
 }
 
-// endpoint returns the zmq4 end-point of port on ci.IP under scheme.
-func (ci ConnectionInfo) endpoint(scheme string, port int) string {
-	return scheme + "://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
+// listenAddr returns the address to bind port on ci.IP ("*": every
+// interface).
+func (ci ConnectionInfo) listenAddr(port int) string {
+	ip := ci.IP
+	if ip == "*" {
+		ip = ""
+	}
+	return net.JoinHostPort(ip, strconv.Itoa(port))
 }

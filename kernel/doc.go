@@ -1,13 +1,12 @@
 // Package kernel is graphnb's Jupyter kernel server: messaging protocol
-// 5.3 over ZeroMQ (github.com/go-zeromq/zmq4) on the five channels of a
-// connection file, with cells run by an Engine (*session.Session in
-// production, fakes in tests).
+// 5.3 over ZeroMQ (graphnb's own ZMTP transport, package zmtp) on the
+// five channels of a connection file, with cells run by an Engine
+// (*session.Session in production, fakes in tests).
 //
 // Serve binds shell, control and stdin (ROUTER), IOPub (PUB) and
-// heartbeat (REP, echoing every message) through wire's guarded TCP
-// transport, verifies the HMAC-SHA256 signature of every incoming message
-// (a message that fails to decode or verify is logged and dropped, never
-// executed) and answers kernel_info, execute, complete, inspect,
+// heartbeat (REP, echoing every message), verifies the HMAC-SHA256
+// signature of every incoming message (a message that fails to decode or
+// verify is logged and dropped, never executed) and answers kernel_info, execute, complete, inspect,
 // is_complete, history, comm_info, shutdown and interrupt requests, with
 // busy and idle statuses on IOPub around each. Shell requests run one at a
 // time in arrival order; control requests are served concurrently, so an

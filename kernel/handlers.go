@@ -10,12 +10,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-zeromq/zmq4"
-
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/session"
 	"github.com/graphnb/graphnb/kernel/wire"
+	"github.com/graphnb/graphnb/kernel/zmtp"
 )
 
 // handle routes one request to its handler.
@@ -24,7 +23,7 @@ import (
 // "<name>_reply" of status "error" (ename "UnsupportedRequest"), so a
 // client waiting for the reply does not hang; anything else is logged and
 // ignored. comm_msg and comm_close are ignored (no comms exist).
-func (s *server) handle(sock zmq4.Socket, channel string, m *wire.Message) {
+func (s *server) handle(sock *zmtp.Router, channel string, m *wire.Message) {
 	t := m.Header.MsgType
 	if channel == "shell" && s.abort > 0 {
 		s.abort--
@@ -76,7 +75,7 @@ func (s *server) handle(sock zmq4.Socket, channel string, m *wire.Message) {
 }
 
 // replyError answers m with "<type>_reply" status error.
-func (s *server) replyError(sock zmq4.Socket, m *wire.Message, ename, evalue string) {
+func (s *server) replyError(sock *zmtp.Router, m *wire.Message, ename, evalue string) {
 	name := strings.TrimSuffix(m.Header.MsgType, "_request")
 	s.reply(sock, m, name+"_reply", map[string]any{
 		"status": "error", "ename": ename, "evalue": evalue, "traceback": []string{ename + ": " + evalue},
@@ -85,7 +84,7 @@ func (s *server) replyError(sock zmq4.Socket, m *wire.Message, ename, evalue str
 
 // parseContent decodes m's content into v; on failure it answers with an
 // error reply and returns false.
-func (s *server) parseContent(sock zmq4.Socket, m *wire.Message, v any) bool {
+func (s *server) parseContent(sock *zmtp.Router, m *wire.Message, v any) bool {
 	if err := json.Unmarshal(m.Content, v); err != nil {
 		s.log.Error("malformed request content", "msg_type", m.Header.MsgType, "err", err)
 		s.replyError(sock, m, "BadRequest", fmt.Sprintf("malformed %s content: %v", m.Header.MsgType, err))
@@ -111,7 +110,7 @@ func (s *server) kernelInfo() map[string]any {
 	}
 }
 
-func (s *server) handleShutdown(sock zmq4.Socket, m *wire.Message) {
+func (s *server) handleShutdown(sock *zmtp.Router, m *wire.Message) {
 	var c struct {
 		Restart bool `json:"restart"`
 	}
@@ -135,7 +134,7 @@ type executeContent struct {
 // the cell runs when store_history is true (its default unless silent;
 // silent forces it false); execute_input and execute_result are not sent
 // for silent cells. stop_on_error defaults to true, as in ipykernel.
-func (s *server) handleExecute(sock zmq4.Socket, m *wire.Message) {
+func (s *server) handleExecute(sock *zmtp.Router, m *wire.Message) {
 	var c executeContent
 	if err := json.Unmarshal(m.Content, &c); err != nil {
 		s.log.Error("malformed request content", "msg_type", m.Header.MsgType, "err", err)
@@ -299,7 +298,7 @@ func cursorPos(code string, pos *int) int {
 	return max(*pos, 0)
 }
 
-func (s *server) handleComplete(sock zmq4.Socket, m *wire.Message) {
+func (s *server) handleComplete(sock *zmtp.Router, m *wire.Message) {
 	var c struct {
 		Code      string `json:"code"`
 		CursorPos *int   `json:"cursor_pos"`
@@ -318,7 +317,7 @@ func (s *server) handleComplete(sock zmq4.Socket, m *wire.Message) {
 	})
 }
 
-func (s *server) handleInspect(sock zmq4.Socket, m *wire.Message) {
+func (s *server) handleInspect(sock *zmtp.Router, m *wire.Message) {
 	var c struct {
 		Code        string `json:"code"`
 		CursorPos   *int   `json:"cursor_pos"`
@@ -336,7 +335,7 @@ func (s *server) handleInspect(sock zmq4.Socket, m *wire.Message) {
 	})
 }
 
-func (s *server) handleIsComplete(sock zmq4.Socket, m *wire.Message) {
+func (s *server) handleIsComplete(sock *zmtp.Router, m *wire.Message) {
 	var c struct {
 		Code string `json:"code"`
 	}
@@ -353,7 +352,7 @@ func (s *server) handleIsComplete(sock zmq4.Socket, m *wire.Message) {
 
 // handleHistory answers from this process's history (raw and processed
 // inputs are the same).
-func (s *server) handleHistory(sock zmq4.Socket, m *wire.Message) {
+func (s *server) handleHistory(sock *zmtp.Router, m *wire.Message) {
 	var c historyRequest
 	if !s.parseContent(sock, m, &c) {
 		return

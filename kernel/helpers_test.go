@@ -71,6 +71,7 @@ func newFakeEngine() *fakeEngine {
 //	print TEXT        → fmt.Println(TEXT) (fd capture)
 //	printerr TEXT     → fmt.Fprintln(os.Stderr, TEXT)
 //	bigprint          → 1 MiB written to os.Stdout
+//	bulk N            → N bytes of "x" into the stdout stream buffer, 64 KiB at a time
 //	display ID TEXT   → display.Sink().Display, update ID TEXT updates
 //	clear, clearwait  → ClearOutput
 //	async             → reports an error through AsyncError after returning
@@ -117,6 +118,15 @@ func (f *fakeEngine) Execute(ctx context.Context, code string, cell Cell) (displ
 		n, _ := strconv.Atoi(arg)
 		for i := range n {
 			f.srv.streams.write("stdout", fmt.Appendf(nil, "line %d\n", i))
+		}
+		return nil, nil
+	case "bulk":
+		n, _ := strconv.Atoi(arg)
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for n > 0 {
+			k := min(n, len(chunk))
+			f.srv.streams.write("stdout", chunk[:k])
+			n -= k
 		}
 		return nil, nil
 	case "print":

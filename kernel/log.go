@@ -30,11 +30,3 @@ func logLevel() slog.Level {
 func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: logLevel()})).With("component", "graphnb-kernel")
 }
-
-// slogWriter adapts a *slog.Logger to an io.Writer for zmq4's log.Logger.
-type slogWriter struct{ log *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.log.Warn(strings.TrimSpace(string(p)))
-	return len(p), nil
-}

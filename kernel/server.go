@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net"
 	"os"
@@ -19,13 +18,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zeromq/zmq4"
-
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/capture"
 	"github.com/graphnb/graphnb/kernel/input"
 	"github.com/graphnb/graphnb/kernel/wire"
+	"github.com/graphnb/graphnb/kernel/zmtp"
 )
 
 // Options configure Serve. The zero value is ready to use.
@@ -66,7 +64,7 @@ type Options struct {
 
 	// testHook, set by this package's tests, sees the server before it
 	// serves; testTrace sees every message sent ("iopub:stream",
-	// "shell:execute_reply", …) just before it is handed to zmq4.
+	// "shell:execute_reply", …) just before it is handed to the transport.
 	testHook  func(*server)
 	testTrace func(event string)
 }
@@ -87,10 +85,6 @@ var DefaultHelpLinks = []HelpLink{
 // historySession is the session number of this process's history.
 const historySession = 1
 
-// shutdownLinger gives IOPub's send queue time to empty before the
-// sockets close at shutdown.
-const shutdownLinger = 25 * time.Millisecond
-
 // server is one running kernel.
 type server struct {
 	ci      ConnectionInfo
@@ -102,7 +96,9 @@ type server struct {
 	session string
 	msgSeq  atomic.Uint64
 
-	shell, control, stdin, iopub, hb zmq4.Socket
+	shell, control, stdin *zmtp.Router
+	iopub                 *zmtp.Pub
+	hb                    *zmtp.Echo
 
 	pub     *publisher
 	streams *streamer
@@ -244,11 +240,10 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 		defer close(shellDone)
 		s.shellLoop(shellCtx)
 	}()
-	loops.Add(4)
+	loops.Add(3)
 	go func() { defer loops.Done(); s.recvLoop("shell", s.shell, s.enqueue) }()
 	go func() { defer loops.Done(); s.recvLoop("control", s.control, s.handleControl) }()
 	go func() { defer loops.Done(); s.recvLoop("stdin", s.stdin, s.handleStdin) }()
-	go func() { defer loops.Done(); s.heartbeatLoop() }()
 
 	if opt.Ready != nil {
 		opt.Ready(s.ci)
@@ -272,9 +267,8 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 		s.log.Warn("a cell is still running at shutdown; leaving it behind")
 	}
 	s.syncOutput()
-	time.Sleep(shutdownLinger)
 	s.pub.close()
-	s.closeSockets()
+	s.closeSockets() // what is queued (replies, IOPub) goes out first
 	waitTimeout(&loops, 2*time.Second)
 	return nil
 }
@@ -297,69 +291,93 @@ func newSessionID() string {
 // stopNow makes Serve return (idempotent).
 func (s *server) stopNow() { s.quitOnce.Do(func() { close(s.quit) }) }
 
+// listen binds the five sockets (zmtp: no peer can stall the others).
+// They share one budget for incoming messages, twice the message size
+// limit, so that unauthenticated peers cannot make the kernel hold more
+// than that, whatever the channel.
 func (s *server) listen() error {
-	g := &wire.Guard{Limits: s.limits, Logger: s.log}
-	scheme, err := wire.RegisterGuard(g)
-	if err != nil {
-		return fmt.Errorf("kernel: %w", err)
-	}
-	zlog := zmq4.WithLogger(log.New(slogWriter{s.log}, "zmq4: ", 0))
-	ctx := context.Background()
-	s.shell = zmq4.NewRouter(ctx, zlog)
-	s.control = zmq4.NewRouter(ctx, zlog)
-	s.stdin = zmq4.NewRouter(ctx, zlog)
-	s.iopub = zmq4.NewPub(ctx, zlog)
-	s.hb = zmq4.NewRep(ctx, zlog)
-	for _, b := range []struct {
-		name string
-		sock zmq4.Socket
-		port *int
-	}{
-		{"shell", s.shell, &s.ci.ShellPort},
-		{"iopub", s.iopub, &s.ci.IOPubPort},
-		{"stdin", s.stdin, &s.ci.StdinPort},
-		{"control", s.control, &s.ci.ControlPort},
-		{"heartbeat", s.hb, &s.ci.HBPort},
-	} {
-		if err := b.sock.Listen(s.ci.endpoint(scheme, *b.port)); err != nil {
-			return fmt.Errorf("kernel: %s socket on %s port %d: %w", b.name, s.ci.IP, *b.port, err)
-		}
-		if a, ok := b.sock.Addr().(*net.TCPAddr); ok {
-			*b.port = a.Port
+	lim := s.limits.WithDefaults()
+	budget := zmtp.NewBudget(2 * lim.MaxMessageBytes)
+	opt := func(channel string) zmtp.Options {
+		return zmtp.Options{
+			MaxMessageBytes: lim.MaxMessageBytes,
+			MaxFrames:       lim.MaxFrames,
+			Budget:          budget,
+			Logger:          s.log.With("channel", channel),
 		}
 	}
+	bindErr := func(name string, port int, err error) error {
+		return fmt.Errorf("kernel: %s socket on %s port %d: %w", name, s.ci.IP, port, err)
+	}
+	port := func(a net.Addr) int { return a.(*net.TCPAddr).Port }
+	var err error
+	if s.shell, err = zmtp.ListenRouter(s.ci.listenAddr(s.ci.ShellPort), opt("shell")); err != nil {
+		return bindErr("shell", s.ci.ShellPort, err)
+	}
+	s.ci.ShellPort = port(s.shell.Addr())
+	if s.iopub, err = zmtp.ListenPub(s.ci.listenAddr(s.ci.IOPubPort), opt("iopub")); err != nil {
+		return bindErr("iopub", s.ci.IOPubPort, err)
+	}
+	s.ci.IOPubPort = port(s.iopub.Addr())
+	if s.stdin, err = zmtp.ListenRouter(s.ci.listenAddr(s.ci.StdinPort), opt("stdin")); err != nil {
+		return bindErr("stdin", s.ci.StdinPort, err)
+	}
+	s.ci.StdinPort = port(s.stdin.Addr())
+	if s.control, err = zmtp.ListenRouter(s.ci.listenAddr(s.ci.ControlPort), opt("control")); err != nil {
+		return bindErr("control", s.ci.ControlPort, err)
+	}
+	s.ci.ControlPort = port(s.control.Addr())
+	if s.hb, err = zmtp.ListenEcho(s.ci.listenAddr(s.ci.HBPort), opt("heartbeat")); err != nil {
+		return bindErr("heartbeat", s.ci.HBPort, err)
+	}
+	s.ci.HBPort = port(s.hb.Addr())
 	return nil
 }
 
+// closeSockets closes the sockets that exist, together: each lets what it
+// has queued (replies, IOPub) go out within zmtp.DefaultLinger, and
+// returns once its connections and goroutines are gone.
 func (s *server) closeSockets() {
-	for _, sock := range []zmq4.Socket{s.shell, s.control, s.stdin, s.iopub, s.hb} {
-		if sock != nil {
-			sock.Close()
+	var closers []func() error
+	for _, r := range []*zmtp.Router{s.shell, s.control, s.stdin} {
+		if r != nil {
+			closers = append(closers, r.Close)
 		}
 	}
+	if s.iopub != nil {
+		closers = append(closers, s.iopub.Close)
+	}
+	if s.hb != nil {
+		closers = append(closers, s.hb.Close)
+	}
+	var wg sync.WaitGroup
+	for _, c := range closers {
+		wg.Add(1)
+		go func() { defer wg.Done(); c() }()
+	}
+	wg.Wait()
 }
 
 // recvLoop receives messages on a ROUTER socket until it closes, drops
 // those that fail to decode (bad signature, malformed frames) with a log
 // line, and passes the others to handle.
-func (s *server) recvLoop(name string, sock zmq4.Socket, handle func(*wire.Message)) {
+func (s *server) recvLoop(name string, sock *zmtp.Router, handle func(*wire.Message)) {
 	for {
-		msg, err := sock.Recv()
+		frames, err := sock.Recv()
+		if err != nil {
+			return // closed
+		}
 		select {
 		case <-s.quit:
 			return
 		default:
 		}
+		m, err := wire.DecodeLimits(frames, s.signer, s.limits)
 		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return
+			s.log.Error("dropping a message", "socket", name, "frames", len(frames), "err", err)
+			if size(frames) > zmtp.SmallMessageBytes {
+				zmtp.ReleaseMemorySoon() // unauthenticated: give its memory back now
 			}
-			s.log.Debug("receive failed", "socket", name, "err", err)
-			continue
-		}
-		m, err := wire.DecodeLimits(msg.Frames, s.signer, s.limits)
-		if err != nil {
-			s.log.Error("dropping a message", "socket", name, "frames", len(msg.Frames), "err", err)
 			continue
 		}
 		s.log.Debug("received", "socket", name, "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
@@ -367,31 +385,18 @@ func (s *server) recvLoop(name string, sock zmq4.Socket, handle func(*wire.Messa
 	}
 }
 
+func size(frames [][]byte) int {
+	n := 0
+	for _, f := range frames {
+		n += len(f)
+	}
+	return n
+}
+
 func (s *server) enqueue(m *wire.Message) {
 	select {
 	case s.queue <- m:
 	case <-s.quit:
-	}
-}
-
-func (s *server) heartbeatLoop() {
-	for {
-		msg, err := s.hb.Recv()
-		select {
-		case <-s.quit:
-			return
-		default:
-		}
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return
-			}
-			s.log.Debug("heartbeat receive failed", "err", err)
-			continue
-		}
-		if err := s.hb.Send(msg); err != nil {
-			s.log.Debug("heartbeat echo failed", "err", err)
-		}
 	}
 }
 
@@ -433,7 +438,7 @@ func (s *server) newHeader(msgType string) wire.Header {
 }
 
 // reply sends a reply to req on sock (the socket req came from).
-func (s *server) reply(sock zmq4.Socket, req *wire.Message, msgType string, content any) {
+func (s *server) reply(sock *zmtp.Router, req *wire.Message, msgType string, content any) {
 	b, err := json.Marshal(content)
 	if err != nil {
 		s.log.Error("cannot encode a reply", "msg_type", msgType, "err", err)
@@ -456,7 +461,7 @@ func (s *server) reply(sock zmq4.Socket, req *wire.Message, msgType string, cont
 		}
 		s.opt.testTrace(name + msgType)
 	}
-	if err := sock.SendMulti(zmq4.NewMsgFrom(wire.Encode(m, s.signer)...)); err != nil {
+	if err := sock.Send(wire.Encode(m, s.signer)); err != nil {
 		s.log.Warn("sending a reply failed", "msg_type", msgType, "err", err)
 	}
 }
@@ -466,17 +471,17 @@ func (s *server) publish(msgType string, parent wire.Header, content any) error 
 	return s.pub.publish(msgType, parent, content)
 }
 
-// publisher serialises IOPub sends. It drops messages before start (output
-// captured before the socket exists) and after close (zmq4's PUB socket
-// deadlocks on a send after Close).
+// publisher serialises IOPub sends, so that messages go out in the order
+// of their sequence numbers. It drops messages before start (output
+// captured before the socket exists) and after close.
 type publisher struct {
 	s      *server
 	mu     sync.Mutex
-	sock   zmq4.Socket
+	sock   *zmtp.Pub
 	closed bool
 }
 
-func (p *publisher) start(sock zmq4.Socket) {
+func (p *publisher) start(sock *zmtp.Pub) {
 	p.mu.Lock()
 	p.sock = sock
 	p.mu.Unlock()
@@ -503,7 +508,7 @@ func (p *publisher) publish(msgType string, parent wire.Header, content any) err
 	if p.s.opt.testTrace != nil {
 		p.s.opt.testTrace("iopub:" + msgType)
 	}
-	if err := p.sock.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+	if err := p.sock.Send(frames); err != nil {
 		p.s.log.Warn("publishing failed", "msg_type", msgType, "err", err)
 	}
 	return nil
@@ -545,7 +550,7 @@ func (s *server) publishStream(name string, parent wire.Header, text string) {
 
 // dispatch runs the handler of m between busy and idle statuses, recovering
 // from a panic in it.
-func (s *server) dispatch(sock zmq4.Socket, channel string, m *wire.Message) {
+func (s *server) dispatch(sock *zmtp.Router, channel string, m *wire.Message) {
 	s.publish("status", m.Header, map[string]any{"execution_state": "busy"})
 	defer s.publish("status", m.Header, map[string]any{"execution_state": "idle"})
 	defer func() {

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-zeromq/zmq4"
-
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/wire"
 )
@@ -128,7 +126,7 @@ func (s *server) sendStdin(req *wire.Message, h wire.Header, content any) error 
 	if s.opt.testTrace != nil {
 		s.opt.testTrace("stdin:" + h.MsgType)
 	}
-	if err := s.stdin.SendMulti(zmq4.NewMsgFrom(wire.Encode(m, s.signer)...)); err != nil {
+	if err := s.stdin.Send(wire.Encode(m, s.signer)); err != nil {
 		return fmt.Errorf("kernel: sending %s: %w", h.MsgType, err)
 	}
 	return nil

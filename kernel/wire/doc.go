@@ -1,5 +1,5 @@
 // Package wire frames Jupyter messages (messaging protocol 5.3) for
-// ZeroMQ and guards the ZeroMQ stream against hostile peers.
+// ZeroMQ; the ZeroMQ transport itself is package zmtp.
 //
 // A Jupyter message on a socket is a multipart ZeroMQ message:
 //
@@ -14,10 +14,4 @@
 // and the size Limits, and reports what was wrong through sentinel
 // errors (errors.Is(err, ErrBadSignature), …); Encode is its inverse.
 // Neither panics, whatever the input.
-//
-// Guard is a zmq4 transport ("gnbtcp://ip:port") that follows the ZMTP
-// 3.x byte stream of every accepted connection and closes a connection
-// whose frame header announces more than the limit, before zmq4
-// allocates a buffer of the announced size; it also keeps a peer that
-// never completes its handshake from stalling the socket's accept loop.
 package wire

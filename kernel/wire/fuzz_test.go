@@ -46,20 +46,3 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
-
-func FuzzZMTPParser(f *testing.F) {
-	f.Add(append(bytes.Repeat([]byte{0}, 64), 0x04, 3, 'a', 'b', 'c', 0x01, 0, 0x00, 2, 'h', 'i'))
-	f.Add(append(bytes.Repeat([]byte{0}, 64), 0x02, 0xff, 0, 0, 0, 0, 0, 0, 0))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p := zmtpParser{lim: Limits{MaxMessageBytes: 1 << 10, MaxFrames: 4}.withDefaults()}
-		q := p
-		errWhole := p.feed(data)
-		var errPieces error
-		for i := 0; i < len(data) && errPieces == nil; i++ {
-			errPieces = q.feed(data[i : i+1])
-		}
-		if (errWhole == nil) != (errPieces == nil) {
-			t.Fatalf("feeding at once: %v; byte by byte: %v", errWhole, errPieces)
-		}
-	})
-}

@@ -54,7 +54,8 @@ type Message struct {
 	Buffers [][]byte
 }
 
-// Limits bound what Decode and Guard accept from a peer.
+// Limits bound what Decode accepts from a peer (and what the kernel's
+// transport, package zmtp, reads).
 type Limits struct {
 	// MaxMessageBytes bounds the sum of all frame sizes of one message,
 	// and so any single frame, in bytes.
@@ -70,6 +71,10 @@ type Limits struct {
 // DefaultLimits are the limits used when a Limits field is zero: 64 MiB
 // per message, 1024 frames, 64 identities.
 var DefaultLimits = Limits{MaxMessageBytes: 64 << 20, MaxFrames: 1024, MaxIdentities: 64}
+
+// WithDefaults returns l with zero (or negative) fields taken from
+// DefaultLimits.
+func (l Limits) WithDefaults() Limits { return l.withDefaults() }
 
 // withDefaults fills zero (or negative) fields from DefaultLimits.
 func (l Limits) withDefaults() Limits {

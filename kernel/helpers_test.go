@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,9 +322,10 @@ type testClient struct {
 	shellCh, controlCh, iopubCh      chan *wire.Message
 }
 
-// clientID is the routing identity of a test client's shell and stdin
-// sockets.
-var clientID = zmq4.SocketIdentity("test-client")
+// clientIDs numbers the test clients: each has its own routing identity
+// for its shell and stdin sockets (a ROUTER routes nothing to a second
+// connection that announces a live one's identity).
+var clientIDs atomic.Int64
 
 func quietLogger() zmq4.Option { return zmq4.WithLogger(log.New(io.Discard, "", 0)) }
 
@@ -336,6 +338,7 @@ func dialClient(t testing.TB, ci ConnectionInfo) *testClient {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clientID := zmq4.SocketIdentity("test-client-" + strconv.FormatInt(clientIDs.Add(1), 10))
 	c := &testClient{
 		t: t, signer: signer, session: "client-session", cancel: cancel,
 		// shell and stdin share a routing identity, as jupyter_client's do:

@@ -132,9 +132,10 @@ func (s *server) sendStdin(req *wire.Message, h wire.Header, content any) error 
 	return nil
 }
 
-// handleStdin takes an input_reply to the question waiting; anything else
-// (a late reply to an abandoned question, another type) is logged and
-// dropped.
+// handleStdin takes an input_reply to the question waiting (its parent is
+// the input_request, or empty as jupyter_client sends it); anything else
+// (a reply when no question waits, one to another question, another type)
+// is logged and dropped.
 func (s *server) handleStdin(m *wire.Message) {
 	if m.Header.MsgType != "input_reply" {
 		s.log.Warn("ignoring a stdin message", "msg_type", m.Header.MsgType)
@@ -149,7 +150,10 @@ func (s *server) handleStdin(m *wire.Message) {
 	}
 	s.stdinSt.waitMu.Lock()
 	w := s.stdinSt.waiter
-	if w != nil && w.id == m.Parent.MsgID {
+	// jupyter_client's input() sends its reply with an empty parent
+	// header (ipykernel takes the next reply whatever its parent): an
+	// empty parent answers the question waiting, another one must be it.
+	if w != nil && (m.Parent.MsgID == "" || w.id == m.Parent.MsgID) {
 		s.stdinSt.waiter = nil
 	} else {
 		w = nil

@@ -40,11 +40,16 @@ func expectInputRequest(t *testing.T, c *testClient, ch chan *wire.Message, pare
 	return m
 }
 
-// answer sends an input_reply to the input_request req.
+// answer sends an input_reply to the input_request req; with req nil, the
+// reply has an empty parent header, as jupyter_client's input() sends it.
 func answer(c *testClient, req *wire.Message, value string) {
 	c.t.Helper()
 	b := mustJSON(c.t, map[string]any{"value": value})
-	c.sendFrames("stdin", wire.Encode(&wire.Message{Header: c.header("input_reply"), Parent: req.Header, Content: b}, c.signer))
+	m := &wire.Message{Header: c.header("input_reply"), Content: b}
+	if req != nil {
+		m.Parent = req.Header
+	}
+	c.sendFrames("stdin", wire.Encode(m, c.signer))
 }
 
 // resultText returns the text/plain execute_result of a cell's IOPub
@@ -71,7 +76,8 @@ func TestStdinAsks(t *testing.T) {
 	c, stdin := stdinClient(t, k)
 
 	h := startCell(c, "readline", true)
-	answer(c, expectInputRequest(t, c, stdin, h, "", false), "hello")
+	expectInputRequest(t, c, stdin, h, "", false)
+	answer(c, nil, "hello") // no parent, as jupyter_client answers
 	c.replyTo(c.shellCh, h.MsgID)
 	if got := resultText(t, c.iopubFor(h.MsgID)); got != "got: hello\n" {
 		t.Errorf("readline: %q", got)

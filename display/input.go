@@ -18,7 +18,7 @@ type Prompter interface {
 
 // ErrNoInput is the error of Input and Password when the host cannot ask:
 // the front end does not accept input requests (the execute_request's
-// allow_stdin is false, as with nbconvert, nbclient and `graphnb exec`).
+// allow_stdin is false, as with nbconvert and nbclient).
 var ErrNoInput = errors.New("display: no input: the front end does not accept input requests (allow_stdin is false); give the value in the code instead")
 
 // ErrInputInterrupted is the error of Input and Password when the cell is

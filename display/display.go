@@ -16,6 +16,10 @@
 // (update_display_data). NewProgress returns a Progress bar, drawn as HTML
 // and updated in place at most ten times a second; its Callback is a plain
 // func(done, total int64) that compiled code calls from any goroutine.
+//
+// Input and Password ask the user for a line of text (Python's input and
+// getpass): the kernel's sink sends an input_request, and the front end
+// shows a text field (hiding a password).
 package display
 
 // Bundle maps MIME types to data, as Jupyter's display_data content:

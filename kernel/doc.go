@@ -16,6 +16,11 @@
 // code, compiled Go, C or child processes) is captured (package capture)
 // and streamed as stream messages, coalesced over a few milliseconds and
 // always flushed before a reply; explicit displays arrive through the
-// display package's Sink, which Serve installs. The kernel's own logs go
+// display package's Sink, which Serve installs. A cell that reads os.Stdin
+// (package input notices the read) or calls display.Input or Password
+// sends an input_request on stdin to the client that sent the cell, when
+// its execute_request allows stdin; otherwise the read gets end of file
+// with a note on stderr, and Input fails with display.ErrNoInput. An
+// interrupt abandons a pending input_request (stdin.go). The kernel's own logs go
 // to the original standard error, at the level of GRAPHNB_LOG.
 package kernel

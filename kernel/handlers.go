@@ -155,6 +155,8 @@ func (s *server) handleExecute(sock *zmtp.Router, m *wire.Message) {
 		s.hist.add(s.count, c.Code)
 	}
 	count := s.count
+	s.stdinSt.asking.Store(&askState{req: m, allow: c.AllowStdin})
+	defer s.stdinSt.asking.Store(nil)
 	s.streams.setParent(m.Header)
 	if !c.Silent {
 		s.publish("execute_input", m.Header, map[string]any{"code": c.Code, "execution_count": count})
@@ -206,13 +208,15 @@ func (s *server) run(code string, cell Cell) (b display.Bundle, err error) {
 	ctx, cancelRun := context.WithCancel(context.Background())
 	s.runMu.Lock()
 	cancel.Clear()
-	s.runCancel = cancelRun
+	s.runCancel, s.runCtx = cancelRun, ctx
 	s.runMu.Unlock()
+	inputDone := s.serveInput(ctx)
 	defer func() {
 		s.runMu.Lock()
-		s.runCancel = nil
+		s.runCancel, s.runCtx = nil, nil
 		s.runMu.Unlock()
 		cancelRun()
+		inputDone()
 		if r := recover(); r != nil {
 			b, err = nil, &panicError{value: fmt.Sprint(r)}
 		}

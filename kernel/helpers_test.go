@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,6 +79,9 @@ func newFakeEngine() *fakeEngine {
 //	waitqueue N       → waits until N requests are queued, then fails
 //	cell              → returns the Cell it was given as text
 //	page TEXT         → shows TEXT in the pager (Cell.Page)
+//	readline          → reads a line of os.Stdin (bufio): "got: LINE"
+//	readtwo           → reads two words with fmt.Fscanln(os.Stdin, …)
+//	input P, password P → display.Input(P), display.Password(P)
 func (f *fakeEngine) Execute(ctx context.Context, code string, cell Cell) (display.Bundle, error) {
 	f.mu.Lock()
 	f.cells = append(f.cells, cell)
@@ -159,6 +164,31 @@ func (f *fakeEngine) Execute(ctx context.Context, code string, cell Cell) (displ
 		return nil, nil
 	case "cell":
 		return display.Bundle{"text/plain": fmt.Sprintf("count=%d silent=%v", cell.Count, cell.Silent)}, nil
+	case "readline":
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if err != nil {
+			return nil, &testCellError{"ReadError", err.Error()}
+		}
+		return display.Bundle{"text/plain": "got: " + line}, nil
+	case "readtwo":
+		var a, b string
+		if _, err := fmt.Fscanln(os.Stdin, &a); err != nil {
+			return nil, &testCellError{"ReadError", err.Error()}
+		}
+		if _, err := fmt.Fscanln(os.Stdin, &b); err != nil {
+			return nil, &testCellError{"ReadError", err.Error()}
+		}
+		return display.Bundle{"text/plain": a + "+" + b}, nil
+	case "input", "password":
+		ask := display.Input
+		if cmd == "password" {
+			ask = display.Password
+		}
+		v, err := ask(arg)
+		if err != nil {
+			return nil, &testCellError{"InputError", err.Error()}
+		}
+		return display.Bundle{"text/plain": "got: " + v}, nil
 	}
 	return display.Bundle{"text/plain": "ok: " + code}, nil
 }
@@ -292,6 +322,11 @@ type testClient struct {
 	shellCh, controlCh, iopubCh      chan *wire.Message
 }
 
+// clientIDs numbers the test clients: each has its own routing identity
+// for its shell and stdin sockets (a ROUTER routes nothing to a second
+// connection that announces a live one's identity).
+var clientIDs atomic.Int64
+
 func quietLogger() zmq4.Option { return zmq4.WithLogger(log.New(io.Discard, "", 0)) }
 
 // dialClient connects to every channel of ci and waits until IOPub
@@ -303,10 +338,13 @@ func dialClient(t testing.TB, ci ConnectionInfo) *testClient {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clientID := zmq4.SocketIdentity("test-client-" + strconv.FormatInt(clientIDs.Add(1), 10))
 	c := &testClient{
 		t: t, signer: signer, session: "client-session", cancel: cancel,
-		shell: zmq4.NewDealer(ctx, quietLogger()), control: zmq4.NewDealer(ctx, quietLogger()),
-		stdin: zmq4.NewDealer(ctx, quietLogger()), iopub: zmq4.NewSub(ctx, quietLogger()),
+		// shell and stdin share a routing identity, as jupyter_client's do:
+		// the kernel sends input_request to the shell request's identity.
+		shell: zmq4.NewDealer(ctx, quietLogger(), zmq4.WithID(clientID)), control: zmq4.NewDealer(ctx, quietLogger()),
+		stdin: zmq4.NewDealer(ctx, quietLogger(), zmq4.WithID(clientID)), iopub: zmq4.NewSub(ctx, quietLogger()),
 		hb:      zmq4.NewReq(ctx, quietLogger()),
 		shellCh: make(chan *wire.Message, 1000), controlCh: make(chan *wire.Message, 1000),
 		iopubCh: make(chan *wire.Message, 100000),

@@ -21,6 +21,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/capture"
+	"github.com/graphnb/graphnb/kernel/input"
 	"github.com/graphnb/graphnb/kernel/wire"
 	"github.com/graphnb/graphnb/kernel/zmtp"
 )
@@ -45,6 +46,10 @@ type Options struct {
 	// NoCapture leaves fds 1 and 2 alone: output written to them is not
 	// streamed to the client (tests; hosts that capture themselves).
 	NoCapture bool
+	// NoStdin leaves fd 0 alone: a cell that reads os.Stdin reads the
+	// process's standard input instead of asking the front end
+	// (display.Input and Password still ask).
+	NoStdin bool
 	// NoSignals leaves SIGINT alone; by default SIGINT interrupts the
 	// running cell instead of ending the process.
 	NoSignals bool
@@ -98,6 +103,8 @@ type server struct {
 	pub     *publisher
 	streams *streamer
 	cap     *capture.Capture
+	in      *input.Stdin // fd 0, or nil (see stdin.go)
+	stdinSt stdinState
 
 	queue chan *wire.Message // shell requests, in arrival order
 
@@ -108,6 +115,7 @@ type server struct {
 
 	runMu     sync.Mutex
 	runCancel context.CancelFunc // the running cell's, nil when idle
+	runCtx    context.Context    // the running cell's, nil when idle
 
 	quit     chan struct{}
 	quitOnce sync.Once
@@ -133,6 +141,9 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 	if err != nil {
 		return fmt.Errorf("kernel: %w", err)
 	}
+	// One memory for every channel, as ipykernel's session: a captured
+	// request replayed on any socket is dropped.
+	signer.RejectReplays(wire.DefaultReplayMemory)
 	s := &server{
 		ci:      ci,
 		eng:     eng,
@@ -178,6 +189,19 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 				s.log.Warn("restoring stdout/stderr", "err", err)
 			}
 		}()
+	}
+	if !opt.NoStdin {
+		in, err := input.Start()
+		if err != nil {
+			s.log.Warn("cells that read standard input will not ask the front end", "err", err)
+		} else {
+			s.in = in
+			defer func() {
+				if err := in.Stop(); err != nil {
+					s.log.Warn("restoring stdin", "err", err)
+				}
+			}()
+		}
 	}
 
 	if err := s.listen(); err != nil {
@@ -374,12 +398,6 @@ func (s *server) enqueue(m *wire.Message) {
 	case s.queue <- m:
 	case <-s.quit:
 	}
-}
-
-// handleStdin drops what arrives on stdin: the kernel never sends
-// input_request (cells cannot prompt), so no input_reply is expected.
-func (s *server) handleStdin(m *wire.Message) {
-	s.log.Debug("ignoring a stdin message", "msg_type", m.Header.MsgType)
 }
 
 // shellLoop serves shell requests one at a time, in arrival order.

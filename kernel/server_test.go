@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -446,6 +447,62 @@ func TestSignatureRejection(t *testing.T) {
 		t.Errorf("unexpected reply %s to %s", m.Header.MsgType, m.Parent.MsgID)
 	default:
 	}
+}
+
+// TestReplayRejected: a captured, correctly signed request sent again —
+// on its own channel or another — is dropped (issue 13, case 5), as is
+// the same message with its signature in upper-case hex.
+func TestReplayRejected(t *testing.T) {
+	k := startKernel(t, nil)
+	c := dialClient(t, k.ci)
+	h, reply, _ := c.execute("1+1", nil)
+	if content(t, reply)["status"] != "ok" {
+		t.Fatalf("first execution: %s", reply.Content)
+	}
+	captured := wire.Encode(&wire.Message{Header: h, Content: mustJSON(t, map[string]any{
+		"code": "1+1", "silent": false, "store_history": true, "user_expressions": map[string]any{},
+		"allow_stdin": false, "stop_on_error": true,
+	})}, c.signer)
+	upper := slices.Clone(captured)
+	upper[1] = bytes.ToUpper(captured[1])
+	for range 5 {
+		c.sendFrames("shell", captured)
+		c.sendFrames("control", captured)
+	}
+	c.sendFrames("shell", upper)
+	ki := c.send("control", "kernel_info_request", map[string]any{})
+	c.replyTo(c.controlCh, ki.MsgID)
+	ki = c.send("shell", "kernel_info_request", map[string]any{})
+	c.replyTo(c.shellCh, ki.MsgID)
+	k.eng.mu.Lock()
+	ran := len(k.eng.cells)
+	k.eng.mu.Unlock()
+	if ran != 1 {
+		t.Errorf("the cell ran %d times from 1 message and 11 replays; want 1", ran)
+	}
+	logs := k.logs.String()
+	if n := strings.Count(logs, "replayed message"); n != 10 {
+		t.Errorf("%d log lines about replays, want 10; log:\n%s", n, logs)
+	}
+	if !strings.Contains(logs, "upper-case hex") {
+		t.Errorf("no log line about the upper-case signature; log:\n%s", logs)
+	}
+	for _, ch := range []chan *wire.Message{c.shellCh, c.controlCh} {
+		select {
+		case m := <-ch:
+			t.Errorf("unexpected %s to %s", m.Header.MsgType, m.Parent.MsgID)
+		default:
+		}
+	}
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestMalformedMessagesDropped(t *testing.T) {

@@ -10,8 +10,18 @@ import (
 
 // Func receives captured output: stream is "stdout" or "stderr", data the
 // bytes in the order they were written to that descriptor. It is called
-// from one goroutine per stream (calls for one stream never overlap) and
-// must not retain data after it returns.
+// from one goroutine (calls never overlap) and must not retain data after
+// it returns.
+//
+// Across the two streams, calls follow the order of the writes: of two
+// writes to different descriptors, the earlier one is delivered first
+// when the reader had taken out everything written before it — always
+// for the first write to each stream after a quiet moment, as for
+// fmt.Println("a") followed by fmt.Fprintln(os.Stderr, "b"). Writes that
+// alternate between the streams faster than the reader takes data out (a
+// few microseconds while it is awake, its wake-up latency when it was
+// asleep) may arrive grouped by stream; the bytes of one stream are never
+// reordered.
 type Func func(stream string, data []byte)
 
 // SyncTimeout bounds how long Sync waits for its markers; a descriptor

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -20,12 +21,22 @@ const fSetPipeSize = 1031 // F_SETPIPE_SZ
 var active atomic.Bool
 
 // Capture is an active capture of fds 1 and 2.
+//
+// One goroutine reads both pipes through an epoll instance of its own:
+// the kernel appends a pipe to the instance's ready list when a write
+// makes it readable, so epoll_wait reports the pipes in the order their
+// first writes since the reader last emptied them happened, and the
+// reader takes their data out in that order. Two readers (or Go's shared
+// poller, which wakes goroutines in no particular order) lost the order
+// of a print to stdout followed by one to stderr about half the time.
 type Capture struct {
 	fn      Func
 	origOut *os.File
 	origErr *os.File
-	shadow  int // the write end of the watcher's shadow of stderr, -1 if none (crashwatch_linux.go)
-	readers [2]*os.File
+	rfd     [2]int // the pipes' read ends (non-blocking)
+	epfd    int    // the reader's epoll instance
+	wake    [2]int // a pipe whose write end stops the reader
+	shadow  int    // the write end of the watcher's shadow of stderr, -1 if none (crashwatch_linux.go)
 	prefix  []byte
 
 	syncMu sync.Mutex // one Sync at a time
@@ -38,7 +49,7 @@ type Capture struct {
 	// everything written so far has been delivered: Sync's fast path.
 	busy [2]atomic.Bool
 
-	wg       sync.WaitGroup
+	finished chan struct{} // closed when the reader returns
 	done     chan struct{}
 	stopOnce sync.Once
 	stopErr  error
@@ -47,8 +58,7 @@ type Capture struct {
 // Start begins capturing fds 1 and 2 and calls fn with what is written to
 // them. Only one capture may be active per process (ErrActive). The Go
 // runtime's fatal error reports are also sent to the original standard
-// error (runtime/debug.SetCrashOutput and a watcher process, see
-// crashwatch_linux.go), headline included, so a crash stays visible.
+// error (runtime/debug.SetCrashOutput), so a crash stays visible.
 func Start(fn Func) (*Capture, error) {
 	if fn == nil {
 		panic("capture: nil Func")
@@ -70,11 +80,12 @@ func start(fn Func) (c *Capture, err error) {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
 	c = &Capture{
-		fn:     fn,
-		prefix: []byte("\x00\x1bgraphnb-sync-" + hex.EncodeToString(nonce[:]) + ":"),
-		notify: make(chan struct{}, 1),
-		done:   make(chan struct{}),
-		shadow: -1,
+		fn:       fn,
+		prefix:   []byte("\x00\x1bgraphnb-sync-" + hex.EncodeToString(nonce[:]) + ":"),
+		notify:   make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		finished: make(chan struct{}),
+		shadow:   -1,
 	}
 	var opened []int
 	defer func() {
@@ -105,10 +116,29 @@ func start(fn Func) (c *Capture, err error) {
 		// A larger pipe lets writers run ahead of the reader; the kernel
 		// may refuse (pipe-max-size), which is harmless.
 		_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, uintptr(p[1]), fSetPipeSize, 1<<20)
-		// The read end goes to Go's poller; the write end stays blocking
-		// so that writers (C code included) never see EAGAIN.
+		// The read end goes to the reader's epoll instance; the write end
+		// stays blocking so that writers (C code included) never see
+		// EAGAIN.
 		if err := syscall.SetNonblock(p[0], true); err != nil {
 			return nil, fmt.Errorf("capture: pipe: %w", err)
+		}
+	}
+	if err := syscall.Pipe2(c.wake[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
+		return nil, fmt.Errorf("capture: pipe: %w", err)
+	}
+	opened = append(opened, c.wake[0], c.wake[1])
+	c.epfd, err = syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("capture: epoll: %w", err)
+	}
+	opened = append(opened, c.epfd)
+	for i, fd := range []int{pipes[0][0], pipes[1][0], c.wake[0]} {
+		ev := syscall.EpollEvent{Events: pipeEvents, Fd: int32(i)}
+		if i == wakeID {
+			ev.Events = syscall.EPOLLIN
+		}
+		if err := syscall.EpollCtl(c.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			return nil, fmt.Errorf("capture: epoll: %w", err)
 		}
 	}
 	// Redirect fds 1 and 2 into the pipes. Either dup can still fail: a
@@ -131,13 +161,26 @@ func start(fn Func) (c *Capture, err error) {
 	if c.shadow = startWatcher(pipes[1][0], c.origErr, c.prefix); c.shadow < 0 {
 		_ = debug.SetCrashOutput(c.origErr, debug.CrashOptions{})
 	}
-	for i, name := range []string{Stdout, Stderr} {
-		c.readers[i] = os.NewFile(uintptr(pipes[i][0]), name+" capture pipe")
-		c.wg.Add(1)
-		go c.read(i, name)
-	}
+	c.rfd = [2]int{pipes[0][0], pipes[1][0]}
+	go c.read()
 	return c, nil
 }
+
+// pipeEvents is what the reader waits for on a pipe: readable, once. An
+// event disarms the pipe until the reader has emptied it (EPOLL_CTL_MOD
+// arms it again, and queues it at once if data came meanwhile), so the
+// ready list never holds a stale entry for a pipe whose data the reader
+// already took: such an entry would keep the place of an old write and
+// put the pipe's next write ahead of an earlier one to the other pipe.
+const pipeEvents = syscall.EPOLLIN | 1<<30 // EPOLLONESHOT
+
+// wakeID is the epoll data of the wake pipe (0 and 1 are the streams).
+const wakeID = 2
+
+// drainBudget bounds what the reader takes from one pipe before it looks
+// at the other again, so a stream written without pause cannot hold back
+// the other.
+const drainBudget = 1 << 20
 
 func dupCloexec(fd int) (int, error) {
 	r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
@@ -155,78 +198,126 @@ func (c *Capture) Stdout() *os.File { return c.origOut }
 // stays open after Stop.
 func (c *Capture) Stderr() *os.File { return c.origErr }
 
-func (c *Capture) read(i int, name string) {
-	defer c.wg.Done()
-	s := &splitter{
-		prefix: c.prefix,
-		emit:   func(b []byte) { c.fn(name, b) },
-		ack: func(seq uint64) {
-			c.seen[i].Store(seq)
+// read is the reader: it waits on the epoll instance and takes the data
+// of the pipes out in the order they became readable, until both reach
+// end of file or the wake pipe is written.
+func (c *Capture) read() {
+	defer close(c.finished)
+	var (
+		sp    [2]*splitter
+		acked [2]uint64 // the last marker each stream's splitter found
+	)
+	for i, name := range []string{Stdout, Stderr} {
+		sp[i] = &splitter{
+			prefix: c.prefix,
+			emit:   func(b []byte) { c.fn(name, b) },
+			ack:    func(seq uint64) { acked[i] = seq },
+		}
+	}
+	// publish lets Sync see the markers of stream i once the reader is
+	// done with the stream (re-armed it): Sync's caller goes on writing at
+	// once, and a write made while the pipe is not armed would be queued
+	// later than it happened.
+	publish := func(i int) {
+		if acked[i] > c.seen[i].Load() {
+			c.seen[i].Store(acked[i])
 			select {
 			case c.notify <- struct{}{}:
 			default:
 			}
-		},
-	}
-	rc, err := c.readers[i].SyscallConn()
-	if err != nil {
-		return // cannot happen for a pipe from os.NewFile
-	}
-	buf := make([]byte, 64<<10)
-	for {
-		var n int
-		var rerr error
-		err := rc.Read(func(fd uintptr) bool {
-			c.busy[i].Store(true) // before the bytes leave the pipe
-			want := len(buf)
-			if i == 1 && c.shadow >= 0 {
-				// The watcher sees the bytes before they leave the
-				// pipe (crashwatch_linux.go); if its pipe is full, it
-				// misses them.
-				if m := teeSome(int(fd), c.shadow, want); m > 0 {
-					want = m
-				}
-			}
-			for {
-				n, rerr = syscall.Read(int(fd), buf[:want])
-				if rerr != syscall.EINTR {
-					break
-				}
-			}
-			if rerr == syscall.EAGAIN {
-				c.busy[i].Store(len(s.carry) > 0) // nothing taken
-				return false                      // wait until readable
-			}
-			return true
-		})
-		if n > 0 {
-			s.feed(buf[:n])
 		}
-		c.busy[i].Store(len(s.carry) > 0)
-		if err != nil || rerr != nil || n <= 0 {
-			s.flush()
+	}
+	defer func() {
+		for i := range sp {
+			sp[i].flush()
+			publish(i)
 			c.busy[i].Store(false)
-			return
 		}
+	}()
+	buf := make([]byte, 64<<10)
+	events := make([]syscall.EpollEvent, 3)
+	var queue []int // streams to read, in the order they became readable
+	open := [2]bool{true, true}
+	for open[0] || open[1] {
+		timeout := -1
+		if len(queue) > 0 {
+			timeout = 0 // only collect what became readable meanwhile
+		}
+		n, err := syscall.EpollWait(c.epfd, events, timeout)
+		if err != nil && err != syscall.EINTR {
+			return // cannot happen for a valid instance
+		}
+		for _, ev := range events[:max(n, 0)] {
+			i := int(ev.Fd)
+			if i == wakeID {
+				return
+			}
+			if open[i] && !slices.Contains(queue, i) {
+				queue = append(queue, i)
+			}
+		}
+		if len(queue) == 0 {
+			continue
+		}
+		i := queue[0]
+		queue = queue[1:]
+		c.busy[i].Store(true) // before the bytes leave the pipe
+		more, eof := c.take(i, sp[i], buf)
+		switch {
+		case eof:
+			open[i] = false
+			sp[i].flush()
+			_ = syscall.EpollCtl(c.epfd, syscall.EPOLL_CTL_DEL, c.rfd[i], nil)
+		case more:
+			queue = append(queue, i) // still disarmed: its turn comes again
+		default:
+			ev := syscall.EpollEvent{Events: pipeEvents, Fd: int32(i)}
+			_ = syscall.EpollCtl(c.epfd, syscall.EPOLL_CTL_MOD, c.rfd[i], &ev)
+		}
+		c.busy[i].Store(len(sp[i].carry) > 0)
+		publish(i)
 	}
 }
 
+// take reads what stream i's pipe holds, up to drainBudget, and feeds it
+// to sp. more reports that the budget ran out before the pipe was empty;
+// eof that every write end is closed.
+func (c *Capture) take(i int, sp *splitter, buf []byte) (more, eof bool) {
+	for total := 0; total < drainBudget; {
+		want := len(buf)
+		if i == 1 && c.shadow >= 0 {
+			// The watcher sees the bytes before they leave the pipe
+			// (crashwatch_linux.go); if its pipe is full, it misses them.
+			if m := teeSome(c.rfd[i], c.shadow, want); m > 0 {
+				want = m
+			}
+		}
+		n, err := syscall.Read(c.rfd[i], buf[:want])
+		if err == syscall.EINTR {
+			continue
+		}
+		if n > 0 {
+			sp.feed(buf[:n])
+			total += n
+		}
+		switch {
+		case err == syscall.EAGAIN:
+			return false, false
+		case err != nil || n == 0:
+			return false, true
+		}
+	}
+	return true, false
+}
+
 // drained reports whether stream i has nothing in flight: its pipe is
-// empty and its reader holds no undelivered byte. The pipe is checked
-// first: a byte read out of it after that check keeps busy set until it
-// is delivered.
+// empty and its reader holds no undelivered byte (and has armed the pipe
+// again). The pipe is checked first: a byte read out of it after that
+// check keeps busy set until it is delivered.
 func (c *Capture) drained(i int) bool {
 	var n int32
-	rc, err := c.readers[i].SyscallConn()
-	if err != nil {
-		return false
-	}
-	ok := false
-	_ = rc.Control(func(fd uintptr) {
-		_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
-		ok = errno == 0
-	})
-	return ok && n == 0 && !c.busy[i].Load()
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, uintptr(c.rfd[i]), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
+	return errno == 0 && n == 0 && !c.busy[i].Load()
 }
 
 // Sync returns once everything written to fds 1 and 2 before the call has
@@ -302,19 +393,17 @@ func (c *Capture) Stop() error {
 		e2 := syscall.Dup3(int(c.origErr.Fd()), 2, 0)
 		close(c.done)
 		c.syncMu.Unlock()
-		// With the write ends closed the readers drain the pipes and see
-		// EOF, unless a child process still holds one: then cut them off.
-		finished := make(chan struct{})
-		go func() { c.wg.Wait(); close(finished) }()
+		// With the write ends closed the reader drains the pipes and sees
+		// EOF, unless a child process still holds one: then stop it.
 		select {
-		case <-finished:
+		case <-c.finished:
 		case <-time.After(100 * time.Millisecond):
-			c.readers[0].Close()
-			c.readers[1].Close()
-			<-finished
+			_ = writeAll(c.wake[1], []byte{0})
+			<-c.finished
 		}
-		c.readers[0].Close()
-		c.readers[1].Close()
+		for _, fd := range []int{c.rfd[0], c.rfd[1], c.wake[0], c.wake[1], c.epfd} {
+			syscall.Close(fd)
+		}
 		if c.shadow >= 0 {
 			syscall.Close(c.shadow)
 		}

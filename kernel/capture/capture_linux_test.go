@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const childEnv = "GRAPHNB_CAPTURE_TEST_CHILD"
@@ -206,6 +208,109 @@ func TestCaptureSyncIsABarrier(t *testing.T) {
 			}
 		}
 	})
+}
+
+// transcript records the callbacks in the order they happen, merging
+// consecutive chunks of one stream: "O:…" and "E:…" entries.
+type transcript struct {
+	mu  sync.Mutex
+	out []string
+}
+
+func (tr *transcript) fn(stream string, data []byte) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.out = appendMerged(tr.out, map[string]string{Stdout: "O:", Stderr: "E:"}[stream]+string(data))
+}
+
+// appendMerged appends entry ("O:text" or "E:text") to list, extending the
+// last entry when it is of the same stream.
+func appendMerged(list []string, entry string) []string {
+	if n := len(list); n > 0 && list[n-1][:2] == entry[:2] {
+		list[n-1] += entry[2:]
+		return list
+	}
+	return append(list, entry)
+}
+
+// TestCaptureKeepsOrderAcrossStreams: a write to one stream followed by a
+// write to the other reaches the callback in that order (issue 13, case
+// 10: fmt.Println("a"); fmt.Fprintln(os.Stderr, "b") arrived reversed in
+// 11 of 20 runs). Each round alternates which stream goes first, so a
+// reader that simply prefers one stream fails too.
+func TestCaptureKeepsOrderAcrossStreams(t *testing.T) {
+	inChild(t, func(t *testing.T) {
+		var tr transcript
+		c, err := Start(tr.fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Stop()
+		var want []string
+		for i := range 300 {
+			first, second := os.Stdout, os.Stderr
+			tags := [2]string{"O:", "E:"}
+			if i%2 == 1 {
+				first, second = second, first
+				tags[0], tags[1] = tags[1], tags[0]
+			}
+			a, b := fmt.Sprintf("a%d\n", i), fmt.Sprintf("b%d\n", i)
+			fmt.Fprint(first, a)
+			fmt.Fprint(second, b)
+			if err := c.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			want = appendMerged(appendMerged(want, tags[0]+a), tags[1]+b)
+		}
+		// Three writes with a pause: the reader has taken the first out
+		// before the second, so all three keep their order.
+		for i := range 20 {
+			syscall.Write(1, []byte(fmt.Sprintf("x%d\n", i)))
+			time.Sleep(2 * time.Millisecond)
+			syscall.Write(2, []byte(fmt.Sprintf("y%d\n", i)))
+			time.Sleep(2 * time.Millisecond)
+			syscall.Write(1, []byte(fmt.Sprintf("z%d\n", i)))
+			if err := c.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			want = appendMerged(want, fmt.Sprintf("O:x%d\n", i))
+			want = appendMerged(want, fmt.Sprintf("E:y%d\n", i))
+			want = appendMerged(want, fmt.Sprintf("O:z%d\n", i))
+		}
+		tr.mu.Lock()
+		got := slices.Clone(tr.out)
+		tr.mu.Unlock()
+		reversed := 0
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				reversed++
+			}
+		}
+		if reversed > 0 || len(got) != len(want) {
+			t.Errorf("%d of %d entries out of order (%d entries, want %d); first differences:\n%s",
+				reversed, len(want), len(got), len(want), firstDiffs(got, want, 5))
+		}
+	})
+}
+
+func firstDiffs(got, want []string, n int) string {
+	var b strings.Builder
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			fmt.Fprintf(&b, "  #%d: got %q, want %q\n", i, g, w)
+			if n--; n == 0 {
+				break
+			}
+		}
+	}
+	return b.String()
 }
 
 func tail(s string) string { return s[max(0, len(s)-20):] }

@@ -7,8 +7,9 @@
 // Start duplicates the original fds 1 and 2 (Stdout and Stderr return
 // them, for the kernel's own logs), creates two pipes and dup2s their
 // write ends onto fds 1 and 2; os.Stdout and os.Stderr keep pointing at
-// fds 1 and 2 and so write into the pipes. Two goroutines read the pipes
-// and hand the bytes to a callback. Sync is a barrier: whatever was
+// fds 1 and 2 and so write into the pipes. One goroutine reads both pipes,
+// in the order they became readable (see Func for what that keeps of the
+// order between stdout and stderr), and hands the bytes to a callback. Sync is a barrier: whatever was
 // written to fds 1 and 2 before Sync was called has been delivered when
 // it returns (a unique marker is written through each descriptor and the
 // readers wait for it, stripping it from the data). Stop restores the

@@ -104,19 +104,25 @@ func Inspect(code string, cursor, detail int, sc Scope) (data map[string]any, fo
 }
 
 // IsComplete reports whether code is "complete", "incomplete" (with the
-// suggested indent of the next line) or "invalid", using go/scanner only
-// (nothing is parsed or run).
+// suggested indent of the next line) or "invalid". Nothing is run: the
+// cell is scanned (go/scanner), then parsed (go/parser) as the session
+// parses it — cut into runs of declarations, parsed as a file, and runs
+// of statements, parsed as a function body.
 //
 // Incomplete: brackets left open (indent: one Indent per line holding an
 // open bracket), an unterminated raw string or block comment (indent ""),
 // a last token that needs a continuation — a binary or unary operator, an
 // assignment, `,`, `.`, `:`, a keyword other than break, continue,
 // fallthrough and return (indent: at least one Indent) — or a final
-// func/if/for/switch/select header with no body yet (indent "").
-// Invalid: an illegal character or bad literal, an unterminated "…" or
-// '…' literal, a closing bracket with no matching opener. Leading magic
-// lines (%…) are ignored, a %% cell magic is always complete, and an empty
-// cell is complete.
+// func/if/for/switch/select header with no body yet (indent ""), provided
+// that what comes before the end parses. Invalid: an illegal character or
+// bad literal, an unterminated "…" or '…' literal, a closing bracket with
+// no matching opener, or a syntax error that more input cannot repair
+// (`x := := 7`). Magic lines (%… at the top of the cell, or in column 1
+// anywhere outside raw strings and comments) are ignored, a help query
+// ("strings.Split?") is complete, the body of a %%time cell is Go and
+// checked, any other %% cell magic is complete, and an empty cell is
+// complete.
 func IsComplete(code string) (status, indent string) {
 	return isComplete(code)
 }

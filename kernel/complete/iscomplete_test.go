@@ -45,7 +45,7 @@ func TestIsComplete(t *testing.T) {
 		{"binary operator", "x := 1 +", "incomplete", "    "},
 		{"logical operator", "ok := a &&\n", "incomplete", "    "},
 		{"assignment", "x :=", "incomplete", "    "},
-		{"comma", "a, b", "complete", ""},
+		{"comma", "a, b", "invalid", ""}, // an expression list is no statement
 		{"trailing comma", "a,", "incomplete", "    "},
 		{"dot", "fmt.", "incomplete", "    "},
 		{"label", "L:", "incomplete", "    "},
@@ -76,6 +76,44 @@ func TestIsComplete(t *testing.T) {
 		{"magic then open code", "%time\nfor {", "incomplete", "    "},
 		{"cell magic", "%%cuda k\n__global__ void f(int *x) {", "complete", ""},
 		{"magic word only", "  %help  ", "complete", ""},
+
+		// Parsed (issue 13, case 11): a syntax error is invalid however the
+		// brackets balance.
+		{"double define", "x := := 7q", "invalid", ""},
+		{"two operators", "x := 1 + / 2", "invalid", ""},
+		{"keyword as name", "func := 3", "invalid", ""},
+		{"error before an open brace", "for x := := 1 {", "invalid", ""},
+		{"error inside an open function", "func f() {\n\tx := := 1", "invalid", ""},
+		{"error in an earlier statement", "x := := 1\nfor {", "invalid", ""},
+		{"error in an earlier declaration", "func f() {}}\nx :=", "invalid", ""},
+		{"statement after an operator", "x := 1 +\nvar y = 2", "invalid", ""},
+		{"else on its own line", "if x {\n}\nelse {\n}", "invalid", ""},
+		{"else after else", "if x {\n} else {\n} else {", "invalid", ""},
+		{"declaration in a statement run", "x := 1\ntype T struct{ y int }\nz := type", "invalid", ""},
+		// …while what more input completes stays incomplete.
+		{"expression list continued", "a, b,", "incomplete", "    "},
+		{"call in a go statement", "go func() {", "incomplete", "    "},
+		{"three-index slice", "s[1:2:", "incomplete", "    "},
+		{"composite literal open", "p := Point{X: 1,", "incomplete", "    "},
+		// The cell's mix of declarations and statements parses as the
+		// session runs it: declaration runs as a file, statement runs as a
+		// function body.
+		{"declarations and statements", "import \"strings\"\n\nfunc shout(s string) string { return strings.ToUpper(s) }\n\nmsg := shout(\"a\")\ntype pair struct{ a, b int }\np := pair{1, 2}\nconst k = 3\nk * p.b", "complete", ""},
+		{"method declaration then call", "type T int\nfunc (t T) M() int { return int(t) }\nT(1).M()", "complete", ""},
+		{"function literal called at once", "func() { x = 1 }()", "complete", ""},
+		{"generic function", "func Map[T, U any](xs []T, f func(T) U) []U { return nil }\nMap([]int{1}, func(i int) string { return \"\" })", "complete", ""},
+		{"return at top level", "if x {\n\treturn\n}", "complete", ""},
+		// Magics: any line with % in column 1 is not Go, nor a help query.
+		{"magic between statements", "x := 1\n%time\ny := 2", "complete", ""},
+		{"magic with a backquote", "%env A=`\nx := 1", "complete", ""},
+		{"magic between, then an error", "x := 1\n%time\ny := := 2", "invalid", ""},
+		{"percent inside a raw string", "s := `\n%time\n`", "complete", ""},
+		{"%%time body parsed", "%%time\nx := := 1", "invalid", ""},
+		{"%%time body incomplete", "%%time\nfor {", "incomplete", "    "},
+		{"%%time body complete", "%%time\nx := 1", "complete", ""},
+		{"help query", "strings.Split?", "complete", ""},
+		{"help query, spaces", "  fmt ?  ", "invalid", ""},
+		{"question mark after an expression", "x + 1?", "invalid", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

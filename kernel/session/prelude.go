@@ -175,6 +175,8 @@ const displayNotes = `Display (package display, no import needed):
   h := display.NewDisplay(v); h.Update(v2)   update in place
   p := display.NewProgress("label", total); p.Add(n); p.Done()
   display.Clear(wait)
+  v, err := display.Input("name? ")      ask the user (Password hides it);
+  reading os.Stdin (fmt.Scanln, bufio) asks too
 A value shows itself with every MIME type it offers through
 HTML() string, Markdown() string, SVG() string, PNG() []byte or
 MIMEBundle() map[string]any.`

@@ -10,24 +10,28 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Clear":            reflect.ValueOf(display.Clear),
-		"CurrentSink":      reflect.ValueOf(display.CurrentSink),
-		"HTML":             reflect.ValueOf(display.HTML),
-		"Image":            reflect.ValueOf(display.Image),
-		"JPEG":             reflect.ValueOf(display.JPEG),
-		"JSON":             reflect.ValueOf(display.JSON),
-		"LaTeX":            reflect.ValueOf(display.LaTeX),
-		"Markdown":         reflect.ValueOf(display.Markdown),
-		"NewDisplay":       reflect.ValueOf(display.NewDisplay),
-		"NewProgress":      reflect.ValueOf(display.NewProgress),
-		"PNG":              reflect.ValueOf(display.PNG),
-		"ProgressInterval": reflect.ValueOf(display.ProgressInterval),
-		"Render":           reflect.ValueOf(display.Render),
-		"SVG":              reflect.ValueOf(display.SVG),
-		"SetRenderer":      reflect.ValueOf(display.SetRenderer),
-		"SetSink":          reflect.ValueOf(display.SetSink),
-		"Show":             reflect.ValueOf(display.Show),
-		"Text":             reflect.ValueOf(display.Text),
+		"Clear":               reflect.ValueOf(display.Clear),
+		"CurrentSink":         reflect.ValueOf(display.CurrentSink),
+		"ErrInputInterrupted": reflect.ValueOf(&display.ErrInputInterrupted).Elem(),
+		"ErrNoInput":          reflect.ValueOf(&display.ErrNoInput).Elem(),
+		"HTML":                reflect.ValueOf(display.HTML),
+		"Image":               reflect.ValueOf(display.Image),
+		"Input":               reflect.ValueOf(display.Input),
+		"JPEG":                reflect.ValueOf(display.JPEG),
+		"JSON":                reflect.ValueOf(display.JSON),
+		"LaTeX":               reflect.ValueOf(display.LaTeX),
+		"Markdown":            reflect.ValueOf(display.Markdown),
+		"NewDisplay":          reflect.ValueOf(display.NewDisplay),
+		"NewProgress":         reflect.ValueOf(display.NewProgress),
+		"PNG":                 reflect.ValueOf(display.PNG),
+		"Password":            reflect.ValueOf(display.Password),
+		"ProgressInterval":    reflect.ValueOf(display.ProgressInterval),
+		"Render":              reflect.ValueOf(display.Render),
+		"SVG":                 reflect.ValueOf(display.SVG),
+		"SetRenderer":         reflect.ValueOf(display.SetRenderer),
+		"SetSink":             reflect.ValueOf(display.SetSink),
+		"Show":                reflect.ValueOf(display.Show),
+		"Text":                reflect.ValueOf(display.Text),
 
 		// type definitions
 		"Bundle":      reflect.ValueOf((*display.Bundle)(nil)),
@@ -37,6 +41,7 @@ func init() {
 		"Markdowner":  reflect.ValueOf((*display.Markdowner)(nil)),
 		"PNGer":       reflect.ValueOf((*display.PNGer)(nil)),
 		"Progress":    reflect.ValueOf((*display.Progress)(nil)),
+		"Prompter":    reflect.ValueOf((*display.Prompter)(nil)),
 		"SVGer":       reflect.ValueOf((*display.SVGer)(nil)),
 		"Sink":        reflect.ValueOf((*display.Sink)(nil)),
 
@@ -45,6 +50,7 @@ func init() {
 		"_MIMEBundler": reflect.ValueOf((*_github_com_graphnb_graphnb_display_MIMEBundler)(nil)),
 		"_Markdowner":  reflect.ValueOf((*_github_com_graphnb_graphnb_display_Markdowner)(nil)),
 		"_PNGer":       reflect.ValueOf((*_github_com_graphnb_graphnb_display_PNGer)(nil)),
+		"_Prompter":    reflect.ValueOf((*_github_com_graphnb_graphnb_display_Prompter)(nil)),
 		"_SVGer":       reflect.ValueOf((*_github_com_graphnb_graphnb_display_SVGer)(nil)),
 		"_Sink":        reflect.ValueOf((*_github_com_graphnb_graphnb_display_Sink)(nil)),
 	}
@@ -88,6 +94,16 @@ type _github_com_graphnb_graphnb_display_PNGer struct {
 
 func (W _github_com_graphnb_graphnb_display_PNGer) PNG() []byte {
 	return W.WPNG()
+}
+
+// _github_com_graphnb_graphnb_display_Prompter is an interface wrapper for Prompter type
+type _github_com_graphnb_graphnb_display_Prompter struct {
+	IValue  interface{}
+	WPrompt func(prompt string, password bool) (string, error)
+}
+
+func (W _github_com_graphnb_graphnb_display_Prompter) Prompt(prompt string, password bool) (string, error) {
+	return W.WPrompt(prompt, password)
 }
 
 // _github_com_graphnb_graphnb_display_SVGer is an interface wrapper for SVGer type

@@ -95,6 +95,7 @@ var (
 	ErrNoDelimiter       = errors.New("wire: missing <IDS|MSG> delimiter")
 	ErrTooFewFrames      = errors.New("wire: fewer than 5 frames after the delimiter")
 	ErrBadSignature      = errors.New("wire: bad or missing signature")
+	ErrReplayed          = errors.New("wire: replayed message")
 	ErrBadJSON           = errors.New("wire: bad JSON")
 	ErrNoMsgType         = errors.New("wire: header without msg_type")
 	ErrTooManyIdentities = errors.New("wire: too many identity frames")

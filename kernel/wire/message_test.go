@@ -186,8 +186,63 @@ func TestSignKnownVector(t *testing.T) {
 	if got != want {
 		t.Errorf("Sign = %s, want %s", got, want)
 	}
-	if err := s.Verify([]byte(strings.ToUpper(want)), []byte("what do ya want for nothing?")); err != nil {
-		t.Errorf("Verify upper-case hex: %v", err)
+	if err := s.Verify([]byte(want), []byte("what do ya want for nothing?")); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+	// ipykernel compares the hex digests as strings: upper case is refused
+	// (accepting it would let a replay pass as a new signature).
+	if err := s.Verify([]byte(strings.ToUpper(want)), []byte("what do ya want for nothing?")); !errors.Is(err, ErrBadSignature) || !strings.Contains(err.Error(), "upper-case") {
+		t.Errorf("Verify upper-case hex: %v; want ErrBadSignature saying upper-case", err)
+	}
+}
+
+func TestRejectReplays(t *testing.T) {
+	s := mustSigner(t, "key")
+	s.RejectReplays(3)
+	msg := func(i int) [][]byte {
+		h := Header{MsgID: fmt.Sprint("m", i), Session: "s", MsgType: "execute_request", Version: Version}
+		return Encode(&Message{Identities: [][]byte{[]byte("id")}, Header: h, Content: []byte(`{"code":"1"}`)}, s)
+	}
+	if _, err := Decode(msg(0), s); err != nil {
+		t.Fatalf("first decode: %v", err)
+	}
+	for range 5 {
+		if _, err := Decode(msg(0), s); !errors.Is(err, ErrReplayed) {
+			t.Fatalf("replay: %v; want ErrReplayed", err)
+		}
+	}
+	// A wrongly signed message is not remembered: the genuine one still
+	// passes once.
+	bad := msg(1)
+	bad[2] = bytes.Repeat([]byte("0"), 64)
+	if _, err := Decode(bad, s); !errors.Is(err, ErrBadSignature) {
+		t.Fatalf("bad signature: %v", err)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := Decode(msg(i), s); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	// The memory holds 3: message 0 is forgotten, 1–3 are remembered.
+	if n := s.seen.len(); n != 3 {
+		t.Errorf("%d signatures remembered, want 3", n)
+	}
+	if _, err := Decode(msg(0), s); err != nil {
+		t.Errorf("message 0 after it was forgotten: %v", err)
+	}
+	for i := 2; i <= 3; i++ {
+		if _, err := Decode(msg(i), s); !errors.Is(err, ErrReplayed) {
+			t.Errorf("replay of message %d: %v; want ErrReplayed", i, err)
+		}
+	}
+	// Unsigned kernels cannot tell replays apart and accept them.
+	var none *Signer
+	none.RejectReplays(0)
+	u := Encode(&Message{Header: Header{MsgID: "u", MsgType: "x"}}, nil)
+	for range 2 {
+		if _, err := Decode(u, none); err != nil {
+			t.Errorf("unsigned: %v", err)
+		}
 	}
 }
 

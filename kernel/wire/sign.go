@@ -18,7 +18,32 @@ const SchemeHMACSHA256 = "hmac-sha256"
 // A Signer is safe for concurrent use.
 type Signer struct {
 	key  []byte
-	pool sync.Pool // of hash.Hash
+	pool sync.Pool  // of hash.Hash
+	seen *digestSet // signatures verified so far (RejectReplays), or nil
+}
+
+// DefaultReplayMemory is how many signatures a kernel remembers to reject
+// replayed messages: ipykernel's digest_history_size (2^16).
+const DefaultReplayMemory = 1 << 16
+
+// RejectReplays makes Verify (and so Decode) refuse a message whose
+// signature it has already accepted, with an error wrapping ErrReplayed,
+// as ipykernel refuses a duplicate digest: a captured message sent again
+// is not handled again. The memory is bounded: it holds the last n
+// signatures accepted (n <= 0 means DefaultReplayMemory; about 24 bytes
+// each), and forgets the oldest first. A valid signature is 64 lower-case
+// hex digits that depend on every byte of the header (its msg_id and date
+// included), so a client sending a new message never collides with an
+// old one. Call it before the Signer is used; it does nothing when signing
+// is disabled (an unsigned kernel cannot tell a replay from a message).
+func (s *Signer) RejectReplays(n int) {
+	if !s.Enabled() {
+		return
+	}
+	if n <= 0 {
+		n = DefaultReplayMemory
+	}
+	s.seen = &digestSet{limit: n, set: make(map[[digestKeyLen]byte]struct{})}
 }
 
 // NewSigner returns a signer for the connection file's signature_scheme
@@ -63,8 +88,11 @@ func (s *Signer) Sign(parts ...[]byte) []byte {
 
 // Verify checks sig, a hex digest as sent on the wire, against the parts.
 // It returns nil when signing is disabled, and otherwise an error wrapping
-// ErrBadSignature for an empty, malformed or wrong signature. The
-// comparison takes constant time.
+// ErrBadSignature for an empty, malformed or wrong signature: the digest
+// must be 64 lower-case hex digits, as Sign writes it and ipykernel
+// requires (accepting upper case would let a replay pass as a new
+// signature). After RejectReplays, a signature accepted before is an
+// error wrapping ErrReplayed. The comparison takes constant time.
 func (s *Signer) Verify(sig []byte, parts ...[]byte) error {
 	if !s.Enabled() {
 		return nil
@@ -75,6 +103,14 @@ func (s *Signer) Verify(sig []byte, parts ...[]byte) error {
 	if len(sig) != hex.EncodedLen(sha256.Size) {
 		return fmt.Errorf("%w: %d characters, want %d", ErrBadSignature, len(sig), hex.EncodedLen(sha256.Size))
 	}
+	for _, c := range sig {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			if c >= 'A' && c <= 'F' {
+				return fmt.Errorf("%w: upper-case hex digits (the digest is lower-case hex)", ErrBadSignature)
+			}
+			return fmt.Errorf("%w: not hexadecimal", ErrBadSignature)
+		}
+	}
 	got := make([]byte, sha256.Size)
 	if _, err := hex.Decode(got, sig); err != nil {
 		return fmt.Errorf("%w: not hexadecimal", ErrBadSignature)
@@ -82,5 +118,49 @@ func (s *Signer) Verify(sig []byte, parts ...[]byte) error {
 	if !hmac.Equal(got, s.mac(parts)) {
 		return fmt.Errorf("%w: digest mismatch", ErrBadSignature)
 	}
+	if s.seen != nil && !s.seen.add([digestKeyLen]byte(got)) {
+		return fmt.Errorf("%w: signature %.16s… was already accepted", ErrReplayed, sig)
+	}
 	return nil
+}
+
+// digestKeyLen is how many bytes of a digest digestSet keeps: half of the
+// HMAC, which no key-less peer can predict, so collisions between
+// distinct messages have probability about n/2^128.
+const digestKeyLen = 16
+
+// digestSet remembers the last limit digests added, oldest forgotten
+// first (they are never looked up again once seen, so this is also the
+// least recently used order).
+type digestSet struct {
+	mu    sync.Mutex
+	limit int
+	set   map[[digestKeyLen]byte]struct{}
+	ring  [][digestKeyLen]byte // insertion order; grows up to limit
+	next  int                  // the oldest entry once ring is full
+}
+
+// add records k and reports whether it was new.
+func (d *digestSet) add(k [digestKeyLen]byte) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.set[k]; ok {
+		return false
+	}
+	if len(d.ring) < d.limit {
+		d.ring = append(d.ring, k)
+	} else {
+		delete(d.set, d.ring[d.next])
+		d.ring[d.next] = k
+		d.next = (d.next + 1) % d.limit
+	}
+	d.set[k] = struct{}{}
+	return true
+}
+
+// len returns how many digests are remembered.
+func (d *digestSet) len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.set)
 }

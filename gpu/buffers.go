@@ -34,6 +34,20 @@ func (d *Device) Int32sFrom(host []int32) (*Int32s, error) {
 	return x, nil
 }
 
+// AllocInt32s is Device.AllocInt32s on the set's device, recorded
+// in the set.
+func (a *Allocations) AllocInt32s(n int) (*Int32s, error) {
+	return record(a, "AllocInt32s", func(d *Device) (*Int32s, error) { return d.AllocInt32s(n) },
+		(*Int32s).Free, (*Int32s).Bytes)
+}
+
+// Int32sFrom is Device.Int32sFrom on the set's device, recorded in
+// the set.
+func (a *Allocations) Int32sFrom(host []int32) (*Int32s, error) {
+	return record(a, "Int32sFrom", func(d *Device) (*Int32s, error) { return d.Int32sFrom(host) },
+		(*Int32s).Free, (*Int32s).Bytes)
+}
+
 // Len returns the number of elements (0 for a nil buffer).
 func (x *Int32s) Len() int {
 	if x == nil {
@@ -181,6 +195,20 @@ func (d *Device) Uint32sFrom(host []uint32) (*Uint32s, error) {
 	return x, nil
 }
 
+// AllocUint32s is Device.AllocUint32s on the set's device, recorded
+// in the set.
+func (a *Allocations) AllocUint32s(n int) (*Uint32s, error) {
+	return record(a, "AllocUint32s", func(d *Device) (*Uint32s, error) { return d.AllocUint32s(n) },
+		(*Uint32s).Free, (*Uint32s).Bytes)
+}
+
+// Uint32sFrom is Device.Uint32sFrom on the set's device, recorded in
+// the set.
+func (a *Allocations) Uint32sFrom(host []uint32) (*Uint32s, error) {
+	return record(a, "Uint32sFrom", func(d *Device) (*Uint32s, error) { return d.Uint32sFrom(host) },
+		(*Uint32s).Free, (*Uint32s).Bytes)
+}
+
 // Len returns the number of elements (0 for a nil buffer).
 func (x *Uint32s) Len() int {
 	if x == nil {
@@ -318,6 +346,20 @@ func (d *Device) Int64sFrom(host []int64) (*Int64s, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// AllocInt64s is Device.AllocInt64s on the set's device, recorded
+// in the set.
+func (a *Allocations) AllocInt64s(n int) (*Int64s, error) {
+	return record(a, "AllocInt64s", func(d *Device) (*Int64s, error) { return d.AllocInt64s(n) },
+		(*Int64s).Free, (*Int64s).Bytes)
+}
+
+// Int64sFrom is Device.Int64sFrom on the set's device, recorded in
+// the set.
+func (a *Allocations) Int64sFrom(host []int64) (*Int64s, error) {
+	return record(a, "Int64sFrom", func(d *Device) (*Int64s, error) { return d.Int64sFrom(host) },
+		(*Int64s).Free, (*Int64s).Bytes)
 }
 
 // Len returns the number of elements (0 for a nil buffer).
@@ -459,6 +501,20 @@ func (d *Device) Uint64sFrom(host []uint64) (*Uint64s, error) {
 	return x, nil
 }
 
+// AllocUint64s is Device.AllocUint64s on the set's device, recorded
+// in the set.
+func (a *Allocations) AllocUint64s(n int) (*Uint64s, error) {
+	return record(a, "AllocUint64s", func(d *Device) (*Uint64s, error) { return d.AllocUint64s(n) },
+		(*Uint64s).Free, (*Uint64s).Bytes)
+}
+
+// Uint64sFrom is Device.Uint64sFrom on the set's device, recorded in
+// the set.
+func (a *Allocations) Uint64sFrom(host []uint64) (*Uint64s, error) {
+	return record(a, "Uint64sFrom", func(d *Device) (*Uint64s, error) { return d.Uint64sFrom(host) },
+		(*Uint64s).Free, (*Uint64s).Bytes)
+}
+
 // Len returns the number of elements (0 for a nil buffer).
 func (x *Uint64s) Len() int {
 	if x == nil {
@@ -596,6 +652,20 @@ func (d *Device) Float32sFrom(host []float32) (*Float32s, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// AllocFloat32s is Device.AllocFloat32s on the set's device, recorded
+// in the set.
+func (a *Allocations) AllocFloat32s(n int) (*Float32s, error) {
+	return record(a, "AllocFloat32s", func(d *Device) (*Float32s, error) { return d.AllocFloat32s(n) },
+		(*Float32s).Free, (*Float32s).Bytes)
+}
+
+// Float32sFrom is Device.Float32sFrom on the set's device, recorded in
+// the set.
+func (a *Allocations) Float32sFrom(host []float32) (*Float32s, error) {
+	return record(a, "Float32sFrom", func(d *Device) (*Float32s, error) { return d.Float32sFrom(host) },
+		(*Float32s).Free, (*Float32s).Bytes)
 }
 
 // Len returns the number of elements (0 for a nil buffer).
@@ -737,6 +807,20 @@ func (d *Device) Float64sFrom(host []float64) (*Float64s, error) {
 	return x, nil
 }
 
+// AllocFloat64s is Device.AllocFloat64s on the set's device, recorded
+// in the set.
+func (a *Allocations) AllocFloat64s(n int) (*Float64s, error) {
+	return record(a, "AllocFloat64s", func(d *Device) (*Float64s, error) { return d.AllocFloat64s(n) },
+		(*Float64s).Free, (*Float64s).Bytes)
+}
+
+// Float64sFrom is Device.Float64sFrom on the set's device, recorded in
+// the set.
+func (a *Allocations) Float64sFrom(host []float64) (*Float64s, error) {
+	return record(a, "Float64sFrom", func(d *Device) (*Float64s, error) { return d.Float64sFrom(host) },
+		(*Float64s).Free, (*Float64s).Bytes)
+}
+
 // Len returns the number of elements (0 for a nil buffer).
 func (x *Float64s) Len() int {
 	if x == nil {
@@ -874,6 +958,20 @@ func (d *Device) Uint8sFrom(host []uint8) (*Uint8s, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// AllocUint8s is Device.AllocUint8s on the set's device, recorded
+// in the set.
+func (a *Allocations) AllocUint8s(n int) (*Uint8s, error) {
+	return record(a, "AllocUint8s", func(d *Device) (*Uint8s, error) { return d.AllocUint8s(n) },
+		(*Uint8s).Free, (*Uint8s).Bytes)
+}
+
+// Uint8sFrom is Device.Uint8sFrom on the set's device, recorded in
+// the set.
+func (a *Allocations) Uint8sFrom(host []uint8) (*Uint8s, error) {
+	return record(a, "Uint8sFrom", func(d *Device) (*Uint8s, error) { return d.Uint8sFrom(host) },
+		(*Uint8s).Free, (*Uint8s).Bytes)
 }
 
 // Len returns the number of elements (0 for a nil buffer).

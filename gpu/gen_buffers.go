@@ -4,7 +4,8 @@
 // per element type (cells reach them through yaegi, which cannot expose
 // generics), each delegating to the generic core in memory.go (the
 // synchronous methods) and async.go (UploadAsync, DownloadAsync, and
-// Pinned's typed views). TestBuffersFresh checks that buffers.go is what
+// Pinned's typed views), and the methods of Allocations that make and
+// record them (allocations.go has the rest). TestBuffersFresh checks that buffers.go is what
 // this writes.
 //
 //	go generate ./gpu
@@ -72,6 +73,20 @@ func (d *Device) {{.Name}}From(host []{{.Elem}}) (*{{.Name}}, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// Alloc{{.Name}} is Device.Alloc{{.Name}} on the set's device, recorded
+// in the set.
+func (a *Allocations) Alloc{{.Name}}(n int) (*{{.Name}}, error) {
+	return record(a, "Alloc{{.Name}}", func(d *Device) (*{{.Name}}, error) { return d.Alloc{{.Name}}(n) },
+		(*{{.Name}}).Free, (*{{.Name}}).Bytes)
+}
+
+// {{.Name}}From is Device.{{.Name}}From on the set's device, recorded in
+// the set.
+func (a *Allocations) {{.Name}}From(host []{{.Elem}}) (*{{.Name}}, error) {
+	return record(a, "{{.Name}}From", func(d *Device) (*{{.Name}}, error) { return d.{{.Name}}From(host) },
+		(*{{.Name}}).Free, (*{{.Name}}).Bytes)
 }
 
 // Len returns the number of elements (0 for a nil buffer).

@@ -11,11 +11,12 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
-	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/card"
+	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -198,6 +199,9 @@ func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
 	return info, nil
 }
 
+// base is the lifecycle Prepared shares with the other algorithms.
+type base = prepared.Base
+
 // Prepared is a matrix prepared on a device for all-pairs shortest paths
 // with one set of options: validated, the kernels compiled and loaded,
 // the device buffers (and for the out-of-core method the pinned host
@@ -208,16 +212,12 @@ func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
 // serialised); Close frees the memory. The matrix must not change while
 // it is prepared.
 type Prepared struct {
-	dev   *gpu.Device
-	d     *graph.Dense
-	opts  Options
-	label string
-	prep  time.Duration
-	info  matrixInfo
-	cap   int64 // device bytes the run may use (0: unknown, no check)
-
-	mu     sync.Mutex
-	closed bool
+	base
+	mem  *gpu.Allocations // every device resource below, and the fallback's
+	d    *graph.Dense
+	opts Options
+	info matrixInfo
+	cap  int64 // device bytes the run may use (0: unknown, no check)
 
 	// Device state; nil on the host.
 	cfg                  config
@@ -267,19 +267,20 @@ func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, opts []Option) (
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{dev: dev, d: d, opts: o, label: o.Label(), info: info}
+	p := &Prepared{d: d, opts: o, info: info}
+	p.mem = prepared.Init(&p.base, "apsp", o.Label(), dev)
 	if !dev.IsHost() {
 		// A run downloads the distances and the predecessors to the host.
 		need := membudget.Bytes(int64(info.n)*int64(info.n), 8)
-		if err := membudget.Check(fmt.Sprintf("apsp: the result of %s on %d vertices", p.label, info.n), need); err != nil {
+		if err := membudget.Check(fmt.Sprintf("apsp: the result of %s on %d vertices", p.Label(), info.n), need); err != nil {
 			return nil, err
 		}
 		if err := p.prepareGPU(false); err != nil {
-			_ = p.free()
-			return nil, fmt.Errorf("apsp: preparing %s on %v: %w", p.label, dev, err)
+			_ = p.mem.Free()
+			return nil, fmt.Errorf("apsp: preparing %s on %v: %w", p.Label(), dev, err)
 		}
 	}
-	p.prep = time.Since(start)
+	prepared.Done(&p.base, start)
 	return p, nil
 }
 
@@ -332,12 +333,12 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg && !p.info.f32}
 	p.cap = o.MemoryCap
 	if p.cap == 0 {
-		if in, err := p.dev.Info(); err == nil {
+		if in, err := p.Device().Info(); err == nil {
 			p.cap = in.FreeMemory
 		}
 	}
 	var err error
-	if p.k, err = loadKernels(p.dev, p.cfg, p.info.f32); err != nil {
+	if p.k, err = loadKernels(p.Device(), p.cfg, p.info.f32); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -359,7 +360,7 @@ func (p *Prepared) prepareGPU(hops bool) error {
 		}
 		return p.prepareOOC(plan)
 	}
-	alloc := func() (*gpu.Int32s, error) { return p.dev.AllocInt32s(p.np * p.np) }
+	alloc := func() (*gpu.Int32s, error) { return p.mem.AllocInt32s(p.np * p.np) }
 	if p.dist, err = alloc(); err != nil {
 		return err
 	}
@@ -374,66 +375,24 @@ func (p *Prepared) prepareGPU(hops bool) error {
 		}
 	}
 	if p.np != n {
-		if p.io, err = p.dev.AllocInt32s(n * n); err != nil {
+		if p.io, err = p.mem.AllocInt32s(n * n); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// free releases the device and pinned memory (the compiled module stays
-// cached).
-func (p *Prepared) free() error {
-	errs := []error{p.dist.Free(), p.pred.Free(), p.hops.Free(), p.io.Free()}
-	if p.ooc != nil {
-		errs = append(errs, p.ooc.free())
-	}
-	if p.fallback != nil {
-		errs = append(errs, p.fallback.free())
-	}
-	return errors.Join(errs...)
-}
-
-// Close frees the device memory; later Runs fail. Close is idempotent.
+// Close frees the device and pinned memory; later Runs fail. Close is
+// idempotent and accepts a nil Prepared.
 func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
-	p.closed = true
-	return p.free()
+	return p.base.Close()
 }
-
-// PrepTime returns the preparation time: validation, compilation (or the
-// module load), allocations and, for PrepareGraph, the conversion.
-func (p *Prepared) PrepTime() time.Duration { return p.prep }
-
-// Bytes returns the device memory the prepared matrix holds (0 on the
-// host); the out-of-core method also holds pinned host memory, not
-// counted here.
-func (p *Prepared) Bytes() int64 {
-	b := p.dist.Bytes() + p.pred.Bytes() + p.hops.Bytes() + p.io.Bytes()
-	if p.ooc != nil {
-		b += p.ooc.bytes()
-	}
-	if p.fallback != nil {
-		b += p.fallback.Bytes()
-	}
-	return b
-}
-
-// Label returns the variant's label (Options.Label).
-func (p *Prepared) Label() string { return p.label }
 
 // Options returns the options the matrix was prepared with.
 func (p *Prepared) Options() Options { return p.opts }
-
-// Device returns the device the matrix is prepared on.
-func (p *Prepared) Device() *gpu.Device { return p.dev }
 
 // Matrix returns the prepared matrix.
 func (p *Prepared) Matrix() *graph.Dense { return p.d }
@@ -455,11 +414,11 @@ func (p *Prepared) String() string {
 	if p.info.f32 {
 		kind = "float32"
 	}
-	s := fmt.Sprintf("apsp: %s prepared on %v: %d vertices, %s, %s on the device", p.label, p.dev, p.info.n, kind, card.Bytes(p.Bytes()))
+	s := fmt.Sprintf("apsp: %s prepared on %v: %d vertices, %s, %s on the device", p.Label(), p.Device(), p.info.n, kind, card.Bytes(p.Bytes()))
 	if streamed, k, q, _ := p.OutOfCore(); streamed {
 		s += fmt.Sprintf(", streamed in %d×%d blocks of %d", q, q, k)
 	}
-	return s + fmt.Sprintf(", prepared in %v", p.prep.Round(time.Microsecond))
+	return s + fmt.Sprintf(", prepared in %v", p.PrepTime().Round(time.Microsecond))
 }
 
 // algorithm is Result.Algorithm of a GPU run.
@@ -527,21 +486,21 @@ func (p *Prepared) Run() (*Result, error) {
 	}
 	// The host's packing and checks stop early when interrupted.
 	if err := cancel.Check(); err != nil {
-		return nil, fmt.Errorf("apsp: %s: %w", p.label, err)
+		return nil, fmt.Errorf("apsp: %s: %w", p.Label(), err)
 	}
 	return r, nil
 }
 
 func (p *Prepared) run() (*Result, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, fmt.Errorf("apsp: Run on a closed Prepared (%s); call Prepare again", p.label)
+	prepared.Lock(&p.base)
+	defer prepared.Unlock(&p.base)
+	if err := prepared.Open(&p.base); err != nil {
+		return nil, err
 	}
 	if err := cancel.Check(); err != nil {
 		return nil, fmt.Errorf("apsp: %w", err)
 	}
-	if p.dev.IsHost() {
+	if p.Device().IsHost() {
 		return p.runHost()
 	}
 	if p.fallback != nil {
@@ -569,7 +528,7 @@ func (p *Prepared) run() (*Result, error) {
 			// tie-break), and the result says so.
 			cpu, cerr := Blocked(p.d, p.cfg.tile)
 			if cerr != nil {
-				return nil, fmt.Errorf("apsp: %s: predecessors formed a cycle on a tie; the hop tie-break does not fit (%v) and the host's rerun failed: %w", p.label, err, cerr)
+				return nil, fmt.Errorf("apsp: %s: predecessors formed a cycle on a tie; the hop tie-break does not fit (%v) and the host's rerun failed: %w", p.Label(), err, cerr)
 			}
 			r.Dist, r.Pred = cpu.Dist, cpu.Pred
 			r.Algorithm += "; predecessors rebuilt on the host (ties formed a cycle and the hop tie-break does not fit: " + err.Error() + ")"
@@ -577,7 +536,7 @@ func (p *Prepared) run() (*Result, error) {
 			if r, err = fb.runOnce(); err != nil {
 				return nil, err
 			}
-			r.PrepTime += fb.prep // prepared by this run, once
+			r.PrepTime += fb.PrepTime() // prepared by this run, once
 		}
 	}
 	return r, nil
@@ -590,12 +549,13 @@ func (p *Prepared) hopsFallback() (*Prepared, error) {
 		return p.fallback, nil
 	}
 	start := time.Now()
-	fb := &Prepared{dev: p.dev, d: p.d, opts: p.opts, label: p.label, info: p.info}
+	fb := &Prepared{d: p.d, opts: p.opts, info: p.info}
+	fb.mem = prepared.InitSub(&fb.base, &p.base)
 	if err := fb.prepareGPU(true); err != nil {
-		_ = fb.free()
+		_ = fb.mem.Free()
 		return nil, err
 	}
-	fb.prep = time.Since(start)
+	prepared.Done(&fb.base, start)
 	p.fallback = fb
 	return fb, nil
 }
@@ -614,7 +574,7 @@ func (p *Prepared) runOnce() (*Result, error) {
 	}
 	if err != nil {
 		// leave no work queued behind a failed or interrupted run.
-		_ = p.dev.Synchronize()
+		_ = p.Device().Synchronize()
 		return nil, fmt.Errorf("apsp: %s: %w", p.algorithm(), err)
 	}
 	return r, nil
@@ -684,7 +644,7 @@ func (p *Prepared) runInCore() (*Result, error) {
 		return nil, err
 	}
 	copyIn := time.Since(t0)
-	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := t.Launch(p.k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, src, n, p.dist, p.pred, p.hops, np); err != nil {
 			return err
 		}
@@ -776,7 +736,7 @@ func (p *Prepared) runHost() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Algorithm += "; host device standing in for gpu " + p.label
+	r.Algorithm += "; host device standing in for gpu " + p.Label()
 	if p.opts.DistancesOnly {
 		r.Pred = nil
 	}
@@ -889,11 +849,10 @@ func RunGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
 }
 
 // runOneShot runs p once, closes it and adds its preparation to the
-// result's PrepTime.
+// result's PrepTime. A failed Close fails the run.
 func runOneShot(p *Prepared) (*Result, error) {
-	defer p.Close()
 	r, err := p.Run()
-	if err != nil {
+	if err = errors.Join(err, p.Close()); err != nil {
 		return nil, err
 	}
 	r.PrepTime += p.PrepTime()

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -235,7 +236,7 @@ func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
 	if !dev.IsHost() && p.PrepTime() <= 0 {
 		t.Errorf("PrepTime() = %v, want the preparation (> 0)", p.PrepTime())
 	}
-	p.prep = prepMark // tells PrepTime() apart from what a run prepares
+	prepared.SetPrepTime(&p.base, prepMark) // tells PrepTime() apart from what a run prepares
 	r, err := p.Run()
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -298,7 +299,7 @@ func checkRunPrep(t *testing.T, p *Prepared, r *Result, madeFallback bool) {
 	}
 	var want time.Duration
 	if madeFallback {
-		want = p.fallback.prep
+		want = p.fallback.PrepTime()
 	}
 	switch {
 	case r.PrepTime >= prepMark:
@@ -484,7 +485,7 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Optio
 	if !errors.Is(err, cancel.ErrInterrupted) {
 		t.Fatalf("Run after cancel.Request: %v, want cancel.ErrInterrupted", err)
 	}
-	p.prep = prepMark
+	prepared.SetPrepTime(&p.base, prepMark)
 	r, err := p.Run()
 	if err != nil {
 		t.Fatalf("Run after cancel.Clear: %v", err)
@@ -737,7 +738,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 				if streamed, _, _, _ := p.OutOfCore(); streamed {
 					t.Error("the host streams")
 				}
-				p.prep = prepMark
+				prepared.SetPrepTime(&p.base, prepMark)
 				r, err := p.Run()
 				if err != nil {
 					t.Fatal(err)
@@ -939,6 +940,20 @@ func TestFakeGPUChild(t *testing.T) {
 		}
 		if _, err := Prepare(dev, d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1<<10)); err == nil || !strings.Contains(err.Error(), "too small") {
 			t.Errorf("out of core with a 1 KiB cap: %v", err)
+		}
+	})
+	checkOneShotFreeError(t, dev)
+}
+
+// checkOneShotFreeError checks that the one-shot Run reports a failed free
+// of device memory (the first of its Close) instead of dropping it.
+func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
+	t.Run("one_shot_free_error", func(t *testing.T) {
+		d := twoComponentsDense(6, 1)
+		fakegpu.FailFrees(t, 1)
+		r, err := Run(dev, d)
+		if r != nil || err == nil || !strings.Contains(err.Error(), "apsp: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
+			t.Errorf("Run(dev, d) with a failing free: %v, %v; want the free's error", r, err)
 		}
 	})
 }

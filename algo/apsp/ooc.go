@@ -1,7 +1,6 @@
 package apsp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -102,7 +101,7 @@ func (p *Prepared) prepareOOC(plan oocPlan) error {
 	var err error
 	for range planes {
 		var h *gpu.Pinned
-		if h, err = p.dev.AllocPinned(int64(np) * int64(np) * 4); err != nil {
+		if h, err = p.mem.AllocPinned(int64(np) * int64(np) * 4); err != nil {
 			return err
 		}
 		o.host = append(o.host, h)
@@ -110,58 +109,25 @@ func (p *Prepared) prepareOOC(plan oocPlan) error {
 			dst *[]*gpu.Int32s
 			n   int
 		}{{&o.R, plan.q * kk}, {&o.C, plan.q * kk}, {&o.T, kk}, {&o.W[0], plan.G * kk}, {&o.W[1], plan.G * kk}} {
-			b, err := p.dev.AllocInt32s(x.n)
+			b, err := p.mem.AllocInt32s(x.n)
 			if err != nil {
 				return err
 			}
 			*x.dst = append(*x.dst, b)
 		}
 	}
-	if o.cs, err = p.dev.NewStream(); err != nil {
+	if o.cs, err = p.mem.NewStream(); err != nil {
 		return err
 	}
-	if o.xs, err = p.dev.NewStream(); err != nil {
+	if o.xs, err = p.mem.NewStream(); err != nil {
 		return err
 	}
 	for _, e := range []**gpu.Event{&o.evRC, &o.evPS, &o.evPE, &o.evLd[0], &o.evLd[1], &o.evKS[0], &o.evKS[1], &o.evKE[0], &o.evKE[1]} {
-		if *e, err = p.dev.NewEvent(); err != nil {
+		if *e, err = p.mem.NewEvent(); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func (o *oocState) bytes() int64 {
-	var b int64
-	for _, set := range [][]*gpu.Int32s{o.R, o.C, o.T, o.W[0], o.W[1]} {
-		for _, x := range set {
-			b += x.Bytes()
-		}
-	}
-	return b
-}
-
-func (o *oocState) free() error {
-	var errs []error
-	for _, set := range [][]*gpu.Int32s{o.R, o.C, o.T, o.W[0], o.W[1]} {
-		for _, x := range set {
-			errs = append(errs, x.Free())
-		}
-	}
-	for _, h := range o.host {
-		errs = append(errs, h.Free())
-	}
-	for _, s := range []*gpu.Stream{o.cs, o.xs} {
-		if s != nil {
-			errs = append(errs, s.Close())
-		}
-	}
-	for _, e := range []*gpu.Event{o.evRC, o.evPS, o.evPE, o.evLd[0], o.evLd[1], o.evKS[0], o.evKS[1], o.evKE[0], o.evKE[1]} {
-		if e != nil {
-			errs = append(errs, e.Close())
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // plane returns the i-th plane of a buffer set, nil when not kept (a
@@ -201,7 +167,7 @@ func (p *Prepared) runOOC() (*Result, error) {
 	p.packBlocks()
 	pack := time.Since(t0)
 	var kernels time.Duration
-	total, err := p.dev.Time(func(t *gpu.Thread) error {
+	total, err := p.Device().Time(func(t *gpu.Thread) error {
 		err := p.streamRounds(t, &kernels)
 		if err != nil {
 			// nothing may still write the pinned memory or the buffers.

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -278,17 +279,19 @@ func lookup(m *gpu.Module, names []string) (map[string]*gpu.Function, error) {
 
 // ---- preparation ----
 
+// base is the lifecycle Prepared shares with the other algorithms.
+type base = prepared.Base
+
 // Prepared is a graph made ready for repeated GPU searches with one
 // variant: its COO or CSR arrays and the search state on the device. Run
 // it from as many sources as needed, then Close it. On the host device it
 // holds only the graph, and Run uses the CPU. Run calls on one Prepared
 // are serialised.
 type Prepared struct {
-	dev   *gpu.Device
+	base
+	mem   *gpu.Allocations // every device resource below
 	g     *graph.CSR
 	opt   GPUOptions
-	label string
-	prep  time.Duration
 	host  bool
 	n     int
 	fn    map[string]*gpu.Function // bfs.cu's kernels
@@ -296,9 +299,6 @@ type Prepared struct {
 	sms   int
 	p     int // segment size of the permutation (0: not permuted)
 	dpMin int // DPThreshold in effect
-
-	mu     sync.Mutex
-	closed bool
 
 	// EdgeScan and DynamicParallelism.
 	coo      *gpu.COO
@@ -350,7 +350,8 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...GPUOption) (*Prepared, error
 	if g.Directed && o.Method != DirectionOptimizingGPU {
 		return nil, fmt.Errorf("bfs: the GPU %s relaxes both directions of each edge, but this graph is directed; use g.Undirected() or bfs.WithMethod(bfs.DirectionOptimizingGPU)", o.Method)
 	}
-	p := &Prepared{dev: dev, g: g, opt: o, label: o.label(), n: g.NumVertices(), host: dev.IsHost()}
+	p := &Prepared{g: g, opt: o, n: g.NumVertices(), host: dev.IsHost()}
+	p.mem = prepared.Init(&p.base, "bfs", o.label(), dev)
 	p.dpMin = o.DPThreshold
 	if p.dpMin == 0 {
 		p.dpMin = DefaultDPThreshold
@@ -368,16 +369,16 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...GPUOption) (*Prepared, error
 	p.sms = max(info.SMs, 1)
 	start := time.Now()
 	if err := p.upload(info); err != nil {
-		p.Close()
+		_ = p.mem.Free()
 		return nil, err
 	}
-	p.prep = time.Since(start)
+	prepared.Done(&p.base, start)
 	return p, nil
 }
 
 // upload builds and copies the method's arrays.
 func (p *Prepared) upload(info gpu.Info) error {
-	g, dev, n := p.g, p.dev, p.n
+	g, mem, n := p.g, p.mem, p.n
 	var err error
 	if p.opt.Method != DirectionOptimizingGPU {
 		coo, err := g.UndirectedCOO()
@@ -395,26 +396,26 @@ func (p *Prepared) upload(info gpu.Info) error {
 				return fmt.Errorf("bfs: %w", err)
 			}
 		}
-		if p.coo, err = dev.UploadCOO(coo); err != nil {
+		if p.coo, err = mem.UploadCOO(coo); err != nil {
 			return fmt.Errorf("bfs: %w", err)
 		}
-		if p.levels8, err = dev.AllocUint8s(n); err != nil {
+		if p.levels8, err = mem.AllocUint8s(n); err != nil {
 			return fmt.Errorf("bfs: %w", err)
 		}
-		if p.modif, err = dev.AllocInt32s(1); err != nil {
+		if p.modif, err = mem.AllocInt32s(1); err != nil {
 			return fmt.Errorf("bfs: %w", err)
 		}
 	}
-	if p.ctl, err = dev.AllocUint64s(ctlWords); err != nil {
+	if p.ctl, err = mem.AllocUint64s(ctlWords); err != nil {
 		return fmt.Errorf("bfs: %w", err)
 	}
 	if p.opt.Method == EdgeScan {
 		return nil
 	}
-	if p.off, err = dev.Int64sFrom(g.Offsets); err != nil {
+	if p.off, err = mem.Int64sFrom(g.Offsets); err != nil {
 		return fmt.Errorf("bfs: %w", err)
 	}
-	if p.adj, err = dev.Int32sFrom(g.Adj); err != nil {
+	if p.adj, err = mem.Int32sFrom(g.Adj); err != nil {
 		return fmt.Errorf("bfs: %w", err)
 	}
 	if p.opt.Method == DynamicParallelism {
@@ -429,9 +430,9 @@ func (p *Prepared) upload(info gpu.Info) error {
 		{i32: &p.qa, n: n}, {i32: &p.qb, n: n}, {i32: &p.big, n: n}}
 	for _, a := range allocs {
 		if a.u32 != nil {
-			*a.u32, err = dev.AllocUint32s(a.n)
+			*a.u32, err = mem.AllocUint32s(a.n)
 		} else {
-			*a.i32, err = dev.AllocInt32s(a.n)
+			*a.i32, err = mem.AllocInt32s(a.n)
 		}
 		if err != nil {
 			return fmt.Errorf("bfs: %w", err)
@@ -440,59 +441,29 @@ func (p *Prepared) upload(info gpu.Info) error {
 	return nil
 }
 
-// PrepTime is the preparation time: COO build, permutation, uploads and
-// allocations (not the one-time kernel compilation); 0 on the host.
-func (p *Prepared) PrepTime() time.Duration { return p.prep }
-
-// Label is the variant's label, as in SeedVariants and ModernVariants.
-func (p *Prepared) Label() string { return p.label }
-
 // Options returns the options in effect.
 func (p *Prepared) Options() GPUOptions { return p.opt }
 
-// Bytes is the device memory the prepared graph and search state hold
-// (0 on the host).
-func (p *Prepared) Bytes() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var b int64
-	if p.coo != nil {
-		b += p.coo.Bytes()
-	}
-	b += p.levels8.Bytes() + p.levels32.Bytes() + p.modif.Bytes() + p.ctl.Bytes() + p.off.Bytes() + p.adj.Bytes() +
-		p.vis.Bytes() + p.front.Bytes() + p.next.Bytes() + p.qa.Bytes() + p.qb.Bytes() + p.big.Bytes()
-	return b
-}
-
 // Close frees the device memory; later Runs return an error. Close is
-// idempotent.
+// idempotent and accepts a nil Prepared.
 func (p *Prepared) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	if p == nil {
 		return nil
 	}
-	p.closed = true
-	var errs []error
-	if p.coo != nil {
-		errs = append(errs, p.coo.Close())
-	}
-	errs = append(errs, p.levels8.Free(), p.levels32.Free(), p.modif.Free(), p.ctl.Free(), p.off.Free(), p.adj.Free(),
-		p.vis.Free(), p.front.Free(), p.next.Free(), p.qa.Free(), p.qb.Free(), p.big.Free())
-	return errors.Join(errs...)
+	return p.base.Close()
 }
 
 // String describes the prepared variant.
 func (p *Prepared) String() string {
 	if p.host {
-		return fmt.Sprintf("bfs prepared %q on the host (the CPU direction-optimizing BFS runs in its place)", p.label)
+		return fmt.Sprintf("bfs prepared %q on the host (the CPU direction-optimizing BFS runs in its place)", p.Label())
 	}
 	seg := ""
 	if p.p > 0 {
 		seg = fmt.Sprintf(", segment size P = %d", p.p)
 	}
-	return fmt.Sprintf("bfs prepared %q on %v: %s of device memory%s, prepared in %v", p.label, p.dev,
-		card.Bytes(p.Bytes()), seg, p.prep.Round(time.Microsecond))
+	return fmt.Sprintf("bfs prepared %q on %v: %s of device memory%s, prepared in %v", p.Label(), p.Device(),
+		card.Bytes(p.Bytes()), seg, p.PrepTime().Round(time.Microsecond))
 }
 
 // Run is a one-shot GPU BFS of g from src: Prepare, Run, Close. The
@@ -503,13 +474,11 @@ func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...GPUOption) (*Result, 
 		return nil, err
 	}
 	r, err := p.Run(src)
-	if r != nil {
-		r.PrepTime += p.PrepTime()
+	if err = errors.Join(err, p.Close()); err != nil {
+		return nil, err
 	}
-	if cerr := p.Close(); err == nil && cerr != nil {
-		return nil, fmt.Errorf("bfs: %w", cerr)
-	}
-	return r, err
+	r.PrepTime += p.PrepTime()
+	return r, nil
 }
 
 // Run searches from src and returns the levels, the frontier size of every
@@ -525,17 +494,17 @@ func (p *Prepared) Run(src int32) (_ *Result, err error) {
 	if err := checkInput(p.g, src); err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, fmt.Errorf("bfs: %s was closed; Prepare the graph again", p.label)
+	prepared.Lock(&p.base)
+	defer prepared.Unlock(&p.base)
+	if err := prepared.Open(&p.base); err != nil {
+		return nil, err
 	}
 	if p.host {
 		r, err := DirectionOptimizing(p.g, src, Options{})
 		if err != nil {
 			return nil, err
 		}
-		r.Note = fmt.Sprintf("host device: the CPU direction-optimizing BFS ran in place of gpu BFS (%s)", p.label)
+		r.Note = fmt.Sprintf("host device: the CPU direction-optimizing BFS ran in place of gpu BFS (%s)", p.Label())
 		return r, nil
 	}
 	var r *Result
@@ -556,7 +525,7 @@ func (p *Prepared) Run(src int32) (_ *Result, err error) {
 	}
 	// The host-side conversions stop early when interrupted.
 	if err := cancel.Check(); err != nil {
-		return nil, fmt.Errorf("bfs: %s from %d: %w", p.label, src, err)
+		return nil, fmt.Errorf("bfs: %s from %d: %w", p.Label(), src, err)
 	}
 	return r, nil
 }
@@ -574,7 +543,7 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 	n, k := p.n, p.fn
 	m := p.coo.Edges
 	dp := p.opt.Method == DynamicParallelism
-	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.label + ")"}
+	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.Label() + ")"}
 	scan8, scan32 := k[kScan8], k[kScan32]
 	if p.opt.TextureCache {
 		scan8, scan32 = k[kScan8RO], k[kScan32RO]
@@ -622,7 +591,7 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 		}
 		return p.ctl.Download(ctl)
 	}
-	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := launch(t, k[kInit8], vertexGrid, p.levels8, int64(n), src); err != nil {
 			return err
 		}
@@ -741,7 +710,7 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 // widen switches to int levels: allocates them (first time) and copies.
 func (p *Prepared) widen(t *gpu.Thread, launch func(*gpu.Thread, *gpu.Function, gpu.Dim, ...any) error, grid gpu.Dim) error {
 	if p.levels32 == nil {
-		l, err := p.dev.AllocInt32s(p.n)
+		l, err := p.mem.AllocInt32s(p.n)
 		if err != nil {
 			return err
 		}
@@ -751,7 +720,7 @@ func (p *Prepared) widen(t *gpu.Thread, launch func(*gpu.Thread, *gpu.Function, 
 }
 
 func (p *Prepared) runError(src int32, err error) error {
-	return fmt.Errorf("bfs: gpu BFS (%s) from %d: %w", p.label, src, err)
+	return fmt.Errorf("bfs: gpu BFS (%s) from %d: %w", p.Label(), src, err)
 }
 
 // ---- direction-optimizing ----
@@ -759,9 +728,9 @@ func (p *Prepared) runError(src int32, err error) error {
 func (p *Prepared) runDO(src int32) (*Result, error) {
 	g, n, k := p.g, p.n, p.fn
 	words := (n + 31) / 32
-	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.label + ")"}
+	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.Label() + ")"}
 	if g.Directed {
-		r.Algorithm = "gpu BFS (" + p.label + "; directed graph: top-down only)"
+		r.Algorithm = "gpu BFS (" + p.Label() + "; directed graph: top-down only)"
 	}
 	block := gpu.D1(blockSize)
 	ctl := make([]uint64, ctlWords)
@@ -770,7 +739,7 @@ func (p *Prepared) runDO(src int32) (*Result, error) {
 		return t.Launch(f, grid, block, 0, args...)
 	}
 	alpha, beta := int64(DefaultAlpha), int64(DefaultBeta)
-	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := launch(t, k[kDOInit], gpu.Blocks(n, blockSize), p.levels32, p.vis, int64(n), int64(words), src, p.qa); err != nil {
 			return err
 		}

@@ -677,4 +677,21 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("directed", func(t *testing.T) { checkGPUDirected(t, dev, g) })
 	t.Run("cancel", func(t *testing.T) { checkGPUCancel(t, dev, g) })
 	t.Run("one_shot", func(t *testing.T) { checkGPURunOneShot(t, dev, g) })
+	checkOneShotFreeError(t, dev)
+}
+
+// checkOneShotFreeError checks that the one-shot Run reports a failed free
+// of device memory (the first of its Close) instead of dropping it.
+func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
+	t.Run("one_shot_free_error", func(t *testing.T) {
+		g, err := gen.Path(6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fakegpu.FailFrees(t, 1)
+		r, err := Run(dev, g, 0)
+		if r != nil || err == nil || !strings.Contains(err.Error(), "bfs: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
+			t.Errorf("Run(dev, g, 0) with a failing free: %v, %v; want the free's error", r, err)
+		}
+	})
 }

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
-	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/card"
+	"github.com/graphnb/graphnb/internal/membudget"
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
@@ -131,6 +131,9 @@ func shapeFor(o Options, n int) shape {
 	return s
 }
 
+// base is the lifecycle Prepared shares with the other algorithms.
+type base = prepared.Base
+
 // Prepared is a matrix prepared on a device for repeated single-source
 // runs with one set of options: validated, laid out for the method
 // (transposed for ReduceCoarse), uploaded, with the distance, predecessor
@@ -142,18 +145,14 @@ func shapeFor(o Options, n int) shape {
 // matrix, but Prepared keeps d for the host device: d must not change
 // while it is prepared.
 type Prepared struct {
-	dev    *gpu.Device
+	base
+	mem    *gpu.Allocations // every device buffer below
 	d      *graph.Dense
 	n      int
 	f32    bool
 	opts   Options
-	label  string
 	shape  shape
-	prep   time.Duration
 	upload time.Duration
-
-	mu     sync.Mutex
-	closed bool
 
 	// Device state; nil on the host.
 	mI32   *gpu.Int32s
@@ -199,19 +198,20 @@ func Prepare(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Prepared, error)
 	if d.N == 0 {
 		return nil, errors.New("densebf: Prepare: the matrix has no vertices, so no source")
 	}
-	p := &Prepared{dev: dev, d: d, n: d.N, f32: d.F32 != nil, opts: o, label: o.Label(), shape: shapeFor(o, d.N)}
+	p := &Prepared{d: d, n: d.N, f32: d.F32 != nil, opts: o, shape: shapeFor(o, d.N)}
+	p.mem = prepared.Init(&p.base, "densebf", o.Label(), dev)
 	if !dev.IsHost() {
 		if err := p.prepareGPU(); err != nil {
-			_ = p.free()
-			return nil, fmt.Errorf("densebf: preparing gpu dense Bellman-Ford (%s) on %v: %w", p.label, dev, err)
+			_ = p.mem.Free()
+			return nil, fmt.Errorf("densebf: preparing gpu dense Bellman-Ford (%s) on %v: %w", p.Label(), dev, err)
 		}
 	}
-	p.prep = time.Since(start)
+	prepared.Done(&p.base, start)
 	return p, nil
 }
 
 func (p *Prepared) prepareGPU() error {
-	mod, err := deviceModule(p.dev)
+	mod, err := deviceModule(p.Device())
 	if err != nil {
 		return err
 	}
@@ -225,7 +225,7 @@ func (p *Prepared) prepareGPU() error {
 	coarse := p.opts.Method == ReduceCoarse
 	if coarse {
 		// The transposed copy of the matrix, on the host.
-		if err := membudget.Check(fmt.Sprintf("densebf: preparing %s on %d vertices", p.label, n), membudget.Bytes(int64(n)*int64(n), 4)); err != nil {
+		if err := membudget.Check(fmt.Sprintf("densebf: preparing %s on %d vertices", p.Label(), n), membudget.Bytes(int64(n)*int64(n), 4)); err != nil {
 			return err
 		}
 	}
@@ -236,14 +236,14 @@ func (p *Prepared) prepareGPU() error {
 				return err
 			}
 		}
-		if p.mF32, err = p.dev.AllocFloat32s(n * n); err != nil {
+		if p.mF32, err = p.mem.AllocFloat32s(n * n); err != nil {
 			return err
 		}
-		if p.upload, err = p.dev.Time(func(*gpu.Thread) error { return p.mF32.Upload(host) }); err != nil {
+		if p.upload, err = p.Device().Time(func(*gpu.Thread) error { return p.mF32.Upload(host) }); err != nil {
 			return err
 		}
 		for i := range p.sigF32 {
-			if p.sigF32[i], err = p.dev.AllocFloat32s(n); err != nil {
+			if p.sigF32[i], err = p.mem.AllocFloat32s(n); err != nil {
 				return err
 			}
 		}
@@ -254,22 +254,22 @@ func (p *Prepared) prepareGPU() error {
 				return err
 			}
 		}
-		if p.mI32, err = p.dev.AllocInt32s(n * n); err != nil {
+		if p.mI32, err = p.mem.AllocInt32s(n * n); err != nil {
 			return err
 		}
-		if p.upload, err = p.dev.Time(func(*gpu.Thread) error { return p.mI32.Upload(host) }); err != nil {
+		if p.upload, err = p.Device().Time(func(*gpu.Thread) error { return p.mI32.Upload(host) }); err != nil {
 			return err
 		}
 		for i := range p.sigI32 {
-			if p.sigI32[i], err = p.dev.AllocInt32s(n); err != nil {
+			if p.sigI32[i], err = p.mem.AllocInt32s(n); err != nil {
 				return err
 			}
 		}
 	}
-	if p.pred, err = p.dev.AllocInt32s(n); err != nil {
+	if p.pred, err = p.mem.AllocInt32s(n); err != nil {
 		return err
 	}
-	p.flag, err = p.dev.AllocInt32s(1)
+	p.flag, err = p.mem.AllocInt32s(1)
 	return err
 }
 
@@ -316,45 +316,18 @@ func (p *Prepared) sigToHost(i int) ([]float64, error) {
 	return out, nil
 }
 
-// free releases the device memory (the compiled module stays cached).
-func (p *Prepared) free() error {
-	return errors.Join(p.mI32.Free(), p.mF32.Free(), p.sigI32[0].Free(), p.sigI32[1].Free(),
-		p.sigF32[0].Free(), p.sigF32[1].Free(), p.pred.Free(), p.flag.Free())
-}
-
 // Close frees the device memory; later Runs fail. Close is idempotent
 // and accepts a nil Prepared.
 func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
-	p.closed = true
-	return p.free()
+	return p.base.Close()
 }
-
-// PrepTime returns the preparation time: validation, transposition,
-// module load (or compilation, the first time in a process without a
-// cached image), allocations and the upload.
-func (p *Prepared) PrepTime() time.Duration { return p.prep }
 
 // UploadTime returns the GPU time of the matrix upload (0 on the host),
 // which every run counts in Result.CopyTime.
 func (p *Prepared) UploadTime() time.Duration { return p.upload }
-
-// Bytes returns the device memory the prepared matrix holds (0 on the
-// host): 4·N² + 12·N + 4 bytes.
-func (p *Prepared) Bytes() int64 {
-	return p.mI32.Bytes() + p.mF32.Bytes() + p.sigI32[0].Bytes() + p.sigI32[1].Bytes() +
-		p.sigF32[0].Bytes() + p.sigF32[1].Bytes() + p.pred.Bytes() + p.flag.Bytes()
-}
-
-// Label returns the variant's label (Options.Label).
-func (p *Prepared) Label() string { return p.label }
 
 // Options returns the options the matrix was prepared with.
 func (p *Prepared) Options() Options { return p.opts }
@@ -362,7 +335,7 @@ func (p *Prepared) Options() Options { return p.opts }
 // GroupSize returns M, the threads per vertex the kernel runs with (the
 // default when Options.GroupSize is 0); 0 for Naive and on the host.
 func (p *Prepared) GroupSize() int {
-	if p.dev.IsHost() {
+	if p.Device().IsHost() {
 		return 0
 	}
 	return p.shape.group
@@ -370,10 +343,7 @@ func (p *Prepared) GroupSize() int {
 
 // VectorLoads reports whether the kernel loads 16 bytes per access
 // (ReduceCoarse without ScalarLoads, N a multiple of 4, on a GPU).
-func (p *Prepared) VectorLoads() bool { return p.shape.vec && !p.dev.IsHost() }
-
-// Device returns the device the matrix is prepared on.
-func (p *Prepared) Device() *gpu.Device { return p.dev }
+func (p *Prepared) VectorLoads() bool { return p.shape.vec && !p.Device().IsHost() }
 
 // Matrix returns the prepared matrix.
 func (p *Prepared) Matrix() *graph.Dense { return p.d }
@@ -382,7 +352,7 @@ func (p *Prepared) Matrix() *graph.Dense { return p.d }
 // (LABEL)", with the M the kernel uses when it is the default and
 // "16-byte loads" when they are used.
 func (p *Prepared) algorithm() string {
-	s := "gpu dense Bellman-Ford (" + p.label
+	s := "gpu dense Bellman-Ford (" + p.Label()
 	var extra []string
 	if p.opts.Method != Naive && p.opts.GroupSize == 0 {
 		extra = append(extra, fmt.Sprintf("M=%d", p.shape.group))
@@ -408,7 +378,7 @@ func (p *Prepared) String() string {
 		kind = "float32"
 	}
 	return fmt.Sprintf("densebf: %s prepared on %v: %d vertices (%s), %s on the device, prepared in %v",
-		p.label, p.dev, p.n, kind, card.Bytes(p.Bytes()), p.prep.Round(time.Microsecond))
+		p.Label(), p.Device(), p.n, kind, card.Bytes(p.Bytes()), p.PrepTime().Round(time.Microsecond))
 }
 
 // Run computes shortest distances from src on the prepared matrix.
@@ -441,10 +411,10 @@ func (p *Prepared) String() string {
 // device error, or cancellation (every launch polls cancel.Check; the
 // error matches cancel.ErrInterrupted).
 func (p *Prepared) Run(src int32) (*Result, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, fmt.Errorf("densebf: Run on a closed Prepared (%s); call Prepare again", p.label)
+	prepared.Lock(&p.base)
+	defer prepared.Unlock(&p.base)
+	if err := prepared.Open(&p.base); err != nil {
+		return nil, err
 	}
 	if src < 0 || int(src) >= p.n {
 		return nil, fmt.Errorf("densebf: Run: source %d is not a vertex of this %d-vertex matrix (use 0..%d)", src, p.n, p.n-1)
@@ -452,12 +422,12 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 	if err := cancel.Check(); err != nil {
 		return nil, fmt.Errorf("densebf: %w", err)
 	}
-	if p.dev.IsHost() {
+	if p.Device().IsHost() {
 		r, err := Run(p.d, src)
 		if err != nil {
 			return nil, err
 		}
-		r.Algorithm += "; host device standing in for gpu dense Bellman-Ford (" + p.label + ")"
+		r.Algorithm += "; host device standing in for gpu dense Bellman-Ford (" + p.Label() + ")"
 		return r, nil
 	}
 	r := &Result{Algorithm: p.algorithm(), Source: src}
@@ -466,7 +436,7 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		return nil, fmt.Errorf("densebf: %s from %d: %w", r.Algorithm, src, err)
 	}
 	r.Iterations = iters
-	down, err := p.dev.Time(func(*gpu.Thread) error {
+	down, err := p.Device().Time(func(*gpu.Thread) error {
 		var err error
 		if r.Dist, err = p.sigToHost(last % 2); err != nil {
 			return err
@@ -501,7 +471,7 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 	n, s := p.n, p.shape
 	interval := max(1, p.opts.FlagInterval)
 	word := []int32{0}
-	r.Time, err = p.dev.Time(func(t *gpu.Thread) error {
+	r.Time, err = p.Device().Time(func(t *gpu.Thread) error {
 		if err := t.Launch(p.kInit, gpu.Blocks(n, initBlock), gpu.D1(initBlock), 0,
 			p.sigArg(0), p.pred, n, r.Source, p.flag); err != nil {
 			return err
@@ -555,9 +525,8 @@ func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, opts ...Option) (*Result
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
 	r, err := p.Run(src)
-	if err != nil {
+	if err = errors.Join(err, p.Close()); err != nil {
 		return nil, err
 	}
 	r.PrepTime += p.PrepTime()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -383,7 +384,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 					t.Errorf("Prepared: %v; label %q, bytes %d, M %d", p, p.Label(), p.Bytes(), p.GroupSize())
 				}
 				// a PrepTime() this large would show in the runs' PrepTime.
-				p.prep = prepMark
+				prepared.SetPrepTime(&p.base, prepMark)
 				for _, src := range c.srcs { // one preparation, several sources
 					r, err := p.Run(src)
 					if err != nil {
@@ -504,7 +505,7 @@ func checkRunErrorsAndCancel(t *testing.T, dev *gpu.Device) {
 		if !errors.Is(err, cancel.ErrInterrupted) {
 			t.Errorf("%s: Run after cancel.Request: %v, want cancel.ErrInterrupted", v.Label, err)
 		}
-		p.prep = prepMark
+		prepared.SetPrepTime(&p.base, prepMark)
 		r, err := p.Run(0)
 		if err != nil {
 			t.Fatalf("%s: Run after cancel.Clear: %v", v.Label, err)
@@ -711,4 +712,18 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUVariants(t, dev, gpuCases(t, true), testVariants(false))
 	checkNegativeCycles(t, dev, plantedCycles(t, 16, 12), SeedVariants())
 	checkRunErrorsAndCancel(t, dev)
+	checkOneShotFreeError(t, dev)
+}
+
+// checkOneShotFreeError checks that the one-shot RunGPU reports a failed
+// free of device memory (the first of its Close) instead of dropping it.
+func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
+	t.Run("one_shot_free_error", func(t *testing.T) {
+		d := denseOf(t, false)(gen.Path(6))
+		fakegpu.FailFrees(t, 1)
+		r, err := RunGPU(dev, d, 0)
+		if r != nil || err == nil || !strings.Contains(err.Error(), "densebf: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
+			t.Errorf("RunGPU(dev, d, 0) with a failing free: %v, %v; want the free's error", r, err)
+		}
+	})
 }

@@ -8,10 +8,10 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -88,6 +88,9 @@ type kernels struct {
 	init, reset, probe, scan, merge, minEdge, hook, cycles, jump, renumber, relabel *gpu.Function
 }
 
+// base is the lifecycle Prepared shares with the other algorithms.
+type base = prepared.Base
+
 // Prepared is a graph prepared on a device for the GPU Borůvka with one
 // set of options: the study's transformations applied (local sort by
 // weight, optionally ranks, renumbering and compressed ids), the arrays
@@ -99,15 +102,12 @@ type kernels struct {
 // serialised); Close frees the device memory. The graph must not change
 // while it is prepared.
 type Prepared struct {
-	dev   *gpu.Device
-	g     *graph.CSR
-	opts  Options
-	label string
-	prep  time.Duration
+	base
+	mem  *gpu.Allocations // every device resource below
+	g    *graph.CSR
+	opts Options
 
-	mu       sync.Mutex
-	closed   bool
-	hostTime time.Duration // host's share of the last run
+	hostTime time.Duration // host's share of the last run (base's lock)
 
 	// The edge numbering: g0 is g with its lists sorted by id; the edges
 	// of vertex a to larger ids are arcs upper[a]..Offsets[a+1] of g0 and
@@ -212,15 +212,22 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
 	if err := checkInput(g, o); err != nil {
 		return nil, err
 	}
-	p := &Prepared{dev: dev, g: g, opts: o, label: o.Label(), n: g.NumVertices(), probeLen: defaultProbeLen}
+	p := newPrepared(dev, g, o)
 	if !dev.IsHost() {
 		if err := p.prepareDevice(); err != nil {
-			_ = p.free()
-			return nil, fmt.Errorf("mst: preparing gpu Borůvka (%s) on %v: %w", p.label, dev, err)
+			_ = p.mem.Free()
+			return nil, fmt.Errorf("mst: preparing gpu Borůvka (%s) on %v: %w", p.Label(), dev, err)
 		}
 	}
-	p.prep = time.Since(start)
+	prepared.Done(&p.base, start)
 	return p, nil
+}
+
+// newPrepared returns g with options o on dev, before the preparation.
+func newPrepared(dev *gpu.Device, g *graph.CSR, o Options) *Prepared {
+	p := &Prepared{g: g, opts: o, n: g.NumVertices(), probeLen: defaultProbeLen}
+	p.mem = prepared.Init(&p.base, "mst", o.Label(), dev)
+	return p
 }
 
 // transformed is the host side of a preparation: the graph with its
@@ -325,7 +332,7 @@ func (p *Prepared) upload(tr *transformed) error {
 	arcsG := gs.Offsets[ng]
 
 	// Kernels first: a compile error should not wait for the uploads.
-	mod, err := deviceModule(p.dev)
+	mod, err := deviceModule(p.Device())
 	if err != nil {
 		return err
 	}
@@ -348,7 +355,7 @@ func (p *Prepared) upload(tr *transformed) error {
 		}
 	}
 	sms := 0
-	if info, err := p.dev.Info(); err == nil {
+	if info, err := p.Device().Info(); err == nil {
 		sms = info.SMs
 	}
 	if sms <= 0 {
@@ -357,7 +364,7 @@ func (p *Prepared) upload(tr *transformed) error {
 	p.scanGrid = sms * scanBlocksPerSM
 
 	// The GPU's vertices and arcs.
-	d := p.dev
+	d := p.mem
 	if p.dOff, err = d.Int64sFrom(gs.Offsets[:ng+1]); err != nil {
 		return err
 	}
@@ -487,7 +494,7 @@ func (p *Prepared) plan(off []int64) error {
 	}
 	limit := p.opts.MemoryCap
 	if limit == 0 {
-		info, err := p.dev.Info()
+		info, err := p.Device().Info()
 		if err != nil {
 			return err
 		}
@@ -835,63 +842,17 @@ func orderTies(gs *graph.CSR, eidx []uint32) {
 	})
 }
 
-// free releases the device memory (the compiled module stays cached).
-func (p *Prepared) free() error {
-	var errs []error
-	for _, b := range []interface{ Free() error }{
-		p.dOff, p.dAdj, p.dBase, p.dLo, p.dHi, p.dW32, p.dWf, p.dWd, p.dEidx,
-		p.comp, p.compTail, p.cur, p.candK, p.candE, p.candTo, p.long, p.best, p.bestE, p.parent, p.newID,
-		p.inForest, p.counters, p.dHK, p.dHE, p.dHTo,
-	} {
-		errs = append(errs, b.Free())
-	}
-	if p.stream != nil {
-		errs = append(errs, p.stream.Close())
-	}
-	return errors.Join(errs...)
-}
-
-// Close frees the device memory; later Runs fail. Close is idempotent.
+// Close frees the device memory; later Runs fail. Close is idempotent
+// and accepts a nil Prepared.
 func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
-	p.closed = true
-	return p.free()
+	return p.base.Close()
 }
-
-// PrepTime returns the preparation time: the transformations, the
-// upload, the allocations and the module load (or compilation, the first
-// time in a process without a cached image).
-func (p *Prepared) PrepTime() time.Duration { return p.prep }
-
-// Bytes returns the device memory the prepared graph holds (0 on the
-// host).
-func (p *Prepared) Bytes() int64 {
-	var b int64
-	for _, x := range []interface{ Bytes() int64 }{
-		p.dOff, p.dAdj, p.dBase, p.dLo, p.dHi, p.dW32, p.dWf, p.dWd, p.dEidx,
-		p.comp, p.compTail, p.cur, p.candK, p.candE, p.candTo, p.long, p.best, p.bestE, p.parent, p.newID,
-		p.inForest, p.counters, p.dHK, p.dHE, p.dHTo,
-	} {
-		b += x.Bytes()
-	}
-	return b
-}
-
-// Label returns the variant's label (Options.Label).
-func (p *Prepared) Label() string { return p.label }
 
 // Options returns the options the graph was prepared with.
 func (p *Prepared) Options() Options { return p.opts }
-
-// Device returns the device the graph is prepared on.
-func (p *Prepared) Device() *gpu.Device { return p.dev }
 
 // Graph returns the prepared graph.
 func (p *Prepared) Graph() *graph.CSR { return p.g }
@@ -904,7 +865,7 @@ func (p *Prepared) Compressed() bool { return p.compressed }
 // find-minimum step (hybrid mode, or beyond the memory cap); 0 on the
 // host device, where the host does everything.
 func (p *Prepared) HostVertices() int {
-	if p.dev.IsHost() {
+	if p.Device().IsHost() {
 		return 0
 	}
 	return p.n - p.hostFrom
@@ -915,15 +876,15 @@ func (p *Prepared) HostVertices() int {
 // candidates), summed over rounds; in hybrid mode the GPU's kernels run
 // meanwhile. Zero without a host share.
 func (p *Prepared) HostTime() time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	prepared.Lock(&p.base)
+	defer prepared.Unlock(&p.base)
 	return p.hostTime
 }
 
 // String describes the prepared graph in one line.
 func (p *Prepared) String() string {
 	s := fmt.Sprintf("mst: %s prepared on %v: %d vertices, %d arcs, %s on the device, prepared in %v",
-		p.label, p.dev, p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.prep.Round(time.Microsecond))
+		p.Label(), p.Device(), p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.PrepTime().Round(time.Microsecond))
 	if hv := p.HostVertices(); hv > 0 {
 		s += fmt.Sprintf(", %d vertices on the host", hv)
 	}
@@ -966,18 +927,18 @@ func (p *Prepared) notes() string {
 // report those), or cancellation (every launch polls cancel.Check; the
 // error matches cancel.ErrInterrupted).
 func (p *Prepared) Run() (*Result, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, fmt.Errorf("mst: Run on a closed Prepared (%s); call Prepare again", p.label)
+	prepared.Lock(&p.base)
+	defer prepared.Unlock(&p.base)
+	if err := prepared.Open(&p.base); err != nil {
+		return nil, err
 	}
 	if err := cancel.Check(); err != nil {
 		return nil, fmt.Errorf("mst: %w", err)
 	}
-	if p.dev.IsHost() {
+	if p.Device().IsHost() {
 		return p.runHost()
 	}
-	r := &Result{Algorithm: "gpu Borůvka (" + p.label + ")" + p.notes()}
+	r := &Result{Algorithm: "gpu Borůvka (" + p.Label() + ")" + p.notes()}
 	if err := p.rounds(r); err != nil {
 		return nil, fmt.Errorf("mst: %s: %w", r.Algorithm, err)
 	}
@@ -992,7 +953,7 @@ func (p *Prepared) runHost() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Algorithm += "; host device standing in for gpu Borůvka (" + p.label + ")"
+	r.Algorithm += "; host device standing in for gpu Borůvka (" + p.Label() + ")"
 	return r, nil
 }
 
@@ -1019,7 +980,7 @@ func (p *Prepared) rounds(r *Result) error {
 	clear(p.hCur) // the host's low indices, like mst_init's
 	blocks := func(x int) gpu.Dim { return gpu.Blocks(x, blockSize) }
 	bs := gpu.D1(blockSize)
-	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := t.Launch(p.k.init, blocks(n), bs, 0, p.comp, p.cur, p.compTail, n, ng, p.compLo); err != nil {
 			return err
 		}
@@ -1231,9 +1192,8 @@ func Run(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
 	r, err := p.Run()
-	if err != nil {
+	if err = errors.Join(err, p.Close()); err != nil {
 		return nil, err
 	}
 	r.PrepTime += p.PrepTime()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -287,7 +288,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 			}
 			// Run reports Boruvka's own per-run preparation, never
 			// PrepTime(): make the latter huge to tell them apart.
-			p.prep = time.Hour
+			prepared.SetPrepTime(&p.base, time.Hour)
 			r, err := p.Run()
 			if err != nil {
 				t.Fatal(err)
@@ -360,7 +361,7 @@ func ExampleRun() {
 // hostPrepared is a Prepared for the host-side steps, without a device.
 func hostPrepared(g *graph.CSR, opts ...Option) *Prepared {
 	o := NewOptions(opts...)
-	return &Prepared{dev: gpu.Host(), g: g, opts: o, label: o.Label(), n: g.NumVertices(), probeLen: defaultProbeLen}
+	return newPrepared(gpu.Host(), g, o)
 }
 
 // randomGraph has n vertices and about m random edges with weights from
@@ -419,7 +420,7 @@ func TestTransform(t *testing.T) {
 			if err != nil {
 				t.Fatalf("graph %d (%s): %v", iter, kind, err)
 			}
-			name := fmt.Sprintf("graph %d (%s, n=%d), %s", iter, kind, n, p.label)
+			name := fmt.Sprintf("graph %d (%s, n=%d), %s", iter, kind, n, p.Label())
 			wantKind := map[string]int{"int3": wF32, "float32": wF32, "float64": wF64, "unweighted": wNone}[kind]
 			if p.opts.WeightRanks && kind != "unweighted" {
 				wantKind = wRank
@@ -733,6 +734,23 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUMemoryCap(t, dev, cases[4].g)
 	checkGPUCancel(t, dev, cases[0].g)
 	checkGPURunOneShot(t, dev, cases[0].g)
+	checkOneShotFreeError(t, dev)
+}
+
+// checkOneShotFreeError checks that the one-shot Run reports a failed free
+// of device memory (the first of its Close) instead of dropping it.
+func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
+	t.Run("one_shot_free_error", func(t *testing.T) {
+		g, err := gen.Path(6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fakegpu.FailFrees(t, 1)
+		r, err := Run(dev, g)
+		if r != nil || err == nil || !strings.Contains(err.Error(), "mst: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
+			t.Errorf("Run(dev, g) with a failing free: %v, %v; want the free's error", r, err)
+		}
+	})
 }
 
 // ---- on a GPU (skipped without one) ----

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -123,6 +123,9 @@ func kernelNames() []string {
 	return out
 }
 
+// base is the lifecycle Prepared shares with the other algorithms.
+type base = prepared.Base
+
 // kernels compiles sssp.cu once per device and process.
 var kernels = gpu.ModuleCache{Name: "sssp.cu", Source: kernelSource}
 
@@ -212,16 +215,12 @@ func checkGPUGraphStats(g *graph.CSR, o Options) (weightStats, error) {
 // serialised); Close frees the device memory. The graph must not change
 // while it is prepared.
 type Prepared struct {
-	dev     *gpu.Device
+	base
+	mem     *gpu.Allocations // every device resource below
 	g       *graph.CSR
 	opts    Options
-	label   string
-	prep    time.Duration
 	segment int     // P of the permutation, 0 when not permuted
 	delta   float64 // near-far's Δ; +Inf for the frontier method
-
-	mu     sync.Mutex
-	closed bool
 
 	// Device state; nil on the host.
 	coo     *gpu.COO   // edge sweep
@@ -300,7 +299,8 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{dev: dev, g: g, opts: o, label: o.Label(), delta: math.Inf(1)}
+	p := &Prepared{g: g, opts: o, delta: math.Inf(1)}
+	p.mem = prepared.Init(&p.base, "sssp", o.Label(), dev)
 	if o.Method == NearFar {
 		p.delta = nearFarDelta(g, ws, o)
 	}
@@ -312,11 +312,11 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
 			err = p.prepareNearFar()
 		}
 		if err != nil {
-			_ = p.free()
-			return nil, fmt.Errorf("sssp: preparing gpu Bellman-Ford (%s) on %v: %w", p.label, dev, err)
+			_ = p.mem.Free()
+			return nil, fmt.Errorf("sssp: preparing gpu Bellman-Ford (%s) on %v: %w", p.Label(), dev, err)
 		}
 	}
-	p.prep = time.Since(start)
+	prepared.Done(&p.base, start)
 	return p, nil
 }
 
@@ -347,9 +347,9 @@ func nearFarDelta(g *graph.CSR, ws weightStats, o Options) float64 {
 func (p *Prepared) allocDist() error {
 	var err error
 	if p.opts.Float32 {
-		p.dist32, err = p.dev.AllocFloat32s(p.g.NumVertices())
+		p.dist32, err = p.mem.AllocFloat32s(p.g.NumVertices())
 	} else {
-		p.dist64, err = p.dev.AllocFloat64s(p.g.NumVertices())
+		p.dist64, err = p.mem.AllocFloat64s(p.g.NumVertices())
 	}
 	return err
 }
@@ -384,7 +384,7 @@ func (p *Prepared) setWeights(w32 *gpu.Float32s, w64 *gpu.Float64s) {
 }
 
 func (p *Prepared) prepareEdge() error {
-	mod, err := deviceModule(p.dev)
+	mod, err := deviceModule(p.Device())
 	if err != nil {
 		return err
 	}
@@ -402,7 +402,7 @@ func (p *Prepared) prepareEdge() error {
 	if p.opts.Permute {
 		seg := p.opts.SegmentSize
 		if seg == 0 {
-			if seg, err = defaultSegmentSize(p.dev, f32); err != nil {
+			if seg, err = defaultSegmentSize(p.Device(), f32); err != nil {
 				return err
 			}
 		}
@@ -411,7 +411,7 @@ func (p *Prepared) prepareEdge() error {
 		}
 		p.segment = seg
 	}
-	if p.coo, err = p.dev.UploadCOO(coo); err != nil {
+	if p.coo, err = p.mem.UploadCOO(coo); err != nil {
 		return err
 	}
 	p.setWeights(p.coo.Weights, p.coo.Weights64)
@@ -421,7 +421,7 @@ func (p *Prepared) prepareEdge() error {
 	if err := p.allocDist(); err != nil {
 		return err
 	}
-	p.flags, err = p.dev.AllocInt32s(1)
+	p.flags, err = p.mem.AllocInt32s(1)
 	return err
 }
 
@@ -442,7 +442,7 @@ func defaultSegmentSize(dev *gpu.Device, f32 bool) (int, error) {
 // near-far method, or of the frontier method (Δ = +Inf: no layout, no
 // settle list, no far piles).
 func (p *Prepared) prepareNearFar() error {
-	mod, err := deviceModule(p.dev)
+	mod, err := deviceModule(p.Device())
 	if err != nil {
 		return err
 	}
@@ -459,19 +459,19 @@ func (p *Prepared) prepareNearFar() error {
 		if err := cancel.Check(); err != nil { // lightFirst stops early
 			return err
 		}
-		if p.lend, err = p.dev.Int64sFrom(p.lendHost); err != nil {
+		if p.lend, err = p.mem.Int64sFrom(p.lendHost); err != nil {
 			return err
 		}
 		for _, b := range []**gpu.Int32s{&p.sst, &p.fstamp, &p.far[0], &p.far[1]} {
-			if *b, err = p.dev.AllocInt32s(n); err != nil {
+			if *b, err = p.mem.AllocInt32s(n); err != nil {
 				return err
 			}
 		}
-		if p.squeue, err = p.dev.AllocUint64s(n); err != nil {
+		if p.squeue, err = p.mem.AllocUint64s(n); err != nil {
 			return err
 		}
 	}
-	if p.csr, err = p.dev.Upload(g); err != nil {
+	if p.csr, err = p.mem.Upload(g); err != nil {
 		return err
 	}
 	p.setWeights(p.csr.Weights, p.csr.Weights64)
@@ -481,18 +481,18 @@ func (p *Prepared) prepareNearFar() error {
 	if err := p.allocDist(); err != nil {
 		return err
 	}
-	if p.stamp, err = p.dev.AllocInt32s(n); err != nil {
+	if p.stamp, err = p.mem.AllocInt32s(n); err != nil {
 		return err
 	}
 	for i := range p.queue {
-		if p.queue[i], err = p.dev.AllocUint64s(n); err != nil {
+		if p.queue[i], err = p.mem.AllocUint64s(n); err != nil {
 			return err
 		}
 	}
-	if p.ctl, err = p.dev.AllocUint64s(nfCtlWords); err != nil {
+	if p.ctl, err = p.mem.AllocUint64s(nfCtlWords); err != nil {
 		return err
 	}
-	info, err := p.dev.Info()
+	info, err := p.Device().Info()
 	if err != nil {
 		return err
 	}
@@ -582,53 +582,13 @@ func partitionArcs[W weight](off []int64, adj []int32, ws []W, adjOut []int32, w
 	})
 }
 
-// free releases the device memory (the compiled module stays cached).
-func (p *Prepared) free() error {
-	var errs []error
-	if p.coo != nil {
-		errs = append(errs, p.coo.Close())
-	}
-	if p.csr != nil {
-		errs = append(errs, p.csr.Close())
-	}
-	errs = append(errs, p.dist64.Free(), p.dist32.Free(), p.flags.Free(), p.lend.Free(), p.stamp.Free(),
-		p.sst.Free(), p.fstamp.Free(), p.queue[0].Free(), p.queue[1].Free(), p.squeue.Free(),
-		p.far[0].Free(), p.far[1].Free(), p.ctl.Free())
-	return errors.Join(errs...)
-}
-
-// Close frees the device memory; later Runs fail. Close is idempotent.
+// Close frees the device memory; later Runs fail. Close is idempotent
+// and accepts a nil Prepared.
 func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
-	p.closed = true
-	return p.free()
-}
-
-// PrepTime returns the preparation time: weight scan, COO view,
-// permutation or light-first layout, upload, allocations and module load
-// (or compilation, the first time in a process without a cached image).
-// It is spent once, in Prepare; Run's results do not repeat it.
-func (p *Prepared) PrepTime() time.Duration { return p.prep }
-
-// Bytes returns the device memory the prepared graph holds (0 on the host).
-func (p *Prepared) Bytes() int64 {
-	var b int64
-	if p.coo != nil {
-		b += p.coo.Bytes()
-	}
-	if p.csr != nil {
-		b += p.csr.Bytes()
-	}
-	return b + p.dist64.Bytes() + p.dist32.Bytes() + p.flags.Bytes() + p.lend.Bytes() + p.stamp.Bytes() +
-		p.sst.Bytes() + p.fstamp.Bytes() + p.queue[0].Bytes() + p.queue[1].Bytes() + p.squeue.Bytes() +
-		p.far[0].Bytes() + p.far[1].Bytes() + p.ctl.Bytes()
+	return p.base.Close()
 }
 
 // Delta returns NearFar's bucket width Δ (the default's value when
@@ -640,9 +600,6 @@ func (p *Prepared) Delta() float64 {
 	return p.delta
 }
 
-// Label returns the variant's label (Options.Label).
-func (p *Prepared) Label() string { return p.label }
-
 // Options returns the options the graph was prepared with.
 func (p *Prepared) Options() Options { return p.opts }
 
@@ -650,16 +607,13 @@ func (p *Prepared) Options() Options { return p.opts }
 // permuted (or on the host).
 func (p *Prepared) SegmentSize() int { return p.segment }
 
-// Device returns the device the graph is prepared on.
-func (p *Prepared) Device() *gpu.Device { return p.dev }
-
 // Graph returns the prepared graph.
 func (p *Prepared) Graph() *graph.CSR { return p.g }
 
 // String describes the prepared graph in one line.
 func (p *Prepared) String() string {
 	return fmt.Sprintf("sssp: %s prepared on %v: %d vertices, %d arcs, %s on the device, prepared in %v",
-		p.label, p.dev, p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.prep.Round(time.Microsecond))
+		p.Label(), p.Device(), p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.PrepTime().Round(time.Microsecond))
 }
 
 // Run computes shortest paths from src on the prepared graph.
@@ -692,10 +646,10 @@ func (p *Prepared) String() string {
 // device error, or cancellation (every launch polls cancel.Check; the
 // error matches cancel.ErrInterrupted).
 func (p *Prepared) Run(src int32) (*Result, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, fmt.Errorf("sssp: Run on a closed Prepared (%s); call Prepare again", p.label)
+	prepared.Lock(&p.base)
+	defer prepared.Unlock(&p.base)
+	if err := prepared.Open(&p.base); err != nil {
+		return nil, err
 	}
 	if err := checkInput(p.g, src); err != nil {
 		return nil, err
@@ -703,10 +657,10 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 	if err := cancel.Check(); err != nil {
 		return nil, fmt.Errorf("sssp: %w", err)
 	}
-	if p.dev.IsHost() {
+	if p.Device().IsHost() {
 		return p.runHost(src)
 	}
-	r := &Result{Algorithm: "gpu Bellman-Ford (" + p.label + ")", Source: src}
+	r := &Result{Algorithm: "gpu Bellman-Ford (" + p.Label() + ")", Source: src}
 	var err error
 	if p.opts.Method == EdgeSweep {
 		err = p.runEdge(r)
@@ -731,7 +685,7 @@ func (p *Prepared) runHost(src int32) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Algorithm += "; host device standing in for gpu Bellman-Ford (" + p.label + ")"
+	r.Algorithm += "; host device standing in for gpu Bellman-Ford (" + p.Label() + ")"
 	return r, nil
 }
 
@@ -745,7 +699,7 @@ func (p *Prepared) runEdge(r *Result) error {
 	modif := []int32{0}
 	limit := 4*n + 64 // far above any real run: a guard against a kernel bug
 	iters := 0
-	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := t.Launch(p.kInit, gpu.Blocks(n, blockSize), gpu.D1(blockSize), 0, dist, n, src, p.infArg(), p.flags); err != nil {
 			return err
 		}
@@ -812,7 +766,7 @@ func (p *Prepared) runNearFar(r *Result) error {
 	// a few steps each; still below this.)
 	limit := 16*n + 4096
 	var launches int
-	dur, err := p.dev.Time(func(t *gpu.Thread) error {
+	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := t.Launch(p.kInit, gpu.Blocks(max(n, nfCtlWords), blockSize), gpu.D1(blockSize), 0,
 			dist, p.stamp, p.sst, p.fstamp, n, src, thr, p.queue[1], slots, p.ctl); err != nil {
 			return err
@@ -924,9 +878,8 @@ func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...Option) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
 	r, err := p.Run(src)
-	if err != nil {
+	if err = errors.Join(err, p.Close()); err != nil {
 		return nil, err
 	}
 	r.PrepTime += p.PrepTime()

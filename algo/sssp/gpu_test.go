@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -449,7 +450,7 @@ func TestPrepTimeOnce(t *testing.T) {
 		if p.PrepTime() <= 0 {
 			t.Errorf("%s: PrepTime() = %v", v.Label, p.PrepTime())
 		}
-		p.prep = time.Hour // as if the preparation had been long
+		prepared.SetPrepTime(&p.base, time.Hour) // as if the preparation had been long
 		for _, src := range []int32{0, 1} {
 			r, err := p.Run(src)
 			if err != nil {
@@ -1062,4 +1063,21 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUWithoutParents(t, dev, cases[0].g)
 	checkGPUDirectedFrontier(t, dev, 7)
 	checkGPUCancel(t, dev, cases[0].g)
+	checkOneShotFreeError(t, dev)
+}
+
+// checkOneShotFreeError checks that the one-shot Run reports a failed free
+// of device memory (the first of its Close) instead of dropping it.
+func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
+	t.Run("one_shot_free_error", func(t *testing.T) {
+		g, err := gen.Path(6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fakegpu.FailFrees(t, 1)
+		r, err := Run(dev, g, 0)
+		if r != nil || err == nil || !strings.Contains(err.Error(), "sssp: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
+			t.Errorf("Run(dev, g, 0) with a failing free: %v, %v; want the free's error", r, err)
+		}
+	})
 }

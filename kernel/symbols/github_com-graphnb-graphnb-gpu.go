@@ -29,11 +29,13 @@ func init() {
 		"ErrOutOfMemory":     reflect.ValueOf(&gpu.ErrOutOfMemory).Elem(),
 		"Flag":               reflect.ValueOf(gpu.Flag),
 		"Host":               reflect.ValueOf(gpu.Host),
+		"NewAllocations":     reflect.ValueOf(gpu.NewAllocations),
 		"NoCache":            reflect.ValueOf(gpu.NoCache),
 		"Open":               reflect.ValueOf(gpu.Open),
 		"Status":             reflect.ValueOf(gpu.Status),
 
 		// type definitions
+		"Allocations":    reflect.ValueOf((*gpu.Allocations)(nil)),
 		"COO":            reflect.ValueOf((*gpu.COO)(nil)),
 		"CompileError":   reflect.ValueOf((*gpu.CompileError)(nil)),
 		"CompileOption":  reflect.ValueOf((*gpu.CompileOption)(nil)),

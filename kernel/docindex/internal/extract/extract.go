@@ -72,11 +72,21 @@ func Dir(ctx *build.Context, dir, importPath string) (*Package, error) {
 		}
 		files = append(files, f)
 	}
+	embeds := embedded(files) // before go/doc drops unexported fields
 	dp, err := doc.NewFromFiles(fset, files, importPath)
 	if err != nil {
 		return nil, fmt.Errorf("extract: %s: %w", importPath, err)
 	}
-	return fromDoc(fset, dp), nil
+	p := fromDoc(fset, dp)
+	more, err := promoted(ctx, dir, embeds, dp)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %s: %w", importPath, err)
+	}
+	if len(more) > 0 {
+		p.Entries = append(p.Entries, more...)
+		sort.SliceStable(p.Entries, func(i, j int) bool { return p.Entries[i].Name < p.Entries[j].Name })
+	}
+	return p, nil
 }
 
 func fromDoc(fset *token.FileSet, dp *doc.Package) *Package {

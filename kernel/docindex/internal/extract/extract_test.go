@@ -104,3 +104,31 @@ func TestModuleRoot(t *testing.T) {
 		t.Error("ModuleRoot(/) succeeded")
 	}
 }
+
+// TestPromoted checks that methods promoted from a type of another module
+// package, embedded through a local alias, are documented on the
+// embedding type, and that the type's own methods win.
+func TestPromoted(t *testing.T) {
+	root, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := build.Default
+	p, err := Dir(&ctx, filepath.Join(root, "algo", "sssp"), Module+"/algo/sssp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range p.Entries {
+		got[e.Name] = e
+	}
+	for _, m := range []string{"Bytes", "PrepTime", "Label", "Device"} {
+		e, ok := got["Prepared."+m]
+		if !ok || e.Kind != "method" || !strings.HasPrefix(e.Signature, "func (b *Prepared) "+m+"(") || e.Doc == "" {
+			t.Errorf("Prepared.%s: %+v (found %v)", m, e, ok)
+		}
+	}
+	if e := got["Prepared.Close"]; !strings.Contains(e.Doc, "nil Prepared") {
+		t.Errorf("Prepared.Close is not sssp's own: %+v", e)
+	}
+}

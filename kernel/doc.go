@@ -1,7 +1,7 @@
 // Package kernel is graphnb's Jupyter kernel server: messaging protocol
 // 5.3 over ZeroMQ (graphnb's own ZMTP transport, package zmtp) on the
 // five channels of a connection file, with cells run by an Engine
-// (*session.Session in production, fakes in tests).
+// (the interpreter session in production, wired by cmd/graphnb; fakes in tests).
 //
 // Serve binds shell, control and stdin (ROUTER), IOPub (PUB) and
 // heartbeat (REP, echoing every message), verifies the HMAC-SHA256

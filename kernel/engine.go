@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"github.com/graphnb/graphnb/display"
-	"github.com/graphnb/graphnb/kernel/session"
 )
 
 // Engine runs cells and answers the shell requests that need the
-// interpreter. *session.Session implements it; tests use fakes.
+// interpreter. cmd/graphnb serves the interpreter session (package
+// session) through it; tests use fakes.
 //
 // The server calls Execute, Complete, Inspect and IsComplete from one
 // goroutine, one request at a time, and cancels Execute's context on an
@@ -31,14 +31,25 @@ type Engine interface {
 	// IsComplete says whether code is "complete", "incomplete" (then
 	// indent is the suggested indentation of the next line) or "invalid".
 	IsComplete(code string) (status, indent string)
+	// LanguageInfo is kernel_info's language_info: name, version,
+	// mimetype, file_extension, pygments_lexer, codemirror_mode.
+	LanguageInfo() map[string]any
 }
 
-// Cell describes the execution the engine is asked for: the execution
-// count, the silent flag, and AsyncError, which reports failures after
-// Execute has returned (a panic in a goroutine the cell started) and which
-// the server publishes as an IOPub error under the cell's parent header.
-// It is session.Cell, so *session.Session implements Engine as it is.
-type Cell = session.Cell
+// Cell describes the execution the engine is asked for.
+type Cell struct {
+	// Count is the execution count the cell runs under.
+	Count int
+	// Silent: run the cell but return no execute_result.
+	Silent bool
+	// AsyncError reports a failure after Execute has returned (a panic in
+	// a goroutine the cell started); the server publishes it as an IOPub
+	// error under the cell's parent header.
+	AsyncError func(err error)
+	// Page shows data in the front end's pager (an execute_reply payload
+	// with source "page").
+	Page func(data display.Bundle)
+}
 
 // CellError is an error with Jupyter's error fields. Errors from Execute
 // that do not implement it are shown with ename "Error".

@@ -12,7 +12,6 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
-	"github.com/graphnb/graphnb/kernel/session"
 	"github.com/graphnb/graphnb/kernel/wire"
 	"github.com/graphnb/graphnb/kernel/zmtp"
 )
@@ -104,7 +103,7 @@ func (s *server) kernelInfo() map[string]any {
 		"protocol_version":       wire.Version,
 		"implementation":         "graphnb",
 		"implementation_version": s.opt.Version,
-		"language_info":          session.LanguageInfo(),
+		"language_info":          s.eng.LanguageInfo(),
 		"banner":                 banner,
 		"help_links":             s.opt.HelpLinks,
 	}

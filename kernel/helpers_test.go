@@ -553,3 +553,7 @@ func jsonEqual(t testing.TB, got any, want any) bool {
 func zmqMsg(s string) zmq4.Msg { return zmq4.NewMsgString(s) }
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func (f *fakeEngine) LanguageInfo() map[string]any {
+	return map[string]any{"name": "go", "version": "1.22", "mimetype": "text/x-go", "file_extension": ".go"}
+}

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/graphnb/graphnb/capture"
 	"github.com/graphnb/graphnb/display"
-	"github.com/graphnb/graphnb/kernel/capture"
 	"github.com/graphnb/graphnb/kernel/wire"
 )
 

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/capture"
 	"github.com/graphnb/graphnb/display"
-	"github.com/graphnb/graphnb/kernel/capture"
 	"github.com/graphnb/graphnb/kernel/input"
 	"github.com/graphnb/graphnb/kernel/wire"
 	"github.com/graphnb/graphnb/kernel/zmtp"

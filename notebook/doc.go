@@ -18,7 +18,7 @@
 // # Execution
 //
 // Execute runs the code cells in order in one session of the kernel's
-// interpreter (package kernel/session, created as the kernel creates it)
+// interpreter (package session, created as the kernel creates it)
 // and records what they show the way Jupyter's nbclient records a
 // kernel's messages: streams, display_data (an update of a display id
 // rewrites the earlier output in place), execute_result and error

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/capture"
 	"github.com/graphnb/graphnb/display"
-	"github.com/graphnb/graphnb/kernel/capture"
-	"github.com/graphnb/graphnb/kernel/session"
+	"github.com/graphnb/graphnb/session"
 )
 
 // ExecOptions configure Execute. The zero value runs every code cell with
@@ -35,6 +35,11 @@ type ExecOptions struct {
 	// os.Stdout and os.Stderr are taken to mean the terminal: while cells
 	// run, the process's own fds 1 and 2 are captured into the notebook.
 	Log io.Writer
+	// Session configures the interpreter the cells run in, as the kernel's
+	// (cmd/graphnb passes the same options to both: graphnb's packages
+	// and magics). Its Stdout and Stderr are ignored: the cells print to
+	// the captured fds 1 and 2.
+	Session session.Options
 }
 
 // CellError is the cell that stopped a run: its position in the notebook
@@ -85,9 +90,10 @@ func LanguageInfo() map[string]any { return session.LanguageInfo() }
 var execMu sync.Mutex
 
 // Execute runs the code cells of nb in order, in one session of the
-// graphnb kernel's interpreter (session.New with the kernel's options,
-// the same magics, display renderer and interrupt handling), and stores
-// their outputs in nb as nbformat 4 outputs, as Jupyter's nbclient would:
+// graphnb kernel's interpreter (session.New with opt.Session, which
+// cmd/graphnb makes the kernel's options: the same packages and magics;
+// the same display renderer and interrupt handling), and stores their
+// outputs in nb as nbformat 4 outputs, as Jupyter's nbclient would:
 //
 //   - output written to fds 1 and 2 (interpreted code, compiled Go, C) is
 //     captured as the kernel captures it and kept as stream outputs,
@@ -145,7 +151,9 @@ func Execute(ctx context.Context, nb *Notebook, opt ExecOptions) error {
 	defer execMu.Unlock()
 
 	r := &recorder{ids: map[string][]outRef{}}
-	sess, err := session.New(session.Options{})
+	so := opt.Session
+	so.Stdout, so.Stderr = nil, nil
+	sess, err := session.New(so)
 	if err != nil {
 		return fmt.Errorf("notebook: starting the interpreter: %w", err)
 	}

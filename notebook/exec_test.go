@@ -7,10 +7,12 @@ import (
 	"errors"
 	"os"
 
-	"github.com/graphnb/graphnb/display"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/graphnb/graphnb/display"
+	"github.com/graphnb/graphnb/symbols"
 )
 
 // notebookOf builds a 4.5 notebook whose code cells have ids c1, c2, ….
@@ -28,6 +30,7 @@ func notebookOf(sources ...string) *Notebook {
 // *CellError), returning that error.
 func run(t *testing.T, nb *Notebook, opt ExecOptions) *CellError {
 	t.Helper()
+	opt.Session.Symbols = symbols.Symbols // the cells use graphnb's packages, as in the kernel
 	err := Execute(context.Background(), nb, opt)
 	if err == nil {
 		return nil

@@ -90,7 +90,7 @@ ran.`)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
 
-	opt := notebook.ExecOptions{Params: params, CellTimeout: *timeout, AllowErrors: *allowErrors}
+	opt := notebook.ExecOptions{Params: params, CellTimeout: *timeout, AllowErrors: *allowErrors, Session: sessionOptions()}
 	if *verbose {
 		opt.Log = stderr
 	}

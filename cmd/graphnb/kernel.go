@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/graphnb/graphnb/kernel"
-	"github.com/graphnb/graphnb/kernel/session"
+	"github.com/graphnb/graphnb/session"
 )
 
 // cmdKernel runs the Jupyter kernel: Jupyter starts it through the
@@ -26,7 +26,7 @@ func cmdKernel(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sess, err := session.New(session.Options{})
+	sess, err := session.New(sessionOptions())
 	if err != nil {
 		return fmt.Errorf("kernel: starting the interpreter: %w", err)
 	}
@@ -35,5 +35,5 @@ func cmdKernel(args []string, stdout, stderr io.Writer) error {
 	// interrupts the running cell, which Serve handles itself.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	return kernel.Serve(ctx, ci, sess, kernel.Options{Version: version})
+	return kernel.Serve(ctx, ci, engine{sess}, kernel.Options{Version: version})
 }

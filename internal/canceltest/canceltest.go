@@ -14,7 +14,7 @@ import (
 )
 
 // Bound is how soon after a request work must return: the session's
-// grace for an interrupted cell (kernel/session stopGrace), within which
+// grace for an interrupted cell (session stopGrace), within which
 // work that polls cancel.Check at least every 50 ms returns even on a
 // busy two-core CI machine. The race detector slows work down about tenfold, so under it
 // the bound is raceBound.

@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/graphnb/graphnb/cancel"
-	"github.com/graphnb/graphnb/internal/par"
 	"github.com/graphnb/graphnb/internal/card"
+	"github.com/graphnb/graphnb/internal/par"
 )
 
 // CSR is a graph in compressed sparse row form.

@@ -504,7 +504,7 @@ func (p *Prepared) algorithm() string {
 //
 // Dist has the input's element type. For int32 it equals the CPU
 // algorithms' exactly; float32 sums are grouped differently (tiles,
-// blocks) and agree within Check's tolerance. Pred (nil with
+// blocks) and agree within Check's tolerance. Parents (nil with
 // DistancesOnly) is a valid predecessor matrix: where several shortest
 // paths tie it may name another predecessor than the CPU. When the input
 // allows zero-weight cycles (a zero or negative entry) or float32
@@ -556,7 +556,7 @@ func (p *Prepared) run() (*Result, error) {
 			return nil, p.negativeCycle(v)
 		}
 	}
-	if p.cfg.pred && p.info.mayCycle && predCycleRow(r.Pred, p.info.n) >= 0 {
+	if p.cfg.pred && p.info.mayCycle && predCycleRow(r.Parents, p.info.n) >= 0 {
 		fb, err := p.hopsFallback()
 		switch {
 		case errors.Is(err, cancel.ErrInterrupted):
@@ -570,7 +570,7 @@ func (p *Prepared) run() (*Result, error) {
 			if cerr != nil {
 				return nil, fmt.Errorf("apsp: %s: predecessors formed a cycle on a tie; the hop tie-break does not fit (%v) and the host's rerun failed: %w", p.label, err, cerr)
 			}
-			r.Dist, r.Pred = cpu.Dist, cpu.Pred
+			r.Dist, r.Parents = cpu.Dist, cpu.Parents
 			r.Algorithm += "; predecessors rebuilt on the host (ties formed a cycle and the hop tie-break does not fit: " + err.Error() + ")"
 		default:
 			if r, err = fb.runOnce(); err != nil {
@@ -629,7 +629,7 @@ func (p *Prepared) emptyResult() *Result {
 	}
 	r := &Result{Algorithm: p.algorithm(), Dist: dist}
 	if p.cfg.pred {
-		r.Pred = []int32{}
+		r.Parents = []int32{}
 	}
 	if p.opts.Method != PlainGPU {
 		r.Tile = p.cfg.tile
@@ -648,7 +648,7 @@ func (p *Prepared) newResult() *Result {
 	}
 	r := &Result{Algorithm: p.algorithm(), Dist: dist}
 	if p.cfg.pred {
-		r.Pred = make([]int32, n*n)
+		r.Parents = make([]int32, n*n)
 	}
 	if p.opts.Method != PlainGPU {
 		r.Tile = p.cfg.tile
@@ -739,11 +739,11 @@ func (p *Prepared) download(r *Result) error {
 		buf *gpu.Int32s
 		dst []int32
 	}{{p.dist, bits(r.Dist)}}
-	if r.Pred != nil {
+	if r.Parents != nil {
 		planes = append(planes, struct {
 			buf *gpu.Int32s
 			dst []int32
-		}{p.pred, r.Pred})
+		}{p.pred, r.Parents})
 	}
 	for _, pl := range planes {
 		if np == n {
@@ -777,7 +777,7 @@ func (p *Prepared) runHost() (*Result, error) {
 	}
 	r.Algorithm += "; host device standing in for gpu " + p.label
 	if p.opts.DistancesOnly {
-		r.Pred = nil
+		r.Parents = nil
 	}
 	return r, nil
 }

@@ -69,7 +69,7 @@ func benchGPURun(b *testing.B, dev *gpu.Device, d *graph.Dense, opts ...Option) 
 		withCopies += r.Time + r.CopyTime
 		if i == 0 {
 			b.StopTimer()
-			if r.Pred != nil {
+			if r.Parents != nil {
 				if err := Check(d, r, 8, 1); err != nil {
 					b.Fatalf("%s: %v", r.Algorithm, err)
 				}

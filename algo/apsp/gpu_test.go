@@ -245,8 +245,8 @@ func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
 		checkRunPrep(t, p, r, madeFallback)
 	}
 	n := c.d.N
-	if r.Dist == nil || r.Dist.N != n || len(r.Pred) != n*n {
-		t.Fatalf("%s: result of %v vertices, %d predecessors; want %d and %d", r.Algorithm, r.Dist, len(r.Pred), n, n*n)
+	if r.Dist == nil || r.Dist.N != n || len(r.Parents) != n*n {
+		t.Fatalf("%s: result of %v vertices, %d predecessors; want %d and %d", r.Algorithm, r.Dist, len(r.Parents), n, n*n)
 	}
 	if !slices.Equal(before.I32, c.d.I32) || !slices.Equal(before.F32, c.d.F32) {
 		t.Fatal("the input matrix was modified")
@@ -414,8 +414,8 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 				if err != nil {
 					t.Fatalf("%s %s: %v", c.name, v.Label, err)
 				}
-				if r.Pred != nil {
-					t.Errorf("%s %s: Pred kept with DistancesOnly", c.name, v.Label)
+				if r.Parents != nil {
+					t.Errorf("%s %s: Parents kept with DistancesOnly", c.name, v.Label)
 				}
 				ref := reference(t, c.d)
 				if c.d.IsInt() {
@@ -763,8 +763,8 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 		}
 	}
 	r, err := Run(host, cases[0].d, WithMethod(BlockedGPU), DistancesOnly(true))
-	if err != nil || r.Pred != nil {
-		t.Errorf("DistancesOnly on the host: Pred %v, %v", r.Pred != nil, err)
+	if err != nil || r.Parents != nil {
+		t.Errorf("DistancesOnly on the host: Parents %v, %v", r.Parents != nil, err)
 	}
 	checkGPUOneShot(t, host, mustGraph(t)(gen.RMAT(6, 8, gen.Seed(1), gen.Integer(9))), WithMethod(BlockedGPU))
 }
@@ -853,7 +853,7 @@ func mustGraph(t testing.TB) func(*graph.CSR, error) *graph.CSR {
 }
 
 func TestResultCopyTime(t *testing.T) {
-	r := &Result{Algorithm: "gpu blocked Floyd-Warshall (tile 64)", Dist: graph.NewDenseI32(2), Pred: make([]int32, 4),
+	r := &Result{Algorithm: "gpu blocked Floyd-Warshall (tile 64)", Dist: graph.NewDenseI32(2), Parents: make([]int32, 4),
 		Tile: 64, Time: 3 * time.Millisecond, CopyTime: 2 * time.Millisecond}
 	if s := r.String(); !strings.Contains(s, "3ms + copies 2ms") {
 		t.Errorf("String() = %q", s)

@@ -76,7 +76,7 @@ type Options struct {
 	// int32 matrix). A graph.Dense keeps its own element type.
 	Float32 bool
 	// DistancesOnly drops the predecessor matrix: less memory and fewer
-	// operations per update, but Result.Pred is nil, so no Path and no
+	// operations per update, but Result.Parents is nil, so no Path and no
 	// Check.
 	DistancesOnly bool
 }

@@ -420,14 +420,14 @@ func (p *Prepared) String() string {
 // Run, it returns a *NegativeCycleError naming the same vertex (found on
 // the host from the last two distance arrays and the predecessors).
 //
-// Dist, Pred and Iterations equal the CPU Run's exactly, for int32 and
+// Dist, Parents and Iterations equal the CPU Run's exactly, for int32 and
 // float32 matrices (the same additions in the matrix's type, the same
 // tie-breaking to the smallest j), so the result passes Check. Result:
 // Algorithm "gpu dense Bellman-Ford (" + Label() + …; Time is the GPU
 // time of the initialisation and the iterations, flag reads included,
 // measured with CUDA events; CopyTime is UploadTime plus this run's
-// download of Dist and Pred (events too); TimeWithCopies is their sum,
-// the study's measure. PrepTime is 0: nothing is prepared per run, and
+// download of Dist and Parents (events too); Time + CopyTime is the
+// study's measure. PrepTime is 0: nothing is prepared per run, and
 // the preparation, spent once, is PrepTime() (the one-shot RunGPU adds
 // it). Idle iterations after the last one (FlagInterval > 1) are timed
 // but not counted.
@@ -470,7 +470,7 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		if r.Dist, err = p.sigToHost(last % 2); err != nil {
 			return err
 		}
-		r.Pred, err = p.pred.ToHost()
+		r.Parents, err = p.pred.ToHost()
 		return err
 	})
 	if err != nil {
@@ -485,10 +485,9 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		for v < p.n-1 && prev[v] == r.Dist[v] {
 			v++
 		}
-		return nil, &NegativeCycleError{Source: src, Vertex: onPredCycle(r.Pred, int32(v))}
+		return nil, &NegativeCycleError{Source: src, Vertex: onPredCycle(r.Parents, int32(v))}
 	}
 	r.CopyTime = p.upload + down
-	r.TimeWithCopies = r.Time + r.CopyTime
 	return r, nil
 }
 

@@ -52,7 +52,7 @@ func benchMatrix(b *testing.B, n int, integer bool) *graph.Dense {
 
 // references validates results: the first result from each source is
 // checked with Check (O(N²) per source), later ones, of any variant, must
-// equal it exactly (the methods compute the CPU's Dist, Pred and
+// equal it exactly (the methods compute the CPU's Dist, Parents and
 // Iterations bit for bit).
 type references struct {
 	d    *graph.Dense
@@ -88,7 +88,7 @@ type benchStats struct {
 func (s *benchStats) add(r *Result, n int) {
 	s.runs++
 	s.secs += r.Time.Seconds()
-	s.secsCopies += r.TimeWithCopies.Seconds()
+	s.secsCopies += (r.Time + r.CopyTime).Seconds()
 	s.iter += float64(r.Iterations)
 	s.bytes += float64(r.Iterations) * float64(n) * float64(n) * 4
 }
@@ -119,7 +119,7 @@ func (s *benchStats) report(b *testing.B, p *Prepared, peak float64) {
 // Metrics (ns/op is wall time and means little):
 //
 //	ms          mean kernel time per run (Result.Time: CUDA events)
-//	ms_copies   mean Result.TimeWithCopies: with the matrix upload and the
+//	ms_copies   mean Result.Time + CopyTime: with the matrix upload and the
 //	            results download, the study's measure
 //	iters       mean iterations (the last changed nothing)
 //	GB/s        matrix bytes read (4·N² per iteration) / kernel time:

@@ -11,8 +11,7 @@ import (
 // and runs from vertex 0. gpu.Host() stands in for gpu.Default() so the
 // output does not depend on the machine: on a GPU the distances,
 // predecessors and iterations are the same (the kernels compute the CPU's
-// result exactly), and Time, CopyTime and TimeWithCopies are measured on
-// the device.
+// result exactly), and Time and CopyTime are measured on the device.
 func ExamplePrepare() {
 	d, err := densebf.RandomDense(300, 0.05, 10, 1, true)
 	if err != nil {
@@ -28,7 +27,7 @@ func ExamplePrepare() {
 			panic(err)
 		}
 		fmt.Printf("%-16s dist[299] = %v via %d after %d iterations, check: %v\n",
-			p.Label(), r.Dist[299], r.Pred[299], r.Iterations, densebf.Check(d, 0, r))
+			p.Label(), r.Dist[299], r.Parents[299], r.Iterations, densebf.Check(d, 0, r))
 		p.Close()
 	}
 	// Output:

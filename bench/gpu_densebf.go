@@ -114,7 +114,7 @@ func denseBFGPU(v densebf.Variant, label string, copies bool) Variant {
 			return nil, err
 		}
 		build := time.Since(t0)
-		p, err := densebf.Prepare(dev, d, v.Options...)
+		p, err := densebf.Prepare(dev, d, v.Options)
 		if err != nil {
 			return nil, err
 		}

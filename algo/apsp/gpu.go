@@ -227,8 +227,8 @@ type Prepared struct {
 	fallback             *Prepared   // the same with the hop tie-break, once predecessors formed a cycle
 }
 
-// Prepare readies the matrix d on dev for Run with the given options (see
-// Options; zero options: the study's plain kernel with predecessors).
+// Prepare readies the matrix d on dev for Run with the options o (the
+// zero Options: the study's plain kernel with parents).
 //
 // It validates d as FloydWarshall does, compiles the kernels for the
 // configuration (tile, predecessors, int32 or float32, negative entries;
@@ -250,15 +250,14 @@ type Prepared struct {
 // a negative diagonal entry (a *NegativeCycleError), unknown options, a
 // matrix that does not fit the memory cap in core, a cap too small even
 // out of core, a compile error or a device that runs out of memory.
-func Prepare(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Prepared, error) {
-	return prepare1(dev, d, time.Now(), opts)
+func Prepare(dev *gpu.Device, d *graph.Dense, o Options) (*Prepared, error) {
+	return prepare1(dev, d, time.Now(), o)
 }
 
-func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, opts []Option) (*Prepared, error) {
+func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("apsp: Prepare: nil device (use gpu.Default())")
 	}
-	o := NewOptions(opts...)
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -285,13 +284,13 @@ func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, opts []Option) (
 // PrepareGraph is Prepare on the weight matrix of g (g.Dense): int32 when
 // every weight is a whole number small enough, float32 otherwise or when
 // Options.Float32 is set. The conversion counts in PrepTime.
-func PrepareGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
+func PrepareGraph(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 	start := time.Now()
-	d, err := graphMatrix(g, NewOptions(opts...).Float32)
+	d, err := graphMatrix(g, o.Float32)
 	if err != nil {
 		return nil, err
 	}
-	return prepare1(dev, d, start, opts)
+	return prepare1(dev, d, start, o)
 }
 
 // graphMatrix returns g's weight matrix, int32 when it can be and
@@ -349,7 +348,7 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	}
 	if need := inCoreBytes(n, p.np, planes); p.cap > 0 && need > p.cap {
 		if o.Method != OutOfCoreGPU {
-			return fmt.Errorf("the %s method keeps the whole matrix on the device: %d vertices (padded to %d) need %s, but the memory cap is %s: use WithMethod(OutOfCoreGPU)",
+			return fmt.Errorf("the %s method keeps the whole matrix on the device: %d vertices (padded to %d) need %s, but the memory cap is %s: use apsp.Options{Method: apsp.OutOfCoreGPU}",
 				o.Method, n, p.np, graph.FormatBytes(need), graph.FormatBytes(p.cap))
 		}
 		plan, err := planFor(n, p.cfg.tile, planes, p.cap)
@@ -863,12 +862,12 @@ func rowHasCycle(row []int32, s int, state []uint8, walk *[]int32) bool {
 	return false
 }
 
-// Run computes all-pairs shortest paths of d on dev with the given
-// options: Prepare, Prepared.Run, Close. The result's PrepTime includes
+// Run computes all-pairs shortest paths of d on dev with the options o:
+// Prepare, Prepared.Run, Close. The result's PrepTime includes
 // the preparation (Prepared.PrepTime), made for this run alone. To run
 // the same matrix several times, Prepare once and call Run for each.
-func Run(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Result, error) {
-	p, err := Prepare(dev, d, opts...)
+func Run(dev *gpu.Device, d *graph.Dense, o Options) (*Result, error) {
+	p, err := Prepare(dev, d, o)
 	if err != nil {
 		return nil, err
 	}
@@ -879,8 +878,8 @@ func Run(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Result, error) {
 // (see PrepareGraph for its element type): PrepareGraph, Prepared.Run,
 // Close. The result's PrepTime includes the preparation, the conversion
 // to a matrix included (Prepared.PrepTime).
-func RunGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
-	p, err := PrepareGraph(dev, g, opts...)
+func RunGraph(dev *gpu.Device, g *graph.CSR, o Options) (*Result, error) {
+	p, err := PrepareGraph(dev, g, o)
 	if err != nil {
 		return nil, err
 	}

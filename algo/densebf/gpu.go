@@ -165,8 +165,8 @@ type Prepared struct {
 	kStep  *gpu.Function
 }
 
-// Prepare readies the matrix d on dev for Run with the given options (see
-// Options; zero options: BF_Naive).
+// Prepare readies the matrix d on dev for Run with the options o (the
+// zero Options: BF_Naive).
 //
 // It validates d as Run does (graph.Dense.Inspect: O(N²)). On a GPU it
 // compiles the kernels (once per device and process), transposes d on the
@@ -183,11 +183,10 @@ type Prepared struct {
 // It returns an error for a nil device, invalid options (Options.Validate),
 // a malformed or empty matrix, a compile error or a device that runs out
 // of memory.
-func Prepare(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Prepared, error) {
+func Prepare(dev *gpu.Device, d *graph.Dense, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("densebf: Prepare: nil device (use gpu.Default())")
 	}
-	o := NewOptions(opts...)
 	start := time.Now()
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -540,16 +539,16 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 }
 
 // RunGPU computes shortest distances from src over the matrix d on dev
-// with the given options: Prepare, Prepared.Run, Close. The result's
+// with the options o: Prepare, Prepared.Run, Close. The result's
 // PrepTime includes the preparation (Prepared.PrepTime), made for this
 // run alone. To run from several sources, Prepare once and call Run for
 // each (the preparation, the upload above all, is often longer than a
 // run). It is named RunGPU because Run is the CPU's.
-func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, opts ...Option) (*Result, error) {
+func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, o Options) (*Result, error) {
 	if d != nil && d.N > 0 && (src < 0 || int(src) >= d.N) {
 		return nil, fmt.Errorf("densebf: RunGPU: source %d is not a vertex of this %d-vertex matrix (use 0..%d)", src, d.N, d.N-1)
 	}
-	p, err := Prepare(dev, d, opts...)
+	p, err := Prepare(dev, d, o)
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,7 @@ func BenchmarkGPU(b *testing.B) {
 						ref.d = benchMatrix(b, n, kind == "i32")
 					}
 					srcs := gpuBenchSources(b, n)
-					p, err := Prepare(dev, ref.d, v.Options...)
+					p, err := Prepare(dev, ref.d, v.Options)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -202,20 +202,21 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 	}
 	for _, n := range []int{1024, 8192} {
 		var ref references
-		for _, base := range [][]Option{
-			{WithMethod(Reduce)},
-			{WithMethod(ReduceCoarse)},
-			{WithMethod(ReduceCoarse), ScalarLoads(true)},
+		for _, base := range []Options{
+			{Method: Reduce},
+			{Method: ReduceCoarse},
+			{Method: ReduceCoarse, ScalarLoads: true},
 		} {
 			for m := 32; m <= MaxGroupSize; m *= 2 {
-				opts := append(append([]Option(nil), base...), GroupSize(m))
-				v := Variant{NewOptions(opts...).Label(), opts}
+				opts := base
+				opts.GroupSize = m
+				v := Variant{opts.Label(), opts}
 				b.Run(fmt.Sprintf("n%d_f32/%s", n, v.Slug()), func(b *testing.B) {
 					if ref.d == nil {
 						ref.d = benchMatrix(b, n, false)
 					}
 					srcs := gpuBenchSources(b, n)
-					p, err := Prepare(dev, ref.d, v.Options...)
+					p, err := Prepare(dev, ref.d, v.Options)
 					if err != nil {
 						b.Fatal(err)
 					}

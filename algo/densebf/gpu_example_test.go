@@ -18,7 +18,7 @@ func ExamplePrepare() {
 		panic(err)
 	}
 	for _, v := range densebf.SeedVariants() {
-		p, err := densebf.Prepare(gpu.Host(), d, v.Options...)
+		p, err := densebf.Prepare(gpu.Host(), d, v.Options)
 		if err != nil {
 			panic(err)
 		}
@@ -42,11 +42,12 @@ func ExampleRunGPU() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := densebf.RunGPU(gpu.Host(), d, 3, densebf.WithMethod(densebf.ReduceCoarse), densebf.GroupSize(64))
+	o := densebf.Options{Method: densebf.ReduceCoarse, GroupSize: 64}
+	r, err := densebf.RunGPU(gpu.Host(), d, 3, o)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(densebf.NewOptions(densebf.WithMethod(densebf.ReduceCoarse), densebf.GroupSize(64)).Label())
+	fmt.Println(o.Label())
 	fmt.Println("check:", densebf.Check(d, 3, r))
 	// Output:
 	// BF_Reduce_Coarse, M=64

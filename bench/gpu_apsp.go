@@ -28,8 +28,9 @@ func APSPGPUWithCopies(v apsp.Variant) Variant { return apspGPU(v, v.Label+" (wi
 
 func apspGPU(v apsp.Variant, label string, withCopies bool) Variant {
 	return Variant{Label: label, Algo: "apsp", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
-		opts := append(append([]apsp.Option{}, v.Options...), apsp.Float32(true))
-		p, err := apsp.PrepareGraph(dev, g, opts...)
+		o := v.Options
+		o.Float32 = true // the CPU variants use the same float32 matrix
+		p, err := apsp.PrepareGraph(dev, g, o)
 		if err != nil {
 			return nil, err
 		}

@@ -29,7 +29,7 @@ type denseBFRunner struct {
 	common
 	d      *graph.Dense
 	run    func(int32) (*densebf.Result, error)
-	copies bool // Run.Time is the result's TimeWithCopies
+	copies bool // Run.Time is the result's Time + CopyTime
 	last   *densebf.Result
 }
 
@@ -42,7 +42,7 @@ func (r *denseBFRunner) Run(root int32) (Run, error) {
 	r.last = res
 	t := res.Time
 	if r.copies {
-		t = res.TimeWithCopies
+		t = res.Time + res.CopyTime
 	}
 	run := Run{Root: root, Time: t, PrepTime: res.PrepTime, Iterations: res.Iterations}
 	if r.g != nil && len(res.Dist) == r.g.NumVertices() {
@@ -99,7 +99,7 @@ func DenseBFGPU(v densebf.Variant) Variant {
 	return denseBFGPU(v, v.Label, false)
 }
 
-// DenseBFGPUWithCopies is DenseBFGPU measuring Result.TimeWithCopies, the
+// DenseBFGPUWithCopies is DenseBFGPU measuring Result.Time + CopyTime, the
 // study's time (the matrix upload and the results download included),
 // under the label v.Label + " (with copies)".
 func DenseBFGPUWithCopies(v densebf.Variant) Variant {
@@ -114,7 +114,7 @@ func denseBFGPU(v densebf.Variant, label string, copies bool) Variant {
 			return nil, err
 		}
 		build := time.Since(t0)
-		p, err := densebf.Prepare(dev, d, v.Options...)
+		p, err := densebf.Prepare(dev, d, v.Options)
 		if err != nil {
 			return nil, err
 		}

@@ -14,7 +14,7 @@ import (
 // then Boruvka's own per-run preparation).
 func MSTGPU(v mst.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "mst", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
-		p, err := mst.Prepare(dev, g, v.Options...)
+		p, err := mst.Prepare(dev, g, v.Options)
 		if err != nil {
 			return nil, err
 		}

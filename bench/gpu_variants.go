@@ -20,12 +20,14 @@ const float32Tolerance = 1e-5
 func SSSPGPU(v sssp.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "sssp", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
 		// Parents are built after the timed part; the checker needs them.
-		p, err := sssp.Prepare(dev, g, append(append([]sssp.Option{}, v.Options...), sssp.Parents(true))...)
+		o := v.Options
+		o.Parents = true
+		p, err := sssp.Prepare(dev, g, o)
 		if err != nil {
 			return nil, err
 		}
 		tol := sssp.DefaultTolerance
-		if p.Options().Float32 && !dev.IsHost() {
+		if o.Float32 && !dev.IsHost() {
 			tol = float32Tolerance
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
@@ -38,7 +40,9 @@ func SSSPGPU(v sssp.Variant) Variant {
 // SSSPGPU.
 func BFSGPU(v bfs.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "bfs", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
-		p, err := bfs.Prepare(dev, g, append(append([]bfs.GPUOption{}, v.Options...), bfs.WithParents(true))...)
+		o := v.Options
+		o.Parents = true // the checker needs them
+		p, err := bfs.Prepare(dev, g, o)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +59,8 @@ func init() {
 			New: func() Variant { return SSSPGPU(v) }})
 	}
 	for _, v := range sssp.SeedVariants()[:1] {
-		v32 := sssp.Variant{Label: v.Label + " (float32)", Options: append(append([]sssp.Option{}, v.Options...), sssp.Float32(true))}
+		v32 := sssp.Variant{Label: v.Label + " (float32)", Options: v.Options}
+		v32.Options.Float32 = true
 		Register(Entry{Name: "gpu/" + slug(v32.Label), Algo: "sssp", Doc: "GPU SSSP, " + switchesDoc(v.Label) + ", float32 distances",
 			New: func() Variant { return SSSPGPU(v32) }})
 	}

@@ -13,26 +13,18 @@ func init() {
 	Symbols["github.com/graphnb/graphnb/algo/mst/mst"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Boruvka":         reflect.ValueOf(mst.Boruvka),
-		"CPUShare":        reflect.ValueOf(mst.CPUShare),
 		"Check":           reflect.ValueOf(mst.Check),
-		"Compress":        reflect.ValueOf(mst.Compress),
 		"DefaultCPUShare": reflect.ValueOf(constant.MakeFromLiteral("0.1666666666666666666711841757186896018083643866702914237976074219", token.FLOAT, 0)),
-		"Hybrid":          reflect.ValueOf(mst.Hybrid),
 		"Kruskal":         reflect.ValueOf(mst.Kruskal),
 		"LabelGPU":        reflect.ValueOf(constant.MakeFromLiteral("\"GPU\"", token.STRING, 0)),
 		"LabelHybrid":     reflect.ValueOf(constant.MakeFromLiteral("\"GPU+CPU\"", token.STRING, 0)),
-		"MemoryCap":       reflect.ValueOf(mst.MemoryCap),
-		"NewOptions":      reflect.ValueOf(mst.NewOptions),
 		"Prepare":         reflect.ValueOf(mst.Prepare),
-		"Renumber":        reflect.ValueOf(mst.Renumber),
 		"Run":             reflect.ValueOf(mst.Run),
 		"SeedVariants":    reflect.ValueOf(mst.SeedVariants),
-		"WeightRanks":     reflect.ValueOf(mst.WeightRanks),
 		"WeightTolerance": reflect.ValueOf(constant.MakeFromLiteral("9.999999999999999999805126070452280747003935210126535082508780761e-10", token.FLOAT, 0)),
 
 		// type definitions
 		"Edge":     reflect.ValueOf((*mst.Edge)(nil)),
-		"Option":   reflect.ValueOf((*mst.Option)(nil)),
 		"Options":  reflect.ValueOf((*mst.Options)(nil)),
 		"Prepared": reflect.ValueOf((*mst.Prepared)(nil)),
 		"Result":   reflect.ValueOf((*mst.Result)(nil)),

@@ -19,20 +19,22 @@ type Result struct {
 	// Dist[i][j] is the length of a shortest i→j path: same element type
 	// as the input, +Inf or graph.InfI32 where j is unreachable from i.
 	Dist *graph.Dense
-	// Pred[i*N+j] is the vertex before j on a shortest i→j path, -1 if
-	// there is none; Pred[i*N+i] = i.
-	Pred []int32
+	// Parents[i*N+j] is the vertex before j on a shortest i→j path, -1 if
+	// there is none; Parents[i*N+i] = i.
+	Parents []int32
 	// Tile is the tile size of the blocked algorithm (0 for the plain one).
 	Tile int
-	// Time is the computation (the k loop or the tile rounds).
+	// Time is the computation (the k loop or the tile rounds), excluding
+	// PrepTime and CopyTime (on a GPU, measured with CUDA events).
 	Time time.Duration
-	// PrepTime is validating and copying the input and initialising Pred.
-	// A GPU Prepared.Run reports only what that run prepared: 0 in core,
-	// the host's packing of the blocks out of core (on the host device,
-	// the CPU algorithm's own); Prepare's time, spent once, is
-	// Prepared.PrepTime, which the one-shot Run and RunGraph add.
+	// PrepTime is the preparation excluded from Time: validating and
+	// copying the input and initialising Parents. A GPU Prepared.Run
+	// reports only what that run prepared: 0 in core, the host's packing
+	// of the blocks out of core (on the host device, the CPU algorithm's
+	// own); Prepare's time, spent once, is Prepared.PrepTime, which the
+	// one-shot Run and RunGraph add.
 	PrepTime time.Duration
-	// CopyTime is what host↔device copies add to Time on the GPU (the
+	// CopyTime is what host↔device copies add to Time on a GPU (the
 	// upload of the input and the download of the result; out of core,
 	// the streamed run beyond its kernels): Time + CopyTime is the time
 	// with copies. Zero on the CPU.
@@ -77,8 +79,8 @@ func (e *NegativeCycleError) Error() string {
 func (e *NegativeCycleError) Unwrap() error { return ErrNegativeCycle }
 
 // Path returns the vertices of a shortest i→j path, i first and j last,
-// by following Pred back from j (O(path length)). It returns an error for
-// a vertex outside [0, N), for j unreachable from i, and for a Pred that
+// by following Parents back from j (O(path length)). It returns an error for
+// a vertex outside [0, N), for j unreachable from i, and for a Parents matrix that
 // does not lead back to i.
 func (r *Result) Path(i, j int) ([]int32, error) {
 	if r == nil || r.Dist == nil {
@@ -88,20 +90,20 @@ func (r *Result) Path(i, j int) ([]int32, error) {
 	if i < 0 || i >= n || j < 0 || j >= n {
 		return nil, fmt.Errorf("apsp: Path(%d, %d): vertices must lie in [0, %d)", i, j, n)
 	}
-	if len(r.Pred) != n*n {
-		return nil, fmt.Errorf("apsp: Pred has %d entries, want N·N = %d", len(r.Pred), n*n)
+	if len(r.Parents) != n*n {
+		return nil, fmt.Errorf("apsp: Parents has %d entries, want N·N = %d", len(r.Parents), n*n)
 	}
 	if math.IsInf(r.Dist.At(i, j), 1) {
 		return nil, fmt.Errorf("apsp: there is no path from %d to %d", i, j)
 	}
 	path := []int32{int32(j)}
 	for v := j; v != i; {
-		p := int(r.Pred[i*n+v])
+		p := int(r.Parents[i*n+v])
 		if p < 0 || p >= n {
-			return nil, fmt.Errorf("apsp: Pred[%d][%d] = %d is not a vertex: the path from %d to %d is broken", i, v, p, i, j)
+			return nil, fmt.Errorf("apsp: Parents[%d][%d] = %d is not a vertex: the path from %d to %d is broken", i, v, p, i, j)
 		}
 		if len(path) > n {
-			return nil, fmt.Errorf("apsp: following Pred from %d back towards %d loops", j, i)
+			return nil, fmt.Errorf("apsp: following Parents from %d back towards %d loops", j, i)
 		}
 		path = append(path, int32(p))
 		v = p
@@ -118,7 +120,7 @@ type input struct {
 	f32  []float32 // exactly one of f32, i32
 	i32  []int32
 	pred []int32
-	hops []int32 // edges on the path Pred describes (tie-break only)
+	hops []int32 // edges on the path Parents describes (tie-break only)
 	neg  bool    // some entry is negative
 }
 
@@ -226,7 +228,7 @@ func (in *input) result(alg string, tile int, prep, run time.Duration) *Result {
 	return &Result{
 		Algorithm: alg,
 		Dist:      &graph.Dense{N: in.n, F32: in.f32, I32: in.i32},
-		Pred:      in.pred,
+		Parents:   in.pred,
 		Tile:      tile,
 		Time:      run,
 		PrepTime:  prep,

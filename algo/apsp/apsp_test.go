@@ -367,7 +367,7 @@ func TestCheckRejects(t *testing.T) {
 	clone := func() *Result {
 		r := *good
 		r.Dist = good.Dist.Clone()
-		r.Pred = slices.Clone(good.Pred)
+		r.Parents = slices.Clone(good.Parents)
 		return &r
 	}
 	tests := []struct {
@@ -378,12 +378,12 @@ func TestCheckRejects(t *testing.T) {
 		{"wrong distance", func(r *Result) { r.Dist.I32[0*4+2] = 5 }, "Dist[0][2] = 5"},
 		{"reachable shown unreachable", func(r *Result) { r.Dist.I32[0*4+1] = I }, "Dist[0][1]"},
 		{"unreachable shown reachable", func(r *Result) { r.Dist.I32[0*4+3] = 9 }, "Dist[0][3]"},
-		{"broken pred", func(r *Result) { r.Pred[0*4+2] = -1 }, "not a predecessor"},
-		{"pred not on a shortest path", func(r *Result) { r.Pred[0*4+2] = 0 }, "≠ Dist[0][2]"},
-		{"pred without edge", func(r *Result) { r.Pred[1*4+2] = 0; r.Pred[0*4+2] = 3 }, "no edge"},
-		{"pred for unreachable", func(r *Result) { r.Pred[0*4+3] = 0 }, "unreachable"},
-		{"pred of source", func(r *Result) { r.Pred[0] = 1 }, "Pred[0][0]"},
-		{"short Pred", func(r *Result) { r.Pred = r.Pred[:5] }, "Pred holds"},
+		{"broken pred", func(r *Result) { r.Parents[0*4+2] = -1 }, "not a predecessor"},
+		{"pred not on a shortest path", func(r *Result) { r.Parents[0*4+2] = 0 }, "≠ Dist[0][2]"},
+		{"pred without edge", func(r *Result) { r.Parents[1*4+2] = 0; r.Parents[0*4+2] = 3 }, "no edge"},
+		{"pred for unreachable", func(r *Result) { r.Parents[0*4+3] = 0 }, "unreachable"},
+		{"pred of source", func(r *Result) { r.Parents[0] = 1 }, "Parents[0][0]"},
+		{"short Parents", func(r *Result) { r.Parents = r.Parents[:5] }, "Parents holds"},
 		{"wrong size", func(r *Result) { r.Dist = graph.NewDenseI32(3) }, "3 vertices"},
 		{"wrong type", func(r *Result) { r.Dist = graph.NewDenseF32(4) }, "element type"},
 		{"nil", func(r *Result) { r.Dist = nil }, "no result"},
@@ -398,16 +398,16 @@ func TestCheckRejects(t *testing.T) {
 			}
 		})
 	}
-	// a Pred cycle with consistent zero-weight edges: 1→2→1 both 0.
+	// a Parents cycle with consistent zero-weight edges: 1→2→1 both 0.
 	z := graph.NewDenseI32(3)
 	copy(z.I32, []int32{0, 1, I, I, 0, 0, I, 0, 0})
 	r, err := FloydWarshall(z)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Pred[0*3+1], r.Pred[0*3+2] = 2, 1
+	r.Parents[0*3+1], r.Parents[0*3+2] = 2, 1
 	if err := Check(z, r, 3, 1); err == nil || !strings.Contains(err.Error(), "loops") {
-		t.Errorf("Check with a Pred cycle = %v", err)
+		t.Errorf("Check with a Parents cycle = %v", err)
 	}
 	// sampling: a corrupted row is found when it is sampled.
 	big := randDense(rand.New(rand.NewPCG(1, 1)), 50, 0.2, true, ints(1, 9))

@@ -31,7 +31,7 @@ const DefaultTile = 64
 // When N is not a multiple of the tile, the last tile row and column are
 // narrower; every loop takes its bounds from the tile's actual extent.
 // The tiles are held in tile-major order while the rounds run (each tile
-// contiguous), converted back at the end. Θ(N³) time; Dist, Pred and a
+// contiguous), converted back at the end. Θ(N³) time; Dist, Parents and a
 // hop count take 12·N² bytes, twice that while converting; d is not
 // modified. Tiles much smaller than 16 are for testing: every tile of a
 // phase is one parallel task.
@@ -43,8 +43,8 @@ const DefaultTile = 64
 // bit-identical to FloydWarshall's. For float32 the grouping changes the
 // rounding, so Dist agrees within the tolerance Check documents and is
 // bit-identical only when every sum is exact (e.g. whole-number weights
-// below 2^24). Pred may name a different predecessor where several
-// shortest paths tie; every Pred leads along a shortest path.
+// below 2^24). Parents may name a different predecessor where several
+// shortest paths tie; every Parents leads along a shortest path.
 //
 // A negative cycle is found when a diagonal entry turns negative after a
 // diagonal tile's round; Blocked then reruns the plain algorithm on d to

@@ -21,10 +21,10 @@ import (
 //   - compares Dist row s with it: exactly for int32 (true lengths
 //     ≥ InfI32 count as InfI32), and for float32 within the tolerance
 //     below, reachability always exactly;
-//   - checks Pred row s: Pred[s][s] = s; -1 exactly where j is
-//     unreachable; otherwise p = Pred[s][j] is a vertex with an edge p→j
+//   - checks Parents row s: Parents[s][s] = s; -1 exactly where j is
+//     unreachable; otherwise p = Parents[s][j] is a vertex with an edge p→j
 //     and Dist[s][j] = Dist[s][p] + w(p, j) (exact for int32, within the
-//     tolerance for float32); following Pred from every j reaches s;
+//     tolerance for float32); following Parents from every j reaches s;
 //   - rebuilds a few paths with Path and compares their weight with Dist.
 //
 // Float32 tolerance: a float32 sum of L ≤ N−1 terms errs by at most about
@@ -50,8 +50,8 @@ func Check(d *graph.Dense, r *Result, samples int, seed uint64) error {
 		return fmt.Errorf("apsp: result Dist must hold the matrix's element type (%s)", elemType(d))
 	case len(r.Dist.I32)+len(r.Dist.F32) != n*n:
 		return fmt.Errorf("apsp: result Dist holds %d entries, want N·N = %d", len(r.Dist.I32)+len(r.Dist.F32), n*n)
-	case len(r.Pred) != n*n:
-		return fmt.Errorf("apsp: result Pred holds %d entries, want N·N = %d", len(r.Pred), n*n)
+	case len(r.Parents) != n*n:
+		return fmt.Errorf("apsp: result Parents holds %d entries, want N·N = %d", len(r.Parents), n*n)
 	case samples < 1 && n > 0:
 		return fmt.Errorf("apsp: Check needs at least 1 sample, got %d", samples)
 	}
@@ -182,21 +182,21 @@ func (c *checker) reference(s int) ([]float64, error) {
 	return dist, nil
 }
 
-// row checks Dist and Pred of source s.
+// row checks Dist and Parents of source s.
 func (c *checker) row(s int, rng *rand.Rand) error {
 	want, err := c.reference(s)
 	if err != nil {
 		return err
 	}
 	n := c.n
-	pred := c.r.Pred[s*n : (s+1)*n]
+	pred := c.r.Parents[s*n : (s+1)*n]
 	for j := 0; j < n; j++ {
 		if g := c.got(s, j); !c.agree(g, want[j]) {
 			return fmt.Errorf("apsp: Dist[%d][%d] = %v, but the shortest path has length %v", s, j, g, want[j])
 		}
 	}
 	if pred[s] != int32(s) {
-		return fmt.Errorf("apsp: Pred[%d][%d] = %d, want %d", s, s, pred[s], s)
+		return fmt.Errorf("apsp: Parents[%d][%d] = %d, want %d", s, s, pred[s], s)
 	}
 	for j := 0; j < n; j++ {
 		if j == s {
@@ -205,23 +205,23 @@ func (c *checker) row(s int, rng *rand.Rand) error {
 		p := int(pred[j])
 		if math.IsInf(want[j], 1) {
 			if p != -1 {
-				return fmt.Errorf("apsp: Pred[%d][%d] = %d, but %d is unreachable from %d (want -1)", s, j, p, j, s)
+				return fmt.Errorf("apsp: Parents[%d][%d] = %d, but %d is unreachable from %d (want -1)", s, j, p, j, s)
 			}
 			continue
 		}
 		if p < 0 || p >= n || p == j {
-			return fmt.Errorf("apsp: Pred[%d][%d] = %d is not a predecessor of %d", s, j, p, j)
+			return fmt.Errorf("apsp: Parents[%d][%d] = %d is not a predecessor of %d", s, j, p, j)
 		}
 		w := c.w(p, j)
 		if math.IsInf(w, 1) {
-			return fmt.Errorf("apsp: Pred[%d][%d] = %d, but there is no edge %d→%d", s, j, p, p, j)
+			return fmt.Errorf("apsp: Parents[%d][%d] = %d, but there is no edge %d→%d", s, j, p, p, j)
 		}
 		if viaP := c.got(s, p) + w; !c.agree(c.got(s, j), viaP) {
-			return fmt.Errorf("apsp: Pred[%d][%d] = %d, but Dist[%d][%d] + w(%d,%d) = %v ≠ Dist[%d][%d] = %v",
+			return fmt.Errorf("apsp: Parents[%d][%d] = %d, but Dist[%d][%d] + w(%d,%d) = %v ≠ Dist[%d][%d] = %v",
 				s, j, p, s, p, p, j, viaP, s, j, c.got(s, j))
 		}
 	}
-	// every Pred chain reaches s: state 0 unknown, 1 on the current walk,
+	// every Parents chain reaches s: state 0 unknown, 1 on the current walk,
 	// 2 leads to s.
 	state := make([]uint8, n)
 	state[s] = 2
@@ -235,7 +235,7 @@ func (c *checker) row(s int, rng *rand.Rand) error {
 			v = int(pred[v])
 		}
 		if pred[v] >= 0 && state[v] == 1 {
-			return fmt.Errorf("apsp: following Pred[%d][·] from %d loops through %d", s, j, v)
+			return fmt.Errorf("apsp: following Parents[%d][·] from %d loops through %d", s, j, v)
 		}
 		for _, x := range walk {
 			state[x] = 2
@@ -259,7 +259,7 @@ func (c *checker) row(s int, rng *rand.Rand) error {
 			sumF += w
 		}
 		if c.d.IsInt() && float64(sum) != c.got(s, j) || !c.d.IsInt() && !c.agree(c.got(s, j), sumF) {
-			return fmt.Errorf("apsp: the path %v from Pred weighs %v, but Dist[%d][%d] = %v", path, sumF, s, j, c.got(s, j))
+			return fmt.Errorf("apsp: the path %v from Parents weighs %v, but Dist[%d][%d] = %v", path, sumF, s, j, c.got(s, j))
 		}
 	}
 	return nil

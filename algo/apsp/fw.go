@@ -12,8 +12,8 @@ import (
 // FloydWarshall returns all-pairs shortest paths of the matrix d by the
 // plain Floyd-Warshall algorithm: for k = 0..N-1, every row i ≠ k takes
 // D[i][j] = min(D[i][j], D[i][k] + D[k][j]), rows in parallel. Among
-// equally short paths Pred describes one with the fewest edges (exactly so
-// for int32; see the hop tie-break in kernel.go). Θ(N³) time; Dist, Pred and a hop count take
+// equally short paths Parents describes one with the fewest edges (exactly so
+// for int32; see the hop tie-break in kernel.go). Θ(N³) time; Dist, Parents and a hop count take
 // 12·N² bytes; d is not modified.
 //
 // It returns a *NegativeCycleError (errors.Is ErrNegativeCycle) as soon as

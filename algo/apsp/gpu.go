@@ -228,8 +228,8 @@ type Prepared struct {
 	fallback             *Prepared   // the same with the hop tie-break, once predecessors formed a cycle
 }
 
-// Prepare readies the matrix d on dev for Run with the given options (see
-// Options; zero options: the study's plain kernel with predecessors).
+// Prepare readies the matrix d on dev for Run with the options o (the
+// zero Options: the study's plain kernel with parents).
 //
 // It validates d as FloydWarshall does, compiles the kernels for the
 // configuration (tile, predecessors, int32 or float32, negative entries;
@@ -251,15 +251,14 @@ type Prepared struct {
 // a negative diagonal entry (a *NegativeCycleError), unknown options, a
 // matrix that does not fit the memory cap in core, a cap too small even
 // out of core, a compile error or a device that runs out of memory.
-func Prepare(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Prepared, error) {
-	return prepare1(dev, d, time.Now(), opts)
+func Prepare(dev *gpu.Device, d *graph.Dense, o Options) (*Prepared, error) {
+	return prepare1(dev, d, time.Now(), o)
 }
 
-func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, opts []Option) (*Prepared, error) {
+func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("apsp: Prepare: nil device (use gpu.Default())")
 	}
-	o := NewOptions(opts...)
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -287,13 +286,13 @@ func prepare1(dev *gpu.Device, d *graph.Dense, start time.Time, opts []Option) (
 // PrepareGraph is Prepare on the weight matrix of g (g.Dense): int32 when
 // every weight is a whole number small enough, float32 otherwise or when
 // Options.Float32 is set. The conversion counts in PrepTime.
-func PrepareGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
+func PrepareGraph(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 	start := time.Now()
-	d, err := graphMatrix(g, NewOptions(opts...).Float32)
+	d, err := graphMatrix(g, o.Float32)
 	if err != nil {
 		return nil, err
 	}
-	return prepare1(dev, d, start, opts)
+	return prepare1(dev, d, start, o)
 }
 
 // graphMatrix returns g's weight matrix, int32 when it can be and
@@ -351,7 +350,7 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	}
 	if need := inCoreBytes(n, p.np, planes); p.cap > 0 && need > p.cap {
 		if o.Method != OutOfCoreGPU {
-			return fmt.Errorf("the %s method keeps the whole matrix on the device: %d vertices (padded to %d) need %s, but the memory cap is %s: use WithMethod(OutOfCoreGPU)",
+			return fmt.Errorf("the %s method keeps the whole matrix on the device: %d vertices (padded to %d) need %s, but the memory cap is %s: use apsp.Options{Method: apsp.OutOfCoreGPU}",
 				o.Method, n, p.np, card.Bytes(need), card.Bytes(p.cap))
 		}
 		plan, err := planFor(n, p.cfg.tile, planes, p.cap)
@@ -464,7 +463,7 @@ func (p *Prepared) algorithm() string {
 //
 // Dist has the input's element type. For int32 it equals the CPU
 // algorithms' exactly; float32 sums are grouped differently (tiles,
-// blocks) and agree within Check's tolerance. Pred (nil with
+// blocks) and agree within Check's tolerance. Parents (nil with
 // DistancesOnly) is a valid predecessor matrix: where several shortest
 // paths tie it may name another predecessor than the CPU. When the input
 // allows zero-weight cycles (a zero or negative entry) or float32
@@ -516,7 +515,7 @@ func (p *Prepared) run() (*Result, error) {
 			return nil, p.negativeCycle(v)
 		}
 	}
-	if p.cfg.pred && p.info.mayCycle && predCycleRow(r.Pred, p.info.n) >= 0 {
+	if p.cfg.pred && p.info.mayCycle && predCycleRow(r.Parents, p.info.n) >= 0 {
 		fb, err := p.hopsFallback()
 		switch {
 		case errors.Is(err, cancel.ErrInterrupted):
@@ -530,7 +529,7 @@ func (p *Prepared) run() (*Result, error) {
 			if cerr != nil {
 				return nil, fmt.Errorf("apsp: %s: predecessors formed a cycle on a tie; the hop tie-break does not fit (%v) and the host's rerun failed: %w", p.Label(), err, cerr)
 			}
-			r.Dist, r.Pred = cpu.Dist, cpu.Pred
+			r.Dist, r.Parents = cpu.Dist, cpu.Parents
 			r.Algorithm += "; predecessors rebuilt on the host (ties formed a cycle and the hop tie-break does not fit: " + err.Error() + ")"
 		default:
 			if r, err = fb.runOnce(); err != nil {
@@ -590,7 +589,7 @@ func (p *Prepared) emptyResult() *Result {
 	}
 	r := &Result{Algorithm: p.algorithm(), Dist: dist}
 	if p.cfg.pred {
-		r.Pred = []int32{}
+		r.Parents = []int32{}
 	}
 	if p.opts.Method != PlainGPU {
 		r.Tile = p.cfg.tile
@@ -609,7 +608,7 @@ func (p *Prepared) newResult() *Result {
 	}
 	r := &Result{Algorithm: p.algorithm(), Dist: dist}
 	if p.cfg.pred {
-		r.Pred = make([]int32, n*n)
+		r.Parents = make([]int32, n*n)
 	}
 	if p.opts.Method != PlainGPU {
 		r.Tile = p.cfg.tile
@@ -700,11 +699,11 @@ func (p *Prepared) download(r *Result) error {
 		buf *gpu.Int32s
 		dst []int32
 	}{{p.dist, bits(r.Dist)}}
-	if r.Pred != nil {
+	if r.Parents != nil {
 		planes = append(planes, struct {
 			buf *gpu.Int32s
 			dst []int32
-		}{p.pred, r.Pred})
+		}{p.pred, r.Parents})
 	}
 	for _, pl := range planes {
 		if np == n {
@@ -738,7 +737,7 @@ func (p *Prepared) runHost() (*Result, error) {
 	}
 	r.Algorithm += "; host device standing in for gpu " + p.Label()
 	if p.opts.DistancesOnly {
-		r.Pred = nil
+		r.Parents = nil
 	}
 	return r, nil
 }
@@ -824,12 +823,12 @@ func rowHasCycle(row []int32, s int, state []uint8, walk *[]int32) bool {
 	return false
 }
 
-// Run computes all-pairs shortest paths of d on dev with the given
-// options: Prepare, Prepared.Run, Close. The result's PrepTime includes
+// Run computes all-pairs shortest paths of d on dev with the options o:
+// Prepare, Prepared.Run, Close. The result's PrepTime includes
 // the preparation (Prepared.PrepTime), made for this run alone. To run
 // the same matrix several times, Prepare once and call Run for each.
-func Run(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Result, error) {
-	p, err := Prepare(dev, d, opts...)
+func Run(dev *gpu.Device, d *graph.Dense, o Options) (*Result, error) {
+	p, err := Prepare(dev, d, o)
 	if err != nil {
 		return nil, err
 	}
@@ -840,8 +839,8 @@ func Run(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Result, error) {
 // (see PrepareGraph for its element type): PrepareGraph, Prepared.Run,
 // Close. The result's PrepTime includes the preparation, the conversion
 // to a matrix included (Prepared.PrepTime).
-func RunGraph(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
-	p, err := PrepareGraph(dev, g, opts...)
+func RunGraph(dev *gpu.Device, g *graph.CSR, o Options) (*Result, error) {
+	p, err := PrepareGraph(dev, g, o)
 	if err != nil {
 		return nil, err
 	}

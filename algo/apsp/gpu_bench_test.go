@@ -52,8 +52,8 @@ func gpuBenchMatrix(n int) *graph.Dense {
 // GPU time without copies ("s_gpu"), with copies ("s_copies"), and the
 // updates per second (N³ / GPU time, "Gupd/s"). The first result is
 // checked (Check on 8 rows, after the timed part).
-func benchGPURun(b *testing.B, dev *gpu.Device, d *graph.Dense, opts ...Option) {
-	p, err := Prepare(dev, d, opts...)
+func benchGPURun(b *testing.B, dev *gpu.Device, d *graph.Dense, opts Options) {
+	p, err := Prepare(dev, d, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func benchGPURun(b *testing.B, dev *gpu.Device, d *graph.Dense, opts ...Option) 
 		withCopies += r.Time + r.CopyTime
 		if i == 0 {
 			b.StopTimer()
-			if r.Pred != nil {
+			if r.Parents != nil {
 				if err := Check(d, r, 8, 1); err != nil {
 					b.Fatalf("%s: %v", r.Algorithm, err)
 				}
@@ -90,13 +90,13 @@ func benchGPURun(b *testing.B, dev *gpu.Device, d *graph.Dense, opts ...Option) 
 func gpuBenchVariants(n int) []Variant {
 	vs := []Variant{}
 	if n <= 8192 { // the plain method is O(n³) memory traffic: minutes beyond
-		vs = append(vs, Variant{"plain", []Option{WithMethod(PlainGPU)}})
+		vs = append(vs, Variant{"plain", Options{Method: PlainGPU}})
 	}
 	for _, tile := range []int{32, 64} {
-		vs = append(vs, Variant{fmt.Sprintf("blocked_t%d", tile), []Option{WithMethod(BlockedGPU), Tile(tile)}})
+		vs = append(vs, Variant{fmt.Sprintf("blocked_t%d", tile), Options{Method: BlockedGPU, Tile: tile}})
 	}
 	for _, tile := range []int{32, 64} {
-		vs = append(vs, Variant{fmt.Sprintf("blocked_t%d_distances_only", tile), []Option{WithMethod(BlockedGPU), Tile(tile), DistancesOnly(true)}})
+		vs = append(vs, Variant{fmt.Sprintf("blocked_t%d_distances_only", tile), Options{Method: BlockedGPU, Tile: tile, DistancesOnly: true}})
 	}
 	return vs
 }
@@ -114,7 +114,7 @@ func BenchmarkGPURome99(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, v := range gpuBenchVariants(d.N) {
-		b.Run(v.Label, func(b *testing.B) { benchGPURun(b, dev, d, v.Options...) })
+		b.Run(v.Label, func(b *testing.B) { benchGPURun(b, dev, d, v.Options) })
 	}
 }
 
@@ -128,7 +128,7 @@ func BenchmarkGPURandom(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		d := gpuBenchMatrix(n)
 		for _, v := range gpuBenchVariants(n) {
-			b.Run(fmt.Sprintf("n%d/%s", n, v.Label), func(b *testing.B) { benchGPURun(b, dev, d, v.Options...) })
+			b.Run(fmt.Sprintf("n%d/%s", n, v.Label), func(b *testing.B) { benchGPURun(b, dev, d, v.Options) })
 		}
 	}
 }
@@ -152,9 +152,9 @@ func BenchmarkGPUOutOfCore(b *testing.B) {
 			}
 			capBytes = c
 		}
-		b.Run(fmt.Sprintf("n%d/in_core", n), func(b *testing.B) { benchGPURun(b, dev, d, WithMethod(BlockedGPU)) })
+		b.Run(fmt.Sprintf("n%d/in_core", n), func(b *testing.B) { benchGPURun(b, dev, d, Options{Method: BlockedGPU}) })
 		b.Run(fmt.Sprintf("n%d/cap_%dMiB", n, capBytes>>20), func(b *testing.B) {
-			benchGPURun(b, dev, d, WithMethod(OutOfCoreGPU), MemoryCap(capBytes))
+			benchGPURun(b, dev, d, Options{Method: OutOfCoreGPU, MemoryCap: capBytes})
 		})
 	}
 }

@@ -18,7 +18,7 @@ func ExampleRun() {
 	set(1, 2, 1)
 	set(0, 2, 9)
 	set(2, 3, 2)
-	r, err := apsp.Run(gpu.Host(), d, apsp.WithMethod(apsp.BlockedGPU), apsp.Tile(32))
+	r, err := apsp.Run(gpu.Host(), d, apsp.Options{Method: apsp.BlockedGPU, Tile: 32})
 	if err != nil {
 		panic(err)
 	}

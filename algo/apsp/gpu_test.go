@@ -184,24 +184,24 @@ type gpuVariant struct {
 func variantsFor(n int, tiles []int) []gpuVariant {
 	var out []gpuVariant
 	plainTile := tiles[len(tiles)-1]
-	out = append(out, gpuVariant{Variant: Variant{LabelPlain, []Option{WithMethod(PlainGPU), Tile(plainTile)}}})
+	out = append(out, gpuVariant{Variant: Variant{LabelPlain, Options{Method: PlainGPU, Tile: plainTile}}})
 	for _, tile := range tiles {
-		out = append(out, gpuVariant{Variant: Variant{fmt.Sprintf("%s, tile %d", LabelBlocked, tile), []Option{WithMethod(BlockedGPU), Tile(tile)}}})
+		out = append(out, gpuVariant{Variant: Variant{fmt.Sprintf("%s, tile %d", LabelBlocked, tile), Options{Method: BlockedGPU, Tile: tile}}})
 	}
 	tile := tiles[0]
-	ooc := func(label string, more ...Option) Variant {
-		return Variant{fmt.Sprintf("%s, tile %d, %s", LabelOutOfCore, tile, label), append([]Option{WithMethod(OutOfCoreGPU), Tile(tile)}, more...)}
+	ooc := func(label string, memCap int64) Variant {
+		return Variant{fmt.Sprintf("%s, tile %d, %s", LabelOutOfCore, tile, label), Options{Method: OutOfCoreGPU, Tile: tile, MemoryCap: memCap}}
 	}
-	out = append(out, gpuVariant{Variant: ooc("fits")})
+	out = append(out, gpuVariant{Variant: ooc("fits", 0)})
 	if n == 0 {
 		return out
 	}
 	half := inCoreBytes(n, roundUp(n, tile), 2) / 2
 	if _, err := planOOC(n, tile, 2, half); err == nil {
-		out = append(out, gpuVariant{Variant: ooc("half the memory", MemoryCap(half)), streamed: true})
+		out = append(out, gpuVariant{Variant: ooc("half the memory", half), streamed: true})
 	}
 	for _, qg := range [][2]int{{4, 1}, {5, 3}} {
-		out = append(out, gpuVariant{Variant: ooc(fmt.Sprintf("q=%d g=%d", qg[0], qg[1]), MemoryCap(1)), streamed: true, force: qg})
+		out = append(out, gpuVariant{Variant: ooc(fmt.Sprintf("q=%d g=%d", qg[0], qg[1]), 1), streamed: true, force: qg})
 	}
 	return out
 }
@@ -224,7 +224,7 @@ func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
 	if v.force[0] > 0 {
 		defer forcePlan(v.force[0], v.force[1])()
 	}
-	p, err := Prepare(dev, c.d, v.Options...)
+	p, err := Prepare(dev, c.d, v.Options)
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
@@ -246,8 +246,8 @@ func checkGPUCase(t *testing.T, dev *gpu.Device, c gpuCase, v gpuVariant) {
 		checkRunPrep(t, p, r, madeFallback)
 	}
 	n := c.d.N
-	if r.Dist == nil || r.Dist.N != n || len(r.Pred) != n*n {
-		t.Fatalf("%s: result of %v vertices, %d predecessors; want %d and %d", r.Algorithm, r.Dist, len(r.Pred), n, n*n)
+	if r.Dist == nil || r.Dist.N != n || len(r.Parents) != n*n {
+		t.Fatalf("%s: result of %v vertices, %d predecessors; want %d and %d", r.Algorithm, r.Dist, len(r.Parents), n, n*n)
 	}
 	if !slices.Equal(before.I32, c.d.I32) || !slices.Equal(before.F32, c.d.F32) {
 		t.Fatal("the input matrix was modified")
@@ -336,7 +336,7 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 					if v.force[0] > 0 {
 						defer forcePlan(v.force[0], v.force[1])()
 					}
-					p, err := Prepare(dev, c.d, v.Options...)
+					p, err := Prepare(dev, c.d, v.Options)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -393,7 +393,7 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 				if v.force[0] > 0 {
 					restore = forcePlan(v.force[0], v.force[1])
 				}
-				_, err := Run(dev, d, v.Options...)
+				_, err := Run(dev, d, v.Options)
 				restore()
 				var got *NegativeCycleError
 				if !errors.As(err, &got) || !errors.Is(err, ErrNegativeCycle) || got.Vertex != want.Vertex {
@@ -405,18 +405,19 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 	t.Run("distances_only", func(t *testing.T) {
 		for _, c := range append(gpuCases(t, true)[:2], specialCases(true)[2]) {
 			for _, v := range variantsFor(c.d.N, []int{tile}) {
-				opts := append(append([]Option{}, v.Options...), DistancesOnly(true))
+				opts := v.Options
+				opts.DistancesOnly = true
 				restore := func() {}
 				if v.force[0] > 0 {
 					restore = forcePlan(v.force[0], v.force[1])
 				}
-				r, err := Run(dev, c.d, opts...)
+				r, err := Run(dev, c.d, opts)
 				restore()
 				if err != nil {
 					t.Fatalf("%s %s: %v", c.name, v.Label, err)
 				}
-				if r.Pred != nil {
-					t.Errorf("%s %s: Pred kept with DistancesOnly", c.name, v.Label)
+				if r.Parents != nil {
+					t.Errorf("%s %s: Parents kept with DistancesOnly", c.name, v.Label)
 				}
 				ref := reference(t, c.d)
 				if c.d.IsInt() {
@@ -437,8 +438,8 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 }
 
 // checkGPUPaths rebuilds paths on a GPU result and adds up their edges.
-func checkGPUPaths(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Option) {
-	r, err := Run(dev, d, opts...)
+func checkGPUPaths(t *testing.T, dev *gpu.Device, d *graph.Dense, opts Options) {
+	r, err := Run(dev, d, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,8 +474,8 @@ func checkGPUPaths(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Option
 
 // checkGPUCancel: an interrupted run fails with cancel.ErrInterrupted
 // and the next run works.
-func checkGPUCancel(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Option) {
-	p, err := Prepare(dev, d, opts...)
+func checkGPUCancel(t *testing.T, dev *gpu.Device, d *graph.Dense, opts Options) {
+	p, err := Prepare(dev, d, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,8 +499,8 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, d *graph.Dense, opts ...Optio
 
 // checkGPUOneShot: the one-shot Run's and RunGraph's PrepTime include the
 // preparation, which Prepared.Run leaves out.
-func checkGPUOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR, opts ...Option) {
-	d, err := graphMatrix(g, NewOptions(opts...).Float32)
+func checkGPUOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR, opts Options) {
+	d, err := graphMatrix(g, opts.Float32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,8 +508,8 @@ func checkGPUOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR, opts ...Option
 		name string
 		run  func() (*Result, error)
 	}{
-		{"Run", func() (*Result, error) { return Run(dev, d, opts...) }},
-		{"RunGraph", func() (*Result, error) { return RunGraph(dev, g, opts...) }},
+		{"Run", func() (*Result, error) { return Run(dev, d, opts) }},
+		{"RunGraph", func() (*Result, error) { return RunGraph(dev, g, opts) }},
 	} {
 		name := c.name
 		r, err := c.run()
@@ -527,9 +528,6 @@ func checkGPUOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR, opts ...Option
 // ---- options, labels, plans: no device needed ----
 
 func TestGPUOptionsAndLabels(t *testing.T) {
-	if got := NewOptions(); got != (Options{}) {
-		t.Errorf("NewOptions() = %+v, want the zero Options", got)
-	}
 	seed := SeedVariants()
 	want := []struct {
 		label, slug string
@@ -543,7 +541,7 @@ func TestGPUOptionsAndLabels(t *testing.T) {
 		t.Fatalf("SeedVariants has %d variants, want %d", len(seed), len(want))
 	}
 	for i, w := range want {
-		o := NewOptions(seed[i].Options...)
+		o := seed[i].Options
 		if seed[i].Label != w.label || seed[i].String() != w.label || o.Label() != w.label || seed[i].Slug() != w.slug || o.Method != w.m {
 			t.Errorf("variant %d: label %q (options say %q), slug %q, method %v; want %q, %q, %v",
 				i, seed[i].Label, o.Label(), seed[i].Slug(), o.Method, w.label, w.slug, w.m)
@@ -553,39 +551,38 @@ func TestGPUOptionsAndLabels(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		opts []Option
+		opts Options
 		want string
 	}{
-		{nil, "plain GPU"},
-		{[]Option{Tile(32)}, "plain GPU"}, // the tile does not apply to the plain method
-		{[]Option{WithMethod(BlockedGPU), Tile(32)}, "blocked GPU, tile 32"},
-		{[]Option{WithMethod(OutOfCoreGPU), MemoryCap(64 << 20)}, "out-of-core blocked GPU, cap 64.0 MiB"},
-		{[]Option{WithMethod(BlockedGPU), DistancesOnly(true), Float32(true)}, "blocked GPU, distances only, float32"},
-		{[]Option{WithMethod(BlockedGPU), WithMethod(PlainGPU), nil}, "plain GPU"}, // later options win; nil ignored
+		{Options{}, "plain GPU"},
+		{Options{Tile: 32}, "plain GPU"}, // the tile does not apply to the plain method
+		{Options{Method: BlockedGPU, Tile: 32}, "blocked GPU, tile 32"},
+		{Options{Method: OutOfCoreGPU, MemoryCap: 64 << 20}, "out-of-core blocked GPU, cap 64.0 MiB"},
+		{Options{Method: BlockedGPU, DistancesOnly: true, Float32: true}, "blocked GPU, distances only, float32"},
 	} {
-		if got := NewOptions(c.opts...).Label(); got != c.want {
-			t.Errorf("Label of %+v = %q, want %q", NewOptions(c.opts...), got, c.want)
+		if got := c.opts.Label(); got != c.want {
+			t.Errorf("Label of %+v = %q, want %q", c.opts, got, c.want)
 		}
 	}
 	if PlainGPU.String() != "plain" || BlockedGPU.String() != "blocked" || OutOfCoreGPU.String() != "out-of-core" || Method(9).String() != "Method(9)" {
 		t.Error("Method names")
 	}
 	for _, c := range []struct {
-		opts []Option
+		opts Options
 		want string
 	}{
-		{[]Option{Tile(48)}, "tile size 48"},
-		{[]Option{Tile(-1)}, "tile size -1"},
-		{[]Option{MemoryCap(-5)}, "memory cap"},
-		{[]Option{WithMethod(Method(7))}, "unknown GPU method"},
+		{Options{Tile: 48}, "tile size 48"},
+		{Options{Tile: -1}, "tile size -1"},
+		{Options{MemoryCap: -5}, "memory cap"},
+		{Options{Method: Method(7)}, "unknown GPU method"},
 	} {
-		err := NewOptions(c.opts...).check()
+		err := c.opts.check()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("check(%+v) = %v, want an error mentioning %q", NewOptions(c.opts...), err, c.want)
+			t.Errorf("check(%+v) = %v, want an error mentioning %q", c.opts, err, c.want)
 		}
 		// Prepare applies the same rules on every device.
-		if _, err := Prepare(gpu.Host(), graph.NewDenseI32(3), c.opts...); err == nil {
-			t.Errorf("Prepare on the host with %+v: no error", NewOptions(c.opts...))
+		if _, err := Prepare(gpu.Host(), graph.NewDenseI32(3), c.opts); err == nil {
+			t.Errorf("Prepare on the host with %+v: no error", c.opts)
 		}
 	}
 }
@@ -727,12 +724,12 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 	for _, c := range cases {
 		for _, v := range SeedVariants() {
 			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) {
-				p, err := Prepare(host, c.d, v.Options...)
+				p, err := Prepare(host, c.d, v.Options)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer p.Close()
-				if p.Label() != v.Label || p.Bytes() != 0 || p.Device() != host || p.Matrix() != c.d || p.Options().Method != NewOptions(v.Options...).Method {
+				if p.Label() != v.Label || p.Bytes() != 0 || p.Device() != host || p.Matrix() != c.d || p.Options().Method != v.Options.Method {
 					t.Errorf("Prepared: label %q, %d bytes", p.Label(), p.Bytes())
 				}
 				if streamed, _, _, _ := p.OutOfCore(); streamed {
@@ -763,33 +760,33 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 			})
 		}
 	}
-	r, err := Run(host, cases[0].d, WithMethod(BlockedGPU), DistancesOnly(true))
-	if err != nil || r.Pred != nil {
-		t.Errorf("DistancesOnly on the host: Pred %v, %v", r.Pred != nil, err)
+	r, err := Run(host, cases[0].d, Options{Method: BlockedGPU, DistancesOnly: true})
+	if err != nil || r.Parents != nil {
+		t.Errorf("DistancesOnly on the host: Parents %v, %v", r.Parents != nil, err)
 	}
-	checkGPUOneShot(t, host, mustGraph(t)(gen.RMAT(6, 8, gen.Seed(1), gen.Integer(9))), WithMethod(BlockedGPU))
+	checkGPUOneShot(t, host, mustGraph(t)(gen.RMAT(6, 8, gen.Seed(1), gen.Integer(9))), Options{Method: BlockedGPU})
 }
 
 func TestHostDeviceErrors(t *testing.T) {
 	host := gpu.Host()
-	if _, err := Prepare(nil, graph.NewDenseI32(2)); err == nil || !strings.Contains(err.Error(), "nil device") {
+	if _, err := Prepare(nil, graph.NewDenseI32(2), Options{}); err == nil || !strings.Contains(err.Error(), "nil device") {
 		t.Errorf("nil device: %v", err)
 	}
-	if _, err := Prepare(host, nil); err == nil {
+	if _, err := Prepare(host, nil, Options{}); err == nil {
 		t.Error("nil matrix: no error")
 	}
-	if _, err := Prepare(host, &graph.Dense{N: 3, I32: make([]int32, 4)}); err == nil || !strings.Contains(err.Error(), "N·N") {
+	if _, err := Prepare(host, &graph.Dense{N: 3, I32: make([]int32, 4)}, Options{}); err == nil || !strings.Contains(err.Error(), "N·N") {
 		t.Errorf("short matrix: %v", err)
 	}
 	negDiag := graph.NewDenseI32(3)
 	negDiag.I32[4] = -1
-	if _, err := Prepare(host, negDiag); !errors.Is(err, ErrNegativeCycle) {
+	if _, err := Prepare(host, negDiag, Options{}); !errors.Is(err, ErrNegativeCycle) {
 		t.Errorf("negative diagonal: %v", err)
 	}
-	if _, err := PrepareGraph(host, nil); err == nil || !strings.Contains(err.Error(), "no graph") {
+	if _, err := PrepareGraph(host, nil, Options{}); err == nil || !strings.Contains(err.Error(), "no graph") {
 		t.Errorf("nil graph: %v", err)
 	}
-	p, err := Prepare(host, graph.NewDenseI32(4), WithMethod(BlockedGPU))
+	p, err := Prepare(host, graph.NewDenseI32(4), Options{Method: BlockedGPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -818,14 +815,14 @@ func TestPrepareGraph(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		g     *graph.CSR
-		opts  []Option
+		opts  Options
 		isInt bool
 	}{
-		{"whole weights", whole, nil, true},
-		{"whole weights, float32 asked", whole, []Option{Float32(true)}, false},
-		{"real weights", real, nil, false},
+		{"whole weights", whole, Options{}, true},
+		{"whole weights, float32 asked", whole, Options{Float32: true}, false},
+		{"real weights", real, Options{}, false},
 	} {
-		p, err := PrepareGraph(host, c.g, c.opts...)
+		p, err := PrepareGraph(host, c.g, c.opts)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -836,7 +833,7 @@ func TestPrepareGraph(t *testing.T) {
 		if err != nil || Check(p.Matrix(), r, 8, 1) != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
-		r2, err := RunGraph(host, c.g, c.opts...)
+		r2, err := RunGraph(host, c.g, c.opts)
 		if err != nil || sameDist(r2.Dist, r.Dist) != nil {
 			t.Errorf("%s: RunGraph differs from PrepareGraph + Run: %v", c.name, err)
 		}
@@ -854,7 +851,7 @@ func mustGraph(t testing.TB) func(*graph.CSR, error) *graph.CSR {
 }
 
 func TestResultCopyTime(t *testing.T) {
-	r := &Result{Algorithm: "gpu blocked Floyd-Warshall (tile 64)", Dist: graph.NewDenseI32(2), Pred: make([]int32, 4),
+	r := &Result{Algorithm: "gpu blocked Floyd-Warshall (tile 64)", Dist: graph.NewDenseI32(2), Parents: make([]int32, 4),
 		Tile: 64, Time: 3 * time.Millisecond, CopyTime: 2 * time.Millisecond}
 	if s := r.String(); !strings.Contains(s, "3ms + copies 2ms") {
 		t.Errorf("String() = %q", s)
@@ -917,28 +914,28 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("special", func(t *testing.T) { checkGPUSpecial(t, dev, true, 16) })
 	t.Run("paths", func(t *testing.T) {
 		defer forcePlan(4, 2)()
-		checkGPUPaths(t, dev, cases[0].d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1))
+		checkGPUPaths(t, dev, cases[0].d, Options{Method: OutOfCoreGPU, Tile: 16, MemoryCap: 1})
 	})
 	t.Run("cancel", func(t *testing.T) {
-		checkGPUCancel(t, dev, cases[0].d, WithMethod(BlockedGPU), Tile(16))
+		checkGPUCancel(t, dev, cases[0].d, Options{Method: BlockedGPU, Tile: 16})
 		defer forcePlan(4, 1)()
-		checkGPUCancel(t, dev, cases[0].d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1))
+		checkGPUCancel(t, dev, cases[0].d, Options{Method: OutOfCoreGPU, Tile: 16, MemoryCap: 1})
 	})
 	t.Run("one_shot", func(t *testing.T) {
 		g := mustGraph(t)(gen.RMAT(5, 8, gen.Seed(1), gen.Integer(9)))
-		checkGPUOneShot(t, dev, g, WithMethod(BlockedGPU), Tile(16))
+		checkGPUOneShot(t, dev, g, Options{Method: BlockedGPU, Tile: 16})
 		defer forcePlan(4, 1)()
-		checkGPUOneShot(t, dev, g, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1))
+		checkGPUOneShot(t, dev, g, Options{Method: OutOfCoreGPU, Tile: 16, MemoryCap: 1})
 	})
 	t.Run("cap_errors", func(t *testing.T) {
 		d := cases[0].d
 		for _, m := range []Method{PlainGPU, BlockedGPU} {
-			_, err := Prepare(dev, d, WithMethod(m), Tile(16), MemoryCap(1<<12))
+			_, err := Prepare(dev, d, Options{Method: m, Tile: 16, MemoryCap: 1 << 12})
 			if err == nil || !strings.Contains(err.Error(), "OutOfCoreGPU") || !strings.Contains(err.Error(), "memory cap") {
 				t.Errorf("%v with a 4 KiB cap: %v", m, err)
 			}
 		}
-		if _, err := Prepare(dev, d, WithMethod(OutOfCoreGPU), Tile(16), MemoryCap(1<<10)); err == nil || !strings.Contains(err.Error(), "too small") {
+		if _, err := Prepare(dev, d, Options{Method: OutOfCoreGPU, Tile: 16, MemoryCap: 1 << 10}); err == nil || !strings.Contains(err.Error(), "too small") {
 			t.Errorf("out of core with a 1 KiB cap: %v", err)
 		}
 	})
@@ -951,7 +948,7 @@ func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
 	t.Run("one_shot_free_error", func(t *testing.T) {
 		d := twoComponentsDense(6, 1)
 		fakegpu.FailFrees(t, 1)
-		r, err := Run(dev, d)
+		r, err := Run(dev, d, Options{})
 		if r != nil || err == nil || !strings.Contains(err.Error(), "apsp: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
 			t.Errorf("Run(dev, d) with a failing free: %v, %v; want the free's error", r, err)
 		}
@@ -1004,14 +1001,14 @@ func TestGPURome99(t *testing.T) {
 		vs = append(vs, gpuVariant{Variant: v})
 	}
 	for _, tile := range []int{32, 64} {
-		vs = append(vs, gpuVariant{Variant: Variant{fmt.Sprintf("blocked tile %d", tile), []Option{WithMethod(BlockedGPU), Tile(tile)}}})
+		vs = append(vs, gpuVariant{Variant: Variant{fmt.Sprintf("blocked tile %d", tile), Options{Method: BlockedGPU, Tile: tile}}})
 		vs = append(vs, gpuVariant{Variant: Variant{fmt.Sprintf("out of core tile %d", tile),
-			[]Option{WithMethod(OutOfCoreGPU), Tile(tile), MemoryCap(inCoreBytes(d.N, roundUp(d.N, tile), 2) / 3)}}, streamed: true})
+			Options{Method: OutOfCoreGPU, Tile: tile, MemoryCap: inCoreBytes(d.N, roundUp(d.N, tile), 2) / 3}}, streamed: true})
 	}
 	for _, v := range vs {
 		t.Run(v.Slug(), func(t *testing.T) { checkGPUCase(t, dev, c, v) })
 	}
-	checkGPUPaths(t, dev, d, WithMethod(BlockedGPU))
+	checkGPUPaths(t, dev, d, Options{Method: BlockedGPU})
 }
 
 // TestGPUCancel: an interrupted run fails with cancel.ErrInterrupted; the
@@ -1019,9 +1016,9 @@ func TestGPURome99(t *testing.T) {
 func TestGPUCancel(t *testing.T) {
 	dev := requireGPU(t)
 	d := gpuCases(t, false)[0].d
-	checkGPUCancel(t, dev, d, WithMethod(PlainGPU))
-	checkGPUCancel(t, dev, d, WithMethod(BlockedGPU))
-	checkGPUCancel(t, dev, d, WithMethod(OutOfCoreGPU), MemoryCap(inCoreBytes(d.N, roundUp(d.N, DefaultGPUTile), 2)/3))
+	checkGPUCancel(t, dev, d, Options{Method: PlainGPU})
+	checkGPUCancel(t, dev, d, Options{Method: BlockedGPU})
+	checkGPUCancel(t, dev, d, Options{Method: OutOfCoreGPU, MemoryCap: inCoreBytes(d.N, roundUp(d.N, DefaultGPUTile), 2) / 3})
 }
 
 // TestGPUOneShot: the one-shot Run's and RunGraph's PrepTime include the
@@ -1030,6 +1027,6 @@ func TestGPUOneShot(t *testing.T) {
 	dev := requireGPU(t)
 	g := mustGraph(t)(gen.RMAT(9, 8, gen.Seed(1), gen.Integer(9)))
 	for _, v := range SeedVariants() {
-		t.Run(v.Slug(), func(t *testing.T) { checkGPUOneShot(t, dev, g, v.Options...) })
+		t.Run(v.Slug(), func(t *testing.T) { checkGPUOneShot(t, dev, g, v.Options) })
 	}
 }

@@ -12,7 +12,7 @@ import (
 // zero-weight cycle lets the blocked algorithm, whose operands already
 // include later k-steps, close a cycle of predecessors on a tie. The
 // distances are exactly those of plain min-plus Floyd-Warshall: a tie in
-// distance changes only Pred and the hop count, never Dist.
+// distance changes only Parents and the hop count, never Dist.
 //
 // The relaxation kernels update one row segment for one k: with
 // s = dik + dk[j], h = hik + hk[j], they take (s, h) when s < d[j], or

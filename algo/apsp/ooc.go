@@ -447,7 +447,7 @@ func (p *Prepared) unpackBlocks(r *Result) {
 	dst := bits(r.Dist)
 	d := o.host[0].Int32s()
 	var pr []int32
-	if r.Pred != nil {
+	if r.Parents != nil {
 		pr = o.host[1].Int32s()
 	}
 	par.ForChunks(q, 1, func(I, _, _ int) {
@@ -458,7 +458,7 @@ func (p *Prepared) unpackBlocks(r *Result) {
 				at := (I*q+J)*kk + i*K
 				copy(dst[gi*n+J*K:gi*n+J*K+w], d[at:at+w])
 				if pr != nil {
-					copy(r.Pred[gi*n+J*K:gi*n+J*K+w], pr[at:at+w])
+					copy(r.Parents[gi*n+J*K:gi*n+J*K+w], pr[at:at+w])
 				}
 			}
 		}

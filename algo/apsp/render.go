@@ -40,7 +40,7 @@ func (r *Result) HTML() string {
 	if r.CopyTime > 0 {
 		c.Row("copies", r.CopyTime.Round(time.Microsecond).String()+" (time with copies "+(r.Time+r.CopyTime).Round(time.Microsecond).String()+")")
 	}
-	c.Row("memory", card.Bytes(r.Dist.MemoryBytes()+4*int64(len(r.Pred))))
+	c.Row("memory", card.Bytes(r.Dist.MemoryBytes()+4*int64(len(r.Parents))))
 	if k := min(n, cornerSize); k > 0 && len(r.Dist.F32)+len(r.Dist.I32) >= n*n {
 		header := []string{"from \\ to"}
 		for j := 0; j < k; j++ {

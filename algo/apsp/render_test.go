@@ -16,7 +16,7 @@ func TestResultHTMLGolden(t *testing.T) {
 	r := &apsp.Result{
 		Algorithm: "cpu blocked Floyd-Warshall",
 		Dist:      &graph.Dense{N: 3, F32: []float32{0, 1.5, inf, 2, 0, inf, 3.25, 4.75, 0}},
-		Pred:      []int32{0, 0, -1, 1, 1, -1, 2, 0, 2},
+		Parents:   []int32{0, 0, -1, 1, 1, -1, 2, 0, 2},
 		Tile:      2,
 		Time:      75 * time.Microsecond,
 		PrepTime:  5 * time.Microsecond,

@@ -76,40 +76,9 @@ type Options struct {
 	// int32 matrix). A graph.Dense keeps its own element type.
 	Float32 bool
 	// DistancesOnly drops the predecessor matrix: less memory and fewer
-	// operations per update, but Result.Pred is nil, so no Path and no
+	// operations per update, but Result.Parents is nil, so no Path and no
 	// Check.
 	DistancesOnly bool
-}
-
-// Option sets one switch of Options.
-type Option func(*Options)
-
-// WithMethod selects the GPU algorithm (PlainGPU by default).
-func WithMethod(m Method) Option { return func(o *Options) { o.Method = m } }
-
-// Tile sets the tile side of the blocked methods (16, 32 or 64; 0: the
-// default). Other sizes make Prepare fail.
-func Tile(t int) Option { return func(o *Options) { o.Tile = t } }
-
-// MemoryCap limits the device memory the run may use, in bytes (0: the
-// device's free memory). A negative cap makes Prepare fail.
-func MemoryCap(bytes int64) Option { return func(o *Options) { o.MemoryCap = bytes } }
-
-// Float32 builds graphs into float32 matrices (see Options.Float32).
-func Float32(on bool) Option { return func(o *Options) { o.Float32 = on } }
-
-// DistancesOnly drops the predecessor matrix (see Options.DistancesOnly).
-func DistancesOnly(on bool) Option { return func(o *Options) { o.DistancesOnly = on } }
-
-// NewOptions applies opts, in order, to the zero Options.
-func NewOptions(opts ...Option) Options {
-	var o Options
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	return o
 }
 
 // The study's curve labels (docs/studies.md §4, the figure to reproduce).
@@ -177,12 +146,14 @@ func (o Options) check() error {
 	return nil
 }
 
-// Variant is a labelled set of options: one curve of a figure.
+// Variant is one curve of a figure: a label and the options that run it.
+// It is plain data: bench reads its switches without preparing anything.
 type Variant struct {
-	// Label names the curve (Options.Label of the options).
+	// Label names the curve (Options.Label of the options, or a name of
+	// one's own).
 	Label string
 	// Options select it.
-	Options []Option
+	Options Options
 }
 
 // String returns the label.
@@ -202,8 +173,8 @@ func (v Variant) Slug() string {
 // the CPU's FloydWarshall (or Blocked).
 func SeedVariants() []Variant {
 	return []Variant{
-		{LabelPlain, []Option{WithMethod(PlainGPU)}},
-		{LabelBlocked, []Option{WithMethod(BlockedGPU)}},
-		{LabelOutOfCore, []Option{WithMethod(OutOfCoreGPU)}},
+		{LabelPlain, Options{Method: PlainGPU}},
+		{LabelBlocked, Options{Method: BlockedGPU}},
+		{LabelOutOfCore, Options{Method: OutOfCoreGPU}},
 	}
 }

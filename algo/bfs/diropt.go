@@ -12,28 +12,6 @@ import (
 	"github.com/graphnb/graphnb/internal/par"
 )
 
-// Options tunes DirectionOptimizing. The zero value gives Beamer's
-// published parameters.
-type Options struct {
-	// Alpha: a top-down search turns bottom-up once the arcs leaving the
-	// frontier exceed 1/Alpha of the arcs leaving still-unvisited vertices
-	// (m_f > m_u/α): a larger Alpha switches earlier. Zero means 15.
-	Alpha int
-	// Beta: a bottom-up search turns top-down again once the frontier is
-	// shrinking and holds fewer than N/Beta vertices (n_f < n/β): a larger
-	// Beta stays bottom-up longer. Zero means 18.
-	Beta int
-	// TopDownOnly disables the bottom-up steps: a parallel top-down BFS,
-	// the baseline that shows what the direction switch buys.
-	TopDownOnly bool
-}
-
-// Default heuristic parameters (Beamer, Asanović, Patterson, SC 2012).
-const (
-	DefaultAlpha = 15
-	DefaultBeta  = 18
-)
-
 // Tuning constants of the parallel steps.
 const (
 	// tdChunk is the number of frontier vertices a worker takes at once in
@@ -62,7 +40,8 @@ const (
 // frontier bitmap, so it needs no atomics. The search starts top-down,
 // turns bottom-up when m_f > m_u/α (m_f: arcs leaving the frontier, m_u:
 // arcs leaving unvisited vertices) and top-down again when the frontier
-// shrinks below N/β vertices (Options).
+// shrinks below N/β vertices (Options.Alpha, Options.Beta; the other
+// fields of Options are the GPU's and do not apply).
 //
 // Directed graphs: a bottom-up step needs the arcs entering a vertex,
 // which a CSR of out-arcs does not hold; rather than build the transpose
@@ -80,16 +59,9 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 	if err := checkInput(g, src); err != nil {
 		return nil, err
 	}
-	if opt.Alpha < 0 || opt.Beta < 0 {
-		return nil, fmt.Errorf("bfs: Alpha %d and Beta %d must be positive (0 picks %d and %d)",
-			opt.Alpha, opt.Beta, DefaultAlpha, DefaultBeta)
-	}
-	alpha, beta := int64(opt.Alpha), int64(opt.Beta)
-	if alpha == 0 {
-		alpha = DefaultAlpha
-	}
-	if beta == 0 {
-		beta = DefaultBeta
+	alpha, beta, err := opt.switchParams()
+	if err != nil {
+		return nil, err
 	}
 	r := &Result{Source: src}
 	switch {

@@ -21,9 +21,10 @@
 // # On the GPU
 //
 // Prepare readies a graph for one GPU variant (Run is the one-shot form);
-// Prepared.Run searches from a source. GPUOptions pick the method and the
-// study's switches, SeedVariants and ModernVariants list the figure's
-// curves:
+// Prepared.Run searches from a source. Options pick the method and the
+// study's switches (one struct for every BFS of the package: its doc says
+// which fields the CPU and the GPU read), SeedVariants and ModernVariants
+// list the figure's curves:
 //
 //   - EdgeScan, the BFS study's kernel (docs/studies.md §2): a COO list with each
 //     undirected edge once, unsigned char levels (255 = unvisited), one

@@ -63,112 +63,6 @@ func (m Method) String() string {
 	return "Method(" + strconv.Itoa(int(m)) + ")"
 }
 
-// GPUOptions configure a GPU BFS. The zero value is the study's plain edge
-// scan with both switches off ("cache && restrict off").
-type GPUOptions struct {
-	// Method picks the algorithm.
-	Method Method
-	// TextureCache is the study's "restrict" switch: the edge scan reads
-	// levels (and the edge list) through const __restrict__ pointers with
-	// __ldg, the read-only path, and writes through a second pointer to
-	// the same memory (levels_NR). EdgeScan and DynamicParallelism only.
-	TextureCache bool
-	// Permute is the study's "cache" switch: the COO edges are put in the
-	// segment order of graph.PermuteCOO during preparation. EdgeScan and
-	// DynamicParallelism only.
-	Permute bool
-	// SegmentSize is the permutation's segment size P in vertices; 0
-	// picks graph.SegmentSizeFor(the device's L2 bytes, 1).
-	SegmentSize int
-	// DPThreshold (DynamicParallelism): a level whose frontier holds fewer
-	// vertices than this is expanded by child grids, a larger one by the
-	// edge scan. 0 means DefaultDPThreshold.
-	DPThreshold int
-	// Parents asks for a BFS tree: after the levels are known, each
-	// reached vertex takes a neighbour one level up as its parent (on the
-	// host, not timed). Without it Result.Parents is nil on a GPU.
-	Parents bool
-}
-
-// DefaultDPThreshold is the frontier size (vertices) below which
-// DynamicParallelism expands a level by child grids: with one child grid
-// per frontier vertex it stays under the cap of 1536 grids per step that
-// keeps device-side launches within the device runtime's default limit of
-// 2048 pending launches.
-const DefaultDPThreshold = 1024
-
-// GPUOption sets one of the GPUOptions.
-type GPUOption func(*GPUOptions)
-
-// WithMethod selects the method (EdgeScan by default).
-func WithMethod(m Method) GPUOption { return func(o *GPUOptions) { o.Method = m } }
-
-// TextureCache turns the study's "restrict" switch on or off.
-func TextureCache(on bool) GPUOption { return func(o *GPUOptions) { o.TextureCache = on } }
-
-// Permute turns the study's "cache" switch (the edge permutation) on or
-// off.
-func Permute(on bool) GPUOption { return func(o *GPUOptions) { o.Permute = on } }
-
-// SegmentSize sets the permutation's segment size P (vertices; 0: from
-// the device's L2).
-func SegmentSize(p int) GPUOption { return func(o *GPUOptions) { o.SegmentSize = p } }
-
-// DPThreshold sets the frontier size (vertices) below which
-// DynamicParallelism uses child grids (0: DefaultDPThreshold).
-func DPThreshold(n int) GPUOption { return func(o *GPUOptions) { o.DPThreshold = n } }
-
-// WithParents asks for parents (a BFS tree) in the results.
-func WithParents(on bool) GPUOption { return func(o *GPUOptions) { o.Parents = on } }
-
-// applyOptions folds opts into GPUOptions and validates them.
-func applyOptions(opts []GPUOption) (GPUOptions, error) {
-	var o GPUOptions
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	switch {
-	case o.Method < EdgeScan || o.Method > DirectionOptimizingGPU:
-		return o, fmt.Errorf("bfs: unknown GPU method %d (use bfs.EdgeScan, bfs.DynamicParallelism or bfs.DirectionOptimizingGPU)", int(o.Method))
-	case o.SegmentSize < 0:
-		return o, fmt.Errorf("bfs: segment size %d is negative (0 picks one from the L2 size)", o.SegmentSize)
-	case o.DPThreshold < 0:
-		return o, fmt.Errorf("bfs: DP threshold %d is negative (0 picks %d vertices)", o.DPThreshold, DefaultDPThreshold)
-	}
-	return o, nil
-}
-
-// scanLabel names the edge-scan switches as the study's figure does.
-func scanLabel(o GPUOptions) string {
-	switch {
-	case o.TextureCache && o.Permute:
-		return "cache && restrict on"
-	case o.TextureCache:
-		return "cache off"
-	case o.Permute:
-		return "restrict off"
-	}
-	return "cache && restrict off"
-}
-
-// label is the variant's name: the study's curve labels, "dynamic
-// parallelism" with both switches on (qualified otherwise), and
-// "direction-optimizing (GPU)".
-func (o GPUOptions) label() string {
-	switch o.Method {
-	case DynamicParallelism:
-		if o.TextureCache && o.Permute {
-			return "dynamic parallelism"
-		}
-		return "dynamic parallelism, " + scanLabel(o)
-	case DirectionOptimizingGPU:
-		return "direction-optimizing (GPU)"
-	}
-	return scanLabel(o)
-}
-
 // ---- kernels ----
 
 // Kernel names, as declared in bfs.cu and dp.cu (a test checks them).
@@ -291,7 +185,7 @@ type Prepared struct {
 	base
 	mem   *gpu.Allocations // every device resource below
 	g     *graph.CSR
-	opt   GPUOptions
+	opt   Options
 	host  bool
 	n     int
 	fn    map[string]*gpu.Function // bfs.cu's kernels
@@ -320,7 +214,8 @@ type Prepared struct {
 // (EdgeScan, DynamicParallelism), permutes it (Permute), and uploads what
 // the method needs with its search state. PrepTime reports the time taken
 // without compilation. On the host device Prepare keeps g and Run runs the
-// CPU DirectionOptimizing, so a notebook runs unchanged without a GPU.
+// CPU DirectionOptimizing with o (its Alpha, Beta and TopDownOnly), so a
+// notebook runs unchanged without a GPU.
 //
 // Device memory: EdgeScan 8 bytes per undirected edge + N + 4 (levels,
 // flag); DynamicParallelism adds the CSR (8(N+1) + 4 per arc); the
@@ -333,7 +228,7 @@ type Prepared struct {
 // graph with EdgeScan or DynamicParallelism (they relax both directions
 // of each edge: use g.Undirected(), or DirectionOptimizingGPU), and
 // device errors (compilation, out of memory).
-func Prepare(dev *gpu.Device, g *graph.CSR, opts ...GPUOption) (*Prepared, error) {
+func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("bfs: no device (use gpu.Default())")
 	}
@@ -343,15 +238,14 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...GPUOption) (*Prepared, error
 	if g.NumVertices() == 0 {
 		return nil, errors.New("bfs: the graph has no vertices")
 	}
-	o, err := applyOptions(opts)
-	if err != nil {
+	if err := o.check(); err != nil {
 		return nil, err
 	}
 	if g.Directed && o.Method != DirectionOptimizingGPU {
-		return nil, fmt.Errorf("bfs: the GPU %s relaxes both directions of each edge, but this graph is directed; use g.Undirected() or bfs.WithMethod(bfs.DirectionOptimizingGPU)", o.Method)
+		return nil, fmt.Errorf("bfs: the GPU %s relaxes both directions of each edge, but this graph is directed; use g.Undirected() or bfs.Options{Method: bfs.DirectionOptimizingGPU}", o.Method)
 	}
 	p := &Prepared{g: g, opt: o, n: g.NumVertices(), host: dev.IsHost()}
-	p.mem = prepared.Init(&p.base, "bfs", o.label(), dev)
+	p.mem = prepared.Init(&p.base, "bfs", o.Label(), dev)
 	p.dpMin = o.DPThreshold
 	if p.dpMin == 0 {
 		p.dpMin = DefaultDPThreshold
@@ -359,6 +253,7 @@ func Prepare(dev *gpu.Device, g *graph.CSR, opts ...GPUOption) (*Prepared, error
 	if p.host {
 		return p, nil
 	}
+	var err error
 	if p.fn, p.dpfn, err = kernelsFor(dev, o.Method == DynamicParallelism); err != nil {
 		return nil, err
 	}
@@ -442,7 +337,7 @@ func (p *Prepared) upload(info gpu.Info) error {
 }
 
 // Options returns the options in effect.
-func (p *Prepared) Options() GPUOptions { return p.opt }
+func (p *Prepared) Options() Options { return p.opt }
 
 // Close frees the device memory; later Runs return an error. Close is
 // idempotent and accepts a nil Prepared.
@@ -468,8 +363,8 @@ func (p *Prepared) String() string {
 
 // Run is a one-shot GPU BFS of g from src: Prepare, Run, Close. The
 // result's PrepTime holds the preparation, made for this run alone.
-func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...GPUOption) (*Result, error) {
-	p, err := Prepare(dev, g, opts...)
+func Run(dev *gpu.Device, g *graph.CSR, src int32, o Options) (*Result, error) {
+	p, err := Prepare(dev, g, o)
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +395,7 @@ func (p *Prepared) Run(src int32) (_ *Result, err error) {
 		return nil, err
 	}
 	if p.host {
-		r, err := DirectionOptimizing(p.g, src, Options{})
+		r, err := DirectionOptimizing(p.g, src, p.opt)
 		if err != nil {
 			return nil, err
 		}
@@ -738,7 +633,7 @@ func (p *Prepared) runDO(src int32) (*Result, error) {
 		r.Launches++
 		return t.Launch(f, grid, block, 0, args...)
 	}
-	alpha, beta := int64(DefaultAlpha), int64(DefaultBeta)
+	alpha, beta, _ := p.opt.switchParams() // checked by Prepare
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := launch(t, k[kDOInit], gpu.Blocks(n, blockSize), p.levels32, p.vis, int64(n), int64(words), src, p.qa); err != nil {
 			return err
@@ -756,7 +651,7 @@ func (p *Prepared) runDO(src int32) (*Result, error) {
 			r.FrontierSizes = append(r.FrontierSizes, nf)
 			if !g.Directed {
 				switch {
-				case !bottomUp && mf > mu/alpha:
+				case !bottomUp && !p.opt.TopDownOnly && mf > mu/alpha:
 					if err := front.Fill(0); err != nil {
 						return err
 					}

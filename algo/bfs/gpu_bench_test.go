@@ -94,7 +94,7 @@ func benchSlug(label string) string {
 }
 
 func benchGPUVariant(b *testing.B, dev *gpu.Device, info gpu.Info, g *graph.CSR, srcs []int32, v Variant) {
-	p, err := Prepare(dev, g, append(v.Options, WithParents(true))...)
+	p, err := Prepare(dev, g, withParents(v.Options))
 	if err != nil {
 		b.Fatal(err)
 	}

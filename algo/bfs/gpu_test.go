@@ -41,39 +41,33 @@ func TestMethodString(t *testing.T) {
 	}
 }
 
-func TestGPUOptionsApply(t *testing.T) {
+func TestOptionsCheck(t *testing.T) {
 	cases := []struct {
 		name    string
-		opts    []GPUOption
-		want    GPUOptions
+		opts    Options
 		wantErr string
 	}{
-		{"zero", nil, GPUOptions{}, ""},
-		{"all set", []GPUOption{WithMethod(DynamicParallelism), TextureCache(true), Permute(true), SegmentSize(4096),
-			DPThreshold(77), WithParents(true)},
-			GPUOptions{Method: DynamicParallelism, TextureCache: true, Permute: true, SegmentSize: 4096, DPThreshold: 77, Parents: true}, ""},
-		{"later wins", []GPUOption{TextureCache(true), TextureCache(false), WithMethod(DirectionOptimizingGPU)},
-			GPUOptions{Method: DirectionOptimizingGPU}, ""},
-		{"nil option skipped", []GPUOption{nil, Permute(true)}, GPUOptions{Permute: true}, ""},
-		{"unknown method", []GPUOption{WithMethod(Method(9))}, GPUOptions{}, "unknown GPU method 9"},
-		{"negative method", []GPUOption{WithMethod(Method(-1))}, GPUOptions{}, "unknown GPU method"},
-		{"negative segment", []GPUOption{SegmentSize(-2)}, GPUOptions{}, "segment size -2"},
-		{"negative threshold", []GPUOption{DPThreshold(-1)}, GPUOptions{}, "DP threshold -1"},
+		{"zero", Options{}, ""},
+		{"all set", Options{Method: DynamicParallelism, TextureCache: true, Permute: true, SegmentSize: 4096,
+			DPThreshold: 77, Parents: true, Alpha: 3, Beta: 4, TopDownOnly: true}, ""},
+		{"unknown method", Options{Method: Method(9)}, "unknown GPU method 9"},
+		{"negative method", Options{Method: Method(-1)}, "unknown GPU method"},
+		{"negative segment", Options{SegmentSize: -2}, "segment size -2"},
+		{"negative threshold", Options{DPThreshold: -1}, "DP threshold -1"},
+		{"negative alpha", Options{Alpha: -1}, "Alpha -1"},
+		{"negative beta", Options{Method: DirectionOptimizingGPU, Beta: -3}, "Beta -3"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := applyOptions(c.opts)
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("err = %v, want one mentioning %q", err, c.wantErr)
+			err := c.opts.check()
+			if c.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != c.want {
-				t.Fatalf("options = %+v, want %+v", got, c.want)
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("err = %v, want one mentioning %q", err, c.wantErr)
 			}
 		})
 	}
@@ -98,7 +92,7 @@ func TestVariantLabels(t *testing.T) {
 	// study's: "cache" is Permute, "restrict" is TextureCache.
 	g := tg.Build(t, 5, false, tg.Unweighted, tg.Path(5, nil)...)
 	for _, v := range allVariants() {
-		p, err := Prepare(gpu.Host(), g, v.Options...)
+		p, err := Prepare(gpu.Host(), g, v.Options)
 		if err != nil {
 			t.Fatalf("%s: %v", v.Label, err)
 		}
@@ -115,9 +109,14 @@ func TestVariantLabels(t *testing.T) {
 		}
 	}
 	// Non-default switches on dynamic parallelism are named.
-	o, _ := applyOptions([]GPUOption{WithMethod(DynamicParallelism), TextureCache(true)})
-	if got := o.label(); got != "dynamic parallelism, cache off" {
+	if got := (Options{Method: DynamicParallelism, TextureCache: true}).Label(); got != "dynamic parallelism, cache off" {
 		t.Errorf("DP with restrict only: label %q", got)
+	}
+	// So are the direction-optimizing parameters; the scan's switches do
+	// not apply to it.
+	o := Options{Method: DirectionOptimizingGPU, Alpha: 4, Beta: 24, TopDownOnly: true, Permute: true}
+	if got := o.Label(); got != "direction-optimizing (GPU), α=4, β=24, top-down only" {
+		t.Errorf("direction-optimizing with parameters: label %q", got)
 	}
 }
 
@@ -148,7 +147,7 @@ func TestGPUHostPath(t *testing.T) {
 	for _, c := range hostCases(t) {
 		for _, v := range allVariants() {
 			t.Run(c.name+"/"+v.Label, func(t *testing.T) {
-				p, err := Prepare(gpu.Host(), c.g, append(v.Options, WithParents(true))...)
+				p, err := Prepare(gpu.Host(), c.g, withParents(v.Options))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,7 +187,7 @@ func TestGPUHostPath(t *testing.T) {
 	}
 	// The one-shot Run on the host.
 	g := tg.Build(t, 6, false, tg.Unweighted, tg.Star(6, nil)...)
-	r, err := Run(gpu.Host(), g, 3, WithMethod(DirectionOptimizingGPU))
+	r, err := Run(gpu.Host(), g, 3, Options{Method: DirectionOptimizingGPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,28 +203,28 @@ func TestGPUPrepareErrors(t *testing.T) {
 		name string
 		dev  *gpu.Device
 		g    *graph.CSR
-		opts []GPUOption
+		opts Options
 		want string
 	}{
-		{"nil device", nil, g, nil, "no device"},
-		{"nil graph", gpu.Host(), nil, nil, "no graph"},
-		{"no vertices", gpu.Host(), &graph.CSR{Offsets: []int64{0}}, nil, "no vertices"},
-		{"bad option", gpu.Host(), g, []GPUOption{SegmentSize(-1)}, "segment size"},
-		{"directed edge scan", gpu.Host(), dg, nil, "directed"},
-		{"directed dynamic parallelism", gpu.Host(), dg, []GPUOption{WithMethod(DynamicParallelism)}, "directed"},
+		{"nil device", nil, g, Options{}, "no device"},
+		{"nil graph", gpu.Host(), nil, Options{}, "no graph"},
+		{"no vertices", gpu.Host(), &graph.CSR{Offsets: []int64{0}}, Options{}, "no vertices"},
+		{"bad option", gpu.Host(), g, Options{SegmentSize: -1}, "segment size"},
+		{"directed edge scan", gpu.Host(), dg, Options{}, "directed"},
+		{"directed dynamic parallelism", gpu.Host(), dg, Options{Method: DynamicParallelism}, "directed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Prepare(c.dev, c.g, c.opts...)
+			_, err := Prepare(c.dev, c.g, c.opts)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want one mentioning %q", err, c.want)
 			}
 		})
 	}
-	if _, err := Prepare(gpu.Host(), dg, WithMethod(DirectionOptimizingGPU)); err != nil {
+	if _, err := Prepare(gpu.Host(), dg, Options{Method: DirectionOptimizingGPU}); err != nil {
 		t.Errorf("directed graph, direction-optimizing: %v", err)
 	}
-	p, err := Prepare(gpu.Host(), g)
+	p, err := Prepare(gpu.Host(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +330,7 @@ func ExampleRun() {
 		Src: []int32{0, 1, 0, 1, 2, 3, 4},
 		Dst: []int32{1, 2, 3, 4, 5, 4, 5}}
 	g, _ := graph.Build(el, graph.BuildOptions{Symmetrize: true})
-	r, err := Run(gpu.Default(), g, 0, TextureCache(true), Permute(true), WithParents(true))
+	r, err := Run(gpu.Default(), g, 0, Options{TextureCache: true, Permute: true, Parents: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -449,7 +448,7 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 	for _, v := range allVariants() {
 		for _, c := range cases {
 			t.Run(v.Label+"/"+c.name, func(t *testing.T) {
-				p, err := Prepare(dev, c.g, append(v.Options, WithParents(true))...)
+				p, err := Prepare(dev, c.g, withParents(v.Options))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -503,7 +502,7 @@ func checkGPUDPThreshold(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	srcs := g.Roots(3, 2)
 	for _, th := range []int{1, 2, 64, 1 << 30} {
 		t.Run("threshold_"+strconv.Itoa(th), func(t *testing.T) {
-			p, err := Prepare(dev, g, WithMethod(DynamicParallelism), TextureCache(true), DPThreshold(th), WithParents(true))
+			p, err := Prepare(dev, g, Options{Method: DynamicParallelism, TextureCache: true, DPThreshold: th, Parents: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -534,7 +533,7 @@ func TestGPUPermuteSegments(t *testing.T) {
 	}
 	for _, seg := range []int{1, 64, 1000} {
 		for _, tc := range []bool{false, true} {
-			p, err := Prepare(dev, g, Permute(true), SegmentSize(seg), TextureCache(tc), WithParents(true))
+			p, err := Prepare(dev, g, Options{Permute: true, SegmentSize: seg, TextureCache: tc, Parents: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -561,7 +560,7 @@ func TestGPUDirected(t *testing.T) {
 // of g, which takes only top-down steps.
 func checkGPUDirected(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	dg := directedCopy(t, g)
-	p, err := Prepare(dev, dg, WithMethod(DirectionOptimizingGPU), WithParents(true))
+	p, err := Prepare(dev, dg, Options{Method: DirectionOptimizingGPU, Parents: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +575,7 @@ func checkGPUDirected(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			t.Errorf("directed graph: directions %v, algorithm %q", r.Directions, r.Algorithm)
 		}
 	}
-	if _, err := Prepare(dev, dg); err == nil {
+	if _, err := Prepare(dev, dg, Options{}); err == nil {
 		t.Error("edge scan on a directed graph: no error")
 	}
 }
@@ -594,7 +593,7 @@ func TestGPUCancel(t *testing.T) {
 func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	defer cancel.Clear()
 	for _, v := range allVariants() {
-		p, err := Prepare(dev, g, append(v.Options, WithParents(true))...)
+		p, err := Prepare(dev, g, withParents(v.Options))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -626,7 +625,7 @@ func TestGPURunOneShot(t *testing.T) {
 // checkGPURunOneShot runs every variant once through Run.
 func checkGPURunOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range allVariants() {
-		r, err := Run(dev, g, 5, append(v.Options, WithParents(true))...)
+		r, err := Run(dev, g, 5, withParents(v.Options))
 		if err != nil {
 			t.Fatalf("%s: %v", v.Label, err)
 		}
@@ -689,9 +688,36 @@ func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
 			t.Fatal(err)
 		}
 		fakegpu.FailFrees(t, 1)
-		r, err := Run(dev, g, 0)
+		r, err := Run(dev, g, 0, Options{})
 		if r != nil || err == nil || !strings.Contains(err.Error(), "bfs: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
 			t.Errorf("Run(dev, g, 0) with a failing free: %v, %v; want the free's error", r, err)
 		}
 	})
+}
+
+// withParents returns o asking for parents, which Check needs.
+func withParents(o Options) Options {
+	o.Parents = true
+	return o
+}
+
+// On the host device a GPU Prepare runs the CPU search with the
+// direction-optimizing fields of the same Options.
+func TestHostDeviceHonoursSwitchParams(t *testing.T) {
+	g, err := gen.RMAT(8, 16, gen.Seed(3), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(gpu.Host(), g, 0, Options{Method: DirectionOptimizingGPU, TopDownOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l, d := range r.Directions {
+		if d != TopDownStep {
+			t.Fatalf("TopDownOnly: level %d went %v", l, d)
+		}
+	}
+	if _, err := Run(gpu.Host(), g, 0, Options{Method: DirectionOptimizingGPU, Alpha: -1}); err == nil {
+		t.Error("negative Alpha: no error")
+	}
 }

@@ -66,12 +66,14 @@ type Result struct {
 	// ComponentEdges is the Graph500 TEPS numerator: the input edges with
 	// a reached endpoint (graph.CSR.ComponentEdges).
 	ComponentEdges int64
-	// Time is the traversal only (initialising the outputs included,
-	// preparation and validation excluded).
+	// Time is the traversal only, excluding PrepTime (initialising the
+	// outputs included, validation excluded; on a GPU, measured with CUDA
+	// events).
 	Time time.Duration
-	// PrepTime is preparation done for this run and excluded from Time
-	// (format conversion, upload): the one-shot GPU Run's; zero for the
-	// CPU entry points and for Prepared.Run.
+	// PrepTime is the preparation excluded from Time (format conversion,
+	// upload): zero for the CPU entry points, which prepare nothing. A GPU
+	// Prepared.Run prepares nothing per run and reports 0; Prepare's
+	// time, spent once, is Prepared.PrepTime, which the one-shot Run adds.
 	PrepTime time.Duration
 	// TEPS is graph.Rate(ComponentEdges, stored arcs, Time).
 	TEPS graph.TEPS

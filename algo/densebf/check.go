@@ -22,10 +22,10 @@ import (
 //     negative float32 weights the reference runs in float64 and Dist must
 //     agree within N·2⁻²²·(N−1)·max|entry| (the rounding of N-term sums).
 //     Reachability always matches exactly.
-//   - Pred: Pred[src] = src; -1 exactly for unreachable vertices; else
-//     p = Pred[v] is a vertex with an arc p→v and Dist[v] equals
+//   - Parents: Parents[src] = src; -1 exactly for unreachable vertices; else
+//     p = Parents[v] is a vertex with an arc p→v and Dist[v] equals
 //     Dist[p] + w(p, v) computed in the matrix's arithmetic (exactly: a
-//     converged Bellman-Ford satisfies it with equality); following Pred
+//     converged Bellman-Ford satisfies it with equality); following Parents
 //     from any vertex reaches src.
 //
 // A negative cycle reachable from src is an error (no result is valid).
@@ -40,8 +40,8 @@ func Check(d *graph.Dense, src int32, r *Result) error {
 		return fmt.Errorf("densebf: Check: no result (nil)")
 	case r.Source != src:
 		return fmt.Errorf("densebf: result is from source %d, not %d", r.Source, src)
-	case len(r.Dist) != n || len(r.Pred) != n:
-		return fmt.Errorf("densebf: result has %d distances and %d predecessors, want %d of each", len(r.Dist), len(r.Pred), n)
+	case len(r.Dist) != n || len(r.Parents) != n:
+		return fmt.Errorf("densebf: result has %d distances and %d predecessors, want %d of each", len(r.Dist), len(r.Parents), n)
 	}
 	want, err := reference(d, int(src), neg)
 	if err != nil {
@@ -57,25 +57,25 @@ func Check(d *graph.Dense, src int32, r *Result) error {
 			return fmt.Errorf("densebf: Dist[%d] = %v, but the shortest distance from %d is %v", v, g, src, w)
 		}
 	}
-	if r.Pred[src] != src {
-		return fmt.Errorf("densebf: Pred[%d] = %d, want the source itself", src, r.Pred[src])
+	if r.Parents[src] != src {
+		return fmt.Errorf("densebf: Parents[%d] = %d, want the source itself", src, r.Parents[src])
 	}
 	for v := 0; v < n; v++ {
-		p := int(r.Pred[v])
+		p := int(r.Parents[v])
 		if v == int(src) {
 			continue
 		}
 		if math.IsInf(r.Dist[v], 1) {
 			if p != -1 {
-				return fmt.Errorf("densebf: Pred[%d] = %d, but %d is unreachable (want -1)", v, p, v)
+				return fmt.Errorf("densebf: Parents[%d] = %d, but %d is unreachable (want -1)", v, p, v)
 			}
 			continue
 		}
 		if p < 0 || p >= n || p == v {
-			return fmt.Errorf("densebf: Pred[%d] = %d is not a predecessor of %d", v, p, v)
+			return fmt.Errorf("densebf: Parents[%d] = %d is not a predecessor of %d", v, p, v)
 		}
 		if w := d.At(p, v); math.IsInf(w, 1) {
-			return fmt.Errorf("densebf: Pred[%d] = %d, but there is no arc %d→%d", v, p, p, v)
+			return fmt.Errorf("densebf: Parents[%d] = %d, but there is no arc %d→%d", v, p, p, v)
 		}
 		var via float64
 		if d.IsInt() {
@@ -84,23 +84,23 @@ func Check(d *graph.Dense, src int32, r *Result) error {
 			via = float64(float32(r.Dist[p]) + d.F32[p*n+v])
 		}
 		if via != r.Dist[v] {
-			return fmt.Errorf("densebf: Pred[%d] = %d, but Dist[%d] + w(%d,%d) = %v ≠ Dist[%d] = %v", v, p, p, p, v, via, v, r.Dist[v])
+			return fmt.Errorf("densebf: Parents[%d] = %d, but Dist[%d] + w(%d,%d) = %v ≠ Dist[%d] = %v", v, p, p, p, v, via, v, r.Dist[v])
 		}
 	}
-	// every Pred chain reaches src: 0 unknown, 1 on the current walk, 2 good.
+	// every Parents chain reaches src: 0 unknown, 1 on the current walk, 2 good.
 	state := make([]uint8, n)
 	state[src] = 2
 	var walk []int32
 	for v := int32(0); v < int32(n); v++ {
 		walk = walk[:0]
 		x := v
-		for r.Pred[x] >= 0 && state[x] == 0 {
+		for r.Parents[x] >= 0 && state[x] == 0 {
 			state[x] = 1
 			walk = append(walk, x)
-			x = r.Pred[x]
+			x = r.Parents[x]
 		}
-		if r.Pred[x] >= 0 && state[x] == 1 {
-			return fmt.Errorf("densebf: following Pred from %d loops through %d", v, x)
+		if r.Parents[x] >= 0 && state[x] == 1 {
+			return fmt.Errorf("densebf: following Parents from %d loops through %d", v, x)
 		}
 		for _, y := range walk {
 			state[y] = 2

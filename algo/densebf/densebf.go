@@ -25,29 +25,28 @@ type Result struct {
 	// unreachable. Values were computed in the matrix's arithmetic
 	// (float32 or int32) and then widened to float64 exactly.
 	Dist []float64
-	// Pred[v] is v's predecessor on a shortest path (the study's η), -1
-	// when v is unreachable; Pred[Source] = Source.
-	Pred []int32
+	// Parents[v] is v's predecessor on a shortest path (the study's η), -1
+	// when v is unreachable; Parents[Source] = Source.
+	Parents []int32
 	// Iterations is the number of sweeps over the matrix, the last one
 	// (which changed nothing) included.
 	Iterations int
-	// Time is the iterations, excluding PrepTime: on a GPU, the kernels
-	// (initialisation and iterations, with the flag reads between them),
-	// measured with CUDA events.
+	// Time is the iterations, excluding PrepTime and CopyTime: on a GPU,
+	// the kernels (initialisation and iterations, with the flag reads
+	// between them), measured with CUDA events.
 	Time time.Duration
-	// CopyTime is the host↔device copies the study counts: on a GPU, the
-	// matrix upload (measured once, during Prepare) and this run's
-	// download of the distances and predecessors. Zero on the CPU.
-	CopyTime time.Duration
-	// TimeWithCopies is Time + CopyTime, the study's measure (equal to
-	// Time on the CPU, where nothing is copied).
-	TimeWithCopies time.Duration
-	// PrepTime is validating and transposing the matrix (so each
-	// vertex's in-edges are contiguous: the study's BF_Reduce_Coarse
-	// layout). A GPU Prepared.Run prepares nothing per run and reports 0
-	// (on the host device, the CPU Run's own); Prepare's time, spent
-	// once, is Prepared.PrepTime, which the one-shot RunGPU adds.
+	// PrepTime is the preparation excluded from Time: validating and
+	// transposing the matrix (so each vertex's in-edges are contiguous:
+	// the study's BF_Reduce_Coarse layout). A GPU Prepared.Run prepares
+	// nothing per run and reports 0 (on the host device, the CPU Run's
+	// own); Prepare's time, spent once, is Prepared.PrepTime, which the
+	// one-shot RunGPU adds.
 	PrepTime time.Duration
+	// CopyTime is what host↔device copies add to Time on a GPU: the
+	// matrix upload (measured once, during Prepare) and this run's
+	// download of the distances and parents. Time + CopyTime is the
+	// study's measure, the time with copies. Zero on the CPU.
+	CopyTime time.Duration
 }
 
 // String summarises the result in one line.
@@ -101,8 +100,8 @@ func inspect(d *graph.Dense, src int32, who string) (neg bool, maxAbs float64, e
 // σ(j) + edge[j→v] from the previous iteration's σ. It stops after an
 // iteration that changes nothing; a change in iteration N means a
 // negative cycle reachable from src, reported as a *NegativeCycleError
-// naming a vertex on it (found by walking Pred N steps from a vertex
-// that changed: a cycle of Pred always has negative weight). Diagonal
+// naming a vertex on it (found by walking Parents N steps from a vertex
+// that changed: a cycle of Parents always has negative weight). Diagonal
 // entries ≥ 0 are ignored; a negative one is a negative self-loop.
 //
 // Work is O(N²) per iteration and at most N iterations (a shortest path
@@ -123,11 +122,11 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 	if err := membudget.Check(fmt.Sprintf("densebf: Run on %d vertices", n), membudget.Bytes(int64(n)*int64(n), 4)); err != nil {
 		return nil, err
 	}
-	r := &Result{Algorithm: "cpu Bellman-Ford (dense pull)", Source: src, Pred: make([]int32, n)}
-	for v := range r.Pred {
-		r.Pred[v] = -1
+	r := &Result{Algorithm: "cpu Bellman-Ford (dense pull)", Source: src, Parents: make([]int32, n)}
+	for v := range r.Parents {
+		r.Parents[v] = -1
 	}
-	r.Pred[src] = src
+	r.Parents[src] = src
 	var sigma []float64
 	if d.F32 != nil {
 		t, terr := transpose(d.F32, n, float32(math.Inf(1)))
@@ -136,7 +135,7 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 		}
 		r.PrepTime = time.Since(t0)
 		t1 := time.Now()
-		sigma, r.Iterations, err = iterateF32(t, n, src, r.Pred)
+		sigma, r.Iterations, err = iterateF32(t, n, src, r.Parents)
 		r.Time = time.Since(t1)
 	} else {
 		t, terr := transpose(d.I32, n, graph.InfI32)
@@ -145,14 +144,13 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 		}
 		r.PrepTime = time.Since(t0)
 		t1 := time.Now()
-		sigma, r.Iterations, err = iterateI32(t, n, src, r.Pred, neg)
+		sigma, r.Iterations, err = iterateI32(t, n, src, r.Parents, neg)
 		r.Time = time.Since(t1)
 	}
 	if err != nil {
 		return nil, err
 	}
 	r.Dist = sigma
-	r.TimeWithCopies = r.Time
 	return r, nil
 }
 
@@ -293,9 +291,9 @@ func iterate(n int, src int32, pred []int32, sweep func(lo, hi int) bool, swap f
 	return 0, nil // n == 0 cannot happen: src is a vertex
 }
 
-// onPredCycle walks Pred N steps from v, which changed in iteration N;
+// onPredCycle walks Parents N steps from v, which changed in iteration N;
 // that walk cannot reach an unchanged source, so it ends on a cycle of
-// Pred, whose weight is negative.
+// Parents, whose weight is negative.
 func onPredCycle(pred []int32, v int32) int32 {
 	for range len(pred) {
 		if pred[v] < 0 {

@@ -106,9 +106,9 @@ func TestTable(t *testing.T) {
 					d = f
 				}
 				r := runChecked(t, d, tc.src)
-				if !slices.Equal(r.Dist, tc.dist) || !slices.Equal(r.Pred, tc.pred) || r.Iterations != tc.iters {
-					t.Errorf("int %v: Dist %v Pred %v after %d iterations, want %v %v %d",
-						integer, r.Dist, r.Pred, r.Iterations, tc.dist, tc.pred, tc.iters)
+				if !slices.Equal(r.Dist, tc.dist) || !slices.Equal(r.Parents, tc.pred) || r.Iterations != tc.iters {
+					t.Errorf("int %v: Dist %v Parents %v after %d iterations, want %v %v %d",
+						integer, r.Dist, r.Parents, r.Iterations, tc.dist, tc.pred, tc.iters)
 				}
 			}
 		})
@@ -223,7 +223,7 @@ func TestNegativeCycle(t *testing.T) {
 		if !on[nc.Vertex] || nc.Source != src {
 			t.Fatalf("matrix %d: error names vertex %d (source %d), the cycle is %v", iter, nc.Vertex, nc.Source, cyc)
 		}
-		if err := Check(d, src, &Result{Source: src, Dist: make([]float64, n), Pred: make([]int32, n)}); err == nil || !strings.Contains(err.Error(), "negative cycle") {
+		if err := Check(d, src, &Result{Source: src, Dist: make([]float64, n), Parents: make([]int32, n)}); err == nil || !strings.Contains(err.Error(), "negative cycle") {
 			t.Fatalf("Check on a matrix with a reachable negative cycle: %v", err)
 		}
 	}
@@ -255,7 +255,7 @@ func TestDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(a.Dist, b.Dist) || !slices.Equal(a.Pred, b.Pred) || a.Iterations != b.Iterations {
+	if !slices.Equal(a.Dist, b.Dist) || !slices.Equal(a.Parents, b.Parents) || a.Iterations != b.Iterations {
 		t.Error("results differ between 1 core and many")
 	}
 }
@@ -336,18 +336,18 @@ func TestCheckRejects(t *testing.T) {
 		{"wrong distance", func(r *Result) { r.Dist[2] = 3 }, "Dist[2] = 3"},
 		{"unreachable made reachable", func(r *Result) { r.Dist[3] = 7 }, "Dist[3]"},
 		{"reachable made unreachable", func(r *Result) { r.Dist[1] = inf }, "Dist[1]"},
-		{"broken pred", func(r *Result) { r.Pred[2] = -1 }, "not a predecessor"},
-		{"pred off the shortest path", func(r *Result) { r.Pred[2] = 0 }, "≠ Dist[2]"},
-		{"pred without arc", func(r *Result) { r.Pred[2] = 3 }, "no arc"},
-		{"pred for unreachable", func(r *Result) { r.Pred[3] = 0 }, "unreachable"},
-		{"pred of source", func(r *Result) { r.Pred[0] = 1 }, "source itself"},
+		{"broken pred", func(r *Result) { r.Parents[2] = -1 }, "not a predecessor"},
+		{"pred off the shortest path", func(r *Result) { r.Parents[2] = 0 }, "≠ Dist[2]"},
+		{"pred without arc", func(r *Result) { r.Parents[2] = 3 }, "no arc"},
+		{"pred for unreachable", func(r *Result) { r.Parents[3] = 0 }, "unreachable"},
+		{"pred of source", func(r *Result) { r.Parents[0] = 1 }, "source itself"},
 		{"wrong source", func(r *Result) { r.Source = 1 }, "source 1"},
 		{"short", func(r *Result) { r.Dist = r.Dist[:3] }, "want 4"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := *good
-			r.Dist, r.Pred = slices.Clone(good.Dist), slices.Clone(good.Pred)
+			r.Dist, r.Parents = slices.Clone(good.Dist), slices.Clone(good.Parents)
 			tc.corrupt(&r)
 			err := Check(d, 0, &r)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -358,13 +358,13 @@ func TestCheckRejects(t *testing.T) {
 	if err := Check(d, 0, nil); err == nil {
 		t.Error("Check(nil) succeeded")
 	}
-	// a Pred cycle along zero-weight arcs 1⇄2 passes the local rule.
+	// a Parents cycle along zero-weight arcs 1⇄2 passes the local rule.
 	z := graph.NewDenseI32(3)
 	copy(z.I32, []int32{0, 1, I, I, 0, 0, I, 0, 0})
 	r := runChecked(t, z, 0)
-	r.Pred[1], r.Pred[2] = 2, 1
+	r.Parents[1], r.Parents[2] = 2, 1
 	if err := Check(z, 0, r); err == nil || !strings.Contains(err.Error(), "loops") {
-		t.Errorf("Check with a Pred cycle = %v", err)
+		t.Errorf("Check with a Parents cycle = %v", err)
 	}
 	// float32: a distance off by one ulp is caught.
 	f := mustRandom(t, 50, 0.2, 10, 2, false)

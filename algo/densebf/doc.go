@@ -33,9 +33,9 @@
 //     unless ScalarLoads).
 //
 // The kernels make the CPU's additions and break ties the same way, so a
-// GPU result equals Run's exactly (Dist, Pred, Iterations) and passes
+// GPU result equals Run's exactly (Dist, Parents, Iterations) and passes
 // Check, for int32 and float32 matrices. Results report the kernel time
-// (Time) and, as the study, the time with the host↔device copies
-// (TimeWithCopies). Without a GPU (the host device) Prepare and Run fall
+// (Time) and, as the study, the host↔device copies (CopyTime: Time +
+// CopyTime is the time with copies). Without a GPU (the host device) Prepare and Run fall
 // back to the CPU's Run, so notebooks run unchanged.
 package densebf

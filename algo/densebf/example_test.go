@@ -23,7 +23,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println("dist:", r.Dist)
-	fmt.Println("pred:", r.Pred)
+	fmt.Println("pred:", r.Parents)
 	fmt.Println("iterations:", r.Iterations)
 	// Output:
 	// dist: [0 3 1 2 +Inf]

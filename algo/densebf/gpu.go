@@ -165,8 +165,8 @@ type Prepared struct {
 	kStep  *gpu.Function
 }
 
-// Prepare readies the matrix d on dev for Run with the given options (see
-// Options; zero options: BF_Naive).
+// Prepare readies the matrix d on dev for Run with the options o (the
+// zero Options: BF_Naive).
 //
 // It validates d as Run does (graph.Dense.Inspect: O(N²)). On a GPU it
 // compiles the kernels (once per device and process), transposes d on the
@@ -183,11 +183,10 @@ type Prepared struct {
 // It returns an error for a nil device, invalid options (Options.Validate),
 // a malformed or empty matrix, a compile error or a device that runs out
 // of memory.
-func Prepare(dev *gpu.Device, d *graph.Dense, opts ...Option) (*Prepared, error) {
+func Prepare(dev *gpu.Device, d *graph.Dense, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("densebf: Prepare: nil device (use gpu.Default())")
 	}
-	o := NewOptions(opts...)
 	start := time.Now()
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -391,14 +390,14 @@ func (p *Prepared) String() string {
 // Run, it returns a *NegativeCycleError naming the same vertex (found on
 // the host from the last two distance arrays and the predecessors).
 //
-// Dist, Pred and Iterations equal the CPU Run's exactly, for int32 and
+// Dist, Parents and Iterations equal the CPU Run's exactly, for int32 and
 // float32 matrices (the same additions in the matrix's type, the same
 // tie-breaking to the smallest j), so the result passes Check. Result:
 // Algorithm "gpu dense Bellman-Ford (" + Label() + …; Time is the GPU
 // time of the initialisation and the iterations, flag reads included,
 // measured with CUDA events; CopyTime is UploadTime plus this run's
-// download of Dist and Pred (events too); TimeWithCopies is their sum,
-// the study's measure. PrepTime is 0: nothing is prepared per run, and
+// download of Dist and Parents (events too); Time + CopyTime is the
+// study's measure. PrepTime is 0: nothing is prepared per run, and
 // the preparation, spent once, is PrepTime() (the one-shot RunGPU adds
 // it). Idle iterations after the last one (FlagInterval > 1) are timed
 // but not counted.
@@ -441,7 +440,7 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		if r.Dist, err = p.sigToHost(last % 2); err != nil {
 			return err
 		}
-		r.Pred, err = p.pred.ToHost()
+		r.Parents, err = p.pred.ToHost()
 		return err
 	})
 	if err != nil {
@@ -456,10 +455,9 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		for v < p.n-1 && prev[v] == r.Dist[v] {
 			v++
 		}
-		return nil, &NegativeCycleError{Source: src, Vertex: onPredCycle(r.Pred, int32(v))}
+		return nil, &NegativeCycleError{Source: src, Vertex: onPredCycle(r.Parents, int32(v))}
 	}
 	r.CopyTime = p.upload + down
-	r.TimeWithCopies = r.Time + r.CopyTime
 	return r, nil
 }
 
@@ -512,16 +510,16 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 }
 
 // RunGPU computes shortest distances from src over the matrix d on dev
-// with the given options: Prepare, Prepared.Run, Close. The result's
+// with the options o: Prepare, Prepared.Run, Close. The result's
 // PrepTime includes the preparation (Prepared.PrepTime), made for this
 // run alone. To run from several sources, Prepare once and call Run for
 // each (the preparation, the upload above all, is often longer than a
 // run). It is named RunGPU because Run is the CPU's.
-func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, opts ...Option) (*Result, error) {
+func RunGPU(dev *gpu.Device, d *graph.Dense, src int32, o Options) (*Result, error) {
 	if d != nil && d.N > 0 && (src < 0 || int(src) >= d.N) {
 		return nil, fmt.Errorf("densebf: RunGPU: source %d is not a vertex of this %d-vertex matrix (use 0..%d)", src, d.N, d.N-1)
 	}
-	p, err := Prepare(dev, d, opts...)
+	p, err := Prepare(dev, d, o)
 	if err != nil {
 		return nil, err
 	}

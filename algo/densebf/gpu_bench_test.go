@@ -52,7 +52,7 @@ func benchMatrix(b *testing.B, n int, integer bool) *graph.Dense {
 
 // references validates results: the first result from each source is
 // checked with Check (O(N²) per source), later ones, of any variant, must
-// equal it exactly (the methods compute the CPU's Dist, Pred and
+// equal it exactly (the methods compute the CPU's Dist, Parents and
 // Iterations bit for bit).
 type references struct {
 	d    *graph.Dense
@@ -88,7 +88,7 @@ type benchStats struct {
 func (s *benchStats) add(r *Result, n int) {
 	s.runs++
 	s.secs += r.Time.Seconds()
-	s.secsCopies += r.TimeWithCopies.Seconds()
+	s.secsCopies += (r.Time + r.CopyTime).Seconds()
 	s.iter += float64(r.Iterations)
 	s.bytes += float64(r.Iterations) * float64(n) * float64(n) * 4
 }
@@ -119,7 +119,7 @@ func (s *benchStats) report(b *testing.B, p *Prepared, peak float64) {
 // Metrics (ns/op is wall time and means little):
 //
 //	ms          mean kernel time per run (Result.Time: CUDA events)
-//	ms_copies   mean Result.TimeWithCopies: with the matrix upload and the
+//	ms_copies   mean Result.Time + CopyTime: with the matrix upload and the
 //	            results download, the study's measure
 //	iters       mean iterations (the last changed nothing)
 //	GB/s        matrix bytes read (4·N² per iteration) / kernel time:
@@ -152,7 +152,7 @@ func BenchmarkGPU(b *testing.B) {
 						ref.d = benchMatrix(b, n, kind == "i32")
 					}
 					srcs := gpuBenchSources(b, n)
-					p, err := Prepare(dev, ref.d, v.Options...)
+					p, err := Prepare(dev, ref.d, v.Options)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -202,20 +202,21 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 	}
 	for _, n := range []int{1024, 8192} {
 		var ref references
-		for _, base := range [][]Option{
-			{WithMethod(Reduce)},
-			{WithMethod(ReduceCoarse)},
-			{WithMethod(ReduceCoarse), ScalarLoads(true)},
+		for _, base := range []Options{
+			{Method: Reduce},
+			{Method: ReduceCoarse},
+			{Method: ReduceCoarse, ScalarLoads: true},
 		} {
 			for m := 32; m <= MaxGroupSize; m *= 2 {
-				opts := append(append([]Option(nil), base...), GroupSize(m))
-				v := Variant{NewOptions(opts...).Label(), opts}
+				opts := base
+				opts.GroupSize = m
+				v := Variant{opts.Label(), opts}
 				b.Run(fmt.Sprintf("n%d_f32/%s", n, v.Slug()), func(b *testing.B) {
 					if ref.d == nil {
 						ref.d = benchMatrix(b, n, false)
 					}
 					srcs := gpuBenchSources(b, n)
-					p, err := Prepare(dev, ref.d, v.Options...)
+					p, err := Prepare(dev, ref.d, v.Options)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -11,15 +11,14 @@ import (
 // and runs from vertex 0. gpu.Host() stands in for gpu.Default() so the
 // output does not depend on the machine: on a GPU the distances,
 // predecessors and iterations are the same (the kernels compute the CPU's
-// result exactly), and Time, CopyTime and TimeWithCopies are measured on
-// the device.
+// result exactly), and Time and CopyTime are measured on the device.
 func ExamplePrepare() {
 	d, err := densebf.RandomDense(300, 0.05, 10, 1, true)
 	if err != nil {
 		panic(err)
 	}
 	for _, v := range densebf.SeedVariants() {
-		p, err := densebf.Prepare(gpu.Host(), d, v.Options...)
+		p, err := densebf.Prepare(gpu.Host(), d, v.Options)
 		if err != nil {
 			panic(err)
 		}
@@ -28,7 +27,7 @@ func ExamplePrepare() {
 			panic(err)
 		}
 		fmt.Printf("%-16s dist[299] = %v via %d after %d iterations, check: %v\n",
-			p.Label(), r.Dist[299], r.Pred[299], r.Iterations, densebf.Check(d, 0, r))
+			p.Label(), r.Dist[299], r.Parents[299], r.Iterations, densebf.Check(d, 0, r))
 		p.Close()
 	}
 	// Output:
@@ -43,11 +42,12 @@ func ExampleRunGPU() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := densebf.RunGPU(gpu.Host(), d, 3, densebf.WithMethod(densebf.ReduceCoarse), densebf.GroupSize(64))
+	o := densebf.Options{Method: densebf.ReduceCoarse, GroupSize: 64}
+	r, err := densebf.RunGPU(gpu.Host(), d, 3, o)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(densebf.NewOptions(densebf.WithMethod(densebf.ReduceCoarse), densebf.GroupSize(64)).Label())
+	fmt.Println(o.Label())
 	fmt.Println("check:", densebf.Check(d, 3, r))
 	// Output:
 	// BF_Reduce_Coarse, M=64

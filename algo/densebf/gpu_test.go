@@ -159,19 +159,19 @@ func gpuCases(t testing.TB, small bool) []gpuCase {
 }
 
 // sameResult reports the first difference between a GPU result and the
-// CPU's: Dist (exactly), Pred, Iterations.
+// CPU's: Dist (exactly), Parents, Iterations.
 func sameResult(got, want *Result) error {
-	if len(got.Dist) != len(want.Dist) || len(got.Pred) != len(want.Pred) {
-		return fmt.Errorf("%d distances and %d predecessors, the CPU has %d and %d", len(got.Dist), len(got.Pred), len(want.Dist), len(want.Pred))
+	if len(got.Dist) != len(want.Dist) || len(got.Parents) != len(want.Parents) {
+		return fmt.Errorf("%d distances and %d predecessors, the CPU has %d and %d", len(got.Dist), len(got.Parents), len(want.Dist), len(want.Parents))
 	}
 	for v := range want.Dist {
 		if got.Dist[v] != want.Dist[v] {
 			return fmt.Errorf("Dist[%d] = %v (%x), the CPU's Run says %v (%x)", v, got.Dist[v], math.Float64bits(got.Dist[v]), want.Dist[v], math.Float64bits(want.Dist[v]))
 		}
 	}
-	for v := range want.Pred {
-		if got.Pred[v] != want.Pred[v] {
-			return fmt.Errorf("Pred[%d] = %d, the CPU's Run says %d (Dist %v)", v, got.Pred[v], want.Pred[v], want.Dist[v])
+	for v := range want.Parents {
+		if got.Parents[v] != want.Parents[v] {
+			return fmt.Errorf("Parents[%d] = %d, the CPU's Run says %d (Dist %v)", v, got.Parents[v], want.Parents[v], want.Dist[v])
 		}
 	}
 	if got.Iterations != want.Iterations {
@@ -185,23 +185,23 @@ func sameResult(got, want *Result) error {
 // heavy adds the largest groups (too slow for the emulator).
 func testVariants(heavy bool) []Variant {
 	vs := SeedVariants()
-	for _, o := range [][]Option{
-		{WithMethod(Reduce), GroupSize(32)},
-		{WithMethod(Reduce), GroupSize(96)},
-		{WithMethod(ReduceCoarse), GroupSize(32)},
-		{WithMethod(ReduceCoarse), GroupSize(64), ScalarLoads(true)},
-		{WithMethod(ReduceCoarse), FlagInterval(3)},
-		{WithMethod(Naive), FlagInterval(4)},
+	for _, o := range []Options{
+		{Method: Reduce, GroupSize: 32},
+		{Method: Reduce, GroupSize: 96},
+		{Method: ReduceCoarse, GroupSize: 32},
+		{Method: ReduceCoarse, GroupSize: 64, ScalarLoads: true},
+		{Method: ReduceCoarse, FlagInterval: 3},
+		{Method: Naive, FlagInterval: 4},
 	} {
-		vs = append(vs, Variant{NewOptions(o...).Label(), o})
+		vs = append(vs, Variant{o.Label(), o})
 	}
 	if heavy {
-		for _, o := range [][]Option{
-			{WithMethod(Reduce), GroupSize(1024)},
-			{WithMethod(ReduceCoarse), GroupSize(512)},
-			{WithMethod(ReduceCoarse), GroupSize(1024), ScalarLoads(true)},
+		for _, o := range []Options{
+			{Method: Reduce, GroupSize: 1024},
+			{Method: ReduceCoarse, GroupSize: 512},
+			{Method: ReduceCoarse, GroupSize: 1024, ScalarLoads: true},
 		} {
-			vs = append(vs, Variant{NewOptions(o...).Label(), o})
+			vs = append(vs, Variant{o.Label(), o})
 		}
 	}
 	return vs
@@ -210,9 +210,6 @@ func testVariants(heavy bool) []Variant {
 // ---- options, labels, variants ----
 
 func TestOptionsAndLabels(t *testing.T) {
-	if got := NewOptions(); got != (Options{}) {
-		t.Errorf("NewOptions() = %+v, want the zero Options", got)
-	}
 	seed := SeedVariants()
 	want := []struct {
 		label, slug string
@@ -227,7 +224,7 @@ func TestOptionsAndLabels(t *testing.T) {
 	}
 	for i, w := range want {
 		v := seed[i]
-		o := NewOptions(v.Options...)
+		o := v.Options
 		if v.Label != w.label || v.String() != w.label || v.Slug() != w.slug || o.Label() != w.label {
 			t.Errorf("variant %d: label %q slug %q Options.Label %q, want %q %q", i, v.Label, v.Slug(), o.Label(), w.label, w.slug)
 		}
@@ -239,18 +236,17 @@ func TestOptionsAndLabels(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		opts []Option
+		opts Options
 		want string
 	}{
-		{nil, "BF_Naive"},
-		{[]Option{WithMethod(Reduce), GroupSize(64)}, "BF_Reduce, M=64"},
-		{[]Option{GroupSize(64)}, "BF_Naive"}, // M matters only with groups
-		{[]Option{WithMethod(ReduceCoarse), ScalarLoads(true), FlagInterval(5)}, "BF_Reduce_Coarse, scalar loads, flag every 5"},
-		{[]Option{WithMethod(Reduce), ScalarLoads(true), FlagInterval(1)}, "BF_Reduce"}, // only Coarse has vector loads; 1 is the default
-		{[]Option{WithMethod(Reduce), WithMethod(Naive), nil}, "BF_Naive"},              // later options win; nil ignored
+		{Options{}, "BF_Naive"},
+		{Options{Method: Reduce, GroupSize: 64}, "BF_Reduce, M=64"},
+		{Options{GroupSize: 64}, "BF_Naive"}, // M matters only with groups
+		{Options{Method: ReduceCoarse, ScalarLoads: true, FlagInterval: 5}, "BF_Reduce_Coarse, scalar loads, flag every 5"},
+		{Options{Method: Reduce, ScalarLoads: true, FlagInterval: 1}, "BF_Reduce"}, // only Coarse has vector loads; 1 is the default
 	} {
-		if got := NewOptions(c.opts...).Label(); got != c.want {
-			t.Errorf("Label of %+v = %q, want %q", NewOptions(c.opts...), got, c.want)
+		if got := c.opts.Label(); got != c.want {
+			t.Errorf("Label of %+v = %q, want %q", c.opts, got, c.want)
 		}
 	}
 	if s := (Variant{Label: "BF_Reduce_Coarse, M=64, scalar loads"}).Slug(); s != "bf_reduce_coarse_m64_scalar_loads" {
@@ -264,23 +260,23 @@ func TestOptionsAndLabels(t *testing.T) {
 func TestOptionsValidate(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		opts []Option
+		opts Options
 		want string // "" = valid
 	}{
-		{"zero", nil, ""},
-		{"M=32", []Option{WithMethod(Reduce), GroupSize(32)}, ""},
-		{"M=1024", []Option{WithMethod(ReduceCoarse), GroupSize(1024)}, ""},
-		{"M=96", []Option{WithMethod(Reduce), GroupSize(96)}, ""},
-		{"M=16", []Option{WithMethod(Reduce), GroupSize(16)}, "multiple of 32"},
-		{"M=33", []Option{WithMethod(Reduce), GroupSize(33)}, "group size M = 33"},
-		{"M=2048", []Option{WithMethod(Reduce), GroupSize(2048)}, "between 32 and 1024"},
-		{"M=-32", []Option{WithMethod(Reduce), GroupSize(-32)}, "group size"},
-		{"M checked for Naive too", []Option{GroupSize(7)}, "group size"},
-		{"unknown method", []Option{WithMethod(Method(3))}, "unknown method"},
-		{"negative flag interval", []Option{FlagInterval(-1)}, "flag interval"},
+		{"zero", Options{}, ""},
+		{"M=32", Options{Method: Reduce, GroupSize: 32}, ""},
+		{"M=1024", Options{Method: ReduceCoarse, GroupSize: 1024}, ""},
+		{"M=96", Options{Method: Reduce, GroupSize: 96}, ""},
+		{"M=16", Options{Method: Reduce, GroupSize: 16}, "multiple of 32"},
+		{"M=33", Options{Method: Reduce, GroupSize: 33}, "group size M = 33"},
+		{"M=2048", Options{Method: Reduce, GroupSize: 2048}, "between 32 and 1024"},
+		{"M=-32", Options{Method: Reduce, GroupSize: -32}, "group size"},
+		{"M checked for Naive too", Options{GroupSize: 7}, "group size"},
+		{"unknown method", Options{Method: Method(3)}, "unknown method"},
+		{"negative flag interval", Options{FlagInterval: -1}, "flag interval"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := NewOptions(c.opts...).Validate()
+			err := c.opts.Validate()
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
@@ -288,7 +284,7 @@ func TestOptionsValidate(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, c.want)
 			}
 			// Prepare applies the same rules on every device.
-			p, perr := Prepare(gpu.Host(), graph.NewDenseI32(3), c.opts...)
+			p, perr := Prepare(gpu.Host(), graph.NewDenseI32(3), c.opts)
 			if (perr != nil) != (err != nil) {
 				t.Fatalf("Prepare on the host: error %v, Validate: %v", perr, err)
 			}
@@ -302,26 +298,26 @@ func TestOptionsValidate(t *testing.T) {
 // memory per thread, 16-byte loads only for ReduceCoarse with N % 4 == 0.
 func TestShapeFor(t *testing.T) {
 	for _, c := range []struct {
-		opts                                 []Option
+		opts                                 Options
 		n                                    int
 		group, perBlock, block, grid, shared int
 		vec                                  bool
 	}{
-		{nil, 1, 0, 128, 128, 1, 0, false},
-		{nil, 300, 0, 128, 128, 3, 0, false},
-		{[]Option{WithMethod(Reduce)}, 1, 32, 4, 128, 1, 1024, false},
-		{[]Option{WithMethod(Reduce)}, 100, 32, 4, 128, 25, 1024, false},
-		{[]Option{WithMethod(Reduce)}, 8192, 32, 4, 128, 2048, 1024, false},
-		{[]Option{WithMethod(Reduce), GroupSize(256)}, 8192, 256, 1, 256, 8192, 2048, false},
-		{[]Option{WithMethod(Reduce), GroupSize(32)}, 10, 32, 4, 128, 3, 1024, false},
-		{[]Option{WithMethod(Reduce), GroupSize(96)}, 10, 96, 1, 96, 10, 768, false},
-		{[]Option{WithMethod(ReduceCoarse)}, 256, 64, 2, 128, 128, 1024, true},
-		{[]Option{WithMethod(ReduceCoarse)}, 8192, 256, 1, 256, 8192, 2048, true},
-		{[]Option{WithMethod(ReduceCoarse)}, 257, 256, 1, 256, 257, 2048, false},
-		{[]Option{WithMethod(ReduceCoarse), ScalarLoads(true)}, 256, 256, 1, 256, 256, 2048, false},
-		{[]Option{WithMethod(ReduceCoarse), GroupSize(1024)}, 65536, 1024, 1, 1024, 65536, 8192, true},
+		{Options{}, 1, 0, 128, 128, 1, 0, false},
+		{Options{}, 300, 0, 128, 128, 3, 0, false},
+		{Options{Method: Reduce}, 1, 32, 4, 128, 1, 1024, false},
+		{Options{Method: Reduce}, 100, 32, 4, 128, 25, 1024, false},
+		{Options{Method: Reduce}, 8192, 32, 4, 128, 2048, 1024, false},
+		{Options{Method: Reduce, GroupSize: 256}, 8192, 256, 1, 256, 8192, 2048, false},
+		{Options{Method: Reduce, GroupSize: 32}, 10, 32, 4, 128, 3, 1024, false},
+		{Options{Method: Reduce, GroupSize: 96}, 10, 96, 1, 96, 10, 768, false},
+		{Options{Method: ReduceCoarse}, 256, 64, 2, 128, 128, 1024, true},
+		{Options{Method: ReduceCoarse}, 8192, 256, 1, 256, 8192, 2048, true},
+		{Options{Method: ReduceCoarse}, 257, 256, 1, 256, 257, 2048, false},
+		{Options{Method: ReduceCoarse, ScalarLoads: true}, 256, 256, 1, 256, 256, 2048, false},
+		{Options{Method: ReduceCoarse, GroupSize: 1024}, 65536, 1024, 1, 1024, 65536, 8192, true},
 	} {
-		o := NewOptions(c.opts...)
+		o := c.opts
 		s := shapeFor(o, c.n)
 		want := shape{group: c.group, perBlock: c.perBlock, block: c.block, grid: c.grid, shared: c.shared, vec: c.vec}
 		if s != want {
@@ -374,7 +370,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 	for _, c := range gpuCases(t, true) {
 		for _, v := range testVariants(true) {
 			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) {
-				p, err := Prepare(host, c.d, v.Options...)
+				p, err := Prepare(host, c.d, v.Options)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -403,8 +399,8 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 					if !strings.Contains(r.Algorithm, "host device") || !strings.Contains(r.Algorithm, v.Label) {
 						t.Errorf("Algorithm %q does not say it ran on the host for %q", r.Algorithm, v.Label)
 					}
-					if r.CopyTime != 0 || r.TimeWithCopies != r.Time || !hostRunPrep(r) {
-						t.Errorf("times: %v, copies %v, with copies %v, prep %v (want the CPU Run's own, without PrepTime())", r.Time, r.CopyTime, r.TimeWithCopies, r.PrepTime)
+					if r.CopyTime != 0 || !hostRunPrep(r) {
+						t.Errorf("times: %v, copies %v, prep %v (want the CPU Run's own, without PrepTime())", r.Time, r.CopyTime, r.PrepTime)
 					}
 				}
 			})
@@ -423,12 +419,12 @@ func hostRunPrep(r *Result) bool { return r.PrepTime >= 0 && r.PrepTime < prepMa
 // TestResultHTMLCopies: the card shows the time with copies of GPU runs
 // only.
 func TestResultHTMLCopies(t *testing.T) {
-	r := &Result{Algorithm: "gpu dense Bellman-Ford (BF_Naive)", Dist: []float64{0}, Pred: []int32{0}, Iterations: 1,
-		Time: 40 * time.Microsecond, CopyTime: 60 * time.Microsecond, TimeWithCopies: 100 * time.Microsecond}
+	r := &Result{Algorithm: "gpu dense Bellman-Ford (BF_Naive)", Dist: []float64{0}, Parents: []int32{0}, Iterations: 1,
+		Time: 40 * time.Microsecond, CopyTime: 60 * time.Microsecond}
 	if h := r.HTML(); !strings.Contains(h, ">time with copies<") || !strings.Contains(h, ">100µs<") {
 		t.Errorf("GPU result HTML lacks the time with copies:\n%s", h)
 	}
-	r.CopyTime, r.TimeWithCopies = 0, r.Time
+	r.CopyTime = 0
 	if h := r.HTML(); strings.Contains(h, "with copies") {
 		t.Errorf("CPU result HTML shows a time with copies:\n%s", h)
 	}
@@ -441,34 +437,34 @@ func TestPrepareErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		d    *graph.Dense
-		opts []Option
+		opts Options
 		want string
 	}{
-		{"nil matrix", nil, nil, "nil"},
-		{"no vertices", graph.NewDenseI32(0), nil, "no vertices"},
-		{"NaN", nan, nil, "NaN"},
-		{"length", &graph.Dense{N: 3, I32: make([]int32, 8)}, nil, "want N·N = 9"},
-		{"bad M", graph.NewDenseI32(3), []Option{WithMethod(Reduce), GroupSize(48)}, "multiple of 32"},
+		{"nil matrix", nil, Options{}, "nil"},
+		{"no vertices", graph.NewDenseI32(0), Options{}, "no vertices"},
+		{"NaN", nan, Options{}, "NaN"},
+		{"length", &graph.Dense{N: 3, I32: make([]int32, 8)}, Options{}, "want N·N = 9"},
+		{"bad M", graph.NewDenseI32(3), Options{Method: Reduce, GroupSize: 48}, "multiple of 32"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := Prepare(host, c.d, c.opts...); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := Prepare(host, c.d, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("Prepare: %v, want an error containing %q", err, c.want)
 			}
-			if _, err := RunGPU(host, c.d, 0, c.opts...); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := RunGPU(host, c.d, 0, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("RunGPU: %v, want an error containing %q", err, c.want)
 			}
 		})
 	}
 	d := mustRandom(t, 20, 0.2, 9, 1, true)
-	if _, err := Prepare(nil, d); err == nil || !strings.Contains(err.Error(), "nil device") {
+	if _, err := Prepare(nil, d, Options{}); err == nil || !strings.Contains(err.Error(), "nil device") {
 		t.Errorf("Prepare(nil device): %v", err)
 	}
 	for _, src := range []int32{-1, 20} {
-		if _, err := RunGPU(host, d, src); err == nil || !strings.Contains(err.Error(), "use 0..19") {
+		if _, err := RunGPU(host, d, src, Options{}); err == nil || !strings.Contains(err.Error(), "use 0..19") {
 			t.Errorf("RunGPU from %d: %v", src, err)
 		}
 	}
-	r, err := RunGPU(host, d, 3, WithMethod(ReduceCoarse))
+	r, err := RunGPU(host, d, 3, Options{Method: ReduceCoarse})
 	if err != nil || Check(d, 3, r) != nil {
 		t.Fatalf("RunGPU on the host: %v", err)
 	}
@@ -490,7 +486,7 @@ func checkRunErrorsAndCancel(t *testing.T, dev *gpu.Device) {
 		t.Fatal(err)
 	}
 	for _, v := range SeedVariants() {
-		p, err := Prepare(dev, d, v.Options...)
+		p, err := Prepare(dev, d, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -548,7 +544,7 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, variants [
 		}
 		for _, v := range variants {
 			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) {
-				p, err := Prepare(dev, c.d, v.Options...)
+				p, err := Prepare(dev, c.d, v.Options)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -571,8 +567,8 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, variants [
 					if err := Check(c.d, src, r); err != nil {
 						t.Errorf("%s from %d: %v", r.Algorithm, src, err)
 					}
-					if r.Time <= 0 || r.CopyTime < p.UploadTime() || r.TimeWithCopies != r.Time+r.CopyTime || r.PrepTime != 0 {
-						t.Errorf("from %d: time %v, copies %v (upload %v), with copies %v, prep %v", src, r.Time, r.CopyTime, p.UploadTime(), r.TimeWithCopies, r.PrepTime)
+					if r.Time <= 0 || r.CopyTime < p.UploadTime() || r.PrepTime != 0 {
+						t.Errorf("from %d: time %v, copies %v (upload %v), prep %v", src, r.Time, r.CopyTime, p.UploadTime(), r.PrepTime)
 					}
 					if !strings.HasPrefix(r.Algorithm, "gpu dense Bellman-Ford ("+v.Label) || r.Source != src {
 						t.Errorf("Algorithm %q, source %d", r.Algorithm, r.Source)
@@ -624,7 +620,7 @@ func checkNegativeCycles(t *testing.T, dev *gpu.Device, cases []gpuCase, variant
 		src := c.srcs[0]
 		cpu, cpuErr := Run(c.d, src)
 		for _, v := range variants {
-			r, err := RunGPU(dev, c.d, src, v.Options...)
+			r, err := RunGPU(dev, c.d, src, v.Options)
 			if cpuErr != nil {
 				var want, got *NegativeCycleError
 				errors.As(cpuErr, &want)
@@ -721,7 +717,7 @@ func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
 	t.Run("one_shot_free_error", func(t *testing.T) {
 		d := denseOf(t, false)(gen.Path(6))
 		fakegpu.FailFrees(t, 1)
-		r, err := RunGPU(dev, d, 0)
+		r, err := RunGPU(dev, d, 0, Options{})
 		if r != nil || err == nil || !strings.Contains(err.Error(), "densebf: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
 			t.Errorf("RunGPU(dev, d, 0) with a failing free: %v, %v; want the free's error", r, err)
 		}

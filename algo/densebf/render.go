@@ -42,15 +42,15 @@ func (r *Result) HTML() string {
 		Row("max distance", strconv.FormatFloat(far, 'g', 6, 64)).
 		Row("time", r.Time.Round(time.Microsecond).String())
 	if r.CopyTime > 0 {
-		c.Row("time with copies", r.TimeWithCopies.Round(time.Microsecond).String())
+		c.Row("time with copies", (r.Time + r.CopyTime).Round(time.Microsecond).String())
 	}
 	c.Row("preparation", r.PrepTime.Round(time.Microsecond).String())
 	if n > 0 {
 		var rows [][]string
 		for v := 0; v < min(n, distRows); v++ {
 			p := ""
-			if v < len(r.Pred) {
-				p = strconv.Itoa(int(r.Pred[v]))
+			if v < len(r.Parents) {
+				p = strconv.Itoa(int(r.Parents[v]))
 			}
 			d := "∞"
 			if !math.IsInf(r.Dist[v], 1) {

@@ -16,7 +16,7 @@ func TestResultHTMLGolden(t *testing.T) {
 		Algorithm:  "cpu Bellman-Ford (dense pull)",
 		Source:     1,
 		Dist:       []float64{2, 0, math.Inf(1), 7, 3},
-		Pred:       []int32{4, 1, -1, 0, 1},
+		Parents:    []int32{4, 1, -1, 0, 1},
 		Iterations: 3,
 		Time:       20 * time.Microsecond,
 		PrepTime:   6 * time.Microsecond,

@@ -86,36 +86,6 @@ type Options struct {
 	FlagInterval int
 }
 
-// Option sets one switch of Options.
-type Option func(*Options)
-
-// WithMethod selects the kernel (Naive by default).
-func WithMethod(m Method) Option { return func(o *Options) { o.Method = m } }
-
-// GroupSize sets M, the threads per vertex of Reduce and ReduceCoarse (0:
-// the default). Prepare fails unless M is 0 or a multiple of 32 in
-// [32, 1024].
-func GroupSize(m int) Option { return func(o *Options) { o.GroupSize = m } }
-
-// ScalarLoads makes ReduceCoarse load one 4-byte entry per access.
-func ScalarLoads(on bool) Option { return func(o *Options) { o.ScalarLoads = on } }
-
-// FlagInterval sets how many iterations are launched between two reads of
-// the change flag (0 or 1: every iteration). Prepare fails for k < 0.
-func FlagInterval(k int) Option { return func(o *Options) { o.FlagInterval = k } }
-
-// NewOptions applies opts, in order, to the zero Options (nil options are
-// skipped).
-func NewOptions(opts ...Option) Options {
-	var o Options
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	return o
-}
-
 // Validate returns an error for an unknown method, a GroupSize that is
 // not 0 or a multiple of 32 in [32, 1024], or a negative FlagInterval.
 func (o Options) Validate() error {
@@ -149,12 +119,14 @@ func (o Options) Label() string {
 	return s
 }
 
-// Variant is a labelled set of options: one curve of a figure.
+// Variant is one curve of a figure: a label and the options that run it.
+// It is plain data: bench reads its switches without preparing anything.
 type Variant struct {
-	// Label names the curve (Options.Label of the options).
+	// Label names the curve (Options.Label of the options, or a name of
+	// one's own).
 	Label string
 	// Options select it.
-	Options []Option
+	Options Options
 }
 
 // String returns the label.
@@ -173,8 +145,8 @@ func (v Variant) Slug() string {
 // where N allows; the flag read after every iteration).
 func SeedVariants() []Variant {
 	return []Variant{
-		{LabelNaive, []Option{WithMethod(Naive)}},
-		{LabelReduce, []Option{WithMethod(Reduce)}},
-		{LabelReduceCoarse, []Option{WithMethod(ReduceCoarse)}},
+		{LabelNaive, Options{Method: Naive}},
+		{LabelReduce, Options{Method: Reduce}},
+		{LabelReduceCoarse, Options{Method: ReduceCoarse}},
 	}
 }

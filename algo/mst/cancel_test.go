@@ -32,7 +32,7 @@ func TestLongPathsStopOnInterrupt(t *testing.T) {
 		{"Check", func() error { return Check(g, r) }},
 		{"Boruvka", func() error { _, err := Boruvka(g); return err }},
 		{"GPU preparation", func() error {
-			p := &Prepared{g: g, n: g.NumVertices(), opts: NewOptions(Renumber(true), WeightRanks(true), Compress(true))}
+			p := &Prepared{g: g, n: g.NumVertices(), opts: Options{Renumber: true, WeightRanks: true, Compress: true}}
 			_, err := p.transform()
 			return err
 		}},

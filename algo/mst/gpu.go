@@ -180,8 +180,8 @@ func checkInput(g *graph.CSR, o Options) error {
 	return o.check()
 }
 
-// Prepare readies g on dev for Run with the given options (see Options;
-// zero options: the plain GPU algorithm).
+// Prepare readies g on dev for Run with the options o (the zero Options:
+// the plain GPU algorithm).
 //
 // On a GPU it sorts each neighbour list by id if needed (a graph from
 // graph.Build already is), numbers the undirected edges by (smaller end,
@@ -203,11 +203,10 @@ func checkInput(g *graph.CSR, o Options) error {
 // NaN weight or 2^32−1 edges or more, for arrays that do not fit under
 // the memory cap even with every neighbour list on the host (wrapping
 // gpu.ErrOutOfMemory), a compile error or a device error.
-func Prepare(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
+func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("mst: Prepare: nil device (use gpu.Default())")
 	}
-	o := NewOptions(opts...)
 	start := time.Now()
 	if err := checkInput(g, o); err != nil {
 		return nil, err
@@ -1182,13 +1181,13 @@ func (p *Prepared) forestEdges(words []uint32) []Edge {
 	return out
 }
 
-// Run computes the minimum spanning forest of g on dev with the given
-// options: Prepare, Prepared.Run, Close. The result's PrepTime includes
+// Run computes the minimum spanning forest of g on dev with the options
+// o: Prepare, Prepared.Run, Close. The result's PrepTime includes
 // the preparation (Prepared.PrepTime), made for this run alone. To run
 // several times, Prepare once and call Run for each (the preparation is
 // longer than a run).
-func Run(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Result, error) {
-	p, err := Prepare(dev, g, opts...)
+func Run(dev *gpu.Device, g *graph.CSR, o Options) (*Result, error) {
+	p, err := Prepare(dev, g, o)
 	if err != nil {
 		return nil, err
 	}

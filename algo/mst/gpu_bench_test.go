@@ -75,18 +75,18 @@ func BenchmarkGPU(b *testing.B) {
 // kernel, and the hybrid at other CPU shares.
 func BenchmarkGPUSwitches(b *testing.B) {
 	dev := gpuBenchDevice(b)
-	all := []Option{WeightRanks(true), Renumber(true), Compress(true)}
-	with := func(extra ...Option) []Option { return append(append([]Option{}, all...), extra...) }
+	all := Options{WeightRanks: true, Renumber: true, Compress: true}
+	hybrid := func(share float64) Options { o := all; o.Hybrid, o.CPUShare = true, share; return o }
 	variants := []Variant{SeedVariants()[1]}
-	for _, opts := range [][]Option{
-		{Renumber(true), Compress(true)},
-		{WeightRanks(true), Compress(true)},
-		{WeightRanks(true), Renumber(true)},
-		nil,
-		with(Hybrid(true), CPUShare(0.05)),
-		with(Hybrid(true), CPUShare(1.0/3)),
+	for _, opts := range []Options{
+		{Renumber: true, Compress: true},
+		{WeightRanks: true, Compress: true},
+		{WeightRanks: true, Renumber: true},
+		{},
+		hybrid(0.05),
+		hybrid(1.0 / 3),
 	} {
-		variants = append(variants, Variant{NewOptions(opts...).Label(), opts})
+		variants = append(variants, Variant{opts.Label(), opts})
 	}
 	for _, fam := range gpuBenchFamilies {
 		b.Run(fam.name+"_s20", func(b *testing.B) {
@@ -110,7 +110,7 @@ func gpuBenchDevice(b *testing.B) *gpu.Device {
 }
 
 func benchGPUVariant(b *testing.B, dev *gpu.Device, g *graph.CSR, v Variant) {
-	p, err := Prepare(dev, g, v.Options...)
+	p, err := Prepare(dev, g, v.Options)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -129,16 +129,16 @@ func gpuCases(t testing.TB, small bool) []gpuCase {
 // the switches one by one.
 func testVariants() []Variant {
 	v := SeedVariants()
-	for _, opts := range [][]Option{
-		nil,
-		{WeightRanks(true)},
-		{Renumber(true)},
-		{Renumber(true), Compress(true)},
-		{Compress(true)},
-		{WeightRanks(true), Hybrid(true), CPUShare(0.5)},
-		{Renumber(true), Hybrid(true), CPUShare(1)},
+	for _, opts := range []Options{
+		{},
+		{WeightRanks: true},
+		{Renumber: true},
+		{Renumber: true, Compress: true},
+		{Compress: true},
+		{WeightRanks: true, Hybrid: true, CPUShare: 0.5},
+		{Renumber: true, Hybrid: true, CPUShare: 1},
 	} {
-		v = append(v, Variant{NewOptions(opts...).Label(), opts})
+		v = append(v, Variant{opts.Label(), opts})
 	}
 	return v
 }
@@ -188,9 +188,6 @@ func checkResult(t *testing.T, g *graph.CSR, r *Result, label string) {
 // ---- options, labels, variants ----
 
 func TestOptionsAndLabels(t *testing.T) {
-	if got := NewOptions(); got != (Options{}) {
-		t.Errorf("NewOptions() = %+v, want the zero Options", got)
-	}
 	seed := SeedVariants()
 	if len(seed) != 2 {
 		t.Fatalf("SeedVariants has %d variants, want 2", len(seed))
@@ -200,7 +197,7 @@ func TestOptionsAndLabels(t *testing.T) {
 		hybrid      bool
 	}{{"GPU+CPU", "gpu_cpu", true}, {"GPU", "gpu", false}} {
 		v := seed[i]
-		o := NewOptions(v.Options...)
+		o := v.Options
 		if v.Label != w.label || v.String() != w.label || o.Label() != w.label || v.Slug() != w.slug {
 			t.Errorf("variant %d: label %q (options say %q), slug %q; want %q, %q", i, v.Label, o.Label(), v.Slug(), w.label, w.slug)
 		}
@@ -212,19 +209,18 @@ func TestOptionsAndLabels(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		opts []Option
+		opts Options
 		want string
 	}{
-		{nil, "GPU (ranks, renumber, compress off)"},
-		{[]Option{WeightRanks(true), Renumber(true)}, "GPU (compress off)"},
-		{[]Option{Hybrid(true), WeightRanks(true), Renumber(true), Compress(true), CPUShare(0.25)}, "GPU+CPU, CPU share 0.25"},
-		{[]Option{Hybrid(true), WeightRanks(true), Renumber(true), Compress(true), CPUShare(DefaultCPUShare)}, "GPU+CPU"},
-		{[]Option{CPUShare(0.25)}, "GPU (ranks, renumber, compress off)"}, // the share needs Hybrid
-		{[]Option{Compress(true), MemoryCap(64 << 20)}, "GPU (ranks, renumber off), cap 64.0 MiB"},
-		{[]Option{Renumber(true), Renumber(false), nil}, "GPU (ranks, renumber, compress off)"}, // later wins; nil skipped
+		{Options{}, "GPU (ranks, renumber, compress off)"},
+		{Options{WeightRanks: true, Renumber: true}, "GPU (compress off)"},
+		{Options{Hybrid: true, WeightRanks: true, Renumber: true, Compress: true, CPUShare: 0.25}, "GPU+CPU, CPU share 0.25"},
+		{Options{Hybrid: true, WeightRanks: true, Renumber: true, Compress: true, CPUShare: DefaultCPUShare}, "GPU+CPU"},
+		{Options{CPUShare: 0.25}, "GPU (ranks, renumber, compress off)"}, // the share needs Hybrid
+		{Options{Compress: true, MemoryCap: 64 << 20}, "GPU (ranks, renumber off), cap 64.0 MiB"},
 	} {
-		if got := NewOptions(c.opts...).Label(); got != c.want {
-			t.Errorf("Label of %+v = %q, want %q", NewOptions(c.opts...), got, c.want)
+		if got := c.opts.Label(); got != c.want {
+			t.Errorf("Label of %+v = %q, want %q", c.opts, got, c.want)
 		}
 	}
 	if s := (Variant{Label: "GPU (ranks, compress off), CPU share 0.5"}).Slug(); s != "gpu_ranks_compress_off_cpu_share_0.5" {
@@ -238,32 +234,32 @@ func TestPrepareErrors(t *testing.T) {
 	cases := []struct {
 		name string
 		g    *graph.CSR
-		opts []Option
+		opts Options
 		want string
 	}{
-		{"nil graph", nil, nil, "no graph"},
-		{"no offsets", &graph.CSR{}, nil, "no graph"},
-		{"directed", dir, nil, "symmetrize"},
-		{"negative share", g, []Option{Hybrid(true), CPUShare(-0.1)}, "CPU share"},
-		{"share above 1", g, []Option{CPUShare(1.5)}, "[0, 1]"},
-		{"NaN share", g, []Option{CPUShare(math.NaN())}, "CPU share"},
-		{"negative cap", g, []Option{MemoryCap(-1)}, "memory cap"},
+		{"nil graph", nil, Options{}, "no graph"},
+		{"no offsets", &graph.CSR{}, Options{}, "no graph"},
+		{"directed", dir, Options{}, "symmetrize"},
+		{"negative share", g, Options{Hybrid: true, CPUShare: -0.1}, "CPU share"},
+		{"share above 1", g, Options{CPUShare: 1.5}, "[0, 1]"},
+		{"NaN share", g, Options{CPUShare: math.NaN()}, "CPU share"},
+		{"negative cap", g, Options{MemoryCap: -1}, "memory cap"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := Prepare(gpu.Host(), c.g, c.opts...)
+			p, err := Prepare(gpu.Host(), c.g, c.opts)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Prepare: %v, want an error mentioning %q", err, c.want)
 			}
 			if p != nil {
 				t.Error("a Prepared came back with the error")
 			}
-			if _, err := Run(gpu.Host(), c.g, c.opts...); err == nil {
+			if _, err := Run(gpu.Host(), c.g, c.opts); err == nil {
 				t.Error("Run succeeded")
 			}
 		})
 	}
-	if _, err := Prepare(nil, g); err == nil || !strings.Contains(err.Error(), "nil device") {
+	if _, err := Prepare(nil, g, Options{}); err == nil || !strings.Contains(err.Error(), "nil device") {
 		t.Errorf("Prepare(nil device): %v", err)
 	}
 }
@@ -276,11 +272,11 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 	}
 	for _, v := range testVariants() {
 		t.Run(v.Slug(), func(t *testing.T) {
-			p, err := Prepare(gpu.Host(), g, v.Options...)
+			p, err := Prepare(gpu.Host(), g, v.Options)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Label() != v.Label || p.Options() != NewOptions(v.Options...) || p.Device() != gpu.Host() || p.Graph() != g {
+			if p.Label() != v.Label || p.Options() != v.Options || p.Device() != gpu.Host() || p.Graph() != g {
 				t.Errorf("accessors: %q %+v %v", p.Label(), p.Options(), p.Device())
 			}
 			if p.Bytes() != 0 || p.HostVertices() != 0 || p.Compressed() || p.HostTime() != 0 {
@@ -316,7 +312,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 			}
 		})
 	}
-	r, err := Run(gpu.Host(), g)
+	r, err := Run(gpu.Host(), g, Options{})
 	if err != nil || !slices.Equal(r.Edges, want.Edges) {
 		t.Fatalf("one-shot Run: %v", err)
 	}
@@ -324,7 +320,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 		t.Errorf("one-shot Run's PrepTime %v: want the preparation and Boruvka's (> 0)", r.PrepTime)
 	}
 	cancel.Request()
-	_, err = Run(gpu.Host(), g)
+	_, err = Run(gpu.Host(), g, Options{})
 	cancel.Clear()
 	if !errors.Is(err, cancel.ErrInterrupted) {
 		t.Errorf("Run after cancel.Request: %v", err)
@@ -344,7 +340,7 @@ func ExampleRun() {
 		panic(err)
 	}
 	v := SeedVariants()[1] // "GPU": every transformation, GPU alone
-	r, err := Run(gpu.Host(), g, v.Options...)
+	r, err := Run(gpu.Host(), g, v.Options)
 	if err != nil {
 		panic(err)
 	}
@@ -359,8 +355,7 @@ func ExampleRun() {
 // ---- the input transformations (no device needed) ----
 
 // hostPrepared is a Prepared for the host-side steps, without a device.
-func hostPrepared(g *graph.CSR, opts ...Option) *Prepared {
-	o := NewOptions(opts...)
+func hostPrepared(g *graph.CSR, o Options) *Prepared {
 	return newPrepared(gpu.Host(), g, o)
 }
 
@@ -414,8 +409,8 @@ func TestTransform(t *testing.T) {
 		kind := []string{"int3", "float32", "float64", "unweighted"}[iter%4]
 		n := 1 + r.IntN(60)
 		g := randomGraph(t, r, n, r.IntN(4*n+1), kind)
-		for _, opts := range [][]Option{nil, {WeightRanks(true)}, {Renumber(true), Compress(true)}, {WeightRanks(true), Renumber(true)}} {
-			p := hostPrepared(g, opts...)
+		for _, opts := range []Options{{}, {WeightRanks: true}, {Renumber: true, Compress: true}, {WeightRanks: true, Renumber: true}} {
+			p := hostPrepared(g, opts)
 			tr, err := p.transform()
 			if err != nil {
 				t.Fatalf("graph %d (%s): %v", iter, kind, err)
@@ -476,7 +471,7 @@ func TestTransformErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := hostPrepared(c.g).transform()
+			_, err := hostPrepared(c.g, Options{}).transform()
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("transform: %v, want an error mentioning %q", err, c.want)
 			}
@@ -484,7 +479,7 @@ func TestTransformErrors(t *testing.T) {
 	}
 	// Unsorted lists and self-loops are fine.
 	g := &graph.CSR{Offsets: []int64{0, 3, 5, 7}, Adj: []int32{2, 0, 1, 1, 0, 2, 0}, Weights: []float32{5, 9, 1, 9, 1, 9, 5}}
-	r := mirrorRun(t, g)
+	r := mirrorRun(t, g, Options{})
 	if want := []Edge{{0, 1, 1}, {0, 2, 5}}; !slices.Equal(r.Edges, want) {
 		t.Errorf("unsorted lists with self-loops: %v, want %v", r.Edges, want)
 	}
@@ -506,7 +501,7 @@ func TestOrderedBits(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	g := mustGraph(t)(gen.RMAT(8, 8, gen.Seed(2)))
-	p := hostPrepared(g)
+	p := hostPrepared(g, Options{})
 	tr, err := p.transform()
 	if err != nil {
 		t.Fatal(err)
@@ -567,9 +562,9 @@ func TestPlan(t *testing.T) {
 // tree steps (boruvka.cu: reset, min_edge, hook, cycles, jump, renumber,
 // relabel), then collects the forest with forestEdges. It checks the
 // algorithm and the Go code the GPU path shares, without a device.
-func mirrorRun(t *testing.T, g *graph.CSR, opts ...Option) *Result {
+func mirrorRun(t *testing.T, g *graph.CSR, opts Options) *Result {
 	t.Helper()
-	p := hostPrepared(g, opts...)
+	p := hostPrepared(g, opts)
 	tr, err := p.transform()
 	if err != nil {
 		t.Fatal(err)
@@ -656,7 +651,7 @@ func mirrorRun(t *testing.T, g *graph.CSR, opts ...Option) *Result {
 // kind, many ties) and the GPU tests' small graphs, with every switch
 // that changes the host side, and compares with Kruskal and Boruvka.
 func TestMirror(t *testing.T) {
-	variants := [][]Option{nil, {WeightRanks(true)}, {Renumber(true)}, {WeightRanks(true), Renumber(true), Compress(true)}}
+	variants := []Options{{}, {WeightRanks: true}, {Renumber: true}, {WeightRanks: true, Renumber: true, Compress: true}}
 	check := func(t *testing.T, g *graph.CSR, name string) {
 		k, err := Kruskal(g)
 		if err != nil {
@@ -667,10 +662,10 @@ func TestMirror(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, opts := range variants {
-			r := mirrorRun(t, g, opts...)
+			r := mirrorRun(t, g, opts)
 			if !slices.Equal(r.Edges, k.Edges) || r.Weight != k.Weight || r.Trees != k.Trees || r.Iterations != b.Iterations {
 				t.Fatalf("%s, %s: weight %v, %d trees, %d edges, %d rounds; Kruskal: %v, %d, %d; Borůvka %d rounds",
-					name, NewOptions(opts...).Label(), r.Weight, r.Trees, len(r.Edges), r.Iterations, k.Weight, k.Trees, len(k.Edges), b.Iterations)
+					name, opts.Label(), r.Weight, r.Trees, len(r.Edges), r.Iterations, k.Weight, k.Trees, len(k.Edges), b.Iterations)
 			}
 		}
 	}
@@ -746,7 +741,7 @@ func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
 			t.Fatal(err)
 		}
 		fakegpu.FailFrees(t, 1)
-		r, err := Run(dev, g)
+		r, err := Run(dev, g, Options{})
 		if r != nil || err == nil || !strings.Contains(err.Error(), "mst: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
 			t.Errorf("Run(dev, g) with a failing free: %v, %v; want the free's error", r, err)
 		}
@@ -774,7 +769,7 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, variants [
 	for _, c := range cases {
 		for _, v := range variants {
 			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) {
-				p, err := Prepare(dev, c.g, v.Options...)
+				p, err := Prepare(dev, c.g, v.Options)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -846,7 +841,7 @@ func checkGPUProbeLengths(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range SeedVariants() {
 		for _, probe := range []int{0, 1, 64} {
 			t.Run(fmt.Sprintf("%s/probe_%d", v.Slug(), probe), func(t *testing.T) {
-				p, err := Prepare(dev, g, v.Options...)
+				p, err := Prepare(dev, g, v.Options)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -871,8 +866,8 @@ func TestGPUMemoryCap(t *testing.T) {
 // neighbour lists, or all of them, to the host, and under one too small
 // for the per-vertex arrays.
 func checkGPUMemoryCap(t *testing.T, dev *gpu.Device, g *graph.CSR) {
-	for _, v := range append(SeedVariants(), Variant{"GPU (ranks, renumber, compress off)", nil}) {
-		full, err := Prepare(dev, g, v.Options...)
+	for _, v := range append(SeedVariants(), Variant{"GPU (ranks, renumber, compress off)", Options{}}) {
+		full, err := Prepare(dev, g, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -880,10 +875,11 @@ func checkGPUMemoryCap(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 		full.Close()
 		for _, frac := range []float64{0.75, 0.3, 0} {
 			limit := vertexOnly + int64(frac*float64(whole-vertexOnly))
-			opts := append(append([]Option{}, v.Options...), MemoryCap(limit))
-			label := NewOptions(opts...).Label()
+			opts := v.Options
+			opts.MemoryCap = limit
+			label := opts.Label()
 			t.Run(fmt.Sprintf("%s/cap_%.2f", v.Slug(), frac), func(t *testing.T) {
-				p, err := Prepare(dev, g, opts...)
+				p, err := Prepare(dev, g, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -903,7 +899,9 @@ func checkGPUMemoryCap(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 				}
 			})
 		}
-		if _, err := Prepare(dev, g, append(append([]Option{}, v.Options...), MemoryCap(vertexOnly-1))...); !errors.Is(err, gpu.ErrOutOfMemory) {
+		tight := v.Options
+		tight.MemoryCap = vertexOnly - 1
+		if _, err := Prepare(dev, g, tight); !errors.Is(err, gpu.ErrOutOfMemory) {
 			t.Errorf("%s: a cap below the per-vertex arrays: %v, want gpu.ErrOutOfMemory", v.Label, err)
 		}
 	}
@@ -915,7 +913,7 @@ func TestGPUCancel(t *testing.T) {
 
 func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range SeedVariants() {
-		p, err := Prepare(dev, g, v.Options...)
+		p, err := Prepare(dev, g, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -945,7 +943,7 @@ func TestGPURunOneShot(t *testing.T) {
 	checkGPURunOneShot(t, dev, mustGraph(t)(gen.SSCA2(10, gen.Seed(2))))
 	// GPU-only input checks.
 	asym := &graph.CSR{Offsets: []int64{0, 1, 1}, Adj: []int32{1}}
-	if _, err := Run(dev, asym); err == nil || !strings.Contains(err.Error(), "no reverse arc") {
+	if _, err := Run(dev, asym, Options{}); err == nil || !strings.Contains(err.Error(), "no reverse arc") {
 		t.Errorf("asymmetric graph: %v", err)
 	}
 }
@@ -955,7 +953,7 @@ func TestGPURunOneShot(t *testing.T) {
 // Prepared.Run leaves out.
 func checkGPURunOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range SeedVariants() {
-		r, err := Run(dev, g, v.Options...)
+		r, err := Run(dev, g, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}

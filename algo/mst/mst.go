@@ -33,16 +33,17 @@ type Result struct {
 	// Iterations is the number of Borůvka rounds that merged trees (0 for
 	// Kruskal).
 	Iterations int
-	// Time is the computation proper, in the study's sense: for Kruskal
-	// the sort and the union-find pass, for Borůvka its rounds.
+	// Time is the computation proper, in the study's sense, excluding
+	// PrepTime: for Kruskal the sort and the union-find pass, for Borůvka
+	// its rounds (on a GPU, measured with CUDA events).
 	Time time.Duration
 	// PrepTime is input preparation excluded from Time: extracting each
 	// edge once (both), plus ranking the edges by weight and building the
 	// rank-sorted neighbour lists for Borůvka (the study's "local sort"
 	// and "weights → integers" transforms, which it does not time). A
-	// GPU Prepared.Run prepares nothing per run and reports 0 (the
-	// preparation, spent once, is Prepared.PrepTime; on the host device
-	// it reports Boruvka's own); the one-shot Run adds Prepared.PrepTime.
+	// GPU Prepared.Run prepares nothing per run and reports 0 (on the
+	// host device, Boruvka's own); Prepare's time, spent once, is
+	// Prepared.PrepTime, which the one-shot Run adds.
 	PrepTime time.Duration
 	// TEPS is graph.Rate(NumEdges, NumArcs, Time): ArcsPerSecond (stored
 	// arcs per second) is the study's MTEPS, Graph500 counts every

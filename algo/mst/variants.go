@@ -62,44 +62,6 @@ type Options struct {
 	MemoryCap int64
 }
 
-// Option sets one switch of Options.
-type Option func(*Options)
-
-// WeightRanks turns the study's "weights → integers" (uint32 ranks) on or
-// off.
-func WeightRanks(on bool) Option { return func(o *Options) { o.WeightRanks = on } }
-
-// Renumber turns the study's vertex renumbering (reverse Cuthill-McKee)
-// on or off.
-func Renumber(on bool) Option { return func(o *Options) { o.Renumber = on } }
-
-// Compress turns the study's compressed neighbour ids on or off (they
-// apply only where the lists allow; see Options.Compress).
-func Compress(on bool) Option { return func(o *Options) { o.Compress = on } }
-
-// Hybrid turns the study's CPU+GPU find-minimum step on or off.
-func Hybrid(on bool) Option { return func(o *Options) { o.Hybrid = on } }
-
-// CPUShare sets the host's share of the arcs in hybrid mode (0: the
-// study's 1/6). A share outside [0, 1] makes Prepare fail.
-func CPUShare(share float64) Option { return func(o *Options) { o.CPUShare = share } }
-
-// MemoryCap bounds the device memory of the prepared graph, in bytes (0:
-// the device's free memory). A negative cap makes Prepare fail.
-func MemoryCap(bytes int64) Option { return func(o *Options) { o.MemoryCap = bytes } }
-
-// NewOptions applies opts, in order, to the zero Options; nil options are
-// skipped.
-func NewOptions(opts ...Option) Options {
-	var o Options
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	return o
-}
-
 // check returns an error for a share outside [0, 1] or a negative cap.
 func (o Options) check() error {
 	if math.IsNaN(o.CPUShare) || o.CPUShare < 0 || o.CPUShare > 1 {
@@ -162,12 +124,14 @@ func (o Options) Label() string {
 	return s
 }
 
-// Variant is a labelled set of options: one curve of a figure.
+// Variant is one curve of a figure: a label and the options that run it.
+// It is plain data: bench reads its switches without preparing anything.
 type Variant struct {
-	// Label names the curve (Options.Label of the options).
+	// Label names the curve (Options.Label of the options, or a name of
+	// one's own).
 	Label string
 	// Options select it.
-	Options []Option
+	Options Options
 }
 
 // String returns the label.
@@ -188,9 +152,8 @@ func (v Variant) Slug() string {
 // transformation, GPU alone). The figure's third curve, "CPU", is the
 // package's Boruvka.
 func SeedVariants() []Variant {
-	all := []Option{WeightRanks(true), Renumber(true), Compress(true)}
 	return []Variant{
-		{LabelHybrid, append(append([]Option{}, all...), Hybrid(true))},
-		{LabelGPU, all},
+		{LabelHybrid, Options{WeightRanks: true, Renumber: true, Compress: true, Hybrid: true}},
+		{LabelGPU, Options{WeightRanks: true, Renumber: true, Compress: true}},
 	}
 }

@@ -37,7 +37,7 @@ func TestLongPathsStopOnInterrupt(t *testing.T) {
 		}},
 		{"GPU preparation", func() error {
 			for {
-				if _, err := checkGPUGraphStats(g, NewOptions(WithMethod(NearFar))); err != nil {
+				if _, err := checkGPUGraphStats(g, Options{Method: NearFar}); err != nil {
 					return err
 				}
 			}

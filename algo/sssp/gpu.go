@@ -176,7 +176,7 @@ func checkGPUGraphStats(g *graph.CSR, o Options) (weightStats, error) {
 	if o.Method == EdgeSweep && g.Directed {
 		return weightStats{}, errors.New("sssp: the SSSP study's edge-parallel Bellman-Ford relaxes both directions of each edge, " +
 			"but this graph is directed: symmetrize it (g.Undirected(), or graph.Build with BuildOptions{Symmetrize: true}), " +
-			"or use WithMethod(sssp.NearFar) or WithMethod(sssp.Frontier), which follow arcs")
+			"or use sssp.Options{Method: sssp.NearFar} or {Method: sssp.Frontier}, which follow arcs")
 	}
 	ws, err := scanWeights(g)
 	if err != nil {
@@ -257,8 +257,8 @@ type nearFarStats struct {
 	scanned, lowered        int64 // arcs relaxed, distances lowered
 }
 
-// Prepare readies g on dev for Run with the given options (see Options;
-// zero options: the study's plain kernel with float64 distances).
+// Prepare readies g on dev for Run with the options o (the zero Options:
+// the study's plain kernel with float64 distances).
 //
 // On a GPU the edge sweep builds the COO view (g.UndirectedCOO), applies
 // the segment permutation when Permute is on (P from SegmentSize, else
@@ -286,11 +286,10 @@ type nearFarStats struct {
 // below 2^32), a negative SegmentSize, a negative or non-finite
 // Delta or DeltaFactor, a compile error or a device that runs out of
 // memory.
-func Prepare(dev *gpu.Device, g *graph.CSR, opts ...Option) (*Prepared, error) {
+func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("sssp: Prepare: nil device (use gpu.Default())")
 	}
-	o := NewOptions(opts...)
 	start := time.Now()
 	ws, err := checkGPUGraphStats(g, o)
 	if err == nil {
@@ -865,16 +864,16 @@ func (p *Prepared) finishGPU(r *Result) (err error) {
 	return cancel.Check()
 }
 
-// Run computes shortest paths from src on dev with the given options:
+// Run computes shortest paths from src on dev with the options o:
 // Prepare, Prepared.Run, Close. The result's PrepTime includes the
 // preparation, made for this run alone. To run from several sources,
 // Prepare once and call Run for each (the preparation is often longer
 // than a run).
-func Run(dev *gpu.Device, g *graph.CSR, src int32, opts ...Option) (*Result, error) {
+func Run(dev *gpu.Device, g *graph.CSR, src int32, o Options) (*Result, error) {
 	if err := checkInput(g, src); err != nil {
 		return nil, err
 	}
-	p, err := Prepare(dev, g, opts...)
+	p, err := Prepare(dev, g, o)
 	if err != nil {
 		return nil, err
 	}

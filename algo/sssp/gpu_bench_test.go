@@ -119,7 +119,9 @@ func BenchmarkGPU(b *testing.B) {
 					}
 					srcs = g.Roots(roots, 2)
 				}
-				p, err := Prepare(dev, g, append(append([]Option(nil), v.Options...), Parents(true))...)
+				o := v.Options
+				o.Parents = true
+				p, err := Prepare(dev, g, o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -253,10 +255,10 @@ func BenchmarkGPUNearFarTune(b *testing.B) {
 			for _, bl := range blocks {
 				for _, ba := range batches {
 					name := fmt.Sprintf("rmat_s%d/f%g_s%d_b%d_n%d", scale, f, int(sl), int(bl), int(ba))
-					opts := []Option{WithMethod(NearFar), DeltaFactor(f)}
+					opts := Options{Method: NearFar, DeltaFactor: f}
 					if math.IsInf(f, 1) {
 						name = fmt.Sprintf("rmat_s%d/frontier_s%d_b%d_n%d", scale, int(sl), int(bl), int(ba))
-						opts = []Option{WithMethod(Frontier)}
+						opts = Options{Method: Frontier}
 					}
 					b.Run(name, func(b *testing.B) {
 						nearFarTuning.minSlots, nearFarTuning.blocksPerSM, nearFarTuning.batch = int(sl), int(bl), int(ba)
@@ -269,8 +271,8 @@ func BenchmarkGPUNearFarTune(b *testing.B) {
 }
 
 // benchNearFar is one configuration of BenchmarkGPUNearFarTune.
-func benchNearFar(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, opts []Option, want *[]float64) {
-	p, err := Prepare(dev, g, opts...)
+func benchNearFar(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, opts Options, want *[]float64) {
+	p, err := Prepare(dev, g, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

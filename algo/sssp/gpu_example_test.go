@@ -16,7 +16,7 @@ func ExampleRun() {
 		Dst:     []int32{1, 2, 3, 3},
 		Weights: []float32{1, 2, 3, 10}}
 	g, _ := graph.Build(el, graph.BuildOptions{Symmetrize: true})
-	r, err := Run(gpu.Host(), g, 0, TextureCache(true), Permute(true), Parents(true))
+	r, err := Run(gpu.Host(), g, 0, Options{TextureCache: true, Permute: true, Parents: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -35,7 +35,7 @@ func ExampleRun() {
 func ExamplePrepare() {
 	el := graph.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}, Weights: []float32{0.5, 0.25}}
 	g, _ := graph.Build(el, graph.BuildOptions{Symmetrize: true})
-	p, err := Prepare(gpu.Host(), g, WithMethod(NearFar))
+	p, err := Prepare(gpu.Host(), g, Options{Method: NearFar})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -55,7 +55,7 @@ func ExamplePrepare() {
 // The curves of the SSSP study's figure, then the work-efficient methods.
 func ExampleSeedVariants() {
 	for _, v := range append(SeedVariants(), ModernVariants()...) {
-		o := NewOptions(v.Options...)
+		o := v.Options
 		fmt.Printf("%-26s permute=%-5v texture cache=%-5v %v\n", v.Label, o.Permute, o.TextureCache, o.Method)
 	}
 	// Output:

@@ -138,9 +138,6 @@ func withParents32(t *testing.T, g *graph.CSR, r *Result) {
 // ---- options, labels, variants ----
 
 func TestOptionsAndLabels(t *testing.T) {
-	if got := NewOptions(); got != (Options{}) {
-		t.Errorf("NewOptions() = %+v, want the zero Options", got)
-	}
 	seed := SeedVariants()
 	wantSeed := []struct {
 		label             string
@@ -157,7 +154,7 @@ func TestOptionsAndLabels(t *testing.T) {
 	}
 	for i, w := range wantSeed {
 		v := seed[i]
-		o := NewOptions(v.Options...)
+		o := v.Options
 		if v.Label != w.label || v.String() != w.label {
 			t.Errorf("variant %d: label %q, want %q", i, v.Label, w.label)
 		}
@@ -183,41 +180,34 @@ func TestOptionsAndLabels(t *testing.T) {
 		t.Fatalf("ModernVariants has %d variants, want %d", len(modern), len(wantModern))
 	}
 	for i, w := range wantModern {
-		v, o := modern[i], NewOptions(modern[i].Options...)
+		v, o := modern[i], modern[i].Options
 		if v.Label != w.label || o.Method != w.method || o.Label() != w.label || v.Slug() != w.slug ||
 			o.Delta != 0 || o.DeltaFactor != 0 || o.Float32 {
 			t.Errorf("ModernVariants()[%d] = %q (%+v, slug %q), want %q, %v, slug %q, default Δ", i, v.Label, o, v.Slug(), w.label, w.method, w.slug)
 		}
 	}
 	for _, c := range []struct {
-		opts []Option
+		opts Options
 		want string
 	}{
-		{nil, "cache && restrict off"},
-		{[]Option{Permute(true), SegmentSize(64)}, "restrict off, P=64"},
-		{[]Option{SegmentSize(64)}, "cache && restrict off"}, // P matters only with the permutation
-		{[]Option{TextureCache(true), Float32(true)}, "cache off, float32"},
-		{[]Option{WithMethod(Frontier), Permute(true), Float32(true)}, "frontier (work-efficient), float32"},
-		{[]Option{WithMethod(Frontier), Delta(0.5)}, "frontier (work-efficient)"}, // Δ is near-far's
-		{[]Option{WithMethod(NearFar), Float32(true)}, "near-far (Δ-stepping), float32"},
-		{[]Option{WithMethod(NearFar), Delta(0.25), DeltaFactor(4)}, "near-far (Δ-stepping), Δ=0.25"},
-		{[]Option{WithMethod(NearFar), DeltaFactor(4)}, "near-far (Δ-stepping), Δ factor=4"},
-		{[]Option{Permute(true), Permute(false), nil}, "cache && restrict off"}, // later options win; nil ignored
+		{Options{}, "cache && restrict off"},
+		{Options{Permute: true, SegmentSize: 64}, "restrict off, P=64"},
+		{Options{SegmentSize: 64}, "cache && restrict off"}, // P matters only with the permutation
+		{Options{TextureCache: true, Float32: true}, "cache off, float32"},
+		{Options{Method: Frontier, Permute: true, Float32: true}, "frontier (work-efficient), float32"},
+		{Options{Method: Frontier, Delta: 0.5}, "frontier (work-efficient)"}, // Δ is near-far's
+		{Options{Method: NearFar, Float32: true}, "near-far (Δ-stepping), float32"},
+		{Options{Method: NearFar, Delta: 0.25, DeltaFactor: 4}, "near-far (Δ-stepping), Δ=0.25"},
+		{Options{Method: NearFar, DeltaFactor: 4}, "near-far (Δ-stepping), Δ factor=4"},
 	} {
-		if got := NewOptions(c.opts...).Label(); got != c.want {
-			t.Errorf("Label of %+v = %q, want %q", NewOptions(c.opts...), got, c.want)
+		if got := c.opts.Label(); got != c.want {
+			t.Errorf("Label of %+v = %q, want %q", c.opts, got, c.want)
 		}
-	}
-	if o := NewOptions(Parents(true), Float32(true)); !o.Parents || !o.Float32 {
-		t.Errorf("Parents/Float32 options not applied: %+v", o)
 	}
 	if EdgeSweep.String() != "edge sweep" || Frontier.String() != "frontier" || NearFar.String() != "near-far" || Method(7).String() != "Method(7)" {
 		t.Errorf("Method names: %v %v %v %v", EdgeSweep, Frontier, NearFar, Method(7))
 	}
-	if o := NewOptions(WithMethod(NearFar), Delta(0.5), DeltaFactor(3)); o.Delta != 0.5 || o.DeltaFactor != 3 {
-		t.Errorf("Delta/DeltaFactor options not applied: %+v", o)
-	}
-	if s := (Variant{Label: NewOptions(WithMethod(NearFar), DeltaFactor(4), Float32(true)).Label()}).Slug(); s != "near-far_delta-stepping_delta_factor4_float32" {
+	if s := (Variant{Label: Options{Method: NearFar, DeltaFactor: 4, Float32: true}.Label()}).Slug(); s != "near-far_delta-stepping_delta_factor4_float32" {
 		t.Errorf("slug %q", s)
 	}
 }
@@ -233,34 +223,34 @@ func TestCheckGPUGraph(t *testing.T) {
 	cases := []struct {
 		name string
 		g    *graph.CSR
-		opts []Option
+		opts Options
 		want string // "" = no error; else a substring of the error
 	}{
-		{"undirected", und, nil, ""},
-		{"undirected frontier", und, []Option{WithMethod(Frontier)}, ""},
-		{"directed edge sweep", dir, nil, "symmetrize"},
-		{"directed edge sweep names the fix", dir, []Option{Permute(true)}, "Undirected()"},
-		{"directed frontier", dir, []Option{WithMethod(Frontier)}, ""},
-		{"directed near-far", dir, []Option{WithMethod(NearFar)}, ""},
-		{"directed edge sweep names near-far", dir, nil, "NearFar"},
-		{"near-far Δ", und, []Option{WithMethod(NearFar), Delta(0.1), DeltaFactor(2)}, ""},
-		{"negative Δ", und, []Option{WithMethod(NearFar), Delta(-1)}, "bucket width"},
-		{"NaN Δ", und, []Option{WithMethod(NearFar), Delta(math.NaN())}, "bucket width"},
-		{"infinite Δ", und, []Option{WithMethod(NearFar), Delta(math.Inf(1))}, "bucket width"},
-		{"negative Δ factor", und, []Option{WithMethod(NearFar), DeltaFactor(-2)}, "Δ factor"},
-		{"infinite Δ factor", und, []Option{WithMethod(NearFar), DeltaFactor(math.Inf(1))}, "Δ factor"},
-		{"negative weight near-far", neg, []Option{WithMethod(NearFar)}, "non-negative"},
-		{"negative weight", neg, nil, "non-negative"},
-		{"negative weight frontier", neg, []Option{WithMethod(Frontier)}, "non-negative"},
-		{"NaN weight", nan, []Option{WithMethod(Frontier)}, "NaN"},
-		{"negative segment", und, []Option{Permute(true), SegmentSize(-1)}, "segment size"},
-		{"unknown method", und, []Option{WithMethod(Method(9))}, "unknown method"},
-		{"nil graph", nil, nil, "no graph"},
-		{"no vertices", &graph.CSR{Offsets: []int64{0}}, nil, "no vertices"},
+		{"undirected", und, Options{}, ""},
+		{"undirected frontier", und, Options{Method: Frontier}, ""},
+		{"directed edge sweep", dir, Options{}, "symmetrize"},
+		{"directed edge sweep names the fix", dir, Options{Permute: true}, "Undirected()"},
+		{"directed frontier", dir, Options{Method: Frontier}, ""},
+		{"directed near-far", dir, Options{Method: NearFar}, ""},
+		{"directed edge sweep names near-far", dir, Options{}, "NearFar"},
+		{"near-far Δ", und, Options{Method: NearFar, Delta: 0.1, DeltaFactor: 2}, ""},
+		{"negative Δ", und, Options{Method: NearFar, Delta: -1}, "bucket width"},
+		{"NaN Δ", und, Options{Method: NearFar, Delta: math.NaN()}, "bucket width"},
+		{"infinite Δ", und, Options{Method: NearFar, Delta: math.Inf(1)}, "bucket width"},
+		{"negative Δ factor", und, Options{Method: NearFar, DeltaFactor: -2}, "Δ factor"},
+		{"infinite Δ factor", und, Options{Method: NearFar, DeltaFactor: math.Inf(1)}, "Δ factor"},
+		{"negative weight near-far", neg, Options{Method: NearFar}, "non-negative"},
+		{"negative weight", neg, Options{}, "non-negative"},
+		{"negative weight frontier", neg, Options{Method: Frontier}, "non-negative"},
+		{"NaN weight", nan, Options{Method: Frontier}, "NaN"},
+		{"negative segment", und, Options{Permute: true, SegmentSize: -1}, "segment size"},
+		{"unknown method", und, Options{Method: Method(9)}, "unknown method"},
+		{"nil graph", nil, Options{}, "no graph"},
+		{"no vertices", &graph.CSR{Offsets: []int64{0}}, Options{}, "no vertices"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := checkGPUGraph(c.g, NewOptions(c.opts...))
+			err := checkGPUGraph(c.g, c.opts)
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
@@ -270,7 +260,7 @@ func TestCheckGPUGraph(t *testing.T) {
 				t.Fatalf("error %q does not mention %q", err, c.want)
 			}
 			// Prepare applies the same rules on every device.
-			p, perr := Prepare(gpu.Host(), c.g, c.opts...)
+			p, perr := Prepare(gpu.Host(), c.g, c.opts)
 			if (perr != nil) != (err != nil) {
 				t.Fatalf("Prepare on the host: error %v, checkGPUGraph: %v", perr, err)
 			}
@@ -279,7 +269,7 @@ func TestCheckGPUGraph(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Prepare(nil, und); err == nil || !strings.Contains(err.Error(), "nil device") {
+	if _, err := Prepare(nil, und, Options{}); err == nil || !strings.Contains(err.Error(), "nil device") {
 		t.Errorf("Prepare(nil device): %v", err)
 	}
 }
@@ -349,23 +339,24 @@ func TestNearFarDelta(t *testing.T) {
 	cases := []struct {
 		name string
 		g    *graph.CSR
-		opts []Option
+		opts Options
 		want float64
 	}{
-		{"default", g, nil, DefaultGPUDeltaFactor * 0.5 / 1.5},
-		{"factor", g, []Option{DeltaFactor(3)}, 3 * 0.5 / 1.5},
-		{"explicit wins", g, []Option{Delta(0.125), DeltaFactor(3)}, 0.125},
-		{"zero weights", zero, nil, 1},
-		{"no arcs", empty, nil, 1},
-		{"unit weights", unit, nil, DefaultGPUDeltaFactor / (float64(unit.NumArcs()) / float64(unit.NumVertices()))},
+		{"default", g, Options{}, DefaultGPUDeltaFactor * 0.5 / 1.5},
+		{"factor", g, Options{DeltaFactor: 3}, 3 * 0.5 / 1.5},
+		{"explicit wins", g, Options{Delta: 0.125, DeltaFactor: 3}, 0.125},
+		{"zero weights", zero, Options{}, 1},
+		{"no arcs", empty, Options{}, 1},
+		{"unit weights", unit, Options{}, DefaultGPUDeltaFactor / (float64(unit.NumArcs()) / float64(unit.NumVertices()))},
 	}
 	for _, c := range cases {
-		o := NewOptions(append([]Option{WithMethod(NearFar)}, c.opts...)...)
+		o := c.opts
+		o.Method = NearFar
 		got := nearFarDelta(c.g, weightsOf(c.g), o)
 		if math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("%s: Δ = %v, want %v", c.name, got, c.want)
 		}
-		p, err := Prepare(gpu.Host(), c.g, append([]Option{WithMethod(NearFar)}, c.opts...)...)
+		p, err := Prepare(gpu.Host(), c.g, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +365,7 @@ func TestNearFarDelta(t *testing.T) {
 		}
 		p.Close()
 	}
-	p, err := Prepare(gpu.Host(), g, WithMethod(Frontier), Delta(0.5))
+	p, err := Prepare(gpu.Host(), g, Options{Method: Frontier, Delta: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,10 +380,10 @@ func TestNearFarDelta(t *testing.T) {
 func allVariants() []Variant {
 	vs := append(SeedVariants(), ModernVariants()...)
 	vs = append(vs,
-		Variant{"cache && restrict on, P=16", []Option{Permute(true), TextureCache(true), SegmentSize(16)}},
-		Variant{"cache && restrict on, float32", []Option{Permute(true), TextureCache(true), Float32(true)}},
-		Variant{"frontier (work-efficient), float32", []Option{WithMethod(Frontier), Float32(true)}},
-		Variant{"near-far (Δ-stepping), Δ factor=1, float32", []Option{WithMethod(NearFar), DeltaFactor(1), Float32(true)}},
+		Variant{"cache && restrict on, P=16", Options{Permute: true, TextureCache: true, SegmentSize: 16}},
+		Variant{"cache && restrict on, float32", Options{Permute: true, TextureCache: true, Float32: true}},
+		Variant{"frontier (work-efficient), float32", Options{Method: Frontier, Float32: true}},
+		Variant{"near-far (Δ-stepping), Δ factor=1, float32", Options{Method: NearFar, DeltaFactor: 1, Float32: true}},
 	)
 	return vs
 }
@@ -402,7 +393,9 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 	for _, c := range gpuCases(t, true) {
 		for _, v := range allVariants() {
 			t.Run(c.name+"/"+v.Slug(), func(t *testing.T) {
-				p, err := Prepare(host, c.g, append(v.Options, Parents(true))...)
+				o := v.Options
+				o.Parents = true
+				p, err := Prepare(host, c.g, o)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -443,7 +436,7 @@ func TestHostDeviceRunsTheCPU(t *testing.T) {
 func TestPrepTimeOnce(t *testing.T) {
 	g := mustGraph(t)(gen.RMAT(7, 8, gen.Seed(1)))
 	for _, v := range append(SeedVariants()[:1], ModernVariants()...) {
-		p, err := Prepare(gpu.Host(), g, v.Options...)
+		p, err := Prepare(gpu.Host(), g, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +454,7 @@ func TestPrepTimeOnce(t *testing.T) {
 			}
 		}
 		p.Close()
-		r, err := Run(gpu.Host(), g, 0, v.Options...)
+		r, err := Run(gpu.Host(), g, 0, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -473,10 +466,10 @@ func TestPrepTimeOnce(t *testing.T) {
 
 func TestHostDeviceRunErrorsAndCancel(t *testing.T) {
 	g := mustGraph(t)(gen.RMAT(8, 16, gen.Seed(1)))
-	if _, err := Run(gpu.Host(), g, -1); err == nil || !strings.Contains(err.Error(), "source") {
+	if _, err := Run(gpu.Host(), g, -1, Options{}); err == nil || !strings.Contains(err.Error(), "source") {
 		t.Errorf("Run from -1: %v", err)
 	}
-	p, err := Prepare(gpu.Host(), g)
+	p, err := Prepare(gpu.Host(), g, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -750,7 +743,7 @@ func TestKernelsEmulated(t *testing.T) {
 				}
 			}
 			minSlots, factor := []int{32, nearFarTuning.minSlots, 256}[i%3], []float64{0.5, 0, 4}[i%3]
-			delta := nearFarDelta(c.g, weightsOf(c.g), NewOptions(DeltaFactor(factor)))
+			delta := nearFarDelta(c.g, weightsOf(c.g), Options{DeltaFactor: factor})
 			name := fmt.Sprintf("%s/src_%d", c.name, src)
 			t.Run(name, func(t *testing.T) {
 				ctx, stop := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -898,9 +891,9 @@ func TestGPUVariants(t *testing.T) { checkGPUVariants(t, gpuDevice(t), gpuCases(
 // settles late).
 func extraVariants() []Variant {
 	return []Variant{
-		{"cache && restrict on, P=64", []Option{Permute(true), TextureCache(true), SegmentSize(64)}},
-		{"near-far (Δ-stepping), Δ factor=0.5", []Option{WithMethod(NearFar), DeltaFactor(0.5)}},
-		{"near-far (Δ-stepping), Δ=1000", []Option{WithMethod(NearFar), Delta(1000)}},
+		{"cache && restrict on, P=64", Options{Permute: true, TextureCache: true, SegmentSize: 64}},
+		{"near-far (Δ-stepping), Δ factor=0.5", Options{Method: NearFar, DeltaFactor: 0.5}},
+		{"near-far (Δ-stepping), Δ=1000", Options{Method: NearFar, Delta: 1000}},
 	}
 }
 
@@ -915,10 +908,11 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, extraOn ma
 		}
 		for _, v := range variants {
 			for _, f32 := range []bool{false, true} {
-				opts := append(append([]Option(nil), v.Options...), Float32(f32), Parents(true))
-				o := NewOptions(opts...)
+				opts := v.Options
+				opts.Float32, opts.Parents = f32, true
+				o := opts
 				t.Run(c.name+"/"+Variant{Label: o.Label()}.Slug(), func(t *testing.T) {
-					p, err := Prepare(dev, c.g, opts...)
+					p, err := Prepare(dev, c.g, opts)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -949,7 +943,7 @@ func TestGPUWithoutParents(t *testing.T) {
 
 func checkGPUWithoutParents(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range append(SeedVariants()[:1], ModernVariants()...) {
-		r, err := Run(dev, g, 3, v.Options...)
+		r, err := Run(dev, g, 3, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -978,8 +972,8 @@ func checkGPUDirectedFrontier(t *testing.T, dev *gpu.Device, scale int) {
 	}
 	for _, m := range []Method{Frontier, NearFar} {
 		for _, f32 := range []bool{false, true} {
-			opts := []Option{WithMethod(m), Float32(f32), Parents(true)}
-			p, err := Prepare(dev, g, opts...)
+			opts := Options{Method: m, Float32: f32, Parents: true}
+			p, err := Prepare(dev, g, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -988,18 +982,18 @@ func checkGPUDirectedFrontier(t *testing.T, dev *gpu.Device, scale int) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkGPUResult(t, g, r, NewOptions(opts...))
+				checkGPUResult(t, g, r, opts)
 			}
 			p.Close()
 		}
 	}
 	// The package-level Run charges its own preparation.
-	if r, err := Run(dev, g, 0, WithMethod(NearFar)); err != nil {
+	if r, err := Run(dev, g, 0, Options{Method: NearFar}); err != nil {
 		t.Error(err)
 	} else if r.PrepTime <= 0 {
 		t.Errorf("Run: prep time %v, want the preparation's", r.PrepTime)
 	}
-	if _, err := Run(dev, g, 0); err == nil || !strings.Contains(err.Error(), "directed") {
+	if _, err := Run(dev, g, 0, Options{}); err == nil || !strings.Contains(err.Error(), "directed") {
 		t.Errorf("edge sweep on a directed graph: %v", err)
 	}
 }
@@ -1010,7 +1004,7 @@ func TestGPUCancel(t *testing.T) {
 
 func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	for _, v := range append(SeedVariants()[:1], ModernVariants()...) {
-		p, err := Prepare(dev, g, v.Options...)
+		p, err := Prepare(dev, g, v.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1075,7 +1069,7 @@ func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
 			t.Fatal(err)
 		}
 		fakegpu.FailFrees(t, 1)
-		r, err := Run(dev, g, 0)
+		r, err := Run(dev, g, 0, Options{})
 		if r != nil || err == nil || !strings.Contains(err.Error(), "sssp: freeing the device memory of ") || !strings.Contains(err.Error(), "cuMemFree_v2") {
 			t.Errorf("Run(dev, g, 0) with a failing free: %v, %v; want the free's error", r, err)
 		}

@@ -40,14 +40,15 @@ type Result struct {
 	// ComponentEdges is the Graph500 TEPS numerator: the input edges with
 	// a reached endpoint (graph.CSR.ComponentEdges).
 	ComponentEdges int64
-	// Time is the distance computation only: what the studies time.
+	// Time is the distance computation only, excluding PrepTime and
+	// TreeTime: what the studies time (on a GPU, measured with CUDA
+	// events).
 	Time time.Duration
 	// PrepTime is the preparation excluded from Time: the weight scan
 	// (negative weights, Δ's default) and, for Bellman-Ford on an
-	// undirected graph, building the COO view. A GPU run from
-	// Prepared.Run has none (0: the preparation is spent once and
-	// reported by Prepared.PrepTime); one from the package-level Run
-	// includes the whole preparation, made for it alone.
+	// undirected graph, building the COO view. A GPU Prepared.Run
+	// prepares nothing per run and reports 0; Prepare's time, spent once,
+	// is Prepared.PrepTime, which the one-shot Run adds.
 	PrepTime time.Duration
 	// TreeTime is the parent computation after convergence, excluded from
 	// Time.

@@ -87,49 +87,6 @@ type Options struct {
 	DeltaFactor float64
 }
 
-// Option sets one switch of Options.
-type Option func(*Options)
-
-// TextureCache turns the study's "restrict" switch on or off.
-func TextureCache(on bool) Option { return func(o *Options) { o.TextureCache = on } }
-
-// Permute turns the study's "cache" switch (the segment permutation of the
-// edges) on or off.
-func Permute(on bool) Option { return func(o *Options) { o.Permute = on } }
-
-// SegmentSize sets P, the vertices per dist segment of the permutation (0:
-// from the device's L2 size). A negative P makes Prepare fail.
-func SegmentSize(p int) Option { return func(o *Options) { o.SegmentSize = p } }
-
-// Float32 selects float32 distances (default float64, as the study).
-func Float32(on bool) Option { return func(o *Options) { o.Float32 = on } }
-
-// Parents asks for the parent tree, computed after convergence.
-func Parents(on bool) Option { return func(o *Options) { o.Parents = on } }
-
-// WithMethod selects the GPU algorithm (EdgeSweep by default).
-func WithMethod(m Method) Option { return func(o *Options) { o.Method = m } }
-
-// Delta sets NearFar's bucket width Δ (0: from DeltaFactor). A negative,
-// NaN or infinite Δ makes Prepare fail.
-func Delta(d float64) Option { return func(o *Options) { o.Delta = d } }
-
-// DeltaFactor sets the factor of NearFar's default Δ = f · (mean arc
-// weight) / (mean out-degree) (0: DefaultGPUDeltaFactor). A negative, NaN
-// or infinite factor makes Prepare fail.
-func DeltaFactor(f float64) Option { return func(o *Options) { o.DeltaFactor = f } }
-
-// NewOptions applies opts, in order, to the zero Options.
-func NewOptions(opts ...Option) Options {
-	var o Options
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	return o
-}
-
 // The study's curve labels (docs/studies.md §1, the figure to reproduce).
 const (
 	LabelBoth     = "cache && restrict on"
@@ -181,12 +138,15 @@ func (o Options) Label() string {
 	return s
 }
 
-// Variant is a labelled set of options: one curve of a figure.
+// Variant is one curve of a figure: a label and the options that run it.
+// It is plain data: bench reads its switches (Float32, Method) without
+// preparing anything.
 type Variant struct {
-	// Label names the curve (Options.Label of the options).
+	// Label names the curve (Options.Label of the options, or a name of
+	// one's own).
 	Label string
 	// Options select it.
-	Options []Option
+	Options Options
 }
 
 // String returns the label.
@@ -210,10 +170,10 @@ func (v Variant) Slug() string {
 // Dijkstra (or the host device's stand-in).
 func SeedVariants() []Variant {
 	return []Variant{
-		{LabelBoth, []Option{Permute(true), TextureCache(true)}},
-		{LabelCacheOff, []Option{Permute(false), TextureCache(true)}},
-		{LabelRestrict, []Option{Permute(true), TextureCache(false)}},
-		{LabelNone, []Option{Permute(false), TextureCache(false)}},
+		{LabelBoth, Options{Permute: true, TextureCache: true}},
+		{LabelCacheOff, Options{TextureCache: true}},
+		{LabelRestrict, Options{Permute: true}},
+		{LabelNone, Options{}},
 	}
 }
 
@@ -223,7 +183,7 @@ func SeedVariants() []Variant {
 // Frontier), to show what the light and heavy arcs and the far pile buy.
 func ModernVariants() []Variant {
 	return []Variant{
-		{LabelNearFar, []Option{WithMethod(NearFar)}},
-		{LabelFrontier, []Option{WithMethod(Frontier)}},
+		{LabelNearFar, Options{Method: NearFar}},
+		{LabelFrontier, Options{Method: Frontier}},
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/display"
+	"github.com/graphnb/graphnb/magics"
+	"github.com/graphnb/graphnb/session"
 	"github.com/graphnb/graphnb/symbols"
 )
 
@@ -30,7 +32,7 @@ func notebookOf(sources ...string) *Notebook {
 // *CellError), returning that error.
 func run(t *testing.T, nb *Notebook, opt ExecOptions) *CellError {
 	t.Helper()
-	opt.Session.Symbols = symbols.Symbols // the cells use graphnb's packages, as in the kernel
+	opt.Session = graphnbSession()
 	err := Execute(context.Background(), nb, opt)
 	if err == nil {
 		return nil
@@ -657,7 +659,7 @@ func TestExecuteTour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Execute(context.Background(), nb, ExecOptions{Params: []Param{{"scale", "10"}, {"sweepTo", "11"}, {"roots", "2"}}})
+	err = Execute(context.Background(), nb, ExecOptions{Params: []Param{{"scale", "10"}, {"sweepTo", "11"}, {"roots", "2"}}, Session: graphnbSession()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -701,4 +703,10 @@ func TestExecuteAllowErrors(t *testing.T) {
 	if o := nb.Cells[3].Outputs; len(o) != 1 || o[0].Type != ExecuteResult {
 		t.Errorf("cell 4 outputs %s: want its result", kinds(o))
 	}
+}
+
+// graphnbSession is the interpreter as cmd/graphnb makes it: graphnb's
+// packages and magics.
+func graphnbSession() session.Options {
+	return session.Options{Symbols: symbols.Symbols, LineMagics: magics.Line(), CellMagics: magics.Cell()}
 }

@@ -262,13 +262,20 @@ func TestCaptureKeepsOrderAcrossStreams(t *testing.T) {
 			}
 			want = appendMerged(appendMerged(want, tags[0]+a), tags[1]+b)
 		}
-		// Three writes with a pause: the reader has taken the first out
-		// before the second, so all three keep their order.
+		// Three writes, each once the reader has taken the one before out
+		// of its pipe (a pause long enough on an idle machine; on a loaded
+		// one the reader may be descheduled for any time, and a pipe it
+		// has not read yet holds both writes): all three keep their order.
+		taken := func(i int) {
+			for deadline := time.Now().Add(5 * time.Second); !c.drained(i) && time.Now().Before(deadline); {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
 		for i := range 20 {
 			syscall.Write(1, []byte(fmt.Sprintf("x%d\n", i)))
-			time.Sleep(2 * time.Millisecond)
+			taken(0)
 			syscall.Write(2, []byte(fmt.Sprintf("y%d\n", i)))
-			time.Sleep(2 * time.Millisecond)
+			taken(1)
 			syscall.Write(1, []byte(fmt.Sprintf("z%d\n", i)))
 			if err := c.Sync(); err != nil {
 				t.Fatal(err)

@@ -368,3 +368,37 @@ func TestGPUDeviceCheck(t *testing.T) {
 	g, src := mutationGraph(t, 12)
 	checkDeviceMutations(t, dev, g, src)
 }
+
+// BenchmarkGPUCheck compares the device check with the CPU check on one
+// result of the direction-optimizing BFS, R-MAT scale 20 (the upload of
+// levels and parents included in the device check's time).
+func BenchmarkGPUCheck(b *testing.B) {
+	dev := requireGPU(b)
+	g, err := gen.RMAT(20, 16, gen.Seed(1), gen.Unweighted())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Parents: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	r, err := p.Run(g.Roots(1, 1)[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("device", func(b *testing.B) {
+		for b.Loop() {
+			if err := p.Check(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cpu", func(b *testing.B) {
+		for b.Loop() {
+			if err := Check(g, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

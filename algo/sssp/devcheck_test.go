@@ -353,3 +353,37 @@ func TestGPUDeviceCheck(t *testing.T) {
 	checkDeviceAgrees(t, dev, deviceCheckCases(t, 60, false), allVariants())
 	checkDeviceMutations(t, dev, mutationGraph(t, 12), 0)
 }
+
+// BenchmarkGPUCheck compares the device check with the CPU check on one
+// near-far result, R-MAT scale 20 (the upload of distances and parents
+// included in the device check's time).
+func BenchmarkGPUCheck(b *testing.B) {
+	dev := gpuDevice(b)
+	g, err := gen.RMAT(20, 16, gen.Seed(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := Prepare(dev, g, Options{Method: NearFar, Parents: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	r, err := p.Run(g.Roots(1, 1)[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("device", func(b *testing.B) {
+		for b.Loop() {
+			if err := p.Check(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cpu", func(b *testing.B) {
+		for b.Loop() {
+			if err := Check(g, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -55,6 +55,15 @@ type Checker interface {
 	Check() error
 }
 
+// CheckerNamer is implemented by Checkers that say which checker Check
+// runs: "device" when the result is validated on the GPU that holds it
+// (bfs.Prepared.Check, sssp.Prepared.Check), "cpu" for the algorithm
+// package's CPU checker. A Checker without it counts as "cpu". The sweep
+// records the name in Row.Checker.
+type CheckerNamer interface {
+	CheckerName() string
+}
+
 // Run is one measured run of a variant.
 type Run struct {
 	// Root is the source vertex, -1 for unrooted algorithms.

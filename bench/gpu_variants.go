@@ -7,16 +7,14 @@ import (
 	"github.com/graphnb/graphnb/graph"
 )
 
-// float32Tolerance is the relative tolerance that validates float32
-// distances (see sssp.Prepared.Run).
-const float32Tolerance = 1e-5
-
 // SSSPGPU adapts a GPU SSSP variant (one of sssp.SeedVariants or
 // sssp.ModernVariants, or a hand-made sssp.Variant) to the harness.
 // Preparation (COO view, permutation, upload, compilation) is reported
 // once per graph as the runner's PrepTime, never inside a run. On the
 // host device the variant runs the CPU's Bellman-Ford, as sssp.Prepare
-// documents.
+// documents. Results are validated by sssp.Prepared.Check: on the GPU
+// that holds the graph (Row.Checker "device"), with the CPU checker on
+// the host device ("cpu"); float32 distances at sssp.Float32Tolerance.
 func SSSPGPU(v sssp.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "sssp", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
 		// Parents are built after the timed part; the checker needs them.
@@ -26,18 +24,16 @@ func SSSPGPU(v sssp.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		tol := sssp.DefaultTolerance
-		if o.Float32 && !dev.IsHost() {
-			tol = float32Tolerance
-		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return SSSPRunnerTol(g, p.Run, tol, p.PrepTime(), p.Bytes(), p.Close), nil
+		return &ssspRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			run: p.Run, check: p.Check}, nil
 	}}
 }
 
 // BFSGPU adapts a GPU BFS variant (one of bfs.SeedVariants or
 // bfs.ModernVariants, or a hand-made bfs.Variant) to the harness, like
-// SSSPGPU.
+// SSSPGPU; results are validated by bfs.Prepared.Check (on the GPU that
+// holds the graph, or the CPU checker on the host device).
 func BFSGPU(v bfs.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "bfs", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
 		o := v.Options
@@ -46,7 +42,8 @@ func BFSGPU(v bfs.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		return BFSRunner(g, p.Run, p.PrepTime(), p.Bytes(), p.Close), nil
+		return &bfsRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			run: p.Run, check: p.Check}, nil
 	}}
 }
 

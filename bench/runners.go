@@ -57,10 +57,19 @@ func APSPRunner(d *graph.Dense, run func() (*apsp.Result, error), prep time.Dura
 
 // common holds what every adapter reports besides its runs.
 type common struct {
-	g     *graph.CSR
-	prep  time.Duration
-	bytes int64
-	close func() error
+	g       *graph.CSR
+	prep    time.Duration
+	bytes   int64
+	close   func() error
+	checker string // CheckerName; "" is "cpu"
+}
+
+// CheckerName says which checker Check runs: "device" or "cpu".
+func (c *common) CheckerName() string {
+	if c.checker == "" {
+		return "cpu"
+	}
+	return c.checker
 }
 
 func (c *common) PrepTime() time.Duration { return c.prep }
@@ -82,6 +91,8 @@ type ssspRunner struct {
 	run  func(int32) (*sssp.Result, error)
 	tol  float64
 	last *sssp.Result
+	// check, when set, replaces sssp.CheckTolerance (a device check).
+	check func(*sssp.Result) error
 }
 
 func (r *ssspRunner) Run(root int32) (Run, error) {
@@ -99,6 +110,9 @@ func (r *ssspRunner) Check() error {
 	if r.last == nil {
 		return noResult
 	}
+	if r.check != nil {
+		return r.check(r.last)
+	}
 	return sssp.CheckTolerance(r.g, r.last, r.tol)
 }
 
@@ -106,6 +120,8 @@ type bfsRunner struct {
 	common
 	run  func(int32) (*bfs.Result, error)
 	last *bfs.Result
+	// check, when set, replaces bfs.Check (a device check).
+	check func(*bfs.Result) error
 }
 
 func (r *bfsRunner) Run(root int32) (Run, error) {
@@ -122,6 +138,9 @@ func (r *bfsRunner) Run(root int32) (Run, error) {
 func (r *bfsRunner) Check() error {
 	if r.last == nil {
 		return noResult
+	}
+	if r.check != nil {
+		return r.check(r.last)
 	}
 	return bfs.Check(r.g, r.last)
 }

@@ -429,6 +429,12 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 	if !p.NoValidate && !canCheck {
 		return fmt.Errorf("bench: variant %q cannot validate its results (its Runner has no Check method); set NoValidate to measure it anyway", v.Label)
 	}
+	if !p.NoValidate {
+		row.Checker = "cpu"
+		if n, ok := r.(CheckerNamer); ok {
+			row.Checker = n.CheckerName()
+		}
+	}
 	for _, root := range roots {
 		for rep := 0; rep < p.Repetitions; rep++ {
 			if err := cancel.Check(); err != nil {

@@ -108,6 +108,9 @@ type Row struct {
 	// parents) and validation; CheckTime the validation's share.
 	WallTime  time.Duration `json:"wall_ns,omitempty"`
 	CheckTime time.Duration `json:"check_ns,omitempty"`
+	// Checker is the checker that validated the runs: "device" (on the
+	// GPU that holds the result) or "cpu"; empty when not validated.
+	Checker string `json:"checker,omitempty"`
 	// Runs are the measurements in order.
 	Runs []Run `json:"runs"`
 	// Stats summarises Runs (ComputeStats).
@@ -315,7 +318,7 @@ func (t *Table) columns() ([]string, [][]string) {
 	head = append(head, "prep ms", "device mem")
 	var rows [][]string
 	for _, r := range t.Rows {
-		c := []string{r.Variant, r.point(), card.Count(int64(r.Vertices)), validatedText(r.Stats),
+		c := []string{r.Variant, r.point(), card.Count(int64(r.Vertices)), validatedText(r.Stats, r.Checker),
 			ms(r.MeanTime), ms(r.MinTime) + "–" + ms(r.MaxTime), count(r.MeanIterations)}
 		if !timeOnly {
 			c = append(c, si(r.MeanArcsPerSecond), si(r.MinArcsPerSecond)+"–"+si(r.MaxArcsPerSecond), si(r.StdDevArcsPerSecond),
@@ -356,10 +359,11 @@ func writeAligned(w io.Writer, head []string, rows [][]string) {
 	tw.Flush()
 }
 
-// validatedText is the run count, with a ✓ when every run was validated.
-func validatedText(s Stats) string {
+// validatedText is the run count, with a ✓ when every run was validated,
+// followed by the checker when known ("8 ✓ device", "8 ✓ cpu").
+func validatedText(s Stats, checker string) string {
 	if s.NumRuns > 0 && s.NumValidated == s.NumRuns {
-		return strconv.Itoa(s.NumRuns) + " ✓"
+		return strings.TrimSpace(strconv.Itoa(s.NumRuns) + " ✓ " + checker)
 	}
 	return strconv.Itoa(s.NumRuns)
 }
@@ -426,11 +430,11 @@ func intList(x []int) string {
 // legend explains the conventions under both renderings.
 func (t *Table) legend() string {
 	if t.timeOnly() {
-		return "Times exclude preparation (prep) and validation."
+		return "Times exclude preparation (prep) and validation. ✓ device: validated on the GPU that holds the result; ✓ cpu: by the CPU checker."
 	}
 	return "arcs/s: stored arcs / time, arithmetic mean (the studies' TEPS); " +
 		"G500 TEPS: component edges / time, harmonic mean and Graph500's harmonic standard deviation. " +
-		"Times exclude preparation (prep) and validation."
+		"Times exclude preparation (prep) and validation. ✓ device: validated on the GPU that holds the result; ✓ cpu: by the CPU checker."
 }
 
 // String renders the table for a console: the description, then one

@@ -18,6 +18,11 @@
 # (default 3x), PKGS (packages), TESTS=0 to skip the tests, BENCH=none to skip
 # the benchmarks, REFS=1 to also build and run the C references and probes,
 # TESTRUN (regexp of the test names to run, default all).
+# The device checks of BFS and SSSP results (issue 15), their agreement with
+# the CPU checkers and the bench rows that say "device":
+#   PKGS="algo/bfs algo/sssp bench" ops/gpu-test.sh build, then
+#   PKGS="algo/bfs algo/sssp bench" TESTRUN='DeviceCheck|ChecksOnDevice|CheckSource|GPUVariants' \
+#     BENCH=GPUCheck ops/gpu-test.sh run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS=${PKGS:-"gpu"}

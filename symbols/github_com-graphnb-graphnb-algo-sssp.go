@@ -21,6 +21,7 @@ func init() {
 		"DeltaStepping":         reflect.ValueOf(sssp.DeltaStepping),
 		"Dijkstra":              reflect.ValueOf(sssp.Dijkstra),
 		"EdgeSweep":             reflect.ValueOf(sssp.EdgeSweep),
+		"Float32Tolerance":      reflect.ValueOf(constant.MakeFromLiteral("9.999999999999999999948913325368725010799941799177759094163775444e-06", token.FLOAT, 0)),
 		"FromDistances":         reflect.ValueOf(sssp.FromDistances),
 		"Frontier":              reflect.ValueOf(sssp.Frontier),
 		"LabelBoth":             reflect.ValueOf(constant.MakeFromLiteral("\"cache && restrict on\"", token.STRING, 0)),

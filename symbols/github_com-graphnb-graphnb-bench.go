@@ -61,6 +61,7 @@ func init() {
 
 		// type definitions
 		"Checker":      reflect.ValueOf((*bench.Checker)(nil)),
+		"CheckerNamer": reflect.ValueOf((*bench.CheckerNamer)(nil)),
 		"Entry":        reflect.ValueOf((*bench.Entry)(nil)),
 		"Host":         reflect.ValueOf((*bench.Host)(nil)),
 		"Meta":         reflect.ValueOf((*bench.Meta)(nil)),
@@ -78,8 +79,9 @@ func init() {
 		"VariantNames": reflect.ValueOf((*bench.VariantNames)(nil)),
 
 		// interface wrapper definitions
-		"_Checker": reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Checker)(nil)),
-		"_Runner":  reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Runner)(nil)),
+		"_Checker":      reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Checker)(nil)),
+		"_CheckerNamer": reflect.ValueOf((*_github_com_graphnb_graphnb_bench_CheckerNamer)(nil)),
+		"_Runner":       reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Runner)(nil)),
 	}
 }
 
@@ -91,6 +93,16 @@ type _github_com_graphnb_graphnb_bench_Checker struct {
 
 func (W _github_com_graphnb_graphnb_bench_Checker) Check() error {
 	return W.WCheck()
+}
+
+// _github_com_graphnb_graphnb_bench_CheckerNamer is an interface wrapper for CheckerNamer type
+type _github_com_graphnb_graphnb_bench_CheckerNamer struct {
+	IValue       interface{}
+	WCheckerName func() string
+}
+
+func (W _github_com_graphnb_graphnb_bench_CheckerNamer) CheckerName() string {
+	return W.WCheckerName()
 }
 
 // _github_com_graphnb_graphnb_bench_Runner is an interface wrapper for Runner type

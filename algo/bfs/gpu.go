@@ -206,6 +206,8 @@ type Prepared struct {
 	// Direction-optimizing.
 	vis, front, next *gpu.Uint32s
 	qa, qb, big      *gpu.Int32s
+
+	ck *checkState // Check's buffers, from the first Check
 }
 
 // Prepare readies g for GPU BFS with the given options on dev: it

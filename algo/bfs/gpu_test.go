@@ -654,7 +654,7 @@ func TestFakeGPU(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(b.Dir, "dp_emu.cu"), []byte(dp), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_dp.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_dp.cpp"), b.CXX("testdata/fake_check.cpp")}
 	})
 }
 
@@ -676,6 +676,11 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("directed", func(t *testing.T) { checkGPUDirected(t, dev, g) })
 	t.Run("cancel", func(t *testing.T) { checkGPUCancel(t, dev, g) })
 	t.Run("one_shot", func(t *testing.T) { checkGPURunOneShot(t, dev, g) })
+	t.Run("device_check", func(t *testing.T) { checkDeviceAgrees(t, dev, deviceCheckCases(t, 30)) })
+	t.Run("device_check_mutations", func(t *testing.T) {
+		mg, src := mutationGraph(t, 8)
+		checkDeviceMutations(t, dev, mg, src)
+	})
 	checkOneShotFreeError(t, dev)
 }
 

@@ -248,6 +248,8 @@ type Prepared struct {
 	batch    int
 	grid     int          // blocks per step launch
 	last     nearFarStats // counters of the last run
+
+	ck *checkState // Check's buffers, from the first Check
 }
 
 // nearFarStats are the counters of a near-far or frontier run.

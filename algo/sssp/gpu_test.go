@@ -1042,7 +1042,7 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_kernels.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp")}
 	})
 }
 
@@ -1058,6 +1058,10 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUDirectedFrontier(t, dev, 7)
 	checkGPUCancel(t, dev, cases[0].g)
 	checkOneShotFreeError(t, dev)
+	t.Run("device_check", func(t *testing.T) {
+		checkDeviceAgrees(t, dev, deviceCheckCases(t, 20, true), fakeCheckVariants())
+	})
+	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
 }
 
 // checkOneShotFreeError checks that the one-shot Run reports a failed free

@@ -1,0 +1,216 @@
+// check.cu: the device check of a BFS result (Prepared.Check), the
+// Graph500 rules of check.go computed where the graph already is. It shares
+// nothing with bfs.cu: the searches expand levels, the check only reads
+// levels and parents and tests every vertex and every edge once.
+//
+// A failure is recorded as one 64-bit key, rule << 48 | index, kept at its
+// minimum with atomicMin in ctl[CK_ERR]: the lowest rule wins, then the
+// lowest vertex or edge, so the report does not depend on scheduling.
+// bfsck_explain then writes what the host needs to word the error.
+//
+// Levels are int (-1: unreached), parents int (-1: none); every kernel is
+// grid-stride over blocks of CK_BLOCK threads.
+
+typedef unsigned char u8;
+typedef long long i64;
+typedef unsigned long long u64;
+
+#define CK_BLOCK 256
+#define CK_FULL 0xffffffffu
+
+// Control words (the Go side, devcheck.go, declares the same).
+#define CK_ERR 0      // smallest failure key; ~0 when none
+#define CK_REACHED 1  // vertices with a level
+#define CK_ARCS 2     // arcs (CSR) leaving a reached vertex
+#define CK_LEVELS 3   // deepest level + 1
+#define CK_WORDS 4
+
+// Rules, in the order they are reported (devcheck.go words them).
+#define R_SOURCE 1    // the source has level 0 and is its own parent
+#define R_LEVEL 2     // levels ≥ -1; an unreached vertex has no parent
+#define R_PARENT 3    // rule 1: a reached vertex has a reached parent
+#define R_CYCLE 4     // rule 1: following parents reaches the source
+#define R_TREELEVEL 5 // rule 2: a parent is one level up
+#define R_SPAN 6      // rule 4: an arc from a reached vertex ends at one
+#define R_EDGELEVEL 7 // rule 3: an arc climbs at most one level
+#define R_TREEARC 8   // rule 5: an input arc joins each parent to its child
+
+#define CK_HIST 64 // levels counted in shared memory first
+
+static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
+	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
+}
+
+static __device__ __forceinline__ u64 ck_warp_sum(u64 x) {
+	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(CK_FULL, x, o);
+	return x;
+}
+
+// ck_block_add adds x over the block into *dst; every thread calls it.
+static __device__ __forceinline__ void ck_block_add(u64 x, u64 *dst) {
+	__shared__ u64 part[32];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	x = ck_warp_sum(x);
+	if (lane == 0) part[warp] = x;
+	__syncthreads();
+	if (warp == 0) {
+		u64 y = lane < (int)(blockDim.x >> 5) ? part[lane] : 0;
+		y = ck_warp_sum(y);
+		if (lane == 0 && y != 0) atomicAdd(dst, y);
+	}
+	__syncthreads();
+}
+
+// bfsck_vertices checks the per-vertex rules, counts the vertices of
+// each level below ncounts into counts, and starts the pointer jumping:
+// anc[v] = v's parent where it is a reached vertex, v itself otherwise.
+extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, i64 n, int src, int *anc, u64 *ctl,
+                                          u64 *counts, int ncounts) {
+	__shared__ u64 hist[CK_HIST];
+	for (int i = threadIdx.x; i < CK_HIST; i += blockDim.x) hist[i] = 0;
+	__syncthreads();
+	u64 reached = 0;
+	int deepest = -1;
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		int l = lv[v], p = par[v], a = (int)v;
+		if (v == src) {
+			if (l != 0 || p != src) ck_fail(ctl, R_SOURCE, v);
+		} else if (l < -1 || (l == -1 && p != -1)) {
+			ck_fail(ctl, R_LEVEL, v);
+		} else if (l >= 0) {
+			if (p < 0 || p >= n || lv[p] < 0) {
+				ck_fail(ctl, R_PARENT, v);
+			} else {
+				a = p;
+				if (lv[p] != l - 1) ck_fail(ctl, R_TREELEVEL, v);
+			}
+		}
+		anc[v] = a;
+		if (l >= 0) {
+			reached++;
+			deepest = l > deepest ? l : deepest;
+			if (l < CK_HIST) {
+				atomicAdd(&hist[l], 1ull);
+			} else if (l < ncounts) {
+				atomicAdd(&counts[l], 1ull);
+			}
+		}
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < CK_HIST && i < ncounts; i += blockDim.x) {
+		if (hist[i] != 0) atomicAdd(&counts[i], hist[i]);
+	}
+	if (deepest >= 0) atomicMax(&ctl[CK_LEVELS], (u64)deepest + 1);
+	ck_block_add(reached, &ctl[CK_REACHED]);
+}
+
+// bfsck_jump is one round of pointer jumping: anc[v] = anc[anc[v]]. Reads
+// racing with writes of this round see an ancestor at least as far up the
+// same parent path, so after k rounds every anc[v] is 2^k steps up or at
+// the path's end (the source, or a vertex that is its own anc).
+extern "C" __global__ void bfsck_jump(int *anc, i64 n) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		anc[v] = anc[anc[v]];
+	}
+}
+
+// ck_arc checks the arc u→v (index idx in the error key) and marks v when
+// it is v's parent arc.
+static __device__ __forceinline__ void ck_arc(u64 idx, int u, int v, const int *lv, const int *par, u8 *mark,
+                                              u64 *ctl) {
+	int lu = lv[u];
+	if (lu < 0) return;
+	int l = lv[v];
+	if (l < 0) {
+		ck_fail(ctl, R_SPAN, idx);
+	} else if (l > lu + 1) {
+		ck_fail(ctl, R_EDGELEVEL, idx);
+	}
+	if (par[v] == u) mark[v] = 1;
+}
+
+// bfsck_coo checks the m undirected edges of a COO in both directions:
+// index 2e is start→end, 2e+1 end→start.
+extern "C" __global__ void bfsck_coo(const int *st, const int *en, i64 m, const int *lv, const int *par, u8 *mark,
+                                     u64 *ctl) {
+	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += (i64)gridDim.x * blockDim.x) {
+		int a = st[e], b = en[e];
+		ck_arc(2 * (u64)e, a, b, lv, par, mark, ctl);
+		ck_arc(2 * (u64)e + 1, b, a, lv, par, mark, ctl);
+	}
+}
+
+// ck_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
+// off[n] (the last such u when several are empty).
+static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
+	i64 lo = 0, hi = n; // off[lo] ≤ k < off[hi]
+	while (hi - lo > 1) {
+		i64 mid = lo + (hi - lo) / 2;
+		if (off[mid] <= k) {
+			lo = mid;
+		} else {
+			hi = mid;
+		}
+	}
+	return (int)lo;
+}
+
+#define CK_CHUNK 8 // arcs per thread and binary search
+
+// bfsck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per
+// thread (one binary search for the first tail), and counts the arcs that
+// leave a reached vertex into ctl[CK_ARCS].
+extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 m, const int *lv, const int *par,
+                                     u8 *mark, u64 *ctl) {
+	u64 arcs = 0;
+	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
+	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
+		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
+		int u = ck_tail(off, n, k);
+		for (; k < end; k++) {
+			while (off[u + 1] <= k) u++;
+			if (lv[u] >= 0) arcs++;
+			ck_arc((u64)k, u, adj[k], lv, par, mark, ctl);
+		}
+	}
+	ck_block_add(arcs, &ctl[CK_ARCS]);
+}
+
+// bfsck_final checks that parents lead every reached vertex to the source
+// (anc after the jumping) and that each reached vertex but the source was
+// marked by its parent arc.
+extern "C" __global__ void bfsck_final(const int *lv, const int *anc, const u8 *mark, i64 n, int src, u64 *ctl) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		if (lv[v] < 0) continue;
+		if (anc[v] != src) ck_fail(ctl, R_CYCLE, v);
+		if (v != src && !mark[v]) ck_fail(ctl, R_TREEARC, v);
+	}
+}
+
+// bfsck_explain (thread 0 of one warp) writes what the host words the failure of
+// key with: info = {u, v, level u, level v, parent u, parent v} where u→v
+// is the arc of an arc rule (coo: the COO's edges, else the CSR's arcs),
+// and u = v = the vertex of a vertex rule. Levels and parents of indices
+// outside [0, n) read as -2.
+extern "C" __global__ void bfsck_explain(u64 key, int coo, const int *st, const int *en, const i64 *off,
+                                         const int *adj, i64 n, const int *lv, const int *par, i64 *info) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	u64 rule = key >> 48, idx = key & ((1ull << 48) - 1);
+	i64 u = (i64)idx, v = (i64)idx;
+	if (rule == R_SPAN || rule == R_EDGELEVEL) {
+		if (coo) {
+			i64 e = (i64)(idx / 2);
+			u = idx % 2 ? en[e] : st[e];
+			v = idx % 2 ? st[e] : en[e];
+		} else {
+			u = ck_tail(off, n, (i64)idx);
+			v = adj[idx];
+		}
+	}
+	info[0] = u;
+	info[1] = v;
+	info[2] = u >= 0 && u < n ? lv[u] : -2;
+	info[3] = v >= 0 && v < n ? lv[v] : -2;
+	info[4] = u >= 0 && u < n ? par[u] : -2;
+	info[5] = v >= 0 && v < n ? par[v] : -2;
+}

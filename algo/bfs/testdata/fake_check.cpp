@@ -1,0 +1,30 @@
+// fake_check.cpp: check.cu's kernels (the device check) for the fake GPU
+// (internal/fakegpu/testdata/fake_launch.h). Every kernel is grid-stride:
+// at most two blocks compute the same as the full grid and make the loops
+// wrap. Those without barriers or warp collectives run as plain calls.
+#include "cuda_emu.h"
+
+#include "check.cu"
+
+#include "fake_launch.h"
+
+namespace {
+
+void prepare(fake::Launch &l) { l.oneDimWarps(); }
+
+fake::Package pkg({"bfsck_"}, prepare);
+
+const emu::Options direct{emu::Mode::direct};
+
+fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
+
+fake::Table table({
+    small(fake::kernel("bfsck_vertices", bfsck_vertices)),
+    small(fake::kernel("bfsck_jump", bfsck_jump, direct)),
+    small(fake::kernel("bfsck_coo", bfsck_coo, direct)),
+    small(fake::kernel("bfsck_csr", bfsck_csr)),
+    small(fake::kernel("bfsck_final", bfsck_final, direct)),
+    fake::kernel("bfsck_explain", bfsck_explain, direct),
+});
+
+} // namespace

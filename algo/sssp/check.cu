@@ -1,0 +1,238 @@
+// check.cu: the device check of a shortest-path result (Prepared.Check),
+// the certificate of check.go's CheckTolerance computed where the graph
+// already is. It shares nothing with sssp.cu: the searches lower
+// distances, the check only reads distances and parents and tests every
+// vertex and every arc once, in float64 with the CPU checker's formulas.
+// The Go side compiles it with --fmad=false, so that no multiply-add is
+// fused and every comparison rounds as the CPU's does.
+//
+// A failure is recorded as one 64-bit key, rule << 48 | index, kept at its
+// minimum with atomicMin in ctl[CK_ERR]: the lowest rule wins, then the
+// lowest vertex or arc, so the report does not depend on scheduling.
+// ssspck_explain then writes what the host needs to word the error.
+//
+// Distances are double (+Inf: unreached), parents int (-1: none); weights
+// float or double, or NULL for unit weights; every kernel is grid-stride
+// over blocks of CK_BLOCK threads.
+
+typedef unsigned char u8;
+typedef long long i64;
+typedef unsigned long long u64;
+
+#define CK_BLOCK 256
+#define CK_FULL 0xffffffffu
+
+// Control words (the Go side, devcheck.go, declares the same).
+#define CK_ERR 0     // smallest failure key; ~0 when none
+#define CK_REACHED 1 // vertices with a finite distance
+#define CK_ARCS 2    // arcs (CSR) leaving a reached vertex
+#define CK_WORDS 4
+
+// Rules, in the order they are reported (devcheck.go words them).
+#define R_SOURCE 1    // Dist[src] = 0, Parents[src] = src
+#define R_REACH 2     // no NaN or -Inf; unreached ⇔ no parent; parents reached
+#define R_TREE 3      // following parents reaches the source
+#define R_BOUND 4     // no arc can still shorten a distance
+#define R_PARENTARC 5 // a tight arc joins each parent to its child
+
+static __device__ __forceinline__ double ck_inf() { return __longlong_as_double(0x7ff0000000000000ll); }
+static __device__ __forceinline__ double ck_abs(double x) { return x < 0 ? -x : x; }
+
+static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
+	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
+}
+
+static __device__ __forceinline__ u64 ck_warp_sum(u64 x) {
+	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(CK_FULL, x, o);
+	return x;
+}
+
+// ck_block_add adds x over the block into *dst; every thread calls it.
+static __device__ __forceinline__ void ck_block_add(u64 x, u64 *dst) {
+	__shared__ u64 part[32];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	x = ck_warp_sum(x);
+	if (lane == 0) part[warp] = x;
+	__syncthreads();
+	if (warp == 0) {
+		u64 y = lane < (int)(blockDim.x >> 5) ? part[lane] : 0;
+		y = ck_warp_sum(y);
+		if (lane == 0 && y != 0) atomicAdd(dst, y);
+	}
+	__syncthreads();
+}
+
+// ssspck_vertices checks the source and reach rules, counts the reached
+// vertices and starts the pointer jumping: anc[v] = v's parent where it is
+// a reached vertex, v itself otherwise.
+extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 n, int src, int *anc, u64 *ctl) {
+	const double inf = ck_inf();
+	u64 reached = 0;
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		double x = d[v];
+		int p = par[v], a = (int)v;
+		if (v == src) {
+			if (x != 0 || p != src) ck_fail(ctl, R_SOURCE, v);
+		} else if (x != x || x == -inf || (x == inf && p != -1)) {
+			ck_fail(ctl, R_REACH, v);
+		} else if (x != inf) {
+			if (p < 0 || p >= n || d[p] == inf) {
+				ck_fail(ctl, R_REACH, v);
+			} else {
+				a = p;
+			}
+		}
+		anc[v] = a;
+		if (x == x && x != inf && x != -inf) reached++;
+	}
+	ck_block_add(reached, &ctl[CK_REACHED]);
+}
+
+// ssspck_jump is one round of pointer jumping: anc[v] = anc[anc[v]]. Reads
+// racing with writes of this round see an ancestor at least as far up the
+// same parent path, so after k rounds every anc[v] is 2^k steps up or at
+// the path's end (the source, or a vertex that is its own anc).
+extern "C" __global__ void ssspck_jump(int *anc, i64 n) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		anc[v] = anc[anc[v]];
+	}
+}
+
+// ck_arc checks the arc u→v of weight w (index idx in the error key): with
+// slack = tol·(|d[u]| + |w|), d[v] ≤ d[u] + w + slack (bound), and it marks v
+// when u is v's parent and |d[v] − (d[u] + w)| ≤ slack. Arcs of infinite
+// weight bound nothing.
+static __device__ __forceinline__ bool ck_arc(u64 idx, int u, int v, double w, const double *d, const int *par,
+                                              int src, double tol, u8 *mark, u64 *ctl) {
+	double du = d[u];
+	if (du == ck_inf()) return false;
+	if (w == ck_inf()) return true;
+	double via = du + w;
+	double slack = tol * (ck_abs(du) + ck_abs(w));
+	double dv = d[v];
+	if (dv > via + slack) ck_fail(ctl, R_BOUND, idx);
+	if (par[v] == u && v != src && ck_abs(dv - via) <= slack) mark[v] = 1;
+	return true;
+}
+
+template <typename W> static __device__ __forceinline__ double ck_w(const W *ws, i64 k) {
+	return ws ? (double)ws[k] : 1.0;
+}
+
+// ck_coo checks the m undirected edges of a COO in both directions: index
+// 2e is start→end, 2e+1 end→start.
+template <typename W>
+static __device__ __forceinline__ void ck_coo(const int *st, const int *en, const W *ws, i64 m, const double *d,
+                                              const int *par, int src, double tol, u8 *mark, u64 *ctl) {
+	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += (i64)gridDim.x * blockDim.x) {
+		int a = st[e], b = en[e];
+		double w = ck_w(ws, e);
+		ck_arc(2 * (u64)e, a, b, w, d, par, src, tol, mark, ctl);
+		ck_arc(2 * (u64)e + 1, b, a, w, d, par, src, tol, mark, ctl);
+	}
+}
+
+extern "C" __global__ void ssspck_coo_w32(const int *st, const int *en, const float *ws, i64 m, const double *d,
+                                          const int *par, int src, double tol, u8 *mark, u64 *ctl) {
+	ck_coo<float>(st, en, ws, m, d, par, src, tol, mark, ctl);
+}
+
+extern "C" __global__ void ssspck_coo_w64(const int *st, const int *en, const double *ws, i64 m, const double *d,
+                                          const int *par, int src, double tol, u8 *mark, u64 *ctl) {
+	ck_coo<double>(st, en, ws, m, d, par, src, tol, mark, ctl);
+}
+
+// ck_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
+// off[n].
+static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
+	i64 lo = 0, hi = n; // off[lo] ≤ k < off[hi]
+	while (hi - lo > 1) {
+		i64 mid = lo + (hi - lo) / 2;
+		if (off[mid] <= k) {
+			lo = mid;
+		} else {
+			hi = mid;
+		}
+	}
+	return (int)lo;
+}
+
+#define CK_CHUNK 8 // arcs per thread and binary search
+
+// ck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per thread
+// (one binary search for the first tail), and counts the arcs that leave
+// a reached vertex into ctl[CK_ARCS].
+template <typename W>
+static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
+                                              const double *d, const int *par, int src, double tol, u8 *mark,
+                                              u64 *ctl) {
+	u64 arcs = 0;
+	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
+	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
+		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
+		int u = ck_tail(off, n, k);
+		for (; k < end; k++) {
+			while (off[u + 1] <= k) u++;
+			if (ck_arc((u64)k, u, adj[k], ck_w(ws, k), d, par, src, tol, mark, ctl)) arcs++;
+		}
+	}
+	ck_block_add(arcs, &ctl[CK_ARCS]);
+}
+
+extern "C" __global__ void ssspck_csr_w32(const i64 *off, const int *adj, const float *ws, i64 n, i64 m,
+                                          const double *d, const int *par, int src, double tol, u8 *mark, u64 *ctl) {
+	ck_csr<float>(off, adj, ws, n, m, d, par, src, tol, mark, ctl);
+}
+
+extern "C" __global__ void ssspck_csr_w64(const i64 *off, const int *adj, const double *ws, i64 n, i64 m,
+                                          const double *d, const int *par, int src, double tol, u8 *mark, u64 *ctl) {
+	ck_csr<double>(off, adj, ws, n, m, d, par, src, tol, mark, ctl);
+}
+
+// ssspck_final checks that parents lead every reached vertex to the
+// source (anc after the jumping) and that each reached vertex but the
+// source was marked by a tight parent arc.
+extern "C" __global__ void ssspck_final(const double *d, const int *anc, const u8 *mark, i64 n, int src, u64 *ctl) {
+	const double inf = ck_inf();
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		if (d[v] == inf) continue;
+		if (anc[v] != src) ck_fail(ctl, R_TREE, v);
+		if (v != src && !mark[v]) ck_fail(ctl, R_PARENTARC, v);
+	}
+}
+
+// ssspck_explain (thread 0 of one warp) writes what the host words the
+// failure of key with: info = {u, v, bits of d[u], bits of d[v], bits of
+// w, parent of v, bits of d[parent of v]} where u→v of weight w is the
+// arc of the bound rule (coo: the COO's edges, else the CSR's arcs), and
+// u = v = the vertex of a vertex rule (w = 0). Indices outside [0, n) read
+// as NaN distances and parent -2.
+extern "C" __global__ void ssspck_explain(u64 key, int coo, const int *st, const int *en, const i64 *off,
+                                          const int *adj, const float *w32, const double *w64, i64 n,
+                                          const double *d, const int *par, i64 *info) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	u64 rule = key >> 48, idx = key & ((1ull << 48) - 1);
+	i64 u = (i64)idx, v = (i64)idx;
+	double w = 0;
+	if (rule == R_BOUND) {
+		i64 k = (i64)idx;
+		if (coo) {
+			k = (i64)(idx / 2);
+			u = idx % 2 ? en[k] : st[k];
+			v = idx % 2 ? st[k] : en[k];
+		} else {
+			u = ck_tail(off, n, k);
+			v = adj[k];
+		}
+		w = w64 ? w64[k] : w32 ? (double)w32[k] : 1.0;
+	}
+	const double nan = __longlong_as_double(0x7ff8000000000000ll);
+	int pv = v >= 0 && v < n ? par[v] : -2;
+	info[0] = u;
+	info[1] = v;
+	info[2] = __double_as_longlong(u >= 0 && u < n ? d[u] : nan);
+	info[3] = __double_as_longlong(v >= 0 && v < n ? d[v] : nan);
+	info[4] = __double_as_longlong(w);
+	info[5] = pv;
+	info[6] = __double_as_longlong(pv >= 0 && pv < n ? d[pv] : nan);
+}

@@ -259,7 +259,10 @@ var mutations = []mutation{
 			}
 			for _, u := range g.Neighbors(int32(v)) {
 				w, ok := weightOf(g, u, int32(v))
-				if ok && u != m.Parents[v] && u != int32(v) && !math.IsInf(m.Dist[u], 1) && math.Abs(m.Dist[u]+w-d) > 1e-3 {
+				// u must not lie below v in the tree, or the new parent
+				// arc closes a cycle, which the check reports first.
+				if ok && u != m.Parents[v] && u != int32(v) && !math.IsInf(m.Dist[u], 1) && math.Abs(m.Dist[u]+w-d) > 1e-3 &&
+					!below(m, u, int32(v)) {
 					m.Parents[v] = u
 					return true
 				}
@@ -386,4 +389,18 @@ func BenchmarkGPUCheck(b *testing.B) {
 			}
 		}
 	})
+}
+
+// below reports whether u is v or a descendant of v in m's parent tree.
+func below(m *Result, u, v int32) bool {
+	for steps := 0; u >= 0 && steps <= len(m.Parents); steps++ {
+		if u == v {
+			return true
+		}
+		if u == m.Source {
+			return false
+		}
+		u = m.Parents[u]
+	}
+	return true // a cycle already: not a clean place for the mutation
 }

@@ -70,7 +70,7 @@ func (x *execution) planFinal(u *unit, es *ast.ExprStmt) {
 	}
 	f.probes = x.s.renderProbes(x.rw.Renders())
 	assign := func(lhs ...ast.Expr) ast.Node {
-		rhs := x.rw.FinalExpr(e) // a top-level definition: see index.go
+		rhs := x.rw.FinalExpr(e) // a top-level definition: see rewrite/index.go
 		return x.block(&ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{rhs}})
 	}
 	pure := x.rw.IsPure(e)

@@ -252,10 +252,16 @@ func (s *Session) Close() {
 // interpreted code stops at once, time.Sleep returns, compiled graphnb
 // code stops at its next cancel.Check; the error is then an Interrupted
 // *Error and every variable survives.
-func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.Bundle, error) {
+//
+// Execute is where every front end (the kernel through cmd/graphnb,
+// graphnb exec) gets the cell's cancellation point cleared before the
+// cell runs (below) and a panic that escapes the interpreter turned into
+// an *Error named "panic" (recoverPanic): they need not do either.
+func (s *Session) Execute(ctx context.Context, code string, cell Cell) (b display.Bundle, err error) {
 	if s.closed.Load() {
 		return nil, errors.New("session: Execute after Close")
 	}
+	defer recoverPanic(&b, &err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cell.AsyncError == nil {
@@ -305,11 +311,20 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 	x := &execution{s: s, ctx: ctx, cell: cell, serial: s.register(code, cell.Count)}
 	defer s.updateRenderer()
 	defer x.forget()
-	b, err := x.run(code)
+	b, err = x.run(code)
 	if gerr := rc.failure(); gerr != nil {
 		return nil, gerr
 	}
 	return b, err
+}
+
+// recoverPanic, deferred by Execute, turns a panic that escaped the
+// interpreter into the cell's error: the process carries on.
+func recoverPanic(b *display.Bundle, err *error) {
+	if r := recover(); r != nil {
+		v := fmt.Sprint(r)
+		*b, *err = nil, &Error{Name: "panic", Value: v, Trace: []string{"panic: " + v}}
+	}
 }
 
 // runningCell is the cell Execute is running, for the goroutines that
@@ -801,8 +816,8 @@ func (x *execution) nodeText(n ast.Node) string {
 }
 
 // autoImport imports the packages the cell uses without declaring them,
-// and those the index and method-value rewrites need (see index.go and
-// methodvalue.go), under the names they chose.
+// and those the index and method-value rewrites need (see rewrite/index.go and
+// rewrite/methodvalue.go), under the names they chose.
 func (x *execution) autoImport() error {
 	s := x.s
 	imports := x.rw.Imports(func(name string) string { return s.tables.auto[name] }) // name → path

@@ -97,7 +97,7 @@ func TestModuleRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "kernel", "docindex")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "session", "docindex")); err != nil {
 		t.Errorf("ModuleRoot = %q", root)
 	}
 	if _, err := ModuleRoot("/"); err == nil {

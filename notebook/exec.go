@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/capture"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/session"
@@ -233,7 +232,7 @@ func runCell(ctx context.Context, sess *session.Session, c *Cell, count int, tim
 	}
 	defer stop()
 	cell := session.Cell{Count: count, AsyncError: func(err error) { r.async(c, count, err) }}
-	bundle, err := execute(cellCtx, sess, c.Source, cell)
+	bundle, err := sess.Execute(cellCtx, c.Source, cell) // clears the cancellation point, recovers a panic
 	r.sync()
 	if err != nil {
 		ename, evalue, tb := errorFields(err)
@@ -258,18 +257,6 @@ type cellFailure struct {
 }
 
 func (f *cellFailure) Error() string { return f.ename + ": " + f.evalue }
-
-// execute runs code with a cleared cancellation point and turns a panic
-// that escapes the session into an error, as the kernel does.
-func execute(ctx context.Context, sess *session.Session, code string, cell session.Cell) (b display.Bundle, err error) {
-	cancel.Clear()
-	defer func() {
-		if v := recover(); v != nil {
-			b, err = nil, &session.Error{Name: "panic", Value: fmt.Sprint(v), Trace: []string{"panic: " + fmt.Sprint(v)}}
-		}
-	}()
-	return sess.Execute(ctx, code, cell)
-}
 
 // errorFields returns the Jupyter error fields of err (those of a
 // *session.Error or anything with the same methods; else "Error").

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/graphnb/graphnb/session/internal/rewrite"
 	"github.com/graphnb/graphnb/session/typedata"
 )
 
@@ -52,7 +53,7 @@ const checkGoVersion = "go1.22"
 
 // cellFuncName is the function whose body holds a cell's statements in
 // the checked file.
-const cellFuncName = "__gnb_cell"
+const cellFuncName = rewrite.CellFuncName
 
 // checker is the session as Go's type checker sees it.
 type checker struct {
@@ -132,8 +133,7 @@ func (c *checker) Import(path string) (*types.Package, error) {
 
 // cellCheck is what checking one cell found.
 type cellCheck struct {
-	info *types.Info
-	pkg  *types.Package
+	*rewrite.Facts // the types, and the names the passes rename
 
 	// final is the type of the cell's final expression statement: nil
 	// when it has no value, a *types.Tuple for a call with several
@@ -146,10 +146,6 @@ type cellCheck struct {
 	// or not, parsed and checked: the interpreter compiles them again
 	// after the code that declares the name.
 	redo map[string][]*ast.File
-
-	// renamed maps the names the interpreter knows some of the cell's
-	// declarations by (universe.go) to their names in Go.
-	renamed map[string]string
 
 	// commit records what a unit of the cell (a declaration run, or a
 	// top-level statement) declared; the session calls it once the unit
@@ -178,7 +174,7 @@ func declared(decls []ast.Decl, stmts []ast.Stmt) *cellDecls {
 				}
 				continue
 			}
-			if base := recvBase(decl); base != "" {
+			if base := rewrite.RecvBase(decl); base != "" {
 				if d.methods[base] == nil {
 					d.methods[base] = map[string]bool{}
 				}
@@ -205,7 +201,7 @@ func declared(decls []ast.Decl, stmts []ast.Stmt) *cellDecls {
 			}
 		}
 	}
-	for id := range topLevelDefs(stmts) {
+	for id := range rewrite.TopLevelDefs(stmts) {
 		d.defs[id.Name] = true
 	}
 	return d
@@ -221,64 +217,6 @@ func path2name(p string) string {
 		return rest[strings.LastIndexByte(rest, '/')+1:]
 	}
 	return name
-}
-
-// recvBase returns the base type name of a method's receiver.
-func recvBase(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return ""
-	}
-	t := fd.Recv.List[0].Type
-	for {
-		switch x := t.(type) {
-		case *ast.StarExpr:
-			t = x.X
-		case *ast.ParenExpr:
-			t = x.X
-		case *ast.IndexExpr:
-			t = x.X
-		case *ast.IndexListExpr:
-			t = x.X
-		case *ast.Ident:
-			return x.Name
-		default:
-			return ""
-		}
-	}
-}
-
-// topLevelDefs returns the identifiers that a cell's top-level statements
-// define: they are the session's variables.
-func topLevelDefs(stmts []ast.Stmt) map[*ast.Ident]bool {
-	ids := map[*ast.Ident]bool{}
-	for _, st := range stmts {
-		switch st := st.(type) {
-		case *ast.AssignStmt:
-			if st.Tok == token.DEFINE {
-				for _, l := range st.Lhs {
-					if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
-						ids[id] = true
-					}
-				}
-			}
-		case *ast.DeclStmt:
-			if g, ok := st.Decl.(*ast.GenDecl); ok {
-				for _, sp := range g.Specs {
-					switch sp := sp.(type) {
-					case *ast.ValueSpec:
-						for _, id := range sp.Names {
-							if id.Name != "_" {
-								ids[id] = true
-							}
-						}
-					case *ast.TypeSpec:
-						ids[sp.Name] = true
-					}
-				}
-			}
-		}
-	}
-	return ids
 }
 
 // goError is one error of the type checker.
@@ -354,9 +292,9 @@ func (x *execution) check(decls []ast.Decl, stmts []ast.Stmt) (*cellCheck, error
 			return nil, err
 		}
 		p.hoisted = map[string]types.Type{}
-		for id := range topLevelDefs(stmts) {
+		for id := range rewrite.TopLevelDefs(stmts) {
 			if hoist[id.Name] {
-				if obj := first.info.Defs[id]; obj != nil && obj.Type() != nil && obj.Type() != types.Typ[types.Invalid] {
+				if obj := first.Info.Defs[id]; obj != nil && obj.Type() != nil && obj.Type() != types.Typ[types.Invalid] {
 					p.hoisted[id.Name] = obj.Type()
 				}
 			}
@@ -372,7 +310,7 @@ func (x *execution) check(decls []ast.Decl, stmts []ast.Stmt) (*cellCheck, error
 	// cell with unexported fields written S{1, 2} would be refused. Such a
 	// literal is written with its field names, which means the same, and
 	// checked again.
-	for round := 0; round < 4 && len(errs) > 0 && x.keyLiterals(p, cc.info, errs); round++ {
+	for round := 0; round < 4 && len(errs) > 0 && x.keyLiterals(p, cc.Info, errs); round++ {
 		if cc, errs, err = x.runCheck(p); err != nil {
 			return nil, err
 		}
@@ -501,7 +439,7 @@ func (x *execution) runCheck(p *plan) (*cellCheck, []goError, error) {
 	// The package: the session's names, less those declared here.
 	declaredHere := map[string]bool{}
 	for _, decl := range all {
-		for _, n := range declNames(decl) {
+		for _, n := range rewrite.DeclNames(decl) {
 			declaredHere[n] = true
 		}
 	}
@@ -556,7 +494,7 @@ func (x *execution) runCheck(p *plan) (*cellCheck, []goError, error) {
 	}
 
 	topVars := map[token.Pos]bool{}
-	for id := range topLevelDefs(p.stmts) {
+	for id := range rewrite.TopLevelDefs(p.stmts) {
 		topVars[id.Pos()] = true
 	}
 	var final ast.Expr
@@ -579,7 +517,7 @@ func (x *execution) runCheck(p *plan) (*cellCheck, []goError, error) {
 		}
 		real = append(real, e)
 	}
-	cc := &cellCheck{info: info, pkg: pkg}
+	cc := &cellCheck{Facts: &rewrite.Facts{Info: info, Pkg: pkg}}
 	if final != nil {
 		cc.finalOK = true
 		if tv, ok := info.Types[final]; ok && !tv.IsVoid() {
@@ -598,31 +536,6 @@ func topVarAt(fset *token.FileSet, vars map[token.Pos]bool, pos token.Position) 
 		}
 	}
 	return false
-}
-
-// declNames returns the package-level names a declaration declares.
-func declNames(decl ast.Decl) []string {
-	var names []string
-	switch decl := decl.(type) {
-	case *ast.FuncDecl:
-		if decl.Recv == nil && decl.Name.Name != "_" && decl.Name.Name != "init" {
-			names = append(names, decl.Name.Name)
-		}
-	case *ast.GenDecl:
-		for _, sp := range decl.Specs {
-			switch sp := sp.(type) {
-			case *ast.TypeSpec:
-				names = append(names, sp.Name.Name)
-			case *ast.ValueSpec:
-				for _, id := range sp.Names {
-					if id.Name != "_" {
-						names = append(names, id.Name)
-					}
-				}
-			}
-		}
-	}
-	return names
 }
 
 // lookup returns the binding of a name or of a method ("T.M").
@@ -776,7 +689,7 @@ func (d *declSource) parse(fset *token.FileSet) (*ast.File, error) {
 // one compiled unit. It runs before the session's rewrites change the
 // cell's syntax trees.
 func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Node) {
-	info := cc.info
+	info := cc.Info
 	names := map[string]*binding{}
 	methods := map[string]map[string]*binding{}
 	record := func(decl ast.Decl, src *declSource) {
@@ -786,7 +699,7 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 			if obj == nil || src == nil {
 				return
 			}
-			deps := c.uses(cc.pkg, info, decl)
+			deps := c.uses(cc.Pkg, info, decl)
 			if decl.Recv == nil {
 				if decl.Name.Name == "_" || decl.Name.Name == "init" {
 					return
@@ -795,7 +708,7 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 				names[decl.Name.Name] = &binding{obj: obj, decl: src, deps: deps}
 				return
 			}
-			base := recvBase(decl)
+			base := rewrite.RecvBase(decl)
 			if base == "" {
 				return
 			}
@@ -829,12 +742,12 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 					case token.CONST:
 						// A constant is declared again with its whole group
 						// (iota, implicit repetition).
-						b.decl, b.deps = src, c.uses(cc.pkg, info, decl)
+						b.decl, b.deps = src, c.uses(cc.Pkg, info, decl)
 						if src != nil {
 							src.kind = kindConst
 						}
 					case token.TYPE:
-						b.decl, b.deps = typeSource(c.fset, text, decl, i, src), c.uses(cc.pkg, info, sp)
+						b.decl, b.deps = typeSource(c.fset, text, decl, i, src), c.uses(cc.Pkg, info, sp)
 					}
 					names[id.Name] = b
 				}
@@ -846,7 +759,7 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 	}
 	for _, a := range p.again {
 		if a.file == nil {
-			if obj := cc.pkg.Scope().Lookup(a.name); obj != nil {
+			if obj := cc.Pkg.Scope().Lookup(a.name); obj != nil {
 				names[a.name] = &binding{obj: obj, deps: typeDeps(obj.Type())}
 			}
 			continue
@@ -857,7 +770,7 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 				for _, sp := range g.Specs {
 					ts := sp.(*ast.TypeSpec)
 					if obj := info.Defs[ts.Name]; obj != nil {
-						names[ts.Name.Name] = &binding{obj: obj, decl: a.src, deps: c.uses(cc.pkg, info, ts)}
+						names[ts.Name.Name] = &binding{obj: obj, decl: a.src, deps: c.uses(cc.Pkg, info, ts)}
 					}
 				}
 				continue
@@ -866,7 +779,7 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 			record(decl, &cp)
 		}
 	}
-	for id := range topLevelDefs(p.stmts) {
+	for id := range rewrite.TopLevelDefs(p.stmts) {
 		obj := info.Defs[id]
 		if obj == nil {
 			continue // assigned, not defined (x, err := … with x declared)
@@ -880,7 +793,7 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		commit := func(n string) {
-			if orig, ok := cc.renamed[n]; ok {
+			if orig, ok := cc.Renamed[n]; ok {
 				n = orig // a name the interpreter knows under another
 			}
 			if b := names[n]; b != nil {
@@ -896,11 +809,11 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 					}
 					continue
 				}
-				for _, n := range declNames(decl) {
+				for _, n := range rewrite.DeclNames(decl) {
 					commit(n)
 				}
 				if fd, ok := decl.(*ast.FuncDecl); ok && fd.Recv != nil {
-					t := recvBase(fd)
+					t := rewrite.RecvBase(fd)
 					if b := methods[t][fd.Name.Name]; b != nil {
 						if c.methods[t] == nil {
 							c.methods[t] = map[string]*binding{}
@@ -918,7 +831,7 @@ func (c *checker) bindings(cc *cellCheck, p *plan, text sourceText) func(ast.Nod
 				}
 			}
 		case ast.Stmt:
-			for id := range topLevelDefs([]ast.Stmt{unit}) {
+			for id := range rewrite.TopLevelDefs([]ast.Stmt{unit}) {
 				commit(id.Name)
 			}
 		}
@@ -985,7 +898,7 @@ func (c *checker) uses(pkg *types.Package, info *types.Info, n ast.Node) map[str
 // typeDeps returns the session's types that t mentions.
 func typeDeps(t types.Type) map[string]bool {
 	deps := map[string]bool{}
-	typeParts(t, func(t types.Type) bool {
+	rewrite.TypeParts(t, func(t types.Type) bool {
 		if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main" {
 			deps[n.Obj().Name()] = true
 		}
@@ -1034,7 +947,7 @@ func (q *qualifier) importDecls(decls []ast.Decl) []ast.Decl {
 	}
 	declaredHere := map[string]bool{}
 	for _, d := range decls {
-		for _, n := range declNames(d) {
+		for _, n := range rewrite.DeclNames(d) {
 			declaredHere[n] = true
 		}
 	}
@@ -1070,84 +983,6 @@ func importSpec(name, path string) *ast.ImportSpec {
 	return &ast.ImportSpec{Name: &ast.Ident{Name: name}, Path: &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(path)}}
 }
 
-// withRedo inserts into a cell's runs the earlier declarations the
-// interpreter must compile again: right after the declaration run or the
-// statement that declares again a name they use (a statement run is cut
-// there).
-func (x *execution) withRedo(ps []*parsed) []*parsed {
-	if len(x.cc.redo) == 0 {
-		return ps
-	}
-	fset := x.s.in.FileSet()
-	done := map[*ast.File]bool{}
-	var out []*parsed
-	emit := func(names []string) bool {
-		var files []*ast.File
-		for _, n := range names {
-			for _, f := range x.cc.redo[n] {
-				if !done[f] {
-					done[f] = true
-					files = append(files, f)
-				}
-			}
-		}
-		if len(files) == 0 {
-			return false
-		}
-		merged := &ast.File{Name: files[0].Name, Package: files[0].Package}
-		for _, f := range files {
-			merged.Decls = append(merged.Decls, f.Decls...)
-		}
-		pos := fset.Position(merged.Decls[0].Pos())
-		out = append(out, &parsed{run: run{decl: true, line: pos.Line, col: pos.Column}, file: merged})
-		return true
-	}
-	for _, p := range ps {
-		if p.decl {
-			out = append(out, p)
-			var names []string
-			for _, d := range p.file.Decls {
-				names = append(names, declNames(d)...)
-				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
-					base := recvBase(fd)
-					names = append(names, base, base+"."+fd.Name.Name)
-				}
-			}
-			emit(names)
-			continue
-		}
-		list := p.body.List
-		start := 0
-		for j, st := range list {
-			var names []string
-			for id := range topLevelDefs([]ast.Stmt{st}) {
-				names = append(names, id.Name)
-			}
-			before := len(out)
-			out = append(out, p.slice(start, j+1))
-			if emit(names) {
-				start = j + 1
-			} else {
-				out = out[:before]
-			}
-		}
-		if start == 0 {
-			out = append(out, p)
-		} else if start < len(list) {
-			out = append(out, p.slice(start, len(list)))
-		}
-	}
-	return out
-}
-
-// slice returns the statements [i, j) of a statement run as a run.
-func (p *parsed) slice(i, j int) *parsed {
-	list := p.body.List[i:j]
-	q := *p
-	q.body = &ast.BlockStmt{Lbrace: list[0].Pos(), List: list, Rbrace: list[len(list)-1].End()}
-	return &q
-}
-
 // goMessage is a message of Go's type checker as the cell shows it: cell
 // labels for file names, the reason an import failed without the
 // checker's wrapping.
@@ -1158,33 +993,6 @@ func (s *Session) goMessage(msg string) string {
 		}
 	}
 	return s.cleanMessage(msg)
-}
-
-// mainName is what the interpreter calls a cell's func main: yaegi runs a
-// package's main after every program once it is declared, so a cell
-// defining main would run it at once and every later cell would run it
-// again. In a notebook, main is an ordinary function: it runs when called.
-const mainName = "__gnb_main"
-
-// renameMain renames the session's function main, where the cell declares
-// or uses it.
-func (x *execution) renameMain() {
-	rename := func(id *ast.Ident, obj types.Object) {
-		f, ok := obj.(*types.Func)
-		if !ok || f.Name() != "main" || f.Pkg() == nil || f.Pkg().Path() != "main" || f.Type().(*types.Signature).Recv() != nil {
-			return
-		}
-		if f.Parent() != nil && f.Parent() != f.Pkg().Scope() && f.Parent().Parent() != types.Universe {
-			return
-		}
-		id.Name = mainName
-	}
-	for id, obj := range x.cc.info.Defs {
-		rename(id, obj)
-	}
-	for id, obj := range x.cc.info.Uses {
-		rename(id, obj)
-	}
 }
 
 // keyLiterals writes with field names the positional struct literals that

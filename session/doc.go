@@ -77,7 +77,7 @@
 // longer fits — and the interpreter compiles the dependent functions,
 // constants and methods again right after the code that declares the name
 // (yaegi binds a name when it compiles its user). Methods are compiled
-// through slots (methodslot.go: yaegi keeps a method's first definition),
+// through slots (rewrite/methodslot.go: yaegi keeps a method's first definition),
 // so a method's body can change, not its signature. func main is known to
 // the interpreter as __gnb_main (yaegi runs a package's main after every
 // program), so it runs when called.
@@ -85,9 +85,13 @@
 // # Typed passes
 //
 // The checker's facts drive the rewrites that make yaegi run a cell as Go
-// would, or the refusals of what it cannot run: typedPasses (typed.go)
-// lists them in order, each with the one-line reason yaegi needs it, each
-// in a file typed_NAME.go with the exact rewrite in its doc. Among them:
+// would, or the refusals of what it cannot run. The rewriter is a package
+// of its own, session/internal/rewrite: the session hands it the cell's
+// parsed runs and the checker's facts (rewrite.Cell) and answers its
+// questions about earlier cells (rewrite.Env, env.go). Its passes.go
+// lists the passes in order, each a named value with the one-line reason
+// yaegi needs it, each typed pass in a file typed_NAME.go with the exact
+// rewrite in its doc. Among them:
 // constants written as their exact typed values; explicit type arguments;
 // top-level definitions converted to their types; assignments of several
 // values in Go's order; defer evaluating its call where it stands; exact
@@ -100,7 +104,7 @@
 // refusal; unsafe's constants; and the refusals of a standard library
 // newer than Go 1.22, of reflect's view of the cells' methods, of
 // finalizer literals, of runtime.Callers, of self-referencing types.
-// Older syntactic rewrites (rewrite.go, index.go, methodvalue.go,
+// Older syntactic passes (rewrite/rewrite.go, index.go, methodvalue.go,
 // commaok.go, vars.go) run after them: min, max and clear from the
 // prelude, range over an integer, goroutine guards, select fixes, the
 // stale comma-ok values, var declarations that read earlier variables.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/graphnb/graphnb/session/internal/rewrite"
 )
 
 // Error is a cell that failed: Jupyter's error fields. It implements the
@@ -49,10 +51,13 @@ func newError(name, value string, locs ...string) *Error {
 // base name "_.go" because yaegi scopes imports by base file name.
 
 // cellFile is the file name of the cell with the given serial number.
-func cellFile(serial int) string { return "cell" + strconv.Itoa(serial) + "/_.go" }
+var cellFile = rewrite.CellFile
 
 // cellPosRE finds cell positions anywhere in a message.
-var cellPosRE = regexp.MustCompile(`cell(\d+)/_\.go:(\d+):(\d+)`)
+var cellPosRE = rewrite.CellPosRE
+
+// generatedFile is the file name of code the rewriter writes.
+const generatedFile = rewrite.GeneratedFile
 
 // position is a location in a cell.
 type position struct {
@@ -288,7 +293,7 @@ func panicText(v any) (text string) {
 
 // internalError translates a panic raised inside yaegi while it compiles
 // a cell (never a panic of the user's code).
-func (s *Session) internalError(v any, info *cellInfo, line int) *Error {
+func (s *Session) internalError(v any, rw *rewrite.Cell, line int) *Error {
 	p, msg := splitPos(panicText(v))
 	msg = strings.TrimPrefix(msg, "CFG post-order panic: ")
 	if q, inner := splitPos(msg); q.serial != 0 {
@@ -298,10 +303,10 @@ func (s *Session) internalError(v any, info *cellInfo, line int) *Error {
 	var locs []string
 	if p.serial != 0 {
 		locs = append(locs, s.describe(p))
-	} else if line > 0 && info != nil {
-		locs = append(locs, s.describe(position{serial: info.serial, line: line}))
+	} else if line > 0 && rw != nil {
+		locs = append(locs, s.describe(position{serial: rw.Serial(), line: line}))
 	}
-	if msg == "nil type" && info != nil && info.ranges > 0 {
+	if msg == "nil type" && rw != nil && rw.RangesLeft() > 0 {
 		return newError("Unsupported",
 			"yaegi, the interpreter, does not support range over an integer (Go 1.22) where the kernel cannot see that the operand is an integer; "+
 				"write `for i := 0; i < n; i++` instead, or convert the operand: `for i := range int(n)`", locs...)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/graphnb/graphnb/algo/mst"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/session/internal/rewrite"
 	"github.com/graphnb/graphnb/symbols"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -77,21 +78,14 @@ func first[T any](xs []T) T { return xs[0] }`)
 
 // newFixerFor parses code as Execute does and returns a fixer for it
 // (not yet run) and the parsed runs.
-func newFixerFor(t *testing.T, s *Session, code string) (*fixer, []*parsed) {
+func newFixerFor(t *testing.T, s *Session, code string) (*rewrite.Probe, []*rewrite.Run) {
 	t.Helper()
 	serial := s.register(code, 1)
-	ci := newCellInfo(s, serial)
-	var ps []*parsed
-	for _, r := range splitRuns(code, nil) {
-		p, err := s.parse(cellFile(serial), code[r.start:r.end], r)
-		if err != nil {
-			t.Fatalf("%q: %v", code, err)
-		}
-		ci.collect(p.node())
-		ps = append(ps, p)
+	p, err := rewrite.NewProbe(rewriteEnv{s}, s.in.FileSet(), serial, code)
+	if err != nil {
+		t.Fatalf("%q: %v", code, err)
 	}
-	ci.fix = newFixer(ci, nil)
-	return ci.fix, ps
+	return p, p.Runs
 }
 
 func typeName(t reflect.Type) string {
@@ -154,13 +148,13 @@ func TestTypeAST(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {
 			f, _ := newFixerFor(t, s, "1")
-			if got := exprText(f.typeAST(c.t, token.NoPos)); got != c.want {
+			if got := exprText(f.TypeAST(c.t, token.NoPos)); got != c.want {
 				t.Errorf("typeAST(%v) = %s, want %s", c.t, got, c.want)
 			}
 		})
 	}
 	f, _ := newFixerFor(t, s, "1")
-	st, ok := f.typeAST(reflect.TypeOf(struct {
+	st, ok := f.TypeAST(reflect.TypeOf(struct {
 		A int `json:"a"`
 	}{}), token.NoPos).(*ast.StructType)
 	if !ok || st.Fields.List[0].Tag == nil || st.Fields.List[0].Tag.Value != "`json:\"a\"`" && st.Fields.List[0].Tag.Value != `"json:\"a\""` {
@@ -177,26 +171,26 @@ func TestTypeASTImports(t *testing.T) {
 	edge := reflect.TypeOf(mst.Edge{})
 
 	f, _ := newFixerFor(t, s, "1")
-	if got := exprText(f.typeAST(edge, token.NoPos)); got != "mst.Edge" {
+	if got := exprText(f.TypeAST(edge, token.NoPos)); got != "mst.Edge" {
 		t.Errorf("fresh session: %s, want mst.Edge", got)
 	}
-	if got := f.imports["mst"]; got != graphnbPrefix+"algo/mst" {
-		t.Errorf("fresh session: imports %v, want mst", f.imports)
+	if got := f.Imports()["mst"]; got != graphnbPrefix+"algo/mst" {
+		t.Errorf("fresh session: imports %v, want mst", f.Imports())
 	}
 
 	mustRun(t, s, "graph := 1")
 	f, _ = newFixerFor(t, s, "1")
-	if got := exprText(f.typeAST(csr, token.NoPos)); got != "*__gnb_graph.CSR" {
+	if got := exprText(f.TypeAST(csr, token.NoPos)); got != "*__gnb_graph.CSR" {
 		t.Errorf("graph taken: %s, want *__gnb_graph.CSR", got)
 	}
-	if got := f.imports["__gnb_graph"]; got != graphnbPrefix+"graph" {
-		t.Errorf("graph taken: imports %v, want __gnb_graph", f.imports)
+	if got := f.Imports()["__gnb_graph"]; got != graphnbPrefix+"graph" {
+		t.Errorf("graph taken: imports %v, want __gnb_graph", f.Imports())
 	}
 
 	f, _ = newFixerFor(t, s, "1")
-	f.here = map[string]string{"gr": graphnbPrefix + "graph"}
-	if got := exprText(f.typeAST(csr, token.NoPos)); got != "*gr.CSR" || len(f.imports) != 0 {
-		t.Errorf("cell import gr: %s %v, want *gr.CSR and no import", got, f.imports)
+	f.SetHere(map[string]string{"gr": graphnbPrefix + "graph"})
+	if got := exprText(f.TypeAST(csr, token.NoPos)); got != "*gr.CSR" || len(f.Imports()) != 0 {
+		t.Errorf("cell import gr: %s %v, want *gr.CSR and no import", got, f.Imports())
 	}
 
 	// The alias works in a cell, and is reused.
@@ -213,7 +207,7 @@ func TestTypeASTImports(t *testing.T) {
 	// byte keeps its meaning there.
 	mustRun(t, s, "byte := 3")
 	f, _ = newFixerFor(t, s, "1")
-	if got := exprText(f.typeAST(reflect.TypeOf(byte(0)), token.NoPos)); got != "byte" {
+	if got := exprText(f.TypeAST(reflect.TypeOf(byte(0)), token.NoPos)); got != "byte" {
 		t.Errorf("byte redeclared: %s, want byte", got)
 	}
 }
@@ -275,8 +269,8 @@ func TestExprType(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.expr, func(t *testing.T) {
 			f, ps := newFixerFor(t, s, c.expr)
-			e := ps[0].body.List[0].(*ast.ExprStmt).X
-			if got := typeName(f.exprType(e)); got != c.want {
+			e := ps[0].Body().List[0].(*ast.ExprStmt).X
+			if got := typeName(f.ExprType(e)); got != c.want {
 				t.Errorf("exprType(%s) = %s, want %s", c.expr, got, c.want)
 			}
 		})
@@ -287,15 +281,15 @@ func TestExprType(t *testing.T) {
 // values of earlier cells, statement by statement.
 func TestExprTypeScopes(t *testing.T) {
 	s := fixerSession(t)
-	f, ps := newFixerFor(t, s, "a := g.Roots(1, 1)\nb := a[0]\nr := \"text\"\nc := r[0]\nvar d = tz.Get()\ne, err := gen.RMAT(4, 2)")
-	f.fixRuns(ps)
+	f, _ := newFixerFor(t, s, "a := g.Roots(1, 1)\nb := a[0]\nr := \"text\"\nc := r[0]\nvar d = tz.Get()\ne, err := gen.RMAT(4, 2)")
+	f.FixRuns()
 	for name, want := range map[string]string{
 		"a": "[]int32", "b": "int32", "r": "string", "c": "uint8", "d": "session.tzIDs",
 		"e": "*graph.CSR", "err": "error",
 	} {
-		e, ok := f.lookup(name)
-		if !ok || typeName(e.t) != want {
-			t.Errorf("%s: %v %v, want %s", name, ok, typeName(e.t), want)
+		et, ok := f.Lookup(name)
+		if !ok || typeName(et) != want {
+			t.Errorf("%s: %v %v, want %s", name, ok, typeName(et), want)
 		}
 	}
 }
@@ -308,14 +302,14 @@ func TestExprTypeTrust(t *testing.T) {
 	mustRun(t, s, "type P struct{ X int }\nps := []P{{1}}\ntype Shape interface{ Area() int }\nvar sh Shape")
 	for expr, want := range map[string]string{"ps": "<nil>", "sh": "<nil>", "r": "[]int32"} {
 		f, ps := newFixerFor(t, s, expr)
-		if got := typeName(f.exprType(ps[0].body.List[0].(*ast.ExprStmt).X)); got != want {
+		if got := typeName(f.ExprType(ps[0].Body().List[0].(*ast.ExprStmt).X)); got != want {
 			t.Errorf("structs only: exprType(%s) = %s, want %s", expr, got, want)
 		}
 	}
 	mustRun(t, s, "type ID int32")
 	for expr, want := range map[string]string{"r": "<nil>", "xs": "<nil>", "g": "*graph.CSR", "g.Roots(1, 1)": "[]int32", "st": "fmt.Stringer"} {
 		f, ps := newFixerFor(t, s, expr)
-		if got := typeName(f.exprType(ps[0].body.List[0].(*ast.ExprStmt).X)); got != want {
+		if got := typeName(f.ExprType(ps[0].Body().List[0].(*ast.ExprStmt).X)); got != want {
 			t.Errorf("after type ID: exprType(%s) = %s, want %s", expr, got, want)
 		}
 	}
@@ -361,18 +355,18 @@ func TestFixRewrites(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.code, func(t *testing.T) {
 			f, ps := newFixerFor(t, s, c.code)
-			f.fixRuns(ps)
+			f.FixRuns()
 			var got string
-			if ps[0].decl {
-				got = nodeSource(t, ps[0].file.Decls[0])
+			if ps[0].Decl() {
+				got = nodeSource(t, ps[0].File().Decls[0])
 			} else {
-				got = nodeSource(t, ps[0].body.List[0])
+				got = nodeSource(t, ps[0].Body().List[0])
 			}
 			if got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
-			if len(f.unresolved) != c.unresolved {
-				t.Errorf("%d unresolved, want %d", len(f.unresolved), c.unresolved)
+			if f.Unresolved() != c.unresolved {
+				t.Errorf("%d unresolved, want %d", f.Unresolved(), c.unresolved)
 			}
 		})
 	}
@@ -396,9 +390,9 @@ func TestFixCommaOk(t *testing.T) {
 				mustRun(t, s, "type ID int\nidc := make(chan ID)")
 			}
 			f, ps := newFixerFor(t, s, c.code)
-			f.fixRuns(ps)
+			f.FixRuns()
 			var parts []string
-			for _, st := range ps[0].body.List {
+			for _, st := range ps[0].Body().List {
 				parts = append(parts, nodeSource(t, st))
 			}
 			if got := strings.Join(parts, " | "); got != c.want {
@@ -429,7 +423,7 @@ func TestNeedsFunc(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.code, func(t *testing.T) {
 			f, ps := newFixerFor(t, s, c.code)
-			if got := f.ci.needsFunc(ps[0].body.List[0]); got != c.want {
+			if got := f.NeedsFunc(ps[0].Body().List[0]); got != c.want {
 				t.Errorf("needsFunc = %v, want %v", got, c.want)
 			}
 		})
@@ -451,8 +445,8 @@ func TestFixStale(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.code, func(t *testing.T) {
 			f, ps := newFixerFor(t, s, c.code)
-			f.ci.fixStale(ps[0])
-			if got := nodeSource(t, ps[0].file.Decls[0]); got != c.want {
+			f.FixStale(ps[0])
+			if got := nodeSource(t, ps[0].File().Decls[0]); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})
@@ -474,7 +468,7 @@ func TestVarDefs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.code, func(t *testing.T) {
 			_, ps := newFixerFor(t, s, c.code)
-			stmts := varDefs(ps[0].file.Decls[0].(*ast.GenDecl))
+			stmts := rewrite.VarDefs(ps[0].File().Decls[0].(*ast.GenDecl))
 			got := "<nil>"
 			if stmts != nil {
 				got = nodeSource(t, stmts[0])

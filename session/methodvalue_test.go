@@ -122,8 +122,8 @@ func TestHasSelectorValue(t *testing.T) {
 		"x := 1 + 2":       false,
 		"fmt.Println(a.B)": true,
 	} {
-		_, ps := newFixerFor(t, s, code)
-		if got := hasSelectorValue(ps); got != want {
+		f, _ := newFixerFor(t, s, code)
+		if got := f.HasSelectorValue(); got != want {
 			t.Errorf("%q: %v, want %v", code, got, want)
 		}
 	}

@@ -43,42 +43,6 @@ type renderCase struct {
 	methods map[string]bool
 }
 
-// validRender reports whether a method declaration has the signature of
-// a render method.
-func validRender(d *ast.FuncDecl) bool {
-	if !renderMethods[d.Name.Name] || d.Type.Params.NumFields() != 0 || d.Type.Results.NumFields() != 1 {
-		return false
-	}
-	rt := d.Type.Results.List[0].Type
-	switch d.Name.Name {
-	case "PNG":
-		a, ok := rt.(*ast.ArrayType)
-		if !ok || a.Len != nil {
-			return false
-		}
-		e, ok := a.Elt.(*ast.Ident)
-		return ok && (e.Name == "byte" || e.Name == "uint8")
-	case "MIMEBundle":
-		m, ok := rt.(*ast.MapType)
-		if !ok {
-			return false
-		}
-		k, ok := m.Key.(*ast.Ident)
-		if !ok || k.Name != "string" {
-			return false
-		}
-		switch v := m.Value.(type) {
-		case *ast.Ident:
-			return v.Name == "any"
-		case *ast.InterfaceType:
-			return v.Methods.NumFields() == 0
-		}
-		return false
-	}
-	id, ok := rt.(*ast.Ident)
-	return ok && id.Name == "string"
-}
-
 // receiverType returns the type name of a method's receiver.
 func receiverType(d *ast.FuncDecl) string {
 	if d.Recv == nil || len(d.Recv.List) != 1 {

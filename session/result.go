@@ -56,27 +56,24 @@ func (x *execution) planFinal(u *unit, es *ast.ExprStmt) {
 	pos := es.Pos()
 	f := &finalPlan{}
 	u.final = f
-	if id, ok := unparen(e).(*ast.Ident); ok && id.Name == "nil" && !x.ci.userName("nil") {
+	if id, ok := ast.Unparen(e).(*ast.Ident); ok && id.Name == "nil" && !x.rw.UserName("nil") {
 		f.kind = finalNil
 		return
 	}
 	f.n = x.finalCount()
-	if c, ok := unparen(e).(*ast.CallExpr); ok {
+	if c, ok := ast.Unparen(e).(*ast.CallExpr); ok {
 		if sel, ok := c.Fun.(*ast.SelectorExpr); ok && printFuncs[sel.Sel.Name] {
-			if id, ok := sel.X.(*ast.Ident); ok && x.ci.isPackage(id.Name) && x.s.importPath(id.Name) == "fmt" {
+			if id, ok := sel.X.(*ast.Ident); ok && x.rw.IsPackage(id.Name) && x.s.importPath(id.Name) == "fmt" {
 				f.n = 0
 			}
 		}
 	}
-	f.probes = x.s.renderProbes(x.ci.renders)
+	f.probes = x.s.renderProbes(x.rw.Renders())
 	assign := func(lhs ...ast.Expr) ast.Node {
-		rhs := e
-		if x.ci.fix != nil { // a top-level definition: see index.go
-			rhs = x.ci.fix.fixTop(e, "")
-		}
+		rhs := x.rw.FinalExpr(e) // a top-level definition: see rewrite/index.go
 		return x.block(&ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{rhs}})
 	}
-	pure := x.ci.isPure(e)
+	pure := x.rw.IsPure(e)
 	switch {
 	case x.cell.Silent || f.n == 0 || (f.n == 1 && (len(f.probes) == 0 || pure)):
 		f.kind = finalPlain

@@ -7,7 +7,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"go/types"
 	"os"
 	"reflect"
 	"runtime"
@@ -21,6 +20,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/session/complete"
+	"github.com/graphnb/graphnb/session/internal/rewrite"
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 	"github.com/traefik/yaegi/stdlib/unsafe"
@@ -65,14 +65,6 @@ type Options struct {
 	CellMagics map[string]CellMagic
 }
 
-// Kinds of names that cells declare.
-const (
-	kindVar   = "var"
-	kindConst = "const"
-	kindFunc  = "func"
-	kindType  = "type"
-)
-
 // Session is one persistent yaegi interpreter running notebook cells.
 //
 // Execute, Complete, Inspect and IsComplete are meant to be called one at
@@ -100,7 +92,7 @@ type Session struct {
 
 	meta        sync.RWMutex
 	kinds       map[string]string           // names declared by cells → kind
-	funcInts    map[string]tri              // …and whether the single result is an integer
+	funcInts    map[string]rewrite.Tri      // …and whether the single result is an integer
 	generics    map[string]*ast.FuncType    // generic functions declared in cells
 	plainTypes  bool                        // cells declared a type that is neither a struct nor an interface
 	renderNames map[string]bool             // render methods (String, HTML, …) declared in cells
@@ -113,8 +105,8 @@ type Session struct {
 	current     atomic.Pointer[Cell]        // the cell running, or the last one
 	running     atomic.Pointer[runningCell] // the cell Execute is running, or nil
 
-	slots        map[string]methodSlot // the cells' methods the interpreter holds ("T.M")
-	recoverFuncs map[string]bool       // the cells' functions that call recover themselves
+	slots        *rewrite.Slots  // the cells' methods the interpreter holds ("T.M")
+	recoverFuncs map[string]bool // the cells' functions that call recover themselves
 
 	renderTypes  map[string]*renderCase        // struct types with render methods
 	structTypes  map[string]bool               // types declared as structs
@@ -154,12 +146,12 @@ type goroutineStart struct {
 func New(opts Options) (*Session, error) {
 	s := &Session{
 		stdout: opts.Stdout, stderr: opts.Stderr,
-		kinds: map[string]string{}, funcInts: map[string]tri{},
+		kinds: map[string]string{}, funcInts: map[string]rewrite.Tri{},
 		renderNames: map[string]bool{}, typeDecls: map[string]typeDecl{},
 		imports: map[string]string{}, sources: map[int]*cellSource{},
 		goroutines: map[int]goroutineStart{}, intr: make(chan struct{}),
 		renderTypes: map[string]*renderCase{}, structTypes: map[string]bool{},
-		bound: map[string]any{}, lineMagics: opts.LineMagics, cellMagics: opts.CellMagics, slots: map[string]methodSlot{}, recoverFuncs: map[string]bool{},
+		bound: map[string]any{}, lineMagics: opts.LineMagics, cellMagics: opts.CellMagics, slots: rewrite.NewSlots(), recoverFuncs: map[string]bool{},
 	}
 	for name := range opts.LineMagics {
 		if builtinMagic(name) {
@@ -195,37 +187,23 @@ func New(opts Options) (*Session, error) {
 	} else {
 		s.tables = defaultTables()
 	}
-	helpers := map[string]reflect.Value{
-		"Clear": reflect.ValueOf(clearValue),
+	helpers := rewrite.Helpers() // what the rewritten code calls; the session's own:
+	for name, v := range map[string]any{
+		"Clear": clearValue,
 		// Print and Println are the builtins print and println (typed_print.go).
-		"Print":   reflect.ValueOf(s.printHelper(false)),
-		"Println": reflect.ValueOf(s.printHelper(true)),
-		// Recovered unwraps what recover returns (typed_recover.go).
-		"Recovered": reflect.ValueOf(recovered),
-		// make's size checks (typed_make.go).
-		"MakeChan": reflect.ValueOf(makeChanSize),
-		// The length check of a slice converted to an array (typed_slicearray.go).
-		"SliceToArray": reflect.ValueOf(sliceToArray),
-		// The panic of a failed assertion to a cell's interface (typed_assertiface.go).
-		"AssertFailed": reflect.ValueOf(assertFailed),
-		// The Go names of the cells' types (typenames.go).
-		"NameType":     reflect.ValueOf(nameType),
-		"MakeSliceLen": reflect.ValueOf(makeSliceLen),
-		"MakeSlice":    reflect.ValueOf(makeSlice),
-		// Package unsafe's functions yaegi lacks (typed_unsafe.go).
-		"UnsafeSlice":      reflect.ValueOf(unsafeSlice),
-		"UnsafeSliceData":  reflect.ValueOf(unsafeSliceData),
-		"UnsafeString":     reflect.ValueOf(unsafeString),
-		"UnsafeStringData": reflect.ValueOf(unsafeStringData),
-		"GoStart":          reflect.ValueOf(s.goStart),
-		"GoEnd":            reflect.ValueOf(s.goEnd),
+		"Print":   rewrite.PrintHelper(s.stderr, false),
+		"Println": rewrite.PrintHelper(s.stderr, true),
+		"GoStart": s.goStart,
+		"GoEnd":   s.goEnd,
 		// The guards of callbacks run on goroutines of their own (typed_callbacks.go).
-		"GuardFunc":      reflect.ValueOf(s.guardFunc),
-		"GuardFinalizer": reflect.ValueOf(s.guardFinalizer),
+		"GuardFunc":      s.guardFunc,
+		"GuardFinalizer": s.guardFinalizer,
 		// Guarded goroutines' stacks are watched (stack.go).
-		"GoWatch": reflect.ValueOf(s.goWatch),
+		"GoWatch": s.goWatch,
 		// Bound hands the values cell magics bind to the interpreter.
-		"Bound": reflect.ValueOf(s.boundValue),
+		"Bound": s.boundValue,
+	} {
+		helpers[name] = reflect.ValueOf(v)
 	}
 	err := s.in.Use(interp.Exports{
 		"os/os":               {"Stdout": reflect.ValueOf(&s.stdoutVar).Elem(), "Stderr": reflect.ValueOf(&s.stderrVar).Elem()},
@@ -274,10 +252,16 @@ func (s *Session) Close() {
 // interpreted code stops at once, time.Sleep returns, compiled graphnb
 // code stops at its next cancel.Check; the error is then an Interrupted
 // *Error and every variable survives.
-func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.Bundle, error) {
+//
+// Execute is where every front end (the kernel through cmd/graphnb,
+// graphnb exec) gets the cell's cancellation point cleared before the
+// cell runs (below) and a panic that escapes the interpreter turned into
+// an *Error named "panic" (recoverPanic): they need not do either.
+func (s *Session) Execute(ctx context.Context, code string, cell Cell) (b display.Bundle, err error) {
 	if s.closed.Load() {
 		return nil, errors.New("session: Execute after Close")
 	}
+	defer recoverPanic(&b, &err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cell.AsyncError == nil {
@@ -327,11 +311,20 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (display.
 	x := &execution{s: s, ctx: ctx, cell: cell, serial: s.register(code, cell.Count)}
 	defer s.updateRenderer()
 	defer x.forget()
-	b, err := x.run(code)
+	b, err = x.run(code)
 	if gerr := rc.failure(); gerr != nil {
 		return nil, gerr
 	}
 	return b, err
+}
+
+// recoverPanic, deferred by Execute, turns a panic that escaped the
+// interpreter into the cell's error: the process carries on.
+func recoverPanic(b *display.Bundle, err *error) {
+	if r := recover(); r != nil {
+		v := fmt.Sprint(r)
+		*b, *err = nil, &Error{Name: "panic", Value: v, Trace: []string{"panic: " + v}}
+	}
 }
 
 // runningCell is the cell Execute is running, for the goroutines that
@@ -361,7 +354,7 @@ func (rc *runningCell) failure() *Error {
 // forget drops the source of a cell that later tracebacks cannot point
 // into: one that declares no function and starts no goroutine.
 func (x *execution) forget() {
-	if x.keepSource || x.ci != nil && (len(x.ci.funcExtents) > 0 || len(x.ci.generated) > 0) {
+	if x.rw != nil && x.rw.KeepSource() {
 		return
 	}
 	x.s.meta.Lock()
@@ -417,7 +410,7 @@ type execution struct {
 	ctx    context.Context
 	cell   Cell
 	serial int
-	ci     *cellInfo
+	rw     *rewrite.Cell // the cell's rewriting, once it is parsed
 
 	timer     time.Time // start of %time, if any
 	timed     bool
@@ -425,15 +418,8 @@ type execution struct {
 	here      map[string]string // packages this cell imports
 	line      int               // line of the unit running
 
-	srcs    map[*token.File]string     // the parsed sources of the cell's runs
-	cc      *cellCheck                 // what Go's type checker found
-	slotted map[*ast.FuncDecl]slotDecl // methods declared through slots (methodslot.go)
-
-	typeImports map[string]string       // packages the typed passes name in written types: name → path
-	renamed     map[types.Object]string // objects the typed passes renamed (typed_shadow.go): their names in the code
-
-	recoverFuncs map[string]bool // the cell's functions, and whether they call recover (recorded once it has compiled)
-	keepSource   bool            // later tracebacks may point into the cell (a guarded callback)
+	srcs map[*token.File]string // the parsed sources of the cell's runs
+	cc   *cellCheck             // what Go's type checker found
 }
 
 // sourceText returns the source between two positions of the cell's
@@ -452,26 +438,11 @@ func (x *execution) sourceText(from, to token.Pos) (string, bool) {
 	return src[a:b], true
 }
 
-// parsed is one run of a cell, parsed.
-type parsed struct {
-	run
-	file *ast.File      // declaration runs
-	body *ast.BlockStmt // statement runs
-	src  string         // the source parsed
-}
-
 // setFuncs keeps where the cell's functions are, for tracebacks.
 func (s *Session) setFuncs(serial int, funcs []funcExtent) {
 	s.meta.Lock()
 	defer s.meta.Unlock()
 	s.sources[serial].funcs = funcs
-}
-
-func (p *parsed) node() ast.Node {
-	if p.decl {
-		return p.file
-	}
-	return p.body
 }
 
 // interrupted is the error of an interrupted cell.
@@ -520,30 +491,31 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 	for _, m := range magics {
 		lines = append(lines, m.line)
 	}
-	runs := splitRuns(rest, lines)
+	runs := rewrite.Split(rest, lines)
 
 	// Parse everything first: a syntax error anywhere runs nothing.
-	x.ci = newCellInfo(x.s, x.serial)
+	fset := x.s.in.FileSet()
+	x.rw = rewrite.NewCell(rewriteEnv{x.s}, fset, x.serial, x.s.slots)
 	file := cellFile(x.serial)
-	var ps []*parsed
+	var ps []*rewrite.Run
 	x.srcs = map[*token.File]string{}
 	for _, r := range runs {
-		p, err := x.s.parse(file, rest[r.start:r.end], r)
+		p, err := rewrite.Parse(fset, file, rest, r)
 		if err != nil {
 			return nil, x.s.compileError(err)
 		}
 		ps = append(ps, p)
-		x.srcs[x.s.in.FileSet().File(p.node().Pos())] = p.src
+		x.srcs[fset.File(p.Node().Pos())] = p.Src()
 	}
 
 	// Type-check everything: a cell Go rejects runs nothing.
 	var decls []ast.Decl
 	var stmts []ast.Stmt
 	for _, p := range ps {
-		if p.decl {
-			decls = append(decls, p.file.Decls...)
+		if p.Decl() {
+			decls = append(decls, p.File().Decls...)
 		} else {
-			stmts = append(stmts, p.body.List...)
+			stmts = append(stmts, p.Body().List...)
 		}
 	}
 	cc, err := x.check(decls, stmts)
@@ -551,46 +523,21 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 		return nil, err
 	}
 	x.cc = cc
-	ps = x.withRedo(ps)
+	ps = rewrite.WithRedo(fset, ps, cc.redo)
+	if ps, err = x.rw.Typed(ps, cc.Facts); err != nil {
+		return nil, fromRewrite(err)
+	}
+	x.s.setFuncs(x.serial, funcExtents(x.rw.FuncExtents()))
 	for _, p := range ps {
-		x.ci.collect(p.node())
-	}
-	x.renameMain()
-	if err := x.runTypedPasses(ps); err != nil {
-		return nil, err
-	}
-	x.slotted = map[*ast.FuncDecl]slotDecl{}
-	if ps, err = x.slotMethods(ps); err != nil {
-		return nil, err
-	}
-	x.s.setFuncs(x.serial, x.ci.funcExtents)
-	for _, p := range ps {
-		if p.decl {
-			if err := x.checkDecls(p.file); err != nil {
+		if p.Decl() {
+			if err := x.checkDecls(p.File()); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, p := range ps {
-		if !p.decl {
-			for _, st := range p.body.List {
-				if d := topLevelDefer(st); d != nil {
-					line := x.s.in.FileSet().Position(d.Pos()).Line
-					return nil, newError("Unsupported", "defer in the top-level code of a cell: yaegi, the interpreter, would run the call again after every later cell; "+
-						"call it at the end of the cell instead, or defer it inside a function", x.s.describe(position{serial: x.serial, line: line}))
-				}
-			}
-		}
-		x.ci.rewrite(p.node())
-		if x.ci.sawCommaOk {
-			x.ci.fixStale(p)
-		}
+	if err := x.rw.Syntactic(ps, x.here); err != nil {
+		return nil, fromRewrite(err)
 	}
-	if x.ci.needsFix() {
-		x.ci.fix = newFixer(x.ci, x.here)
-		x.ci.fix.fixRuns(ps)
-	}
-	x.ci.fixMethodValues(ps, x.here)
 
 	// Compile everything before running anything: a compile error runs
 	// nothing. Declaration runs compile whole (their declarations may
@@ -599,20 +546,20 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 	var units []*unit
 	earlier := map[string]bool{} // variables that earlier units of the cell declare
 	for i, p := range ps {
-		if p.decl {
-			before, after := x.varStmts(p.file, earlier)
+		if p.Decl() {
+			before, after := x.rw.VarStmts(p.File(), earlier)
 			for _, st := range before {
 				units = append(units, &unit{node: x.block(st), stmt: st, line: x.s.in.FileSet().Position(st.Pos()).Line})
 			}
-			if len(p.file.Decls) > 0 {
-				units = append(units, &unit{node: p.file, file: p.file, line: p.line})
+			if len(p.File().Decls) > 0 {
+				units = append(units, &unit{node: p.File(), file: p.File(), line: p.Line()})
 			}
 			for _, st := range after {
 				units = append(units, &unit{node: x.block(st), stmt: st, line: x.s.in.FileSet().Position(st.Pos()).Line})
 			}
 			continue
 		}
-		for j, st := range p.body.List {
+		for j, st := range p.Body().List {
 			if a, ok := st.(*ast.AssignStmt); ok && a.Tok == token.DEFINE {
 				for _, l := range a.Lhs {
 					if id, ok := l.(*ast.Ident); ok {
@@ -623,12 +570,10 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 			u := &unit{stmt: st, line: x.s.in.FileSet().Position(st.Pos()).Line}
 			es, isExpr := st.(*ast.ExprStmt)
 			switch {
-			case i == len(ps)-1 && j == len(p.body.List)-1 && isExpr:
+			case i == len(ps)-1 && j == len(p.Body().List)-1 && isExpr:
 				x.planFinal(u, es)
-			case hasSelect(st) || x.ci.needsFunc(st):
-				u.node = x.block(inFunc(st))
 			default:
-				u.node = x.block(st)
+				u.node = x.block(x.rw.TopStmt(st))
 			}
 			units = append(units, u)
 		}
@@ -646,10 +591,10 @@ func (x *execution) run(code string) (b display.Bundle, err error) {
 		}
 		u.prog = prog
 		if u.file != nil {
-			x.s.recordDecls(u.file, x.ci)
+			x.s.recordDecls(u.file, x.rw)
 			x.cc.commit(u.file)
-			x.recordSlots(u.file)
-			for name, calls := range x.recoverFuncs {
+			x.rw.RecordSlots(u.file)
+			for name, calls := range x.rw.RecoverFuncs() {
 				x.s.recoverFuncs[name] = calls
 			}
 		} else {
@@ -715,52 +660,12 @@ func (x *execution) block(list ...ast.Stmt) *ast.BlockStmt {
 	return &ast.BlockStmt{Lbrace: list[0].Pos(), List: list, Rbrace: list[len(list)-1].End()}
 }
 
-// parse parses one run under a line directive that names the cell, so
-// every position yaegi reports is a cell position.
-func (s *Session) parse(file, text string, r run) (*parsed, error) {
-	var b strings.Builder
-	if r.decl {
-		b.WriteString("package main\n")
-	} else {
-		b.WriteString("package main; func main() {\n")
-	}
-	fmt.Fprintf(&b, "//line %s:%d:%d\n", file, r.line, r.col)
-	b.WriteString(text)
-	if !r.decl {
-		b.WriteString("\n}")
-	}
-	f, err := parser.ParseFile(s.in.FileSet(), "_.go", b.String(), parser.SkipObjectResolution)
-	if err != nil {
-		return nil, err
-	}
-	p := &parsed{run: r, src: b.String()}
-	if r.decl {
-		p.file = f
-	} else {
-		if len(f.Decls) != 1 {
-			return nil, s.syntaxError(f, "unexpected '}' closes the cell's statements")
-		}
-		fd, ok := f.Decls[0].(*ast.FuncDecl)
-		if !ok || fd.Body == nil {
-			return nil, s.syntaxError(f, "unexpected '}'")
-		}
-		p.body = fd.Body
-	}
-	return p, nil
-}
-
-// syntaxError reports a malformed statement run at its last declaration.
-func (s *Session) syntaxError(f *ast.File, msg string) error {
-	pos := s.in.FileSet().Position(f.Decls[len(f.Decls)-1].Pos())
-	return fmt.Errorf("%s:%d:%d: %s", pos.Filename, pos.Line, pos.Column, msg)
-}
-
 // compile compiles a node, translating yaegi's errors and panics.
 func (x *execution) compile(n ast.Node, line int) (prog *interp.Program, err error) {
 	defer func() { // runs last: after the recover below
-		if e, ok := err.(*Error); ok && x.ci != nil {
-			if better := x.explain(n, e); better != nil {
-				err = better
+		if e, ok := err.(*Error); ok && x.rw != nil {
+			if better := x.rw.Explain(n, e.Name, e.Value); better != nil {
+				err = fromRewrite(better)
 			}
 		}
 		// Go's checker accepted the cell: what yaegi refuses now is a gap
@@ -773,13 +678,13 @@ func (x *execution) compile(n ast.Node, line int) (prog *interp.Program, err err
 	}()
 	defer func() {
 		if r := recover(); r != nil {
-			prog, err = nil, x.s.internalError(r, x.ci, line)
+			prog, err = nil, x.s.internalError(r, x.rw, line)
 		}
 	}()
 	prog, err = x.s.in.CompileAST(n)
 	dropRoots(x.s.in)
 	if err != nil {
-		return nil, x.s.translateCompileError(err, x.ci, n, line)
+		return nil, x.s.translateCompileError(err, x.rw, n, line)
 	}
 	return prog, nil
 }
@@ -911,34 +816,11 @@ func (x *execution) nodeText(n ast.Node) string {
 }
 
 // autoImport imports the packages the cell uses without declaring them,
-// and those the index and method-value rewrites need (see index.go and
-// methodvalue.go), under the names they chose.
+// and those the index and method-value rewrites need (see rewrite/index.go and
+// rewrite/methodvalue.go), under the names they chose.
 func (x *execution) autoImport() error {
 	s := x.s
-	imports := map[string]string{} // name → path
-	for name := range x.ci.selectors {
-		if x.ci.declared[name] || s.kind(name) != "" || s.boundPackage(name) {
-			continue
-		}
-		if p := s.tables.auto[name]; p != "" {
-			imports[name] = p
-		}
-	}
-	for name, p := range x.typeImports {
-		if !s.boundPackage(name) {
-			imports[name] = p
-		}
-	}
-	for _, f := range []*fixer{x.ci.fix, x.ci.methods} {
-		if f == nil {
-			continue
-		}
-		for name, p := range f.imports {
-			if !s.boundPackage(name) {
-				imports[name] = p
-			}
-		}
-	}
+	imports := x.rw.Imports(func(name string) string { return s.tables.auto[name] }) // name → path
 	if len(imports) == 0 {
 		return nil
 	}
@@ -975,11 +857,11 @@ func (x *execution) autoImport() error {
 // error without a cell position is placed at the unit's line, or at the
 // identifier it names; yaegi's "constant definition loop" (an undefined
 // name in a top-level declaration) names the undefined identifier.
-func (s *Session) translateCompileError(err error, ci *cellInfo, n ast.Node, line int) error {
+func (s *Session) translateCompileError(err error, rw *rewrite.Cell, n ast.Node, line int) error {
 	e := s.compileError(err)
 	if strings.Contains(e.Value, "constant definition loop") {
-		if name, l := s.undefinedName(ci, n); name != "" {
-			return newError("CompileError", "undefined: "+name, s.describe(position{serial: ci.serial, line: l}))
+		if name, l := s.undefinedName(rw, n); name != "" {
+			return newError("CompileError", "undefined: "+name, s.describe(position{serial: rw.Serial(), line: l}))
 		}
 	}
 	if len(e.Trace) == 1 && line > 0 {
@@ -991,7 +873,7 @@ func (s *Session) translateCompileError(err error, ci *cellInfo, n ast.Node, lin
 				}
 			}
 		}
-		e.Trace = append(e.Trace, s.describe(position{serial: ci.serial, line: l}))
+		e.Trace = append(e.Trace, s.describe(position{serial: rw.Serial(), line: l}))
 	}
 	return e
 }
@@ -1009,7 +891,7 @@ func (s *Session) findName(n ast.Node, name string) int {
 }
 
 // undefinedName finds an identifier of n that nothing declares.
-func (s *Session) undefinedName(ci *cellInfo, n ast.Node) (string, int) {
+func (s *Session) undefinedName(rw *rewrite.Cell, n ast.Node) (string, int) {
 	var name string
 	var line int
 	skip := map[*ast.Ident]bool{}
@@ -1035,7 +917,7 @@ func (s *Session) undefinedName(ci *cellInfo, n ast.Node) (string, int) {
 		case *ast.Ident:
 			// The kernel's own names (__gnb_r, the result variable) are
 			// defined by the statement, not missing from it.
-			if skip[m] || m.Name == "_" || strings.HasPrefix(m.Name, "__gnb") || ci.userName(m.Name) || s.importPath(m.Name) != "" || universe[m.Name] {
+			if skip[m] || m.Name == "_" || strings.HasPrefix(m.Name, "__gnb") || rw.UserName(m.Name) || s.importPath(m.Name) != "" || universe[m.Name] {
 				return true
 			}
 			name = m.Name
@@ -1050,10 +932,7 @@ func (s *Session) undefinedName(ci *cellInfo, n ast.Node) (string, int) {
 var universe = map[string]bool{"true": true, "false": true, "nil": true, "iota": true, "_": true}
 
 func init() {
-	for k := range builtins {
-		universe[k] = true
-	}
-	for k := range predeclaredTypes {
+	for _, k := range rewrite.PredeclaredNames() {
 		universe[k] = true
 	}
 	universe["comparable"] = true
@@ -1081,11 +960,11 @@ func (s *Session) recordStmt(st ast.Stmt) {
 }
 
 // recordDecls notes what a compiled declaration run declared.
-func (s *Session) recordDecls(f *ast.File, ci *cellInfo) {
+func (s *Session) recordDecls(f *ast.File, rw *rewrite.Cell) {
 	// What needs the session's lock is computed first.
 	texts := map[*ast.TypeSpec]string{}
-	ints := map[*ast.FuncDecl]tri{}
-	x := &execution{s: s, serial: ci.serial}
+	ints := map[*ast.FuncDecl]rewrite.Tri{}
+	x := &execution{s: s, serial: rw.Serial()}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
@@ -1095,15 +974,12 @@ func (s *Session) recordDecls(f *ast.File, ci *cellInfo) {
 				}
 			}
 		case *ast.FuncDecl:
-			ints[d] = no
-			if countFields(d.Type.Results) == 1 {
-				ints[d] = ci.typeIsInt(d.Type.Results.List[0].Type)
-			}
+			ints[d] = rw.ResultInt(d)
 		}
 	}
 	s.meta.Lock()
 	defer s.meta.Unlock()
-	label := s.sources[ci.serial].label()
+	label := s.sources[rw.Serial()].label()
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
@@ -1120,7 +996,7 @@ func (s *Session) recordDecls(f *ast.File, ci *cellInfo) {
 				continue
 			}
 			m := d.Name.Name
-			if validRender(d) {
+			if rewrite.ValidRender(d) {
 				s.renderNames[m] = true
 				if t := receiverType(d); t != "" {
 					rc := s.renderTypes[t]
@@ -1134,11 +1010,6 @@ func (s *Session) recordDecls(f *ast.File, ci *cellInfo) {
 			}
 		}
 	}
-}
-
-// renderMethods are the methods by which a value renders itself.
-var renderMethods = map[string]bool{
-	"String": true, "Error": true, "HTML": true, "Markdown": true, "SVG": true, "PNG": true, "MIMEBundle": true,
 }
 
 // recordGen notes the names of a var, const or type declaration.
@@ -1159,7 +1030,7 @@ func (s *Session) recordGen(g *ast.GenDecl, label string, texts map[*ast.TypeSpe
 		case *ast.TypeSpec:
 			s.kinds[sp.Name.Name] = kindType
 			s.setGeneric(sp.Name.Name, nil)
-			if plainType(sp) {
+			if rewrite.PlainType(sp) {
 				s.plainTypes = true
 			}
 			if _, ok := sp.Type.(*ast.StructType); ok && sp.TypeParams == nil {
@@ -1230,7 +1101,7 @@ func (s *Session) importPath(name string) string {
 	return s.tables.auto[name]
 }
 
-func (s *Session) funcInt(name string) (tri, bool) {
+func (s *Session) funcInt(name string) (rewrite.Tri, bool) {
 	s.meta.RLock()
 	defer s.meta.RUnlock()
 	t, ok := s.funcInts[name]

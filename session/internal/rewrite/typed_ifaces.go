@@ -1,0 +1,289 @@
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+)
+
+// Values of the cells' types in interfaces.
+//
+// yaegi puts a value of a type declared in a cell into a compiled
+// interface (error, fmt.Stringer, …) through a wrapper that carries its
+// methods, except in two places: a composite literal assigned to a
+// variable of interface type lands there bare (var e error = E{}: e.Error()
+// panics "reflect: Method index out of range", fmt prints {} and the
+// session shows another type's message), and a conversion error(v) panics
+// ("reflect.Set: value of type struct {} is not assignable to type
+// error"; the session writes some top-level var declarations as such
+// conversions). Returning the value from a function wraps it; the pass
+// writes conversions and values assigned to variables of compiled
+// interface types so:
+//
+//	var e error = E{}  →  var e error = func(__gnb_v E) error { return __gnb_v }(E{})
+//	error(v)           →  func(__gnb_v E) error { return __gnb_v }(v)
+//
+// (a composite literal assigned to a variable of another interface type
+// is parenthesized, which makes yaegi convert it). A comparison of such a
+// value with an interface value compares yaegi's wrappers (false where Go
+// says true); it is written with the type assertion Go defines it by:
+//
+//	v == i  →  func(__gnb_a T, __gnb_b I) bool { __gnb_x, __gnb_ok := __gnb_b.(T); return __gnb_ok && __gnb_x == __gnb_a }(v, i)
+//
+// What the wrapper hides cannot be recovered: a type assertion from a
+// compiled interface to a cell's type that is not a pointer (yaegi says
+// false), a comparison of such a value with a compiled interface (the
+// same assertion), a type switch on a compiled interface with a case of a
+// cell's type (yaegi takes none), and errors.As with a target of a cell's
+// type (compiled code sees no methods: a panic) are refused.
+func fixCellValuesInInterfaces(x *Cell, ps []*Run) error {
+	rewrite := map[ast.Expr]ast.Expr{}
+	var err error
+	// into converts e, of a cell's concrete type, to the compiled
+	// interface type t through a function's result.
+	into := func(e ast.Expr, t types.Type) {
+		et := x.cc.Info.Types[e].Type
+		if err != nil || et == nil || !x.writableAt(et, e.Pos()) || !x.writableAt(t, e.Pos()) {
+			return
+		}
+		var f ast.Expr
+		if f, err = x.parseGenerated("func(__gnb_v "+types.TypeString(et, x.qualify)+") "+types.TypeString(t, x.qualify)+" { return __gnb_v }", e); err != nil {
+			return
+		}
+		rewrite[e] = &ast.CallExpr{Fun: f, Lparen: e.Pos(), Args: []ast.Expr{shallowCopy(e)}, Rparen: e.End()}
+	}
+	// assigned handles a value assigned to a variable of type t.
+	assigned := func(e ast.Expr, t types.Type) {
+		if t == nil || !types.IsInterface(t) {
+			return
+		}
+		if isCompiledInterface(t) && cellConcrete(x.cc.Info.Types[e].Type) {
+			into(e, t)
+			return
+		}
+		if _, ok := e.(*ast.CompositeLit); ok {
+			rewrite[e] = &ast.ParenExpr{Lparen: e.Pos(), X: shallowCopy(e), Rparen: e.End()}
+		}
+	}
+	inspect(ps, func(n ast.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					assigned(n.Rhs[i], x.exprType(l))
+				}
+			}
+		case *ast.ValueSpec:
+			if n.Type != nil {
+				for _, v := range n.Values {
+					assigned(v, x.cc.Info.Types[n.Type].Type)
+				}
+			}
+		case *ast.CallExpr:
+			// A conversion to a compiled interface.
+			if tv, ok := x.cc.Info.Types[n.Fun]; ok && tv.IsType() && len(n.Args) == 1 &&
+				isCompiledInterface(tv.Type) && cellConcrete(x.cc.Info.Types[n.Args[0]].Type) {
+				into(n.Args[0], tv.Type)
+				if r, ok := rewrite[n.Args[0]]; ok {
+					delete(rewrite, n.Args[0])
+					rewrite[n] = r
+				}
+			}
+			err = x.refuseErrorsAs(n)
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				if r, e := x.compareWithInterface(n); e != nil {
+					err = e
+				} else if r != nil {
+					rewrite[n] = r
+				}
+			}
+		case *ast.TypeAssertExpr:
+			err = x.refuseHiddenAssertion(n)
+		case *ast.TypeSwitchStmt:
+			err = x.refuseHiddenTypeSwitch(n)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	replaceAll(ps, rewrite)
+	return nil
+}
+
+// shallowCopy returns a copy of an expression node, for a replacement
+// that holds the expression it replaces (replaceExprs would replace it
+// again).
+func shallowCopy(e ast.Expr) ast.Expr {
+	v := reflect.ValueOf(e)
+	c := reflect.New(v.Type().Elem())
+	c.Elem().Set(v.Elem())
+	return c.Interface().(ast.Expr)
+}
+
+// exprType is the type of an expression, or of the variable an identifier
+// denotes.
+func (x *Cell) exprType(e ast.Expr) types.Type {
+	if tv, ok := x.cc.Info.Types[e]; ok {
+		return tv.Type
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		if obj := x.cc.Info.ObjectOf(id); obj != nil {
+			return obj.Type()
+		}
+	}
+	return nil
+}
+
+// isCompiledInterface reports whether t is an interface type with methods
+// that is not declared in a cell: error, fmt.Stringer, io.Reader, …
+// (yaegi keeps a cell's value in one through a wrapper).
+func isCompiledInterface(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	it, ok := n.Underlying().(*types.Interface)
+	if !ok || it.NumMethods() == 0 {
+		return false
+	}
+	return n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main"
+}
+
+// cellConcrete reports whether t is a type declared in a cell that is not
+// an interface, or a pointer to one.
+func cellConcrete(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	t = deref(types.Unalias(t))
+	return declaredInCell(t) && !types.IsInterface(t)
+}
+
+// hasMethods reports whether a cell's type (or the type a pointer points
+// to) declares methods: yaegi keeps its values in interfaces in a form of
+// its own.
+func hasMethods(t types.Type) bool {
+	n, ok := deref(types.Unalias(t)).(*types.Named)
+	return ok && n.NumMethods() > 0
+}
+
+// compareWithInterface writes v == i (or i == v, or !=), v of a cell's
+// type with methods and i an interface, as the type assertion Go defines
+// it by.
+func (x *Cell) compareWithInterface(b *ast.BinaryExpr) (ast.Expr, error) {
+	xt, yt := x.cc.Info.Types[b.X].Type, x.cc.Info.Types[b.Y].Type
+	if xt == nil || yt == nil {
+		return nil, nil
+	}
+	concrete, iface := xt, yt
+	if types.IsInterface(xt) {
+		concrete, iface = yt, xt
+	}
+	if types.IsInterface(concrete) || !types.IsInterface(iface) || !cellConcrete(concrete) || !hasMethods(concrete) || isUntyped(iface) {
+		return nil, nil
+	}
+	if _, isPtr := concrete.(*types.Pointer); isCompiledInterface(iface) && !isPtr {
+		return nil, newError("Unsupported", fmt.Sprintf("comparing a %s with a value of %s, a type declared in a cell: yaegi, the interpreter, keeps the cell's value in a wrapper there and cannot compare them; "+
+			"compare values of %s (declare the methods on *%s and use pointers: those compare)", types.TypeString(iface, x.qualifyName), types.TypeString(concrete, x.qualifyName),
+			types.TypeString(concrete, x.qualifyName), types.TypeString(concrete, x.qualifyName)), x.at(b))
+	}
+	at := b.Pos()
+	if !x.writableAt(concrete, at) || !x.writableAt(iface, at) {
+		return nil, nil
+	}
+	ct, it := types.TypeString(concrete, x.qualify), types.TypeString(iface, x.qualify)
+	params, test := "__gnb_a "+ct+", __gnb_b "+it, "__gnb_b"
+	if types.IsInterface(xt) {
+		params = "__gnb_b " + it + ", __gnb_a " + ct
+	}
+	src := "func(" + params + ") bool { __gnb_x, __gnb_ok := " + test + ".(" + ct + "); return __gnb_ok && __gnb_x == __gnb_a }"
+	f, err := x.parseGenerated(src, b)
+	if err != nil {
+		return nil, err
+	}
+	var e ast.Expr = &ast.CallExpr{Fun: f, Lparen: b.Pos(), Args: []ast.Expr{b.X, b.Y}, Rparen: b.End()}
+	if b.Op == token.NEQ {
+		e = &ast.UnaryExpr{OpPos: b.Pos(), Op: token.NOT, X: e}
+	}
+	return e, nil
+}
+
+// refuseHiddenAssertion refuses x.(T), x of a compiled interface type and
+// T a cell's type that is not a pointer: yaegi finds its wrapper there,
+// not a T, and says false.
+func (x *Cell) refuseHiddenAssertion(a *ast.TypeAssertExpr) error {
+	if a.Type == nil {
+		return nil
+	}
+	from, to := x.cc.Info.Types[a.X].Type, x.cc.Info.Types[a.Type].Type
+	if from == nil || to == nil || !isCompiledInterface(from) || !cellConcrete(to) {
+		return nil
+	}
+	if _, isPtr := to.(*types.Pointer); isPtr {
+		return nil // yaegi finds those
+	}
+	t := types.TypeString(to, x.qualifyName)
+	return newError("Unsupported", fmt.Sprintf("type assertion of a %s to %s, a type declared in a cell: yaegi, the interpreter, keeps the value in a wrapper there and the assertion would fail; "+
+		"declare the methods on *%s and assert to *%s (put &%s{…} in the %s)", types.TypeString(from, x.qualifyName), t, t, t, t, types.TypeString(from, x.qualifyName)), x.at(a))
+}
+
+// refuseHiddenTypeSwitch refuses a type switch on a compiled interface
+// with a case of a cell's type: yaegi takes none of those cases.
+func (x *Cell) refuseHiddenTypeSwitch(sw *ast.TypeSwitchStmt) error {
+	var subject ast.Expr
+	switch a := sw.Assign.(type) {
+	case *ast.AssignStmt:
+		subject = a.Rhs[0]
+	case *ast.ExprStmt:
+		subject = a.X
+	}
+	ta, ok := unparen(subject).(*ast.TypeAssertExpr)
+	if !ok {
+		return nil
+	}
+	from := x.cc.Info.Types[ta.X].Type
+	if from == nil || !isCompiledInterface(from) {
+		return nil
+	}
+	for _, c := range sw.Body.List {
+		for _, e := range c.(*ast.CaseClause).List {
+			if t := x.cc.Info.Types[e].Type; cellConcrete(t) {
+				return newError("Unsupported", fmt.Sprintf("type switch on a %s with a case of %s, a type declared in a cell: yaegi, the interpreter, keeps the value in a wrapper there and would take no such case; "+
+					"test with type assertions to pointer types instead (if v, ok := x.(*T); ok { … })", types.TypeString(from, x.qualifyName), types.TypeString(t, x.qualifyName)), x.at(e))
+			}
+		}
+	}
+	return nil
+}
+
+// refuseErrorsAs refuses errors.As with a target of a cell's type:
+// compiled code does not see its methods ("errors: *target must be
+// interface or implement error").
+func (x *Cell) refuseErrorsAs(c *ast.CallExpr) error {
+	sel, ok := unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok || len(c.Args) != 2 {
+		return nil
+	}
+	fn, ok := x.cc.Info.Uses[sel.Sel].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "errors" || fn.Name() != "As" {
+		return nil
+	}
+	p, ok := x.cc.Info.Types[c.Args[1]].Type.(*types.Pointer)
+	if !ok || !cellConcrete(p.Elem()) {
+		return nil
+	}
+	t := types.TypeString(p.Elem(), x.qualifyName)
+	test := "e.(" + t + ")"
+	if _, isPtr := p.Elem().(*types.Pointer); !isPtr {
+		test = "e.(*" + t + "), with the methods declared on *" + t
+	}
+	return newError("Unsupported", fmt.Sprintf("errors.As with a target of type *%s, a type declared in a cell: compiled code does not see the methods of the cells' types; "+
+		"test the errors of the chain yourself: for e := err; e != nil; e = errors.Unwrap(e) { … } with %s", t, test), x.at(c))
+}

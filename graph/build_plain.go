@@ -132,33 +132,38 @@ func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
 	return g, nil
 }
 
-// radixSortBits sorts keys by their low keyBits bits with an LSD radix
-// sort of radixDigit-bit digits, using scratch (same length) as the
-// second buffer. Equal keys are equal in full, so the order is total.
+// radixSortBits sorts keys by their low keyBits bits (at most 44) with
+// an LSD radix sort of at most radixDigit-bit digits, using scratch (same
+// length) as the second buffer; one reading pass counts every digit.
+// Equal keys are equal in full, so the order is total.
 func radixSortBits(keys, scratch []uint64, keyBits int) {
 	if len(keys) <= radixMin {
 		insertionSort(keys)
 		return
 	}
+	const maxPasses = 4
 	passes := (keyBits + radixDigit - 1) / radixDigit
-	digit := (keyBits + passes - 1) / passes // balanced digits, at most radixDigit bits
-	var count [1 << radixDigit]int
+	digit := (keyBits + passes - 1) / passes // balanced digits
+	mask := uint64(1)<<digit - 1
+	var count [maxPasses][1 << radixDigit]int
+	for _, k := range keys {
+		for p := range passes {
+			count[p][(k>>(p*digit))&mask]++
+		}
+	}
 	src, dst := keys, scratch
-	for shift := 0; shift < keyBits; shift += digit {
-		mask := uint64(1)<<digit - 1
-		clear(count[:mask+1])
-		for _, k := range src {
-			count[(k>>shift)&mask]++
-		}
+	for p := range passes {
+		c := &count[p]
 		sum := 0
-		for d, c := range count[:mask+1] {
-			count[d] = sum
-			sum += c
+		for d, n := range c[:mask+1] {
+			c[d] = sum
+			sum += n
 		}
+		shift := p * digit
 		for _, k := range src {
 			d := (k >> shift) & mask
-			dst[count[d]] = k
-			count[d]++
+			dst[c[d]] = k
+			c[d]++
 		}
 		src, dst = dst, src
 	}

@@ -31,7 +31,7 @@ func SSSPGPU(v sssp.Variant) Variant {
 			tol = float32Tolerance
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return SSSPRunnerTol(g, p.Run, tol, p.PrepTime(), p.Bytes(), p.Close), nil
+		return hostStandIn(SSSPRunnerTol(g, p.Run, tol, p.PrepTime(), p.Bytes(), p.Close), dev), nil
 	}}
 }
 
@@ -46,7 +46,7 @@ func BFSGPU(v bfs.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		return BFSRunner(g, p.Run, p.PrepTime(), p.Bytes(), p.Close), nil
+		return hostStandIn(BFSRunner(g, p.Run, p.PrepTime(), p.Bytes(), p.Close), dev), nil
 	}}
 }
 

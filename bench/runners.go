@@ -61,7 +61,36 @@ type common struct {
 	prep  time.Duration
 	bytes int64
 	close func() error
+	// onHost marks a GPU variant prepared on the host device: ran then
+	// records its results' Algorithm, which is CPU code (see standIn).
+	onHost bool
+	ran    string
 }
+
+// standIn is implemented by Runners that can say they ran something
+// other than their variant's label: a GPU variant on the host device.
+// It returns "" when they ran what the label says.
+type standIn interface{ standIn() string }
+
+func (c *common) standIn() string { return c.ran }
+
+// noteRan records the algorithm of a result when the runner stands in.
+func (c *common) noteRan(algorithm string) {
+	if c.onHost {
+		c.ran = algorithm
+	}
+}
+
+// hostStandIn marks r, a GPU variant's runner, as standing in on the host
+// device when dev is the host; it returns r.
+func hostStandIn(r Runner, dev *gpu.Device) Runner {
+	if m, ok := r.(interface{ markHost() }); ok && dev.IsHost() {
+		m.markHost()
+	}
+	return r
+}
+
+func (c *common) markHost() { c.onHost = true }
 
 func (c *common) PrepTime() time.Duration { return c.prep }
 func (c *common) Bytes() int64            { return c.bytes }
@@ -91,6 +120,7 @@ func (r *ssspRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
 		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
 }
@@ -115,6 +145,7 @@ func (r *bfsRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
 		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
 }
@@ -139,6 +170,7 @@ func (r *mstRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	edges := r.g.NumEdges()
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
 		TEPS: graph.Rate(edges, r.g.NumArcs(), res.Time), ComponentEdges: edges}, nil
@@ -166,6 +198,7 @@ func (r *apspRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime}, nil
 }
 

@@ -76,7 +76,8 @@ func rateChart(t *bench.Table, unit, how string, get func(bench.Row) (mean, lo, 
 			x = append(x, float64(r.Vertices))
 			y, lo, hi = append(y, m/scale), append(lo, l/scale), append(hi, h/scale)
 		}
-		c.Range(v, x, y, lo, hi)
+		c.Range(t.Label(v), x, y, lo, hi)
+		c.Series[len(c.Series)-1].Key = v
 	}
 	return c
 }
@@ -150,7 +151,8 @@ func TimeVsN(t *bench.Table) *Chart {
 			y = append(y, r.MeanTime.Seconds())
 			lo, hi = append(lo, r.MinTime.Seconds()), append(hi, r.MaxTime.Seconds())
 		}
-		c.Range(v, x, y, lo, hi)
+		c.Range(t.Label(v), x, y, lo, hi)
+		c.Series[len(c.Series)-1].Key = v
 	}
 	return c
 }

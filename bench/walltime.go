@@ -105,8 +105,14 @@ func (w WallTimes) columns() ([]string, [][]string) {
 	return head, rows
 }
 
-// secs3 renders a duration in seconds with 3 significant digits.
-func secs3(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', 3, 64) }
+// secs3 renders a duration in seconds to the millisecond (to the tenth
+// of a second from 100 s on), so that a column reads at a glance.
+func secs3(d time.Duration) string {
+	if d >= 100*time.Second {
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64)
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+}
 
 // percent renders a share in [0, 1] as a percentage: "0.8%", "42%".
 func percent(x float64) string {

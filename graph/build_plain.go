@@ -7,26 +7,38 @@ import (
 )
 
 // buildPlain is build32 for unweighted edge lists, with less memory
-// traffic: every arc becomes one uint64 key (source offset within its
-// bucket of plainBucket vertices, then head) placed in its bucket, and
+// traffic: every arc becomes one key (source offset within its bucket of
+// consecutive sources, then head; 4 bytes up to 2^24 vertices, else 8)
+// placed in its bucket, and
 // each bucket is then sorted whole by an LSD radix sort on those bits —
 // which orders it by source, then by head — and deduplicated in one pass.
 // Its result is the same CSR as build32's (sorted lists, self-loops and
-// duplicates removed); its scratch is 8 bytes per arc (plus a bucket per
-// core) instead of 20.
+// duplicates removed); its scratch is 4 or 8 bytes per arc (plus a
+// bucket per core) instead of 20.
 func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
+	headBits := bits.Len(uint(max(el.N-1, 1)))
+	// 4-byte keys while a bucket of at least 2^8 sources fits beside the
+	// head (graphs of up to 2^24 vertices), else 8-byte keys.
+	if localBits := min(plainBucketBits, 32-headBits); localBits >= 8 {
+		return buildPlainKeys[uint32](el, opt, headBits, localBits)
+	}
+	return buildPlainKeys[uint64](el, opt, headBits, plainBucketBits)
+}
+
+// buildPlainKeys is buildPlain with keys of type K holding localBits of
+// source offset above headBits of head, in buckets of 2^localBits sources.
+func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits, localBits int) (*CSR, error) {
 	n, m := el.N, len(el.Src)
 	g := &CSR{Directed: !opt.Symmetrize}
-	buckets := (n + plainBucket - 1) / plainBucket
+	bucketSize := 1 << localBits
+	buckets := (n + bucketSize - 1) / bucketSize
 	if buckets == 0 {
 		g.Offsets = make([]int64, n+1)
 		g.Adj = []int32{}
 		return g, nil
 	}
-	headBits := bits.Len(uint(max(n-1, 1)))
-	localBits := bits.Len(uint(plainBucket - 1))
 	keyBits := headBits + localBits
-	headMask := uint64(1)<<headBits - 1
+	headMask := K(1)<<headBits - 1
 	chunks := min(4*par.Workers(), max(1, m/minEdgesPerChunk))
 	// hist[c*buckets+b]: arcs of chunk c in bucket b, then where chunk c
 	// writes its next arc of bucket b.
@@ -59,9 +71,9 @@ func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
 		}
 	}
 	bucketStart[buckets] = pos
-	keys := make([]uint64, pos)
-	key := func(s, d int32) uint64 {
-		return uint64(s&(1<<localBits-1))<<headBits | uint64(d)
+	keys := make([]K, pos)
+	key := func(s, d int32) K {
+		return K(s&(1<<localBits-1))<<headBits | K(d)
 	}
 	err = par.ForChunks(chunks, 1, func(c, _, _ int) {
 		at := hist[c*buckets : (c+1)*buckets]
@@ -90,19 +102,19 @@ func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
 	kept := make([]int64, n+1)
 	keptInBucket := make([]int64, buckets)
 	err = par.ForWeighted(bucketStart, func(blo, bhi int) {
-		var scratch []uint64
+		var scratch []K
 		for b := blo; b < bhi; b++ {
 			seg := keys[bucketStart[b]:bucketStart[b+1]]
 			if cap(scratch) < len(seg) {
-				scratch = make([]uint64, len(seg))
+				scratch = make([]K, len(seg))
 			}
 			radixSortBits(seg, scratch[:len(seg)], keyBits)
-			first := b * plainBucket
+			first := b * bucketSize
 			w := 0
-			last := ^uint64(0)
+			last := ^K(0)
 			for _, k := range seg {
 				v := first + int(k>>headBits)
-				if k == last || k&headMask == uint64(v) {
+				if k == last || k&headMask == K(v) {
 					continue
 				}
 				last = k
@@ -120,7 +132,7 @@ func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
 	g.Adj = make([]int32, g.Offsets[n])
 	err = par.ForWeighted(bucketStart, func(blo, bhi int) {
 		for b := blo; b < bhi; b++ {
-			out := g.Adj[g.Offsets[b*plainBucket]:]
+			out := g.Adj[g.Offsets[b*bucketSize]:]
 			for j, k := range keys[bucketStart[b] : bucketStart[b]+keptInBucket[b]] {
 				out[j] = int32(k & headMask)
 			}
@@ -136,7 +148,7 @@ func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
 // an LSD radix sort of at most radixDigit-bit digits, using scratch (same
 // length) as the second buffer; one reading pass counts every digit.
 // Equal keys are equal in full, so the order is total.
-func radixSortBits(keys, scratch []uint64, keyBits int) {
+func radixSortBits[K uint32 | uint64](keys, scratch []K, keyBits int) {
 	if len(keys) <= radixMin {
 		insertionSort(keys)
 		return
@@ -144,7 +156,7 @@ func radixSortBits(keys, scratch []uint64, keyBits int) {
 	const maxPasses = 4
 	passes := (keyBits + radixDigit - 1) / radixDigit
 	digit := (keyBits + passes - 1) / passes // balanced digits
-	mask := uint64(1)<<digit - 1
+	mask := K(1)<<digit - 1
 	var count [maxPasses][1 << radixDigit]int
 	for _, k := range keys {
 		for p := range passes {
@@ -173,7 +185,7 @@ func radixSortBits(keys, scratch []uint64, keyBits int) {
 }
 
 // insertionSort sorts a short slice in place.
-func insertionSort(a []uint64) {
+func insertionSort[K uint32 | uint64](a []K) {
 	for i := 1; i < len(a); i++ {
 		x := a[i]
 		j := i
@@ -184,8 +196,8 @@ func insertionSort(a []uint64) {
 	}
 }
 
-// plainBucket is the number of consecutive source vertices whose arcs
-// buildPlain sorts together (a power of two): at R-MAT's average degree a
-// bucket's keys take about a megabyte. Smaller and larger buckets measured
-// the same at scale 20.
-const plainBucket = 1 << 12
+// plainBucketBits is log2 of the number of consecutive source vertices
+// whose arcs buildPlain sorts together (fewer when 4-byte keys need it):
+// at R-MAT's average degree a bucket's keys take about a megabyte. Buckets
+// of 2^8 to 2^12 sources measured the same at scale 20.
+const plainBucketBits = 12

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -380,12 +381,22 @@ func TestBuildPlainMatchesBuild32(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := buildPlain(&el, BuildOptions{Symmetrize: sym})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Directed != want.Directed || !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) || got.Weights != nil {
-				t.Fatalf("n=%d symmetrize=%v: buildPlain differs from build32 (%d arcs, want %d)", n, sym, got.NumArcs(), want.NumArcs())
+			headBits := bits.Len(uint(max(n-1, 1)))
+			for _, b := range []struct {
+				name  string
+				build func() (*CSR, error)
+			}{
+				{"buildPlain", func() (*CSR, error) { return buildPlain(&el, BuildOptions{Symmetrize: sym}) }},
+				{"8-byte keys", func() (*CSR, error) { return buildPlainKeys[uint64](&el, BuildOptions{Symmetrize: sym}, headBits, 12) }},
+				{"4-byte keys, buckets of 2^8", func() (*CSR, error) { return buildPlainKeys[uint32](&el, BuildOptions{Symmetrize: sym}, headBits, 8) }},
+			} {
+				got, err := b.build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Directed != want.Directed || !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) || got.Weights != nil {
+					t.Fatalf("n=%d symmetrize=%v: %s differs from build32 (%d arcs, want %d)", n, sym, b.name, got.NumArcs(), want.NumArcs())
+				}
 			}
 		}
 	}
@@ -407,6 +418,17 @@ func TestRadixSortBits(t *testing.T) {
 			radixSortBits(keys, make([]uint64, n), keyBits)
 			if !slices.Equal(keys, want) {
 				t.Fatalf("%d bits, %d keys: not sorted", keyBits, n)
+			}
+			if keyBits <= 32 {
+				keys32 := make([]uint32, n)
+				for i := range keys32 {
+					keys32[i] = uint32(r.Uint64() >> (64 - keyBits))
+				}
+				want32 := slices.Sorted(slices.Values(keys32))
+				radixSortBits(keys32, make([]uint32, n), keyBits)
+				if !slices.Equal(keys32, want32) {
+					t.Fatalf("%d bits, %d 4-byte keys: not sorted", keyBits, n)
+				}
 			}
 		}
 	}

@@ -109,6 +109,12 @@ func TestGPUVariantOnHostSaysWhatRan(t *testing.T) {
 	if !strings.Contains(tab.String(), label) {
 		t.Fatalf("the text table does not show %q:\n%s", label, tab)
 	}
+	if sp := tab.Speedup(cpuRow.Variant); sp.Label(gpuRow.Variant) != label || !strings.Contains(sp.String(), label) {
+		t.Fatalf("the speedup table names the GPU variant %q:\n%s", sp.Label(gpuRow.Variant), sp)
+	}
+	if sp := tab.Speedup(gpuRow.Variant); !strings.Contains(sp.String(), "speedup over "+label) {
+		t.Fatalf("the speedup table's baseline is not named with what ran:\n%s", sp)
+	}
 	if gpuRow.Device != gpu.Host().String() || gpuRow.Host == "" {
 		t.Fatalf("row device %q host %q", gpuRow.Device, gpuRow.Host)
 	}

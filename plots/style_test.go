@@ -60,6 +60,12 @@ func TestVariantKeepsItsStyleAcrossCharts(t *testing.T) {
 	if got := seriesStyles(t, c); got[0] != sa[0] || c.Series[0].Label != "GPU [ran: cpu direction-optimizing]" {
 		t.Fatalf("table curve %q drawn %v, want GPU's %s", c.Series[0].Label, got, sa[0])
 	}
+	st := &bench.SpeedupTable{Meta: tab.Meta, Baseline: "CPU", Labels: map[string]string{"GPU": "GPU [ran: cpu x]"},
+		Rows: []bench.SpeedupRow{{Variant: "GPU", Vertices: 64, Mean: 2, Min: 1, Max: 3}}}
+	sc := Speedup(st)
+	if got := seriesStyles(t, sc); got[0] != sa[0] || sc.Series[0].Label != "GPU [ran: cpu x]" {
+		t.Fatalf("speedup curve %q drawn %v, want GPU's %s", sc.Series[0].Label, got, sa[0])
+	}
 }
 
 func TestLongYLabelIsWrappedNotCut(t *testing.T) {

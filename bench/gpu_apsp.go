@@ -46,7 +46,7 @@ func apspGPU(v apsp.Variant, label string, withCopies bool) Variant {
 				return r, err
 			}
 		}
-		return APSPRunner(p.Matrix(), run, p.PrepTime(), p.Bytes(), p.Close), nil
+		return hostStandIn(APSPRunner(p.Matrix(), run, p.PrepTime(), p.Bytes(), p.Close), dev), nil
 	}}
 }
 

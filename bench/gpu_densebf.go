@@ -40,6 +40,7 @@ func (r *denseBFRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	t := res.Time
 	if r.copies {
 		t = res.Time + res.CopyTime
@@ -119,8 +120,8 @@ func denseBFGPU(v densebf.Variant, label string, copies bool) Variant {
 			return nil, err
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return &denseBFRunner{common: common{g: g, prep: build + p.PrepTime(), bytes: p.Bytes(), close: p.Close},
-			d: d, run: p.Run, copies: copies}, nil
+		return hostStandIn(&denseBFRunner{common: common{g: g, prep: build + p.PrepTime(), bytes: p.Bytes(), close: p.Close},
+			d: d, run: p.Run, copies: copies}, dev), nil
 	}}
 }
 

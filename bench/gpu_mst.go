@@ -19,7 +19,7 @@ func MSTGPU(v mst.Variant) Variant {
 			return nil, err
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return MSTRunner(g, p.Run, p.PrepTime(), p.Bytes(), p.Close), nil
+		return hostStandIn(MSTRunner(g, p.Run, p.PrepTime(), p.Bytes(), p.Close), dev), nil
 	}}
 }
 

@@ -25,8 +25,8 @@ func SSSPGPU(v sssp.Variant) Variant {
 			return nil, err
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return &ssspRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
-			run: p.Run, check: p.Check}, nil
+		return hostStandIn(&ssspRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			run: p.Run, check: p.Check}, dev), nil
 	}}
 }
 
@@ -42,8 +42,8 @@ func BFSGPU(v bfs.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		return &bfsRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
-			run: p.Run, check: p.Check}, nil
+		return hostStandIn(&bfsRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			run: p.Run, check: p.Check}, dev), nil
 	}}
 }
 

@@ -62,6 +62,10 @@ type common struct {
 	bytes   int64
 	close   func() error
 	checker string // CheckerName; "" is "cpu"
+	// onHost marks a GPU variant prepared on the host device: ran then
+	// records its results' Algorithm, which is CPU code (see standIn).
+	onHost bool
+	ran    string
 }
 
 // CheckerName says which checker Check runs: "device" or "cpu".
@@ -71,6 +75,31 @@ func (c *common) CheckerName() string {
 	}
 	return c.checker
 }
+
+// standIn is implemented by Runners that can say they ran something
+// other than their variant's label: a GPU variant on the host device.
+// It returns "" when they ran what the label says.
+type standIn interface{ standIn() string }
+
+func (c *common) standIn() string { return c.ran }
+
+// noteRan records the algorithm of a result when the runner stands in.
+func (c *common) noteRan(algorithm string) {
+	if c.onHost {
+		c.ran = algorithm
+	}
+}
+
+// hostStandIn marks r, a GPU variant's runner, as standing in on the host
+// device when dev is the host; it returns r.
+func hostStandIn(r Runner, dev *gpu.Device) Runner {
+	if m, ok := r.(interface{ markHost() }); ok && dev.IsHost() {
+		m.markHost()
+	}
+	return r
+}
+
+func (c *common) markHost() { c.onHost = true }
 
 func (c *common) PrepTime() time.Duration { return c.prep }
 func (c *common) Bytes() int64            { return c.bytes }
@@ -102,6 +131,7 @@ func (r *ssspRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
 		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
 }
@@ -131,6 +161,7 @@ func (r *bfsRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
 		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
 }
@@ -158,6 +189,7 @@ func (r *mstRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	edges := r.g.NumEdges()
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
 		TEPS: graph.Rate(edges, r.g.NumArcs(), res.Time), ComponentEdges: edges}, nil
@@ -185,6 +217,7 @@ func (r *apspRunner) Run(root int32) (Run, error) {
 		return Run{}, err
 	}
 	r.last = res
+	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime}, nil
 }
 

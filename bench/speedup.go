@@ -24,6 +24,19 @@ type SpeedupTable struct {
 	// Err is why the table is empty when the baseline is missing; the
 	// renderings show it.
 	Err error `json:"-"`
+	// Labels maps a variant (the baseline included) to the name its rows
+	// and curve show when that differs from the variant: Table.Label, what
+	// actually ran.
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Label is the name of a variant's rows and curve: Labels[variant], or
+// the variant.
+func (st *SpeedupTable) Label(variant string) string {
+	if l, ok := st.Labels[variant]; ok {
+		return l
+	}
+	return variant
 }
 
 // SpeedupRow is one variant's speedup over the baseline on one graph.
@@ -73,6 +86,14 @@ func (t *Table) Speedup(baseline string) *SpeedupTable {
 	if !found {
 		st.Err = fmt.Errorf("bench: no variant %q to compare with; the table has %s", baseline, quoteList(labels))
 		return st
+	}
+	for _, v := range labels {
+		if l := t.Label(v); l != v {
+			if st.Labels == nil {
+				st.Labels = map[string]string{}
+			}
+			st.Labels[v] = l
+		}
 	}
 	base := map[string]*Row{}
 	for i := range t.Rows {
@@ -145,7 +166,7 @@ func quoteList(x []string) string {
 }
 
 func (st *SpeedupTable) title() string {
-	return fmt.Sprintf("%s: speedup over %s", st.Meta.Name, st.Baseline)
+	return fmt.Sprintf("%s: speedup over %s", st.Meta.Name, st.Label(st.Baseline))
 }
 
 func (st *SpeedupTable) columns() ([]string, [][]string) {
@@ -160,7 +181,7 @@ func (st *SpeedupTable) columns() ([]string, [][]string) {
 		if r.Scale > 0 {
 			point = fmt.Sprintf("2^%d", r.Scale)
 		}
-		rows = append(rows, []string{r.Variant, point, card.Count(int64(r.Vertices)),
+		rows = append(rows, []string{st.Label(r.Variant), point, card.Count(int64(r.Vertices)),
 			times(r.Mean), times(r.Min), times(r.Max), from})
 	}
 	return head, rows

@@ -100,10 +100,23 @@ type Sweep struct {
 	Repetitions int
 }
 
-// point is one graph of a sweep.
+// point is one graph of a sweep; file marks a graph read from a file,
+// which brings its own weights.
 type point struct {
 	scale int
 	spec  string
+	file  bool
+}
+
+// fileWeights describes the weights a file gave g, for Meta.Weights.
+func fileWeights(g *graph.CSR) string {
+	switch {
+	case g.Weights64 != nil:
+		return "from the file (float64)"
+	case g.Weights != nil:
+		return "from the file (float32)"
+	}
+	return "none (the file has none)"
 }
 
 // plan is a Sweep with its defaults filled in and its graphs listed.
@@ -295,6 +308,7 @@ func (s Sweep) resolve() (*plan, error) {
 		if sp.Kind == "rmat" || sp.Kind == "ssca2" {
 			p.points[i].scale = sp.Scale
 		}
+		p.points[i].file = sp.Kind == "file"
 	}
 	return p, nil
 }
@@ -357,6 +371,9 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 				return fmt.Errorf("bench: making graph %s: %w", pt.spec, err)
 			}
 			graphTime := time.Since(t0)
+			if pt.file {
+				t.Meta.Weights = fileWeights(g)
+			}
 			roots := []int32{-1}
 			if p.rooted {
 				roots = g.Roots(p.Roots, p.Seed)
@@ -370,12 +387,17 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 			}
 			for _, v := range p.Variants {
 				row := Row{Variant: v.Label, Scale: pt.scale, Graph: pt.spec, Vertices: g.NumVertices(),
-					Arcs: g.NumArcs(), GraphTime: graphTime}
+					Arcs: g.NumArcs(), GraphTime: graphTime, Device: t.Meta.Device, Host: t.Meta.Host.line()}
 				err := p.measure(dev, g, v, roots, &row, func() {
 					done++
 					progress(done, total)
 				})
 				row.Stats = ComputeStats(row.Runs)
+				row.CopyTime = row.RunsTime
+				for _, x := range row.Runs {
+					row.CopyTime -= x.Time + x.PrepTime
+				}
+				row.CopyTime = max(0, row.CopyTime)
 				if len(row.Runs) > 0 || err == nil {
 					t.Rows = append(t.Rows, row)
 				}
@@ -420,6 +442,9 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 	}
 	defer func() {
 		row.DeviceBytes = max(row.DeviceBytes, r.Bytes()) // buffers a run may have added
+		if s, ok := r.(standIn); ok {
+			row.Ran = s.standIn()
+		}
 		if cerr := r.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("bench: closing %s on %s: %w", v.Label, row.Graph, cerr)
 		}
@@ -440,7 +465,9 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 			if err := cancel.Check(); err != nil {
 				return fmt.Errorf("bench: %s: %w", where(root, rep), err)
 			}
+			t0 := time.Now()
 			run, err := r.Run(root)
+			row.RunsTime += time.Since(t0)
 			if err != nil {
 				return fmt.Errorf("bench: %s: %w", where(root, rep), err)
 			}
@@ -496,18 +523,49 @@ func (p *plan) meta(dev *gpu.Device) Meta {
 	return m
 }
 
-// defaultName titles a sweep: "SSSP on R-MAT", "MST on SSCA#2",
-// "APSP on er:{n}:0.01".
+// defaultName titles a sweep: "SSSP on R-MAT", "MST on SSCA#2", "APSP
+// on Erdős–Rényi G(n, 0.01)" — never the family's template syntax.
 func defaultName(algo, family string) string {
-	switch strings.ToLower(family) {
-	case "rmat":
-		family = "R-MAT"
-	case "ssca2":
-		family = "SSCA#2"
-	}
 	switch algo {
 	case "bfs", "sssp", "mst", "apsp":
 		algo = strings.ToUpper(algo)
 	}
-	return algo + " on " + family
+	return algo + " on " + familyName(family)
+}
+
+// familyName names a graph family for people: "R-MAT", "R-MAT (edge
+// factor 8)", "Erdős–Rényi G(n, 0.01)", "grids n×n", a file's name.
+func familyName(family string) string {
+	switch strings.ToLower(family) {
+	case "rmat":
+		return "R-MAT"
+	case "ssca2":
+		return "SSCA#2"
+	}
+	if !strings.Contains(family, "{") {
+		return family
+	}
+	plain := strings.NewReplacer("{scale}", "2^scale", "{n}", "n").Replace(family)
+	kind, rest, _ := strings.Cut(plain, ":")
+	args := strings.Split(rest, ":")
+	switch strings.ToLower(kind) {
+	case "rmat":
+		if len(args) == 2 {
+			return "R-MAT (edge factor " + args[1] + ")"
+		}
+		return "R-MAT"
+	case "ssca2":
+		return "SSCA#2"
+	case "er":
+		if len(args) == 2 {
+			return "Erdős–Rényi G(" + args[0] + ", " + args[1] + ")"
+		}
+	case "grid":
+		return "grids " + strings.ReplaceAll(rest, "x", "×")
+	case "path", "star":
+		return kind + "s of " + rest + " vertices"
+	case "complete":
+		return "complete graphs of " + rest + " vertices"
+	}
+	return plain
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -82,6 +83,14 @@ type Host struct {
 	Arch        string `json:"arch"`
 }
 
+// line describes the host in one line: "AMD EPYC, 2 cores, 23.5 GiB".
+func (h Host) line() string {
+	if h.CPU == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s, %d cores, %s", h.CPU, h.Cores, card.Bytes(h.MemoryBytes))
+}
+
 // Row is one variant on one graph: every run and their statistics.
 type Row struct {
 	// Variant is the variant's label.
@@ -111,6 +120,21 @@ type Row struct {
 	// Checker is the checker that validated the runs: "device" (on the
 	// GPU that holds the result) or "cpu"; empty when not validated.
 	Checker string `json:"checker,omitempty"`
+	// RunsTime is the wall-clock time of the Run calls; CopyTime its part
+	// outside the runs' own times and per-run preparation: result
+	// downloads and host-side bookkeeping. Table.WallTimes sums them.
+	RunsTime time.Duration `json:"runs_ns,omitempty"`
+	CopyTime time.Duration `json:"copy_ns,omitempty"`
+	// Device and Host say where the row was measured (the sweep's device
+	// and a line describing its host), so that a table merged from
+	// several machines keeps each row's.
+	Device string `json:"device,omitempty"`
+	Host   string `json:"host,omitempty"`
+	// Ran names what actually ran when it is not what Variant says: a GPU
+	// variant measured on the host device runs CPU code, and Ran is its
+	// results' Algorithm ("cpu Bellman-Ford (…)"). Tables and charts show
+	// it beside the label (Table.Label).
+	Ran string `json:"ran,omitempty"`
 	// Runs are the measurements in order.
 	Runs []Run `json:"runs"`
 	// Stats summarises Runs (ComputeStats).
@@ -148,8 +172,8 @@ func (t *Table) Filter(variants ...string) *Table {
 // never shows two points of one curve at one x. Meta.Variants lists both
 // tables' variants.
 func (t *Table) Merge(o *Table) *Table {
-	out := &Table{Meta: t.Meta, Rows: slices.Clone(t.Rows)}
-	for _, r := range o.Rows {
+	out := &Table{Meta: t.Meta, Rows: t.placedRows()}
+	for _, r := range o.placedRows() {
 		i := slices.IndexFunc(out.Rows, func(q Row) bool { return q.Variant == r.Variant && q.Graph == r.Graph })
 		if i >= 0 {
 			out.Rows[i] = r
@@ -163,13 +187,61 @@ func (t *Table) Merge(o *Table) *Table {
 			out.Meta.Variants = append(out.Meta.Variants, v)
 		}
 	}
+	// The metadata names a device only when every row ran there.
+	var devices []string
+	for _, r := range out.Rows {
+		if !slices.Contains(devices, r.Device) {
+			devices = append(devices, r.Device)
+		}
+	}
+	if len(devices) > 1 {
+		out.Meta.Device = "several (see each row): " + strings.Join(devices, "; ")
+		out.Meta.DeviceInfo = gpu.Info{Ordinal: -1}
+		out.Meta.Host = Host{}
+	}
 	return out
+}
+
+// placedRows returns a copy of t's rows with Device and Host filled in
+// from Meta where a row lacks them (tables written before rows recorded
+// them).
+func (t *Table) placedRows() []Row {
+	rows := slices.Clone(t.Rows)
+	for i := range rows {
+		if rows[i].Device == "" {
+			rows[i].Device = t.Meta.Device
+		}
+		if rows[i].Host == "" {
+			rows[i].Host = t.Meta.Host.line()
+		}
+	}
+	return rows
+}
+
+// Label is the name of a variant's curve and rows: the variant's label,
+// followed by what actually ran when that is something else (a GPU
+// variant measured on the host device: "cache off [ran: cpu Bellman-Ford
+// (…)]"), so that no chart or table names code that did not run.
+func (t *Table) Label(variant string) string {
+	var ran []string
+	for _, r := range t.Rows {
+		if r.Variant == variant && r.Ran != "" && !slices.Contains(ran, r.Ran) {
+			ran = append(ran, r.Ran)
+		}
+	}
+	if len(ran) == 0 {
+		return variant
+	}
+	return variant + " [ran: " + strings.Join(ran, "; ") + "]"
 }
 
 // fileFormat is the JSON document: a format tag, then the table.
 type fileFormat struct {
 	Format string `json:"format"`
 	*Table
+	// WallTimes is Table.WallTimes, written for readers of the file
+	// (Load recomputes it from the rows).
+	WallTimes WallTimes `json:"wall_times,omitempty"`
 }
 
 // WriteJSON writes the table as an indented JSON document (format
@@ -178,7 +250,7 @@ type fileFormat struct {
 func (t *Table) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
-	if err := enc.Encode(fileFormat{Format: FormatName, Table: t}); err != nil {
+	if err := enc.Encode(fileFormat{Format: FormatName, Table: t, WallTimes: t.WallTimes()}); err != nil {
 		return fmt.Errorf("bench: writing JSON: %w", err)
 	}
 	return nil
@@ -220,7 +292,7 @@ var CSVHeader = []string{
 	"mean_arcs_per_s", "min_arcs_per_s", "max_arcs_per_s", "stddev_arcs_per_s",
 	"hmean_teps_graph500", "min_teps_graph500", "max_teps_graph500", "hstddev_teps_graph500",
 	"hmean_arcs_per_s", "mean_teps_graph500", "stddev_teps_graph500",
-	"device",
+	"device", "graph_time_s", "wall_s", "runs_s", "check_s", "copy_s", "host", "ran",
 }
 
 // WriteCSV writes one record per row under CSVHeader: the statistics in
@@ -239,7 +311,8 @@ func (t *Table) WriteCSV(w io.Writer) error {
 			num(r.MeanArcsPerSecond), num(r.MinArcsPerSecond), num(r.MaxArcsPerSecond), num(r.StdDevArcsPerSecond),
 			num(r.HarmonicMeanTEPS), num(r.MinTEPS), num(r.MaxTEPS), num(r.HarmonicStdDevTEPS),
 			num(r.HarmonicMeanArcsPerSecond), num(r.MeanTEPS), num(r.StdDevTEPS),
-			t.Meta.Device,
+			cmp.Or(r.Device, t.Meta.Device), secs(r.GraphTime), secs(r.WallTime), secs(r.RunsTime),
+			secs(r.CheckTime), secs(r.CopyTime), cmp.Or(r.Host, t.Meta.Host.line()), r.Ran,
 		})
 	}
 	cw.Flush()
@@ -316,9 +389,16 @@ func (t *Table) columns() ([]string, [][]string) {
 			"G500 TEPS hmean", "G500 min–max", "G500 hsd")
 	}
 	head = append(head, "prep ms", "device mem")
+	devices := false
+	for _, r := range t.Rows {
+		devices = devices || r.Device != t.Rows[0].Device
+	}
+	if devices {
+		head = append(head, "device")
+	}
 	var rows [][]string
 	for _, r := range t.Rows {
-		c := []string{r.Variant, r.point(), card.Count(int64(r.Vertices)), validatedText(r.Stats, r.Checker),
+		c := []string{t.Label(r.Variant), r.point(), card.Count(int64(r.Vertices)), validatedText(r.Stats, r.Checker),
 			ms(r.MeanTime), ms(r.MinTime) + "–" + ms(r.MaxTime), count(r.MeanIterations)}
 		if !timeOnly {
 			c = append(c, si(r.MeanArcsPerSecond), si(r.MinArcsPerSecond)+"–"+si(r.MaxArcsPerSecond), si(r.StdDevArcsPerSecond),
@@ -329,6 +409,9 @@ func (t *Table) columns() ([]string, [][]string) {
 			mem = card.Bytes(r.DeviceBytes)
 		}
 		c = append(c, ms(r.PrepTime), mem)
+		if devices {
+			c = append(c, r.Device)
+		}
 		rows = append(rows, c)
 	}
 	return head, rows
@@ -378,7 +461,7 @@ func (m Meta) summary() [][2]string {
 			card.Bytes(m.DeviceInfo.TotalMemory))})
 	}
 	if m.Host.CPU != "" {
-		rows = append(rows, [2]string{"host", fmt.Sprintf("%s, %d cores, %s", m.Host.CPU, m.Host.Cores, card.Bytes(m.Host.MemoryBytes))})
+		rows = append(rows, [2]string{"host", m.Host.line()})
 	}
 	g := m.Family
 	if len(m.Scales) > 0 {
@@ -448,7 +531,8 @@ func (t *Table) String() string {
 	head, rows := t.columns()
 	writeAligned(&b, head, rows)
 	b.WriteString(t.legend())
-	b.WriteString("\n")
+	b.WriteString("\n\n")
+	b.WriteString(t.WallTimes().String())
 	return b.String()
 }
 
@@ -462,5 +546,10 @@ func (t *Table) HTML() string {
 	head, rows := t.columns()
 	c.Table("", head, rows)
 	c.RawHTML(`<div style="margin-top:4px;color:#57606a">` + html.EscapeString(t.legend()) + `</div>`)
+	if w := t.WallTimes(); len(w) > 0 {
+		head, rows := w.columns()
+		c.Table("Where the wall time went", head, rows)
+		c.RawHTML(`<div style="margin-top:4px;color:#57606a">` + html.EscapeString(wallLegend) + `</div>`)
+	}
 	return c.HTML()
 }

@@ -52,9 +52,12 @@ func Build(el EdgeList, opt BuildOptions) (*CSR, error) {
 	}
 	var g *CSR
 	var err error
-	if el.Weights64 != nil {
+	switch {
+	case el.Weights64 != nil:
 		g, err = build64(&el, opt)
-	} else {
+	case el.Weights == nil:
+		g, err = buildPlain(&el, opt)
+	default:
 		g, err = build32(&el, opt)
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -137,17 +138,19 @@ func TestBuildRemovesSelfLoopsAndKeepsMinimum(t *testing.T) {
 
 func TestBuildIsIndependentOfCoreCount(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
-	el := randomEdgeList(r, 5000, 100_000, "f32")
-	prev := runtime.GOMAXPROCS(1)
-	one, err := Build(el, BuildOptions{Symmetrize: true})
-	runtime.GOMAXPROCS(max(prev, 4))
-	many, err2 := Build(el, BuildOptions{Symmetrize: true})
-	runtime.GOMAXPROCS(prev)
-	if err != nil || err2 != nil {
-		t.Fatal(err, err2)
-	}
-	if !slices.Equal(one.Offsets, many.Offsets) || !slices.Equal(one.Adj, many.Adj) || !slices.Equal(one.Weights, many.Weights) {
-		t.Fatal("Build gave different graphs with 1 and several cores")
+	for _, kind := range []string{"f32", ""} { // the general and the unweighted path
+		el := randomEdgeList(r, 5000, 100_000, kind)
+		prev := runtime.GOMAXPROCS(1)
+		one, err := Build(el, BuildOptions{Symmetrize: true})
+		runtime.GOMAXPROCS(max(prev, 4))
+		many, err2 := Build(el, BuildOptions{Symmetrize: true})
+		runtime.GOMAXPROCS(prev)
+		if err != nil || err2 != nil {
+			t.Fatal(err, err2)
+		}
+		if !slices.Equal(one.Offsets, many.Offsets) || !slices.Equal(one.Adj, many.Adj) || !slices.Equal(one.Weights, many.Weights) {
+			t.Fatalf("Build (%q weights) gave different graphs with 1 and several cores", kind)
+		}
 	}
 }
 
@@ -359,5 +362,74 @@ func TestVertexOutOfRange(t *testing.T) {
 	}
 	if g.Degree(1) != 1 || len(g.Neighbors(2)) != 0 || !g.HasArc(0, 1) || g.HasArc(0, 7) {
 		t.Fatal("in-range calls changed")
+	}
+}
+
+// TestBuildPlainMatchesBuild32 checks that the unweighted path gives the
+// CSR the general path gives, bit for bit: small and multi-bucket vertex
+// counts, hubs whose lists pass radixMin, directed and symmetrized.
+func TestBuildPlainMatchesBuild32(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, 2, 300, bucketVertices, 3*bucketVertices + 17, 70_000} {
+		for _, sym := range []bool{false, true} {
+			el := randomEdgeList(r, n, 4*n+50, "")
+			for range 3000 { // hubs: long lists, many duplicates
+				el.Src = append(el.Src, int32(r.IntN(min(n, 3))))
+				el.Dst = append(el.Dst, int32(r.IntN(n)))
+			}
+			want, err := build32(&el, BuildOptions{Symmetrize: sym})
+			if err != nil {
+				t.Fatal(err)
+			}
+			headBits := bits.Len(uint(max(n-1, 1)))
+			for _, b := range []struct {
+				name  string
+				build func() (*CSR, error)
+			}{
+				{"buildPlain", func() (*CSR, error) { return buildPlain(&el, BuildOptions{Symmetrize: sym}) }},
+				{"8-byte keys", func() (*CSR, error) { return buildPlainKeys[uint64](&el, BuildOptions{Symmetrize: sym}, headBits, 12) }},
+				{"4-byte keys, buckets of 2^8", func() (*CSR, error) { return buildPlainKeys[uint32](&el, BuildOptions{Symmetrize: sym}, headBits, 8) }},
+			} {
+				got, err := b.build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Directed != want.Directed || !slices.Equal(got.Offsets, want.Offsets) || !slices.Equal(got.Adj, want.Adj) || got.Weights != nil {
+					t.Fatalf("n=%d symmetrize=%v: %s differs from build32 (%d arcs, want %d)", n, sym, b.name, got.NumArcs(), want.NumArcs())
+				}
+			}
+		}
+	}
+	g, err := Build(EdgeList{N: 0}, BuildOptions{})
+	if err != nil || len(g.Offsets) != 1 || g.NumArcs() != 0 {
+		t.Fatalf("empty graph: %v, %v", g, err)
+	}
+}
+
+func TestRadixSortBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, keyBits := range []int{1, 11, 12, 23, 32, 43} {
+		for _, n := range []int{5, radixMin + 1, 5000} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = r.Uint64() >> (64 - keyBits)
+			}
+			want := slices.Sorted(slices.Values(keys))
+			radixSortBits(keys, make([]uint64, n), keyBits)
+			if !slices.Equal(keys, want) {
+				t.Fatalf("%d bits, %d keys: not sorted", keyBits, n)
+			}
+			if keyBits <= 32 {
+				keys32 := make([]uint32, n)
+				for i := range keys32 {
+					keys32[i] = uint32(r.Uint64() >> (64 - keyBits))
+				}
+				want32 := slices.Sorted(slices.Values(keys32))
+				radixSortBits(keys32, make([]uint32, n), keyBits)
+				if !slices.Equal(keys32, want32) {
+					t.Fatalf("%d bits, %d 4-byte keys: not sorted", keyBits, n)
+				}
+			}
+		}
 	}
 }

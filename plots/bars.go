@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -37,7 +38,9 @@ type BarChart struct {
 // BarSeries is one bar per group. Values[i] is the bar of Groups[i] (NaN:
 // no bar); Lo and Hi, when set, draw a whisker from Lo[i] to Hi[i].
 type BarSeries struct {
-	Label      string
+	Label string
+	// Key names the series across charts ("" means Label): see Style.
+	Key        string
 	Values     []float64
 	Lo, Hi     []float64
 	whiskerSet bool
@@ -130,7 +133,8 @@ func Bars(t *bench.Table) *BarChart {
 				vals[i], lo[i], hi[i] = r.MeanArcsPerSecond/scale, r.MinArcsPerSecond/scale, r.MaxArcsPerSecond/scale
 			}
 		}
-		c.AddRange(v, vals, lo, hi)
+		c.AddRange(t.Label(v), vals, lo, hi)
+		c.Series[len(c.Series)-1].Key = v
 	}
 	return c
 }
@@ -151,6 +155,7 @@ const groupWidth = 0.8
 type groupedBars struct {
 	series []BarSeries
 	groups int
+	style  []int // chartStyles of the series
 }
 
 func (g *groupedBars) barX(s, i int) (x0, x1 float64) {
@@ -165,7 +170,7 @@ func (g *groupedBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	outline := draw.LineStyle{Color: color.Gray{Y: 0x40}, Width: vg.Points(0.5)}
 	whisker := draw.LineStyle{Color: color.Gray{Y: 0x20}, Width: vg.Points(1)}
 	for s, ser := range g.series {
-		col := Palette[s%len(Palette)]
+		col := styleColor(g.style[s])
 		for i, v := range ser.Values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
@@ -234,11 +239,16 @@ func (b *BarChart) build() (*plot.Plot, error) {
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil // categories need no vertical lines
 	p.Add(grid)
-	bars := &groupedBars{series: b.Series, groups: len(b.Groups)}
+	keys := make([]string, len(b.Series))
+	for i, s := range b.Series {
+		keys[i] = cmp.Or(s.Key, s.Label)
+	}
+	style := chartStyles(keys)
+	bars := &groupedBars{series: b.Series, groups: len(b.Groups), style: style}
 	p.Add(bars)
 	p.NominalX(b.Groups...)
 	for i, s := range b.Series {
-		p.Legend.Add(s.Label, swatch{Palette[i%len(Palette)]})
+		p.Legend.Add(s.Label, swatch{styleColor(style[i])})
 	}
 	_, _, yMin, yMax := bars.DataRange()
 	if yMax > yMin && len(b.Series) > 0 {
@@ -262,6 +272,7 @@ func (b *BarChart) render(format string) ([]byte, error) {
 		return nil, err
 	}
 	w, h := b.size()
+	fitAxisLabels(p, h)
 	return drawPlot(p, w, h, format)
 }
 

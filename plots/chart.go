@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -25,6 +26,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgpdf"
@@ -54,6 +56,68 @@ type Series struct {
 	Label  string
 	X, Y   []float64
 	Lo, Hi []float64
+	// Key names the curve across charts ("" means Label): see Style.
+	Key string
+}
+
+// styles gives every curve key a style number, in the order keys are
+// first drawn in this process (a notebook's kernel), so that a variant
+// keeps its colour and marker in every chart of a notebook.
+var styles = struct {
+	sync.Mutex
+	index map[string]int
+}{index: map[string]int{}}
+
+// Style returns the style number of a curve key: the colour
+// Palette[k%8] and the k/8-th marker after the colour's own, so that the
+// first 64 keys of a process never share both. Charts draw a key with
+// its style unless another curve of the same chart already has it.
+func Style(key string) int {
+	styles.Lock()
+	defer styles.Unlock()
+	k, ok := styles.index[key]
+	if !ok {
+		k = len(styles.index)
+		styles.index[key] = k
+	}
+	return k
+}
+
+// resetStyles forgets every key's style (tests).
+func resetStyles() {
+	styles.Lock()
+	styles.index = map[string]int{}
+	styles.Unlock()
+}
+
+// chartStyles returns the style of each key of one chart: the keys'
+// styles, a clash within the chart moved to the next free style.
+func chartStyles(keys []string) []int {
+	out := make([]int, len(keys))
+	used := map[int]bool{}
+	for i, key := range keys {
+		k := Style(key)
+		for used[k%64] {
+			k++
+		}
+		used[k%64] = true
+		out[i] = k
+	}
+	return out
+}
+
+// styleColor and styleGlyph are the colour and marker of style k.
+func styleColor(k int) color.Color { return Palette[k%len(Palette)] }
+func styleGlyph(k int) draw.GlyphDrawer {
+	return glyphs[(k%len(glyphs)+k/len(Palette))%len(glyphs)]
+}
+
+// keyOf is a series' key.
+func (s Series) keyOf() string {
+	if s.Key != "" {
+		return s.Key
+	}
+	return s.Label
 }
 
 // Chart is a line chart. Build it with New and Line/Range, then show it
@@ -125,6 +189,12 @@ func (c *Chart) build() (*plot.Plot, error) {
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	yMin, yMax := math.Inf(1), math.Inf(-1)
+	keys := make([]string, len(c.Series))
+	for i, s := range c.Series {
+		keys[i] = s.keyOf()
+	}
+	style := chartStyles(keys)
+	whole := true // every value a whole number: integer ticks
 	for i, s := range c.Series {
 		pts := make(plotter.XYs, 0, len(s.X))
 		for k := range s.X {
@@ -133,11 +203,13 @@ func (c *Chart) build() (*plot.Plot, error) {
 			}
 			pts = append(pts, plotter.XY{X: s.X[k], Y: s.Y[k]})
 			yMin, yMax = math.Min(yMin, s.Y[k]), math.Max(yMax, s.Y[k])
+			whole = whole && s.Y[k] == math.Trunc(s.Y[k])
 			if s.Hi != nil {
 				yMin, yMax = math.Min(yMin, s.Lo[k]), math.Max(yMax, s.Hi[k])
+				whole = whole && s.Lo[k] == math.Trunc(s.Lo[k]) && s.Hi[k] == math.Trunc(s.Hi[k])
 			}
 		}
-		col := Palette[i%len(Palette)]
+		col := styleColor(style[i])
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, fmt.Errorf("plots: series %q: %w", s.Label, err)
@@ -145,7 +217,7 @@ func (c *Chart) build() (*plot.Plot, error) {
 		line.Color = col
 		line.Width = vg.Points(1.5)
 		points.Color = col
-		points.Shape = glyphs[i%len(glyphs)]
+		points.Shape = styleGlyph(style[i])
 		points.Radius = vg.Points(3)
 		p.Add(line, points)
 		if s.Hi != nil {
@@ -160,6 +232,9 @@ func (c *Chart) build() (*plot.Plot, error) {
 	}
 	if len(c.Series) > 0 && !math.IsInf(yMin, 0) {
 		fitYAxis(p, c.LogY, yMin, yMax)
+		if whole && !c.LogY {
+			p.Y.Tick.Marker = integerTicks{}
+		}
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font = goFont(10)
@@ -205,6 +280,60 @@ func errorBars(s Series, c *Chart) (*plotter.YErrorBars, error) {
 		return nil, fmt.Errorf("plots: error bars of %q: %w", s.Label, err)
 	}
 	return bars, nil
+}
+
+// integerTicks marks whole numbers only, for integer quantities (counts,
+// levels, rounds): gonum's default ticks where they are whole, every
+// integer when the range is too short for those.
+type integerTicks struct{}
+
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value == math.Trunc(t.Value) {
+			if t.Label != "" {
+				t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+			}
+			out = append(out, t)
+		}
+	}
+	labelled := 0
+	for _, t := range out {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled >= 2 || hi-lo > 20 {
+		return out
+	}
+	out = out[:0]
+	for v := math.Ceil(lo); v <= hi; v++ {
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return out
+}
+
+// wrapLabel breaks an axis label into lines at spaces so that no line is
+// longer than room when drawn in style: a y label longer than the plot is
+// high would otherwise be cut at the canvas edge.
+func wrapLabel(label string, style text.Style, room vg.Length) string {
+	if style.Width(label) <= room {
+		return label
+	}
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(label) {
+		switch {
+		case line == "":
+			line = w
+		case style.Width(line+" "+w) <= room:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 // pow2Ticks marks powers of two, labelled 2^k with superscript digits.
@@ -272,7 +401,15 @@ func (c *Chart) render(format string) ([]byte, error) {
 		return nil, err
 	}
 	w, h := c.size()
+	fitAxisLabels(p, h)
 	return drawPlot(p, w, h, format)
+}
+
+// fitAxisLabels wraps the y label to the plot's height (less the title
+// and the x axis) so that it is never cut.
+func fitAxisLabels(p *plot.Plot, h vg.Length) {
+	room := h - p.Title.TextStyle.Height(p.Title.Text) - p.Title.Padding - 3*p.X.Label.TextStyle.Font.Size - 2*p.X.Tick.Label.Font.Size
+	p.Y.Label.Text = wrapLabel(p.Y.Label.Text, p.Y.Label.TextStyle, room)
 }
 
 // legendGap separates the plot from the legend column beside it.

@@ -102,8 +102,11 @@ func ExampleNewBars() {
 // TestExamples runs the examples and compares the images they save with
 // the golden ones; a mismatch leaves the new image beside its golden file.
 func TestExamples(t *testing.T) {
-	cmpimg.CheckPlot(ExampleTEPS, t, "example_teps.png")
-	cmpimg.CheckPlot(ExampleSpeedup, t, "example_speedup.png")
-	cmpimg.CheckPlot(ExampleNew, t, "example_new.png")
-	cmpimg.CheckPlot(ExampleNewBars, t, "example_bars.png")
+	fresh := func(example func()) func() { // styles as in a fresh notebook
+		return func() { plots.ResetStyles(); example() }
+	}
+	cmpimg.CheckPlot(fresh(ExampleTEPS), t, "example_teps.png")
+	cmpimg.CheckPlot(fresh(ExampleSpeedup), t, "example_speedup.png")
+	cmpimg.CheckPlot(fresh(ExampleNew), t, "example_new.png")
+	cmpimg.CheckPlot(fresh(ExampleNewBars), t, "example_bars.png")
 }

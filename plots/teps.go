@@ -76,7 +76,8 @@ func rateChart(t *bench.Table, unit, how string, get func(bench.Row) (mean, lo, 
 			x = append(x, float64(r.Vertices))
 			y, lo, hi = append(y, m/scale), append(lo, l/scale), append(hi, h/scale)
 		}
-		c.Range(v, x, y, lo, hi)
+		c.Range(t.Label(v), x, y, lo, hi)
+		c.Series[len(c.Series)-1].Key = v
 	}
 	return c
 }
@@ -92,7 +93,7 @@ func Speedup(s *bench.SpeedupTable) *Chart {
 		c.err = errNilTable("Speedup", "*bench.SpeedupTable (from Table.Speedup)")
 		return c
 	}
-	c := New(s.Meta.Name, "vertices", fmt.Sprintf("speedup over %s (×, mean, min–max)", s.Baseline))
+	c := New(s.Meta.Name, "vertices", fmt.Sprintf("speedup over %s (×, mean, min–max)", s.Label(s.Baseline)))
 	c.Log2X = true
 	if s.Err != nil {
 		c.err = s.Err
@@ -120,7 +121,8 @@ func Speedup(s *bench.SpeedupTable) *Chart {
 		for _, r := range rows {
 			x, y, lo, hi = append(x, float64(r.Vertices)), append(y, r.Mean), append(lo, r.Min), append(hi, r.Max)
 		}
-		c.Range(v, x, y, lo, hi)
+		c.Range(s.Label(v), x, y, lo, hi)
+		c.Series[len(c.Series)-1].Key = v
 	}
 	return c
 }
@@ -150,7 +152,8 @@ func TimeVsN(t *bench.Table) *Chart {
 			y = append(y, r.MeanTime.Seconds())
 			lo, hi = append(lo, r.MinTime.Seconds()), append(hi, r.MaxTime.Seconds())
 		}
-		c.Range(v, x, y, lo, hi)
+		c.Range(t.Label(v), x, y, lo, hi)
+		c.Series[len(c.Series)-1].Key = v
 	}
 	return c
 }

@@ -150,6 +150,7 @@ func apspFixture() *bench.Table {
 }
 
 func TestTEPSChart(t *testing.T) {
+	resetStyles() // golden images: styles as in a fresh notebook
 	c := TEPS(fixture())
 	if c.Err() != nil || len(c.Series) != 3 || !c.Log2X || c.YLabel != "G arcs/s (mean, min–max)" {
 		t.Fatalf("chart %+v, err %v", c, c.Err())
@@ -167,6 +168,7 @@ func TestTEPSChart(t *testing.T) {
 }
 
 func TestTEPSGraph500Chart(t *testing.T) {
+	resetStyles() // golden images: styles as in a fresh notebook
 	tab := fixture()
 	c := TEPSGraph500(tab)
 	if c.Err() != nil || len(c.Series) != 3 || !strings.Contains(c.YLabel, "Graph500") {
@@ -180,6 +182,7 @@ func TestTEPSGraph500Chart(t *testing.T) {
 }
 
 func TestSpeedupChart(t *testing.T) {
+	resetStyles() // golden images: styles as in a fresh notebook
 	st := fixture().Speedup("CPU Dijkstra")
 	c := Speedup(st)
 	if c.Err() != nil || len(c.Series) != 2 || !strings.Contains(c.YLabel, "speedup over CPU Dijkstra") {
@@ -201,6 +204,7 @@ func TestSpeedupChart(t *testing.T) {
 }
 
 func TestTimeVsN(t *testing.T) {
+	resetStyles() // golden images: styles as in a fresh notebook
 	c := TimeVsN(apspFixture())
 	if c.Err() != nil || len(c.Series) != 2 || !c.LogY || !c.Log2X || len(c.Series[0].X) != 5 {
 		t.Fatalf("chart %+v, err %v", c, c.Err())
@@ -216,6 +220,7 @@ func TestTimeVsN(t *testing.T) {
 }
 
 func TestBarsFromTable(t *testing.T) {
+	resetStyles() // golden images: styles as in a fresh notebook
 	b := Bars(fixture())
 	if b.Err() != nil || len(b.Groups) != 5 || b.Groups[0] != "2¹⁴" || len(b.Series) != 3 || b.YLabel != "G arcs/s (mean, min–max)" {
 		t.Fatalf("bars %+v, err %v", b, b.Err())
@@ -231,6 +236,7 @@ func TestBarsFromTable(t *testing.T) {
 // Hand-made bars, as the MST notebook draws hybrid vs GPU vs CPU; a
 // missing value leaves a gap.
 func TestNewBars(t *testing.T) {
+	resetStyles() // golden images: styles as in a fresh notebook
 	b := NewBars("MST on SSCA#2", "scale", "MTEPS", "2¹⁶", "2¹⁸", "2²⁰").
 		AddRange("GPU+CPU", []float64{900, 2400, 3000}, []float64{850, 2300, 2900}, []float64{950, 2500, 3100}).
 		Add("GPU", []float64{800, 2100, math.NaN()}).

@@ -62,10 +62,12 @@ func init() {
 		// type definitions
 		"Checker":      reflect.ValueOf((*bench.Checker)(nil)),
 		"CheckerNamer": reflect.ValueOf((*bench.CheckerNamer)(nil)),
+		"Collapsed":    reflect.ValueOf((*bench.Collapsed)(nil)),
 		"Entry":        reflect.ValueOf((*bench.Entry)(nil)),
 		"Host":         reflect.ValueOf((*bench.Host)(nil)),
 		"Meta":         reflect.ValueOf((*bench.Meta)(nil)),
 		"Numbers":      reflect.ValueOf((*bench.Numbers)(nil)),
+		"PointTime":    reflect.ValueOf((*bench.PointTime)(nil)),
 		"Row":          reflect.ValueOf((*bench.Row)(nil)),
 		"Run":          reflect.ValueOf((*bench.Run)(nil)),
 		"Runner":       reflect.ValueOf((*bench.Runner)(nil)),
@@ -77,6 +79,7 @@ func init() {
 		"Table":        reflect.ValueOf((*bench.Table)(nil)),
 		"Variant":      reflect.ValueOf((*bench.Variant)(nil)),
 		"VariantNames": reflect.ValueOf((*bench.VariantNames)(nil)),
+		"WallTimes":    reflect.ValueOf((*bench.WallTimes)(nil)),
 
 		// interface wrapper definitions
 		"_Checker":      reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Checker)(nil)),

@@ -15,6 +15,7 @@ func init() {
 		"NewBars":      reflect.ValueOf(plots.NewBars),
 		"Palette":      reflect.ValueOf(&plots.Palette).Elem(),
 		"Speedup":      reflect.ValueOf(plots.Speedup),
+		"Style":        reflect.ValueOf(plots.Style),
 		"TEPS":         reflect.ValueOf(plots.TEPS),
 		"TEPSGraph500": reflect.ValueOf(plots.TEPSGraph500),
 		"TimeVsN":      reflect.ValueOf(plots.TimeVsN),

@@ -516,3 +516,93 @@ func ExampleDirectionOptimizing() {
 	//     9          2  bottom-up
 	//    10          1  top-down
 }
+
+// TestCheckHalfScanAgrees corrupts BFS results on random undirected
+// graphs — leaves cut off (rule 4), leaves pushed a level deeper under a
+// deeper parent (rule 3) — and requires the check, which reads each edge
+// from its lower end only, to fail with the message of the arc-by-arc
+// check (the same graph flagged directed, whose arcs are then all read).
+func TestCheckHalfScanAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 17))
+	failures := 0
+	for i := range 300 {
+		n := 2 + r.IntN(80)
+		g := tg.Build(t, n, false, tg.Unweighted, tg.Random(r, n, 1+r.IntN(4*n), nil)...)
+		asDirected := *g
+		asDirected.Directed = true
+		res, err := TopDown(g, int32(r.IntN(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		children := make([]int, n)
+		for v, p := range res.Parents {
+			if p >= 0 && int32(v) != res.Source {
+				children[p]++
+			}
+		}
+		for range 1 + r.IntN(3) {
+			v := int32(r.IntN(n))
+			if v == res.Source || res.Levels[v] < 0 || children[v] > 0 {
+				continue
+			}
+			if r.IntN(2) == 0 { // cut the leaf off
+				children[res.Parents[v]]--
+				res.Levels[v], res.Parents[v] = -1, -1
+				continue
+			}
+			for _, w := range g.Neighbors(v) { // hang it under a neighbour of its level
+				if res.Levels[w] == res.Levels[v] {
+					children[res.Parents[v]]--
+					res.Parents[v], res.Levels[v] = w, res.Levels[w]+1
+					children[w]++
+					break
+				}
+			}
+		}
+		res.FrontierSizes = nil
+		for _, l := range res.Levels {
+			if l >= 0 {
+				for int(l) >= len(res.FrontierSizes) {
+					res.FrontierSizes = append(res.FrontierSizes, 0)
+				}
+				res.FrontierSizes[l]++
+			}
+		}
+		res.Reached = 0
+		res.finish(g)
+		arcByArc := *res // the directed count of the component: both arcs
+		arcByArc.ComponentEdges *= 2
+		got, want := Check(g, res), Check(&asDirected, &arcByArc)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("graph %d (%v) from %d: check says %v, the arc-by-arc check %v", i, g, res.Source, got, want)
+		}
+		if got != nil {
+			failures++
+		}
+	}
+	if failures < 50 {
+		t.Fatalf("only %d of 300 corrupted results failed: the corruption is too weak to test anything", failures)
+	}
+}
+
+// TestCheckDeepSearches runs the check's wider level copies: paths whose
+// depth needs 16 and 32 bits, valid and with the far end cut off.
+func TestCheckDeepSearches(t *testing.T) {
+	for _, n := range []int{300, 70_000} {
+		g := tg.Build(t, n, false, tg.Unweighted, tg.Path(n, nil)...)
+		r, err := TopDown(g, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(g, r); err != nil {
+			t.Fatalf("path of %d: valid search rejected: %v", n, err)
+		}
+		r.Levels[n-1], r.Parents[n-1] = -1, -1
+		r.FrontierSizes = r.FrontierSizes[:n-1]
+		r.Reached, r.ComponentEdges = int64(n-1), int64(n-2)
+		want := fmt.Sprintf("rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d", n-1, n-2)
+		if err := Check(g, r); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("path of %d, far end cut: %v, want %q", n, err, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package bfs
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/graphnb/graphnb/graph"
@@ -31,8 +32,11 @@ import (
 // Levels being minimal follows from rules 2–4: a tree path gives an upper
 // bound, and rule 3 makes every level at most one more than any in-
 // neighbour's, so no shorter path exists. The error names the rule and the
-// first offending vertex (lowest id) or arc. Work is O(N + M), the arc
-// pass on all cores; memory is 2 bytes per vertex.
+// first offending vertex (lowest id) or arc. Work is O(N + M), both
+// passes on all cores (on an undirected graph the arc pass reads each
+// edge's levels once, from its higher end); memory is 1 byte per vertex
+// (2 or 4 when the search is 253 or 65533 levels deep or more), plus 1 on
+// a directed graph.
 func Check(g *graph.CSR, r *Result) error {
 	if g == nil || len(g.Offsets) == 0 {
 		return fmt.Errorf("bfs: check: no graph")
@@ -60,7 +64,7 @@ func Check(g *graph.CSR, r *Result) error {
 	// vertex wins, so the message does not depend on scheduling.
 	var mu sync.Mutex // guards the per-worker sums merged below
 	var bad par.FirstError
-	report := func(v int32, err error) { bad.Report(int64(v), err) }
+	report := func(v int32, err error) { bad.Report(int64(v)<<32, err) }
 	var maxLevel int32
 	err := par.For(n, func(lo, hi int) {
 		var localMax int32
@@ -108,57 +112,25 @@ func Check(g *graph.CSR, r *Result) error {
 	// arc, and rule 5 — on an undirected graph the arc v→parent(v) stands
 	// for parent(v)→v, found while v's own list is read; on a directed
 	// graph parentArc marks the vertices whose parent's list holds them.
-	counts := make([]int64, maxLevel+1)
+	// The arcs read the levels from a compact copy (level+1, 0 when
+	// unreached, in the narrowest unsigned type that holds the depth): a
+	// quarter of the memory at the depths of R-MAT and SSCA#2 graphs, so
+	// the random reads stay in cache, and rules 3 and 4 become one
+	// unsigned comparison per arc.
+	var counts []int64
 	var degSum int64
 	var parentArc []bool
 	if g.Directed {
 		parentArc = make([]bool, n)
 	}
-	err = par.ForWeighted(g.Offsets, func(lo, hi int) {
-		local := make([]int64, maxLevel+1)
-		var deg int64
-		defer func() {
-			mu.Lock()
-			for l, c := range local {
-				counts[l] += c
-			}
-			degSum += deg
-			mu.Unlock()
-		}()
-		for u := int32(lo); u < int32(hi); u++ {
-			lu := levels[u]
-			if lu < 0 {
-				continue
-			}
-			local[lu]++
-			arcs := g.Adj[g.Offsets[u]:g.Offsets[u+1]]
-			deg += int64(len(arcs))
-			pu := parents[u]
-			hasParentArc := u == src
-			for _, v := range arcs {
-				lv := levels[v]
-				if lv < 0 {
-					report(u, fmt.Errorf("bfs: check: rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d (level %d)", v, u, lu))
-					return
-				}
-				if lv > lu+1 {
-					report(u, fmt.Errorf("bfs: check: rule 3 (edge levels): arc %d→%d joins levels %d and %d, more than one apart", u, v, lu, lv))
-					return
-				}
-				if parentArc != nil {
-					if parents[v] == u {
-						parentArc[v] = true
-					}
-				} else if v == pu {
-					hasParentArc = true
-				}
-			}
-			if parentArc == nil && !hasParentArc {
-				report(u, fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", u, pu, pu, u))
-				return
-			}
-		}
-	})
+	switch {
+	case maxLevel < math.MaxUint8-2: // x+1 below must not wrap
+		counts, degSum, err = arcPass(g, r, shifted[uint8](levels), int(maxLevel), parentArc, &bad)
+	case maxLevel < math.MaxUint16-2:
+		counts, degSum, err = arcPass(g, r, shifted[uint16](levels), int(maxLevel), parentArc, &bad)
+	default:
+		counts, degSum, err = arcPass(g, r, shifted[uint32](levels), int(maxLevel), parentArc, &bad)
+	}
 	if err != nil {
 		return fmt.Errorf("bfs: check: %w", err)
 	}
@@ -193,4 +165,109 @@ func Check(g *graph.CSR, r *Result) error {
 		return fmt.Errorf("bfs: check: ComponentEdges = %d, want %d", r.ComponentEdges, want)
 	}
 	return nil
+}
+
+// shifted returns level+1 for every vertex (0 when unreached) as type T,
+// which the caller has chosen to hold the largest level plus one.
+func shifted[T uint8 | uint16 | uint32](levels []int32) []T {
+	out := make([]T, len(levels))
+	par.For(len(levels), func(lo, hi int) { // an interrupt leaves it partial: arcPass sees it too and fails
+		for v := lo; v < hi; v++ {
+			out[v] = T(levels[v] + 1)
+		}
+	})
+	return out
+}
+
+// arcPass is Check's pass 2 over the arcs: it returns the vertices per
+// level and the sum of the reached vertices' degrees, and reports rules
+// 3, 4 and 5 (undirected; parentArc, when not nil, collects the directed
+// rule-5 evidence) to bad, at index vertex<<32 | neighbour, so that the
+// error kept is that of the lowest vertex and, in it, of the lowest
+// neighbour (rule 5 after its arcs). lv[v] is Levels[v]+1, 0 when
+// unreached.
+//
+// On an undirected graph every edge is stored as two arcs, so rules 3 and
+// 4 are checked once per edge, from its higher end: a vertex reads the
+// levels of its neighbours below it only, which halves the random reads
+// and keeps the rest on the low ids where an R-MAT graph's hubs are (in
+// cache). A broken edge is reported at the end whose own list the
+// arc-by-arc check fails on, with the same message.
+func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLevel int, parentArc []bool, bad *par.FirstError) ([]int64, int64, error) {
+	var mu sync.Mutex
+	counts := make([]int64, maxLevel+1)
+	var degSum int64
+	levels, parents, src := r.Levels, r.Parents, r.Source
+	half := !g.Directed
+	err := par.ForWeighted(g.Offsets, func(lo, hi int) {
+		local := make([]int64, maxLevel+1)
+		var deg int64
+		// The lowest index with a broken rule seen in this range, and its
+		// error.
+		bestAt, bestErr := int64(math.MaxInt64), error(nil)
+		note := func(at, other int32, err error) {
+			if i := int64(at)<<32 | int64(uint32(other)); i < bestAt {
+				bestAt, bestErr = i, err
+			}
+		}
+		defer func() {
+			if bestErr != nil {
+				bad.Report(bestAt, bestErr)
+			}
+			mu.Lock()
+			for l, c := range local {
+				counts[l] += c
+			}
+			degSum += deg
+			mu.Unlock()
+		}()
+		for u := int32(lo); u < int32(hi); u++ {
+			arcs := g.Adj[g.Offsets[u]:g.Offsets[u+1]]
+			lu1 := lv[u] // Levels[u]+1
+			if lu1 == 0 {
+				if half { // rule 4 from the unreached end
+					for _, v := range arcs {
+						if v < u && lv[v] != 0 {
+							note(v, u, fmt.Errorf("bfs: check: rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d (level %d)", u, v, levels[v]))
+						}
+					}
+				}
+				continue
+			}
+			local[lu1-1]++
+			deg += int64(len(arcs))
+			pu := parents[u]
+			hasParentArc := u == src
+			for _, v := range arcs {
+				hasParentArc = hasParentArc || v == pu
+				if half && v > u {
+					continue
+				}
+				// Rules 3 and 4 at once: x-1 wraps to the type's maximum
+				// for an unreached v, and is Levels[v] otherwise, which
+				// must not exceed Levels[u]+1 …
+				x := lv[v]
+				if x-1 > lu1 {
+					lu, l := levels[u], levels[v]
+					if l < 0 {
+						note(u, v, fmt.Errorf("bfs: check: rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d (level %d)", v, u, lu))
+					} else {
+						note(u, v, fmt.Errorf("bfs: check: rule 3 (edge levels): arc %d→%d joins levels %d and %d, more than one apart", u, v, lu, l))
+					}
+				} else if half && x+1 < lu1 { // … nor, for the reverse arc, be below Levels[u]-1
+					note(v, u, fmt.Errorf("bfs: check: rule 3 (edge levels): arc %d→%d joins levels %d and %d, more than one apart", v, u, levels[v], levels[u]))
+				}
+			}
+			if parentArc != nil {
+				for _, v := range arcs {
+					if parents[v] == u {
+						parentArc[v] = true
+					}
+				}
+			} else if !hasParentArc {
+				note(u, math.MaxInt32, fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", u, pu, pu, u))
+			}
+		}
+	})
+	return counts, degSum, err
 }

@@ -388,7 +388,8 @@ func (s *Session) interrupt() {
 }
 
 // sleep replaces time.Sleep for cells: it returns early when a cell is
-// interrupted, so an interrupted cell leaves no goroutine behind.
+// interrupted, or at once while an interrupt's request stands, so an
+// interrupted cell leaves no goroutine behind.
 func (s *Session) sleep(d time.Duration) {
 	if d <= 0 {
 		return
@@ -396,6 +397,12 @@ func (s *Session) sleep(d time.Duration) {
 	s.intrMu.Lock()
 	ch := s.intr
 	s.intrMu.Unlock()
+	// An interrupt that came before this sleep (a goroutine's panic can
+	// stop the cell before its code reaches time.Sleep) closed an earlier
+	// channel; its request, made before the close, still stands.
+	if cancel.Requested() {
+		return
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -530,3 +530,20 @@ func TestDocAlsoDisplays(t *testing.T) {
 		}
 	}
 }
+
+// A cell's time.Sleep that starts after the interrupt (a goroutine's panic
+// can stop the cell before its code reaches the sleep) returns at once:
+// the interrupt's wake-up has passed, its request stands.
+func TestSleepAfterInterruptReturns(t *testing.T) {
+	s, _ := newTestSession(t, nil)
+	defer cancel.Clear()
+	s.interrupt() // the wake-up comes first…
+	cancel.Request()
+	done := make(chan struct{})
+	go func() { s.sleep(time.Hour); close(done) }() // …then the sleep starts
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a sleep that started after the interrupt is still sleeping")
+	}
+}

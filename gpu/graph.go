@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/graphnb/graphnb/graph"
@@ -27,6 +28,26 @@ type Graph struct {
 
 	dev    *Device
 	closed atomic.Bool
+
+	hostMu sync.Mutex
+	host   *graph.CSR // the host copy, once made by Upload or Host
+}
+
+// NewGraph wraps CSR arrays already on d (made by a device generator or
+// transform) as a Graph that owns them: Close frees them. offsets must
+// hold n+1 entries and adj the arcs; at most one of w32 and w64 is
+// non-nil and then has one weight per arc. The host copy is made only
+// when Host or Download asks for it.
+func (d *Device) NewGraph(n int, directed bool, offsets *Int64s, adj *Int32s, w32 *Float32s, w64 *Float64s) (*Graph, error) {
+	switch {
+	case n < 0 || offsets.Len() != n+1:
+		return nil, fmt.Errorf("gpu: NewGraph: %d offsets for %d vertices, want n+1", offsets.Len(), n)
+	case w32 != nil && w64 != nil:
+		return nil, errors.New("gpu: NewGraph: both float32 and float64 weights; keep one")
+	case w32 != nil && w32.Len() != adj.Len(), w64 != nil && w64.Len() != adj.Len():
+		return nil, fmt.Errorf("gpu: NewGraph: %d weights for %d arcs", max(w32.Len(), w64.Len()), adj.Len())
+	}
+	return &Graph{N: n, Arcs: int64(adj.Len()), Directed: directed, Offsets: offsets, Adj: adj, Weights: w32, Weights64: w64, dev: d}, nil
 }
 
 // Upload copies g to the device. The result stays there until Close.
@@ -37,7 +58,7 @@ func (d *Device) Upload(g *graph.CSR) (*Graph, error) {
 	if g.Weights != nil && g.Weights64 != nil {
 		return nil, errors.New("gpu: Upload: the graph has both float32 and float64 weights; keep one")
 	}
-	dg := &Graph{N: g.NumVertices(), Arcs: g.NumArcs(), Directed: g.Directed, dev: d}
+	dg := &Graph{N: g.NumVertices(), Arcs: g.NumArcs(), Directed: g.Directed, dev: d, host: g}
 	var err error
 	if dg.Offsets, err = d.Int64sFrom(g.Offsets); err == nil {
 		if dg.Adj, err = d.Int32sFrom(g.Adj); err == nil {
@@ -70,6 +91,31 @@ func (g *Graph) Close() error {
 		return nil
 	}
 	return errors.Join(g.Offsets.Free(), g.Adj.Free(), g.Weights.Free(), g.Weights64.Free())
+}
+
+// Host returns the graph's host copy: the CSR it was uploaded from, or,
+// for a graph made on the device, a download made on the first call and
+// kept (bit-exact). The CSR is shared: treat it as read-only.
+func (g *Graph) Host() (*graph.CSR, error) {
+	g.hostMu.Lock()
+	defer g.hostMu.Unlock()
+	if g.host != nil {
+		return g.host, nil
+	}
+	h, err := g.Download()
+	if err != nil {
+		return nil, err
+	}
+	g.host = h
+	return h, nil
+}
+
+// HasHost reports whether the host copy exists already (Host would not
+// copy).
+func (g *Graph) HasHost() bool {
+	g.hostMu.Lock()
+	defer g.hostMu.Unlock()
+	return g.host != nil
 }
 
 // Download copies the graph back into a new CSR (bit-exact).

@@ -1,0 +1,64 @@
+package gpu
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/graph"
+)
+
+// TestNewGraphHostCopy checks that a graph wrapped from device arrays is
+// downloaded once, on the first Host, and that an uploaded graph's host
+// copy is the CSR it came from.
+func TestNewGraphHostCopy(t *testing.T) {
+	d := Host()
+	off, _ := d.Int64sFrom([]int64{0, 1, 2})
+	adj, _ := d.Int32sFrom([]int32{1, 0})
+	w, _ := d.Float32sFrom([]float32{0.5, 0.5})
+	g, err := d.NewGraph(2, false, off, adj, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.HasHost() {
+		t.Fatal("a graph made on the device claims a host copy before Host")
+	}
+	h, err := g.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h.Adj, []int32{1, 0}) || !slices.Equal(h.Weights, []float32{0.5, 0.5}) || h.NumVertices() != 2 {
+		t.Fatalf("host copy %+v", h)
+	}
+	if h2, _ := g.Host(); h2 != h {
+		t.Fatal("a second Host copied again")
+	}
+
+	src := &graph.CSR{Offsets: []int64{0, 0}, Adj: []int32{}}
+	up, err := d.Upload(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	if h, _ := up.Host(); h != src {
+		t.Fatal("an uploaded graph's host copy is not the CSR it came from")
+	}
+}
+
+// TestNewGraphRefusesBadShapes checks the shape errors.
+func TestNewGraphRefusesBadShapes(t *testing.T) {
+	d := Host()
+	off, _ := d.Int64sFrom([]int64{0, 1})
+	adj, _ := d.Int32sFrom([]int32{0})
+	w, _ := d.Float32sFrom([]float32{1, 2})
+	for _, c := range []struct {
+		n    int
+		w    *Float32s
+		want string
+	}{{2, nil, "offsets for 2 vertices"}, {1, w, "2 weights for 1 arcs"}} {
+		if _, err := d.NewGraph(c.n, false, off, adj, c.w, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewGraph(n=%d): %v, want an error with %q", c.n, err, c.want)
+		}
+	}
+}

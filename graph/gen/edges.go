@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"math/rand/v2"
 
-	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
@@ -90,22 +88,66 @@ func fillWeights(el *graph.EdgeList, c *config) error {
 	})
 }
 
-// permutation returns a random permutation of [0, n) drawn from the seed
-// (Fisher–Yates, O(n), sequential), or cancel's error when interrupted.
-func permutation(n int, seed uint64) ([]int32, error) {
-	p := make([]int32, n)
-	for i := range p {
-		p[i] = int32(i)
+// permutationRounds is the number of Feistel rounds of the vertex
+// permutation: four rounds of a pseudorandom function make a pseudorandom
+// permutation (Luby and Rackoff 1988).
+const permutationRounds = 4
+
+// vertexPermutation is the random relabelling of PermuteVertices: a
+// balanced Feistel network on 2·half bits whose round function is
+// mix64(R ^ key[round]), restricted to [0, n) by cycle walking (apply it
+// again while the image is ≥ n; the domain is under 4n, so fewer than
+// four applications on average). Each vertex's new id is computed on its
+// own, so the permutation is built in parallel, in O(n), and the device
+// generator (package gpugen) computes the same ids without a table.
+type vertexPermutation struct {
+	n    uint64
+	half uint
+	keys [permutationRounds]uint64
+}
+
+// newVertexPermutation draws the round keys of the permutation of [0, n)
+// from the stream (seed, streamPermutation, 0).
+func newVertexPermutation(n int, seed uint64) vertexPermutation {
+	half := uint(max(1, (bits.Len64(uint64(max(n, 1)-1))+1)/2))
+	p := vertexPermutation{n: uint64(n), half: half}
+	r := newRNG(seed, streamPermutation, 0)
+	for i := range p.keys {
+		p.keys[i] = r.next()
 	}
-	r := rand.New(rand.NewPCG(seed, streamPermutation))
-	for i := n - 1; i > 0; i-- {
-		if par.Cancelled(i) {
-			return nil, fmt.Errorf("gen: %w", cancel.ErrInterrupted)
+	return p
+}
+
+// apply returns the new id of vertex v (v < n).
+func (p *vertexPermutation) apply(v uint64) uint64 {
+	mask := uint64(1)<<p.half - 1
+	for {
+		l, r := v>>p.half, v&mask
+		for _, k := range p.keys {
+			l, r = r, l^(mix64(r^k)&mask)
 		}
-		j := r.IntN(i + 1)
-		p[i], p[j] = p[j], p[i]
+		v = l<<p.half | r
+		if v < p.n {
+			return v
+		}
 	}
-	return p, nil
+}
+
+// permutation returns the random permutation of [0, n) drawn from the
+// seed (vertexPermutation): perm[v] is vertex v's new id. It runs in
+// parallel over fixed chunks and returns cancel's error when interrupted.
+func permutation(n int, seed uint64) ([]int32, error) {
+	p := newVertexPermutation(n, seed)
+	perm := make([]int32, n)
+	err := forChunks(n, chunkEdges, func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			perm[v] = int32(p.apply(uint64(v)))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return perm, nil
 }
 
 // relabel maps every endpoint of el through perm, in parallel.

@@ -66,17 +66,8 @@ func RMATEdges(scale, edgeFactor int, opts ...Option) (graph.EdgeList, error) {
 // rmatEdges is RMATEdges; with build, the memory check also counts what
 // graph.Build will need.
 func rmatEdges(scale, edgeFactor int, build bool, opts []Option) (graph.EdgeList, error) {
-	c := apply(opts)
-	if scale < 1 || scale > 30 {
-		return graph.EdgeList{}, fmt.Errorf("gen: R-MAT scale %d is outside 1..30", scale)
-	}
-	if edgeFactor < 1 {
-		return graph.EdgeList{}, fmt.Errorf("gen: R-MAT edge factor %d must be at least 1", edgeFactor)
-	}
-	if err := c.checkProbabilities(); err != nil {
-		return graph.EdgeList{}, err
-	}
-	if err := c.checkWeights("R-MAT"); err != nil {
+	c, err := rmatConfig(scale, edgeFactor, opts)
+	if err != nil {
 		return graph.EdgeList{}, err
 	}
 	n := 1 << scale
@@ -87,7 +78,7 @@ func rmatEdges(scale, edgeFactor int, build bool, opts []Option) (graph.EdgeList
 	m := edgeFactor * n
 	tables := rmatTables(rmatQuadrants(&c, scale))
 	el := newEdgeList(n, m, &c)
-	err := forChunks(m, chunkEdges, func(ci, lo, hi int) {
+	err = forChunks(m, chunkEdges, func(ci, lo, hi int) {
 		r := newRNG(c.seed, streamEdges, uint64(ci))
 		rmatFill(el.Src[lo:hi], el.Dst[lo:hi], tables, &r)
 	})
@@ -103,6 +94,24 @@ func rmatEdges(scale, edgeFactor int, build bool, opts []Option) (graph.EdgeList
 		return graph.EdgeList{}, err
 	}
 	return el, nil
+}
+
+// rmatConfig applies opts and checks them with R-MAT's parameters.
+func rmatConfig(scale, edgeFactor int, opts []Option) (config, error) {
+	c := apply(opts)
+	if scale < 1 || scale > 30 {
+		return c, fmt.Errorf("gen: R-MAT scale %d is outside 1..30", scale)
+	}
+	if edgeFactor < 1 {
+		return c, fmt.Errorf("gen: R-MAT edge factor %d must be at least 1", edgeFactor)
+	}
+	if err := c.checkProbabilities(); err != nil {
+		return c, err
+	}
+	if err := c.checkWeights("R-MAT"); err != nil {
+		return c, err
+	}
+	return c, nil
 }
 
 // rmatQuadrants returns the quadrant probabilities [a, b, c, d] of every

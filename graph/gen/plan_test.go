@@ -33,16 +33,20 @@ func TestPlanRMATReproducesEdges(t *testing.T) {
 			src, dst := make([]int32, p.Edges), make([]int32, p.Edges)
 			w32, w64 := make([]float32, p.Edges), make([]float64, p.Edges)
 			ntab := len(p.Tables) / 256
+			var r, rw rng
 			for i := range p.Edges {
-				c, j := i/p.ChunkEdges, i%p.ChunkEdges
-				r := rng{p.EdgeStates[4*c], p.EdgeStates[4*c+1], p.EdgeStates[4*c+2], p.EdgeStates[4*c+3]}
-				for range j * p.EdgeDraws {
-					r.next()
+				if c := i / p.ChunkEdges; i%p.ChunkEdges == 0 {
+					r = rng{p.EdgeStates[4*c], p.EdgeStates[4*c+1], p.EdgeStates[4*c+2], p.EdgeStates[4*c+3]}
+					if p.Weights != NoWeights {
+						rw = rng{p.WeightStates[4*c], p.WeightStates[4*c+1], p.WeightStates[4*c+2], p.WeightStates[4*c+3]}
+					}
 				}
+				draws := 0
 				var u, v, x uint64
 				for g := range ntab {
 					if g%2 == 0 {
 						x = r.next()
+						draws++
 					}
 					k := 4
 					if g == ntab-1 {
@@ -56,6 +60,9 @@ func TestPlanRMATReproducesEdges(t *testing.T) {
 					u, v = u<<k|out>>4, v<<k|out&15
 					x >>= 32
 				}
+				if draws != p.EdgeDraws {
+					t.Fatalf("an edge took %d numbers, the plan says %d", draws, p.EdgeDraws)
+				}
 				if p.Permute {
 					u, v = uint64(p.PermuteVertex(int(u))), uint64(p.PermuteVertex(int(v)))
 				}
@@ -63,11 +70,7 @@ func TestPlanRMATReproducesEdges(t *testing.T) {
 				if p.Weights == NoWeights {
 					continue
 				}
-				r = rng{p.WeightStates[4*c], p.WeightStates[4*c+1], p.WeightStates[4*c+2], p.WeightStates[4*c+3]}
-				for range j {
-					r.next()
-				}
-				x = r.next()
+				x = rw.next()
 				switch {
 				case p.Weights == IntWeights:
 					w64[i] = float64(1 + mulHi(x, uint64(p.MaxWeight)))

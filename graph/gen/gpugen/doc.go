@@ -1,0 +1,18 @@
+// Package gpugen generates the studies' graphs on a GPU, straight into
+// device-resident CSR graphs (*gpu.Graph), identical edge for edge and bit
+// for bit to what package gen makes on the host for the same parameters
+// and seed, so that CPU and GPU curves of one notebook run on the same
+// graphs and a sweep does not wait for the host to generate and upload.
+//
+// RMAT is gen.RMAT on the device: the same random streams (gen.PlanRMAT
+// gives the alias tables, the streams' starting states and the vertex
+// permutation), then an LSD radix sort of the arcs and a compaction that
+// removes self-loops and keeps the least weight of duplicate arcs, as
+// graph.Build does. The host copy of the result is made only when
+// something asks for it (gpu.Graph.Host). On the host device RMAT is
+// gen.RMAT followed by an upload, so callers need no branch.
+//
+// The kernels (rmat.cu) are compiled by NVRTC on first use; their memory
+// need is checked against the device's free memory before anything is
+// generated, and an interrupt stops a generation between launches.
+package gpugen

@@ -1,0 +1,408 @@
+// rmat.cu: R-MAT generated on the device, edge for edge the graph of
+// gen.RMAT (graph/gen/plan.go, RMATPlan, gives the recipe), then built
+// into a deduplicated, symmetric CSR as graph.Build does. Launched by
+// rmat.go in this order:
+//
+//   gg_states      one thread per chunk of 2^16 edges: runs the chunk's
+//                  xoshiro256** stream and records its state at the start
+//                  of every segment of GG_SEG edges
+//   gg_edges_*     one thread per segment: draws its edges (alias tables in
+//                  shared memory), relabels them (Feistel permutation),
+//                  draws their weights and writes both arcs of each edge as
+//                  keys src<<scale | dst with the weight beside them
+//   gg_hist, gg_scatter_*   an LSD radix sort of the keys, 8 bits a pass,
+//                  stable (each block ranks its tile by warp ballots), the
+//                  weights travelling with the keys; gg_scan_* between
+//   gg_mark        keeps the first arc of each run of equal keys that is
+//                  not a self-loop; gg_scan_* numbers the kept arcs
+//   gg_compact_*   writes Adj, the minimum weight of each run, and Offsets
+//
+// Kernels that use __syncthreads or ballots expect blocks of GG_BLOCK
+// threads. No headers (NVRTC has none at run time).
+
+#define GG_BLOCK 256
+#define GG_WARPS (GG_BLOCK / 32)
+#define GG_SEG 1024
+#define GG_SORT_ITEMS 16
+#define GG_SCAN_ITEMS 8
+#define GG_MAX_TABLES 8
+
+typedef unsigned long long u64;
+
+#if defined(__CUDACC__)
+__device__ __forceinline__ u64 gg_mulhi(u64 a, u64 b) { return __umul64hi(a, b); }
+#else
+inline u64 gg_mulhi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
+#endif
+
+__device__ __forceinline__ u64 gg_rotl(u64 x, int k) { return (x << k) | (x >> (64 - k)); }
+
+// gg_next is xoshiro256** (gen's rng.next).
+__device__ __forceinline__ u64 gg_next(u64 &s0, u64 &s1, u64 &s2, u64 &s3) {
+	u64 out = gg_rotl(s1 * 5, 7) * 9;
+	u64 t = s1 << 17;
+	s2 ^= s0;
+	s3 ^= s1;
+	s1 ^= s2;
+	s0 ^= s3;
+	s2 ^= t;
+	s3 = gg_rotl(s3, 45);
+	return out;
+}
+
+// gg_mix64 is SplitMix64's finaliser (gen's mix64).
+__device__ __forceinline__ u64 gg_mix64(u64 z) {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+// gg_permute is RMATPlan.PermuteVertex: a Feistel network on 2·half bits
+// with four round keys, walked until the image is below n.
+__device__ __forceinline__ u64 gg_permute(u64 v, u64 n, int half, u64 k0, u64 k1, u64 k2, u64 k3) {
+	u64 mask = (1ULL << half) - 1;
+	for (;;) {
+		u64 l = v >> half, r = v & mask, t;
+		t = l ^ (gg_mix64(r ^ k0) & mask); l = r; r = t;
+		t = l ^ (gg_mix64(r ^ k1) & mask); l = r; r = t;
+		t = l ^ (gg_mix64(r ^ k2) & mask); l = r; r = t;
+		t = l ^ (gg_mix64(r ^ k3) & mask); l = r; r = t;
+		v = (l << half) | r;
+		if (v < n) {
+			return v;
+		}
+	}
+}
+
+// gg_states: thread c runs the stream of chunk c from start[4c..4c+3] and
+// writes its state before each of the chunk's segs segments (segItems
+// items of draws numbers each) to out[4(c·segs+j)..].
+extern "C" __global__ void gg_states(const u64 *start, long long chunks, int segs, int segItems, int draws, u64 *out) {
+	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (c >= chunks) {
+		return;
+	}
+	u64 s0 = start[4 * c], s1 = start[4 * c + 1], s2 = start[4 * c + 2], s3 = start[4 * c + 3];
+	for (int j = 0; j < segs; j++) {
+		u64 *o = out + 4 * (c * segs + j);
+		o[0] = s0;
+		o[1] = s1;
+		o[2] = s2;
+		o[3] = s3;
+		if (j + 1 < segs) {
+			for (long long k = (long long)segItems * draws; k > 0; k--) {
+				gg_next(s0, s1, s2, s3);
+			}
+		}
+	}
+}
+
+// Weight kinds (gpugen's wNone, wUniform, wInt).
+#define GG_W_NONE 0
+#define GG_W_UNIFORM 1
+#define GG_W_INT 2
+
+template <typename W> __device__ __forceinline__ W gg_weight(u64 x, int kind, u64 maxW);
+template <> __device__ __forceinline__ float gg_weight<float>(u64 x, int kind, u64 maxW) {
+	if (kind == GG_W_INT) {
+		return (float)(1 + gg_mulhi(x, maxW));
+	}
+	return (float)(x >> 40) * 5.9604644775390625e-8f; // 2^-24
+}
+template <> __device__ __forceinline__ double gg_weight<double>(u64 x, int kind, u64 maxW) {
+	if (kind == GG_W_INT) {
+		return (double)(1 + gg_mulhi(x, maxW));
+	}
+	return (double)(x >> 11) * 1.1102230246251565e-16; // 2^-53
+}
+
+// gg_edges: thread = segment g (chunk g/segs, j = g%segs) draws edges
+// [c·chunk + j·GG_SEG, …) below m and writes arcs 2i and 2i+1 of edge i.
+// tables: ntab alias tables of 256 entries (RMATPlan.Tables), the last of
+// lastK levels. perm != 0 relabels by gg_permute(…, pk). wstates, w: the
+// weight streams' segment states and the arc weights (kind GG_W_*).
+template <typename W>
+__device__ void gg_edges(const u64 *estates, const u64 *wstates, long long segsTotal, int segs, long long chunk,
+                         long long m, int scale, const u64 *tables, int ntab, int lastK, int perm, int half,
+                         u64 pk0, u64 pk1, u64 pk2, u64 pk3, int kind, u64 maxW, u64 *keys, W *w) {
+	__shared__ u64 tab[GG_MAX_TABLES * 256];
+	for (int i = threadIdx.x; i < ntab * 256; i += blockDim.x) {
+		tab[i] = tables[i];
+	}
+	__syncthreads();
+	long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g >= segsTotal) {
+		return;
+	}
+	long long c = g / segs, j = g % segs;
+	long long lo = c * chunk + j * GG_SEG;
+	long long hi = lo + GG_SEG;
+	if (hi > (c + 1) * chunk) {
+		hi = (c + 1) * chunk;
+	}
+	if (hi > m) {
+		hi = m;
+	}
+	u64 s0 = estates[4 * g], s1 = estates[4 * g + 1], s2 = estates[4 * g + 2], s3 = estates[4 * g + 3];
+	u64 w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+	if (kind != GG_W_NONE) {
+		w0 = wstates[4 * g], w1 = wstates[4 * g + 1], w2 = wstates[4 * g + 2], w3 = wstates[4 * g + 3];
+	}
+	u64 n = 1ULL << scale;
+	for (long long i = lo; i < hi; i++) {
+		u64 u = 0, v = 0, x = 0;
+		for (int t = 0; t < ntab; t++) {
+			if ((t & 1) == 0) {
+				x = gg_next(s0, s1, s2, s3);
+			}
+			int k = t == ntab - 1 ? lastK : 4;
+			u64 e = tab[t * 256 + (int)(x & ((1ULL << (2 * k)) - 1))];
+			unsigned y = (unsigned)(x >> 8) & 0xffffffu;
+			unsigned b = y < (unsigned)e ? (unsigned)(e >> 32) & 255u : (unsigned)(e >> 40) & 255u;
+			u = (u << k) | (b >> 4);
+			v = (v << k) | (b & 15u);
+			x >>= 32;
+		}
+		if (perm) {
+			u = gg_permute(u, n, half, pk0, pk1, pk2, pk3);
+			v = gg_permute(v, n, half, pk0, pk1, pk2, pk3);
+		}
+		keys[2 * i] = (u << scale) | v;
+		keys[2 * i + 1] = (v << scale) | u;
+		if (kind != GG_W_NONE) {
+			W wt = gg_weight<W>(gg_next(w0, w1, w2, w3), kind, maxW);
+			w[2 * i] = wt;
+			w[2 * i + 1] = wt;
+		}
+	}
+}
+
+extern "C" __global__ void gg_edges_f32(const u64 *estates, const u64 *wstates, long long segsTotal, int segs,
+                                  long long chunk, long long m, int scale, const u64 *tables, int ntab, int lastK,
+                                  int perm, int half, u64 pk0, u64 pk1, u64 pk2, u64 pk3, int kind, u64 maxW,
+                                  u64 *keys, float *w) {
+	gg_edges<float>(estates, wstates, segsTotal, segs, chunk, m, scale, tables, ntab, lastK, perm, half, pk0, pk1, pk2,
+	              pk3, kind, maxW, keys, w);
+}
+extern "C" __global__ void gg_edges_f64(const u64 *estates, const u64 *wstates, long long segsTotal, int segs,
+                                  long long chunk, long long m, int scale, const u64 *tables, int ntab, int lastK,
+                                  int perm, int half, u64 pk0, u64 pk1, u64 pk2, u64 pk3, int kind, u64 maxW,
+                                  u64 *keys, double *w) {
+	gg_edges<double>(estates, wstates, segsTotal, segs, chunk, m, scale, tables, ntab, lastK, perm, half, pk0, pk1, pk2,
+	              pk3, kind, maxW, keys, w);
+}
+
+// ---- radix sort: GG_BLOCK threads, tiles of GG_BLOCK·GG_SORT_ITEMS keys ----
+
+// gg_hist counts the digits (key>>shift)&255 of block b's tile into
+// counts[d·nblocks + b].
+extern "C" __global__ void gg_hist(const u64 *keys, long long n, int shift, unsigned *counts, long long nblocks) {
+	__shared__ unsigned h[256];
+	h[threadIdx.x] = 0;
+	__syncthreads();
+	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SORT_ITEMS;
+	for (int r = 0; r < GG_SORT_ITEMS; r++) {
+		long long i = base + (long long)r * GG_BLOCK + threadIdx.x;
+		if (i < n) {
+			atomicAdd(&h[(unsigned)(keys[i] >> shift) & 255u], 1u);
+		}
+	}
+	__syncthreads();
+	counts[(long long)threadIdx.x * nblocks + blockIdx.x] = h[threadIdx.x];
+}
+
+// gg_scatter moves block b's tile to its places: counts holds the
+// exclusive scan of gg_hist's counts (the first place of digit d for
+// block b). Items go in index order, so equal digits keep their order:
+// in each round of GG_BLOCK items a warp ranks its lanes among equal
+// digits by ballots, and one thread per digit turns the warps' counts
+// into offsets.
+template <typename W>
+__device__ void gg_scatter(const u64 *keys, const W *w, long long n, int shift, const unsigned *counts, long long nblocks,
+                           u64 *keysOut, W *wOut) {
+	__shared__ unsigned run[256];
+	__shared__ unsigned cnt[GG_WARPS][256];
+	__shared__ unsigned off[GG_WARPS][256];
+	int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	run[tid] = counts[(long long)tid * nblocks + blockIdx.x];
+	for (int k = 0; k < GG_WARPS; k++) {
+		cnt[k][tid] = 0;
+	}
+	__syncthreads();
+	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SORT_ITEMS;
+	for (int r = 0; r < GG_SORT_ITEMS; r++) {
+		long long i = base + (long long)r * GG_BLOCK + tid;
+		bool valid = i < n;
+		u64 key = valid ? keys[i] : 0;
+		unsigned d = (unsigned)(key >> shift) & 255u;
+		unsigned peers = __ballot_sync(0xffffffffu, valid);
+		for (int bit = 0; bit < 8; bit++) {
+			unsigned set = __ballot_sync(0xffffffffu, (d >> bit) & 1u);
+			peers &= ((d >> bit) & 1u) ? set : ~set;
+		}
+		unsigned rank = __popc(peers & ((1u << lane) - 1u));
+		if (valid && rank == 0) {
+			cnt[warp][d] = __popc(peers);
+		}
+		__syncthreads();
+		unsigned acc = run[tid];
+		for (int k = 0; k < GG_WARPS; k++) {
+			unsigned c = cnt[k][tid];
+			cnt[k][tid] = 0;
+			off[k][tid] = acc;
+			acc += c;
+		}
+		run[tid] = acc;
+		__syncthreads();
+		if (valid) {
+			unsigned at = off[warp][d] + rank;
+			keysOut[at] = key;
+			if (w) {
+				wOut[at] = w[i];
+			}
+		}
+	}
+}
+
+extern "C" __global__ void gg_scatter_f32(const u64 *keys, const float *w, long long n, int shift, const unsigned *counts,
+                                    long long nblocks, u64 *keysOut, float *wOut) {
+	gg_scatter<float>(keys, w, n, shift, counts, nblocks, keysOut, wOut);
+}
+extern "C" __global__ void gg_scatter_f64(const u64 *keys, const double *w, long long n, int shift, const unsigned *counts,
+                                    long long nblocks, u64 *keysOut, double *wOut) {
+	gg_scatter<double>(keys, w, n, shift, counts, nblocks, keysOut, wOut);
+}
+
+// ---- exclusive scan of unsigned ints, in place ----
+
+// gg_scan_tiles replaces tile b (GG_BLOCK·GG_SCAN_ITEMS items, each
+// thread a run of GG_SCAN_ITEMS) by its exclusive scan and writes the
+// tile's total to sums[b] (sums may be NULL).
+extern "C" __global__ void gg_scan_tiles(unsigned *a, long long n, unsigned *sums) {
+	__shared__ unsigned warpSum[GG_WARPS];
+	int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SCAN_ITEMS + (long long)tid * GG_SCAN_ITEMS;
+	unsigned v[GG_SCAN_ITEMS];
+	unsigned sum = 0;
+	for (int k = 0; k < GG_SCAN_ITEMS; k++) {
+		v[k] = base + k < n ? a[base + k] : 0;
+		sum += v[k];
+	}
+	unsigned incl = sum;
+	for (int d = 1; d < 32; d <<= 1) {
+		unsigned o = __shfl_up_sync(0xffffffffu, incl, d);
+		if (lane >= d) {
+			incl += o;
+		}
+	}
+	if (lane == 31) {
+		warpSum[warp] = incl;
+	}
+	__syncthreads();
+	unsigned before = 0, total = 0;
+	for (int k = 0; k < GG_WARPS; k++) {
+		before += k < warp ? warpSum[k] : 0;
+		total += warpSum[k];
+	}
+	unsigned at = before + incl - sum;
+	for (int k = 0; k < GG_SCAN_ITEMS; k++) {
+		if (base + k < n) {
+			a[base + k] = at;
+		}
+		at += v[k];
+	}
+	if (sums && tid == 0) {
+		sums[blockIdx.x] = total;
+	}
+}
+
+// gg_scan_add adds sums[b] (scanned) to every item of tile b.
+extern "C" __global__ void gg_scan_add(unsigned *a, long long n, const unsigned *sums) {
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		a[i] += sums[i / (GG_BLOCK * GG_SCAN_ITEMS)];
+	}
+}
+
+// gg_take copies a[i] to out[0].
+extern "C" __global__ void gg_take(const unsigned *a, long long i, unsigned *out) {
+	if (blockIdx.x == 0 && threadIdx.x == 0) {
+		out[0] = a[i];
+	}
+}
+
+// ---- deduplication and the CSR ----
+
+// gg_keep: arc i of the sorted keys is kept when it is no self-loop and
+// the first of its run of equal keys.
+__device__ __forceinline__ bool gg_keep(const u64 *keys, long long i, int scale) {
+	u64 k = keys[i];
+	u64 mask = (1ULL << scale) - 1;
+	return (k >> scale) != (k & mask) && (i == 0 || keys[i - 1] != k);
+}
+
+// gg_mark writes flags[i] = gg_keep(i) for i < n and flags[n] = 0.
+extern "C" __global__ void gg_mark(const u64 *keys, long long n, int scale, unsigned *flags) {
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		flags[i] = gg_keep(keys, i, scale) ? 1u : 0u;
+	} else if (i == n) {
+		flags[n] = 0;
+	}
+}
+
+__device__ __forceinline__ unsigned gg_order(float f) {
+	unsigned b = __float_as_uint(f);
+	return (b >> 31) ? ~b : b | 0x80000000u;
+}
+__device__ __forceinline__ u64 gg_order(double f) {
+	u64 b = (u64)__double_as_longlong(f);
+	return (b >> 63) ? ~b : b | 0x8000000000000000ULL;
+}
+
+// gg_compact: pos is the exclusive scan of gg_mark's flags (pos[n] = the
+// arcs kept). A kept arc i goes to adj[pos[i]] with the least weight of
+// its run; the first arc of each source s sets offsets[t] = pos[i] for
+// every t from the previous arc's source + 1 to s, the last arc the
+// offsets after its source up to nv.
+template <typename W>
+__device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, const unsigned *pos, int *adj, W *wOut,
+                           long long *offsets, long long nv) {
+	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n) {
+		return;
+	}
+	u64 k = keys[i];
+	long long s = (long long)(k >> scale);
+	if (gg_keep(keys, i, scale)) {
+		unsigned p = pos[i];
+		adj[p] = (int)(k & ((1ULL << scale) - 1));
+		if (w) {
+			W best = w[i];
+			for (long long j = i + 1; j < n && keys[j] == k; j++) {
+				if (gg_order(w[j]) < gg_order(best)) {
+					best = w[j];
+				}
+			}
+			wOut[p] = best;
+		}
+	}
+	long long prev = i == 0 ? -1 : (long long)(keys[i - 1] >> scale);
+	for (long long t = prev + 1; t <= s; t++) {
+		offsets[t] = pos[i];
+	}
+	if (i == n - 1) {
+		for (long long t = s + 1; t <= nv; t++) {
+			offsets[t] = pos[n];
+		}
+	}
+}
+
+extern "C" __global__ void gg_compact_f32(const u64 *keys, const float *w, long long n, int scale, const unsigned *pos,
+                                    int *adj, float *wOut, long long *offsets, long long nv) {
+	gg_compact<float>(keys, w, n, scale, pos, adj, wOut, offsets, nv);
+}
+extern "C" __global__ void gg_compact_f64(const u64 *keys, const double *w, long long n, int scale, const unsigned *pos,
+                                    int *adj, double *wOut, long long *offsets, long long nv) {
+	gg_compact<double>(keys, w, n, scale, pos, adj, wOut, offsets, nv);
+}

@@ -21,7 +21,10 @@
 // same graph whatever the number of cores, because all random numbers come
 // from streams tied to fixed chunks of the work (xoshiro256** seeded by
 // SplitMix64 from the seed, the purpose and the chunk number), never to
-// goroutines. The work runs in parallel on all cores and polls the
-// cancellation point (package cancel) between chunks; an interrupted
-// generator returns an error matching cancel.ErrInterrupted.
+// goroutines; the vertex permutation is a keyed bijection computed per
+// vertex. PlanRMAT exports R-MAT's recipe (alias tables, stream states,
+// permutation) so that package gpugen generates the same graphs on a GPU,
+// straight into device memory. The work runs in parallel on all cores
+// and polls the cancellation point (package cancel) between chunks; an
+// interrupted generator returns an error matching cancel.ErrInterrupted.
 package gen

@@ -131,7 +131,13 @@ func Noise(level float64) Option { return func(c *config) { c.noise = level } }
 
 // PermuteVertices relabels vertices with a random permutation drawn from
 // the seed, applied to the edge endpoints before the graph is built, as
-// the Graph500 generator does, so vertex ids carry no locality. R-MAT
+// the Graph500 generator does, so vertex ids carry no locality. The
+// permutation is a keyed Feistel network on the ids (four rounds of
+// SplitMix64's finaliser, keys from the seed) restricted to [0, n) by
+// cycle walking: each id's image is computed on its own, in parallel here
+// and on a GPU (package gpugen), with the same result. (Until issue 15 it
+// was a sequential Fisher–Yates shuffle, so permuted graphs of a given
+// seed differ from those of earlier versions.) R-MAT
 // leaves it off by default (vertex 0 is then the highest-degree vertex);
 // SSCA2 has it on by default, as the SSCA#2 specification shuffles its
 // vertices (off, each clique is a run of consecutive ids). The teaching

@@ -44,7 +44,8 @@ func RMAT(scale, edgeFactor int, opts ...Option) (*graph.CSR, error) {
 //   - Probabilities(a, b, c), default 0.57, 0.19, 0.19 (Graph500).
 //   - Noise(level), default 0: per-level perturbation of a, b, c, d.
 //   - PermuteVertices(true): relabel vertices by a random permutation, as
-//     Graph500 does; off by default.
+//     Graph500 does (a keyed Feistel network, see PermuteVertices); off by
+//     default.
 //   - Uniform() (default), Integer(max), Unweighted(), Float64(): weights.
 //   - Seed(s), default 1.
 //
@@ -59,6 +60,8 @@ func RMAT(scale, edgeFactor int, opts ...Option) (*graph.CSR, error) {
 // random streams belong to fixed chunks of 2^16 edges, so the list is the
 // same for a seed whatever the core count. An edge list that does not fit
 // in the memory available is refused before anything is generated.
+// PlanRMAT exports this recipe, with which package gpugen generates the
+// same graph on a GPU.
 func RMATEdges(scale, edgeFactor int, opts ...Option) (graph.EdgeList, error) {
 	return rmatEdges(scale, edgeFactor, false, opts)
 }

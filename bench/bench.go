@@ -23,6 +23,13 @@ type Variant struct {
 	// before preparing the next variant, so one variant at a time holds
 	// device memory.
 	Prepare func(dev *gpu.Device, g *graph.CSR) (Runner, error)
+	// PrepareResident, when set, readies the variant for a graph already
+	// on the GPU (made there by a device generator: spec.MakeOnDevice);
+	// its Runner leaves results on the device and validates them there.
+	// A sweep on a GPU then makes its generated graphs on the device and
+	// copies one to the host only for a variant without PrepareResident
+	// (counted in Row.CopyTime). Nil: the variant always gets a host CSR.
+	PrepareResident func(g *gpu.Graph) (Runner, error)
 }
 
 // Runner runs a prepared variant on one graph.

@@ -366,17 +366,18 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 				return fmt.Errorf("bench: before %s: %w", pt.spec, err)
 			}
 			t0 := time.Now()
-			g, err := spec.Load(pt.spec, p.options())
+			g, err := p.makeGraph(dev, pt)
 			if err != nil {
 				return fmt.Errorf("bench: making graph %s: %w", pt.spec, err)
 			}
+			defer g.close()
 			graphTime := time.Since(t0)
 			if pt.file {
-				t.Meta.Weights = fileWeights(g)
+				t.Meta.Weights = fileWeights(g.host)
 			}
 			roots := []int32{-1}
 			if p.rooted {
-				roots = g.Roots(p.Roots, p.Seed)
+				roots = graph.RootsFromOffsets(g.offsets, p.Roots, p.Seed)
 				if len(roots) == 0 {
 					return fmt.Errorf("bench: graph %s has no vertex with an arc to start from", pt.spec)
 				}
@@ -386,9 +387,9 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 				}
 			}
 			for _, v := range p.Variants {
-				row := Row{Variant: v.Label, Scale: pt.scale, Graph: pt.spec, Vertices: g.NumVertices(),
-					Arcs: g.NumArcs(), GraphTime: graphTime, Device: t.Meta.Device, Host: t.Meta.Host.line()}
-				err := p.measure(dev, g, v, roots, &row, func() {
+				row := Row{Variant: v.Label, Scale: pt.scale, Graph: pt.spec, Vertices: g.n,
+					Arcs: g.arcs, GraphTime: graphTime, Device: t.Meta.Device, Host: t.Meta.Host.line()}
+				hostCopy, err := p.measure(dev, g, v, roots, &row, func() {
 					done++
 					progress(done, total)
 				})
@@ -397,7 +398,7 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 				for _, x := range row.Runs {
 					row.CopyTime -= x.Time + x.PrepTime
 				}
-				row.CopyTime = max(0, row.CopyTime)
+				row.CopyTime = max(0, row.CopyTime) + hostCopy
 				if len(row.Runs) > 0 || err == nil {
 					t.Rows = append(t.Rows, row)
 				}
@@ -415,9 +416,45 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 	return t, err
 }
 
+// makeGraph makes the point's graph: on dev when it is a GPU, the
+// generator has a device form and a variant can take a resident graph
+// (PrepareResident), else on the host. The host CSR offsets are at hand
+// either way, for the roots (a device graph downloads them, 8 bytes per
+// vertex, counted in the generation time).
+func (p *plan) makeGraph(dev *gpu.Device, pt point) (*pointGraph, error) {
+	resident := false
+	for _, v := range p.Variants {
+		resident = resident || v.PrepareResident != nil
+	}
+	if resident && !dev.IsHost() && !pt.file {
+		sp, err := spec.Parse(pt.spec)
+		if err != nil {
+			return nil, err
+		}
+		dg, ok, err := sp.MakeOnDevice(dev, p.options())
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			off, err := dg.Offsets.ToHost()
+			if err != nil {
+				dg.Close()
+				return nil, fmt.Errorf("downloading the offsets of the device graph: %w", err)
+			}
+			return &pointGraph{dev: dg, offsets: off, n: dg.N, arcs: dg.Arcs}, nil
+		}
+	}
+	h, err := spec.Load(pt.spec, p.options())
+	if err != nil {
+		return nil, err
+	}
+	return &pointGraph{host: h, offsets: h.Offsets, n: h.NumVertices(), arcs: h.NumArcs()}, nil
+}
+
 // measure prepares v on g, runs it from every root and closes it,
-// appending the runs to row.
-func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, row *Row, ran func()) (err error) {
+// appending the runs to row. hostCopy is the time spent copying a
+// device-made graph to the host for a variant that needed it there.
+func (p *plan) measure(dev *gpu.Device, g *pointGraph, v Variant, roots []int32, row *Row, ran func()) (hostCopy time.Duration, err error) {
 	where := func(root int32, rep int) string {
 		s := fmt.Sprintf("%s on %s", v.Label, row.Graph)
 		if root >= 0 {
@@ -429,16 +466,25 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 		return s
 	}
 	if err := cancel.Check(); err != nil {
-		return fmt.Errorf("bench: before preparing %s on %s: %w", v.Label, row.Graph, err)
+		return hostCopy, fmt.Errorf("bench: before preparing %s on %s: %w", v.Label, row.Graph, err)
 	}
 	start := time.Now()
 	defer func() { row.WallTime = time.Since(start) }()
-	r, err := v.Prepare(dev, g)
+	var r Runner
+	if g.dev != nil && v.PrepareResident != nil {
+		r, err = v.PrepareResident(g.dev)
+	} else {
+		var h *graph.CSR
+		if h, hostCopy, err = g.hostCSR(); err != nil {
+			return 0, fmt.Errorf("bench: copying graph %s to the host for %s: %w", row.Graph, v.Label, err)
+		}
+		r, err = v.Prepare(dev, h)
+	}
 	if err != nil {
-		return fmt.Errorf("bench: preparing %s on %s: %w", v.Label, row.Graph, err)
+		return hostCopy, fmt.Errorf("bench: preparing %s on %s: %w", v.Label, row.Graph, err)
 	}
 	if r == nil {
-		return fmt.Errorf("bench: preparing %s on %s: Prepare returned no Runner", v.Label, row.Graph)
+		return hostCopy, fmt.Errorf("bench: preparing %s on %s: Prepare returned no Runner", v.Label, row.Graph)
 	}
 	defer func() {
 		row.DeviceBytes = max(row.DeviceBytes, r.Bytes()) // buffers a run may have added
@@ -452,7 +498,7 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 	row.PrepTime, row.DeviceBytes = r.PrepTime(), r.Bytes()
 	checker, canCheck := r.(Checker)
 	if !p.NoValidate && !canCheck {
-		return fmt.Errorf("bench: variant %q cannot validate its results (its Runner has no Check method); set NoValidate to measure it anyway", v.Label)
+		return hostCopy, fmt.Errorf("bench: variant %q cannot validate its results (its Runner has no Check method); set NoValidate to measure it anyway", v.Label)
 	}
 	if !p.NoValidate {
 		row.Checker = "cpu"
@@ -463,13 +509,13 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 	for _, root := range roots {
 		for rep := 0; rep < p.Repetitions; rep++ {
 			if err := cancel.Check(); err != nil {
-				return fmt.Errorf("bench: %s: %w", where(root, rep), err)
+				return hostCopy, fmt.Errorf("bench: %s: %w", where(root, rep), err)
 			}
 			t0 := time.Now()
 			run, err := r.Run(root)
 			row.RunsTime += time.Since(t0)
 			if err != nil {
-				return fmt.Errorf("bench: %s: %w", where(root, rep), err)
+				return hostCopy, fmt.Errorf("bench: %s: %w", where(root, rep), err)
 			}
 			run.Root, run.Rep, run.Validated = root, rep, false
 			if !p.NoValidate {
@@ -477,7 +523,7 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 				err := checker.Check()
 				row.CheckTime += time.Since(t0)
 				if err != nil {
-					return fmt.Errorf("bench: %s: the result failed validation: %w", where(root, rep), err)
+					return hostCopy, fmt.Errorf("bench: %s: the result failed validation: %w", where(root, rep), err)
 				}
 				run.Validated = true
 			}
@@ -485,7 +531,7 @@ func (p *plan) measure(dev *gpu.Device, g *graph.CSR, v Variant, roots []int32, 
 			ran()
 		}
 	}
-	return nil
+	return hostCopy, nil
 }
 
 // meta describes the sweep and the machine at its start.

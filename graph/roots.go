@@ -16,7 +16,14 @@ import (
 // an interrupt (cancel.Request) makes it panic with an error wrapping
 // cancel.ErrInterrupted.
 func (g *CSR) Roots(k int, seed uint64) []int32 {
-	n := g.NumVertices()
+	return RootsFromOffsets(g.Offsets, k, seed)
+}
+
+// RootsFromOffsets is CSR.Roots for a graph of which only the CSR
+// offsets (n+1 entries) are at hand, such as a graph resident on a
+// device: the same roots for the same offsets, k and seed.
+func RootsFromOffsets(offsets []int64, k int, seed uint64) []int32 {
+	n := max(len(offsets)-1, 0)
 	if k <= 0 || n == 0 {
 		return nil
 	}
@@ -36,7 +43,7 @@ func (g *CSR) Roots(k int, seed uint64) []int32 {
 			stop()
 		}
 		v := int32(r.IntN(n))
-		if !picked[v] && g.Offsets[v+1] > g.Offsets[v] {
+		if !picked[v] && offsets[v+1] > offsets[v] {
 			picked[v] = true
 			roots = append(roots, v)
 		}
@@ -47,7 +54,7 @@ func (g *CSR) Roots(k int, seed uint64) []int32 {
 			if par.Cancelled(int(v)) {
 				stop()
 			}
-			if !picked[v] && g.Offsets[v+1] > g.Offsets[v] {
+			if !picked[v] && offsets[v+1] > offsets[v] {
 				rest = append(rest, v)
 			}
 		}

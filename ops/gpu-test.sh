@@ -31,7 +31,9 @@ case "${1:-}" in
 build)
   rm -rf build/gpu && mkdir -p build/gpu   # only what this build makes travels
   for p in $PKGS; do
-    go test -c -o "build/gpu/$(echo "$p" | tr / _).test" "./$p"
+    # Stripped (-s -w: no symbol table or DWARF; stack traces still work)
+    # so that several test binaries fit the device tool's 64 MiB carry.
+    go test -c -ldflags="-s -w" -o "build/gpu/$(echo "$p" | tr / _).test" "./$p"
   done
   if [ -n "${WITH_GRAPHNB:-}" ]; then   # for notebooks and sweeps on the GPU machine (30 MB)
     go build -ldflags="-s -w" -o build/gpu/graphnb ./cmd/graphnb

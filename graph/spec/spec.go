@@ -17,8 +17,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/graph/gen/gpugen"
 	"github.com/graphnb/graphnb/graph/graphio"
 )
 
@@ -242,4 +244,24 @@ func Load(s string, o Options) (*graph.CSR, error) {
 		return nil, err
 	}
 	return sp.Make(o)
+}
+
+// MakeOnDevice makes the graph on dev's GPU when the spec's generator has
+// a device form (today R-MAT: gpugen.RMAT, the same graph edge for edge
+// as Make's), returning ok = false, and nothing, for every other kind and
+// on the host device; the caller then uses Make. The graph's host copy is
+// made only when asked for (gpu.Graph.Host).
+func (sp Spec) MakeOnDevice(dev *gpu.Device, o Options) (g *gpu.Graph, ok bool, err error) {
+	if dev == nil || dev.IsHost() || sp.Kind != "rmat" {
+		return nil, false, nil
+	}
+	opts, err := o.genOptions()
+	if err != nil {
+		return nil, false, err
+	}
+	g, err = gpugen.RMAT(dev, sp.Scale, sp.EdgeFactor, opts...)
+	if err != nil {
+		return nil, false, err
+	}
+	return g, true, nil
 }

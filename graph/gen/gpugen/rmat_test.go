@@ -182,7 +182,8 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 		t.Fatal(err)
 	}
 	// The smallest edge factor at scale 27 whose need exceeds the free
-	// memory, if the arc limit allows one.
+	// memory, if the arc limit allows one (on a card of up to about 100 GB).
+	refused := false
 	for ef := 1; ef <= 31; ef++ {
 		p, err := gen.PlanRMAT(27, ef, gen.Float64())
 		if err != nil {
@@ -198,7 +199,11 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 		if err == nil || !strings.Contains(err.Error(), "device memory") || !strings.Contains(err.Error(), "free") {
 			t.Errorf("scale 27, edge factor %d: %v, want the memory error", ef, err)
 		}
+		refused = true
 		break
+	}
+	if !refused && info.FreeMemory < 100<<30 {
+		t.Errorf("no scale-27 graph was refused for memory with %d bytes free", info.FreeMemory)
 	}
 	if got := dev.MemoryUsed(); got != used {
 		t.Errorf("refused generations left %d bytes allocated", got-used)

@@ -24,6 +24,7 @@ func init() {
 		"Noise":              reflect.ValueOf(gen.Noise),
 		"Path":               reflect.ValueOf(gen.Path),
 		"PermuteVertices":    reflect.ValueOf(gen.PermuteVertices),
+		"PlanRMAT":           reflect.ValueOf(gen.PlanRMAT),
 		"Probabilities":      reflect.ValueOf(gen.Probabilities),
 		"RMAT":               reflect.ValueOf(gen.RMAT),
 		"RMATEdges":          reflect.ValueOf(gen.RMATEdges),
@@ -38,6 +39,7 @@ func init() {
 
 		// type definitions
 		"Option":      reflect.ValueOf((*gen.Option)(nil)),
+		"RMATPlan":    reflect.ValueOf((*gen.RMATPlan)(nil)),
 		"SSCA2Config": reflect.ValueOf((*gen.SSCA2Config)(nil)),
 		"WeightKind":  reflect.ValueOf((*gen.WeightKind)(nil)),
 	}

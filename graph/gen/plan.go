@@ -108,3 +108,82 @@ func (p *RMATPlan) PermuteVertex(v int) int {
 	vp := vertexPermutation{n: uint64(p.N), half: p.PermuteHalf, keys: p.PermuteKeys}
 	return int(vp.apply(uint64(v)))
 }
+
+// SSCA2Plan is the recipe of SSCA2(scale, opts...) for a generator running
+// elsewhere (package gpugen). Vertex chunk c (ChunkVertices vertices, the
+// last one may be shorter) runs SSCA2Edges' loop (steps 1–3 of its model)
+// over its vertices with the xoshiro256** stream that starts at
+// EdgeStates[4c:4c+4], where a bounded draw below(b) is ⌊x·b/2^64⌋ of the
+// next number x and the edge i→j of step 3 is kept when x>>11 < the
+// threshold, which starts at InterThreshold and halves with every t. The
+// edges of chunk c follow those of chunk c-1. With Permute both ends are
+// relabelled by PermuteVertex, and weight i is drawn as in RMATPlan from
+// the streams of WeightStates(edges).
+type SSCA2Plan struct {
+	// Scale is SSCA2's argument; N = 2^Scale vertices.
+	Scale, N int
+	// ChunkVertices is the number of vertices one stream serves; Chunks
+	// = ⌈N/ChunkVertices⌉.
+	ChunkVertices, Chunks int
+	// Starts holds the first vertex of every clique, then N.
+	Starts []int32
+	// MaxParallelEdges bounds the parallel edges; InterThreshold is the
+	// threshold of step 3 for t = 1 (ProbIntercliqueEdges·2^53).
+	MaxParallelEdges int
+	InterThreshold   uint64
+	// ExpectedEdges is the expected number of edges (a memory estimate).
+	ExpectedEdges float64
+	// EdgeStates holds the starting states of the chunks' streams.
+	EdgeStates []uint64
+	// WeightChunkEdges is the number of weights one weight stream draws.
+	WeightChunkEdges int
+	// Weights, MaxWeight and Float64 are the weights (integers
+	// 1..MaxIntWeight by default).
+	Weights   WeightKind
+	MaxWeight int
+	Float64   bool
+	// Permute (on by default), PermuteHalf and PermuteKeys are the vertex
+	// permutation, as in RMATPlan.
+	Permute     bool
+	PermuteHalf uint
+	PermuteKeys [4]uint64
+
+	seed uint64
+}
+
+// PlanSSCA2 checks SSCA2's arguments and options as SSCA2 does (same
+// errors) and returns the plan of SSCA2(scale, opts...). It draws the
+// clique sizes (about 2^scale/25 numbers, sequentially) and checks no
+// memory.
+func PlanSSCA2(scale int, opts ...Option) (*SSCA2Plan, error) {
+	c, p, err := ssca2Config(scale, opts)
+	if err != nil {
+		return nil, err
+	}
+	n := 1 << scale
+	sp := &SSCA2Plan{Scale: scale, N: n, ChunkVertices: ssca2ChunkVertices, Chunks: (n + ssca2ChunkVertices - 1) / ssca2ChunkVertices,
+		Starts: cliqueStarts(n, p.MaxCliqueSize, c.seed), MaxParallelEdges: p.MaxParallelEdges,
+		InterThreshold: chance(p.ProbIntercliqueEdges), ExpectedEdges: ssca2Expected(n, p), WeightChunkEdges: chunkEdges,
+		Weights: c.weights, MaxWeight: c.maxWeight, Float64: c.float64W, Permute: !c.permuteSet || c.permute, seed: c.seed}
+	sp.EdgeStates = streamStates(c.seed, streamEdges, sp.Chunks)
+	perm := newVertexPermutation(n, c.seed)
+	sp.PermuteHalf, sp.PermuteKeys = perm.half, perm.keys
+	return sp, nil
+}
+
+// WeightStates returns the starting states of the weight streams of a
+// graph of edges edges: one stream per chunk of WeightChunkEdges edges, four words
+// each (nil when the graph is unweighted).
+func (p *SSCA2Plan) WeightStates(edges int) []uint64 {
+	if p.Weights == NoWeights {
+		return nil
+	}
+	return streamStates(p.seed, streamWeights, (edges+chunkEdges-1)/chunkEdges)
+}
+
+// PermuteVertex returns the new id of vertex v under the plan's
+// permutation (RMATPlan.PermuteVertex).
+func (p *SSCA2Plan) PermuteVertex(v int) int {
+	vp := vertexPermutation{n: uint64(p.N), half: p.PermuteHalf, keys: p.PermuteKeys}
+	return int(vp.apply(uint64(v)))
+}

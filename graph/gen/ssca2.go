@@ -102,6 +102,8 @@ func SSCA2(scale int, opts ...Option) (*graph.CSR, error) {
 // An edge list that does not fit in the memory available is refused,
 // before anything is generated when the expected count says so, else
 // once the edges are counted.
+// PlanSSCA2 exports this recipe, with which package gpugen generates the
+// same graph on a GPU.
 func SSCA2Edges(scale int, opts ...Option) (graph.EdgeList, error) {
 	return ssca2Edges(scale, false, opts)
 }
@@ -109,50 +111,24 @@ func SSCA2Edges(scale int, opts ...Option) (graph.EdgeList, error) {
 // ssca2Edges is SSCA2Edges; with build, the memory checks also count what
 // graph.Build will need.
 func ssca2Edges(scale int, build bool, opts []Option) (graph.EdgeList, error) {
-	c := apply(opts)
-	if scale < 1 || scale > 30 {
-		return graph.EdgeList{}, fmt.Errorf("gen: SSCA2 scale %d is outside 1..30", scale)
-	}
-	n := 1 << scale
-	p := DefaultSSCA2Config()
-	if c.ssca2Set {
-		p = c.ssca2
-	}
-	switch {
-	case p.MaxCliqueSize < 1 || p.MaxCliqueSize > n:
-		return graph.EdgeList{}, fmt.Errorf("gen: SSCA2 MaxCliqueSize %d must lie in 1..2^scale = %d (the default is 49)", p.MaxCliqueSize, n)
-	case !(p.ProbIntercliqueEdges >= 0 && p.ProbIntercliqueEdges <= 1):
-		return graph.EdgeList{}, fmt.Errorf("gen: SSCA2 ProbIntercliqueEdges %v must lie in [0, 1] (the default is 0.1)", p.ProbIntercliqueEdges)
-	case p.MaxParallelEdges < 1:
-		return graph.EdgeList{}, fmt.Errorf("gen: SSCA2 MaxParallelEdges %d must be at least 1", p.MaxParallelEdges)
-	case p.MaxIntWeight < 0:
-		return graph.EdgeList{}, fmt.Errorf("gen: SSCA2 MaxIntWeight %d must be ≥ 1, or 0 for 2^scale", p.MaxIntWeight)
-	}
-	if !c.weightsSet {
-		c.weights, c.maxWeight = IntWeights, p.MaxIntWeight
-		if p.MaxIntWeight == 0 {
-			c.maxWeight = n
-		}
-	}
-	if err := c.checkWeights("SSCA2"); err != nil {
+	c, p, err := ssca2Config(scale, opts)
+	if err != nil {
 		return graph.EdgeList{}, err
 	}
-	// Expected intra-clique edges: N·(E[s²]/E[s]-1)/2 = N·(M-1)/3 pairs.
-	meanPar := float64(1+p.MaxParallelEdges) / 2
-	expected := float64(n) * (float64(p.MaxCliqueSize-1)/3 + 2*p.ProbIntercliqueEdges) * meanPar
+	n := 1 << scale
+	expected := ssca2Expected(n, p)
 	what := fmt.Sprintf("SSCA2 scale %d", scale)
 	if err := checkMemory(what, n, expected, &c, build); err != nil {
 		return graph.EdgeList{}, err
 	}
 
 	starts := cliqueStarts(n, p.MaxCliqueSize, c.seed)
-	const chunkV = 4096
-	chunks := (n + chunkV - 1) / chunkV
+	chunks := (n + ssca2ChunkVertices - 1) / ssca2ChunkVertices
 	maxPar := uint64(p.MaxParallelEdges)
 	inter := chance(p.ProbIntercliqueEdges)
 	check := func(edges int64) error { return checkMemory(what, n, float64(edges), &c, build) }
 	src, dst, err := generateTwoPass(chunks, c.seed, check, func(ci int, r *rng, s *sink) {
-		lo, hi := ci*chunkV, min((ci+1)*chunkV, n)
+		lo, hi := ci*ssca2ChunkVertices, min((ci+1)*ssca2ChunkVertices, n)
 		// k is the clique of vertex lo: the last start ≤ lo.
 		k, found := slices.BinarySearch(starts, int32(lo))
 		if !found {
@@ -214,6 +190,52 @@ func ssca2Edges(scale int, build bool, opts []Option) (graph.EdgeList, error) {
 		return graph.EdgeList{}, err
 	}
 	return el, nil
+}
+
+// ssca2ChunkVertices is the number of vertices one random stream of
+// SSCA2's edges serves.
+const ssca2ChunkVertices = 4096
+
+// ssca2Config applies opts and checks them with SSCA2's parameters; it
+// settles the default weights (integers 1..MaxIntWeight).
+func ssca2Config(scale int, opts []Option) (config, SSCA2Config, error) {
+	c := apply(opts)
+	p := DefaultSSCA2Config()
+	if scale < 1 || scale > 30 {
+		return c, p, fmt.Errorf("gen: SSCA2 scale %d is outside 1..30", scale)
+	}
+	n := 1 << scale
+	if c.ssca2Set {
+		p = c.ssca2
+	}
+	switch {
+	case p.MaxCliqueSize < 1 || p.MaxCliqueSize > n:
+		return c, p, fmt.Errorf("gen: SSCA2 MaxCliqueSize %d must lie in 1..2^scale = %d (the default is 49)", p.MaxCliqueSize, n)
+	case !(p.ProbIntercliqueEdges >= 0 && p.ProbIntercliqueEdges <= 1):
+		return c, p, fmt.Errorf("gen: SSCA2 ProbIntercliqueEdges %v must lie in [0, 1] (the default is 0.1)", p.ProbIntercliqueEdges)
+	case p.MaxParallelEdges < 1:
+		return c, p, fmt.Errorf("gen: SSCA2 MaxParallelEdges %d must be at least 1", p.MaxParallelEdges)
+	case p.MaxIntWeight < 0:
+		return c, p, fmt.Errorf("gen: SSCA2 MaxIntWeight %d must be ≥ 1, or 0 for 2^scale", p.MaxIntWeight)
+	}
+	if !c.weightsSet {
+		c.weights, c.maxWeight = IntWeights, p.MaxIntWeight
+		if p.MaxIntWeight == 0 {
+			c.maxWeight = n
+		}
+	}
+	if err := c.checkWeights("SSCA2"); err != nil {
+		return c, p, err
+	}
+	return c, p, nil
+}
+
+// ssca2Expected is the expected number of edges: intra-clique edges
+// N·(E[s²]/E[s]-1)/2 = N·(M-1)/3 pairs, inter-clique about 2p per vertex,
+// each drawn (1+MaxParallelEdges)/2 times on average.
+func ssca2Expected(n int, p SSCA2Config) float64 {
+	meanPar := float64(1+p.MaxParallelEdges) / 2
+	return float64(n) * (float64(p.MaxCliqueSize-1)/3 + 2*p.ProbIntercliqueEdges) * meanPar
 }
 
 // cliqueStarts draws clique sizes uniform in 1..maxSize until they cover

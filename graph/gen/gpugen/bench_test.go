@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph/gen"
 )
 
@@ -32,35 +33,52 @@ func BenchmarkGPURMAT(b *testing.B) {
 			opts []gen.Option
 		}{{"uniform", nil}, {"int255", []gen.Option{gen.Integer(255)}}} {
 			b.Run(fmt.Sprintf("s%d_ef16_%s", scale, w.name), func(b *testing.B) {
-				warm, err := RMAT(dev, 10, 16, w.opts...) // compile and load the module
-				if err != nil {
-					b.Fatal(err)
-				}
-				warm.Close()
-				phases := map[string]time.Duration{}
-				phaseLog = func(phase string, d time.Duration) { phases[phase] += d }
-				defer func() { phaseLog = nil }()
-				var total time.Duration
-				var arcs int64
-				for b.Loop() {
-					start := time.Now()
-					g, err := RMAT(dev, scale, 16, w.opts...)
-					if err != nil {
-						b.Fatal(err)
-					}
-					total += time.Since(start)
-					arcs = g.Arcs
-					if err := g.Close(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				n := float64(b.N)
-				b.ReportMetric(float64(total.Microseconds())/1e3/n, "ms/graph")
-				for _, p := range []string{"edges", "sort", "csr"} {
-					b.ReportMetric(float64(phases[p].Microseconds())/1e3/n, p+"_ms")
-				}
-				b.ReportMetric(float64(arcs), "arcs")
+				benchGenerate(b, func(scale int) (*gpu.Graph, error) { return RMAT(dev, scale, 16, w.opts...) }, scale)
 			})
 		}
 	}
+}
+
+// BenchmarkGPUSSCA2 is BenchmarkGPURMAT for SSCA2 with the default
+// parameters (integer weights, permuted), scales 20, 22 and 24.
+func BenchmarkGPUSSCA2(b *testing.B) {
+	dev := gpuDevice(b)
+	for _, scale := range []int{20, 22, 24} {
+		b.Run(fmt.Sprintf("s%d", scale), func(b *testing.B) {
+			benchGenerate(b, func(scale int) (*gpu.Graph, error) { return SSCA2(dev, scale) }, scale)
+		})
+	}
+}
+
+// benchGenerate times generate(scale), after generate(10) has compiled
+// and loaded the module, and reports the metrics of BenchmarkGPURMAT.
+func benchGenerate(b *testing.B, generate func(scale int) (*gpu.Graph, error), scale int) {
+	warm, err := generate(10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	warm.Close()
+	phases := map[string]time.Duration{}
+	phaseLog = func(phase string, d time.Duration) { phases[phase] += d }
+	defer func() { phaseLog = nil }()
+	var total time.Duration
+	var arcs int64
+	for b.Loop() {
+		start := time.Now()
+		g, err := generate(scale)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+		arcs = g.Arcs
+		if err := g.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(total.Microseconds())/1e3/n, "ms/graph")
+	for _, p := range []string{"edges", "sort", "csr"} {
+		b.ReportMetric(float64(phases[p].Microseconds())/1e3/n, p+"_ms")
+	}
+	b.ReportMetric(float64(arcs), "arcs")
 }

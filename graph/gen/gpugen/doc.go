@@ -12,7 +12,11 @@
 // something asks for it (gpu.Graph.Host). On the host device RMAT is
 // gen.RMAT followed by an upload, so callers need no branch.
 //
-// The kernels (rmat.cu) are compiled by NVRTC on first use; their memory
+// SSCA2 is gen.SSCA2 on the device in the same way (gen.PlanSSCA2): one
+// thread per chunk of vertices counts, then writes, its edges; the
+// weights, the sort and the CSR follow as for RMAT.
+//
+// The kernels (gen.cu) are compiled by NVRTC on first use; their memory
 // need is checked against the device's free memory before anything is
 // generated, and an interrupt stops a generation between launches.
 package gpugen

@@ -1,9 +1,9 @@
-// fake_kernels.cpp: rmat.cu's kernels for the fake GPU
+// fake_kernels.cpp: gen.cu's kernels for the fake GPU
 // (internal/fakegpu/testdata/fake_launch.h): those with barriers or warp
 // ballots as coroutines, the others as plain calls.
 #include "cuda_emu.h"
 
-#include "rmat.cu"
+#include "gen.cu"
 
 #include "fake_launch.h"
 
@@ -19,6 +19,10 @@ fake::Table table({
     fake::kernel("gg_states", gg_states, direct),
     fake::kernel("gg_edges_f32", gg_edges_f32),
     fake::kernel("gg_edges_f64", gg_edges_f64),
+    fake::kernel("gg_ssca2_count", gg_ssca2_count, direct),
+    fake::kernel("gg_ssca2_emit", gg_ssca2_emit, direct),
+    fake::kernel("gg_weights_f32", gg_weights_f32, direct),
+    fake::kernel("gg_weights_f64", gg_weights_f64, direct),
     fake::kernel("gg_hist", gg_hist),
     fake::kernel("gg_scatter_f32", gg_scatter_f32),
     fake::kernel("gg_scatter_f64", gg_scatter_f64),

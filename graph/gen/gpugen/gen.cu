@@ -1,15 +1,20 @@
-// rmat.cu: R-MAT generated on the device, edge for edge the graph of
-// gen.RMAT (graph/gen/plan.go, RMATPlan, gives the recipe), then built
-// into a deduplicated, symmetric CSR as graph.Build does. Launched by
-// rmat.go in this order:
+// gen.cu: the device generators of package gpugen, edge for edge the
+// graphs of gen.RMAT and gen.SSCA2 (graph/gen/plan.go, RMATPlan and
+// SSCA2Plan, give the recipes), built into deduplicated, symmetric CSRs
+// as graph.Build does. Launched by gen.go in this order:
 //
 //   gg_states      one thread per chunk of 2^16 edges: runs the chunk's
 //                  xoshiro256** stream and records its state at the start
-//                  of every segment of GG_SEG edges
-//   gg_edges_*     one thread per segment: draws its edges (alias tables in
-//                  shared memory), relabels them (Feistel permutation),
-//                  draws their weights and writes both arcs of each edge as
-//                  keys src<<scale | dst with the weight beside them
+//                  of every segment of GG_SEG edges (R-MAT's edges, the
+//                  weights)
+//   gg_edges_*     R-MAT, one thread per segment: draws its edges (alias
+//                  tables in shared memory), relabels them (Feistel
+//                  permutation), draws their weights and writes both arcs
+//                  of each edge as keys src<<scale | dst, weights beside
+//   gg_ssca2_count, gg_ssca2_emit   SSCA#2, one thread per chunk of
+//                  vertices: counts its edges, then (at the offsets the
+//                  host summed) writes their arcs; gg_weights_* draws the
+//                  weights per segment
 //   gg_hist, gg_scatter_*   an LSD radix sort of the keys, 8 bits a pass,
 //                  stable (each block ranks its tile by warp ballots), the
 //                  weights travelling with the keys; gg_scan_* between
@@ -190,6 +195,132 @@ extern "C" __global__ void gg_edges_f64(const u64 *estates, const u64 *wstates, 
                                   u64 *keys, double *w) {
 	gg_edges<double>(estates, wstates, segsTotal, segs, chunk, m, scale, tables, ntab, lastK, perm, half, pk0, pk1, pk2,
 	              pk3, kind, maxW, keys, w);
+}
+
+// ---- SSCA#2 ----
+
+// gg_ssca2 runs SSCA2Edges' loop for the vertices of chunk c; with store
+// it writes both arcs of edge e (from first) as keys, relabelled when
+// perm, else it only counts; it returns the number of edges.
+template <bool store>
+__device__ u64 gg_ssca2(long long c, const int *starts, long long nstarts, long long n, int chunkV, const u64 *states,
+                        u64 maxPar, u64 inter, int scale, int perm, int half, u64 pk0, u64 pk1, u64 pk2, u64 pk3,
+                        u64 first, u64 *keys) {
+	u64 s0 = states[4 * c], s1 = states[4 * c + 1], s2 = states[4 * c + 2], s3 = states[4 * c + 3];
+	long long lo = c * chunkV, hi = lo + chunkV < n ? lo + chunkV : n;
+	// k: the clique of lo, the last start <= lo.
+	long long a = 0, b = nstarts - 1;
+	while (b - a > 1) {
+		long long mid = (a + b) / 2;
+		if (starts[mid] <= lo) {
+			a = mid;
+		} else {
+			b = mid;
+		}
+	}
+	long long k = a;
+	u64 e = first;
+	for (long long i = lo; i < hi; i++) {
+		while (starts[k + 1] <= i) {
+			k++;
+		}
+		long long cs = starts[k], ce = starts[k + 1];
+		for (long long u = cs; i == cs && u < ce; u++) {
+			for (long long v = u + 1; v < ce; v++) {
+				u64 np = 1;
+				if (maxPar > 1) {
+					np += gg_mulhi(gg_next(s0, s1, s2, s3), maxPar);
+				}
+				for (u64 q = 0; q < np; q++, e++) {
+					if (store) {
+						u64 pu = perm ? gg_permute(u, n, half, pk0, pk1, pk2, pk3) : u;
+						u64 pv = perm ? gg_permute(v, n, half, pk0, pk1, pk2, pk3) : v;
+						keys[2 * e] = (pu << scale) | pv;
+						keys[2 * e + 1] = (pv << scale) | pu;
+					}
+				}
+			}
+		}
+		u64 thr = inter;
+		for (int t = 1; (1LL << t) < n; t++) {
+			long long j = (i + (1LL << t) + (long long)gg_mulhi(gg_next(s0, s1, s2, s3), 1ULL << (t - 1))) % n;
+			if (j < cs || j >= ce) {
+				u64 np = 1;
+				if (maxPar > 1) {
+					np += gg_mulhi(gg_next(s0, s1, s2, s3), maxPar);
+				}
+				for (u64 q = 0; q < np; q++) {
+					if ((gg_next(s0, s1, s2, s3) >> 11) < thr) {
+						if (store) {
+							u64 pu = perm ? gg_permute(i, n, half, pk0, pk1, pk2, pk3) : i;
+							u64 pv = perm ? gg_permute(j, n, half, pk0, pk1, pk2, pk3) : j;
+							keys[2 * e] = (pu << scale) | pv;
+							keys[2 * e + 1] = (pv << scale) | pu;
+						}
+						e++;
+					}
+				}
+			}
+			thr >>= 1;
+		}
+	}
+	return e - first;
+}
+
+// gg_ssca2_count writes the number of edges of chunk c to counts[c].
+extern "C" __global__ void gg_ssca2_count(const int *starts, long long nstarts, long long n, int chunkV, long long chunks,
+                                          const u64 *states, u64 maxPar, u64 inter, int scale, u64 *counts) {
+	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (c < chunks) {
+		counts[c] = gg_ssca2<false>(c, starts, nstarts, n, chunkV, states, maxPar, inter, scale, 0, 0, 0, 0, 0, 0, 0, 0);
+	}
+}
+
+// gg_ssca2_emit writes the arcs of chunk c's edges from edge first[c].
+extern "C" __global__ void gg_ssca2_emit(const int *starts, long long nstarts, long long n, int chunkV, long long chunks,
+                                         const u64 *states, u64 maxPar, u64 inter, int scale, int perm, int half, u64 pk0,
+                                         u64 pk1, u64 pk2, u64 pk3, const u64 *first, u64 *keys) {
+	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (c < chunks) {
+		gg_ssca2<true>(c, starts, nstarts, n, chunkV, states, maxPar, inter, scale, perm, half, pk0, pk1, pk2, pk3, first[c],
+		               keys);
+	}
+}
+
+// gg_weights: thread = segment g of the weight streams (as gg_edges)
+// draws the weights of edges [c·chunk + j·GG_SEG, …) below m for both
+// arcs of each.
+template <typename W>
+__device__ void gg_weights(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long m, int kind,
+                           u64 maxW, W *w) {
+	long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g >= segsTotal) {
+		return;
+	}
+	long long c = g / segs, j = g % segs;
+	long long lo = c * chunk + j * GG_SEG;
+	long long hi = lo + GG_SEG;
+	if (hi > (c + 1) * chunk) {
+		hi = (c + 1) * chunk;
+	}
+	if (hi > m) {
+		hi = m;
+	}
+	u64 s0 = wstates[4 * g], s1 = wstates[4 * g + 1], s2 = wstates[4 * g + 2], s3 = wstates[4 * g + 3];
+	for (long long i = lo; i < hi; i++) {
+		W wt = gg_weight<W>(gg_next(s0, s1, s2, s3), kind, maxW);
+		w[2 * i] = wt;
+		w[2 * i + 1] = wt;
+	}
+}
+
+extern "C" __global__ void gg_weights_f32(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long m,
+                                          int kind, u64 maxW, float *w) {
+	gg_weights<float>(wstates, segsTotal, segs, chunk, m, kind, maxW, w);
+}
+extern "C" __global__ void gg_weights_f64(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long m,
+                                          int kind, u64 maxW, double *w) {
+	gg_weights<double>(wstates, segsTotal, segs, chunk, m, kind, maxW, w);
 }
 
 // ---- radix sort: GG_BLOCK threads, tiles of GG_BLOCK·GG_SORT_ITEMS keys ----

@@ -20,7 +20,7 @@ import (
 
 // The TestGPU* tests need a CUDA device and skip without one; TestFakeGPU
 // runs the same comparisons on small graphs through the real Go path
-// against package gpu's fake driver, rmat.cu's kernels emulated on the
+// against package gpu's fake driver, gen.cu's kernels emulated on the
 // CPU (testdata/fake_kernels.cpp). On the GPU machine:
 //
 //	PKGS=graph/gen/gpugen ops/gpu-test.sh build     (build machine)
@@ -120,27 +120,68 @@ func sameCSR(t *testing.T, name string, got, want *graph.CSR) {
 // gen.RMAT.
 func checkSameAsHost(t *testing.T, dev *gpu.Device, cases []rmatCase) {
 	for _, c := range cases {
-		want, err := gen.RMAT(c.scale, c.ef, c.opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := RMAT(dev, c.scale, c.ef, c.opts...)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if g.HasHost() != dev.IsHost() {
-			t.Errorf("%s: HasHost %v before Host was asked, on %v", c.name, g.HasHost(), dev)
-		}
-		if g.N != want.NumVertices() || g.Arcs != want.NumArcs() || g.Directed {
-			t.Fatalf("%s: %d vertices, %d arcs, directed %v; want %d, %d, undirected", c.name, g.N, g.Arcs, g.Directed, want.NumVertices(), want.NumArcs())
-		}
-		got, err := g.Host()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameCSR(t, c.name, got, want)
-		if err := g.Close(); err != nil {
-			t.Error(err)
+		compareWithHost(t, dev, c.name, func() (*graph.CSR, error) { return gen.RMAT(c.scale, c.ef, c.opts...) },
+			func() (*gpu.Graph, error) { return RMAT(dev, c.scale, c.ef, c.opts...) })
+	}
+}
+
+// compareWithHost runs a device generator and its host twin and compares
+// their graphs bit for bit.
+func compareWithHost(t *testing.T, dev *gpu.Device, name string, host func() (*graph.CSR, error), device func() (*gpu.Graph, error)) {
+	t.Helper()
+	want, err := host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := device()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if g.HasHost() != dev.IsHost() {
+		t.Errorf("%s: HasHost %v before Host was asked, on %v", name, g.HasHost(), dev)
+	}
+	if g.N != want.NumVertices() || g.Arcs != want.NumArcs() || g.Directed {
+		t.Fatalf("%s: %d vertices, %d arcs, directed %v; want %d, %d, undirected", name, g.N, g.Arcs, g.Directed, want.NumVertices(), want.NumArcs())
+	}
+	got, err := g.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameCSR(t, name, got, want)
+	if err := g.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// ssca2Sets are SSCA2's option combinations.
+func ssca2Sets() []struct {
+	name string
+	opts []gen.Option
+} {
+	busy := gen.SSCA2Config{MaxCliqueSize: 8, ProbIntercliqueEdges: 0.5, MaxParallelEdges: 3, MaxIntWeight: 20}
+	return []struct {
+		name string
+		opts []gen.Option
+	}{
+		{"default", nil},
+		{"ordered", []gen.Option{gen.PermuteVertices(false)}},
+		{"uniform_seed5", []gen.Option{gen.Uniform(), gen.Seed(5)}},
+		{"unweighted", []gen.Option{gen.Unweighted()}},
+		{"f64", []gen.Option{gen.Float64()}},
+		{"uniform_f64_ordered", []gen.Option{gen.Uniform(), gen.Float64(), gen.PermuteVertices(false)}},
+		{"busy", []gen.Option{gen.SSCA2Params(busy), gen.Seed(2)}},
+		{"busy_int3_f64", []gen.Option{gen.SSCA2Params(busy), gen.Integer(3), gen.Float64()}},
+		{"no_edges", []gen.Option{gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 1, MaxParallelEdges: 1})}},
+	}
+}
+
+// checkSSCA2SameAsHost compares SSCA2 with gen.SSCA2 at scales lo..hi.
+func checkSSCA2SameAsHost(t *testing.T, dev *gpu.Device, lo, hi int) {
+	for scale := lo; scale <= hi; scale++ {
+		for _, s := range ssca2Sets() {
+			compareWithHost(t, dev, fmt.Sprintf("ssca2_s%d_%s", scale, s.name),
+				func() (*graph.CSR, error) { return gen.SSCA2(scale, s.opts...) },
+				func() (*gpu.Graph, error) { return SSCA2(dev, scale, s.opts...) })
 		}
 	}
 }
@@ -170,6 +211,25 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 	if _, err := RMAT(nil, 10, 16); err == nil || !strings.Contains(err.Error(), "nil device") {
 		t.Errorf("nil device: %v", err)
 	}
+	if _, err := SSCA2(nil, 10); err == nil || !strings.Contains(err.Error(), "nil device") {
+		t.Errorf("SSCA2, nil device: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		scale int
+		opts  []gen.Option
+	}{
+		{"scale0", 0, nil},
+		{"clique", 4, []gen.Option{gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 17, MaxParallelEdges: 1})}},
+		{"prob", 8, []gen.Option{gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 5, ProbIntercliqueEdges: 2, MaxParallelEdges: 1})}},
+		{"int0", 8, []gen.Option{gen.Integer(0)}},
+	} {
+		_, want := gen.SSCA2(c.scale, c.opts...)
+		_, err := SSCA2(dev, c.scale, c.opts...)
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("SSCA2 %s: error %v, want gen.SSCA2's %v", c.name, err, want)
+		}
+	}
 	if dev.IsHost() {
 		return
 	}
@@ -182,7 +242,8 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 		t.Fatal(err)
 	}
 	// The smallest edge factor at scale 27 whose need exceeds the free
-	// memory, if the arc limit allows one.
+	// memory, if the arc limit allows one (on a card of up to about 100 GB).
+	refused := false
 	for ef := 1; ef <= 31; ef++ {
 		p, err := gen.PlanRMAT(27, ef, gen.Float64())
 		if err != nil {
@@ -198,7 +259,17 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 		if err == nil || !strings.Contains(err.Error(), "device memory") || !strings.Contains(err.Error(), "free") {
 			t.Errorf("scale 27, edge factor %d: %v, want the memory error", ef, err)
 		}
+		refused = true
 		break
+	}
+	if !refused && info.FreeMemory < 100<<30 {
+		t.Errorf("no scale-27 graph was refused for memory with %d bytes free", info.FreeMemory)
+	}
+	// SSCA#2 with cliques of up to 2^20 vertices: refused from the
+	// expected count (about 2^24·(2^20-1)/3 edges).
+	huge := gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 1 << 20, MaxParallelEdges: 1})
+	if _, err := SSCA2(dev, 24, huge); err == nil || !strings.Contains(err.Error(), "device memory") {
+		t.Errorf("SSCA2 with huge cliques: %v, want the memory error", err)
 	}
 	if got := dev.MemoryUsed(); got != used {
 		t.Errorf("refused generations left %d bytes allocated", got-used)
@@ -224,19 +295,20 @@ func checkCancel(t *testing.T, dev *gpu.Device) {
 func TestHostDevice(t *testing.T) {
 	dev := gpu.Host()
 	checkSameAsHost(t, dev, []rmatCase{{8, 16, "s8", nil}, {7, 1, "s7_permuted_int", []gen.Option{gen.PermuteVertices(true), gen.Integer(5)}}})
+	checkSSCA2SameAsHost(t, dev, 6, 6)
 	checkErrors(t, dev)
 }
 
 func TestKernelSource(t *testing.T) {
-	declared := cudasrc.Check(t, "rmat.cu", kernelSource, 1000, kernelNames)
+	declared := cudasrc.Check(t, "gen.cu", kernelSource, 1000, kernelNames)
 	if len(declared) != len(kernelNames) {
-		t.Errorf("rmat.cu declares %d kernels, rmat.go knows %d: %v", len(declared), len(kernelNames), declared)
+		t.Errorf("gen.cu declares %d kernels, rmat.go knows %d: %v", len(declared), len(kernelNames), declared)
 	}
 	defines := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"GG_BLOCK": blockSize, "GG_SEG": segEdges, "GG_SORT_ITEMS": sortItems,
 		"GG_SCAN_ITEMS": scanItems, "GG_MAX_TABLES": maxTables, "GG_W_NONE": wNone, "GG_W_UNIFORM": wUniform, "GG_W_INT": wInt} {
 		if got, ok := defines[name]; !ok || got != int64(want) {
-			t.Errorf("rmat.cu: #define %s %d (found %v), rmat.go says %d", name, got, ok, want)
+			t.Errorf("gen.cu: #define %s %d (found %v), rmat.go says %d", name, got, ok, want)
 		}
 	}
 	if p, _ := gen.PlanRMAT(30, 1); len(p.Tables)/tableWords > maxTables || p.ChunkEdges%segEdges != 0 {
@@ -244,7 +316,7 @@ func TestKernelSource(t *testing.T) {
 	}
 }
 
-// TestKernelSourceSyntax compiles rmat.cu as C++ with the emulator's
+// TestKernelSourceSyntax compiles gen.cu as C++ with the emulator's
 // built-ins.
 func TestKernelSourceSyntax(t *testing.T) {
 	cudasrc.Syntax(t, "-I.", "-I"+fakegpu.IncludeDir(), filepath.Join("testdata", "fake_kernels.cpp"))
@@ -266,6 +338,12 @@ func TestFakeGPUChild(t *testing.T) {
 		{12, 17, "s12_ef17_permuted_int", []gen.Option{gen.PermuteVertices(true), gen.Integer(100)}},
 		{11, 40, "s11_ef40_uniform_f64", []gen.Option{gen.Float64(), gen.Seed(9)}},
 	})
+	checkSSCA2SameAsHost(t, dev, 6, 8)
+	compareWithHost(t, dev, "ssca2_s10", func() (*graph.CSR, error) { return gen.SSCA2(10) }, func() (*gpu.Graph, error) { return SSCA2(dev, 10) })
+	// Two chunks of vertices, small cliques.
+	small := gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 4, ProbIntercliqueEdges: 0.2, MaxParallelEdges: 2, MaxIntWeight: 1000})
+	compareWithHost(t, dev, "ssca2_s13_small_cliques", func() (*graph.CSR, error) { return gen.SSCA2(13, small, gen.Seed(3)) },
+		func() (*gpu.Graph, error) { return SSCA2(dev, 13, small, gen.Seed(3)) })
 	checkErrors(t, dev)
 	checkCancel(t, dev)
 }
@@ -287,5 +365,14 @@ func TestGPURMAT(t *testing.T) {
 	checkSameAsHost(t, dev, rmatCases(false))
 	checkSameAsHost(t, dev, []rmatCase{{20, 16, "s20", nil}, {20, 16, "s20_int", []gen.Option{gen.Integer(255), gen.PermuteVertices(true)}}})
 	checkErrors(t, dev)
+	checkCancel(t, dev)
+}
+
+// TestGPUSSCA2 compares the device SSCA#2 graphs with gen.SSCA2 on a GPU,
+// scales 6..16 and every option set, then scale 20.
+func TestGPUSSCA2(t *testing.T) {
+	dev := gpuDevice(t)
+	checkSSCA2SameAsHost(t, dev, 6, 16)
+	compareWithHost(t, dev, "ssca2_s20", func() (*graph.CSR, error) { return gen.SSCA2(20) }, func() (*gpu.Graph, error) { return SSCA2(dev, 20) })
 	checkCancel(t, dev)
 }

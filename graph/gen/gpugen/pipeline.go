@@ -1,0 +1,327 @@
+package gpugen
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/card"
+)
+
+//go:embed gen.cu
+var kernelSource string
+
+var kernels = gpu.ModuleCache{Name: "gpugen_gen.cu", Source: kernelSource}
+
+// Constants shared with gen.cu (a test compares them).
+const (
+	blockSize   = 256  // GG_BLOCK
+	segEdges    = 1024 // GG_SEG
+	sortItems   = 16   // GG_SORT_ITEMS
+	scanItems   = 8    // GG_SCAN_ITEMS
+	maxTables   = 8    // GG_MAX_TABLES
+	wNone       = 0    // GG_W_NONE
+	wUniform    = 1    // GG_W_UNIFORM
+	wInt        = 2    // GG_W_INT
+	sortTile    = blockSize * sortItems
+	scanTile    = blockSize * scanItems
+	digitBits   = 8
+	maxArcs     = 1<<32 - 2 // positions are 32-bit
+	tableWords  = 256
+	stateWords  = 4
+	kStates     = "gg_states"
+	kHist       = "gg_hist"
+	kScanTiles  = "gg_scan_tiles"
+	kScanAdd    = "gg_scan_add"
+	kTake       = "gg_take"
+	kMark       = "gg_mark"
+	kEdgesF32   = "gg_edges_f32"
+	kEdgesF64   = "gg_edges_f64"
+	kScatterF32 = "gg_scatter_f32"
+	kScatterF64 = "gg_scatter_f64"
+	kCompactF32 = "gg_compact_f32"
+	kCompactF64 = "gg_compact_f64"
+	kSSCA2Count = "gg_ssca2_count"
+	kSSCA2Emit  = "gg_ssca2_emit"
+	kWeightsF32 = "gg_weights_f32"
+	kWeightsF64 = "gg_weights_f64"
+)
+
+var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emit, kWeightsF32, kWeightsF64,
+	kHist, kScatterF32, kScatterF64, kScanTiles, kScanAdd, kTake, kMark, kCompactF32, kCompactF64}
+
+// phaseLog, when set (by tests and benchmarks), receives the duration of
+// each phase of RMAT on a GPU; the device is synchronised between phases
+// to measure them.
+var phaseLog func(phase string, d time.Duration)
+
+// weightBytes is the size of one weight of the given kind.
+func weightBytes(kind gen.WeightKind, float64W bool) int64 {
+	switch {
+	case kind == gen.NoWeights:
+		return 0
+	case float64W:
+		return 8
+	}
+	return 4
+}
+
+// pipelineBytes is the device memory the sort and the CSR build need at
+// their peak for arcs arcs over n vertices with weights of wb bytes: the
+// sort (keys and weights twice, the digit counts) or the compaction (keys
+// and weights once, the positions, the CSR), whichever is larger, plus a
+// MiB for the small buffers.
+func pipelineBytes(arcs int64, n int, wb int64) int64 {
+	sortBlocks := (arcs + sortTile - 1) / sortTile
+	sorting := arcs*(16+2*wb) + 256*sortBlocks*4*2
+	compacting := arcs*(8+wb) + (arcs+1)*4*2 + arcs*(4+wb) + int64(n+1)*8
+	return max(sorting, compacting) + 1<<20
+}
+
+// checkFree returns an error unless need bytes are free on dev; host names
+// the host generator to suggest.
+func checkFree(dev *gpu.Device, what string, need int64, host string) error {
+	info, err := dev.Info()
+	if err != nil {
+		return fmt.Errorf("gpugen: %s: %w", what, err)
+	}
+	if need > info.FreeMemory {
+		return fmt.Errorf("gpugen: %s needs about %s of device memory at its peak, %s is free on %v: close device-resident graphs and prepared algorithms you no longer need, lower the scale, or generate on the host with %s",
+			what, card.Bytes(need), card.Bytes(info.FreeMemory), dev, host)
+	}
+	return nil
+}
+
+// generate runs the kernels of gen.cu on dev: draw writes the arcs (keys
+// and weights, in buffers of r.tmp), then they are sorted and built into
+// a CSR of n vertices whose keys have 2·scale bits.
+func generate(dev *gpu.Device, scale, n int, draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s, error)) (*gpu.Graph, error) {
+	mod, err := kernels.For(dev)
+	if err != nil {
+		return nil, err
+	}
+	fn := map[string]*gpu.Function{}
+	for _, name := range kernelNames {
+		if fn[name], err = mod.Function(name); err != nil {
+			return nil, err
+		}
+	}
+	tmp := gpu.NewAllocations(dev)
+	defer tmp.Free()
+	var g *gpu.Graph
+	err = dev.Exec(func(t *gpu.Thread) error {
+		r := &run{t: t, fn: fn, tmp: tmp, scale: scale, n: n}
+		var err error
+		g, err = r.all(draw)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// run is one generation on the device thread.
+type run struct {
+	t    *gpu.Thread
+	fn   map[string]*gpu.Function
+	tmp  *gpu.Allocations
+	last time.Time
+	// scale is the number of bits of a vertex id in a key; n the vertices.
+	scale, n int
+}
+
+// phase reports the time since the previous phase to phaseLog.
+func (r *run) phase(name string) error {
+	if phaseLog == nil {
+		return nil
+	}
+	if err := r.t.Synchronize(); err != nil {
+		return err
+	}
+	now := time.Now()
+	if !r.last.IsZero() {
+		phaseLog(name, now.Sub(r.last))
+	}
+	r.last = now
+	return nil
+}
+
+func (r *run) launch(name string, threads int64, args ...any) error {
+	return r.t.Launch(r.fn[name], gpu.Blocks(int(threads), blockSize), gpu.D1(blockSize), 0, args...)
+}
+
+// all generates the edges, sorts the arcs and builds the CSR.
+func (r *run) all(draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s, error)) (*gpu.Graph, error) {
+	if err := r.phase(""); err != nil {
+		return nil, err
+	}
+	keys, w32, w64, err := draw(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.phase("edges"); err != nil {
+		return nil, err
+	}
+	if keys, w32, w64, err = r.sort(keys, w32, w64); err != nil {
+		return nil, err
+	}
+	if err := r.phase("sort"); err != nil {
+		return nil, err
+	}
+	g, err := r.csr(keys, w32, w64)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.phase("csr"); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// sort orders the arcs by key (source, then target), stably, 8 bits a
+// pass over the 2·scale bits of the keys; it returns the sorted buffers
+// and frees the others.
+func (r *run) sort(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s, error) {
+	tmp := r.tmp
+	n := keys.Len()
+	nblocks := int64((n + sortTile - 1) / sortTile)
+	counts, err := tmp.AllocUint32s(int(256 * nblocks))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	keys2, err := tmp.AllocUint64s(n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var w32b *gpu.Float32s
+	var w64b *gpu.Float64s
+	switch {
+	case w32 != nil:
+		if w32b, err = tmp.AllocFloat32s(n); err != nil {
+			return nil, nil, nil, err
+		}
+	case w64 != nil:
+		if w64b, err = tmp.AllocFloat64s(n); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	for shift := 0; shift < 2*r.scale; shift += digitBits {
+		if err := r.launchBlocks(kHist, nblocks, keys, int64(n), shift, counts, nblocks); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := r.scan(counts, int64(counts.Len())); err != nil {
+			return nil, nil, nil, err
+		}
+		if w64 != nil {
+			err = r.launchBlocks(kScatterF64, nblocks, keys, w64, int64(n), shift, counts, nblocks, keys2, w64b)
+			w64, w64b = w64b, w64
+		} else {
+			err = r.launchBlocks(kScatterF32, nblocks, keys, w32, int64(n), shift, counts, nblocks, keys2, w32b)
+			w32, w32b = w32b, w32
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		keys, keys2 = keys2, keys
+	}
+	for _, free := range []func() error{counts.Free, keys2.Free, w32b.Free, w64b.Free} {
+		if err := free(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return keys, w32, w64, nil
+}
+
+// launchBlocks launches a kernel on blocks blocks of blockSize threads.
+func (r *run) launchBlocks(name string, blocks int64, args ...any) error {
+	return r.t.Launch(r.fn[name], gpu.D1(int(blocks)), gpu.D1(blockSize), 0, args...)
+}
+
+// scan replaces a[0:n] by its exclusive prefix sum (32-bit, wrapping),
+// by tiles, scanning the tiles' totals recursively.
+func (r *run) scan(a *gpu.Uint32s, n int64) error {
+	tiles := (n + scanTile - 1) / scanTile
+	if tiles <= 1 {
+		return r.launchBlocks(kScanTiles, 1, a, n, (*gpu.Uint32s)(nil))
+	}
+	sums, err := r.tmp.AllocUint32s(int(tiles))
+	if err != nil {
+		return err
+	}
+	defer sums.Free()
+	if err := r.launchBlocks(kScanTiles, tiles, a, n, sums); err != nil {
+		return err
+	}
+	if err := r.scan(sums, tiles); err != nil {
+		return err
+	}
+	return r.launch(kScanAdd, n, a, n, sums)
+}
+
+// csr marks the arcs to keep, numbers them and writes the CSR.
+func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Graph, error) {
+	tmp, d := r.tmp, r.t.Device()
+	n := int64(keys.Len())
+	pos, err := tmp.AllocUint32s(int(n + 1))
+	if err != nil {
+		return nil, err
+	}
+	if err := r.launch(kMark, n+1, keys, n, r.scale, pos); err != nil {
+		return nil, err
+	}
+	if err := r.scan(pos, n+1); err != nil {
+		return nil, err
+	}
+	one, err := tmp.AllocUint32s(1)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.launch(kTake, 1, pos, n, one); err != nil {
+		return nil, err
+	}
+	total, err := one.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	kept := int(total[0])
+	var offsets *gpu.Int64s
+	var adj *gpu.Int32s
+	var o32 *gpu.Float32s
+	var o64 *gpu.Float64s
+	fail := func(err error) (*gpu.Graph, error) {
+		return nil, errors.Join(err, offsets.Free(), adj.Free(), o32.Free(), o64.Free())
+	}
+	if offsets, err = d.AllocInt64s(r.n + 1); err != nil {
+		return fail(err)
+	}
+	if adj, err = d.AllocInt32s(kept); err != nil {
+		return fail(err)
+	}
+	switch {
+	case w32 != nil:
+		if o32, err = d.AllocFloat32s(kept); err != nil {
+			return fail(err)
+		}
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, adj, o32, offsets, int64(r.n))
+	case w64 != nil:
+		if o64, err = d.AllocFloat64s(kept); err != nil {
+			return fail(err)
+		}
+		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, adj, o64, offsets, int64(r.n))
+	default:
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, adj, o32, offsets, int64(r.n))
+	}
+	if err != nil {
+		return fail(err)
+	}
+	g, err := d.NewGraph(r.n, false, offsets, adj, o32, o64)
+	if err != nil {
+		return fail(err)
+	}
+	return g, nil
+}

@@ -972,13 +972,10 @@ func (p *Prepared) Run() (*Result, error) {
 		return p.runHost()
 	}
 	r := &Result{Algorithm: "gpu Borůvka (" + p.Label() + ")" + p.notes()}
-	if err := p.hostNumbering(); err != nil {
-		return nil, fmt.Errorf("mst: %s: %w", r.Algorithm, err)
-	}
 	if err := p.rounds(r); err != nil {
 		return nil, fmt.Errorf("mst: %s: %w", r.Algorithm, err)
 	}
-	r.finish(p.g)
+	r.finishCounts(p.arcs/2, p.arcs)
 	return r, nil
 }
 
@@ -1077,11 +1074,17 @@ func (p *Prepared) rounds(r *Result) error {
 	if err != nil {
 		return err
 	}
-	words, err := p.inForest.ToHost()
-	if err != nil {
-		return fmt.Errorf("downloading the forest: %w", err)
+	if p.g0 == nil { // PrepareResident: the edges are read on the device
+		if r.Edges, err = p.forestEdgesOnDevice(); err != nil {
+			return err
+		}
+	} else {
+		words, err := p.inForest.ToHost()
+		if err != nil {
+			return fmt.Errorf("downloading the forest: %w", err)
+		}
+		r.Edges = p.forestEdges(words)
 	}
-	r.Edges = p.forestEdges(words)
 	if err := cancel.Check(); err != nil { // forestEdges stops early
 		return err
 	}

@@ -231,3 +231,36 @@ extern "C" __global__ void mprep_pack(const int *src, const int *adj, const u32 
 	}
 	high[j] = (u8)h;
 }
+
+// mprep_forest_count: cnt[i] = the forest edges in word i of the bitmap.
+extern "C" __global__ void mprep_forest_count(const u32 *words, i64 nwords, i64 *cnt) {
+	i64 i = mp_index();
+	if (i < nwords) cnt[i] = __popc(words[i]);
+}
+
+// mprep_forest_edges writes every forest edge (bit e of the bitmap: the
+// edge of index e) at its scanned place pos, in edge-index order: its ends
+// a < b in the input's ids (a found by a binary search over the edge
+// numbering at, b the arc upper[a] + e - at[a] of the input) and its
+// weight as a double (1 unweighted).
+extern "C" __global__ void mprep_forest_edges(const u32 *words, i64 nwords, const i64 *pos, const i64 *at,
+                                              const i64 *upper, int n, const int *adj, const float *w32,
+                                              const double *w64, int *eu, int *ev, double *ew) {
+	i64 i = mp_index();
+	if (i >= nwords) return;
+	i64 p = pos[i];
+	for (u32 w = words[i]; w != 0; w &= w - 1) {
+		i64 e = i * 32 + __ffs(w) - 1;
+		int lo = 0, hi = n; // at[lo] <= e < at[hi]
+		while (hi - lo > 1) {
+			int mid = lo + (hi - lo) / 2;
+			if (at[mid] <= e) lo = mid;
+			else hi = mid;
+		}
+		i64 k = upper[lo] + e - at[lo];
+		eu[p] = lo;
+		ev[p] = adj[k];
+		ew[p] = mp_weight(w32, w64, k);
+		p++;
+	}
+}

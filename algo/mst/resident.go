@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/graphnb/graphnb/algo/internal/prepared"
@@ -12,6 +13,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/par"
 )
 
 // prepareSource is the CUDA C of the device preparation (resident.go).
@@ -33,6 +35,7 @@ func prepareKernelNames() []string {
 		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_selfloop", "mprep_first_order",
 		"mprep_weight_keys", "mprep_distinct", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
 		"mprep_gather", "mprep_iota", "mprep_bounds", "mprep_base", "mprep_pack",
+		"mprep_forest_count", "mprep_forest_edges",
 	}
 }
 
@@ -62,8 +65,8 @@ func prepareKernelNames() []string {
 //     hybrid split, which reads the prepared offsets (8 bytes per vertex);
 //   - a host share (Hybrid, or a memory cap below the arrays' size): the
 //     prepared arrays are downloaded and split as Prepare does;
-//   - the first Run takes the host copy of g (gpu.Graph.Host) to turn the
-//     forest's edge indices into edges.
+//   - Run downloads only the forest's edges (read on the device) and
+//     sorts them by (W, U, V) on the host, as after Prepare.
 //
 // A graph the device checks reject (lists not sorted by id, a repeated
 // arc, an asymmetric arc, a NaN weight, an id out of range) takes the host
@@ -149,22 +152,86 @@ func (p *Prepared) prepareFromHostCopy() error {
 	return p.prepareDevice()
 }
 
-// hostNumbering sets what Run needs on the host after PrepareResident:
-// the input's host copy and its edge numbering (upper, at), as Prepare
-// has them.
-func (p *Prepared) hostNumbering() error {
-	if p.g0 != nil {
-		return nil
-	}
-	h, err := p.rg.Host()
+// forestEdgesOnDevice is forestEdges after PrepareResident: the input's
+// edge numbering is rebuilt on the device (a binary search per vertex, a
+// scan), each forest edge's ends and weight are read there, in edge-index
+// order, and only the n − trees edges are downloaded and sorted by
+// (W, U, V).
+func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
+	g, n := p.rg, p.n
+	mod, err := prepareCompiled.For(p.Device())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if p.upper, p.at, err = upperArcs(h); err != nil {
-		return err
+	k := kernelLauncher{mod}
+	tmp := gpu.NewAllocations(p.Device())
+	defer tmp.Free()
+	upper, err := tmp.AllocInt64s(n)
+	if err != nil {
+		return nil, err
 	}
-	p.g, p.g0 = h, h
-	return nil
+	at, err := tmp.AllocInt64s(n + 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.run("mprep_upper", int64(n), g.Offsets, g.Adj, n, upper, at); err != nil {
+		return nil, err
+	}
+	if _, err := transform.ExclusiveScan(at, int64(n), true); err != nil {
+		return nil, err
+	}
+	words := int64(p.inForest.Len())
+	pos, err := tmp.AllocInt64s(int(words) + 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.run("mprep_forest_count", words, p.inForest, words, pos); err != nil {
+		return nil, err
+	}
+	count, err := transform.ExclusiveScan(pos, words, true)
+	if err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return []Edge{}, nil
+	}
+	eu, err := tmp.AllocInt32s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	ev, err := tmp.AllocInt32s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	ew, err := tmp.AllocFloat64s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	if err := k.run("mprep_forest_edges", words, p.inForest, words, pos, at, upper, n, g.Adj, g.Weights, g.Weights64, eu, ev, ew); err != nil {
+		return nil, err
+	}
+	u, err := eu.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	v, err := ev.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	w, err := ew.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Edge, count)
+	par.For(len(out), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = Edge{U: u[i], V: v[i], W: w[i]}
+		}
+	})
+	if err := sortEdges(out); err != nil {
+		slices.SortFunc(out, compare) // interrupted: keep the result well formed, as forestEdges does
+	}
+	return out, nil
 }
 
 // deviceTransformed is the prepared graph on the device, in a temporary

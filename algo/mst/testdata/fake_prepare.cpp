@@ -31,6 +31,8 @@ fake::Table table({
     fake::kernel("mprep_bounds", mprep_bounds, direct),
     fake::kernel("mprep_base", mprep_base, direct),
     fake::kernel("mprep_pack", mprep_pack, direct),
+    fake::kernel("mprep_forest_count", mprep_forest_count, direct),
+    fake::kernel("mprep_forest_edges", mprep_forest_edges, direct),
 });
 
 } // namespace

@@ -188,3 +188,41 @@ extern "C" __global__ void gt_upper_scatter(const int *src, const int *adj, cons
 	if (w32) o32[j] = w32[k];
 	if (w64) o64[j] = w64[k];
 }
+
+// gt_tile_keys: keys[k] = edge k's tile in (end segment, start segment)
+// order, oriented start <= end (graph.PermuteCOO's order), segs segments
+// of p vertices; vals[k] = k. An id outside [0, n) sets *bad.
+extern "C" __global__ void gt_tile_keys(const int *start, const int *end, i64 m, int n, int p, i64 segs, u64 *keys,
+                                        u32 *vals, u32 *bad) {
+	i64 k = gt_index();
+	if (k >= m) return;
+	int a = start[k], b = end[k];
+	if (a < 0 || a >= n || b < 0 || b >= n) {
+		atomicOr(bad, 1u);
+		a = b = 0;
+	}
+	if (a > b) {
+		int t = a;
+		a = b;
+		b = t;
+	}
+	keys[k] = (u64)(b / p) * (u64)segs + (u64)(a / p);
+	vals[k] = (u32)k;
+}
+
+// gt_permute_gather: edge i of the result is edge order[i] of the input,
+// oriented start <= end, with its weight; index[i] = order[i] when index
+// is not NULL.
+extern "C" __global__ void gt_permute_gather(const u32 *order, const int *start, const int *end, const float *w32,
+                                             const double *w64, i64 m, int *ostart, int *oend, float *o32,
+                                             double *o64, i64 *index) {
+	i64 i = gt_index();
+	if (i >= m) return;
+	u32 e = order[i];
+	int a = start[e], b = end[e];
+	ostart[i] = a < b ? a : b;
+	oend[i] = a < b ? b : a;
+	if (w32) o32[i] = w32[e];
+	if (w64) o64[i] = w64[e];
+	if (index) index[i] = e;
+}

@@ -28,7 +28,7 @@ const (
 func kernelNames() []string {
 	return []string{
 		"gt_scan_reduce", "gt_scan_down", "gt_key_diff", "gt_radix_hist", "gt_radix_scatter",
-		"gt_arc_source", "gt_upper_count", "gt_upper_scatter",
+		"gt_arc_source", "gt_upper_count", "gt_upper_scatter", "gt_tile_keys", "gt_permute_gather",
 	}
 }
 

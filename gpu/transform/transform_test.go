@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -68,6 +69,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkScan(t, dev)
 	checkSortPairs(t, dev)
 	checkUndirectedCOO(t, dev, testGraphs(t))
+	checkPermuteCOO(t, dev, testGraphs(t))
 }
 
 // TestGPU runs the same checks on a real GPU (skipped without one).
@@ -79,6 +81,7 @@ func TestGPU(t *testing.T) {
 	checkScan(t, dev)
 	checkSortPairs(t, dev)
 	checkUndirectedCOO(t, dev, testGraphs(t))
+	checkPermuteCOO(t, dev, testGraphs(t))
 }
 
 // testGraphs are small graphs of every weight kind, some with self-loops.
@@ -248,5 +251,74 @@ func checkUndirectedCOO(t *testing.T, dev *gpu.Device, graphs map[string]*graph.
 				t.Errorf("UndirectedCOO differs from the host's: %d edges, want %d", got.NumEdges(), want.NumEdges())
 			}
 		})
+	}
+}
+
+// checkPermuteCOO compares PermuteCOO and PermuteCOOIndex with the host's
+// on the graphs' COO views (and the same edges reversed) for several
+// segment sizes, and the error for an id out of range.
+func checkPermuteCOO(t *testing.T, dev *gpu.Device, graphs map[string]*graph.CSR) {
+	for name, g := range graphs {
+		c, err := g.UndirectedCOO()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev := &graph.COO{N: c.N, Start: c.End, End: c.Start, Weights: c.Weights, Weights64: c.Weights64}
+		for _, in := range []struct {
+			name string
+			c    *graph.COO
+		}{{"", c}, {"_reversed", rev}} {
+			for _, p := range []int{1, 3, 16, 1 << 20} {
+				t.Run(fmt.Sprintf("permute/%s%s/p%d", name, in.name, p), func(t *testing.T) {
+					want, wantIdx, err := graph.PermuteCOOIndex(in.c, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					dc, err := dev.UploadCOO(in.c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer dc.Close()
+					out, idx, err := PermuteCOOIndex(dc, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer out.Close()
+					defer idx.Free()
+					got, err := out.Download()
+					if err != nil {
+						t.Fatal(err)
+					}
+					gotIdx, err := idx.ToHost()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(gotIdx) != fmt.Sprint(wantIdx) {
+						t.Errorf("PermuteCOOIndex differs from the host's")
+					}
+					plain, err := PermuteCOO(dc, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer plain.Close()
+					if again, err := plain.Download(); err != nil || fmt.Sprint(again) != fmt.Sprint(want) {
+						t.Errorf("PermuteCOO differs from the host's (%v)", err)
+					}
+				})
+			}
+		}
+	}
+	bad := &graph.COO{N: 4, Start: []int32{0, 1, 2}, End: []int32{1, 7, 3}}
+	_, want := graph.PermuteCOO(bad, 2)
+	dc, err := dev.UploadCOO(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	if _, got := PermuteCOO(dc, 2); want == nil || got == nil || got.Error() != want.Error() {
+		t.Errorf("PermuteCOO of an id out of range: %v; the host says %v", got, want)
+	}
+	if _, got := PermuteCOO(dc, 0); got == nil {
+		t.Error("PermuteCOO with P = 0: no error")
 	}
 }

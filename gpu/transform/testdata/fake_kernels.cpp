@@ -26,6 +26,8 @@ fake::Table table({
     fake::kernel("gt_arc_source", gt_arc_source, direct),
     fake::kernel("gt_upper_count", gt_upper_count, direct),
     fake::kernel("gt_upper_scatter", gt_upper_scatter, direct),
+    fake::kernel("gt_tile_keys", gt_tile_keys, direct),
+    fake::kernel("gt_permute_gather", gt_permute_gather, direct),
 });
 
 } // namespace

@@ -497,18 +497,24 @@ func (p *Prepared) deviceBytes(ng int, arcs int64) int64 {
 
 // plan sets hostFrom: the hybrid split (the vertex boundary nearest to
 // where the host's last CPUShare of the arcs begins), lowered until the
-// device arrays fit under the memory cap.
+// device arrays fit under the memory cap; off are the prepared offsets.
 func (p *Prepared) plan(off []int64) error {
+	return p.planAt(func(v int) int64 { return off[v] })
+}
+
+// planAt is plan with the offsets read through off, which it calls for
+// off(n) only unless there is a hybrid share or the arrays do not fit.
+func (p *Prepared) planAt(off func(v int) int64) error {
 	n := p.n
-	arcs := off[n]
+	arcs := off(n)
 	from := n
 	if share := p.opts.share(); share >= 1 {
 		from = 0
 	} else if share > 0 {
 		// The vertex boundary nearest to the GPU's share of the arcs.
 		target := int64(math.Round((1 - share) * float64(arcs)))
-		from = sort.Search(n+1, func(v int) bool { return off[v] >= target })
-		if from > 0 && target-off[from-1] < off[from]-target {
+		from = sort.Search(n+1, func(v int) bool { return off(v) >= target })
+		if from > 0 && target-off(from-1) < off(from)-target {
 			from--
 		}
 	}
@@ -528,7 +534,7 @@ func (p *Prepared) plan(off []int64) error {
 	// The largest ng ≤ from whose arrays fit. (Not a binary search: the
 	// labels the host reads can shrink as ng grows.)
 	ng := from
-	for ng > 0 && p.deviceBytes(ng, off[ng]) > limit {
+	for ng > 0 && p.deviceBytes(ng, off(ng)) > limit {
 		ng--
 	}
 	p.hostFrom = ng

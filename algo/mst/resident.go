@@ -57,12 +57,14 @@ func prepareKernelNames() []string {
 // Kept on the host, measured and documented:
 //   - the reverse Cuthill-McKee order of Renumber (graph.RCMOrder: a BFS
 //     per component from a pseudo-peripheral vertex whose order depends
-//     on the whole previous level, with no exact parallel form): it
-//     downloads the graph (gpu.Graph.Host, kept) and runs there; the
-//     vertex relabelling and re-sorting that follow run on the device;
+//     on the whole previous level, with no exact parallel form here): it
+//     downloads the offsets and ids (12 bytes per arc; none when g has a
+//     host copy) and runs on all cores; the relabelling and re-sorting
+//     that follow run on the device;
 //   - the suffix minimum of the lowest label each host vertex reads (one
 //     download of 4 bytes per vertex, an O(N) loop), and the plan of the
-//     hybrid split, which reads the prepared offsets (8 bytes per vertex);
+//     split, which downloads the prepared offsets only for a hybrid share
+//     or arrays over the memory cap;
 //   - a host share (Hybrid, or a memory cap below the arrays' size): the
 //     prepared arrays are downloaded and split as Prepare does;
 //   - Run downloads only the forest's edges (read on the device) and
@@ -118,14 +120,30 @@ func (p *Prepared) prepareResident() error {
 	if err != nil {
 		return err
 	}
-	off, err := dt.off.ToHost()
-	if err != nil {
-		return err
+	// The offsets are downloaded only when the plan reads more than the
+	// arc count (a hybrid share, arrays over the memory cap).
+	var off []int64
+	var offErr error
+	offAt := func(v int) int64 {
+		if v == p.n {
+			return p.arcs
+		}
+		if off == nil && offErr == nil {
+			off, offErr = dt.off.ToHost()
+		}
+		if offErr != nil {
+			return 0
+		}
+		return off[v]
 	}
-	if err := p.plan(off); err != nil {
-		return err
+	if err := p.planAt(offAt); err != nil || offErr != nil {
+		return errors.Join(err, offErr)
 	}
 	if p.hostFrom < p.n { // a host share: split the downloaded arrays as Prepare does
+		offAt(0) // downloads the offsets
+		if offErr != nil {
+			return offErr
+		}
 		tr, err := dt.download(p, off)
 		if err != nil {
 			return err
@@ -350,7 +368,7 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 	// The renumbering (host: see PrepareResident).
 	var newID *gpu.Int32s
 	if p.opts.Renumber {
-		h, err := g.Host()
+		h, err := rcmInput(g)
 		if err != nil {
 			return nil, err
 		}
@@ -512,6 +530,23 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 		p.sufMin[v] = min(vl[v], p.sufMin[v+1])
 	}
 	return dt, cancel.Check()
+}
+
+// rcmInput is what graph.RCMOrder reads of g: its host copy when it has
+// one, else a download of its offsets and ids (the weights play no part).
+func rcmInput(g *gpu.Graph) (*graph.CSR, error) {
+	if g.HasHost() {
+		return g.Host()
+	}
+	off, err := g.Offsets.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	adj, err := g.Adj.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	return &graph.CSR{Offsets: off, Adj: adj}, nil
 }
 
 // rankSorted returns the rank of every arc's weight (graph.WeightRanks)

@@ -415,6 +415,8 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 	default:
 		p.wkind = wF64
 	}
+	sorter := transform.NewSorter(p.Device())
+	defer sorter.Free()
 	var rank *gpu.Uint32s
 	if weighted {
 		if err := k.run("mprep_weight_keys", m, g.Weights, g.Weights64, perm, m, keys); err != nil {
@@ -424,7 +426,7 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 		if g.Weights != nil {
 			keyBits = 32
 		}
-		if err := transform.SortPairs(keys, perm, keyBits); err != nil {
+		if err := sorter.Sort(keys, perm, keyBits); err != nil {
 			return nil, err
 		}
 		if p.wkind == wRank {
@@ -437,7 +439,7 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 		if err := k.run("mprep_vertex_keys", m, src, newID, perm, m, keys); err != nil {
 			return nil, err
 		}
-		if err := transform.SortPairs(keys, perm, max(1, bits.Len(uint(n)))); err != nil {
+		if err := sorter.Sort(keys, perm, max(1, bits.Len(uint(n)))); err != nil {
 			return nil, err
 		}
 	}

@@ -135,14 +135,73 @@ func scan(x *gpu.Int64s, n int64, withTotal bool, total *gpu.Int64s) error {
 	return launch(dev, "gt_scan_down", int(tiles), x, x, n, carry, withTotal, total)
 }
 
-// SortPairs sorts the (key, value) pairs of keys and vals (of one length) by key,
-// stably (equal keys keep their order), looking only at the low bits bits
-// of the keys (1..64; higher bits must be zero or are ignored). It is a
+// SortPairs sorts the (key, value) pairs of keys and vals (of one length)
+// by key, stably (equal keys keep their order), looking only at the low
+// bits bits of the keys (1..64; higher bits are ignored). It is a
 // least-significant-digit radix sort, 8 bits per pass, that skips the
 // bytes on which every key agrees; scratch is 12 bytes per pair plus 2 KiB
-// per 4096 pairs. The result is deterministic. It returns an error for
-// bad arguments, on the host device and for a device error.
+// per 4096 pairs, allocated and freed per call (a Sorter keeps it). The
+// result is deterministic. It returns an error for bad arguments, on the
+// host device and for a device error.
 func SortPairs(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {
+	if keys == nil {
+		return errors.New("transform: SortPairs: nil keys")
+	}
+	s := NewSorter(keys.Device())
+	return errors.Join(s.Sort(keys, vals, bits), s.Free())
+}
+
+// Sorter is SortPairs with its scratch buffers kept across calls of the
+// same length (a sort of another length reallocates them), for a caller
+// that sorts several times. Free releases them. A Sorter is not safe for
+// concurrent use.
+type Sorter struct {
+	dev    *gpu.Device
+	mem    *gpu.Allocations
+	n      int64
+	keys   *gpu.Uint64s
+	vals   *gpu.Uint32s
+	hist   *gpu.Int64s
+	diff   *gpu.Uint64s
+	result []uint64
+}
+
+// NewSorter returns a Sorter for buffers on dev.
+func NewSorter(dev *gpu.Device) *Sorter { return &Sorter{dev: dev} }
+
+// Free releases the scratch buffers; the Sorter may be used again.
+func (s *Sorter) Free() error {
+	err := s.mem.Free()
+	s.mem, s.n = nil, -1
+	return err
+}
+
+// scratch makes sure the scratch buffers hold n pairs.
+func (s *Sorter) scratch(n int64) error {
+	if s.mem != nil && s.n == n {
+		return nil
+	}
+	if err := s.Free(); err != nil {
+		return err
+	}
+	s.mem, s.n = gpu.NewAllocations(s.dev), n
+	tiles := (n + radixTile - 1) / radixTile
+	var err error
+	if s.keys, err = s.mem.AllocUint64s(int(n)); err != nil {
+		return err
+	}
+	if s.vals, err = s.mem.AllocUint32s(int(n)); err != nil {
+		return err
+	}
+	if s.hist, err = s.mem.AllocInt64s(int(256*tiles + 1)); err != nil {
+		return err
+	}
+	s.diff, err = s.mem.AllocUint64s(1)
+	return err
+}
+
+// Sort is SortPairs with the Sorter's scratch.
+func (s *Sorter) Sort(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {
 	if keys == nil || vals == nil {
 		return errors.New("transform: SortPairs: nil keys or values")
 	}
@@ -150,59 +209,48 @@ func SortPairs(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {
 	if int64(vals.Len()) != n || bits < 1 || bits > 64 {
 		return fmt.Errorf("transform: SortPairs: %d keys, %d values, %d bits: want as many values as keys and 1 to 64 bits", n, vals.Len(), bits)
 	}
+	if keys.Device() != s.dev || vals.Device() != s.dev {
+		return errors.New("transform: SortPairs: the keys or values are on another device than the Sorter's")
+	}
+	if s.dev == nil || s.dev.IsHost() {
+		return errHost
+	}
 	if n < 2 {
 		return nil
 	}
-	dev := keys.Device()
-	diff, err := dev.AllocUint64s(1)
-	if err != nil {
+	if err := s.scratch(n); err != nil {
 		return fmt.Errorf("transform: SortPairs: %w", err)
 	}
-	defer diff.Free()
-	if err := diff.Fill(0); err != nil {
+	if err := s.diff.Fill(0); err != nil {
 		return err
 	}
-	if err := launch(dev, "gt_key_diff", min(diffBlocks, blocks(n)), keys, n, diff); err != nil {
+	dev := s.dev
+	if err := launch(dev, "gt_key_diff", min(diffBlocks, blocks(n)), keys, n, s.diff); err != nil {
 		return err
 	}
-	d := []uint64{0}
-	if err := diff.Download(d); err != nil {
+	if s.result == nil {
+		s.result = make([]uint64, 1)
+	}
+	if err := s.diff.Download(s.result); err != nil {
 		return fmt.Errorf("transform: SortPairs: %w", err)
 	}
+	vary := s.result[0]
 	if bits < 64 {
-		d[0] &= 1<<bits - 1
-	}
-	if d[0] == 0 {
-		return nil
+		vary &= 1<<bits - 1
 	}
 	tiles := (n + radixTile - 1) / radixTile
-	hist, err := dev.AllocInt64s(int(256*tiles + 1))
-	if err != nil {
-		return fmt.Errorf("transform: SortPairs: %w", err)
-	}
-	defer hist.Free()
-	k2, err := dev.AllocUint64s(int(n))
-	if err != nil {
-		return fmt.Errorf("transform: SortPairs: %w", err)
-	}
-	defer k2.Free()
-	v2, err := dev.AllocUint32s(int(n))
-	if err != nil {
-		return fmt.Errorf("transform: SortPairs: %w", err)
-	}
-	defer v2.Free()
-	srcK, srcV, dstK, dstV := keys, vals, k2, v2
+	srcK, srcV, dstK, dstV := keys, vals, s.keys, s.vals
 	for shift := 0; shift < bits; shift += 8 {
-		if (d[0]>>shift)&0xff == 0 {
+		if (vary>>shift)&0xff == 0 {
 			continue
 		}
-		if err := launch(dev, "gt_radix_hist", int(tiles), srcK, n, shift, hist, int(tiles)); err != nil {
+		if err := launch(dev, "gt_radix_hist", int(tiles), srcK, n, shift, s.hist, int(tiles)); err != nil {
 			return err
 		}
-		if err := scan(hist, 256*tiles, false, nil); err != nil {
+		if err := scan(s.hist, 256*tiles, false, nil); err != nil {
 			return err
 		}
-		if err := launch(dev, "gt_radix_scatter", int(tiles), srcK, srcV, dstK, dstV, n, shift, hist, int(tiles)); err != nil {
+		if err := launch(dev, "gt_radix_scatter", int(tiles), srcK, srcV, dstK, dstV, n, shift, s.hist, int(tiles)); err != nil {
 			return err
 		}
 		srcK, srcV, dstK, dstV = dstK, dstV, srcK, srcV

@@ -264,3 +264,23 @@ extern "C" __global__ void mprep_forest_edges(const u32 *words, i64 nwords, cons
 		p++;
 	}
 }
+
+// mprep_edge_keys: keys[i] = the ordered bits of forest edge i's weight
+// (sort.go's weightKey: -0 as +0), vals[i] = i.
+extern "C" __global__ void mprep_edge_keys(const double *ew, i64 count, u64 *keys, u32 *vals) {
+	i64 i = mp_index();
+	if (i >= count) return;
+	keys[i] = mp_ordered64(ew[i]);
+	vals[i] = (u32)i;
+}
+
+// mprep_edge_gather: edge i of the output is edge order[i] of the input.
+extern "C" __global__ void mprep_edge_gather(const u32 *order, const int *eu, const int *ev, const double *ew, i64 count,
+                                             int *ou, int *ov, double *ow) {
+	i64 i = mp_index();
+	if (i >= count) return;
+	u32 e = order[i];
+	ou[i] = eu[e];
+	ov[i] = ev[e];
+	ow[i] = ew[e];
+}

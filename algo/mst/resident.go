@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"slices"
 	"time"
 
 	"github.com/graphnb/graphnb/algo/internal/prepared"
@@ -35,7 +34,7 @@ func prepareKernelNames() []string {
 		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_selfloop", "mprep_first_order",
 		"mprep_weight_keys", "mprep_distinct", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
 		"mprep_gather", "mprep_iota", "mprep_bounds", "mprep_base", "mprep_pack",
-		"mprep_forest_count", "mprep_forest_edges",
+		"mprep_forest_count", "mprep_forest_edges", "mprep_edge_keys", "mprep_edge_gather",
 	}
 }
 
@@ -67,8 +66,8 @@ func prepareKernelNames() []string {
 //     or arrays over the memory cap;
 //   - a host share (Hybrid, or a memory cap below the arrays' size): the
 //     prepared arrays are downloaded and split as Prepare does;
-//   - Run downloads only the forest's edges (read on the device) and
-//     sorts them by (W, U, V) on the host, as after Prepare.
+//   - Run reads and sorts the forest's edges on the device and downloads
+//     only those.
 //
 // A graph the device checks reject (lists not sorted by id, a repeated
 // arc, an asymmetric arc, a NaN weight, an id out of range) takes the host
@@ -172,9 +171,10 @@ func (p *Prepared) prepareFromHostCopy() error {
 
 // forestEdgesOnDevice is forestEdges after PrepareResident: the input's
 // edge numbering is rebuilt on the device (a binary search per vertex, a
-// scan), each forest edge's ends and weight are read there, in edge-index
-// order, and only the n − trees edges are downloaded and sorted by
-// (W, U, V).
+// scan), each forest edge's ends and weight are read there in edge-index
+// order, which is (U, V) order, a stable radix sort by weight puts them in
+// sortEdges' order (W, U, V), and only the n − trees edges are
+// downloaded.
 func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 	g, n := p.rg, p.n
 	mod, err := prepareCompiled.For(p.Device())
@@ -228,6 +228,38 @@ func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 	if err := k.run("mprep_forest_edges", words, p.inForest, words, pos, at, upper, n, g.Adj, g.Weights, g.Weights64, eu, ev, ew); err != nil {
 		return nil, err
 	}
+	// The edges are in (U, V) order: a stable sort by weight gives the
+	// order (W, U, V) of sortEdges.
+	keys, err := tmp.AllocUint64s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	order, err := tmp.AllocUint32s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	if err := k.run("mprep_edge_keys", count, ew, count, keys, order); err != nil {
+		return nil, err
+	}
+	if err := transform.SortPairs(keys, order, 64); err != nil {
+		return nil, err
+	}
+	ou, err := tmp.AllocInt32s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	ov, err := tmp.AllocInt32s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	ow, err := tmp.AllocFloat64s(int(count))
+	if err != nil {
+		return nil, err
+	}
+	if err := k.run("mprep_edge_gather", count, order, eu, ev, ew, count, ou, ov, ow); err != nil {
+		return nil, err
+	}
+	eu, ev, ew = ou, ov, ow
 	u, err := eu.ToHost()
 	if err != nil {
 		return nil, err
@@ -241,13 +273,12 @@ func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 		return nil, err
 	}
 	out := make([]Edge, count)
-	par.For(len(out), func(lo, hi int) {
+	if err := par.For(len(out), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			out[i] = Edge{U: u[i], V: v[i], W: w[i]}
 		}
-	})
-	if err := sortEdges(out); err != nil {
-		slices.SortFunc(out, compare) // interrupted: keep the result well formed, as forestEdges does
+	}); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -33,6 +33,8 @@ fake::Table table({
     fake::kernel("mprep_pack", mprep_pack, direct),
     fake::kernel("mprep_forest_count", mprep_forest_count, direct),
     fake::kernel("mprep_forest_edges", mprep_forest_edges, direct),
+    fake::kernel("mprep_edge_keys", mprep_edge_keys, direct),
+    fake::kernel("mprep_edge_gather", mprep_edge_gather, direct),
 });
 
 } // namespace

@@ -72,7 +72,9 @@ func prepareKernelNames() []string {
 // A graph the device checks reject (lists not sorted by id, a repeated
 // arc, an asymmetric arc, a NaN weight, an id out of range) takes the host
 // path on its host copy, which sorts the lists or returns Prepare's error
-// naming the problem. On the host device PrepareResident is Prepare with
+// naming the problem; so does a graph whose device transforms run out of
+// device memory (they take about 60 bytes per arc for a while, the host
+// path only the prepared arrays). On the host device PrepareResident is Prepare with
 // the host copy. Errors are Prepare's, plus device errors of the
 // transforms.
 func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
@@ -104,8 +106,8 @@ func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
 	return p, nil
 }
 
-// errHostPath is prepareOnDevice's signal that the device checks found a
-// graph only the host path handles (it sorts or names the problem).
+// errHostPath is transformOnDevice's signal that the device checks found
+// a graph only the host path handles (it sorts or names the problem).
 var errHostPath = errors.New("mst: the host path handles this graph")
 
 // prepareResident is PrepareResident on a GPU.
@@ -113,7 +115,12 @@ func (p *Prepared) prepareResident() error {
 	tmp := gpu.NewAllocations(p.Device())
 	defer tmp.Free()
 	dt, err := p.transformOnDevice(tmp)
-	if errors.Is(err, errHostPath) {
+	if errors.Is(err, errHostPath) || errors.Is(err, gpu.ErrOutOfMemory) {
+		// The host path sorts or names the problem, or needs less device
+		// memory (the prepared arrays only, split under the cap).
+		if err := tmp.Free(); err != nil {
+			return err
+		}
 		return p.prepareFromHostCopy()
 	}
 	if err != nil {

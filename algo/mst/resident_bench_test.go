@@ -16,15 +16,24 @@ import (
 )
 
 var (
+	eclFamily    = flag.String("mst.family", "rmat", "BenchmarkGPUResidentECL: the graph family, rmat or ssca2")
 	eclScale     = flag.Int("mst.scale", 22, "BenchmarkGPUResidentECL: the R-MAT scale (edge factor 16, seed 1)")
 	eclMaxWeight = flag.Int("mst.maxweight", 255, "BenchmarkGPUResidentECL: integer weights uniform in 1..max")
 	eclEGR       = flag.String("mst.egr", "", "BenchmarkGPUResidentECL: also write its graph to this file in ECL-MST's .egr format")
 )
 
 // eclGraph is BenchmarkGPUResidentECL's graph: R-MAT of -mst.scale, edge
-// factor 16, seed 1, integer weights 1..-mst.maxweight (float32, whole).
+// factor 16, seed 1, integer weights 1..-mst.maxweight (float32, whole);
+// with -mst.family ssca2, SSCA#2 of that scale, seed 1, with its own
+// integer weights (1..2^scale).
 func eclGraph() (*graph.CSR, error) {
-	return gen.RMAT(*eclScale, 16, gen.Seed(1), gen.Integer(*eclMaxWeight))
+	switch *eclFamily {
+	case "rmat":
+		return gen.RMAT(*eclScale, 16, gen.Seed(1), gen.Integer(*eclMaxWeight))
+	case "ssca2":
+		return gen.SSCA2(*eclScale, gen.Seed(1))
+	}
+	return nil, fmt.Errorf("-mst.family %q: want rmat or ssca2", *eclFamily)
 }
 
 // BenchmarkGPUResidentECL measures what a notebook waits for when it flips

@@ -57,7 +57,7 @@ func prepareKernelNames() []string {
 //   - the reverse Cuthill-McKee order of Renumber (graph.RCMOrder: a BFS
 //     per component from a pseudo-peripheral vertex whose order depends
 //     on the whole previous level, with no exact parallel form here): it
-//     downloads the offsets and ids (12 bytes per arc; none when g has a
+//     downloads the offsets and ids (8 bytes per vertex, 4 per arc; none when g has a
 //     host copy) and runs on all cores; the relabelling and re-sorting
 //     that follow run on the device;
 //   - the suffix minimum of the lowest label each host vertex reads (one

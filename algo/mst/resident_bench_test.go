@@ -51,6 +51,8 @@ func eclGraph() (*graph.CSR, error) {
 //	run_ms     Run (wall: rounds, forest edges collected and sorted)
 //	gpu_ms     Run's GPU time (Result.Time)
 //	total_ms   PrepareResident + Run + Close (wall): compare with ECL-MST's "Dev+"
+//	rcm_download_ms, rcm_host_ms  (Renumber only, measured once apart) the part
+//	           kept on the host: downloading offsets and ids, graph.RCMOrder
 //
 // The last forest is validated with Check (untimed). On the GPU machine:
 //
@@ -112,6 +114,23 @@ func BenchmarkGPUResidentECL(b *testing.B) {
 				b.Fatalf("%s: the forest does not validate: %v", v.Label, err)
 			}
 			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+			if v.Options.Renumber { // the part kept on the host: its download and graph.RCMOrder
+				rg, err := dev.NewGraph(base.N, false, base.Offsets, base.Adj, base.Weights, base.Weights64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				h, err := rcmInput(rg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if _, _, err := graph.RCMOrder(h); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(t1.Sub(t0).Seconds()*1e3, "rcm_download_ms")
+				b.ReportMetric(time.Since(t1).Seconds()*1e3, "rcm_host_ms")
+			}
 			b.ReportMetric(ms(prep), "prep_ms")
 			b.ReportMetric(ms(run), "run_ms")
 			b.ReportMetric(ms(gpuTime), "gpu_ms")

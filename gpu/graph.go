@@ -233,6 +233,22 @@ func (d *Device) UploadCOO(c *graph.COO) (*COO, error) {
 	return dc, nil
 }
 
+// NewCOO wraps edge arrays already on d (made by a device transform) as a
+// COO that owns them: Close frees them. start and end hold one entry per
+// edge; at most one of w32 and w64 is non-nil and then has one weight per
+// edge.
+func (d *Device) NewCOO(n int, start, end *Int32s, w32 *Float32s, w64 *Float64s) (*COO, error) {
+	switch {
+	case n < 0 || start.Len() != end.Len():
+		return nil, fmt.Errorf("gpu: NewCOO: %d starts and %d ends for %d vertices", start.Len(), end.Len(), n)
+	case w32 != nil && w64 != nil:
+		return nil, errors.New("gpu: NewCOO: both float32 and float64 weights; keep one")
+	case w32 != nil && w32.Len() != start.Len(), w64 != nil && w64.Len() != start.Len():
+		return nil, fmt.Errorf("gpu: NewCOO: %d weights for %d edges", max(w32.Len(), w64.Len()), start.Len())
+	}
+	return &COO{N: n, Edges: int64(start.Len()), Start: start, End: end, Weights: w32, Weights64: w64, dev: d}, nil
+}
+
 // Device returns the device holding the COO.
 func (c *COO) Device() *Device { return c.dev }
 

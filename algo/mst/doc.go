@@ -36,4 +36,16 @@
 // the host, as the study did with Unified Memory). SeedVariants are the
 // figure's "GPU+CPU" and "GPU"; on the host device Run is the CPU's
 // Boruvka. GPU forests equal Kruskal's edge for edge.
+//
+// PrepareResident prepares a graph already on the device (a *gpu.Graph,
+// generated or uploaded there) with the transformations on the device
+// (resident.go, prepare.cu, and package gpu/transform's scans and stable
+// radix sort): the edge numbering, the order of every list by (weight,
+// edge number), the ranks, the relabelling of Renumber and the compressed
+// ids are bit-identical to Prepare's, and so are the forests. Only the
+// reverse Cuthill-McKee order of Renumber is computed on the host (from a
+// download of the offsets and ids), and Run downloads just the forest's
+// edges. A graph that fails the device's checks (lists not sorted by id,
+// asymmetric, NaN weights) takes Prepare's host path, which sorts it or
+// names the problem.
 package mst

@@ -104,7 +104,9 @@ type base = prepared.Base
 type Prepared struct {
 	base
 	mem  *gpu.Allocations // every device resource below
-	g    *graph.CSR
+	g    *graph.CSR       // the input (from PrepareResident: nil until the first Run needs it)
+	rg   *gpu.Graph       // the resident input of PrepareResident (nil from Prepare)
+	arcs int64            // the input's arcs
 	opts Options
 
 	hostTime time.Duration // host's share of the last run (base's lock)
@@ -174,11 +176,14 @@ func checkInput(g *graph.CSR, o Options) error {
 		return errors.New("mst: no graph (nil or without offsets)")
 	}
 	if g.Directed {
-		return errors.New("mst: the GPU Borůvka needs an undirected graph but this one is directed: symmetrize it first " +
-			"(g.Undirected(), or graph.Build with BuildOptions{Symmetrize: true})")
+		return errDirected
 	}
 	return o.check()
 }
+
+// errDirected is the error for a directed input.
+var errDirected = errors.New("mst: the GPU Borůvka needs an undirected graph but this one is directed: symmetrize it first " +
+	"(g.Undirected(), or graph.Build with BuildOptions{Symmetrize: true})")
 
 // Prepare readies g on dev for Run with the options o (the zero Options:
 // the plain GPU algorithm).
@@ -224,7 +229,7 @@ func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 
 // newPrepared returns g with options o on dev, before the preparation.
 func newPrepared(dev *gpu.Device, g *graph.CSR, o Options) *Prepared {
-	p := &Prepared{g: g, opts: o, n: g.NumVertices(), probeLen: defaultProbeLen}
+	p := &Prepared{g: g, opts: o, n: g.NumVertices(), arcs: g.NumArcs(), probeLen: defaultProbeLen}
 	p.mem = prepared.Init(&p.base, "mst", o.Label(), dev)
 	return p
 }
@@ -323,7 +328,6 @@ func (p *Prepared) transform() (_ *transformed, err error) {
 // kernels, uploads the GPU's part and allocates the working arrays.
 func (p *Prepared) upload(tr *transformed) error {
 	gs, ranks, eidx, packed := tr.gs, tr.ranks, tr.eidx, tr.packed
-	n := p.n
 	if err := p.plan(gs.Offsets); err != nil {
 		return err
 	}
@@ -331,39 +335,13 @@ func (p *Prepared) upload(tr *transformed) error {
 	arcsG := gs.Offsets[ng]
 
 	// Kernels first: a compile error should not wait for the uploads.
-	mod, err := deviceModule(p.Device())
-	if err != nil {
+	if err := p.loadKernels(); err != nil {
 		return err
 	}
-	adjKind := "plain"
-	if p.compressed {
-		adjKind = "comp"
-	}
-	for _, f := range []struct {
-		dst  **gpu.Function
-		name string
-	}{
-		{&p.k.init, "mst_init"}, {&p.k.reset, "mst_reset"},
-		{&p.k.probe, "mst_probe_" + adjKind}, {&p.k.scan, "mst_scan_" + adjKind},
-		{&p.k.merge, "mst_merge_host"}, {&p.k.minEdge, "mst_min_edge"}, {&p.k.hook, "mst_hook"},
-		{&p.k.cycles, "mst_cycles"}, {&p.k.jump, "mst_jump"}, {&p.k.renumber, "mst_renumber"},
-		{&p.k.relabel, "mst_relabel"},
-	} {
-		if *f.dst, err = mod.Function(f.name); err != nil {
-			return err
-		}
-	}
-	sms := 0
-	if info, err := p.Device().Info(); err == nil {
-		sms = info.SMs
-	}
-	if sms <= 0 {
-		sms = 132
-	}
-	p.scanGrid = sms * scanBlocksPerSM
 
 	// The GPU's vertices and arcs.
 	d := p.mem
+	var err error
 	if p.dOff, err = d.Int64sFrom(gs.Offsets[:ng+1]); err != nil {
 		return err
 	}
@@ -394,8 +372,56 @@ func (p *Prepared) upload(tr *transformed) error {
 	if p.dEidx, err = d.Uint32sFrom(eidx[:arcsG]); err != nil {
 		return err
 	}
+	if err := p.allocWork(); err != nil {
+		return err
+	}
 
-	// Working arrays.
+	// The host's vertices and arcs.
+	if p.n > ng {
+		p.hostShare(gs, ranks, eidx)
+	}
+	return cancel.Check() // hostShare stops early when interrupted
+}
+
+// loadKernels compiles boruvka.cu (once per device and process) and
+// loads the kernels of the prepared variant.
+func (p *Prepared) loadKernels() error {
+	mod, err := deviceModule(p.Device())
+	if err != nil {
+		return err
+	}
+	adjKind := "plain"
+	if p.compressed {
+		adjKind = "comp"
+	}
+	for _, f := range []struct {
+		dst  **gpu.Function
+		name string
+	}{
+		{&p.k.init, "mst_init"}, {&p.k.reset, "mst_reset"},
+		{&p.k.probe, "mst_probe_" + adjKind}, {&p.k.scan, "mst_scan_" + adjKind},
+		{&p.k.merge, "mst_merge_host"}, {&p.k.minEdge, "mst_min_edge"}, {&p.k.hook, "mst_hook"},
+		{&p.k.cycles, "mst_cycles"}, {&p.k.jump, "mst_jump"}, {&p.k.renumber, "mst_renumber"},
+		{&p.k.relabel, "mst_relabel"},
+	} {
+		if *f.dst, err = mod.Function(f.name); err != nil {
+			return err
+		}
+	}
+	sms := 0
+	if info, err := p.Device().Info(); err == nil {
+		sms = info.SMs
+	}
+	if sms <= 0 {
+		sms = 132
+	}
+	p.scanGrid = sms * scanBlocksPerSM
+	return nil
+}
+
+// allocWork allocates the working arrays of the rounds (after plan).
+func (p *Prepared) allocWork() error {
+	d, n, ng := p.mem, p.n, p.hostFrom
 	split := p.split()
 	h := n - ng
 	allocs := []func() error{
@@ -430,12 +456,7 @@ func (p *Prepared) upload(tr *transformed) error {
 			return err
 		}
 	}
-
-	// The host's vertices and arcs.
-	if h > 0 {
-		p.hostShare(gs, ranks, eidx)
-	}
-	return cancel.Check() // hostShare stops early when interrupted
+	return nil
 }
 
 // split reports whether candidate keys are split (double weights compared
@@ -476,18 +497,24 @@ func (p *Prepared) deviceBytes(ng int, arcs int64) int64 {
 
 // plan sets hostFrom: the hybrid split (the vertex boundary nearest to
 // where the host's last CPUShare of the arcs begins), lowered until the
-// device arrays fit under the memory cap.
+// device arrays fit under the memory cap; off are the prepared offsets.
 func (p *Prepared) plan(off []int64) error {
+	return p.planAt(func(v int) int64 { return off[v] })
+}
+
+// planAt is plan with the offsets read through off, which it calls for
+// off(n) only unless there is a hybrid share or the arrays do not fit.
+func (p *Prepared) planAt(off func(v int) int64) error {
 	n := p.n
-	arcs := off[n]
+	arcs := off(n)
 	from := n
 	if share := p.opts.share(); share >= 1 {
 		from = 0
 	} else if share > 0 {
 		// The vertex boundary nearest to the GPU's share of the arcs.
 		target := int64(math.Round((1 - share) * float64(arcs)))
-		from = sort.Search(n+1, func(v int) bool { return off[v] >= target })
-		if from > 0 && target-off[from-1] < off[from]-target {
+		from = sort.Search(n+1, func(v int) bool { return off(v) >= target })
+		if from > 0 && target-off(from-1) < off(from)-target {
 			from--
 		}
 	}
@@ -507,7 +534,7 @@ func (p *Prepared) plan(off []int64) error {
 	// The largest ng ≤ from whose arrays fit. (Not a binary search: the
 	// labels the host reads can shrink as ng grows.)
 	ng := from
-	for ng > 0 && p.deviceBytes(ng, off[ng]) > limit {
+	for ng > 0 && p.deviceBytes(ng, off(ng)) > limit {
 		ng--
 	}
 	p.hostFrom = ng
@@ -854,7 +881,20 @@ func (p *Prepared) Close() error {
 func (p *Prepared) Options() Options { return p.opts }
 
 // Graph returns the prepared graph.
-func (p *Prepared) Graph() *graph.CSR { return p.g }
+//
+// After PrepareResident it is the resident graph's host copy
+// (gpu.Graph.Host), made on the first call that needs it; nil when that
+// copy fails.
+func (p *Prepared) Graph() *graph.CSR {
+	if p.rg != nil {
+		g, err := p.rg.Host()
+		if err != nil {
+			return nil
+		}
+		return g
+	}
+	return p.g
+}
 
 // Compressed reports whether the neighbour ids are stored compressed on
 // the device (Compress on and every list within graph.CompressSpan ids).
@@ -883,7 +923,7 @@ func (p *Prepared) HostTime() time.Duration {
 // String describes the prepared graph in one line.
 func (p *Prepared) String() string {
 	s := fmt.Sprintf("mst: %s prepared on %v: %d vertices, %d arcs, %s on the device, prepared in %v",
-		p.Label(), p.Device(), p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.PrepTime().Round(time.Microsecond))
+		p.Label(), p.Device(), p.n, p.arcs, card.Bytes(p.Bytes()), p.PrepTime().Round(time.Microsecond))
 	if hv := p.HostVertices(); hv > 0 {
 		s += fmt.Sprintf(", %d vertices on the host", hv)
 	}
@@ -941,7 +981,7 @@ func (p *Prepared) Run() (*Result, error) {
 	if err := p.rounds(r); err != nil {
 		return nil, fmt.Errorf("mst: %s: %w", r.Algorithm, err)
 	}
-	r.finish(p.g)
+	r.finishCounts(p.arcs/2, p.arcs)
 	return r, nil
 }
 
@@ -1040,11 +1080,17 @@ func (p *Prepared) rounds(r *Result) error {
 	if err != nil {
 		return err
 	}
-	words, err := p.inForest.ToHost()
-	if err != nil {
-		return fmt.Errorf("downloading the forest: %w", err)
+	if p.g0 == nil { // PrepareResident: the edges are read on the device
+		if r.Edges, err = p.forestEdgesOnDevice(); err != nil {
+			return err
+		}
+	} else {
+		words, err := p.inForest.ToHost()
+		if err != nil {
+			return fmt.Errorf("downloading the forest: %w", err)
+		}
+		r.Edges = p.forestEdges(words)
 	}
-	r.Edges = p.forestEdges(words)
 	if err := cancel.Check(); err != nil { // forestEdges stops early
 		return err
 	}

@@ -132,11 +132,14 @@ func undirectedEdges(g *graph.CSR, who string) ([]Edge, error) {
 }
 
 // finish fills Weight and TEPS from Edges and Time.
-func (r *Result) finish(g *graph.CSR) {
+func (r *Result) finish(g *graph.CSR) { r.finishCounts(g.NumEdges(), g.NumArcs()) }
+
+// finishCounts is finish for a graph of edges edges and arcs arcs.
+func (r *Result) finishCounts(edges, arcs int64) {
 	var w float64
 	for _, e := range r.Edges {
 		w += e.W
 	}
 	r.Weight = w
-	r.TEPS = graph.Rate(g.NumEdges(), g.NumArcs(), r.Time)
+	r.TEPS = graph.Rate(edges, arcs, r.Time)
 }

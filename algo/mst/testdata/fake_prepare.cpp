@@ -1,0 +1,40 @@
+// fake_prepare.cpp: prepare.cu's kernels (PrepareResident) for the fake
+// GPU, all plain calls except mprep_eidx (a warp vote). The tests link
+// gpu/transform's fake kernels beside it.
+#include "cuda_emu.h"
+
+#include "prepare.cu"
+
+#include "fake_launch.h"
+
+namespace {
+
+void prepare(fake::Launch &l) { l.oneDimWarps(); }
+
+fake::Package pkg({"mprep_"}, prepare);
+
+const emu::Options direct{emu::Mode::direct};
+
+fake::Table table({
+    fake::kernel("mprep_check", mprep_check, direct),
+    fake::kernel("mprep_upper", mprep_upper, direct),
+    fake::kernel("mprep_eidx", mprep_eidx),
+    fake::kernel("mprep_selfloop", mprep_selfloop, direct),
+    fake::kernel("mprep_first_order", mprep_first_order, direct),
+    fake::kernel("mprep_weight_keys", mprep_weight_keys, direct),
+    fake::kernel("mprep_distinct", mprep_distinct, direct),
+    fake::kernel("mprep_rank", mprep_rank, direct),
+    fake::kernel("mprep_vertex_keys", mprep_vertex_keys, direct),
+    fake::kernel("mprep_degree", mprep_degree, direct),
+    fake::kernel("mprep_gather", mprep_gather, direct),
+    fake::kernel("mprep_iota", mprep_iota, direct),
+    fake::kernel("mprep_bounds", mprep_bounds, direct),
+    fake::kernel("mprep_base", mprep_base, direct),
+    fake::kernel("mprep_pack", mprep_pack, direct),
+    fake::kernel("mprep_forest_count", mprep_forest_count, direct),
+    fake::kernel("mprep_forest_edges", mprep_forest_edges, direct),
+    fake::kernel("mprep_edge_keys", mprep_edge_keys, direct),
+    fake::kernel("mprep_edge_gather", mprep_edge_gather, direct),
+});
+
+} // namespace

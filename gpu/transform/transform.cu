@@ -1,0 +1,228 @@
+// GPU kernels of package transform: generic building blocks (exclusive
+// scans, a stable LSD radix sort of (key, value) pairs, the arc → source
+// map, the COO view of an undirected graph), compiled at run time by NVRTC.
+// No #include; every kernel is extern "C" so transform.go finds it by name.
+// Every kernel takes 64-bit element counts and computes its element index
+// in 64 bits. Blocks are GT_BLOCK threads (the scans and the radix sort
+// rely on it).
+
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+#define GT_BLOCK 256
+#define GT_WARPS (GT_BLOCK / 32)
+#define GT_SCAN_ITEMS 8
+#define GT_SCAN_TILE (GT_BLOCK * GT_SCAN_ITEMS)
+#define GT_RADIX_ROUNDS 16
+#define GT_RADIX_TILE (GT_BLOCK * GT_RADIX_ROUNDS)
+#define GT_FULL 0xffffffffu
+
+__device__ __forceinline__ i64 gt_index() { return (i64)blockIdx.x * blockDim.x + threadIdx.x; }
+
+// gt_block_sum returns the sum of x over the block (every thread gets it).
+__device__ i64 gt_block_sum(i64 x) {
+	__shared__ i64 part[GT_WARPS];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(GT_FULL, x, d);
+	if (lane == 0) part[warp] = x;
+	__syncthreads();
+	i64 s = 0;
+	for (int w = 0; w < GT_WARPS; w++) s += part[w];
+	__syncthreads();
+	return s;
+}
+
+// gt_block_exclusive returns the sum of x over the threads before this one
+// in the block.
+__device__ i64 gt_block_exclusive(i64 x) {
+	__shared__ i64 warpSum[GT_WARPS];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	i64 inc = x;
+	for (int d = 1; d < 32; d <<= 1) {
+		i64 y = __shfl_up_sync(GT_FULL, inc, d);
+		if (lane >= d) inc += y;
+	}
+	if (lane == 31) warpSum[warp] = inc;
+	__syncthreads();
+	i64 before = 0;
+	for (int w = 0; w < warp; w++) before += warpSum[w];
+	__syncthreads();
+	return before + inc - x;
+}
+
+// gt_scan_reduce: sums[b] = the sum of tile b of x[0, n) (tiles of
+// GT_SCAN_TILE elements, each thread GT_SCAN_ITEMS consecutive ones).
+extern "C" __global__ void gt_scan_reduce(const i64 *x, i64 n, i64 *sums) {
+	i64 first = (i64)blockIdx.x * GT_SCAN_TILE + (i64)threadIdx.x * GT_SCAN_ITEMS;
+	i64 s = 0;
+	for (int j = 0; j < GT_SCAN_ITEMS; j++) {
+		if (first + j < n) s += x[first + j];
+	}
+	s = gt_block_sum(s);
+	if (threadIdx.x == 0) sums[blockIdx.x] = s;
+}
+
+// gt_scan_down: out[i] = carry[b] + the sum of x over tile b before i
+// (carry NULL: 0), the exclusive scan; out may be x. The thread holding
+// element n-1 also writes the total to out[n] (when withTotal) and to
+// *total (when not NULL).
+extern "C" __global__ void gt_scan_down(const i64 *x, i64 *out, i64 n, const i64 *carry, int withTotal, i64 *total) {
+	i64 first = (i64)blockIdx.x * GT_SCAN_TILE + (i64)threadIdx.x * GT_SCAN_ITEMS;
+	i64 v[GT_SCAN_ITEMS];
+	i64 s = 0;
+	for (int j = 0; j < GT_SCAN_ITEMS; j++) {
+		v[j] = first + j < n ? x[first + j] : 0;
+		s += v[j];
+	}
+	i64 run = gt_block_exclusive(s) + (carry ? carry[blockIdx.x] : 0);
+	for (int j = 0; j < GT_SCAN_ITEMS; j++) {
+		if (first + j < n) {
+			out[first + j] = run;
+			if (first + j == n - 1) {
+				if (withTotal) out[n] = run + v[j];
+				if (total) *total = run + v[j];
+			}
+		}
+		run += v[j];
+	}
+}
+
+// gt_key_diff ORs (keys[i] XOR keys[0]) over every i into *diff: the bits
+// on which some key differs from the first.
+extern "C" __global__ void gt_key_diff(const u64 *keys, i64 n, u64 *diff) {
+	u64 d = 0;
+	for (i64 i = gt_index(); i < n; i += (i64)gridDim.x * blockDim.x) d |= keys[i] ^ keys[0];
+	for (int s = 16; s > 0; s >>= 1) d |= __shfl_xor_sync(GT_FULL, d, s);
+	if ((threadIdx.x & 31) == 0 && d != 0) atomicOr(diff, d);
+}
+
+// gt_radix_hist: hist[digit * tiles + tile] = how many keys of tile (of
+// GT_RADIX_TILE) have that 8-bit digit at shift.
+extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, i64 *hist, int tiles) {
+	__shared__ u32 cnt[256];
+	cnt[threadIdx.x] = 0;
+	__syncthreads();
+	i64 first = (i64)blockIdx.x * GT_RADIX_TILE + threadIdx.x;
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		i64 i = first + (i64)r * GT_BLOCK;
+		if (i < n) atomicAdd(&cnt[(keys[i] >> shift) & 255], 1u);
+	}
+	__syncthreads();
+	hist[(i64)threadIdx.x * tiles + blockIdx.x] = cnt[threadIdx.x];
+}
+
+// gt_radix_scatter moves the pairs of one tile to their places: pos is the
+// exclusive scan of gt_radix_hist's counts, and within a tile the pairs of
+// one digit keep their order (rounds in order, warps in order, lanes in
+// order), so the pass is stable.
+extern "C" __global__ void gt_radix_scatter(const u64 *kin, const u32 *vin, u64 *kout, u32 *vout, i64 n, int shift,
+                                            const i64 *pos, int tiles) {
+	__shared__ i64 run[256];
+	__shared__ u32 wcnt[GT_WARPS][256];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	run[threadIdx.x] = pos[(i64)threadIdx.x * tiles + blockIdx.x];
+	for (int w = 0; w < GT_WARPS; w++) wcnt[w][threadIdx.x] = 0;
+	__syncthreads();
+	i64 first = (i64)blockIdx.x * GT_RADIX_TILE + threadIdx.x;
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		i64 i = first + (i64)r * GT_BLOCK;
+		bool valid = i < n;
+		u64 k = valid ? kin[i] : 0;
+		u32 d = (u32)(k >> shift) & 255;
+		u32 peers = __ballot_sync(GT_FULL, valid);
+		for (int b = 0; b < 8; b++) {
+			u32 bit = (d >> b) & 1;
+			u32 set = __ballot_sync(GT_FULL, bit);
+			peers &= bit ? set : ~set;
+		}
+		int rank = __popc(peers & ((1u << lane) - 1));
+		if (valid && rank == 0) wcnt[warp][d] = __popc(peers);
+		__syncthreads();
+		if (valid) {
+			i64 p = run[d] + rank;
+			for (int w = 0; w < warp; w++) p += wcnt[w][d];
+			kout[p] = k;
+			vout[p] = vin[i];
+		}
+		__syncthreads();
+		u32 s = 0;
+		for (int w = 0; w < GT_WARPS; w++) {
+			s += wcnt[w][threadIdx.x];
+			wcnt[w][threadIdx.x] = 0;
+		}
+		run[threadIdx.x] += s;
+		__syncthreads();
+	}
+}
+
+// gt_arc_source: src[k] = the vertex whose segment of off holds arc k
+// (a binary search over the n+1 offsets).
+extern "C" __global__ void gt_arc_source(const i64 *off, int n, i64 m, int *src) {
+	i64 k = gt_index();
+	if (k >= m) return;
+	int lo = 0, hi = n; // off[lo] <= k < off[hi]
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+		if (off[mid] <= k) lo = mid;
+		else hi = mid;
+	}
+	src[k] = lo;
+}
+
+// gt_upper_count: keep[k] = 1 when arc k (from src[k]) goes to a larger
+// id, else 0: the arcs of the COO view.
+extern "C" __global__ void gt_upper_count(const int *src, const int *adj, i64 m, i64 *keep) {
+	i64 k = gt_index();
+	if (k < m) keep[k] = adj[k] > src[k] ? 1 : 0;
+}
+
+// gt_upper_scatter writes the kept arcs at their scanned places.
+extern "C" __global__ void gt_upper_scatter(const int *src, const int *adj, const float *w32, const double *w64, i64 m,
+                                            const i64 *at, int *start, int *end, float *o32, double *o64) {
+	i64 k = gt_index();
+	if (k >= m || adj[k] <= src[k]) return;
+	i64 j = at[k];
+	start[j] = src[k];
+	end[j] = adj[k];
+	if (w32) o32[j] = w32[k];
+	if (w64) o64[j] = w64[k];
+}
+
+// gt_tile_keys: keys[k] = edge k's tile in (end segment, start segment)
+// order, oriented start <= end (graph.PermuteCOO's order), segs segments
+// of p vertices; vals[k] = k. An id outside [0, n) sets *bad.
+extern "C" __global__ void gt_tile_keys(const int *start, const int *end, i64 m, int n, int p, i64 segs, u64 *keys,
+                                        u32 *vals, u32 *bad) {
+	i64 k = gt_index();
+	if (k >= m) return;
+	int a = start[k], b = end[k];
+	if (a < 0 || a >= n || b < 0 || b >= n) {
+		atomicOr(bad, 1u);
+		a = b = 0;
+	}
+	if (a > b) {
+		int t = a;
+		a = b;
+		b = t;
+	}
+	keys[k] = (u64)(b / p) * (u64)segs + (u64)(a / p);
+	vals[k] = (u32)k;
+}
+
+// gt_permute_gather: edge i of the result is edge order[i] of the input,
+// oriented start <= end, with its weight; index[i] = order[i] when index
+// is not NULL.
+extern "C" __global__ void gt_permute_gather(const u32 *order, const int *start, const int *end, const float *w32,
+                                             const double *w64, i64 m, int *ostart, int *oend, float *o32,
+                                             double *o64, i64 *index) {
+	i64 i = gt_index();
+	if (i >= m) return;
+	u32 e = order[i];
+	int a = start[e], b = end[e];
+	ostart[i] = a < b ? a : b;
+	oend[i] = a < b ? b : a;
+	if (w32) o32[i] = w32[e];
+	if (w64) o64[i] = w64[e];
+	if (index) index[i] = e;
+}

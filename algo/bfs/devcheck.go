@@ -28,11 +28,11 @@ const (
 	kCkCycle    = "bfsck_cycle"
 	kCkExplain  = "bfsck_explain"
 
-	ckErr     = 0 // check.cu CK_ERR
-	ckReached = 1 // CK_REACHED
-	ckArcs    = 2 // CK_ARCS
-	ckLevels  = 3 // CK_LEVELS
-	ckWords   = 4 // CK_WORDS
+	ckErr     = 0  // check.cu CK_ERR
+	ckReached = 1  // CK_REACHED
+	ckArcs    = 2  // CK_ARCS
+	ckLevels  = 3  // CK_LEVELS
+	ckWords   = 4  // CK_WORDS
 	ckChunk   = 16 // CK_CHUNK: arcs per thread of bfsck_csr
 	ckNone    = ^uint64(0)
 )

@@ -211,7 +211,7 @@ type Prepared struct {
 	vis, front, next *gpu.Uint32s
 	qa, qb, big      *gpu.Int32s
 
-	pool resultPool // buffers of closed DeviceResults, for the next run
+	pool resultPool  // buffers of closed DeviceResults, for the next run
 	ck   *checkState // Check's buffers, from the first Check
 }
 
@@ -554,7 +554,7 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 	vertexGrid := gpu.Blocks(n, blockSize)
 	block := gpu.D1(blockSize)
 	var (
-		wide        bool // the search went on in out with int levels
+		wide        bool    // the search went on in out with int levels
 		counts      []int64 // DynamicParallelism: vertices per level, from the device
 		childLevels []int   // levels expanded by child grids
 		redone      []int   // levels finished by the scan after the child grids

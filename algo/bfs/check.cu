@@ -187,11 +187,28 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 	u64 arcs = 0;
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
 	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
-		int u = ck_tail(off, n, k);
+		i64 k0 = c * CK_CHUNK, end = k0 + CK_CHUNK < m ? k0 + CK_CHUNK : m;
+		// The chunk's heads: four 16-byte loads when it is whole (k0 is a
+		// multiple of 16 elements, and adj 256-byte aligned).
+		int heads[CK_CHUNK];
+		if (end - k0 == CK_CHUNK) {
+			const int4 *a4 = reinterpret_cast<const int4 *>(adj + k0);
+			for (int j = 0; j < CK_CHUNK / 4; j++) {
+				int4 x = a4[j];
+				heads[4 * j] = x.x;
+				heads[4 * j + 1] = x.y;
+				heads[4 * j + 2] = x.z;
+				heads[4 * j + 3] = x.w;
+			}
+		} else {
+			for (int j = 0; j < CK_CHUNK; j++) heads[j] = k0 + j < end ? adj[k0 + j] : 0;
+		}
+		int u = ck_tail(off, n, k0);
 		i64 uend = off[u + 1];
 		int lu = lv[u], pu = par[u];
-		for (; k < end; k++) {
+		for (int j = 0; j < CK_CHUNK; j++) {
+			i64 k = k0 + j;
+			if (k >= end) break;
 			while (uend <= k) {
 				u++;
 				uend = off[u + 1];
@@ -200,7 +217,7 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 			}
 			if (lu < 0) continue;
 			arcs++;
-			int v = adj[k], l = lv[v];
+			int v = heads[j], l = lv[v];
 			if (l < 0) {
 				ck_fail(ctl, R_SPAN, (u64)k);
 			} else if (l > lu + 1) {

@@ -127,12 +127,13 @@ func checkResident(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 // bookkeeping without a copy, Result cached, Close idempotent, use after
 // Close, results that outlive their Prepared, a result without parents.
 func checkDeviceResultLifecycle(t *testing.T, dev *gpu.Device, g *graph.CSR) {
+	roots := g.Roots(3, 1) // vertices with an arc
 	for _, v := range allVariants() {
 		p, err := Prepare(dev, g, withParents(v.Options))
 		if err != nil {
 			t.Fatal(err)
 		}
-		dr, err := p.RunOnDevice(3)
+		dr, err := p.RunOnDevice(roots[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +169,7 @@ func checkDeviceResultLifecycle(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			t.Errorf("%s: CheckDevice after Close: %v", v.Label, err)
 		}
 		// Closed before any Result: nothing to read.
-		early, err := p.RunOnDevice(0)
+		early, err := p.RunOnDevice(roots[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,14 +181,14 @@ func checkDeviceResultLifecycle(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			t.Errorf("%s: Result after an early Close: %v, %v", v.Label, r, err)
 		}
 		// A result outlives its Prepared.
-		kept, err := p.RunOnDevice(1)
+		kept, err := p.RunOnDevice(roots[2])
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.RunOnDevice(1); err == nil || !strings.Contains(err.Error(), "closed Prepared") {
+		if _, err := p.RunOnDevice(roots[2]); err == nil || !strings.Contains(err.Error(), "closed Prepared") {
 			t.Errorf("%s: RunOnDevice after the Prepared's Close: %v", v.Label, err)
 		}
 		if err := p.CheckDevice(kept); err == nil || !strings.Contains(err.Error(), "closed Prepared") {
@@ -304,4 +305,23 @@ func mustPath(t *testing.T, n int) *graph.CSR {
 		t.Fatal(err)
 	}
 	return g
+}
+
+func TestGPUResident(t *testing.T) {
+	dev := requireGPU(t)
+	cases := gpuCases(t)
+	g, err := gen.RMAT(10, 16, gen.Seed(8), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResident(t, dev, append(cases, gpuCase{"directed", directedCopy(t, g), g.Roots(3, 1)}))
+}
+
+func TestGPUDeviceResult(t *testing.T) {
+	dev := requireGPU(t)
+	g, err := gen.RMAT(12, 16, gen.Seed(4), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDeviceResultLifecycle(t, dev, g)
 }

@@ -183,9 +183,9 @@ type base = prepared.Base
 // Prepared are serialised.
 type Prepared struct {
 	base
-	mem      *gpu.Allocations // every device resource below but dg's arrays
+	mem      *gpu.Allocations // every device resource below but dg's arrays and the pool's buffers
 	g        *graph.CSR       // the host graph: Prepare's, or the copy PrepareResident needed (else nil)
-	dg       *gpu.Graph       // PrepareResident's graph, whose arrays off and adj are
+	dg       *gpu.Graph       // PrepareResident's graph: off and adj are its arrays
 	opt      Options
 	host     bool
 	n        int
@@ -224,9 +224,9 @@ type Prepared struct {
 // CPU DirectionOptimizing with o (its Alpha, Beta and TopDownOnly), so a
 // notebook runs unchanged without a GPU.
 //
-// Device memory: EdgeScan 8 bytes per undirected edge + 9N + 8 (the COO,
-// the offsets, levels, flag); DynamicParallelism adds the arcs (4 per
-// arc); the direction-optimizing method the CSR (8(N+1) + 4 per arc), 12
+// Device memory: EdgeScan 8 bytes per undirected edge and 9 per vertex
+// (the COO, the offsets, the levels); DynamicParallelism adds the arcs (4
+// per arc); the direction-optimizing method the CSR (8(N+1) + 4 per arc), 12
 // bytes per vertex (two queues, a list of high-degree vertices) and three
 // N-bit bitmaps. Each DeviceResult holds 4 bytes per vertex of levels, 4
 // more with parents, of its own (see RunOnDevice).

@@ -671,7 +671,7 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("resident", func(t *testing.T) {
 		var small []gpuCase
 		for _, c := range cases {
-			if c.name == "disconnected" || c.name == "path_600" || c.name == "single_vertex" {
+			if c.name == "disconnected" || c.name == "star_300" || c.name == "single_vertex" {
 				small = append(small, c)
 			}
 		}

@@ -203,6 +203,10 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 		} else {
 			for (int j = 0; j < CK_CHUNK; j++) heads[j] = k0 + j < end ? adj[k0 + j] : 0;
 		}
+		// Their levels, all requested before any is used (the random
+		// reads overlap; a tail left unreached wastes its arcs' reads).
+		int hl[CK_CHUNK];
+		for (int j = 0; j < CK_CHUNK; j++) hl[j] = lv[heads[j]];
 		int u = ck_tail(off, n, k0);
 		i64 uend = off[u + 1];
 		int lu = lv[u], pu = par[u];
@@ -217,7 +221,7 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 			}
 			if (lu < 0) continue;
 			arcs++;
-			int v = heads[j], l = lv[v];
+			int v = heads[j], l = hl[j];
 			if (l < 0) {
 				ck_fail(ctl, R_SPAN, (u64)k);
 			} else if (l > lu + 1) {

@@ -193,6 +193,7 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 		int heads[CK_CHUNK];
 		if (end - k0 == CK_CHUNK) {
 			const int4 *a4 = reinterpret_cast<const int4 *>(adj + k0);
+#pragma unroll
 			for (int j = 0; j < CK_CHUNK / 4; j++) {
 				int4 x = a4[j];
 				heads[4 * j] = x.x;
@@ -201,18 +202,21 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 				heads[4 * j + 3] = x.w;
 			}
 		} else {
+#pragma unroll
 			for (int j = 0; j < CK_CHUNK; j++) heads[j] = k0 + j < end ? adj[k0 + j] : 0;
 		}
 		// Their levels, all requested before any is used (the random
 		// reads overlap; a tail left unreached wastes its arcs' reads).
 		int hl[CK_CHUNK];
+#pragma unroll
 		for (int j = 0; j < CK_CHUNK; j++) hl[j] = lv[heads[j]];
 		int u = ck_tail(off, n, k0);
 		i64 uend = off[u + 1];
 		int lu = lv[u], pu = par[u];
+#pragma unroll
 		for (int j = 0; j < CK_CHUNK; j++) {
 			i64 k = k0 + j;
-			if (k >= end) break;
+			if (k >= end) continue;
 			while (uend <= k) {
 				u++;
 				uend = off[u + 1];

@@ -23,17 +23,19 @@ func init() {
 		"EdgeScan":               reflect.ValueOf(bfs.EdgeScan),
 		"ModernVariants":         reflect.ValueOf(bfs.ModernVariants),
 		"Prepare":                reflect.ValueOf(bfs.Prepare),
+		"PrepareResident":        reflect.ValueOf(bfs.PrepareResident),
 		"Run":                    reflect.ValueOf(bfs.Run),
 		"SeedVariants":           reflect.ValueOf(bfs.SeedVariants),
 		"TopDown":                reflect.ValueOf(bfs.TopDown),
 		"TopDownStep":            reflect.ValueOf(bfs.TopDownStep),
 
 		// type definitions
-		"Direction": reflect.ValueOf((*bfs.Direction)(nil)),
-		"Method":    reflect.ValueOf((*bfs.Method)(nil)),
-		"Options":   reflect.ValueOf((*bfs.Options)(nil)),
-		"Prepared":  reflect.ValueOf((*bfs.Prepared)(nil)),
-		"Result":    reflect.ValueOf((*bfs.Result)(nil)),
-		"Variant":   reflect.ValueOf((*bfs.Variant)(nil)),
+		"DeviceResult": reflect.ValueOf((*bfs.DeviceResult)(nil)),
+		"Direction":    reflect.ValueOf((*bfs.Direction)(nil)),
+		"Method":       reflect.ValueOf((*bfs.Method)(nil)),
+		"Options":      reflect.ValueOf((*bfs.Options)(nil)),
+		"Prepared":     reflect.ValueOf((*bfs.Prepared)(nil)),
+		"Result":       reflect.ValueOf((*bfs.Result)(nil)),
+		"Variant":      reflect.ValueOf((*bfs.Variant)(nil)),
 	}
 }

@@ -189,6 +189,78 @@ extern "C" __global__ void bfs_count_i32(const int *levels, i64 n, int lvl, u64 
 	count_level<int>(levels, n, lvl, ctl);
 }
 
+// ---- results of the edge scan and dynamic parallelism ----
+//
+// After the search the levels become the Result's (int, -1 unreached) in
+// a buffer of the result's own, and the bookkeeping is reduced on the
+// device: stats[0] (zeroed by the host) gets the degree sum of the
+// reached vertices (the TEPS numerator before halving), stats[1+l] the
+// number of vertices of level l for l < nhist (the frontier sizes).
+// Grid-stride: any grid of BFS_BLOCK-thread blocks.
+
+#define FIN_HIST 64 // levels counted in shared memory first
+
+template <typename L>
+__device__ __forceinline__ void finish_levels(const L *in, int *out, L idle, const i64 *off, i64 n, u64 *stats, int nhist) {
+	__shared__ unsigned hist[FIN_HIST];
+	for (int i = threadIdx.x; i < FIN_HIST; i += blockDim.x) hist[i] = 0;
+	__syncthreads();
+	u64 deg = 0;
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		L x = in[v];
+		int l = x == idle ? -1 : (int)x;
+		out[v] = l;
+		if (l < 0) continue;
+		deg += (u64)(off[v + 1] - off[v]);
+		if (l < FIN_HIST) {
+			atomicAdd(&hist[l], 1u);
+		} else if (l < nhist) {
+			atomicAdd(&stats[1 + l], 1ull);
+		}
+	}
+	__syncthreads();
+	for (int i = threadIdx.x; i < FIN_HIST && i < nhist; i += blockDim.x) {
+		if (hist[i] != 0) atomicAdd(&stats[1 + i], (u64)hist[i]);
+	}
+	block_add(deg, &stats[0]);
+}
+
+// bfs_finish_u8 converts unsigned char levels (UNVISITED8: unreached) into
+// out and reduces them into stats.
+extern "C" __global__ void bfs_finish_u8(const u8 *l8, int *out, const i64 *off, i64 n, u64 *stats, int nhist) {
+	finish_levels<u8>(l8, out, (u8)UNVISITED8, off, n, stats, nhist);
+}
+
+// bfs_finish_i32 converts int levels (UNVISITED32: unreached) in place
+// and reduces them into stats.
+extern "C" __global__ void bfs_finish_i32(int *levels, const i64 *off, i64 n, u64 *stats, int nhist) {
+	finish_levels<int>(levels, levels, (int)UNVISITED32, off, n, stats, nhist);
+}
+
+// Parents from the levels (Options.Parents), for the searches that find
+// only levels: every reached vertex but the source takes the
+// lowest-numbered neighbour one level up. bfs_parents_init sets parents to
+// -1 (unreached), the source to itself and the others to INT_MAX;
+// bfs_parents_coo then lowers them over the COO's edges in both
+// directions with atomicMin. Grid-stride.
+extern "C" __global__ void bfs_parents_init(const int *levels, int *parents, i64 n, int src) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		parents[v] = levels[v] < 0 ? -1 : v == src ? src : UNVISITED32;
+	}
+}
+
+extern "C" __global__ void bfs_parents_coo(const int *st, const int *en, i64 m, const int *levels, int *parents) {
+	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += (i64)gridDim.x * blockDim.x) {
+		int a = st[e], b = en[e];
+		int la = levels[a], lb = levels[b];
+		if (la >= 0 && lb == la + 1) {
+			atomicMin(&parents[b], a);
+		} else if (lb >= 0 && la == lb + 1) {
+			atomicMin(&parents[a], b);
+		}
+	}
+}
+
 // ---- direction-optimizing BFS ----
 //
 // State: levels (int, -1 unvisited), vis (visited bitmap, bit v%32 of word
@@ -198,12 +270,21 @@ extern "C" __global__ void bfs_count_i32(const int *levels, i64 n, int lvl, u64 
 // bottom-up step by its own thread (one warp owns one vis word). So the
 // frontier counts are exact, and levels need no atomics.
 
-// do_init: levels -1 but the source's 0, vis empty but the source (and the
-// padding bits past n, which are no vertices), queue = {src}.
-// Threads: n (n >= words).
-extern "C" __global__ void do_init(int *levels, u32 *vis, i64 n, i64 words, int src, int *queue) {
+// Parents (parents != nullptr, Options.Parents): the vertex that claims u
+// records itself as u's parent next to u's level — a top-down step the
+// frontier vertex whose arc won the vis bit, a bottom-up step the
+// frontier vertex u found among its arcs — so the tree costs one store per
+// vertex. With parents == nullptr nothing is recorded.
+
+// do_init: levels -1 but the source's 0, parents -1 but the source's
+// itself, vis empty but the source (and the padding bits past n, which
+// are no vertices), queue = {src}. Threads: n (n >= words).
+extern "C" __global__ void do_init(int *levels, int *parents, u32 *vis, i64 n, i64 words, int src, int *queue) {
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) levels[i] = i == src ? 0 : -1;
+	if (i < n) {
+		levels[i] = i == src ? 0 : -1;
+		if (parents) parents[i] = i == src ? src : -1;
+	}
 	if (i < words) {
 		u32 w = 0;
 		if (i == (src >> 5)) w |= 1u << (src & 31);
@@ -225,15 +306,29 @@ __device__ __forceinline__ void push(int *out, u64 *tail, int u) {
 	out[base + __popc(mask & ((1u << lane) - 1u))] = u;
 }
 
+// do_degree writes the source's degree to ctl[CTL_MF] and zeroes the
+// other control words: the host reads it before the search (the first
+// step's direction depends on it). One thread.
+extern "C" __global__ void do_degree(const i64 *off, int src, u64 *ctl) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	ctl[CTL_TAIL] = 0;
+	ctl[CTL_NBIG] = 0;
+	ctl[CTL_QTAIL] = 0;
+	ctl[CTL_MF] = (u64)(off[src + 1] - off[src]);
+}
+
 // td_visit claims u for level lvl if it is unvisited: sets its vis bit
 // (the atomicOr decides who wins; the plain read first only skips visited
-// vertices cheaply), its level, queues it and counts its arcs into mf.
-__device__ __forceinline__ void td_visit(int u, int lvl, const i64 *off, int *levels, u32 *vis, int *out, u64 *ctl, u64 &mf) {
+// vertices cheaply), its level and parent (from), queues it and counts its
+// arcs into mf.
+__device__ __forceinline__ void td_visit(int u, int from, int lvl, const i64 *off, int *levels, int *parents, u32 *vis,
+		int *out, u64 *ctl, u64 &mf) {
 	u32 bit = 1u << (u & 31);
 	u32 *w = vis + (u >> 5);
 	if ((*w & bit) != 0) return;
 	if ((atomicOr(w, bit) & bit) != 0) return;
 	levels[u] = lvl;
+	if (parents) parents[u] = from;
 	mf += (u64)(__ldg(off + u + 1) - __ldg(off + u));
 	push(out, &ctl[CTL_TAIL], u);
 }
@@ -245,15 +340,16 @@ __device__ __forceinline__ void td_visit(int u, int lvl, const i64 *off, int *le
 // do_td expands the frontier queue fr[0..nfr) (level depth) into out.
 // Threads: nfr, in blocks of BFS_BLOCK. Vertices of TD_BIG_DEG arcs or
 // more go to big[] for do_td_big, launched next.
-extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const int *adj, int *levels, u32 *vis,
-		int *out, int *big, u64 *ctl, int depth) {
+extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const int *adj, int *levels, int *parents,
+		u32 *vis, int *out, int *big, u64 *ctl, int depth) {
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	int lane = threadIdx.x & 31;
 	int lvl = depth + 1;
 	u64 mf = 0;
 	i64 s = 0, deg = 0;
+	int v = -1;
 	if (i < nfr) {
-		int v = __ldg(fr + i);
+		v = __ldg(fr + i);
 		s = __ldg(off + v);
 		deg = __ldg(off + v + 1) - s;
 		if (deg >= TD_BIG_DEG) {
@@ -269,11 +365,12 @@ extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const i
 		wm &= wm - 1;
 		i64 ws = __shfl_sync(FULL_MASK, s, from);
 		i64 wd = __shfl_sync(FULL_MASK, deg, from);
-		for (i64 k = lane; k < wd; k += 32) td_visit(__ldg(adj + ws + k), lvl, off, levels, vis, out, ctl, mf);
+		int wv = __shfl_sync(FULL_MASK, v, from);
+		for (i64 k = lane; k < wd; k += 32) td_visit(__ldg(adj + ws + k), wv, lvl, off, levels, parents, vis, out, ctl, mf);
 	}
 	// Thread tier.
 	if (deg < TD_WARP_DEG) {
-		for (i64 k = 0; k < deg; ++k) td_visit(__ldg(adj + s + k), lvl, off, levels, vis, out, ctl, mf);
+		for (i64 k = 0; k < deg; ++k) td_visit(__ldg(adj + s + k), v, lvl, off, levels, parents, vis, out, ctl, mf);
 	}
 	block_add(mf, &ctl[CTL_MF]);
 }
@@ -283,10 +380,11 @@ extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const i
 // the prefix sums of their degrees in shared memory, then the grid strides
 // over the chunk's arcs, each thread finding its vertex by binary search.
 // Blocks must have exactly BFS_BLOCK threads; any grid size works.
-extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *adj, int *levels, u32 *vis,
-		int *out, u64 *ctl, int depth) {
+extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *adj, int *levels, int *parents,
+		u32 *vis, int *out, u64 *ctl, int depth) {
 	__shared__ i64 pre[BFS_BLOCK + 1];
 	__shared__ i64 start[BFS_BLOCK];
+	__shared__ int vid[BFS_BLOCK];
 	i64 nbig = (i64)ctl[CTL_NBIG];
 	int t = threadIdx.x;
 	int lvl = depth + 1;
@@ -298,6 +396,7 @@ extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *
 			int v = __ldg(big + c0 + t);
 			i64 s = __ldg(off + v);
 			start[t] = s;
+			vid[t] = v;
 			d = __ldg(off + v + 1) - s;
 		}
 		pre[t + 1] = d;
@@ -318,7 +417,7 @@ extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *
 				if (pre[mid] <= a) lo = mid;
 				else hi = mid - 1;
 			}
-			td_visit(__ldg(adj + start[lo] + (a - pre[lo])), lvl, off, levels, vis, out, ctl, mf);
+			td_visit(__ldg(adj + start[lo] + (a - pre[lo])), vid[lo], lvl, off, levels, parents, vis, out, ctl, mf);
 		}
 		__syncthreads();
 	}
@@ -331,8 +430,8 @@ extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *
 // needs no clearing) and ORs its finds into vis without atomics. Words
 // whose vertices are all visited are skipped at the cost of one load.
 // Grid-stride over words: any grid of BFS_BLOCK-thread blocks.
-extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, u32 *vis, const u32 *front, u32 *next,
-		i64 n, i64 words, u64 *ctl, int depth) {
+extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, int *parents, u32 *vis, const u32 *front,
+		u32 *next, i64 n, i64 words, u64 *ctl, int depth) {
 	int lane = threadIdx.x & 31;
 	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
@@ -348,15 +447,18 @@ extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, u3
 		bool found = false;
 		if (v < n && ((vw >> lane) & 1u) == 0) {
 			i64 s = __ldg(off + v), e = __ldg(off + v + 1);
+			int from = -1;
 			for (i64 k = s; k < e; ++k) {
 				int u = __ldg(adj + k);
 				if ((__ldg(front + (u >> 5)) >> (u & 31)) & 1u) {
 					found = true;
+					from = u;
 					break;
 				}
 			}
 			if (found) {
 				levels[v] = lvl;
+				if (parents) parents[v] = from;
 				mf += (u64)(e - s);
 			}
 		}

@@ -8,6 +8,16 @@
 // lowest vertex or edge, so the report does not depend on scheduling.
 // bfsck_explain then writes what the host needs to word the error.
 //
+// One pass over the vertices (bfsck_vertices), one over the arcs
+// (bfsck_csr or bfsck_coo) and one over the vertices again (bfsck_final)
+// check every rule but R_CYCLE, which cannot fail alone: when every
+// reached vertex but the source has a reached parent one level up
+// (R_PARENT, R_TREELEVEL) and the source has level 0 (R_SOURCE), following
+// parents lowers the level by one per step and ends at the only vertex of
+// level 0, the source. So the host runs the cycle search (bfsck_anc, the
+// pointer jumping of bfsck_jump, bfsck_cycle) only when R_TREELEVEL is the
+// lowest failure found, where a cycle would be reported first.
+//
 // Levels are int (-1: unreached), parents int (-1: none); every kernel is
 // grid-stride over blocks of CK_BLOCK threads.
 
@@ -36,6 +46,7 @@ typedef unsigned long long u64;
 #define R_TREEARC 8   // rule 5: an input arc joins each parent to its child
 
 #define CK_HIST 64 // levels counted in shared memory first
+#define CK_CHUNK 16 // consecutive arcs per thread of bfsck_csr
 
 static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
 	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
@@ -61,18 +72,17 @@ static __device__ __forceinline__ void ck_block_add(u64 x, u64 *dst) {
 	__syncthreads();
 }
 
-// bfsck_vertices checks the per-vertex rules, counts the vertices of
-// each level below ncounts into counts, and starts the pointer jumping:
-// anc[v] = v's parent where it is a reached vertex, v itself otherwise.
-extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, i64 n, int src, int *anc, u64 *ctl,
-                                          u64 *counts, int ncounts) {
-	__shared__ u64 hist[CK_HIST];
+// bfsck_vertices checks the per-vertex rules and counts the vertices of
+// each level below ncounts into counts.
+extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, i64 n, int src, u64 *ctl, u64 *counts,
+                                          int ncounts) {
+	__shared__ unsigned hist[CK_HIST];
 	for (int i = threadIdx.x; i < CK_HIST; i += blockDim.x) hist[i] = 0;
 	__syncthreads();
 	u64 reached = 0;
 	int deepest = -1;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
-		int l = lv[v], p = par[v], a = (int)v;
+		int l = lv[v], p = par[v];
 		if (v == src) {
 			if (l != 0 || p != src) ck_fail(ctl, R_SOURCE, v);
 		} else if (l < -1 || (l == -1 && p != -1)) {
@@ -80,17 +90,15 @@ extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, i64 n, 
 		} else if (l >= 0) {
 			if (p < 0 || p >= n || lv[p] < 0) {
 				ck_fail(ctl, R_PARENT, v);
-			} else {
-				a = p;
-				if (lv[p] != l - 1) ck_fail(ctl, R_TREELEVEL, v);
+			} else if (lv[p] != l - 1) {
+				ck_fail(ctl, R_TREELEVEL, v);
 			}
 		}
-		anc[v] = a;
 		if (l >= 0) {
 			reached++;
 			deepest = l > deepest ? l : deepest;
 			if (l < CK_HIST) {
-				atomicAdd(&hist[l], 1ull);
+				atomicAdd(&hist[l], 1u);
 			} else if (l < ncounts) {
 				atomicAdd(&counts[l], 1ull);
 			}
@@ -98,10 +106,21 @@ extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, i64 n, 
 	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < CK_HIST && i < ncounts; i += blockDim.x) {
-		if (hist[i] != 0) atomicAdd(&counts[i], hist[i]);
+		if (hist[i] != 0) atomicAdd(&counts[i], (u64)hist[i]);
 	}
 	if (deepest >= 0) atomicMax(&ctl[CK_LEVELS], (u64)deepest + 1);
 	ck_block_add(reached, &ctl[CK_REACHED]);
+}
+
+// bfsck_anc starts the cycle search: anc[v] = v's parent where v is a
+// reached vertex other than the source whose parent is a reached vertex,
+// v itself otherwise.
+extern "C" __global__ void bfsck_anc(const int *lv, const int *par, i64 n, int src, int *anc) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		int l = lv[v], p = par[v], a = (int)v;
+		if (v != src && l >= 0 && p >= 0 && p < n && lv[p] >= 0) a = p;
+		anc[v] = a;
+	}
 }
 
 // bfsck_jump is one round of pointer jumping: anc[v] = anc[anc[v]]. Reads
@@ -155,35 +174,86 @@ static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
 	return (int)lo;
 }
 
-#define CK_CHUNK 8 // arcs per thread and binary search
-
 // bfsck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per
-// thread (one binary search for the first tail), and counts the arcs that
-// leave a reached vertex into ctl[CK_ARCS].
-extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 m, const int *lv, const int *par,
-                                     u8 *mark, u64 *ctl) {
+// thread (one binary search for the first tail; the tail's level and
+// parent then stay in registers), and counts the arcs that leave a
+// reached vertex into ctl[CK_ARCS]. Rule 5 on an undirected graph, whose
+// CSR stores both arcs of each edge: the arc u→par[u], found while u's
+// own list is read, stands for par[u]→u and marks u (so no arc reads the
+// parent of its head). On a directed graph an arc u→v one level down
+// marks v when par[v] = u.
+extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 m, int directed, const int *lv,
+                                     const int *par, u8 *mark, u64 *ctl) {
 	u64 arcs = 0;
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
 	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
-		int u = ck_tail(off, n, k);
-		for (; k < end; k++) {
-			while (off[u + 1] <= k) u++;
-			if (lv[u] >= 0) arcs++;
-			ck_arc((u64)k, u, adj[k], lv, par, mark, ctl);
+		i64 k0 = c * CK_CHUNK, end = k0 + CK_CHUNK < m ? k0 + CK_CHUNK : m;
+		// The chunk's heads: four 16-byte loads when it is whole (k0 is a
+		// multiple of 16 elements, and adj 256-byte aligned).
+		int heads[CK_CHUNK];
+		if (end - k0 == CK_CHUNK) {
+			const int4 *a4 = reinterpret_cast<const int4 *>(adj + k0);
+#pragma unroll
+			for (int j = 0; j < CK_CHUNK / 4; j++) {
+				int4 x = a4[j];
+				heads[4 * j] = x.x;
+				heads[4 * j + 1] = x.y;
+				heads[4 * j + 2] = x.z;
+				heads[4 * j + 3] = x.w;
+			}
+		} else {
+#pragma unroll
+			for (int j = 0; j < CK_CHUNK; j++) heads[j] = k0 + j < end ? adj[k0 + j] : 0;
+		}
+		// Their levels, all requested before any is used (the random
+		// reads overlap; a tail left unreached wastes its arcs' reads).
+		int hl[CK_CHUNK];
+#pragma unroll
+		for (int j = 0; j < CK_CHUNK; j++) hl[j] = lv[heads[j]];
+		int u = ck_tail(off, n, k0);
+		i64 uend = off[u + 1];
+		int lu = lv[u], pu = par[u];
+#pragma unroll
+		for (int j = 0; j < CK_CHUNK; j++) {
+			i64 k = k0 + j;
+			if (k >= end) continue;
+			while (uend <= k) {
+				u++;
+				uend = off[u + 1];
+				lu = lv[u];
+				pu = par[u];
+			}
+			if (lu < 0) continue;
+			arcs++;
+			int v = heads[j], l = hl[j];
+			if (l < 0) {
+				ck_fail(ctl, R_SPAN, (u64)k);
+			} else if (l > lu + 1) {
+				ck_fail(ctl, R_EDGELEVEL, (u64)k);
+			}
+			if (!directed) {
+				if (v == pu) mark[u] = 1;
+			} else if (l == lu + 1 && par[v] == u) {
+				mark[v] = 1;
+			}
 		}
 	}
 	ck_block_add(arcs, &ctl[CK_ARCS]);
 }
 
-// bfsck_final checks that parents lead every reached vertex to the source
-// (anc after the jumping) and that each reached vertex but the source was
-// marked by its parent arc.
-extern "C" __global__ void bfsck_final(const int *lv, const int *anc, const u8 *mark, i64 n, int src, u64 *ctl) {
+// bfsck_final checks that each reached vertex but the source was marked
+// by its parent arc.
+extern "C" __global__ void bfsck_final(const int *lv, const u8 *mark, i64 n, int src, u64 *ctl) {
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
-		if (lv[v] < 0) continue;
-		if (anc[v] != src) ck_fail(ctl, R_CYCLE, v);
-		if (v != src && !mark[v]) ck_fail(ctl, R_TREEARC, v);
+		if (v != src && lv[v] >= 0 && !mark[v]) ck_fail(ctl, R_TREEARC, v);
+	}
+}
+
+// bfsck_cycle checks, after the pointer jumping, that parents lead every
+// reached vertex to the source.
+extern "C" __global__ void bfsck_cycle(const int *lv, const int *anc, i64 n, int src, u64 *ctl) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		if (lv[v] >= 0 && anc[v] != src) ck_fail(ctl, R_CYCLE, v);
 	}
 }
 

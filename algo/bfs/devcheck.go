@@ -20,21 +20,24 @@ var checkModule = gpu.ModuleCache{Name: "bfs_check.cu", Source: checkSource}
 // Kernel names and control words of check.cu (a test compares them).
 const (
 	kCkVertices = "bfsck_vertices"
+	kCkAnc      = "bfsck_anc"
 	kCkJump     = "bfsck_jump"
 	kCkCOO      = "bfsck_coo"
 	kCkCSR      = "bfsck_csr"
 	kCkFinal    = "bfsck_final"
+	kCkCycle    = "bfsck_cycle"
 	kCkExplain  = "bfsck_explain"
 
-	ckErr     = 0 // check.cu CK_ERR
-	ckReached = 1 // CK_REACHED
-	ckArcs    = 2 // CK_ARCS
-	ckLevels  = 3 // CK_LEVELS
-	ckWords   = 4 // CK_WORDS
+	ckErr     = 0  // check.cu CK_ERR
+	ckReached = 1  // CK_REACHED
+	ckArcs    = 2  // CK_ARCS
+	ckLevels  = 3  // CK_LEVELS
+	ckWords   = 4  // CK_WORDS
+	ckChunk   = 16 // CK_CHUNK: arcs per thread of bfsck_csr
 	ckNone    = ^uint64(0)
 )
 
-var checkKernelNames = []string{kCkVertices, kCkJump, kCkCOO, kCkCSR, kCkFinal, kCkExplain}
+var checkKernelNames = []string{kCkVertices, kCkAnc, kCkJump, kCkCOO, kCkCSR, kCkFinal, kCkCycle, kCkExplain}
 
 // Rules of check.cu, in the order they are reported.
 const (
@@ -48,22 +51,24 @@ const (
 	ruleTreeArc
 )
 
-// checkState is the device memory of Check, allocated by the first Check
-// of a Prepared and kept with it: levels and parents (the result's), the
-// pointer-jumping ancestors, the parent-arc marks, control words, level
-// counts and the explanation of a failure.
+// checkState is the device memory of the checks, allocated by the first
+// check of a Prepared and kept with it: the parent-arc marks, control
+// words, level counts and the explanation of a failure; the pointer-jumping
+// ancestors from the first cycle search, and Check's copies of a host
+// result's levels and parents from its first call.
 type checkState struct {
 	fn              map[string]*gpu.Function
-	levels, parents *gpu.Int32s
-	anc             *gpu.Int32s
+	levels, parents *gpu.Int32s // Check only
+	anc             *gpu.Int32s // cycle searches only
 	mark            *gpu.Uint8s
 	ctl             *gpu.Uint64s
 	counts          *gpu.Uint64s
 	info            *gpu.Int64s
 }
 
-// Checker names the checker Check runs on this Prepared: "device" on a
-// GPU, "cpu" on the host device (where Check is the package's Check).
+// Checker names the checker Check and CheckDevice run on this Prepared:
+// "device" on a GPU, "cpu" on the host device (where they are the
+// package's Check).
 func (p *Prepared) Checker() string {
 	if p.host {
 		return "cpu"
@@ -72,28 +77,10 @@ func (p *Prepared) Checker() string {
 }
 
 // Check validates r, a result of p's graph, by the rules of the package's
-// Check, on the device that holds the graph: per-vertex kernels check the
-// source, the levels and parents and rule 2; edge-parallel kernels check
-// rules 3 and 4 on every arc (on the COO, each edge in both directions)
-// and mark each vertex whose parent arc exists (rule 5); pointer jumping
-// (⌈log₂ N⌉+1 rounds) checks that parents lead every reached vertex to
-// the source without a cycle (rule 1). It also checks Reached,
-// FrontierSizes and, where the CSR is on the device (the
-// direction-optimizing and dynamic-parallelism methods), ComponentEdges.
-// The check is independent of the search: other kernels, which only read
-// levels and parents. It reads the graph as prepared (the COO, permuted
-// or not, or the CSR), whose construction is tested against the host's.
-//
-// The result's Levels and Parents are copied to the device (8 bytes per
-// vertex) and checked there; nothing is copied back but a few control
-// words, and on failure the ends of the offending arc. The first Check
-// allocates 13 bytes per vertex, kept until Close. A failure is an error
-// naming the rule and the lowest offending vertex or arc of the first
-// rule broken (the rules in the order: source, levels, rule 1 parents,
-// rule 1 cycles, rule 2, rule 4, rule 3, rule 5), e.g. "bfs: device
-// check: rule 3 (edge levels): arc 5→9 joins levels 1 and 3, more than
-// one apart". On the host device Check is Check(g, r). Check is
-// serialised with Run.
+// Check, on the device that holds the graph: it copies r's Levels and
+// Parents there (8 bytes per vertex, kept for the next Check) and runs
+// CheckDevice's kernels on them, with the same rules and messages. On the
+// host device Check is Check(g, r). Check is serialised with Run.
 func (p *Prepared) Check(r *Result) error {
 	if p.host {
 		return Check(p.g, r)
@@ -101,12 +88,85 @@ func (p *Prepared) Check(r *Result) error {
 	if r == nil {
 		return fmt.Errorf("bfs: device check: no result")
 	}
-	n := p.n
-	if len(r.Levels) != n || len(r.Parents) != n {
-		return fmt.Errorf("bfs: device check: result has %d levels and %d parents for a %d-vertex graph (parents need Options.Parents)", len(r.Levels), len(r.Parents), n)
+	if err := p.checkShape(r.Source, len(r.Levels), len(r.Parents)); err != nil {
+		return err
 	}
-	if r.Source < 0 || int(r.Source) >= n {
-		return fmt.Errorf("bfs: device check: source %d is outside [0,%d)", r.Source, n)
+	prepared.Lock(&p.base)
+	defer prepared.Unlock(&p.base)
+	if err := prepared.Open(&p.base); err != nil {
+		return err
+	}
+	ck, err := p.checkState(len(r.FrontierSizes))
+	if err == nil && ck.levels == nil {
+		var lv, par *gpu.Int32s
+		if lv, err = p.mem.AllocInt32s(p.n); err == nil {
+			if par, err = p.mem.AllocInt32s(p.n); err == nil {
+				ck.levels, ck.parents = lv, par
+			}
+		}
+	}
+	if err == nil {
+		err = ck.levels.Upload(r.Levels)
+	}
+	if err == nil {
+		err = ck.parents.Upload(r.Parents)
+	}
+	if err != nil {
+		return fmt.Errorf("bfs: device check: %w", err)
+	}
+	return p.checkOn(ck, ck.levels, ck.parents, r)
+}
+
+// CheckDevice validates r, a result of RunOnDevice on p's graph, where it
+// is: by the rules of the package's Check, with nothing copied to the
+// device and nothing back but a few control words (and, on failure, the
+// ends of the offending arc). A per-vertex kernel checks the source, the
+// levels and parents and rule 2; an edge-parallel pass over the arcs
+// (the CSR's, or the COO's edges in both directions for EdgeScan) checks
+// rules 3 and 4 and marks each vertex whose parent arc exists (rule 5);
+// rule 1 follows from rule 2 (levels fall by one along parents), and
+// when rule 2 fails, pointer jumping (⌈log₂ N⌉+1 rounds) looks for a
+// cycle, reported first. It also checks Reached, FrontierSizes and, where
+// the CSR is on the device (the direction-optimizing and
+// dynamic-parallelism methods), ComponentEdges. The check is independent
+// of the search: other kernels (check.cu), which only read levels and
+// parents. It reads the graph as prepared (the COO, permuted or not, or
+// the CSR), whose construction is tested against the host's.
+//
+// The first check allocates 1 byte per vertex, kept until Close (4 more
+// for the first cycle search). A failure is an error naming the rule and
+// the lowest offending vertex or arc of the first rule broken (the rules
+// in the order: source, levels, rule 1 parents, rule 1 cycles, rule 2,
+// rule 4, rule 3, rule 5), e.g. "bfs: device check: rule 3 (edge levels):
+// arc 5→9 joins levels 1 and 3, more than one apart". It returns an
+// error for a nil or closed result, one without parents, or one of
+// another graph size or device. On the host device it is Check(g, r's
+// Result). CheckDevice is serialised with Run.
+func (p *Prepared) CheckDevice(r *DeviceResult) error {
+	if r == nil {
+		return fmt.Errorf("bfs: device check: no result")
+	}
+	if p.host || r.host {
+		res, err := r.Result()
+		if err != nil {
+			return err
+		}
+		return p.Check(res)
+	}
+	b, err := r.lockBuffers()
+	if err != nil {
+		return err
+	}
+	defer r.mu.Unlock()
+	nparents := 0
+	if b.parents != nil {
+		nparents = r.N
+	}
+	if err := p.checkShape(r.Source, r.N, nparents); err != nil {
+		return err
+	}
+	if b.levels.Device() != p.Device() {
+		return fmt.Errorf("bfs: device check: the result is on %v but the graph on %v", b.levels.Device(), p.Device())
 	}
 	prepared.Lock(&p.base)
 	defer prepared.Unlock(&p.base)
@@ -117,13 +177,20 @@ func (p *Prepared) Check(r *Result) error {
 	if err != nil {
 		return fmt.Errorf("bfs: device check: %w", err)
 	}
-	if err := ck.levels.Upload(r.Levels); err != nil {
-		return fmt.Errorf("bfs: device check: %w", err)
+	return p.checkOn(ck, b.levels, b.parents, r.summary())
+}
+
+// checkShape returns an error for a result whose levels or parents do
+// not cover p's graph or whose source is outside it.
+func (p *Prepared) checkShape(src int32, levels, parents int) error {
+	n := p.n
+	if levels != n || parents != n {
+		return fmt.Errorf("bfs: device check: result has %d levels and %d parents for a %d-vertex graph (parents need Options.Parents)", levels, parents, n)
 	}
-	if err := ck.parents.Upload(r.Parents); err != nil {
-		return fmt.Errorf("bfs: device check: %w", err)
+	if src < 0 || int(src) >= n {
+		return fmt.Errorf("bfs: device check: source %d is outside [0,%d)", src, n)
 	}
-	return p.checkDevice(ck, r)
+	return nil
 }
 
 // checkState returns the check's buffers, allocating them on first use
@@ -141,13 +208,8 @@ func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 				return nil, err
 			}
 		}
-		mem, n := p.mem, p.n
-		for _, b := range []**gpu.Int32s{&ck.levels, &ck.parents, &ck.anc} {
-			if *b, err = mem.AllocInt32s(n); err != nil {
-				return nil, err
-			}
-		}
-		if ck.mark, err = mem.AllocUint8s(n); err != nil {
+		mem := p.mem
+		if ck.mark, err = mem.AllocUint8s(p.n); err != nil {
 			return nil, err
 		}
 		if ck.ctl, err = mem.AllocUint64s(ckWords); err != nil {
@@ -171,13 +233,18 @@ func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 	return ck, nil
 }
 
-// checkDevice runs check.cu on the levels and parents in ck.
-func (p *Prepared) checkDevice(ck *checkState, r *Result) error {
+// checkOn runs check.cu on levels and parents, a result with r's
+// bookkeeping (r's own levels and parents are not read).
+func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Result) error {
 	n, src, fn := p.n, r.Source, ck.fn
 	block := gpu.D1(blockSize)
+	vgrid := p.grid(n)
 	ctl := make([]uint64, ckWords)
 	nl := len(r.FrontierSizes)
 	var counts []uint64
+	fail := func(err error) error {
+		return fmt.Errorf("bfs: device check of %s from %d: %w", p.Label(), src, err)
+	}
 	err := p.Device().Exec(func(t *gpu.Thread) error {
 		if err := ck.ctl.Upload([]uint64{ckNone, 0, 0, 0}); err != nil {
 			return err
@@ -188,57 +255,93 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result) error {
 		if err := ck.mark.Fill(0); err != nil {
 			return err
 		}
-		vgrid := p.grid(n)
-		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, ck.levels, ck.parents, int64(n), src, ck.anc, ck.ctl, ck.counts, nl); err != nil {
+		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, levels, parents, int64(n), src, ck.ctl, ck.counts, nl); err != nil {
 			return err
 		}
 		if p.coo != nil {
 			if err := t.Launch(fn[kCkCOO], p.grid(int(p.coo.Edges)), block, 0, p.coo.Start, p.coo.End, p.coo.Edges,
-				ck.levels, ck.parents, ck.mark, ck.ctl); err != nil {
+				levels, parents, ck.mark, ck.ctl); err != nil {
 				return err
 			}
 		} else {
-			m := p.g.NumArcs()
-			if err := t.Launch(fn[kCkCSR], p.grid(int((m+7)/8)), block, 0, p.off, p.adj, int64(n), m,
-				ck.levels, ck.parents, ck.mark, ck.ctl); err != nil {
+			directed := int32(0)
+			if p.directed {
+				directed = 1
+			}
+			if err := t.Launch(fn[kCkCSR], p.grid(int((p.arcs+ckChunk-1)/ckChunk)), block, 0, p.off, p.adj, int64(n), p.arcs,
+				directed, levels, parents, ck.mark, ck.ctl); err != nil {
 				return err
 			}
 		}
-		for range bits.Len(uint(n)) + 1 {
-			if err := t.Launch(fn[kCkJump], vgrid, block, 0, ck.anc, int64(n)); err != nil {
-				return err
-			}
-		}
-		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, ck.levels, ck.anc, ck.mark, int64(n), src, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, levels, ck.mark, int64(n), src, ck.ctl); err != nil {
 			return err
 		}
 		if err := ck.ctl.Download(ctl); err != nil {
 			return err
 		}
 		if ctl[ckErr] != ckNone {
-			var coo int32
-			var st, en *gpu.Int32s
-			if p.coo != nil {
-				coo, st, en = 1, p.coo.Start, p.coo.End
-			}
-			return t.Launch(fn[kCkExplain], gpu.D1(1), gpu.D1(32), 0, ctl[ckErr], coo, st, en, p.off, p.adj, int64(n),
-				ck.levels, ck.parents, ck.info)
+			return nil
 		}
 		var err error
 		counts, err = ck.counts.ToHost()
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("bfs: device check of %s from %d: %w", p.Label(), src, err)
+		return fail(err)
 	}
-	if ctl[ckErr] != ckNone {
-		info := make([]int64, 6)
-		if err := ck.info.Download(info); err != nil {
-			return fmt.Errorf("bfs: device check of %s from %d: %w", p.Label(), src, err)
+	if ctl[ckErr] == ckNone {
+		return checkCounts(r, p.directed, ctl, counts[:nl], p.coo == nil)
+	}
+	if ctl[ckErr]>>48 == ruleTreeLevel {
+		// A cycle, if any, breaks rule 2 too and is reported first.
+		if err := p.cycleSearch(ck, levels, parents, src, ctl); err != nil {
+			return fail(err)
 		}
-		return checkFailure(ctl[ckErr], info, src, p.coo != nil)
 	}
-	return checkCounts(r, p.g.Directed, ctl, counts[:nl], p.coo == nil)
+	info := make([]int64, 6)
+	err = p.Device().Exec(func(t *gpu.Thread) error {
+		var coo int32
+		var st, en *gpu.Int32s
+		if p.coo != nil {
+			coo, st, en = 1, p.coo.Start, p.coo.End
+		}
+		if err := t.Launch(fn[kCkExplain], gpu.D1(1), gpu.D1(32), 0, ctl[ckErr], coo, st, en, p.off, p.adj, int64(n),
+			levels, parents, ck.info); err != nil {
+			return err
+		}
+		return ck.info.Download(info)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return checkFailure(ctl[ckErr], info, src, p.coo != nil)
+}
+
+// cycleSearch follows parents by pointer jumping and lowers ctl[ckErr]
+// (on the device and in ctl) to the first vertex they do not lead to src.
+func (p *Prepared) cycleSearch(ck *checkState, levels, parents *gpu.Int32s, src int32, ctl []uint64) error {
+	n, fn, block, vgrid := p.n, ck.fn, gpu.D1(blockSize), p.grid(p.n)
+	if ck.anc == nil {
+		anc, err := p.mem.AllocInt32s(n)
+		if err != nil {
+			return err
+		}
+		ck.anc = anc
+	}
+	return p.Device().Exec(func(t *gpu.Thread) error {
+		if err := t.Launch(fn[kCkAnc], vgrid, block, 0, levels, parents, int64(n), src, ck.anc); err != nil {
+			return err
+		}
+		for range bits.Len(uint(n)) + 1 {
+			if err := t.Launch(fn[kCkJump], vgrid, block, 0, ck.anc, int64(n)); err != nil {
+				return err
+			}
+		}
+		if err := t.Launch(fn[kCkCycle], vgrid, block, 0, levels, ck.anc, int64(n), src, ck.ctl); err != nil {
+			return err
+		}
+		return ck.ctl.Download(ctl)
+	})
 }
 
 // checkFailure words a failure key of check.cu with its explanation info

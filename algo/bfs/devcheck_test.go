@@ -18,7 +18,7 @@ func TestCheckSource(t *testing.T) {
 	defs := cudasrc.Defines(checkSource)
 	for name, want := range map[string]int64{
 		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_LEVELS": ckLevels,
-		"CK_WORDS": ckWords, "R_SOURCE": ruleSource, "R_LEVEL": ruleLevel, "R_PARENT": ruleParent, "R_CYCLE": ruleCycle,
+		"CK_WORDS": ckWords, "CK_CHUNK": ckChunk, "R_SOURCE": ruleSource, "R_LEVEL": ruleLevel, "R_PARENT": ruleParent, "R_CYCLE": ruleCycle,
 		"R_TREELEVEL": ruleTreeLevel, "R_SPAN": ruleSpan, "R_EDGELEVEL": ruleEdgeLevel, "R_TREEARC": ruleTreeArc,
 	} {
 		if got, ok := defs[name]; !ok || got != want {
@@ -83,9 +83,10 @@ func deviceCheckCases(t *testing.T, random int) []checkCase {
 }
 
 // checkDeviceAgrees runs every variant on every case and requires the
-// device check and the CPU check to agree: both accept the result, and
-// both reject it after a random mutation (or both accept one that left it
-// valid).
+// device checks and the CPU check to agree: all accept the result, and
+// all reject it after a random mutation (or all accept one that left it
+// valid); CheckDevice, on the mutated result put on the device, says
+// what Check says.
 func checkDeviceAgrees(t *testing.T, dev *gpu.Device, cases []checkCase) {
 	r := rand.New(rand.NewPCG(15, 2))
 	for _, c := range cases {
@@ -101,9 +102,16 @@ func checkDeviceAgrees(t *testing.T, dev *gpu.Device, cases []checkCase) {
 				t.Fatalf("%s: Checker() = %q on %v", v.Label, p.Checker(), dev)
 			}
 			for _, src := range c.roots {
-				res, err := p.Run(src)
+				dr, err := p.RunOnDevice(src)
 				if err != nil {
 					t.Fatalf("%s, %s from %d: %v", c.name, v.Label, src, err)
+				}
+				if err := p.CheckDevice(dr); err != nil {
+					t.Errorf("%s (%v), %s from %d: CheckDevice: %v", c.name, c.g, v.Label, src, err)
+				}
+				res, err := dr.Result()
+				if err != nil {
+					t.Fatal(err)
 				}
 				if err := Check(c.g, res); err != nil {
 					t.Fatalf("%s, %s from %d: CPU check: %v", c.name, v.Label, src, err)
@@ -118,12 +126,42 @@ func checkDeviceAgrees(t *testing.T, dev *gpu.Device, cases []checkCase) {
 					if (cpu == nil) != (devErr == nil) {
 						t.Errorf("%s, %s from %d, %s: CPU check %v, device check %v", c.name, v.Label, src, what, cpu, devErr)
 					}
+					sameCheck(t, p, m, devErr, what)
+				}
+				if err := dr.Close(); err != nil {
+					t.Fatal(err)
 				}
 			}
 			if err := p.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// onDevice puts m's levels and parents on p's device as a DeviceResult
+// with m's bookkeeping.
+func onDevice(t *testing.T, p *Prepared, m *Result) *DeviceResult {
+	t.Helper()
+	lv, err := p.Device().Int32sFrom(m.Levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	par, err := p.Device().Int32sFrom(m.Parents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newDeviceResult(m, len(m.Levels), lv, par, &resultPool{})
+}
+
+// sameCheck requires CheckDevice on m put on the device to return what
+// Check returned on m (want).
+func sameCheck(t *testing.T, p *Prepared, m *Result, want error, what string) {
+	t.Helper()
+	dm := onDevice(t, p, m)
+	defer dm.Close()
+	if got := p.CheckDevice(dm); (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+		t.Errorf("%s, %s: CheckDevice says %v, Check %v", p.Label(), what, got, want)
 	}
 }
 
@@ -328,6 +366,7 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 			if err == nil || !strings.Contains(err.Error(), mu.want) {
 				t.Errorf("%s, %s: device check %v, want an error saying %q", v.Label, mu.name, err, mu.want)
 			}
+			sameCheck(t, p, m, err, mu.name)
 			if Check(g, m) == nil {
 				t.Errorf("%s, %s: the CPU check accepts it", v.Label, mu.name)
 			}
@@ -335,9 +374,11 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 		// ComponentEdges is checked where the CSR is on the device.
 		m := cloneResult(res)
 		m.ComponentEdges++
-		if err := p.Check(m); (err == nil) == (p.coo == nil) {
+		err = p.Check(m)
+		if (err == nil) == (p.coo == nil) {
 			t.Errorf("%s: ComponentEdges+1: device check %v", v.Label, err)
 		}
+		sameCheck(t, p, m, err, "ComponentEdges+1")
 		if err := p.Check(res); err != nil {
 			t.Errorf("%s: the unchanged result after the mutations: %v", v.Label, err)
 		}

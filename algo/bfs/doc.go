@@ -40,11 +40,53 @@
 //     a top-down step over a frontier queue and a bottom-up step over a
 //     frontier bitmap, on the CSR.
 //
-// Every GPU result is exact (the levels of a BFS); parents are derived
-// from the levels on request. Times come from GPU events around the search
-// loop and exclude the preparation (Prepared.PrepTime, spent once; the
-// one-shot Run puts it in its result's PrepTime). On the host device
+// Every GPU result is exact (the levels of a BFS). With Options.Parents
+// the direction-optimizing search records each vertex's parent as it
+// claims it; the edge-scan methods, which find only levels, give each
+// reached vertex its lowest-numbered neighbour one level up, computed on
+// the device after the search. Times come from GPU events around the
+// search loop and exclude the preparation (Prepared.PrepTime, spent once;
+// the one-shot Run puts it in its result's PrepTime). On the host device
 // the same calls run DirectionOptimizing, so notebooks run without a GPU.
+//
+// # Results on the device
+//
+// A sweep keeps its results where they were computed:
+//
+//   - PrepareResident prepares from a gpu.Graph already on the device (a
+//     device generator's, or an upload): the direction-optimizing method
+//     reads its CSR where it is, with no host round trip; EdgeScan and
+//     DynamicParallelism still build their COO from g.Host().
+//   - Prepared.RunOnDevice returns a DeviceResult: the bookkeeping of a
+//     Result (Algorithm, Source, FrontierSizes, Directions, Iterations,
+//     Reached, ComponentEdges, Time, TEPS, Launches, …) in its fields, the
+//     levels and parents in device buffers of its own. The int levels,
+//     the parents, the frontier sizes, Reached and ComponentEdges are all
+//     made on the device: a run copies back a few words per level, no
+//     O(N) array, and does no O(N) host work.
+//   - DeviceResult.Result copies the levels and parents back, once, into
+//     an ordinary Result (what rendering, a CPU Check or user code read);
+//     DeviceResult.Close frees the buffers, handing them to the next run
+//     of the same Prepared (a dropped DeviceResult is freed when collected).
+//   - Prepared.CheckDevice validates a DeviceResult on the device by the
+//     rules of Check, with the device check's messages; Prepared.Check
+//     does the same for a Result (copying its levels and parents there).
+//     The check is one pass over the vertices, one over the arcs and one
+//     over the vertices again (pointer jumping only when rule 2 fails, to
+//     tell a cycle), independent of the search kernels.
+//
+// For example:
+//
+//	p, err := bfs.PrepareResident(dg, bfs.Options{Method: bfs.DirectionOptimizingGPU, Parents: true})
+//	for _, src := range roots {
+//		r, err := p.RunOnDevice(src) // levels and parents stay on the device
+//		err = p.CheckDevice(r)       // validated there, nothing copied
+//		use(r.Time, r.TEPS, r.FrontierSizes)
+//		r.Close()                    // its buffers serve the next run
+//	}
+//
+// Prepared.Run is RunOnDevice, Result and Close. On the host device all
+// of these work, with the CPU search and the CPU Check.
 //
 // A Result reports the traversal time and its rate in both TEPS
 // conventions (graph.TEPS). Levels are counted in arcs from the source;

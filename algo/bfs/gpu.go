@@ -4,11 +4,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/graphnb/graphnb/algo/internal/prepared"
@@ -16,7 +14,6 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
-	"github.com/graphnb/graphnb/internal/par"
 )
 
 // The CUDA sources: the edge scan, the level count and the
@@ -75,6 +72,11 @@ const (
 	kWiden      = "bfs_widen"
 	kCount8     = "bfs_count_u8"
 	kCount32    = "bfs_count_i32"
+	kFinish8    = "bfs_finish_u8"
+	kFinish32   = "bfs_finish_i32"
+	kParInit    = "bfs_parents_init"
+	kParCOO     = "bfs_parents_coo"
+	kDODegree   = "do_degree"
 	kDOInit     = "do_init"
 	kDOTD       = "do_td"
 	kDOTDBig    = "do_td_big"
@@ -87,7 +89,7 @@ const (
 
 var (
 	bfsKernelNames = []string{kInit8, kScan8, kScan8RO, kScan32, kScan32RO, kWiden, kCount8, kCount32,
-		kDOInit, kDOTD, kDOTDBig, kDOBU, kDOQ2BM, kDOBM2Q}
+		kFinish8, kFinish32, kParInit, kParCOO, kDODegree, kDOInit, kDOTD, kDOTDBig, kDOBU, kDOQ2BM, kDOBM2Q}
 	dpKernelNames = []string{kDPParent8, kDPParent32}
 )
 
@@ -116,8 +118,6 @@ const (
 	// maxLevel8 is the deepest level unsigned char levels hold (255 means
 	// unvisited): expanding level 254 needs int levels.
 	maxLevel8 = 254
-	// idleInt32 is the unvisited level of int levels (bfs.cu UNVISITED32).
-	idleInt32 = math.MaxInt32
 )
 
 // kernels holds a device's compiled modules and functions. A failed
@@ -179,35 +179,40 @@ type base = prepared.Base
 // Prepared is a graph made ready for repeated GPU searches with one
 // variant: its COO or CSR arrays and the search state on the device. Run
 // it from as many sources as needed, then Close it. On the host device it
-// holds only the graph, and Run uses the CPU. Run calls on one Prepared
-// are serialised.
+// holds only the graph, and Run uses the CPU. Runs and checks on one
+// Prepared are serialised.
 type Prepared struct {
 	base
-	mem   *gpu.Allocations // every device resource below
-	g     *graph.CSR
-	opt   Options
-	host  bool
-	n     int
-	fn    map[string]*gpu.Function // bfs.cu's kernels
-	dpfn  map[string]*gpu.Function // dp.cu's kernels (DynamicParallelism)
-	sms   int
-	p     int // segment size of the permutation (0: not permuted)
-	dpMin int // DPThreshold in effect
+	mem      *gpu.Allocations // every device resource below but dg's arrays and the pool's buffers
+	g        *graph.CSR       // the host graph: Prepare's, or the copy PrepareResident needed (else nil)
+	dg       *gpu.Graph       // PrepareResident's graph: off and adj are its arrays
+	opt      Options
+	host     bool
+	n        int
+	arcs     int64
+	directed bool
+	fn       map[string]*gpu.Function // bfs.cu's kernels
+	dpfn     map[string]*gpu.Function // dp.cu's kernels (DynamicParallelism)
+	sms      int
+	p        int // segment size of the permutation (0: not permuted)
+	dpMin    int // DPThreshold in effect
 
 	// EdgeScan and DynamicParallelism.
-	coo      *gpu.COO
-	levels8  *gpu.Uint8s
-	levels32 *gpu.Int32s // int levels: the depth fallback, direction-optimizing
-	modif    *gpu.Int32s
-	ctl      *gpu.Uint64s
-	// DynamicParallelism and direction-optimizing: the CSR.
+	coo     *gpu.COO
+	levels8 *gpu.Uint8s
+	modif   *gpu.Int32s
+	stats   *gpu.Uint64s // degree sum and level counts of a finished search
+	ctl     *gpu.Uint64s
+	// The CSR: offsets for every method, arcs for DynamicParallelism and
+	// direction-optimizing.
 	off *gpu.Int64s
 	adj *gpu.Int32s
 	// Direction-optimizing.
 	vis, front, next *gpu.Uint32s
 	qa, qb, big      *gpu.Int32s
 
-	ck *checkState // Check's buffers, from the first Check
+	pool resultPool  // buffers of closed DeviceResults, for the next run
+	ck   *checkState // Check's buffers, from the first Check
 }
 
 // Prepare readies g for GPU BFS with the given options on dev: it
@@ -219,12 +224,12 @@ type Prepared struct {
 // CPU DirectionOptimizing with o (its Alpha, Beta and TopDownOnly), so a
 // notebook runs unchanged without a GPU.
 //
-// Device memory: EdgeScan 8 bytes per undirected edge + N + 4 (levels,
-// flag); DynamicParallelism adds the CSR (8(N+1) + 4 per arc); the
-// direction-optimizing method the CSR, 16 bytes per vertex (levels, two
-// queues, a list of high-degree vertices) and three N-bit bitmaps. The
-// unsigned char levels fall back to int levels (4N more bytes, allocated
-// then) when a search goes deeper than level 254.
+// Device memory: EdgeScan 8 bytes per undirected edge and 9 per vertex
+// (the COO, the offsets, the levels); DynamicParallelism adds the arcs (4
+// per arc); the direction-optimizing method the CSR (8(N+1) + 4 per arc), 12
+// bytes per vertex (two queues, a list of high-degree vertices) and three
+// N-bit bitmaps. Each DeviceResult holds 4 bytes per vertex of levels, 4
+// more with parents, of its own (see RunOnDevice).
 //
 // It returns an error for a nil or empty graph, bad options, a directed
 // graph with EdgeScan or DynamicParallelism (they relax both directions
@@ -237,43 +242,109 @@ func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 	if g == nil || len(g.Offsets) == 0 {
 		return nil, errors.New("bfs: no graph (nil or without offsets)")
 	}
-	if g.NumVertices() == 0 {
+	p, err := newPrepared(dev, g.NumVertices(), g.NumArcs(), g.Directed, o)
+	if err != nil {
+		return nil, err
+	}
+	p.g = g
+	if p.host {
+		return p, nil
+	}
+	if err := p.setUp(dev); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// PrepareResident readies g, a graph already on its device, for GPU BFS:
+// the Prepared behaves as Prepare(g.Device(), host, o) on g's host copy
+// (the same levels, the same checks and errors). The direction-optimizing
+// method reads g's offsets and arcs where they are, with no host round
+// trip and no copy. EdgeScan and DynamicParallelism build their COO (and
+// its permutation) on the host for now: they take g.Host(), which
+// downloads the graph once when it was made on the device, and upload the
+// COO; DynamicParallelism reads g's CSR where it is.
+//
+// The Prepared uses g's arrays without owning them: keep g open while the
+// Prepared is in use (a run after g.Close fails with a freed-buffer
+// error); Prepared.Bytes counts only what it allocated. On the host
+// device PrepareResident is Prepare(dev, g.Host(), o).
+func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
+	if g == nil || g.Device() == nil || g.Offsets == nil || g.Adj == nil {
+		return nil, errors.New("bfs: no graph (a nil or empty gpu.Graph; make one with dev.Upload or a device generator)")
+	}
+	dev := g.Device()
+	if dev.IsHost() {
+		h, err := g.Host()
+		if err != nil {
+			return nil, fmt.Errorf("bfs: %w", err)
+		}
+		return Prepare(dev, h, o)
+	}
+	p, err := newPrepared(dev, g.N, g.Arcs, g.Directed, o)
+	if err != nil {
+		return nil, err
+	}
+	p.dg, p.off, p.adj = g, g.Offsets, g.Adj
+	if o.Method != DirectionOptimizingGPU {
+		if p.g, err = g.Host(); err != nil {
+			return nil, fmt.Errorf("bfs: the %s builds its COO on the host: %w", o.Method, err)
+		}
+	}
+	if err := p.setUp(dev); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// newPrepared checks the graph's shape and the options and returns a
+// Prepared with its lifecycle set up (nothing allocated yet).
+func newPrepared(dev *gpu.Device, n int, arcs int64, directed bool, o Options) (*Prepared, error) {
+	if dev == nil {
+		return nil, errors.New("bfs: no device (use gpu.Default())")
+	}
+	if n == 0 {
 		return nil, errors.New("bfs: the graph has no vertices")
 	}
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	if g.Directed && o.Method != DirectionOptimizingGPU {
+	if directed && o.Method != DirectionOptimizingGPU {
 		return nil, fmt.Errorf("bfs: the GPU %s relaxes both directions of each edge, but this graph is directed; use g.Undirected() or bfs.Options{Method: bfs.DirectionOptimizingGPU}", o.Method)
 	}
-	p := &Prepared{g: g, opt: o, n: g.NumVertices(), host: dev.IsHost()}
+	p := &Prepared{opt: o, n: n, arcs: arcs, directed: directed, host: dev.IsHost()}
 	p.mem = prepared.Init(&p.base, "bfs", o.Label(), dev)
 	p.dpMin = o.DPThreshold
 	if p.dpMin == 0 {
 		p.dpMin = DefaultDPThreshold
 	}
-	if p.host {
-		return p, nil
-	}
+	return p, nil
+}
+
+// setUp compiles the kernels and makes the method's arrays (see upload),
+// timing the latter as PrepTime.
+func (p *Prepared) setUp(dev *gpu.Device) error {
 	var err error
-	if p.fn, p.dpfn, err = kernelsFor(dev, o.Method == DynamicParallelism); err != nil {
-		return nil, err
+	if p.fn, p.dpfn, err = kernelsFor(dev, p.opt.Method == DynamicParallelism); err != nil {
+		return err
 	}
 	info, err := dev.Info()
 	if err != nil {
-		return nil, fmt.Errorf("bfs: %w", err)
+		return fmt.Errorf("bfs: %w", err)
 	}
 	p.sms = max(info.SMs, 1)
 	start := time.Now()
 	if err := p.upload(info); err != nil {
 		_ = p.mem.Free()
-		return nil, err
+		return err
 	}
 	prepared.Done(&p.base, start)
-	return p, nil
+	return nil
 }
 
-// upload builds and copies the method's arrays.
+// upload builds and copies the method's arrays: the COO from p.g, the CSR
+// from p.g unless p.off and p.adj are set (PrepareResident), and the
+// search state.
 func (p *Prepared) upload(info gpu.Info) error {
 	g, mem, n := p.g, p.mem, p.n
 	var err error
@@ -306,14 +377,18 @@ func (p *Prepared) upload(info gpu.Info) error {
 	if p.ctl, err = mem.AllocUint64s(ctlWords); err != nil {
 		return fmt.Errorf("bfs: %w", err)
 	}
+	if p.off == nil {
+		if p.off, err = mem.Int64sFrom(g.Offsets); err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+	}
 	if p.opt.Method == EdgeScan {
 		return nil
 	}
-	if p.off, err = mem.Int64sFrom(g.Offsets); err != nil {
-		return fmt.Errorf("bfs: %w", err)
-	}
-	if p.adj, err = mem.Int32sFrom(g.Adj); err != nil {
-		return fmt.Errorf("bfs: %w", err)
+	if p.adj == nil {
+		if p.adj, err = mem.Int32sFrom(g.Adj); err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
 	}
 	if p.opt.Method == DynamicParallelism {
 		return nil
@@ -323,7 +398,7 @@ func (p *Prepared) upload(info gpu.Info) error {
 		u32 **gpu.Uint32s
 		i32 **gpu.Int32s
 		n   int
-	}{{i32: &p.levels32, n: n}, {u32: &p.vis, n: words}, {u32: &p.front, n: words}, {u32: &p.next, n: words},
+	}{{u32: &p.vis, n: words}, {u32: &p.front, n: words}, {u32: &p.next, n: words},
 		{i32: &p.qa, n: n}, {i32: &p.qb, n: n}, {i32: &p.big, n: n}}
 	for _, a := range allocs {
 		if a.u32 != nil {
@@ -341,13 +416,16 @@ func (p *Prepared) upload(info gpu.Info) error {
 // Options returns the options in effect.
 func (p *Prepared) Options() Options { return p.opt }
 
-// Close frees the device memory; later Runs return an error. Close is
-// idempotent and accepts a nil Prepared.
+// Close frees the device memory, the buffers kept for later results
+// included; later Runs return an error. DeviceResults stay readable (they
+// own their buffers) until their own Close. Close is idempotent and
+// accepts a nil Prepared.
 func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	return p.base.Close()
+	err := p.base.Close()
+	return errors.Join(err, p.pool.close())
 }
 
 // String describes the prepared variant.
@@ -379,16 +457,41 @@ func Run(dev *gpu.Device, g *graph.CSR, src int32, o Options) (*Result, error) {
 }
 
 // Run searches from src and returns the levels, the frontier size of every
-// level and, with the Parents option, a BFS tree. Time covers the search
-// loop measured with GPU events (initialising the levels included; copying
-// them back and the parents excluded). The preparation is Prepared's
-// PrepTime, spent once: a result's PrepTime does not repeat it.
-// Every level polls cancel.Check. It returns an error for a source outside
-// [0, N), a closed Prepared, cancellation (errors.Is(err,
-// cancel.ErrInterrupted)) and device errors.
-func (p *Prepared) Run(src int32) (_ *Result, err error) {
-	defer cancel.Recover(&err) // from finish's ComponentEdges
-	if err := checkInput(p.g, src); err != nil {
+// level and, with the Parents option, a BFS tree: RunOnDevice, then the
+// result's download (DeviceResult.Result) and Close. Time covers the
+// search loop measured with GPU events (initialising the levels included;
+// the parents of the edge-scan methods and the copy back excluded). The
+// preparation is Prepared's PrepTime, spent once: a result's PrepTime
+// does not repeat it. Every level polls cancel.Check. It returns an error
+// for a source outside [0, N), a closed Prepared, cancellation
+// (errors.Is(err, cancel.ErrInterrupted)) and device errors.
+func (p *Prepared) Run(src int32) (*Result, error) {
+	dr, err := p.RunOnDevice(src)
+	if err != nil {
+		return nil, err
+	}
+	r, err := dr.Result()
+	if err = errors.Join(err, dr.Close()); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// RunOnDevice searches from src like Run but leaves the levels and
+// parents on the device, in buffers of the DeviceResult's own (4 bytes per
+// vertex each), and copies back only the bookkeeping: a few words per
+// level. Everything Run derives from the levels is computed there — the
+// Result's int levels (-1: unreached), the parents (recorded by the
+// direction-optimizing search as it claims each vertex; for EdgeScan and
+// DynamicParallelism each reached vertex takes its lowest-numbered
+// neighbour one level up, computed after the timed search), the frontier
+// sizes, Reached and ComponentEdges — so a sweep does no O(N) host work.
+// Validate the result with CheckDevice, read it with Result, and Close it:
+// its buffers then serve the next run of p. On the host device the CPU
+// DirectionOptimizing runs and the DeviceResult holds its Result. Errors
+// as Run's.
+func (p *Prepared) RunOnDevice(src int32) (*DeviceResult, error) {
+	if err := validSource(p.n, src); err != nil {
 		return nil, err
 	}
 	prepared.Lock(&p.base)
@@ -402,29 +505,28 @@ func (p *Prepared) Run(src int32) (_ *Result, err error) {
 			return nil, err
 		}
 		r.Note = fmt.Sprintf("host device: the CPU direction-optimizing BFS ran in place of gpu BFS (%s)", p.Label())
-		return r, nil
+		return hostDeviceResult(r), nil
+	}
+	levels, parents, err := p.pool.take(p.Device(), p.n, p.opt.Parents)
+	if err != nil {
+		return nil, p.runError(src, err)
 	}
 	var r *Result
 	switch p.opt.Method {
 	case DirectionOptimizingGPU:
-		r, err = p.runDO(src)
+		r, err = p.runDO(src, levels, parents)
 	default:
-		r, err = p.runScan(src)
+		r, err = p.runScan(src, levels, parents)
 	}
 	if err != nil {
+		p.pool.give(levels, parents)
 		return nil, err
 	}
-	iters := r.Iterations
-	r.finish(p.g)
-	r.Iterations = iters
-	if p.opt.Parents {
-		r.Parents = parentsFromLevels(p.g, r.Levels, src)
+	for _, s := range r.FrontierSizes {
+		r.Reached += s
 	}
-	// The host-side conversions stop early when interrupted.
-	if err := cancel.Check(); err != nil {
-		return nil, fmt.Errorf("bfs: %s from %d: %w", p.Label(), src, err)
-	}
-	return r, nil
+	r.TEPS = graph.Rate(r.ComponentEdges, p.arcs, r.Time)
+	return newDeviceResult(r, p.n, levels, parents, &p.pool), nil
 }
 
 // ---- EdgeScan and DynamicParallelism ----
@@ -436,7 +538,10 @@ func (p *Prepared) grid(n int) gpu.Dim {
 	return g
 }
 
-func (p *Prepared) runScan(src int32) (*Result, error) {
+// runScan runs EdgeScan or DynamicParallelism from src, leaving the int
+// levels in out and, when parents is not nil, the parents in parents;
+// the Result it returns has the bookkeeping but no levels or parents.
+func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error) {
 	n, k := p.n, p.fn
 	m := p.coo.Edges
 	dp := p.opt.Method == DynamicParallelism
@@ -449,7 +554,7 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 	vertexGrid := gpu.Blocks(n, blockSize)
 	block := gpu.D1(blockSize)
 	var (
-		wide        bool
+		wide        bool    // the search went on in out with int levels
 		counts      []int64 // DynamicParallelism: vertices per level, from the device
 		childLevels []int   // levels expanded by child grids
 		redone      []int   // levels finished by the scan after the child grids
@@ -463,7 +568,7 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 	// levels returns the current level array as a kernel argument.
 	levels := func() any {
 		if wide {
-			return p.levels32
+			return out
 		}
 		return p.levels8
 	}
@@ -504,7 +609,8 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 				return err
 			}
 			if iter == maxLevel8 && !wide {
-				if err := p.widen(t, launch, vertexGrid); err != nil {
+				// Levels deeper than 254 need int levels: go on in out.
+				if err := launch(t, k[kWiden], vertexGrid, p.levels8, out, int64(n)); err != nil {
 					return err
 				}
 				wide = true
@@ -571,27 +677,28 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 		return nil, p.runError(src, err)
 	}
 	r.Time = dur
-	if wide {
-		l32, err := p.levels32.ToHost()
-		if err != nil {
-			return nil, p.runError(src, err)
-		}
-		r.Levels = levels32ToResult(l32)
-		r.Algorithm += " + int32 levels (depth ≥ 254)"
-	} else {
-		l8, err := p.levels8.ToHost()
-		if err != nil {
-			return nil, p.runError(src, err)
-		}
-		r.Levels = levels8ToResult(l8)
+	// The edge scan's levels are 0..Iterations-1 (its last scan found no
+	// new vertex); dynamic parallelism counted its own.
+	nhist := r.Iterations
+	if dp {
+		nhist = 0
 	}
+	stats, err := p.finishScan(src, wide, out, parents, nhist)
+	if err != nil {
+		return nil, p.runError(src, err)
+	}
+	r.ComponentEdges = int64(stats[0])
 	if dp {
 		r.FrontierSizes = counts
 	} else {
-		r.FrontierSizes = frontierSizes(r.Levels)
+		r.FrontierSizes = make([]int64, nhist)
+		for l := range r.FrontierSizes {
+			r.FrontierSizes[l] = int64(stats[1+l])
+		}
 	}
 	var notes []string
 	if wide {
+		r.Algorithm += " + int32 levels (depth ≥ 254)"
 		notes = append(notes, "levels deeper than 253 do not fit unsigned char: continued with int32 levels from level 254")
 	}
 	if dp {
@@ -604,16 +711,53 @@ func (p *Prepared) runScan(src int32) (*Result, error) {
 	return r, nil
 }
 
-// widen switches to int levels: allocates them (first time) and copies.
-func (p *Prepared) widen(t *gpu.Thread, launch func(*gpu.Thread, *gpu.Function, gpu.Dim, ...any) error, grid gpu.Dim) error {
-	if p.levels32 == nil {
-		l, err := p.mem.AllocInt32s(p.n)
+// finishScan turns the search's levels into the Result's in out (from
+// levels8, or in place when wide), derives the parents when parents is
+// not nil, and returns the reductions: the component's degree sum (halved
+// on the undirected graphs the scans take), then the vertices of levels
+// 0..nhist-1.
+func (p *Prepared) finishScan(src int32, wide bool, out, parents *gpu.Int32s, nhist int) ([]uint64, error) {
+	n, k, block := p.n, p.fn, gpu.D1(blockSize)
+	if p.stats == nil || p.stats.Len() < nhist+1 {
+		s, err := p.mem.AllocUint64s(max(nhist+1, 64))
+		if err != nil {
+			return nil, err
+		}
+		if p.stats != nil {
+			_ = p.stats.Free()
+		}
+		p.stats = s
+	}
+	var stats []uint64
+	err := p.Device().Exec(func(t *gpu.Thread) error {
+		if err := p.stats.Fill(0); err != nil {
+			return err
+		}
+		var err error
+		if wide {
+			err = t.Launch(k[kFinish32], p.grid(n), block, 0, out, p.off, int64(n), p.stats, nhist)
+		} else {
+			err = t.Launch(k[kFinish8], p.grid(n), block, 0, p.levels8, out, p.off, int64(n), p.stats, nhist)
+		}
 		if err != nil {
 			return err
 		}
-		p.levels32 = l
+		if parents != nil {
+			if err := t.Launch(k[kParInit], p.grid(n), block, 0, out, parents, int64(n), src); err != nil {
+				return err
+			}
+			if err := t.Launch(k[kParCOO], p.grid(int(p.coo.Edges)), block, 0, p.coo.Start, p.coo.End, p.coo.Edges, out, parents); err != nil {
+				return err
+			}
+		}
+		stats, err = p.stats.ToHost()
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return launch(t, p.fn[kWiden], grid, p.levels8, p.levels32, int64(p.n))
+	stats[0] /= 2
+	return stats, nil
 }
 
 func (p *Prepared) runError(src int32, err error) error {
@@ -622,28 +766,42 @@ func (p *Prepared) runError(src int32, err error) error {
 
 // ---- direction-optimizing ----
 
-func (p *Prepared) runDO(src int32) (*Result, error) {
-	g, n, k := p.g, p.n, p.fn
+// runDO runs the direction-optimizing search from src, leaving the levels
+// in levels and, when parents is not nil, the parents in parents; the
+// Result it returns has the bookkeeping but no levels or parents.
+func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error) {
+	n, k := p.n, p.fn
 	words := (n + 31) / 32
 	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.Label() + ")"}
-	if g.Directed {
+	if p.directed {
 		r.Algorithm = "gpu BFS (" + p.Label() + "; directed graph: top-down only)"
 	}
 	block := gpu.D1(blockSize)
 	ctl := make([]uint64, ctlWords)
+	// The source's degree, the first step's arcs, before the timed search.
+	err := p.Device().Exec(func(t *gpu.Thread) error {
+		if err := t.Launch(k[kDODegree], gpu.D1(1), gpu.D1(32), 0, p.off, src, p.ctl); err != nil {
+			return err
+		}
+		return p.ctl.Download(ctl)
+	})
+	if err != nil {
+		return nil, p.runError(src, err)
+	}
 	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		r.Launches++
 		return t.Launch(f, grid, block, 0, args...)
 	}
 	alpha, beta, _ := p.opt.switchParams() // checked by Prepare
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := launch(t, k[kDOInit], gpu.Blocks(n, blockSize), p.levels32, p.vis, int64(n), int64(words), src, p.qa); err != nil {
+		if err := launch(t, k[kDOInit], gpu.Blocks(n, blockSize), levels, parents, p.vis, int64(n), int64(words), src, p.qa); err != nil {
 			return err
 		}
 		cur, nxt := p.qa, p.qb
 		front, next := p.front, p.next
-		nf, mf := int64(1), int64(g.Degree(src))
-		mu := g.NumArcs() - mf
+		nf, mf := int64(1), int64(ctl[ctlMF])
+		r.ComponentEdges = mf
+		mu := p.arcs - mf
 		prevNF := int64(0)
 		bottomUp := false
 		for depth := 0; nf > 0; depth++ {
@@ -651,7 +809,7 @@ func (p *Prepared) runDO(src int32) (*Result, error) {
 				return err
 			}
 			r.FrontierSizes = append(r.FrontierSizes, nf)
-			if !g.Directed {
+			if !p.directed {
 				switch {
 				case !bottomUp && !p.opt.TopDownOnly && mf > mu/alpha:
 					if err := front.Fill(0); err != nil {
@@ -677,18 +835,18 @@ func (p *Prepared) runDO(src int32) (*Result, error) {
 			}
 			if bottomUp {
 				r.Directions = append(r.Directions, BottomUpStep)
-				if err := launch(t, k[kDOBU], p.grid(words*32), p.off, p.adj, p.levels32, p.vis, front, next,
+				if err := launch(t, k[kDOBU], p.grid(words*32), p.off, p.adj, levels, parents, p.vis, front, next,
 					int64(n), int64(words), p.ctl, depth); err != nil {
 					return err
 				}
 				front, next = next, front
 			} else {
 				r.Directions = append(r.Directions, TopDownStep)
-				if err := launch(t, k[kDOTD], gpu.Blocks(int(nf), blockSize), cur, nf, p.off, p.adj, p.levels32, p.vis,
+				if err := launch(t, k[kDOTD], gpu.Blocks(int(nf), blockSize), cur, nf, p.off, p.adj, levels, parents, p.vis,
 					nxt, p.big, p.ctl, depth); err != nil {
 					return err
 				}
-				if err := launch(t, k[kDOTDBig], gpu.D1(p.sms*blocksPerSM), p.big, p.off, p.adj, p.levels32, p.vis,
+				if err := launch(t, k[kDOTDBig], gpu.D1(p.sms*blocksPerSM), p.big, p.off, p.adj, levels, parents, p.vis,
 					nxt, p.ctl, depth); err != nil {
 					return err
 				}
@@ -700,6 +858,7 @@ func (p *Prepared) runDO(src int32) (*Result, error) {
 			}
 			nf, mf = int64(ctl[ctlTail]), int64(ctl[ctlMF])
 			mu -= mf
+			r.ComponentEdges += mf
 		}
 		return nil
 	})
@@ -707,57 +866,11 @@ func (p *Prepared) runDO(src int32) (*Result, error) {
 		return nil, p.runError(src, err)
 	}
 	r.Time = dur
-	levels, err := p.levels32.ToHost()
-	if err != nil {
-		return nil, p.runError(src, err)
+	// Every reached vertex's arcs were counted once, when it was claimed.
+	if !p.directed {
+		r.ComponentEdges /= 2
 	}
-	r.Levels = levels
 	return r, nil
-}
-
-// ---- host-side conversions ----
-
-// levels8ToResult converts unsigned char levels (255: unvisited) to the
-// Result's int32 levels (-1: unreached).
-func levels8ToResult(l8 []uint8) []int32 {
-	out := make([]int32, len(l8))
-	par.For(len(l8), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if x := l8[i]; x == 255 {
-				out[i] = -1
-			} else {
-				out[i] = int32(x)
-			}
-		}
-	})
-	return out
-}
-
-// levels32ToResult converts int levels (MaxInt32: unvisited) in place.
-func levels32ToResult(l []int32) []int32 {
-	par.For(len(l), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if l[i] == idleInt32 {
-				l[i] = -1
-			}
-		}
-	})
-	return l
-}
-
-// frontierSizes counts the vertices of every level.
-func frontierSizes(levels []int32) []int64 {
-	var sizes []int64
-	for _, l := range levels {
-		if l < 0 {
-			continue
-		}
-		for int(l) >= len(sizes) {
-			sizes = append(sizes, 0)
-		}
-		sizes[l]++
-	}
-	return sizes
 }
 
 // levelList renders level numbers compactly: "0–2, 5, 7–9".
@@ -779,66 +892,4 @@ func levelList(ls []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ", ")
-}
-
-// parentsFromLevels builds a BFS tree from exact levels: every reached
-// vertex v ≠ src takes as parent the lowest-numbered u with an arc u→v and
-// Levels[u] = Levels[v]-1, which exists because the levels are those of a
-// BFS. Undirected graphs look through v's own arcs (both directions are
-// stored); directed graphs scan all arcs and keep the minimum with an
-// atomic compare-and-swap loop. Work O(N + M) on all cores; the result is
-// deterministic.
-func parentsFromLevels(g *graph.CSR, levels []int32, src int32) []int32 {
-	n := g.NumVertices()
-	parents := make([]int32, n)
-	if !g.Directed {
-		par.ForWeighted(g.Offsets, func(lo, hi int) {
-			for v := lo; v < hi; v++ {
-				parents[v] = -1
-				l := levels[v]
-				switch {
-				case l < 0:
-				case int32(v) == src:
-					parents[v] = src
-				default:
-					for _, u := range g.Neighbors(int32(v)) {
-						if levels[u] == l-1 {
-							parents[v] = u
-							break
-						}
-					}
-				}
-			}
-		})
-		return parents
-	}
-	par.For(n, func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			parents[v] = -1
-		}
-	})
-	parents[src] = src
-	par.ForWeighted(g.Offsets, func(lo, hi int) {
-		for u := int32(lo); u < int32(hi); u++ {
-			lu := levels[u]
-			if lu < 0 {
-				continue
-			}
-			for _, v := range g.Neighbors(u) {
-				if levels[v] != lu+1 {
-					continue
-				}
-				for {
-					old := atomic.LoadInt32(&parents[v])
-					if old != -1 && old <= u {
-						break
-					}
-					if atomic.CompareAndSwapInt32(&parents[v], old, u) {
-						break
-					}
-				}
-			}
-		}
-	})
-	return parents
 }

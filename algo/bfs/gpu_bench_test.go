@@ -1,11 +1,13 @@
 package bfs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -45,12 +47,7 @@ func BenchmarkGPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	roots := 8
-	if s := os.Getenv("GRAPHNB_BENCH_ROOTS"); s != "" {
-		if roots, err = strconv.Atoi(s); err != nil || roots < 1 {
-			b.Fatalf("GRAPHNB_BENCH_ROOTS=%q: want a positive integer", s)
-		}
-	}
+	roots := benchEnv(b, "GRAPHNB_BENCH_ROOTS", 8)
 	var scales []int
 	for s := 14; s <= 22; s++ {
 		scales = append(scales, s)
@@ -143,4 +140,129 @@ func TestBenchSlug(t *testing.T) {
 			t.Errorf("benchSlug(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// BenchmarkGPUSweepResident measures a validated sweep of the
+// direction-optimizing BFS (parents on) the way bench runs one, per root:
+// R-MAT scale GRAPHNB_BENCH_SCALE (default 22), edge factor 16, seed 1,
+// unweighted, from GRAPHNB_BENCH_ROOTS roots (default 64). Sub-benchmarks:
+//
+//	run_check     Run + Check: levels and parents copied back, then up again
+//	              for the device check
+//	resident      RunOnDevice + CheckDevice + Close: nothing copied but the
+//	              bookkeeping (the sweep bench runs)
+//	resident_run  RunOnDevice + Close, no validation
+//	check_device  CheckDevice of one result
+//
+// Metrics: ms/root is the wall time per root (per check for
+// check_device); ms/bfs the mean GPU-event time of the searches; prep_ms
+// the preparation (Prepare from the host CSR for run_check,
+// PrepareResident from the uploaded graph for the others). Run on the GPU
+// machine, e.g.
+//
+//	./bfs.test -test.run '^$' -test.bench 'GPUSweepResident' -test.benchtime 3x
+func BenchmarkGPUSweepResident(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	scale, roots := benchEnv(b, "GRAPHNB_BENCH_SCALE", 22), benchEnv(b, "GRAPHNB_BENCH_ROOTS", 64)
+	g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Unweighted())
+	if err != nil {
+		b.Fatal(err)
+	}
+	srcs := g.Roots(roots, 1)
+	dg, err := dev.Upload(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dg.Close()
+	o := Options{Method: DirectionOptimizingGPU, Parents: true}
+	sweep := func(b *testing.B, resident bool, run func(p *Prepared, src int32) (time.Duration, error)) {
+		var p *Prepared
+		var err error
+		if resident {
+			p, err = PrepareResident(dg, o)
+		} else {
+			p, err = Prepare(dev, g, o)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		var searched time.Duration
+		runs := 0
+		for b.Loop() {
+			for _, src := range srcs {
+				d, err := run(p, src)
+				if err != nil {
+					b.Fatalf("from %d: %v", src, err)
+				}
+				searched += d
+				runs++
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(runs), "ms/root")
+		b.ReportMetric(searched.Seconds()*1e3/float64(runs), "ms/bfs")
+		b.ReportMetric(p.PrepTime().Seconds()*1e3, "prep_ms")
+	}
+	b.Run("run_check", func(b *testing.B) {
+		sweep(b, false, func(p *Prepared, src int32) (time.Duration, error) {
+			r, err := p.Run(src)
+			if err != nil {
+				return 0, err
+			}
+			return r.Time, p.Check(r)
+		})
+	})
+	b.Run("resident", func(b *testing.B) {
+		sweep(b, true, func(p *Prepared, src int32) (time.Duration, error) {
+			r, err := p.RunOnDevice(src)
+			if err != nil {
+				return 0, err
+			}
+			return r.Time, errors.Join(p.CheckDevice(r), r.Close())
+		})
+	})
+	b.Run("resident_run", func(b *testing.B) {
+		sweep(b, true, func(p *Prepared, src int32) (time.Duration, error) {
+			r, err := p.RunOnDevice(src)
+			if err != nil {
+				return 0, err
+			}
+			return r.Time, r.Close()
+		})
+	})
+	b.Run("check_device", func(b *testing.B) {
+		p, err := PrepareResident(dg, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		r, err := p.RunOnDevice(srcs[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		for b.Loop() {
+			if err := p.CheckDevice(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/root")
+	})
+}
+
+// benchEnv reads a positive integer from the environment variable name,
+// or returns def when it is unset.
+func benchEnv(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		b.Fatalf("%s=%q: want a positive integer", name, s)
+	}
+	return v
 }

@@ -273,45 +273,29 @@ func TestCUDASources(t *testing.T) {
 	}
 }
 
-func TestParentsFromLevels(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 4))
-	for i := range 60 {
-		n := 1 + r.IntN(50)
-		g := tg.Build(t, n, i%2 == 1, tg.Unweighted, tg.Random(r, n, r.IntN(3*n), nil)...)
-		src := int32(r.IntN(n))
-		ref, err := TopDown(g, src)
-		if err != nil {
-			t.Fatal(err)
+// lowestParents is the tree the edge-scan methods derive from the levels:
+// every reached vertex but src takes the lowest-numbered vertex one level
+// up with an arc to it.
+func lowestParents(g *graph.CSR, levels []int32, src int32) []int32 {
+	parents := make([]int32, len(levels))
+	for v, l := range levels {
+		parents[v] = -1
+		if l >= 0 {
+			parents[v] = math.MaxInt32
 		}
-		res := *ref
-		res.Parents = parentsFromLevels(g, ref.Levels, src)
-		if err := Check(g, &res); err != nil {
-			t.Fatalf("graph %d (%v) from %d: %v", i, g, src, err)
-		}
-		// The parent is the lowest-numbered vertex one level up with an arc.
-		for v, p := range res.Parents {
-			if int32(v) == src || p < 0 {
-				continue
-			}
-			for u := int32(0); u < p; u++ {
-				if ref.Levels[u] == ref.Levels[v]-1 && g.HasArc(u, int32(v)) {
-					t.Fatalf("graph %d: vertex %d has parent %d, but %d is lower", i, v, p, u)
-				}
+	}
+	parents[src] = src
+	for u := range int32(g.NumVertices()) {
+		for _, v := range g.Neighbors(u) {
+			if levels[u] >= 0 && levels[v] == levels[u]+1 && v != src {
+				parents[v] = min(parents[v], u)
 			}
 		}
 	}
+	return parents
 }
 
-func TestLevelConversions(t *testing.T) {
-	if got := levels8ToResult([]uint8{0, 1, 255, 254, 3}); !slices.Equal(got, []int32{0, 1, -1, 254, 3}) {
-		t.Errorf("levels8ToResult = %v", got)
-	}
-	if got := levels32ToResult([]int32{0, math.MaxInt32, 300}); !slices.Equal(got, []int32{0, -1, 300}) {
-		t.Errorf("levels32ToResult = %v", got)
-	}
-	if got := frontierSizes([]int32{2, 0, -1, 1, 1, 2, 2}); !slices.Equal(got, []int64{1, 2, 3}) {
-		t.Errorf("frontierSizes = %v", got)
-	}
+func TestLevelList(t *testing.T) {
 	for _, c := range []struct {
 		in   []int
 		want string
@@ -464,6 +448,9 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 					}
 					what := fmt.Sprintf("%s on %s from %d", v.Label, c.name, src)
 					checkGPU(t, c.g, r, what)
+					if want := lowestParents(c.g, r.Levels, src); o.Method != DirectionOptimizingGPU && !slices.Equal(r.Parents, want) {
+						t.Errorf("%s: parents %v, want the lowest-numbered neighbours one level up %v", what, r.Parents, want)
+					}
 					deep := len(r.FrontierSizes) > maxLevel8
 					switch o.Method {
 					case EdgeScan, DynamicParallelism:
@@ -681,6 +668,17 @@ func TestFakeGPUChild(t *testing.T) {
 		mg, src := mutationGraph(t, 8)
 		checkDeviceMutations(t, dev, mg, src)
 	})
+	t.Run("resident", func(t *testing.T) {
+		var small []gpuCase
+		for _, c := range cases {
+			if c.name == "disconnected" || c.name == "star_300" || c.name == "single_vertex" {
+				small = append(small, c)
+			}
+		}
+		small = append(small, gpuCase{"directed", directedCopy(t, g), []int32{0, 7}})
+		checkResident(t, dev, small)
+	})
+	t.Run("device_result", func(t *testing.T) { checkDeviceResultLifecycle(t, dev, g) })
 	checkOneShotFreeError(t, dev)
 }
 

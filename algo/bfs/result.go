@@ -137,7 +137,12 @@ func checkInput(g *graph.CSR, src int32) error {
 	if g == nil || len(g.Offsets) == 0 {
 		return fmt.Errorf("bfs: no graph (nil or without offsets)")
 	}
-	n := g.NumVertices()
+	return validSource(g.NumVertices(), src)
+}
+
+// validSource returns an error for a source outside [0, n) or an empty
+// graph.
+func validSource(n int, src int32) error {
 	if n == 0 {
 		return fmt.Errorf("bfs: the graph has no vertices, so no source")
 	}

@@ -42,10 +42,13 @@ type Options struct {
 	// vertices than this is expanded by child grids, a larger one by the
 	// edge scan. 0 means DefaultDPThreshold.
 	DPThreshold int
-	// Parents asks a GPU search for a BFS tree: after the levels are
-	// known, each reached vertex takes a neighbour one level up as its
-	// parent (on the host, not timed). Without it Result.Parents is nil on
-	// a GPU. The CPU searches always return parents.
+	// Parents asks a GPU search for a BFS tree, on the device: the
+	// direction-optimizing search records each vertex's parent as it
+	// claims it (in the timed search, one store per vertex); EdgeScan and
+	// DynamicParallelism, which find only levels, give each reached vertex
+	// its lowest-numbered neighbour one level up after the search (not
+	// timed). Without it Result.Parents is nil on a GPU and CheckDevice
+	// refuses the result. The CPU searches always return parents.
 	Parents bool
 	// Alpha (direction-optimizing searches): a top-down search turns
 	// bottom-up once the arcs leaving the frontier exceed 1/Alpha of the

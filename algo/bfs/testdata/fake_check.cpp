@@ -20,10 +20,12 @@ fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
 
 fake::Table table({
     small(fake::kernel("bfsck_vertices", bfsck_vertices)),
+    small(fake::kernel("bfsck_anc", bfsck_anc, direct)),
     small(fake::kernel("bfsck_jump", bfsck_jump, direct)),
     small(fake::kernel("bfsck_coo", bfsck_coo, direct)),
     small(fake::kernel("bfsck_csr", bfsck_csr)),
     small(fake::kernel("bfsck_final", bfsck_final, direct)),
+    small(fake::kernel("bfsck_cycle", bfsck_cycle, direct)),
     fake::kernel("bfsck_explain", bfsck_explain, direct),
 });
 

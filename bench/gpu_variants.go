@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"time"
+
 	"github.com/graphnb/graphnb/algo/bfs"
 	"github.com/graphnb/graphnb/algo/sssp"
 	"github.com/graphnb/graphnb/gpu"
@@ -33,7 +35,9 @@ func SSSPGPU(v sssp.Variant) Variant {
 // BFSGPU adapts a GPU BFS variant (one of bfs.SeedVariants or
 // bfs.ModernVariants, or a hand-made bfs.Variant) to the harness, like
 // SSSPGPU; results are validated by bfs.Prepared.Check (on the GPU that
-// holds the graph, or the CPU checker on the host device).
+// holds the graph, or the CPU checker on the host device). On a graph made
+// on the GPU (PrepareResident) each run stays there: bfs.Prepared.RunOnDevice,
+// validated by CheckDevice, freed before the next run, never downloaded.
 func BFSGPU(v bfs.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "bfs", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
 		o := v.Options
@@ -44,6 +48,16 @@ func BFSGPU(v bfs.Variant) Variant {
 		}
 		return hostStandIn(&bfsRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
 			run: p.Run, check: p.Check}, dev), nil
+	}, PrepareResident: func(g *gpu.Graph) (Runner, error) {
+		o := v.Options
+		o.Parents = true
+		p, err := bfs.PrepareResident(g, o)
+		if err != nil {
+			return nil, err
+		}
+		return &residentRunner[*bfs.DeviceResult]{common: common{prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			arcs: g.Arcs, run: p.RunOnDevice, check: p.CheckDevice, free: (*bfs.DeviceResult).Close,
+			scalars: func(r *bfs.DeviceResult) (time.Duration, int, int64) { return r.Time, r.Iterations, r.ComponentEdges }}, nil
 	}}
 }
 

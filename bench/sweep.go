@@ -388,7 +388,7 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 			}
 			for _, v := range p.Variants {
 				row := Row{Variant: v.Label, Scale: pt.scale, Graph: pt.spec, Vertices: g.n,
-					Arcs: g.arcs, GraphTime: graphTime, Device: t.Meta.Device, Host: t.Meta.Host.line()}
+					Arcs: g.arcs, GraphTime: graphTime, GraphOnDevice: g.dev != nil, Device: t.Meta.Device, Host: t.Meta.Host.line()}
 				hostCopy, err := p.measure(dev, g, v, roots, &row, func() {
 					done++
 					progress(done, total)

@@ -106,6 +106,9 @@ type Row struct {
 	Arcs     int64 `json:"arcs"`
 	// GraphTime is the time to make the graph (generate or read it).
 	GraphTime time.Duration `json:"graph_time_ns"`
+	// GraphOnDevice reports that the graph was generated on the GPU (a
+	// device generator: spec.MakeOnDevice) rather than on the host.
+	GraphOnDevice bool `json:"graph_on_device,omitempty"`
 	// PrepTime is the variant's preparation on this graph (conversion,
 	// upload), excluded from the runs' times; DeviceBytes the device
 	// memory it held (the larger of Runner.Bytes after Prepare and after

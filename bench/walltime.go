@@ -29,12 +29,14 @@ type PointTime struct {
 	// checkers; Copies the rest of each Run call (result downloads,
 	// host-side bookkeeping); Other what is left (closing, the runs'
 	// surroundings).
-	Generation  time.Duration `json:"generation_ns"`
-	Preparation time.Duration `json:"preparation_ns"`
-	Algorithm   time.Duration `json:"algorithm_ns"`
-	Validation  time.Duration `json:"validation_ns"`
-	Copies      time.Duration `json:"copies_ns"`
-	Other       time.Duration `json:"other_ns"`
+	Generation time.Duration `json:"generation_ns"`
+	// GeneratedOnDevice: the graph was made on the GPU.
+	GeneratedOnDevice bool          `json:"generated_on_device,omitempty"`
+	Preparation       time.Duration `json:"preparation_ns"`
+	Algorithm         time.Duration `json:"algorithm_ns"`
+	Validation        time.Duration `json:"validation_ns"`
+	Copies            time.Duration `json:"copies_ns"`
+	Other             time.Duration `json:"other_ns"`
 	// AlgorithmShare is Algorithm / Wall, in [0, 1].
 	AlgorithmShare float64 `json:"algorithm_share"`
 }
@@ -63,6 +65,7 @@ func (t *Table) WallTimes() WallTimes {
 			p.Generation += r.GraphTime
 			p.Wall += r.GraphTime
 		}
+		p.GeneratedOnDevice = p.GeneratedOnDevice || r.GraphOnDevice
 		p.Wall += r.WallTime
 		p.Preparation += r.PrepTime
 		for _, x := range r.Runs {
@@ -95,7 +98,11 @@ func (w WallTimes) columns() ([]string, [][]string) {
 	var rows [][]string
 	for _, p := range w {
 		name := Row{Graph: p.Graph, Scale: p.Scale}.point()
-		c := []string{name, secs3(p.Wall), secs3(p.Generation), secs3(p.Preparation), secs3(p.Algorithm),
+		gen := secs3(p.Generation)
+		if p.GeneratedOnDevice {
+			gen += " (on GPU)"
+		}
+		c := []string{name, secs3(p.Wall), gen, secs3(p.Preparation), secs3(p.Algorithm),
 			secs3(p.Validation), secs3(p.Copies), secs3(p.Other), percent(p.AlgorithmShare)}
 		if devices {
 			c = append(c, p.Device)

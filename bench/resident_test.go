@@ -1,0 +1,86 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/internal/fakegpu"
+)
+
+// TestFakeGPUResidentSweep runs a sweep on the fake GPU (internal/fakegpu)
+// with the device generator's and BFS's kernels: the graph is made on the
+// device, the GPU variant runs resident and validates there, and the CPU
+// variant of the same sweep gets the host copy — the same graph, so the
+// two rows agree on its size and their results both validate.
+func TestFakeGPUResidentSweep(t *testing.T) {
+	fakegpu.Run(t, "TestFakeGPUResidentSweepChild", 4*time.Minute, func(b *fakegpu.Builder) []string {
+		return []string{
+			b.CXX("../graph/gen/gpugen/testdata/fake_kernels.cpp", "-I../graph/gen/gpugen"),
+			b.CXX("../algo/bfs/testdata/fake_kernels.cpp", "-I../algo/bfs"),
+			b.CXX("../algo/bfs/testdata/fake_check.cpp", "-I../algo/bfs"),
+		}
+	})
+}
+
+// TestFakeGPUResidentSweepChild is TestFakeGPUResidentSweep's child.
+func TestFakeGPUResidentSweepChild(t *testing.T) {
+	dev := fakegpu.Device(t)
+	checkResidentSweep(t, dev, 9)
+}
+
+// TestGPUResidentSweep is TestFakeGPUResidentSweep on a real GPU, at a
+// scale where the device generator runs many chunks.
+func TestGPUResidentSweep(t *testing.T) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		t.Skip(gpu.DefaultReason())
+	}
+	checkResidentSweep(t, dev, 16)
+}
+
+func checkResidentSweep(t *testing.T, dev *gpu.Device, scale int) {
+	t.Helper()
+	gpuDO, err := Lookup("bfs", "gpu/direction-optimizing-gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpuDO, err := Lookup("bfs", "cpu/do")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := Sweep{Variants: []Variant{gpuDO, cpuDO}, Family: "rmat", Scales: []int{scale}, Roots: 4, Seed: 3}
+	tab, err := sw.Run(dev, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := sw.Run(gpu.Host(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 2 || len(host.Rows) != 2 {
+		t.Fatalf("%d and %d rows, want 2 each", len(tab.Rows), len(host.Rows))
+	}
+	for i, r := range tab.Rows {
+		if r.NumRuns != 4 || r.NumValidated != 4 {
+			t.Errorf("%s: %d runs, %d validated, want 4 and 4", r.Variant, r.NumRuns, r.NumValidated)
+		}
+		if h := host.Rows[i]; r.Vertices != h.Vertices || r.Arcs != h.Arcs {
+			t.Errorf("%s: %d vertices, %d arcs on the device-made graph; the host's has %d, %d", r.Variant, r.Vertices, r.Arcs, h.Vertices, h.Arcs)
+		}
+		for k, run := range r.Runs {
+			if h := host.Rows[i].Runs[k]; run.Root != h.Root || run.ComponentEdges != h.ComponentEdges {
+				t.Errorf("%s run %d: root %d, %d component edges; host sweep: root %d, %d", r.Variant, k, run.Root, run.ComponentEdges, h.Root, h.ComponentEdges)
+			}
+		}
+	}
+	if r := tab.Rows[0]; r.Checker != "device" || !r.GraphOnDevice {
+		t.Errorf("GPU row: checker %q, graph on device %v; want device, true", r.Checker, r.GraphOnDevice)
+	}
+	if r := tab.Rows[1]; r.CopyTime <= 0 {
+		t.Errorf("CPU row: copy time %v, want the host copy of the device-made graph counted", r.CopyTime)
+	}
+	if host.Rows[0].GraphOnDevice {
+		t.Error("host sweep: a row claims its graph was made on a device")
+	}
+}

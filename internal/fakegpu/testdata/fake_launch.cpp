@@ -30,10 +30,15 @@ namespace fake {
 namespace {
 
 struct Registry {
-	// prefixes and the hook of the package that registered each: several
-	// packages (a package's kernels and its device check) may link.
-	std::vector<std::pair<std::string, void (*)(Launch &)>> prefixes;
-	std::string (*config)(const Launch &) = nullptr;
+	// prefixes and the hooks of the package that registered each:
+	// several packages (a package's kernels and its device check) may
+	// link.
+	struct Prefix {
+		std::string prefix;
+		void (*prepare)(Launch &);
+		std::string (*config)(const Launch &);
+	};
+	std::vector<Prefix> prefixes;
 	std::map<std::string, std::map<std::string, Kernel>> tables; // config → name → kernel
 };
 
@@ -57,10 +62,7 @@ Table::Table(const char *config, std::initializer_list<Kernel> ks) {
 Package::Package(std::initializer_list<const char *> prefixes, void (*prepare)(Launch &),
                  std::string (*config)(const Launch &)) {
 	for (const char *p : prefixes) {
-		registry().prefixes.push_back({p, prepare});
-	}
-	if (config) {
-		registry().config = config;
+		registry().prefixes.push_back({p, prepare, config});
 	}
 }
 
@@ -113,10 +115,12 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	l.name = fn->name;
 	bool ours = false;
 	void (*prepare)(fake::Launch &) = nullptr;
+	std::string (*config)(const fake::Launch &) = nullptr;
 	for (const auto &p : reg.prefixes) {
-		if (!ours && l.name.rfind(p.first, 0) == 0) {
+		if (!ours && l.name.rfind(p.prefix, 0) == 0) {
 			ours = true;
-			prepare = p.second;
+			prepare = p.prepare;
+			config = p.config;
 		}
 	}
 	if (!ours) {
@@ -131,8 +135,8 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	}
 	l.image = fn->m && fn->m->text ? fn->m->text : "";
 	emu::readable.clear();
-	if (reg.config) {
-		l.config = reg.config(l);
+	if (config) {
+		l.config = config(l);
 	}
 	auto t = reg.tables.find(l.config);
 	if (t == reg.tables.end()) {

@@ -130,9 +130,8 @@ struct Table {
 // before each such launch once the argument count is right (checks with
 // need and buffer, sets emu::order), and one that picks the launch's
 // table (Launch.config; none: ""). Several packages may link (a
-// package's kernels and its device check): each launch runs the hook of
-// the package whose prefix its name starts with; the last config hook
-// given applies to every launch.
+// package's kernels and its device check): each launch runs the hooks
+// of the package whose prefix its name starts with.
 struct Package {
 	Package(std::initializer_list<const char *> prefixes, void (*prepare)(Launch &) = nullptr,
 	        std::string (*config)(const Launch &) = nullptr);

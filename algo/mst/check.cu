@@ -191,14 +191,11 @@ extern "C" __global__ void mstck_degree(const int *eu, const int *ev, i64 f, u32
 	}
 }
 
-// mstck_scan_local turns each block's CK_BLOCK entries of x (len in all)
-// into their exclusive prefix sums within the block and writes the
-// block's total to sums[block]. Grid: exactly ⌈len/CK_BLOCK⌉ blocks.
-extern "C" __global__ void mstck_scan_local(u32 *x, i64 len, u32 *sums) {
-	__shared__ u32 s[CK_BLOCK];
-	i64 i = (i64)blockIdx.x * CK_BLOCK + threadIdx.x;
-	u32 mine = i < len ? x[i] : 0;
-	s[threadIdx.x] = mine;
+// ck_block_scan returns the inclusive prefix sum of x over the block
+// (s: CK_BLOCK words of shared memory, readable until the next call);
+// every thread calls it.
+static __device__ __forceinline__ u32 ck_block_scan(u32 x, u32 *s) {
+	s[threadIdx.x] = x;
 	__syncthreads();
 	for (int d = 1; d < CK_BLOCK; d <<= 1) {
 		u32 add = threadIdx.x >= d ? s[threadIdx.x - d] : 0;
@@ -206,8 +203,19 @@ extern "C" __global__ void mstck_scan_local(u32 *x, i64 len, u32 *sums) {
 		s[threadIdx.x] += add;
 		__syncthreads();
 	}
-	if (i < len) x[i] = s[threadIdx.x] - mine;
-	if (threadIdx.x == CK_BLOCK - 1) sums[blockIdx.x] = s[threadIdx.x];
+	return s[threadIdx.x];
+}
+
+// mstck_scan_local turns each block's CK_BLOCK entries of x (len in all)
+// into their exclusive prefix sums within the block and writes the
+// block's total to sums[block]. Grid: exactly ⌈len/CK_BLOCK⌉ blocks.
+extern "C" __global__ void mstck_scan_local(u32 *x, i64 len, u32 *sums) {
+	__shared__ u32 s[CK_BLOCK];
+	i64 i = (i64)blockIdx.x * CK_BLOCK + threadIdx.x;
+	u32 mine = i < len ? x[i] : 0;
+	u32 inc = ck_block_scan(mine, s);
+	if (i < len) x[i] = inc - mine;
+	if (threadIdx.x == CK_BLOCK - 1) sums[blockIdx.x] = inc;
 }
 
 // mstck_scan_sums turns the nb block totals into their exclusive prefix
@@ -220,17 +228,10 @@ extern "C" __global__ void mstck_scan_sums(u32 *sums, i64 nb) {
 	for (i64 base = 0; base < nb; base += CK_BLOCK) {
 		i64 i = base + threadIdx.x;
 		u32 mine = i < nb ? sums[i] : 0;
-		s[threadIdx.x] = mine;
-		__syncthreads();
-		for (int d = 1; d < CK_BLOCK; d <<= 1) {
-			u32 add = threadIdx.x >= d ? s[threadIdx.x - d] : 0;
-			__syncthreads();
-			s[threadIdx.x] += add;
-			__syncthreads();
-		}
-		if (i < nb) sums[i] = carry + s[threadIdx.x] - mine;
-		__syncthreads();
-		if (threadIdx.x == CK_BLOCK - 1) carry += s[threadIdx.x];
+		u32 inc = ck_block_scan(mine, s);
+		if (i < nb) sums[i] = carry + inc - mine;
+		__syncthreads(); // every thread has read carry
+		if (threadIdx.x == CK_BLOCK - 1) carry += inc;
 		__syncthreads();
 	}
 }

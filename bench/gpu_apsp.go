@@ -17,7 +17,10 @@ import (
 // of core, plus, in the one run that first needs it, the preparation of
 // the hop tie-break. On the host device the variant runs the CPU's
 // algorithm, as apsp.Prepare documents (a run's PrepTime is then the CPU
-// algorithm's own).
+// algorithm's own). Results are validated by apsp.Prepared.Check on
+// apsp.DeviceCheckSamples sampled rows: on the GPU (Row.Checker
+// "device"), with the CPU checker on the host device or out of core
+// ("cpu").
 func APSPGPU(v apsp.Variant) Variant { return apspGPU(v, v.Label, false) }
 
 // APSPGPUWithCopies is APSPGPU timing each run with its copies (Time +
@@ -46,8 +49,25 @@ func apspGPU(v apsp.Variant, label string, withCopies bool) Variant {
 				return r, err
 			}
 		}
-		return hostStandIn(APSPRunner(p.Matrix(), run, p.PrepTime(), p.Bytes(), p.Close), dev), nil
+		r := &apspRunner{common: common{prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()}, d: p.Matrix(), run: run}
+		return hostStandIn(&apspDeviceRunner{apspRunner: r, check: p.Check}, dev), nil
 	}}
+}
+
+// apspDeviceRunner is an apspRunner validating with apsp.Prepared.Check:
+// apsp.DeviceCheckSamples rows (0, N−1 and others drawn from a seed that
+// changes per check), on the GPU that holds the matrix.
+type apspDeviceRunner struct {
+	*apspRunner
+	check func(r *apsp.Result, samples int, seed uint64) error
+}
+
+func (r *apspDeviceRunner) Check() error {
+	if r.last == nil {
+		return noResult
+	}
+	r.seed++
+	return r.check(r.last, apsp.DeviceCheckSamples, r.seed)
 }
 
 // The APSP study's GPU variants are registered as "gpu/plain-gpu",

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"errors"
+
 	"github.com/graphnb/graphnb/algo/mst"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -11,16 +13,56 @@ import (
 // transformations, upload, compilation) is reported once per graph as the
 // runner's PrepTime, never inside a run. On the host device the variant
 // runs the CPU's Boruvka, as mst.Prepare documents (a run's PrepTime is
-// then Boruvka's own per-run preparation).
+// then Boruvka's own per-run preparation). Results are validated by an
+// mst.DeviceCheck on the GPU (Row.Checker "device"; made by the first
+// check, which uploads the graph for it), with the CPU checker on the
+// host device ("cpu").
 func MSTGPU(v mst.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "mst", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
 		p, err := mst.Prepare(dev, g, v.Options)
 		if err != nil {
 			return nil, err
 		}
+		checker := "device"
+		if dev.IsHost() {
+			checker = "cpu"
+		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return hostStandIn(MSTRunner(g, p.Run, p.PrepTime(), p.Bytes(), p.Close), dev), nil
+		r := &mstRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: checker}, run: p.Run}
+		return hostStandIn(&mstDeviceRunner{mstRunner: r, dev: dev}, dev), nil
 	}}
+}
+
+// mstDeviceRunner is an mstRunner whose Check is an mst.DeviceCheck of
+// the graph, made by the first Check (its upload counts as validation)
+// and closed with the runner.
+type mstDeviceRunner struct {
+	*mstRunner
+	dev   *gpu.Device
+	check *mst.DeviceCheck
+}
+
+func (r *mstDeviceRunner) Check() error {
+	if r.last == nil {
+		return noResult
+	}
+	if r.check == nil {
+		c, err := mst.NewDeviceCheck(r.dev, r.g)
+		if err != nil {
+			return err
+		}
+		r.check = c
+	}
+	return r.check.Check(r.last)
+}
+
+func (r *mstDeviceRunner) Close() error {
+	err := r.mstRunner.Close()
+	if r.check != nil {
+		err = errors.Join(err, r.check.Close())
+		r.check = nil
+	}
+	return err
 }
 
 // The MST study's GPU curves are registered as "gpu/gpu-cpu" (GPU+CPU)

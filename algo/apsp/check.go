@@ -41,19 +41,8 @@ func Check(d *graph.Dense, r *Result, samples int, seed uint64) error {
 		return err
 	}
 	n := d.N
-	switch {
-	case r == nil || r.Dist == nil:
-		return fmt.Errorf("apsp: Check: no result")
-	case r.Dist.N != n:
-		return fmt.Errorf("apsp: result has %d vertices, the matrix %d", r.Dist.N, n)
-	case r.Dist.IsInt() != d.IsInt() || (r.Dist.I32 == nil) == (r.Dist.F32 == nil) && n > 0:
-		return fmt.Errorf("apsp: result Dist must hold the matrix's element type (%s)", elemType(d))
-	case len(r.Dist.I32)+len(r.Dist.F32) != n*n:
-		return fmt.Errorf("apsp: result Dist holds %d entries, want N·N = %d", len(r.Dist.I32)+len(r.Dist.F32), n*n)
-	case len(r.Parents) != n*n:
-		return fmt.Errorf("apsp: result Parents holds %d entries, want N·N = %d", len(r.Parents), n*n)
-	case samples < 1 && n > 0:
-		return fmt.Errorf("apsp: Check needs at least 1 sample, got %d", samples)
+	if err := checkShape(d, r, samples, true); err != nil {
+		return err
 	}
 	var sources []int
 	rng := rand.New(rand.NewPCG(seed, 0x61707370))
@@ -71,6 +60,29 @@ func Check(d *graph.Dense, r *Result, samples int, seed uint64) error {
 		if err := c.row(s, rng); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkShape returns an error for a result that does not fit d: no
+// result, another size or element type, Parents missing (unless
+// !parents: the device check accepts DistancesOnly results) or of
+// another size; and for fewer than 1 sample.
+func checkShape(d *graph.Dense, r *Result, samples int, parents bool) error {
+	n := d.N
+	switch {
+	case r == nil || r.Dist == nil:
+		return fmt.Errorf("apsp: Check: no result")
+	case r.Dist.N != n:
+		return fmt.Errorf("apsp: result has %d vertices, the matrix %d", r.Dist.N, n)
+	case r.Dist.IsInt() != d.IsInt() || (r.Dist.I32 == nil) == (r.Dist.F32 == nil) && n > 0:
+		return fmt.Errorf("apsp: result Dist must hold the matrix's element type (%s)", elemType(d))
+	case len(r.Dist.I32)+len(r.Dist.F32) != n*n:
+		return fmt.Errorf("apsp: result Dist holds %d entries, want N·N = %d", len(r.Dist.I32)+len(r.Dist.F32), n*n)
+	case len(r.Parents) != n*n && (parents || r.Parents != nil):
+		return fmt.Errorf("apsp: result Parents holds %d entries, want N·N = %d", len(r.Parents), n*n)
+	case samples < 1 && n > 0:
+		return fmt.Errorf("apsp: Check needs at least 1 sample, got %d", samples)
 	}
 	return nil
 }

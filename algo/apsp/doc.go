@@ -40,4 +40,18 @@
 // sum ≥ InfI32 counts as InfI32), computed in that arithmetic. Negative
 // weights are allowed; a negative cycle is an error (NegativeCycleError)
 // naming a vertex on it. Inputs are never modified.
+//
+// # Validation on the device
+//
+// Prepared.Check validates a result on the GPU by a method other than
+// Floyd-Warshall (check.cu), on sampled rows: the rows of k sources,
+// always 0 and N−1 and the others drawn from a seed, are recomputed on
+// the device by a frontier Bellman-Ford in float64 and compared entry by
+// entry with Check's tolerance (exact for int32); each sampled row's
+// predecessors must be tight edges leading back to its source. The
+// diagonal (Dist[i][i] = 0, Parents[i][i] = i) is checked in full. The
+// matrix is uploaded by the first check and kept; a failure names the
+// rule and the lowest offending entry. On the host device, and out of
+// core, Check is the CPU's Check. bench validates GPU runs with it on
+// DeviceCheckSamples rows.
 package apsp

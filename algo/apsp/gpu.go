@@ -226,6 +226,7 @@ type Prepared struct {
 	dist, pred, hops, io *gpu.Int32s // in core; io holds the compact n×n input and output when np > n
 	ooc                  *oocState   // out of core
 	fallback             *Prepared   // the same with the hop tie-break, once predecessors formed a cycle
+	ck                   *checkState // the device check's buffers (devcheck.go), made by the first Check
 }
 
 // Prepare readies the matrix d on dev for Run with the options o (the

@@ -38,4 +38,20 @@
 // (Time) and, as the study, the host↔device copies (CopyTime: Time +
 // CopyTime is the time with copies). Without a GPU (the host device) Prepare and Run fall
 // back to the CPU's Run, so notebooks run unchanged.
+//
+// # Validation on the device
+//
+// Prepared.Check validates a result on the GPU that holds the matrix by
+// the shortest-path certificate, a different method from the iterations
+// (check.cu), tested in full — every vertex and every one of the N²
+// entries, no sampling: Dist[src] = 0 and Parents[src] = src; every
+// distance is +Inf with parent -1 or a value of the matrix's type with a
+// reached parent; following Parents reaches src; each parent's edge is
+// tight (Dist[v] = Dist[p] + w(p, v) exactly, in the matrix's arithmetic);
+// and no entry can still shorten a distance (Dist[v] ≤ Dist[u] + w(u, v)).
+// Because x ↦ fl(x + w) is monotone, these prove every distance equals
+// the least float32 (or integer) path sum, exactly the values Run
+// computes. One pass over the matrix, one per check; a failure names the
+// rule and the lowest offending vertex or entry. On the host device
+// Check is the CPU's Check; bench validates GPU runs with Prepared.Check.
 package densebf

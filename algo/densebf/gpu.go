@@ -163,6 +163,7 @@ type Prepared struct {
 	flag   *gpu.Int32s
 	kInit  *gpu.Function
 	kStep  *gpu.Function
+	ck     *checkState // the device check's buffers (devcheck.go), made by the first Check
 }
 
 // Prepare readies the matrix d on dev for Run with the options o (the

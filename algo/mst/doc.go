@@ -48,4 +48,22 @@
 // edges. A graph that fails the device's checks (lists not sorted by id,
 // asymmetric, NaN weights) takes Prepare's host path, which sorts it or
 // names the problem.
+//
+// # Validation on the device
+//
+// DeviceCheck (NewDeviceCheck, NewResidentCheck) validates a forest on
+// the GPU that holds the graph, independently of the Borůvka (check.cu
+// shares none of its kernels and never searches minimum edges), in full:
+// every forest edge is an edge of the graph with its weight (rule 1); a
+// lock-free union-find shows the edges form no cycle (rule 2); every arc
+// of the graph joins two vertices of one tree, so the trees are the
+// components and Result.Trees their number (rule 3); Weight is the sum of
+// the edges (rule 4, on the host, where Edges are); and the cycle
+// property (rule 5) — no edge of the graph is lighter than the heaviest
+// forest edge on the forest path between its ends, which makes a
+// spanning forest minimal — with the forest rooted by an Euler tour
+// ranked by pointer jumping and every edge's path maximum found by binary
+// lifting. A failure names the rule and the lowest offending forest edge
+// or arc. On the host device its Check is the CPU's Check (Kruskal as
+// reference). bench validates GPU runs with it.
 package mst

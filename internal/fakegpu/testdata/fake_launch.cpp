@@ -30,9 +30,15 @@ namespace fake {
 namespace {
 
 struct Registry {
-	std::vector<std::string> prefixes;
-	void (*prepare)(Launch &) = nullptr;
-	std::string (*config)(const Launch &) = nullptr;
+	// prefixes and the hooks of the package that registered each:
+	// several packages (a package's kernels and its device check) may
+	// link.
+	struct Prefix {
+		std::string prefix;
+		void (*prepare)(Launch &);
+		std::string (*config)(const Launch &);
+	};
+	std::vector<Prefix> prefixes;
 	std::map<std::string, std::map<std::string, Kernel>> tables; // config → name → kernel
 };
 
@@ -56,10 +62,8 @@ Table::Table(const char *config, std::initializer_list<Kernel> ks) {
 Package::Package(std::initializer_list<const char *> prefixes, void (*prepare)(Launch &),
                  std::string (*config)(const Launch &)) {
 	for (const char *p : prefixes) {
-		registry().prefixes.push_back(p);
+		registry().prefixes.push_back({p, prepare, config});
 	}
-	registry().prepare = prepare;
-	registry().config = config;
 }
 
 void Launch::buffer(int i, unsigned long long bytes, const char *what) {
@@ -110,8 +114,14 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	fake::Launch l;
 	l.name = fn->name;
 	bool ours = false;
-	for (const std::string &p : reg.prefixes) {
-		ours = ours || l.name.rfind(p, 0) == 0;
+	void (*prepare)(fake::Launch &) = nullptr;
+	std::string (*config)(const fake::Launch &) = nullptr;
+	for (const auto &p : reg.prefixes) {
+		if (!ours && l.name.rfind(p.prefix, 0) == 0) {
+			ours = true;
+			prepare = p.prepare;
+			config = p.config;
+		}
 	}
 	if (!ours) {
 		return 0; // the fake driver's own test kernels
@@ -125,8 +135,8 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	}
 	l.image = fn->m && fn->m->text ? fn->m->text : "";
 	emu::readable.clear();
-	if (reg.config) {
-		l.config = reg.config(l);
+	if (config) {
+		l.config = config(l);
 	}
 	auto t = reg.tables.find(l.config);
 	if (t == reg.tables.end()) {
@@ -141,8 +151,8 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	const fake::Kernel &kn = k->second;
 	l.need(l.nargs == kn.nargs,
 	       "takes " + std::to_string(kn.nargs) + " arguments, the launch passed " + std::to_string(l.nargs));
-	if (l.problem.empty() && reg.prepare) {
-		reg.prepare(l);
+	if (l.problem.empty() && prepare) {
+		prepare(l);
 	}
 	if (!l.problem.empty()) {
 		fprintf(stderr, "fake_launch: %s (grid %u, block %u, shared %u): %s\n", l.name.c_str(), gx, bx, shared,

@@ -129,7 +129,9 @@ struct Table {
 // Package registers the kernel-name prefixes to emulate, a hook run
 // before each such launch once the argument count is right (checks with
 // need and buffer, sets emu::order), and one that picks the launch's
-// table (Launch.config; none: "").
+// table (Launch.config; none: ""). Several packages may link (a
+// package's kernels and its device check): each launch runs the hooks
+// of the package whose prefix its name starts with.
 struct Package {
 	Package(std::initializer_list<const char *> prefixes, void (*prepare)(Launch &) = nullptr,
 	        std::string (*config)(const Launch &) = nullptr);

@@ -16,7 +16,8 @@ import (
 // then Boruvka's own per-run preparation). Results are validated by an
 // mst.DeviceCheck on the GPU (Row.Checker "device"; made by the first
 // check, which uploads the graph for it), with the CPU checker on the
-// host device ("cpu").
+// host device ("cpu"). On a graph made on the GPU, mst.PrepareResident
+// prepares it there and the check reads it in place (no upload).
 func MSTGPU(v mst.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "mst", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
 		p, err := mst.Prepare(dev, g, v.Options)
@@ -30,6 +31,14 @@ func MSTGPU(v mst.Variant) Variant {
 		// Run reports no preparation of its own: PrepTime() counts it once.
 		r := &mstRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: checker}, run: p.Run}
 		return hostStandIn(&mstDeviceRunner{mstRunner: r, dev: dev}, dev), nil
+	}, PrepareResident: func(g *gpu.Graph) (Runner, error) {
+		p, err := mst.PrepareResident(g, v.Options)
+		if err != nil {
+			return nil, err
+		}
+		r := &mstRunner{common: common{prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: "device"},
+			run: p.Run, edges: g.Arcs / 2, arcs: g.Arcs}
+		return &mstDeviceRunner{mstRunner: r, dev: g.Device(), resident: g}, nil
 	}}
 }
 
@@ -40,6 +49,9 @@ type mstDeviceRunner struct {
 	*mstRunner
 	dev   *gpu.Device
 	check *mst.DeviceCheck
+	// resident is the device-made graph the variant was prepared on
+	// (nil: the host graph g): the check then reads it in place.
+	resident *gpu.Graph
 }
 
 func (r *mstDeviceRunner) Check() error {
@@ -47,7 +59,11 @@ func (r *mstDeviceRunner) Check() error {
 		return noResult
 	}
 	if r.check == nil {
-		c, err := mst.NewDeviceCheck(r.dev, r.g)
+		newCheck := func() (*mst.DeviceCheck, error) { return mst.NewDeviceCheck(r.dev, r.g) }
+		if r.resident != nil {
+			newCheck = func() (*mst.DeviceCheck, error) { return mst.NewResidentCheck(r.resident) }
+		}
+		c, err := newCheck()
 		if err != nil {
 			return err
 		}

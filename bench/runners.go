@@ -180,6 +180,9 @@ type mstRunner struct {
 	common
 	run  func() (*mst.Result, error)
 	last *mst.Result
+	// edges and arcs count the input graph when g is nil (a graph on the
+	// device: see MSTGPU).
+	edges, arcs int64
 }
 
 func (r *mstRunner) Run(root int32) (Run, error) {
@@ -190,9 +193,12 @@ func (r *mstRunner) Run(root int32) (Run, error) {
 	}
 	r.last = res
 	r.noteRan(res.Algorithm)
-	edges := r.g.NumEdges()
+	edges, arcs := r.edges, r.arcs
+	if r.g != nil {
+		edges, arcs = r.g.NumEdges(), r.g.NumArcs()
+	}
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
-		TEPS: graph.Rate(edges, r.g.NumArcs(), res.Time), ComponentEdges: edges}, nil
+		TEPS: graph.Rate(edges, arcs, res.Time), ComponentEdges: edges}, nil
 }
 
 func (r *mstRunner) Check() error {

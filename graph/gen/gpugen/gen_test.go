@@ -306,7 +306,7 @@ func TestKernelSource(t *testing.T) {
 	}
 	defines := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"GG_BLOCK": blockSize, "GG_SEG": segEdges, "GG_SORT_ITEMS": sortItems,
-		"GG_SCAN_ITEMS": scanItems, "GG_MAX_TABLES": maxTables, "GG_W_NONE": wNone, "GG_W_UNIFORM": wUniform, "GG_W_INT": wInt} {
+		"GG_SCAN_ITEMS": scanItems, "GG_MAX_TABLES": maxTables, "GG_SSCA2_PART": ssca2Part, "GG_W_NONE": wNone, "GG_W_UNIFORM": wUniform, "GG_W_INT": wInt} {
 		if got, ok := defines[name]; !ok || got != int64(want) {
 			t.Errorf("gen.cu: #define %s %d (found %v), rmat.go says %d", name, got, ok, want)
 		}

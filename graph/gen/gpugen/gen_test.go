@@ -290,6 +290,15 @@ func checkCancel(t *testing.T, dev *gpu.Device) {
 		t.Errorf("an interrupted generation left %d bytes allocated", got-used)
 	}
 	checkSameAsHost(t, dev, []rmatCase{{6, 16, "after_cancel", nil}})
+	cancel.Request()
+	_, err = SSCA2(dev, 8)
+	cancel.Clear()
+	if !errors.Is(err, cancel.ErrInterrupted) {
+		t.Errorf("SSCA2 after cancel.Request: %v, want cancel.ErrInterrupted", err)
+	}
+	if got := dev.MemoryUsed(); got != used {
+		t.Errorf("an interrupted SSCA2 left %d bytes allocated", got-used)
+	}
 }
 
 func TestHostDevice(t *testing.T) {

@@ -82,6 +82,33 @@ __device__ __forceinline__ u64 gg_permute(u64 v, u64 n, int half, u64 k0, u64 k1
 	}
 }
 
+// gg_segment sets [lo, hi) to the items of segment g: part g%segs, of
+// GG_SEG items, of chunk g/segs (chunk items each), below m.
+__device__ __forceinline__ void gg_segment(long long g, int segs, long long chunk, long long m, long long &lo,
+                                           long long &hi) {
+	long long c = g / segs, j = g % segs;
+	lo = c * chunk + j * GG_SEG;
+	hi = lo + GG_SEG;
+	if (hi > (c + 1) * chunk) {
+		hi = (c + 1) * chunk;
+	}
+	if (hi > m) {
+		hi = m;
+	}
+}
+
+// gg_arcs writes both arcs of edge e = (u, v) as keys, both ends
+// relabelled by gg_permute when perm.
+__device__ __forceinline__ void gg_arcs(u64 *keys, u64 e, u64 u, u64 v, int scale, u64 n, int perm, int half, u64 pk0,
+                                        u64 pk1, u64 pk2, u64 pk3) {
+	if (perm) {
+		u = gg_permute(u, n, half, pk0, pk1, pk2, pk3);
+		v = gg_permute(v, n, half, pk0, pk1, pk2, pk3);
+	}
+	keys[2 * e] = (u << scale) | v;
+	keys[2 * e + 1] = (v << scale) | u;
+}
+
 // gg_states: thread c runs the stream of chunk c from start[4c..4c+3] and
 // writes its state before each of the chunk's segs segments (segItems
 // items of draws numbers each) to out[4(c·segs+j)..].
@@ -142,15 +169,8 @@ __device__ void gg_edges(const u64 *estates, const u64 *wstates, long long segsT
 	if (g >= segsTotal) {
 		return;
 	}
-	long long c = g / segs, j = g % segs;
-	long long lo = c * chunk + j * GG_SEG;
-	long long hi = lo + GG_SEG;
-	if (hi > (c + 1) * chunk) {
-		hi = (c + 1) * chunk;
-	}
-	if (hi > m) {
-		hi = m;
-	}
+	long long lo, hi;
+	gg_segment(g, segs, chunk, m, lo, hi);
 	u64 s0 = estates[4 * g], s1 = estates[4 * g + 1], s2 = estates[4 * g + 2], s3 = estates[4 * g + 3];
 	u64 w0 = 0, w1 = 0, w2 = 0, w3 = 0;
 	if (kind != GG_W_NONE) {
@@ -171,12 +191,7 @@ __device__ void gg_edges(const u64 *estates, const u64 *wstates, long long segsT
 			v = (v << k) | (b & 15u);
 			x >>= 32;
 		}
-		if (perm) {
-			u = gg_permute(u, n, half, pk0, pk1, pk2, pk3);
-			v = gg_permute(v, n, half, pk0, pk1, pk2, pk3);
-		}
-		keys[2 * i] = (u << scale) | v;
-		keys[2 * i + 1] = (v << scale) | u;
+		gg_arcs(keys, (u64)i, u, v, scale, n, perm, half, pk0, pk1, pk2, pk3);
 		if (kind != GG_W_NONE) {
 			W wt = gg_weight<W>(gg_next(w0, w1, w2, w3), kind, maxW);
 			w[2 * i] = wt;
@@ -239,10 +254,7 @@ __device__ u64 gg_ssca2(long long lo, long long hi, u64 &s0, u64 &s1, u64 &s2, u
 				}
 				for (u64 q = 0; q < np; q++, e++) {
 					if (store) {
-						u64 pu = perm ? gg_permute(u, n, half, pk0, pk1, pk2, pk3) : u;
-						u64 pv = perm ? gg_permute(v, n, half, pk0, pk1, pk2, pk3) : v;
-						keys[2 * e] = (pu << scale) | pv;
-						keys[2 * e + 1] = (pv << scale) | pu;
+						gg_arcs(keys, e, (u64)u, (u64)v, scale, (u64)n, perm, half, pk0, pk1, pk2, pk3);
 					}
 				}
 			}
@@ -258,10 +270,7 @@ __device__ u64 gg_ssca2(long long lo, long long hi, u64 &s0, u64 &s1, u64 &s2, u
 				for (u64 q = 0; q < np; q++) {
 					if ((gg_next(s0, s1, s2, s3) >> 11) < thr) {
 						if (store) {
-							u64 pu = perm ? gg_permute(i, n, half, pk0, pk1, pk2, pk3) : i;
-							u64 pv = perm ? gg_permute(j, n, half, pk0, pk1, pk2, pk3) : j;
-							keys[2 * e] = (pu << scale) | pv;
-							keys[2 * e + 1] = (pv << scale) | pu;
+							gg_arcs(keys, e, (u64)i, (u64)j, scale, (u64)n, perm, half, pk0, pk1, pk2, pk3);
 						}
 						e++;
 					}
@@ -326,15 +335,8 @@ __device__ void gg_weights(const u64 *wstates, long long segsTotal, int segs, lo
 	if (g >= segsTotal) {
 		return;
 	}
-	long long c = g / segs, j = g % segs;
-	long long lo = c * chunk + j * GG_SEG;
-	long long hi = lo + GG_SEG;
-	if (hi > (c + 1) * chunk) {
-		hi = (c + 1) * chunk;
-	}
-	if (hi > m) {
-		hi = m;
-	}
+	long long lo, hi;
+	gg_segment(g, segs, chunk, m, lo, hi);
 	u64 s0 = wstates[4 * g], s1 = wstates[4 * g + 1], s2 = wstates[4 * g + 2], s3 = wstates[4 * g + 3];
 	for (long long i = lo; i < hi; i++) {
 		W wt = gg_weight<W>(gg_next(s0, s1, s2, s3), kind, maxW);

@@ -40,6 +40,7 @@ func init() {
 
 		// type definitions
 		"Option":      reflect.ValueOf((*gen.Option)(nil)),
+		"PlanCommon":  reflect.ValueOf((*gen.PlanCommon)(nil)),
 		"RMATPlan":    reflect.ValueOf((*gen.RMATPlan)(nil)),
 		"SSCA2Config": reflect.ValueOf((*gen.SSCA2Config)(nil)),
 		"SSCA2Plan":   reflect.ValueOf((*gen.SSCA2Plan)(nil)),

@@ -25,6 +25,7 @@ func init() {
 		"Path":               reflect.ValueOf(gen.Path),
 		"PermuteVertices":    reflect.ValueOf(gen.PermuteVertices),
 		"PlanRMAT":           reflect.ValueOf(gen.PlanRMAT),
+		"PlanSSCA2":          reflect.ValueOf(gen.PlanSSCA2),
 		"Probabilities":      reflect.ValueOf(gen.Probabilities),
 		"RMAT":               reflect.ValueOf(gen.RMAT),
 		"RMATEdges":          reflect.ValueOf(gen.RMATEdges),
@@ -39,8 +40,10 @@ func init() {
 
 		// type definitions
 		"Option":      reflect.ValueOf((*gen.Option)(nil)),
+		"PlanCommon":  reflect.ValueOf((*gen.PlanCommon)(nil)),
 		"RMATPlan":    reflect.ValueOf((*gen.RMATPlan)(nil)),
 		"SSCA2Config": reflect.ValueOf((*gen.SSCA2Config)(nil)),
+		"SSCA2Plan":   reflect.ValueOf((*gen.SSCA2Plan)(nil)),
 		"WeightKind":  reflect.ValueOf((*gen.WeightKind)(nil)),
 	}
 }

@@ -41,6 +41,13 @@ type RMATPlan struct {
 	// EdgeStates and WeightStates hold the xoshiro256** states (four words
 	// each) that start the chunks' edge and weight streams.
 	EdgeStates, WeightStates []uint64
+	// PlanCommon gives the weights and the vertex permutation.
+	PlanCommon
+}
+
+// PlanCommon is what the plans share: how weights are drawn and the
+// vertex permutation.
+type PlanCommon struct {
 	// Weights is the weight kind, MaxWeight the maximum integer weight and
 	// Float64 whether weights are float64.
 	Weights   WeightKind
@@ -51,6 +58,16 @@ type RMATPlan struct {
 	Permute     bool
 	PermuteHalf uint
 	PermuteKeys [4]uint64
+
+	n    int    // vertices
+	seed uint64 // for streams drawn later (SSCA2Plan.WeightStates)
+}
+
+// planCommon returns the common part of a plan of n vertices.
+func planCommon(n int, c *config, permute bool) PlanCommon {
+	perm := newVertexPermutation(n, c.seed)
+	return PlanCommon{Weights: c.weights, MaxWeight: c.maxWeight, Float64: c.float64W, Permute: permute,
+		PermuteHalf: perm.half, PermuteKeys: perm.keys, n: n, seed: c.seed}
 }
 
 // PlanRMAT checks RMAT's arguments and options as RMAT does (same errors)
@@ -64,7 +81,7 @@ func PlanRMAT(scale, edgeFactor int, opts ...Option) (*RMATPlan, error) {
 	}
 	n := 1 << scale
 	p := &RMATPlan{Scale: scale, EdgeFactor: edgeFactor, N: n, Edges: edgeFactor * n, ChunkEdges: chunkEdges,
-		Weights: c.weights, MaxWeight: c.maxWeight, Float64: c.float64W, Permute: c.permute}
+		PlanCommon: planCommon(n, &c, c.permute)}
 	p.Chunks = (p.Edges + chunkEdges - 1) / chunkEdges
 	tabs := rmatTables(rmatQuadrants(&c, scale))
 	p.EdgeDraws = (len(tabs) + 1) / 2
@@ -79,8 +96,6 @@ func PlanRMAT(scale, edgeFactor int, opts ...Option) (*RMATPlan, error) {
 	if c.weights != NoWeights {
 		p.WeightStates = streamStates(c.seed, streamWeights, p.Chunks)
 	}
-	perm := newVertexPermutation(n, c.seed)
-	p.PermuteHalf, p.PermuteKeys = perm.half, perm.keys
 	return p, nil
 }
 
@@ -95,8 +110,8 @@ func streamStates(seed, stream uint64, chunks int) []uint64 {
 	return s
 }
 
-// PermuteVertex returns the new id of vertex v (0 ≤ v < N) under the
-// plan's permutation, whether or not Permute is set: a balanced Feistel
+// PermuteVertex returns the new id of vertex v (0 ≤ v < N, the plan's
+// vertices) under the plan's permutation, whether or not Permute is set: a balanced Feistel
 // network on 2·PermuteHalf bits, with h = PermuteHalf and M = 2^h-1,
 //
 //	l, r = x>>h, x&M;  for each key k: l, r = r, l ^ (mix64(r^k) & M);  x = l<<h | r
@@ -104,8 +119,8 @@ func streamStates(seed, stream uint64, chunks int) []uint64 {
 // (mix64 is SplitMix64's finaliser: z ^= z>>30; z *= 0xbf58476d1ce4e5b9;
 // z ^= z>>27; z *= 0x94d049bb133111eb; z ^= z>>31), applied again while
 // x ≥ N (cycle walking).
-func (p *RMATPlan) PermuteVertex(v int) int {
-	vp := vertexPermutation{n: uint64(p.N), half: p.PermuteHalf, keys: p.PermuteKeys}
+func (p *PlanCommon) PermuteVertex(v int) int {
+	vp := vertexPermutation{n: uint64(p.n), half: p.PermuteHalf, keys: p.PermuteKeys}
 	return int(vp.apply(uint64(v)))
 }
 
@@ -137,18 +152,9 @@ type SSCA2Plan struct {
 	EdgeStates []uint64
 	// WeightChunkEdges is the number of weights one weight stream draws.
 	WeightChunkEdges int
-	// Weights, MaxWeight and Float64 are the weights (integers
-	// 1..MaxIntWeight by default).
-	Weights   WeightKind
-	MaxWeight int
-	Float64   bool
-	// Permute (on by default), PermuteHalf and PermuteKeys are the vertex
-	// permutation, as in RMATPlan.
-	Permute     bool
-	PermuteHalf uint
-	PermuteKeys [4]uint64
-
-	seed uint64
+	// PlanCommon gives the weights (integers 1..MaxIntWeight by default)
+	// and the vertex permutation (on by default).
+	PlanCommon
 }
 
 // PlanSSCA2 checks SSCA2's arguments and options as SSCA2 does (same
@@ -164,10 +170,8 @@ func PlanSSCA2(scale int, opts ...Option) (*SSCA2Plan, error) {
 	sp := &SSCA2Plan{Scale: scale, N: n, ChunkVertices: ssca2ChunkVertices, Chunks: (n + ssca2ChunkVertices - 1) / ssca2ChunkVertices,
 		Starts: cliqueStarts(n, p.MaxCliqueSize, c.seed), MaxParallelEdges: p.MaxParallelEdges,
 		InterThreshold: chance(p.ProbIntercliqueEdges), ExpectedEdges: ssca2Expected(n, p), WeightChunkEdges: chunkEdges,
-		Weights: c.weights, MaxWeight: c.maxWeight, Float64: c.float64W, Permute: !c.permuteSet || c.permute, seed: c.seed}
+		PlanCommon: planCommon(n, &c, !c.permuteSet || c.permute)}
 	sp.EdgeStates = streamStates(c.seed, streamEdges, sp.Chunks)
-	perm := newVertexPermutation(n, c.seed)
-	sp.PermuteHalf, sp.PermuteKeys = perm.half, perm.keys
 	return sp, nil
 }
 
@@ -179,11 +183,4 @@ func (p *SSCA2Plan) WeightStates(edges int) []uint64 {
 		return nil
 	}
 	return streamStates(p.seed, streamWeights, (edges+chunkEdges-1)/chunkEdges)
-}
-
-// PermuteVertex returns the new id of vertex v under the plan's
-// permutation (RMATPlan.PermuteVertex).
-func (p *SSCA2Plan) PermuteVertex(v int) int {
-	vp := vertexPermutation{n: uint64(p.N), half: p.PermuteHalf, keys: p.PermuteKeys}
-	return int(vp.apply(uint64(v)))
 }

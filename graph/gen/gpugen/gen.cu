@@ -11,10 +11,12 @@
 //                  tables in shared memory), relabels them (Feistel
 //                  permutation), draws their weights and writes both arcs
 //                  of each edge as keys src<<scale | dst, weights beside
-//   gg_ssca2_count, gg_ssca2_emit   SSCA#2, one thread per chunk of
-//                  vertices: counts its edges, then (at the offsets the
-//                  host summed) writes their arcs; gg_weights_* draws the
-//                  weights per segment
+//   gg_ssca2_count, gg_ssca2_emit   SSCA#2: one thread per chunk of
+//                  4096 vertices counts the edges of each part of
+//                  GG_SSCA2_PART vertices and records the stream's state
+//                  there; one thread per part then writes its arcs at the
+//                  offsets the host summed; gg_weights_* draws the weights
+//                  per segment
 //   gg_hist, gg_scatter_*   an LSD radix sort of the keys, 8 bits a pass,
 //                  stable (each block ranks its tile by warp ballots), the
 //                  weights travelling with the keys; gg_scan_* between
@@ -31,6 +33,7 @@
 #define GG_SORT_ITEMS 16
 #define GG_SCAN_ITEMS 8
 #define GG_MAX_TABLES 8
+#define GG_SSCA2_PART 256
 
 typedef unsigned long long u64;
 
@@ -77,6 +80,33 @@ __device__ __forceinline__ u64 gg_permute(u64 v, u64 n, int half, u64 k0, u64 k1
 			return v;
 		}
 	}
+}
+
+// gg_segment sets [lo, hi) to the items of segment g: part g%segs, of
+// GG_SEG items, of chunk g/segs (chunk items each), below m.
+__device__ __forceinline__ void gg_segment(long long g, int segs, long long chunk, long long m, long long &lo,
+                                           long long &hi) {
+	long long c = g / segs, j = g % segs;
+	lo = c * chunk + j * GG_SEG;
+	hi = lo + GG_SEG;
+	if (hi > (c + 1) * chunk) {
+		hi = (c + 1) * chunk;
+	}
+	if (hi > m) {
+		hi = m;
+	}
+}
+
+// gg_arcs writes both arcs of edge e = (u, v) as keys, both ends
+// relabelled by gg_permute when perm.
+__device__ __forceinline__ void gg_arcs(u64 *keys, u64 e, u64 u, u64 v, int scale, u64 n, int perm, int half, u64 pk0,
+                                        u64 pk1, u64 pk2, u64 pk3) {
+	if (perm) {
+		u = gg_permute(u, n, half, pk0, pk1, pk2, pk3);
+		v = gg_permute(v, n, half, pk0, pk1, pk2, pk3);
+	}
+	keys[2 * e] = (u << scale) | v;
+	keys[2 * e + 1] = (v << scale) | u;
 }
 
 // gg_states: thread c runs the stream of chunk c from start[4c..4c+3] and
@@ -139,15 +169,8 @@ __device__ void gg_edges(const u64 *estates, const u64 *wstates, long long segsT
 	if (g >= segsTotal) {
 		return;
 	}
-	long long c = g / segs, j = g % segs;
-	long long lo = c * chunk + j * GG_SEG;
-	long long hi = lo + GG_SEG;
-	if (hi > (c + 1) * chunk) {
-		hi = (c + 1) * chunk;
-	}
-	if (hi > m) {
-		hi = m;
-	}
+	long long lo, hi;
+	gg_segment(g, segs, chunk, m, lo, hi);
 	u64 s0 = estates[4 * g], s1 = estates[4 * g + 1], s2 = estates[4 * g + 2], s3 = estates[4 * g + 3];
 	u64 w0 = 0, w1 = 0, w2 = 0, w3 = 0;
 	if (kind != GG_W_NONE) {
@@ -168,12 +191,7 @@ __device__ void gg_edges(const u64 *estates, const u64 *wstates, long long segsT
 			v = (v << k) | (b & 15u);
 			x >>= 32;
 		}
-		if (perm) {
-			u = gg_permute(u, n, half, pk0, pk1, pk2, pk3);
-			v = gg_permute(v, n, half, pk0, pk1, pk2, pk3);
-		}
-		keys[2 * i] = (u << scale) | v;
-		keys[2 * i + 1] = (v << scale) | u;
+		gg_arcs(keys, (u64)i, u, v, scale, n, perm, half, pk0, pk1, pk2, pk3);
 		if (kind != GG_W_NONE) {
 			W wt = gg_weight<W>(gg_next(w0, w1, w2, w3), kind, maxW);
 			w[2 * i] = wt;
@@ -199,15 +217,15 @@ extern "C" __global__ void gg_edges_f64(const u64 *estates, const u64 *wstates, 
 
 // ---- SSCA#2 ----
 
-// gg_ssca2 runs SSCA2Edges' loop for the vertices of chunk c; with store
-// it writes both arcs of edge e (from first) as keys, relabelled when
-// perm, else it only counts; it returns the number of edges.
+// gg_ssca2 runs SSCA2Edges' loop for vertices [lo, hi) from the stream
+// state s0..s3 (updated). With store it writes both arcs of edge e (from
+// first) as keys, relabelled when perm, else it only counts (a clique's
+// edges at once when maxPar is 1: they then draw nothing); it returns the
+// number of edges.
 template <bool store>
-__device__ u64 gg_ssca2(long long c, const int *starts, long long nstarts, long long n, int chunkV, const u64 *states,
-                        u64 maxPar, u64 inter, int scale, int perm, int half, u64 pk0, u64 pk1, u64 pk2, u64 pk3,
-                        u64 first, u64 *keys) {
-	u64 s0 = states[4 * c], s1 = states[4 * c + 1], s2 = states[4 * c + 2], s3 = states[4 * c + 3];
-	long long lo = c * chunkV, hi = lo + chunkV < n ? lo + chunkV : n;
+__device__ u64 gg_ssca2(long long lo, long long hi, u64 &s0, u64 &s1, u64 &s2, u64 &s3, const int *starts,
+                        long long nstarts, long long n, u64 maxPar, u64 inter, int scale, int perm, int half, u64 pk0,
+                        u64 pk1, u64 pk2, u64 pk3, u64 first, u64 *keys) {
 	// k: the clique of lo, the last start <= lo.
 	long long a = 0, b = nstarts - 1;
 	while (b - a > 1) {
@@ -225,7 +243,10 @@ __device__ u64 gg_ssca2(long long c, const int *starts, long long nstarts, long 
 			k++;
 		}
 		long long cs = starts[k], ce = starts[k + 1];
-		for (long long u = cs; i == cs && u < ce; u++) {
+		if (!store && maxPar == 1 && i == cs) {
+			e += (u64)(ce - cs) * (u64)(ce - cs - 1) / 2;
+		}
+		for (long long u = cs; (store || maxPar > 1) && i == cs && u < ce; u++) {
 			for (long long v = u + 1; v < ce; v++) {
 				u64 np = 1;
 				if (maxPar > 1) {
@@ -233,10 +254,7 @@ __device__ u64 gg_ssca2(long long c, const int *starts, long long nstarts, long 
 				}
 				for (u64 q = 0; q < np; q++, e++) {
 					if (store) {
-						u64 pu = perm ? gg_permute(u, n, half, pk0, pk1, pk2, pk3) : u;
-						u64 pv = perm ? gg_permute(v, n, half, pk0, pk1, pk2, pk3) : v;
-						keys[2 * e] = (pu << scale) | pv;
-						keys[2 * e + 1] = (pv << scale) | pu;
+						gg_arcs(keys, e, (u64)u, (u64)v, scale, (u64)n, perm, half, pk0, pk1, pk2, pk3);
 					}
 				}
 			}
@@ -252,10 +270,7 @@ __device__ u64 gg_ssca2(long long c, const int *starts, long long nstarts, long 
 				for (u64 q = 0; q < np; q++) {
 					if ((gg_next(s0, s1, s2, s3) >> 11) < thr) {
 						if (store) {
-							u64 pu = perm ? gg_permute(i, n, half, pk0, pk1, pk2, pk3) : i;
-							u64 pv = perm ? gg_permute(j, n, half, pk0, pk1, pk2, pk3) : j;
-							keys[2 * e] = (pu << scale) | pv;
-							keys[2 * e + 1] = (pv << scale) | pu;
+							gg_arcs(keys, e, (u64)i, (u64)j, scale, (u64)n, perm, half, pk0, pk1, pk2, pk3);
 						}
 						e++;
 					}
@@ -267,24 +282,47 @@ __device__ u64 gg_ssca2(long long c, const int *starts, long long nstarts, long 
 	return e - first;
 }
 
-// gg_ssca2_count writes the number of edges of chunk c to counts[c].
+// gg_ssca2_count: thread c runs chunk c's stream over its vertices, by
+// parts of GG_SSCA2_PART vertices; part p of the chunk (global index
+// c·parts + p) gets its starting state in pstates and its edge count in
+// counts.
 extern "C" __global__ void gg_ssca2_count(const int *starts, long long nstarts, long long n, int chunkV, long long chunks,
-                                          const u64 *states, u64 maxPar, u64 inter, int scale, u64 *counts) {
+                                          const u64 *states, u64 maxPar, u64 inter, int scale, u64 *pstates, u64 *counts) {
 	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (c < chunks) {
-		counts[c] = gg_ssca2<false>(c, starts, nstarts, n, chunkV, states, maxPar, inter, scale, 0, 0, 0, 0, 0, 0, 0, 0);
+	if (c >= chunks) {
+		return;
+	}
+	u64 s0 = states[4 * c], s1 = states[4 * c + 1], s2 = states[4 * c + 2], s3 = states[4 * c + 3];
+	int parts = chunkV / GG_SSCA2_PART;
+	for (int p = 0; p < parts; p++) {
+		long long g = c * parts + p;
+		long long lo = c * chunkV + (long long)p * GG_SSCA2_PART, hi = lo + GG_SSCA2_PART < n ? lo + GG_SSCA2_PART : n;
+		pstates[4 * g] = s0;
+		pstates[4 * g + 1] = s1;
+		pstates[4 * g + 2] = s2;
+		pstates[4 * g + 3] = s3;
+		counts[g] = lo < hi ? gg_ssca2<false>(lo, hi, s0, s1, s2, s3, starts, nstarts, n, maxPar, inter, scale, 0, 0, 0, 0,
+		                                      0, 0, 0, 0)
+		                    : 0;
 	}
 }
 
-// gg_ssca2_emit writes the arcs of chunk c's edges from edge first[c].
-extern "C" __global__ void gg_ssca2_emit(const int *starts, long long nstarts, long long n, int chunkV, long long chunks,
-                                         const u64 *states, u64 maxPar, u64 inter, int scale, int perm, int half, u64 pk0,
+// gg_ssca2_emit: thread g writes the arcs of part g's edges from edge
+// first[g], from the state gg_ssca2_count recorded.
+extern "C" __global__ void gg_ssca2_emit(const int *starts, long long nstarts, long long n, long long partsTotal,
+                                         const u64 *pstates, u64 maxPar, u64 inter, int scale, int perm, int half, u64 pk0,
                                          u64 pk1, u64 pk2, u64 pk3, const u64 *first, u64 *keys) {
-	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (c < chunks) {
-		gg_ssca2<true>(c, starts, nstarts, n, chunkV, states, maxPar, inter, scale, perm, half, pk0, pk1, pk2, pk3, first[c],
-		               keys);
+	long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (g >= partsTotal) {
+		return;
 	}
+	long long lo = g * GG_SSCA2_PART, hi = lo + GG_SSCA2_PART < n ? lo + GG_SSCA2_PART : n;
+	if (lo >= hi) {
+		return;
+	}
+	u64 s0 = pstates[4 * g], s1 = pstates[4 * g + 1], s2 = pstates[4 * g + 2], s3 = pstates[4 * g + 3];
+	gg_ssca2<true>(lo, hi, s0, s1, s2, s3, starts, nstarts, n, maxPar, inter, scale, perm, half, pk0, pk1, pk2, pk3,
+	               first[g], keys);
 }
 
 // gg_weights: thread = segment g of the weight streams (as gg_edges)
@@ -297,15 +335,8 @@ __device__ void gg_weights(const u64 *wstates, long long segsTotal, int segs, lo
 	if (g >= segsTotal) {
 		return;
 	}
-	long long c = g / segs, j = g % segs;
-	long long lo = c * chunk + j * GG_SEG;
-	long long hi = lo + GG_SEG;
-	if (hi > (c + 1) * chunk) {
-		hi = (c + 1) * chunk;
-	}
-	if (hi > m) {
-		hi = m;
-	}
+	long long lo, hi;
+	gg_segment(g, segs, chunk, m, lo, hi);
 	u64 s0 = wstates[4 * g], s1 = wstates[4 * g + 1], s2 = wstates[4 * g + 2], s3 = wstates[4 * g + 3];
 	for (long long i = lo; i < hi; i++) {
 		W wt = gg_weight<W>(gg_next(s0, s1, s2, s3), kind, maxW);

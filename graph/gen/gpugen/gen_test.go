@@ -290,6 +290,15 @@ func checkCancel(t *testing.T, dev *gpu.Device) {
 		t.Errorf("an interrupted generation left %d bytes allocated", got-used)
 	}
 	checkSameAsHost(t, dev, []rmatCase{{6, 16, "after_cancel", nil}})
+	cancel.Request()
+	_, err = SSCA2(dev, 8)
+	cancel.Clear()
+	if !errors.Is(err, cancel.ErrInterrupted) {
+		t.Errorf("SSCA2 after cancel.Request: %v, want cancel.ErrInterrupted", err)
+	}
+	if got := dev.MemoryUsed(); got != used {
+		t.Errorf("an interrupted SSCA2 left %d bytes allocated", got-used)
+	}
 }
 
 func TestHostDevice(t *testing.T) {
@@ -306,7 +315,7 @@ func TestKernelSource(t *testing.T) {
 	}
 	defines := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"GG_BLOCK": blockSize, "GG_SEG": segEdges, "GG_SORT_ITEMS": sortItems,
-		"GG_SCAN_ITEMS": scanItems, "GG_MAX_TABLES": maxTables, "GG_W_NONE": wNone, "GG_W_UNIFORM": wUniform, "GG_W_INT": wInt} {
+		"GG_SCAN_ITEMS": scanItems, "GG_MAX_TABLES": maxTables, "GG_SSCA2_PART": ssca2Part, "GG_W_NONE": wNone, "GG_W_UNIFORM": wUniform, "GG_W_INT": wInt} {
 		if got, ok := defines[name]; !ok || got != int64(want) {
 			t.Errorf("gen.cu: #define %s %d (found %v), rmat.go says %d", name, got, ok, want)
 		}

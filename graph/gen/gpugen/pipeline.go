@@ -53,9 +53,9 @@ const (
 var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emit, kWeightsF32, kWeightsF64,
 	kHist, kScatterF32, kScatterF64, kScanTiles, kScanAdd, kTake, kMark, kCompactF32, kCompactF64}
 
-// phaseLog, when set (by tests and benchmarks), receives the duration of
-// each phase of RMAT on a GPU; the device is synchronised between phases
-// to measure them.
+// phaseLog, when set (by benchmarks), receives the duration of each
+// phase of a generation on a GPU ("edges", "sort", "csr"); the device is
+// synchronised between phases to measure them.
 var phaseLog func(phase string, d time.Duration)
 
 // weightBytes is the size of one weight of the given kind.

@@ -17,9 +17,10 @@ import (
 // gen.SSCA2 checks them, with the same errors.
 //
 // On a GPU one thread per chunk of 4096 vertices runs the host's loop
-// twice with the chunk's random stream (gen.PlanSSCA2), counting its edges
-// and then writing both arcs of each at the offsets the counts give; the
-// weights are drawn per segment of edges; then the arcs are sorted and
+// with the chunk's random stream (gen.PlanSSCA2), counting the edges of
+// each part of 256 vertices and recording the stream's state there; one
+// thread per part then writes both arcs of each edge at the offsets the
+// counts give; the weights are drawn per segment of edges; then the arcs are sorted and
 // built into the CSR as RMAT does. Memory: about (24 + 2w) bytes per arc
 // at the peak (w the weight's bytes), checked against the device's free
 // memory before anything is generated (from the expected edge count) and
@@ -53,6 +54,9 @@ func SSCA2(dev *gpu.Device, scale int, opts ...gen.Option) (*gpu.Graph, error) {
 	return g, nil
 }
 
+// ssca2Part is the number of vertices of a part (GG_SSCA2_PART).
+const ssca2Part = 256
+
 // ssca2Bytes is the device memory SSCA2 needs at its peak for arcs arcs.
 func ssca2Bytes(p *gen.SSCA2Plan, arcs float64) int64 {
 	a := int64(math.MaxInt64 / 64)
@@ -60,7 +64,7 @@ func ssca2Bytes(p *gen.SSCA2Plan, arcs float64) int64 {
 		a = int64(arcs)
 	}
 	segs := a/2/segEdges + 1
-	return pipelineBytes(a, p.N, weightBytes(p.Weights, p.Float64)) + int64(len(p.Starts))*4 + int64(p.Chunks)*48 + 2*segs*stateWords*8
+	return pipelineBytes(a, p.N, weightBytes(p.Weights, p.Float64)) + int64(len(p.Starts))*4 + int64(p.Chunks)*32 + int64(p.N/ssca2Part+1)*40 + 2*segs*stateWords*8
 }
 
 // ssca2Edges counts the edges per chunk, sums the counts on the host,
@@ -75,13 +79,22 @@ func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	counts, err := tmp.AllocUint64s(p.Chunks)
+	if p.ChunkVertices%ssca2Part != 0 {
+		return nil, nil, nil, fmt.Errorf("chunks of %d vertices are not parts of %d", p.ChunkVertices, ssca2Part)
+	}
+	chunks := int64(p.Chunks)
+	parts := chunks * int64(p.ChunkVertices/ssca2Part)
+	counts, err := tmp.AllocUint64s(int(parts))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	chunks := int64(p.Chunks)
-	common := []any{starts, int64(len(p.Starts)), int64(p.N), p.ChunkVertices, chunks, states, uint64(p.MaxParallelEdges), p.InterThreshold, p.Scale}
-	if err := r.launch(kSSCA2Count, chunks, append(common, counts)...); err != nil {
+	pstates, err := tmp.AllocUint64s(int(parts) * stateWords)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	shape := []any{uint64(p.MaxParallelEdges), p.InterThreshold, p.Scale}
+	err = r.launch(kSSCA2Count, chunks, append([]any{starts, int64(len(p.Starts)), int64(p.N), p.ChunkVertices, chunks, states}, append(shape, pstates, counts)...)...)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	cnt, err := counts.ToHost()
@@ -110,7 +123,9 @@ func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 
 		perm = 1
 	}
 	k := p.PermuteKeys
-	if err := r.launch(kSSCA2Emit, chunks, append(common, perm, int(p.PermuteHalf), k[0], k[1], k[2], k[3], counts, keys)...); err != nil {
+	err = r.launch(kSSCA2Emit, parts, append([]any{starts, int64(len(p.Starts)), int64(p.N), parts, pstates},
+		append(shape, perm, int(p.PermuteHalf), k[0], k[1], k[2], k[3], counts, keys)...)...)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	ws := p.WeightStates(int(edges))

@@ -247,19 +247,23 @@ func Load(s string, o Options) (*graph.CSR, error) {
 }
 
 // MakeOnDevice makes the graph on dev's GPU when the spec's generator has
-// a device form (today R-MAT: gpugen.RMAT, the same graph edge for edge
-// as Make's), returning ok = false, and nothing, for every other kind and
+// a device form (R-MAT and SSCA#2: gpugen.RMAT and gpugen.SSCA2, the
+// same graph edge for edge as Make's), returning ok = false, and nothing, for every other kind and
 // on the host device; the caller then uses Make. The graph's host copy is
 // made only when asked for (gpu.Graph.Host).
 func (sp Spec) MakeOnDevice(dev *gpu.Device, o Options) (g *gpu.Graph, ok bool, err error) {
-	if dev == nil || dev.IsHost() || sp.Kind != "rmat" {
+	if dev == nil || dev.IsHost() || (sp.Kind != "rmat" && sp.Kind != "ssca2") {
 		return nil, false, nil
 	}
 	opts, err := o.genOptions()
 	if err != nil {
 		return nil, false, err
 	}
-	g, err = gpugen.RMAT(dev, sp.Scale, sp.EdgeFactor, opts...)
+	if sp.Kind == "rmat" {
+		g, err = gpugen.RMAT(dev, sp.Scale, sp.EdgeFactor, opts...)
+	} else {
+		g, err = gpugen.SSCA2(dev, sp.Scale, opts...)
+	}
 	if err != nil {
 		return nil, false, err
 	}

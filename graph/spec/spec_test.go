@@ -3,6 +3,8 @@ package spec
 import (
 	"strings"
 	"testing"
+
+	"github.com/graphnb/graphnb/gpu"
 )
 
 func TestParseAndString(t *testing.T) {
@@ -122,6 +124,23 @@ func TestOptions(t *testing.T) {
 	for _, bad := range []string{"int:", "int:0", "gaussian"} {
 		if err := (Options{Weights: bad}).Validate(); err == nil {
 			t.Fatalf("weights %q accepted", bad)
+		}
+	}
+}
+
+// MakeOnDevice makes nothing on the host device or for kinds without a
+// device generator: the caller then uses Make.
+func TestMakeOnDeviceDeclines(t *testing.T) {
+	for _, c := range []struct {
+		s   string
+		dev *gpu.Device
+	}{{"rmat:6", gpu.Host()}, {"ssca2:6", nil}, {"grid:4x4", gpu.Host()}} {
+		sp, err := Parse(c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, ok, err := sp.MakeOnDevice(c.dev, Options{}); g != nil || ok || err != nil {
+			t.Errorf("%s: MakeOnDevice = %v, %v, %v; want nothing", c.s, g, ok, err)
 		}
 	}
 }

@@ -144,6 +144,18 @@ func (a *Allocations) NewEvent() (*Event, error) {
 	return record(a, "NewEvent", (*Device).NewEvent, (*Event).Close, nil)
 }
 
+// Own records a resource made elsewhere on the set's device (by a
+// device transform, say): Free calls free, Bytes counts bytes. A set
+// already freed calls free at once and returns an error.
+func (a *Allocations) Own(bytes int64, free func() error) error {
+	_, err := record(a, "Own", func(*Device) (struct{}, error) { return struct{}{}, nil },
+		func(struct{}) error { return free() }, func(struct{}) int64 { return bytes })
+	if err != nil && a != nil && a.live("Own") != nil {
+		return errors.Join(err, free())
+	}
+	return err
+}
+
 // record makes a resource with alloc on a's device and records its
 // release and its device bytes (nil: none counted). The device call runs
 // without a's lock; a resource made while a was being freed is released

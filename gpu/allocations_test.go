@@ -169,3 +169,22 @@ func TestAllocationsConcurrent(t *testing.T) {
 		t.Errorf("MemoryUsed %d more after Free", d.MemoryUsed()-used)
 	}
 }
+
+// Own records a resource made elsewhere: counted by Bytes, released by
+// Free once; a freed set releases it at once and says so.
+func TestAllocationsOwn(t *testing.T) {
+	a := NewAllocations(Host())
+	freed := 0
+	if err := a.Own(100, func() error { freed++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if a.Bytes() != 100 {
+		t.Errorf("Bytes = %d, want 100", a.Bytes())
+	}
+	if err := a.Free(); err != nil || freed != 1 {
+		t.Fatalf("Free: %v, released %d times, want once", err, freed)
+	}
+	if err := a.Own(1, func() error { freed++; return nil }); err == nil || freed != 2 {
+		t.Errorf("Own on a freed set: %v, released %d times; want an error and the resource released", err, freed)
+	}
+}

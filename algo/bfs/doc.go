@@ -56,7 +56,8 @@
 //   - PrepareResident prepares from a gpu.Graph already on the device (a
 //     device generator's, or an upload): the direction-optimizing method
 //     reads its CSR where it is, with no host round trip; EdgeScan and
-//     DynamicParallelism still build their COO from g.Host().
+//     DynamicParallelism build their COO view and permutation on the
+//     device (package gpu/transform).
 //   - Prepared.RunOnDevice returns a DeviceResult: the bookkeeping of a
 //     Result (Algorithm, Source, FrontierSizes, Directions, Iterations,
 //     Reached, ComponentEdges, Time, TEPS, Launches, …) in its fields, the

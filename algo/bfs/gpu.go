@@ -12,6 +12,7 @@ import (
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 )
@@ -260,10 +261,10 @@ func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 // the Prepared behaves as Prepare(g.Device(), host, o) on g's host copy
 // (the same levels, the same checks and errors). The direction-optimizing
 // method reads g's offsets and arcs where they are, with no host round
-// trip and no copy. EdgeScan and DynamicParallelism build their COO (and
-// its permutation) on the host for now: they take g.Host(), which
-// downloads the graph once when it was made on the device, and upload the
-// COO; DynamicParallelism reads g's CSR where it is.
+// trip and no copy. EdgeScan and DynamicParallelism build their COO view
+// and its permutation (Permute) on the device too (package gpu/transform,
+// bit-identical to graph.CSR.UndirectedCOO and graph.PermuteCOO);
+// DynamicParallelism reads g's CSR where it is.
 //
 // The Prepared uses g's arrays without owning them: keep g open while the
 // Prepared is in use (a run after g.Close fails with a freed-buffer
@@ -286,11 +287,6 @@ func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.dg, p.off, p.adj = g, g.Offsets, g.Adj
-	if o.Method != DirectionOptimizingGPU {
-		if p.g, err = g.Host(); err != nil {
-			return nil, fmt.Errorf("bfs: the %s builds its COO on the host: %w", o.Method, err)
-		}
-	}
 	if err := p.setUp(dev); err != nil {
 		return nil, err
 	}
@@ -349,10 +345,6 @@ func (p *Prepared) upload(info gpu.Info) error {
 	g, mem, n := p.g, p.mem, p.n
 	var err error
 	if p.opt.Method != DirectionOptimizingGPU {
-		coo, err := g.UndirectedCOO()
-		if err != nil {
-			return fmt.Errorf("bfs: %w", err)
-		}
 		if p.opt.Permute {
 			p.p = p.opt.SegmentSize
 			if p.p == 0 {
@@ -360,12 +352,14 @@ func (p *Prepared) upload(info gpu.Info) error {
 					return fmt.Errorf("bfs: %w", err)
 				}
 			}
-			if coo, err = graph.PermuteCOO(coo, p.p); err != nil {
-				return fmt.Errorf("bfs: %w", err)
-			}
 		}
-		if p.coo, err = mem.UploadCOO(coo); err != nil {
-			return fmt.Errorf("bfs: %w", err)
+		if p.dg != nil {
+			err = p.deviceCOO()
+		} else {
+			err = p.uploadCOO(g)
+		}
+		if err != nil {
+			return err
 		}
 		if p.levels8, err = mem.AllocUint8s(n); err != nil {
 			return fmt.Errorf("bfs: %w", err)
@@ -410,6 +404,46 @@ func (p *Prepared) upload(info gpu.Info) error {
 			return fmt.Errorf("bfs: %w", err)
 		}
 	}
+	return nil
+}
+
+// uploadCOO builds the COO view of g on the host, permutes it (p.p > 0)
+// and uploads it.
+func (p *Prepared) uploadCOO(g *graph.CSR) error {
+	coo, err := g.UndirectedCOO()
+	if err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	if p.p > 0 {
+		if coo, err = graph.PermuteCOO(coo, p.p); err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+	}
+	if p.coo, err = p.mem.UploadCOO(coo); err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	return nil
+}
+
+// deviceCOO is uploadCOO for a resident graph, on the device
+// (transform.UndirectedCOO and PermuteCOO, bit-identical to the host's).
+func (p *Prepared) deviceCOO() error {
+	coo, err := transform.UndirectedCOO(p.dg)
+	if err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	if p.p > 0 {
+		perm, err := transform.PermuteCOO(coo, p.p)
+		coo.Close()
+		if err != nil {
+			return fmt.Errorf("bfs: %w", err)
+		}
+		coo = perm
+	}
+	if err := p.mem.Own(coo.Bytes(), coo.Close); err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	p.coo = coo
 	return nil
 }
 

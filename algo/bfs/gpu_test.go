@@ -641,7 +641,8 @@ func TestFakeGPU(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(b.Dir, "dp_emu.cu"), []byte(dp), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_dp.cpp"), b.CXX("testdata/fake_check.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_dp.cpp"), b.CXX("testdata/fake_check.cpp"),
+			b.CXX("../../gpu/transform/testdata/fake_kernels.cpp", "-I../../gpu/transform")}
 	})
 }
 

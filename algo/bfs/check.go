@@ -191,7 +191,10 @@ func shifted[T uint8 | uint16 | uint32](levels []int32) []T {
 // 4 are checked once per edge, from its higher end: a vertex reads the
 // levels of its neighbours below it only, which halves the random reads
 // and keeps the rest on the low ids where an R-MAT graph's hubs are (in
-// cache). A broken edge is reported at the end whose own list the
+// cache). In a list sorted by id, as Build makes them, those neighbours
+// are a prefix, read in a loop that does nothing else, and the rest is
+// only searched for the parent; a list in another order is read arc by
+// arc. A broken edge is reported at the end whose own list the
 // arc-by-arc check fails on, with the same message.
 func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLevel int, parentArc []bool, bad *par.FirstError) ([]int64, int64, error) {
 	var mu sync.Mutex
@@ -238,6 +241,39 @@ func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLeve
 			deg += int64(len(arcs))
 			pu := parents[u]
 			hasParentArc := u == src
+			if half {
+				// The arcs to lower ids first: all of a list sorted by
+				// id (as Build makes them) up to the first arc above u,
+				// whose rest only has to hold the parent. An arc below u
+				// in that rest (an unsorted list) sends the list to the
+				// general loop below.
+				j := 0
+				for ; j < len(arcs); j++ {
+					v := arcs[j]
+					if v > u {
+						break
+					}
+					hasParentArc = hasParentArc || v == pu
+					if x := lv[v]; x-1 > lu1 || x+1 < lu1 {
+						break // reported by the general loop
+					}
+				}
+				rest := arcs[j:]
+				low := int32(math.MaxInt32)
+				for _, v := range rest {
+					low = min(low, v)
+					if v == pu {
+						hasParentArc = true
+					}
+				}
+				if low > u {
+					if !hasParentArc {
+						note(u, math.MaxInt32, fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", u, pu, pu, u))
+					}
+					continue
+				}
+				arcs = rest
+			}
 			for _, v := range arcs {
 				hasParentArc = hasParentArc || v == pu
 				if half && v > u {

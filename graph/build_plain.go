@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/graphnb/graphnb/internal/par"
 )
@@ -101,8 +102,16 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 	// to the front of the bucket) and count each vertex's kept arcs.
 	kept := make([]int64, n+1)
 	keptInBucket := make([]int64, buckets)
+	// The sort's second buffers are handed from piece to piece (a piece
+	// holds a bucket or two), not allocated per piece: fresh memory costs
+	// a page fault per 4 KiB or a clearing pass.
+	var scratches sync.Pool
 	err = par.ForWeighted(bucketStart, func(blo, bhi int) {
 		var scratch []K
+		if p, ok := scratches.Get().(*[]K); ok {
+			scratch = *p
+		}
+		defer func() { scratches.Put(&scratch) }()
 		for b := blo; b < bhi; b++ {
 			seg := keys[bucketStart[b]:bucketStart[b+1]]
 			if cap(scratch) < len(seg) {

@@ -247,26 +247,32 @@ func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLeve
 				// whose rest only has to hold the parent. An arc below u
 				// in that rest (an unsorted list) sends the list to the
 				// general loop below.
+				// Rules 3 and 4 as one unsigned comparison: a
+				// neighbour's level+1 lies in [max(1, lu1-1), lu1+1].
+				low := max(lu1-1, 1)
+				span := lu1 + 1 - low
 				j := 0
 				for ; j < len(arcs); j++ {
 					v := arcs[j]
 					if v > u {
 						break
 					}
-					hasParentArc = hasParentArc || v == pu
-					if x := lv[v]; x-1 > lu1 || x+1 < lu1 {
+					if v == pu {
+						hasParentArc = true
+					}
+					if lv[v]-low > span {
 						break // reported by the general loop
 					}
 				}
 				rest := arcs[j:]
-				low := int32(math.MaxInt32)
+				least := int32(math.MaxInt32)
 				for _, v := range rest {
-					low = min(low, v)
+					least = min(least, v)
 					if v == pu {
 						hasParentArc = true
 					}
 				}
-				if low > u {
+				if least > u {
 					if !hasParentArc {
 						note(u, math.MaxInt32, fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", u, pu, pu, u))
 					}

@@ -65,6 +65,11 @@ func Check(g *graph.CSR, r *Result) error {
 	var mu sync.Mutex // guards the per-worker sums merged below
 	var bad par.FirstError
 	report := func(v int32, err error) { bad.Report(int64(v)<<32, err) }
+	// Pass 1 also writes the compact level copy of pass 2 in bytes, used
+	// when the search is less than 253 levels deep (R-MAT's and SSCA#2's
+	// are a few dozen at most); its buffer is reused from check to check.
+	lv8 := byteLevels(n)
+	defer byteLevelPool.Put(&lv8)
 	var maxLevel int32
 	err := par.For(n, func(lo, hi int) {
 		var localMax int32
@@ -90,6 +95,7 @@ func Check(g *graph.CSR, r *Result) error {
 				report(v, err)
 				return
 			}
+			lv8[v] = uint8(l + 1) // wraps past 254: then unused
 			localMax = max(localMax, l)
 		}
 		mu.Lock()
@@ -125,7 +131,7 @@ func Check(g *graph.CSR, r *Result) error {
 	}
 	switch {
 	case maxLevel < math.MaxUint8-2: // x+1 below must not wrap
-		counts, degSum, err = arcPass(g, r, shifted[uint8](levels), int(maxLevel), parentArc, &bad)
+		counts, degSum, err = arcPass(g, r, lv8, int(maxLevel), parentArc, &bad)
 	case maxLevel < math.MaxUint16-2:
 		counts, degSum, err = arcPass(g, r, shifted[uint16](levels), int(maxLevel), parentArc, &bad)
 	default:
@@ -167,9 +173,22 @@ func Check(g *graph.CSR, r *Result) error {
 	return nil
 }
 
+// byteLevelPool holds the byte level copies of finished checks: a sweep
+// checks one graph from root after root, and a fresh copy costs a page
+// fault per 4 KiB.
+var byteLevelPool sync.Pool
+
+// byteLevels returns a byte slice of length n, its contents undefined.
+func byteLevels(n int) []uint8 {
+	if p, ok := byteLevelPool.Get().(*[]uint8); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]uint8, n)
+}
+
 // shifted returns level+1 for every vertex (0 when unreached) as type T,
 // which the caller has chosen to hold the largest level plus one.
-func shifted[T uint8 | uint16 | uint32](levels []int32) []T {
+func shifted[T uint16 | uint32](levels []int32) []T {
 	out := make([]T, len(levels))
 	par.For(len(levels), func(lo, hi int) { // an interrupt leaves it partial: arcPass sees it too and fails
 		for v := lo; v < hi; v++ {

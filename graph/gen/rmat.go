@@ -219,7 +219,7 @@ func rmatFill(src, dst []int32, tabs []aliasTable, rp *rng) {
 		var x uint64
 		for g := range tabs {
 			if g&1 == 0 {
-				x, r = r.step()
+				x = r.next()
 			}
 			t := &tabs[g]
 			e := t.col[x&t.mask]

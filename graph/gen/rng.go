@@ -48,17 +48,6 @@ func newRNG(seed, stream, chunk uint64) rng {
 
 // next returns 64 random bits.
 func (r *rng) next() uint64 {
-	x, s := r.step()
-	*r = s
-	return x
-}
-
-// step returns next's 64 random bits and the state after them, leaving r
-// as it was: a hot loop that keeps its generator in a local variable and
-// calls r.step(), never r.next(), lets the compiler hold the state in
-// registers (next, through its pointer, makes it a stack variable loaded
-// and stored on every call).
-func (r rng) step() (uint64, rng) {
 	s0, s1, s2, s3 := r.s0, r.s1, r.s2, r.s3
 	out := bits.RotateLeft64(s1*5, 7) * 9
 	t := s1 << 17
@@ -68,7 +57,8 @@ func (r rng) step() (uint64, rng) {
 	s0 ^= s3
 	s2 ^= t
 	s3 = bits.RotateLeft64(s3, 45)
-	return out, rng{s0, s1, s2, s3}
+	r.s0, r.s1, r.s2, r.s3 = s0, s1, s2, s3
+	return out
 }
 
 // below returns a number uniform in [0, n) by Lemire's multiply-shift; its

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/graphnb/graphnb/internal/par"
 )
@@ -101,18 +102,26 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 	// to the front of the bucket) and count each vertex's kept arcs.
 	kept := make([]int64, n+1)
 	keptInBucket := make([]int64, buckets)
+	// The sort's second buffers are handed from piece to piece (a piece
+	// holds a bucket or two), not allocated per piece: fresh memory costs
+	// a page fault per 4 KiB or a clearing pass.
+	var scratches sync.Pool
 	err = par.ForWeighted(bucketStart, func(blo, bhi int) {
 		var scratch []K
+		if p, ok := scratches.Get().(*[]K); ok {
+			scratch = *p
+		}
+		defer func() { scratches.Put(&scratch) }()
 		for b := blo; b < bhi; b++ {
 			seg := keys[bucketStart[b]:bucketStart[b+1]]
 			if cap(scratch) < len(seg) {
 				scratch = make([]K, len(seg))
 			}
-			radixSortBits(seg, scratch[:len(seg)], keyBits)
+			sorted := radixSortBitsIn(seg, scratch[:len(seg)], keyBits)
 			first := b * bucketSize
 			w := 0
 			last := ^K(0)
-			for _, k := range seg {
+			for _, k := range sorted { // kept keys go to the front of seg
 				v := first + int(k>>headBits)
 				if k == last || k&headMask == K(v) {
 					continue
@@ -149,9 +158,19 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 // length) as the second buffer; one reading pass counts every digit.
 // Equal keys are equal in full, so the order is total.
 func radixSortBits[K uint32 | uint64](keys, scratch []K, keyBits int) {
+	if sorted := radixSortBitsIn(keys, scratch, keyBits); len(keys) > 0 && &sorted[0] != &keys[0] {
+		copy(keys, sorted)
+	}
+}
+
+// radixSortBitsIn is radixSortBits leaving the sorted keys in whichever
+// of keys and scratch the last pass wrote, which it returns (an odd
+// number of passes ends in scratch, and the caller may read them there
+// rather than pay for a copy back).
+func radixSortBitsIn[K uint32 | uint64](keys, scratch []K, keyBits int) []K {
 	if len(keys) <= radixMin {
 		insertionSort(keys)
-		return
+		return keys
 	}
 	const maxPasses = 4
 	passes := (keyBits + radixDigit - 1) / radixDigit
@@ -179,9 +198,7 @@ func radixSortBits[K uint32 | uint64](keys, scratch []K, keyBits int) {
 		}
 		src, dst = dst, src
 	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
-	}
+	return src
 }
 
 // insertionSort sorts a short slice in place.

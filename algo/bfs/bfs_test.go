@@ -518,7 +518,7 @@ func ExampleDirectionOptimizing() {
 }
 
 // TestCheckHalfScanAgrees corrupts BFS results on random undirected
-// graphs — leaves cut off (rule 4), leaves pushed a level deeper under a
+// graphs (half of them with lists in random order) — leaves cut off (rule 4), leaves pushed a level deeper under a
 // deeper parent (rule 3) — and requires the check, which reads each edge
 // from its lower end only, to fail with the message of the arc-by-arc
 // check (the same graph flagged directed, whose arcs are then all read).
@@ -528,6 +528,9 @@ func TestCheckHalfScanAgrees(t *testing.T) {
 	for i := range 300 {
 		n := 2 + r.IntN(80)
 		g := tg.Build(t, n, false, tg.Unweighted, tg.Random(r, n, 1+r.IntN(4*n), nil)...)
+		if i%2 == 1 { // lists in any order: the check reads them whole
+			g = shuffledLists(r, g)
+		}
 		asDirected := *g
 		asDirected.Directed = true
 		res, err := TopDown(g, int32(r.IntN(n)))
@@ -583,6 +586,18 @@ func TestCheckHalfScanAgrees(t *testing.T) {
 	if failures < 50 {
 		t.Fatalf("only %d of 300 corrupted results failed: the corruption is too weak to test anything", failures)
 	}
+}
+
+// shuffledLists returns a copy of g with every neighbour list in a random
+// order (the same graph; Build would have sorted them by id).
+func shuffledLists(r *rand.Rand, g *graph.CSR) *graph.CSR {
+	out := *g
+	out.Adj = slices.Clone(g.Adj)
+	for v := range g.NumVertices() {
+		list := out.Adj[g.Offsets[v]:g.Offsets[v+1]]
+		r.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+	}
+	return &out
 }
 
 // TestCheckDeepSearches runs the check's wider level copies: paths whose

@@ -65,6 +65,11 @@ func Check(g *graph.CSR, r *Result) error {
 	var mu sync.Mutex // guards the per-worker sums merged below
 	var bad par.FirstError
 	report := func(v int32, err error) { bad.Report(int64(v)<<32, err) }
+	// Pass 1 also writes the compact level copy of pass 2 in bytes, used
+	// when the search is less than 253 levels deep (R-MAT's and SSCA#2's
+	// are a few dozen at most); its buffer is reused from check to check.
+	lv8 := byteLevels(n)
+	defer byteLevelPool.Put(&lv8)
 	var maxLevel int32
 	err := par.For(n, func(lo, hi int) {
 		var localMax int32
@@ -90,6 +95,7 @@ func Check(g *graph.CSR, r *Result) error {
 				report(v, err)
 				return
 			}
+			lv8[v] = uint8(l + 1) // wraps past 254: then unused
 			localMax = max(localMax, l)
 		}
 		mu.Lock()
@@ -125,7 +131,7 @@ func Check(g *graph.CSR, r *Result) error {
 	}
 	switch {
 	case maxLevel < math.MaxUint8-2: // x+1 below must not wrap
-		counts, degSum, err = arcPass(g, r, shifted[uint8](levels), int(maxLevel), parentArc, &bad)
+		counts, degSum, err = arcPass(g, r, lv8, int(maxLevel), parentArc, &bad)
 	case maxLevel < math.MaxUint16-2:
 		counts, degSum, err = arcPass(g, r, shifted[uint16](levels), int(maxLevel), parentArc, &bad)
 	default:
@@ -167,9 +173,22 @@ func Check(g *graph.CSR, r *Result) error {
 	return nil
 }
 
+// byteLevelPool holds the byte level copies of finished checks: a sweep
+// checks one graph from root after root, and a fresh copy costs a page
+// fault per 4 KiB.
+var byteLevelPool sync.Pool
+
+// byteLevels returns a byte slice of length n, its contents undefined.
+func byteLevels(n int) []uint8 {
+	if p, ok := byteLevelPool.Get().(*[]uint8); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]uint8, n)
+}
+
 // shifted returns level+1 for every vertex (0 when unreached) as type T,
 // which the caller has chosen to hold the largest level plus one.
-func shifted[T uint8 | uint16 | uint32](levels []int32) []T {
+func shifted[T uint16 | uint32](levels []int32) []T {
 	out := make([]T, len(levels))
 	par.For(len(levels), func(lo, hi int) { // an interrupt leaves it partial: arcPass sees it too and fails
 		for v := lo; v < hi; v++ {
@@ -191,7 +210,10 @@ func shifted[T uint8 | uint16 | uint32](levels []int32) []T {
 // 4 are checked once per edge, from its higher end: a vertex reads the
 // levels of its neighbours below it only, which halves the random reads
 // and keeps the rest on the low ids where an R-MAT graph's hubs are (in
-// cache). A broken edge is reported at the end whose own list the
+// cache). In a list sorted by id, as Build makes them, those neighbours
+// are a prefix, read in a loop that does nothing else, and the rest is
+// only searched for the parent; a list in another order is read arc by
+// arc. A broken edge is reported at the end whose own list the
 // arc-by-arc check fails on, with the same message.
 func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLevel int, parentArc []bool, bad *par.FirstError) ([]int64, int64, error) {
 	var mu sync.Mutex
@@ -238,6 +260,45 @@ func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLeve
 			deg += int64(len(arcs))
 			pu := parents[u]
 			hasParentArc := u == src
+			if half {
+				// The arcs to lower ids first: all of a list sorted by
+				// id (as Build makes them) up to the first arc above u,
+				// whose rest only has to hold the parent. An arc below u
+				// in that rest (an unsorted list) sends the list to the
+				// general loop below.
+				// Rules 3 and 4 as one unsigned comparison: a
+				// neighbour's level+1 lies in [max(1, lu1-1), lu1+1].
+				low := max(lu1-1, 1)
+				span := lu1 + 1 - low
+				j := 0
+				for ; j < len(arcs); j++ {
+					v := arcs[j]
+					if v > u {
+						break
+					}
+					if v == pu {
+						hasParentArc = true
+					}
+					if lv[v]-low > span {
+						break // reported by the general loop
+					}
+				}
+				rest := arcs[j:]
+				least := int32(math.MaxInt32)
+				for _, v := range rest {
+					least = min(least, v)
+					if v == pu {
+						hasParentArc = true
+					}
+				}
+				if least > u {
+					if !hasParentArc {
+						note(u, math.MaxInt32, fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", u, pu, pu, u))
+					}
+					continue
+				}
+				arcs = rest
+			}
 			for _, v := range arcs {
 				hasParentArc = hasParentArc || v == pu
 				if half && v > u {

@@ -38,6 +38,30 @@ func BenchmarkRMAT(b *testing.B) {
 	}
 }
 
+// BenchmarkRMATUnweighted times the graph of the CPU BFS sweep (bench bfs
+// rmat -scales 20): RMATEdges unweighted, then graph.Build, reported as
+// gen-s and build-s per graph.
+func BenchmarkRMATUnweighted(b *testing.B) {
+	b.Run("s20_ef16", func(b *testing.B) {
+		var gen, bld time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			el, err := RMATEdges(20, 16, Seed(1), Unweighted())
+			if err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			if _, err := graph.Build(el, graph.BuildOptions{Symmetrize: true}); err != nil {
+				b.Fatal(err)
+			}
+			gen += t1.Sub(t0)
+			bld += time.Since(t1)
+		}
+		b.ReportMetric(gen.Seconds()/float64(b.N), "gen-s")
+		b.ReportMetric(bld.Seconds()/float64(b.N), "build-s")
+	})
+}
+
 // BenchmarkRMATEdges times the generation alone.
 func BenchmarkRMATEdges(b *testing.B) {
 	for _, scale := range []int{16, 22} {

@@ -123,7 +123,7 @@ func (p *Prepared) CheckTolerance(r *Result, tol float64) error {
 	if !(tol >= 0) {
 		return fmt.Errorf("sssp: device check: tolerance %g must be ≥ 0", tol)
 	}
-	n := p.g.NumVertices()
+	n := p.n
 	if len(r.Dist) != n || len(r.Parents) != n {
 		return fmt.Errorf("sssp: device check: result has %d distances and %d parents for a %d-vertex graph (parents need Options.Parents)", len(r.Dist), len(r.Parents), n)
 	}
@@ -136,7 +136,13 @@ func (p *Prepared) CheckTolerance(r *Result, tol float64) error {
 		return err
 	}
 	ck, err := p.checkState()
+	if err == nil && ck.dist == nil {
+		if ck.dist, err = p.mem.AllocFloat64s(n); err == nil {
+			ck.parents, err = p.mem.AllocInt32s(n)
+		}
+	}
 	if err != nil {
+		ck.dist = nil
 		return fmt.Errorf("sssp: device check: %w", err)
 	}
 	if err := ck.dist.Upload(r.Dist); err != nil {
@@ -145,7 +151,7 @@ func (p *Prepared) CheckTolerance(r *Result, tol float64) error {
 	if err := ck.parents.Upload(r.Parents); err != nil {
 		return fmt.Errorf("sssp: device check: %w", err)
 	}
-	return p.checkDevice(ck, r, tol)
+	return p.checkDevice(ck, ck.dist, ck.parents, r.Source, r.Reached, r.ComponentEdges, tol)
 }
 
 // checkState returns the check's buffers, allocating them on first use.
@@ -163,14 +169,9 @@ func (p *Prepared) checkState() (*checkState, error) {
 			return nil, err
 		}
 	}
-	mem, n := p.mem, p.g.NumVertices()
-	if ck.dist, err = mem.AllocFloat64s(n); err != nil {
+	mem, n := p.mem, p.n
+	if ck.anc, err = mem.AllocInt32s(n); err != nil {
 		return nil, err
-	}
-	for _, b := range []**gpu.Int32s{&ck.parents, &ck.anc} {
-		if *b, err = mem.AllocInt32s(n); err != nil {
-			return nil, err
-		}
 	}
 	if ck.mark, err = mem.AllocUint8s(n); err != nil {
 		return nil, err
@@ -192,9 +193,10 @@ func checkGrid(n int, sms int) gpu.Dim {
 	return g
 }
 
-// checkDevice runs check.cu on the distances and parents in ck.
-func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
-	n, src, fn := p.g.NumVertices(), r.Source, ck.fn
+// checkDevice runs check.cu on the distances and parents on the device,
+// a result from src claiming reached vertices and componentEdges.
+func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.Int32s, src int32, reached, componentEdges int64, tol float64) error {
+	n, fn := p.n, ck.fn
 	info, err := p.Device().Info()
 	if err != nil {
 		return fmt.Errorf("sssp: device check: %w", err)
@@ -216,7 +218,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 		if err := ck.mark.Fill(0); err != nil {
 			return err
 		}
-		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, ck.dist, ck.parents, int64(n), src, ck.anc, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, dist, parents, int64(n), src, ck.anc, ck.ctl); err != nil {
 			return err
 		}
 		var err error
@@ -226,7 +228,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 				f, ws = fn[kCkCOO64], w64
 			}
 			err = t.Launch(f, checkGrid(int(p.coo.Edges), info.SMs), block, 0, p.coo.Start, p.coo.End, ws, p.coo.Edges,
-				ck.dist, ck.parents, src, tol, ck.mark, ck.ctl)
+				dist, parents, src, tol, ck.mark, ck.ctl)
 		} else {
 			f, ws := fn[kCkCSR32], any(w32)
 			if p.w64 {
@@ -234,7 +236,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 			}
 			m := p.csr.Arcs
 			err = t.Launch(f, checkGrid(int((m+7)/8), info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
-				ck.dist, ck.parents, src, tol, ck.mark, ck.ctl)
+				dist, parents, src, tol, ck.mark, ck.ctl)
 		}
 		if err != nil {
 			return err
@@ -244,7 +246,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 				return err
 			}
 		}
-		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, ck.dist, ck.anc, ck.mark, int64(n), src, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, dist, ck.anc, ck.mark, int64(n), src, ck.ctl); err != nil {
 			return err
 		}
 		if err := ck.ctl.Download(ctl); err != nil {
@@ -263,7 +265,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 			off, adj = p.csr.Offsets, p.csr.Adj
 		}
 		return t.Launch(fn[kCkExplain], gpu.D1(1), gpu.D1(32), 0, ctl[ckErr], coo, st, en, off, adj, w32, w64, int64(n),
-			ck.dist, ck.parents, ck.info)
+			dist, parents, ck.info)
 	})
 	if err != nil {
 		return fmt.Errorf("sssp: device check of %s from %d: %w", p.Label(), src, err)
@@ -275,16 +277,16 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 		}
 		return checkFailure(ctl[ckErr], words, p.coo != nil)
 	}
-	if r.Reached != int64(ctl[ckReached]) {
-		return fmt.Errorf("sssp: device check: Reached = %d but %d vertices have a finite distance", r.Reached, ctl[ckReached])
+	if reached != int64(ctl[ckReached]) {
+		return fmt.Errorf("sssp: device check: Reached = %d but %d vertices have a finite distance", reached, ctl[ckReached])
 	}
 	if p.coo == nil {
 		want := int64(ctl[ckArcs])
-		if !p.g.Directed {
+		if !p.directed {
 			want /= 2
 		}
-		if r.ComponentEdges != want {
-			return fmt.Errorf("sssp: device check: ComponentEdges = %d, want %d", r.ComponentEdges, want)
+		if componentEdges != want {
+			return fmt.Errorf("sssp: device check: ComponentEdges = %d, want %d", componentEdges, want)
 		}
 	}
 	return nil

@@ -116,6 +116,13 @@ func checkDeviceAgrees(t *testing.T, dev *gpu.Device, cases []checkCase, variant
 				if err := p.Check(res); err != nil {
 					t.Errorf("%s (%v), %s from %d: device check: %v", c.name, c.g, v.Label, src, err)
 				}
+				dr, err := p.RunOnDevice(src)
+				if err != nil {
+					t.Fatalf("%s, %s from %d: RunOnDevice: %v", c.name, v.Label, src, err)
+				}
+				if err := p.CheckDevice(dr); err != nil {
+					t.Errorf("%s (%v), %s from %d: CheckDevice: %v", c.name, c.g, v.Label, src, err)
+				}
 				for range 3 {
 					m := cloneResult(res)
 					what := mutateRandomly(r, m)
@@ -123,6 +130,13 @@ func checkDeviceAgrees(t *testing.T, dev *gpu.Device, cases []checkCase, variant
 					if (cpu == nil) != (devErr == nil) {
 						t.Errorf("%s, %s from %d, %s: CPU check %v, device check %v", c.name, v.Label, src, what, cpu, devErr)
 					}
+					plant(t, dr, m) // the same through a DeviceResult, with the same words
+					if resErr := p.CheckDevice(dr); errText(resErr) != errText(devErr) {
+						t.Errorf("%s, %s from %d, %s: Check %v, CheckDevice %v", c.name, v.Label, src, what, devErr, resErr)
+					}
+				}
+				if err := dr.Close(); err != nil {
+					t.Fatal(err)
 				}
 			}
 			if err := p.Close(); err != nil {
@@ -301,6 +315,10 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 		if reachedLeaf(res) < 0 {
 			t.Fatalf("%v from %d: no reached leaf to plant errors at", g, src)
 		}
+		dr, err := p.RunOnDevice(src)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, mu := range mutations {
 			m := cloneResult(res)
 			if !mu.plant(g, m) {
@@ -314,6 +332,10 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 			if err == nil || !strings.Contains(err.Error(), mu.want) {
 				t.Errorf("%s, %s: device check %v, want an error saying %q", v.Label, mu.name, err, mu.want)
 			}
+			plant(t, dr, m)
+			if resErr := p.checkDeviceTolerance(dr, tol); errText(resErr) != errText(err) {
+				t.Errorf("%s, %s: CheckDevice %v, Check %v", v.Label, mu.name, resErr, err)
+			}
 			if CheckTolerance(g, m, tol) == nil {
 				t.Errorf("%s, %s: the CPU check accepts it", v.Label, mu.name)
 			}
@@ -326,6 +348,11 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 		if err := p.CheckTolerance(res, 0); err != nil {
 			t.Errorf("%s: the unchanged result at tolerance 0: %v", v.Label, err)
 		}
+		plant(t, dr, res)
+		if err := p.checkDeviceTolerance(dr, 0); err != nil {
+			t.Errorf("%s: the unchanged result at tolerance 0 through CheckDevice: %v", v.Label, err)
+		}
+		dr.Close()
 		p.Close()
 	}
 }
@@ -403,4 +430,12 @@ func below(m *Result, u, v int32) bool {
 		u = m.Parents[u]
 	}
 	return true // a cycle already: not a clean place for the mutation
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -352,7 +352,7 @@ func TestNearFarDelta(t *testing.T) {
 	for _, c := range cases {
 		o := c.opts
 		o.Method = NearFar
-		got := nearFarDelta(c.g, weightsOf(c.g), o)
+		got := nearFarDelta(c.g.NumVertices(), c.g.NumArcs(), weightsOf(c.g), o)
 		if math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("%s: Δ = %v, want %v", c.name, got, c.want)
 		}
@@ -743,7 +743,7 @@ func TestKernelsEmulated(t *testing.T) {
 				}
 			}
 			minSlots, factor := []int{32, nearFarTuning.minSlots, 256}[i%3], []float64{0.5, 0, 4}[i%3]
-			delta := nearFarDelta(c.g, weightsOf(c.g), Options{DeltaFactor: factor})
+			delta := nearFarDelta(c.g.NumVertices(), c.g.NumArcs(), weightsOf(c.g), Options{DeltaFactor: factor})
 			name := fmt.Sprintf("%s/src_%d", c.name, src)
 			t.Run(name, func(t *testing.T) {
 				ctx, stop := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -1042,7 +1042,7 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
 	})
 }
 
@@ -1052,6 +1052,13 @@ func TestFakeGPUChild(t *testing.T) {
 	// Fewer idle launches per run (each costs the emulator hundreds of
 	// thread wake-ups); the loop is the same.
 	nearFarTuning.batch = 3
+	if os.Getenv("TMPRESONLY") != "" { // TEMPORARY
+		t.Run("resident_runs", func(t *testing.T) { checkResidentRuns(t, dev, residentCases(t, true)) })
+		t.Run("resident_arrays", func(t *testing.T) { checkPrepareResidentArrays(t, dev, residentCases(t, true)) })
+		t.Run("resident_errors", func(t *testing.T) { checkResidentErrors(t, dev) })
+		t.Run("resident_lifecycle", func(t *testing.T) { checkResidentLifecycle(t, dev) })
+		return
+	}
 	cases := gpuCases(t, true)
 	checkGPUVariants(t, dev, cases, map[string]bool{"rmat_s7": true, "rmat_s7_unweighted": true, "two_components": true})
 	checkGPUWithoutParents(t, dev, cases[0].g)
@@ -1062,6 +1069,10 @@ func TestFakeGPUChild(t *testing.T) {
 		checkDeviceAgrees(t, dev, deviceCheckCases(t, 20, true), fakeCheckVariants())
 	})
 	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
+	t.Run("resident_runs", func(t *testing.T) { checkResidentRuns(t, dev, residentCases(t, true)) })
+	t.Run("resident_arrays", func(t *testing.T) { checkPrepareResidentArrays(t, dev, residentCases(t, true)) })
+	t.Run("resident_errors", func(t *testing.T) { checkResidentErrors(t, dev) })
+	t.Run("resident_lifecycle", func(t *testing.T) { checkResidentLifecycle(t, dev) })
 }
 
 // checkOneShotFreeError checks that the one-shot Run reports a failed free

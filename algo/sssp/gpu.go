@@ -696,9 +696,11 @@ func (p *Prepared) String() string {
 // unreached vertices). With float64 distances they equal the CPU
 // algorithms' bit for bit (the same float64 sums; see sssp.cu); with
 // float32 ones they pass CheckTolerance(g, r, 1e-5). Parents are nil
-// unless the Parents option is on; they are then built on the host from
-// the tight arcs (in float32 arithmetic for float32 distances), after
-// the timed part.
+// unless the Parents option is on; they are then built on the device
+// from the tight arcs (in float32 arithmetic for float32 distances),
+// after the timed part, as RunOnDevice describes. Run is RunOnDevice,
+// DeviceResult.Result (the one copy of Dist and Parents to the host) and
+// DeviceResult.Close.
 //
 // It returns an error for a source outside [0, N), a closed Prepared, a
 // device error, or cancellation (every launch polls cancel.Check; the

@@ -197,7 +197,10 @@ func (p *Prepared) dropSpare() error {
 	if b == nil {
 		return nil
 	}
-	return b.free()
+	if err := b.free(); err != nil {
+		return fmt.Errorf("sssp: freeing the device memory of %s on %v: %w", p.Label(), p.Device(), err)
+	}
+	return nil
 }
 
 // DeviceResult is a run of RunOnDevice whose distances (float64, N) and
@@ -715,8 +718,11 @@ func (p *Prepared) deviceLayout(fn map[string]*gpu.Function, g *gpu.Graph) error
 			out.Adj, wsOut, p.lend, big, ctl); err != nil {
 			return err
 		}
-		return t.Launch(fn["sssprs_split_big_"+tag], gpu.D1(max(info.SMs, 1)*4), gpu.D1(blockSize), 0, g.Offsets, g.Adj, ws, p.delta,
-			out.Adj, wsOut, p.lend, big, ctl)
+		if err := t.Launch(fn["sssprs_split_big_"+tag], gpu.D1(max(info.SMs, 1)*4), gpu.D1(blockSize), 0, g.Offsets, g.Adj, ws, p.delta,
+			out.Adj, wsOut, p.lend, big, ctl); err != nil {
+			return err
+		}
+		return t.Synchronize() // before the scratch is freed
 	})
 	if err != nil {
 		return err

@@ -39,9 +39,15 @@ const (
 	ckErr     = 0 // check.cu CK_ERR
 	ckReached = 1 // CK_REACHED
 	ckArcs    = 2 // CK_ARCS
+	ckJumped  = 3 // CK_JUMPED
 	ckWords   = 4 // CK_WORDS
 	ckNone    = ^uint64(0)
 )
+
+// jumpsUnread is the number of pointer-jumping rounds the check launches
+// before it reads the control words (paths of up to 2^jumpsUnread arcs
+// need no read).
+const jumpsUnread = 4
 
 var checkKernelNames = []string{kCkVertices, kCkJump, kCkCOO32, kCkCOO64, kCkCSR32, kCkCSR64, kCkFinal, kCkExplain}
 
@@ -241,9 +247,22 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 		if err != nil {
 			return err
 		}
-		for range bits.Len(uint(n)) + 1 {
-			if err := t.Launch(fn[kCkJump], vgrid, block, 0, ck.anc, int64(n)); err != nil {
+		// ⌈log₂ N⌉+1 rounds at most; fewer when the parent paths are
+		// short: after jumpsUnread rounds, the control words are read
+		// after each one, and the jumping stops at a round that changed
+		// nothing.
+		rounds := bits.Len(uint(n)) + 1
+		for round := 1; round <= rounds; round++ {
+			if err := t.Launch(fn[kCkJump], vgrid, block, 0, ck.anc, int64(n), uint64(round), ck.ctl); err != nil {
 				return err
+			}
+			if round >= jumpsUnread && round < rounds {
+				if err := ck.ctl.Download(ctl); err != nil {
+					return err
+				}
+				if ctl[ckJumped] != uint64(round) {
+					break
+				}
 			}
 		}
 		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, dist, ck.anc, ck.mark, int64(n), src, ck.ctl); err != nil {

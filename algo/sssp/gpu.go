@@ -305,6 +305,9 @@ type nearFarStats struct {
 // of N 8-byte entries each and two far piles of N. The frontier method
 // uploads the CSR as it is and allocates distances, a stamp per vertex and
 // the two queues. All compile the kernels (once per device and process).
+// The N distances allocated are float32 ones (Float32) only: float64 ones
+// are computed in each run's result buffers (see RunOnDevice), which are
+// not counted in Bytes.
 // PrepTime reports the whole preparation, once. Device memory: Bytes.
 //
 // On the host device (dev.IsHost()) nothing is uploaded: Run computes with

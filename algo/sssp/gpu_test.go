@@ -1052,13 +1052,6 @@ func TestFakeGPUChild(t *testing.T) {
 	// Fewer idle launches per run (each costs the emulator hundreds of
 	// thread wake-ups); the loop is the same.
 	nearFarTuning.batch = 3
-	if os.Getenv("TMPRESONLY") != "" { // TEMPORARY
-		t.Run("resident_runs", func(t *testing.T) { checkResidentRuns(t, dev, residentCases(t, true)) })
-		t.Run("resident_arrays", func(t *testing.T) { checkPrepareResidentArrays(t, dev, residentCases(t, true)) })
-		t.Run("resident_errors", func(t *testing.T) { checkResidentErrors(t, dev) })
-		t.Run("resident_lifecycle", func(t *testing.T) { checkResidentLifecycle(t, dev) })
-		return
-	}
 	cases := gpuCases(t, true)
 	checkGPUVariants(t, dev, cases, map[string]bool{"rmat_s7": true, "rmat_s7_unweighted": true, "two_components": true})
 	checkGPUWithoutParents(t, dev, cases[0].g)
@@ -1069,10 +1062,6 @@ func TestFakeGPUChild(t *testing.T) {
 		checkDeviceAgrees(t, dev, deviceCheckCases(t, 20, true), fakeCheckVariants())
 	})
 	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
-	t.Run("resident_runs", func(t *testing.T) { checkResidentRuns(t, dev, residentCases(t, true)) })
-	t.Run("resident_arrays", func(t *testing.T) { checkPrepareResidentArrays(t, dev, residentCases(t, true)) })
-	t.Run("resident_errors", func(t *testing.T) { checkResidentErrors(t, dev) })
-	t.Run("resident_lifecycle", func(t *testing.T) { checkResidentLifecycle(t, dev) })
 }
 
 // checkOneShotFreeError checks that the one-shot Run reports a failed free

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
+	"github.com/graphnb/graphnb/internal/fakegpu"
 	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
@@ -119,16 +121,20 @@ var fakeResidentCases = map[string]bool{"rmat_s7": true, "rmat_s7_float64": true
 
 // residentVariants are the variants the resident tests run: the edge
 // sweep (COO, permuted), the frontier and near-far methods (CSR), float64
-// and float32 distances.
-func residentVariants() []Options {
-	return []Options{
+// and float32 distances; and, unless small (the fake GPU), near-far with
+// many phases.
+func residentVariants(small bool) []Options {
+	v := []Options{
 		{Parents: true, Permute: true, SegmentSize: 16},
 		{Parents: true, Float32: true},
 		{Method: Frontier, Parents: true},
 		{Method: NearFar, Parents: true},
 		{Method: NearFar, Parents: true, Float32: true},
-		{Method: NearFar, Parents: true, DeltaFactor: 0.5},
 	}
+	if !small {
+		v = append(v, Options{Method: NearFar, Parents: true, DeltaFactor: 0.5})
+	}
+	return v
 }
 
 // residentCases are graphs for the resident tests: gpuCases (on the
@@ -159,13 +165,13 @@ func residentCases(t *testing.T, small bool) []gpuCase {
 // float32: the same in both preparations), with parents that pass the CPU
 // check, are identical in both preparations and runs, the device check,
 // and the bookkeeping.
-func checkResidentRuns(t *testing.T, dev *gpu.Device, cases []gpuCase) {
+func checkResidentRuns(t *testing.T, dev *gpu.Device, cases []gpuCase, small bool) {
 	for _, c := range cases {
 		dg, err := dev.Upload(c.g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range residentVariants() {
+		for _, o := range residentVariants(small) {
 			if c.g.Directed && o.Method == EdgeSweep {
 				continue
 			}
@@ -379,8 +385,27 @@ func checkResidentLifecycle(t *testing.T, dev *gpu.Device) {
 
 func TestGPUResident(t *testing.T) {
 	dev := gpuDevice(t)
-	checkResidentRuns(t, dev, residentCases(t, false))
+	checkResidentRuns(t, dev, residentCases(t, false), false)
 	checkPrepareResidentArrays(t, dev, residentCases(t, false))
 	checkResidentErrors(t, dev)
 	checkResidentLifecycle(t, dev)
+}
+
+// TestFakeGPUResident runs the resident tests (RunOnDevice, DeviceResult,
+// CheckDevice, PrepareResident) on the small graphs against the fake GPU
+// (see TestFakeGPU), in a child process of its own.
+func TestFakeGPUResident(t *testing.T) {
+	fakegpu.Run(t, "TestFakeGPUResidentChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
+	})
+}
+
+// TestFakeGPUResidentChild is TestFakeGPUResident's child process.
+func TestFakeGPUResidentChild(t *testing.T) {
+	dev := fakegpu.Device(t)
+	nearFarTuning.batch = 3 // fewer idle launches (see TestFakeGPUChild)
+	t.Run("runs", func(t *testing.T) { checkResidentRuns(t, dev, residentCases(t, true), true) })
+	t.Run("arrays", func(t *testing.T) { checkPrepareResidentArrays(t, dev, residentCases(t, true)) })
+	t.Run("errors", func(t *testing.T) { checkResidentErrors(t, dev) })
+	t.Run("lifecycle", func(t *testing.T) { checkResidentLifecycle(t, dev) })
 }

@@ -385,8 +385,9 @@ func TestGPUDeviceCheck(t *testing.T) {
 }
 
 // BenchmarkGPUCheck compares the device check with the CPU check on one
-// near-far result, R-MAT scale 20 (the upload of distances and parents
-// included in the device check's time).
+// near-far result, R-MAT scale 20: "device" is Check (the upload of
+// distances and parents included), "device-resident" CheckDevice on the
+// same run's DeviceResult (nothing uploaded).
 func BenchmarkGPUCheck(b *testing.B) {
 	dev := gpuDevice(b)
 	g, err := gen.RMAT(20, 16, gen.Seed(1))
@@ -405,6 +406,18 @@ func BenchmarkGPUCheck(b *testing.B) {
 	b.Run("device", func(b *testing.B) {
 		for b.Loop() {
 			if err := p.Check(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	dr, err := p.RunOnDevice(r.Source)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dr.Close()
+	b.Run("device-resident", func(b *testing.B) { // CheckDevice: nothing uploaded
+		for b.Loop() {
+			if err := p.CheckDevice(dr); err != nil {
 				b.Fatal(err)
 			}
 		}

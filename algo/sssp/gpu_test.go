@@ -1041,7 +1041,7 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // (testdata/fake_kernels.cpp). It runs them in a child process, where
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
-	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
+	fakegpu.Run(t, "TestFakeGPUChild", 5*time.Minute, func(b *fakegpu.Builder) []string {
 		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
 	})
 }

@@ -395,7 +395,7 @@ func TestGPUResident(t *testing.T) {
 // CheckDevice, PrepareResident) on the small graphs against the fake GPU
 // (see TestFakeGPU), in a child process of its own.
 func TestFakeGPUResident(t *testing.T) {
-	fakegpu.Run(t, "TestFakeGPUResidentChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
+	fakegpu.Run(t, "TestFakeGPUResidentChild", 5*time.Minute, func(b *fakegpu.Builder) []string {
 		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
 	})
 }

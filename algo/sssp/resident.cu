@@ -38,26 +38,38 @@ static __device__ __forceinline__ u64 rs_warp_sum(u64 x) {
 
 // ---- weight statistics (result.go's scan, chunk by chunk) ----
 
+// rs_wstep adds weight x, at index k, to a chunk's statistics.
+static __device__ __forceinline__ void rs_wstep(double x, i64 k, i64 *ng, double *x_max, double *s, i64 *cnt) {
+	if (!(x >= 0) && *ng < 0) *ng = k;
+	if (x <= 1.7976931348623157e308 && x >= -1.7976931348623157e308) {
+		*x_max = x > *x_max ? x : *x_max;
+		*s += x;
+		(*cnt)++;
+	}
+}
+
+#define RS_WTILE 16 // weights loaded before they are added (loads in flight per thread)
+
 // sssprs_wstats_* computes, for each chunk of `chunk` weights (one thread,
 // in order, as the host's scan), the first negative or NaN index (-1 if
 // none), the largest finite weight (from 0), the sum and count of the
-// finite ones.
+// finite ones. The loads of a tile are issued together; the additions
+// keep the host's order.
 template <typename W>
 static __device__ __forceinline__ void rs_wstats(const W *ws, i64 m, i64 chunk, i64 *neg, double *mx, double *sum,
                                                  i64 *count) {
 	i64 chunks = (m + chunk - 1) / chunk;
 	for (i64 c = rs_tid(); c < chunks; c += rs_threads()) {
-		i64 lo = c * chunk, hi = lo + chunk < m ? lo + chunk : m, ng = -1, cnt = 0;
+		i64 lo = c * chunk, hi = lo + chunk < m ? lo + chunk : m, ng = -1, cnt = 0, k = lo;
 		double x_max = 0, s = 0;
-		for (i64 k = lo; k < hi; k++) {
-			double x = (double)ws[k];
-			if (!(x >= 0) && ng < 0) ng = k;
-			if (x <= 1.7976931348623157e308 && x >= -1.7976931348623157e308) {
-				x_max = x > x_max ? x : x_max;
-				s += x;
-				cnt++;
-			}
+		for (; k + RS_WTILE <= hi; k += RS_WTILE) {
+			double x[RS_WTILE];
+#pragma unroll
+			for (int j = 0; j < RS_WTILE; j++) x[j] = (double)ws[k + j];
+#pragma unroll
+			for (int j = 0; j < RS_WTILE; j++) rs_wstep(x[j], k + j, &ng, &x_max, &s, &cnt);
 		}
+		for (; k < hi; k++) rs_wstep((double)ws[k], k, &ng, &x_max, &s, &cnt);
 		neg[c] = ng;
 		mx[c] = x_max;
 		sum[c] = s;

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
@@ -277,6 +278,43 @@ func checkPrepareResidentArrays(t *testing.T, dev *gpu.Device, cases []gpuCase) 
 	}
 }
 
+// checkDeviceWeightScan compares the device weight scan with the host's
+// on graphs of several chunks (float32 and float64 weights, a negative
+// weight in the second chunk), bit for bit.
+func checkDeviceWeightScan(t *testing.T, dev *gpu.Device) {
+	f32 := mustGraph(t)(gen.RMAT(12, 16, gen.Seed(3)))
+	f64 := mustGraph(t)(gen.RMAT(12, 16, gen.Seed(4), gen.Float64()))
+	neg := *f32
+	neg.Weights = slices.Clone(f32.Weights)
+	neg.Weights[weightChunk+5], neg.Weights[weightChunk+9] = -1, float32(math.NaN())
+	for _, g := range []*graph.CSR{f32, f64, &neg} {
+		if g.NumArcs() <= weightChunk {
+			t.Fatalf("%v: want more than one chunk of weights", g)
+		}
+		dg, err := dev.Upload(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &Prepared{n: g.NumVertices(), m: g.NumArcs()}
+		p.mem = prepared.Init(&p.base, "sssp", "test", dev)
+		fn, err := residentKernels(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.deviceWeightStats(fn, dg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := scanWeights(g)
+		if got.negArc != want.negArc || math.Float64bits(got.maxFinite) != math.Float64bits(want.maxFinite) ||
+			math.Float64bits(got.mean) != math.Float64bits(want.mean) {
+			t.Errorf("%v: device weight scan %+v, the host's %+v", g, got, want)
+		}
+		p.Close()
+		dg.Close()
+	}
+}
+
 // sameDeviceArrays compares the CSR arrays of two device graphs.
 func sameDeviceArrays(t *testing.T, a, b *gpu.Graph) bool {
 	t.Helper()
@@ -388,6 +426,7 @@ func TestGPUResident(t *testing.T) {
 	checkResidentRuns(t, dev, residentCases(t, false), false)
 	checkPrepareResidentArrays(t, dev, residentCases(t, false))
 	checkResidentErrors(t, dev)
+	checkDeviceWeightScan(t, dev)
 	checkResidentLifecycle(t, dev)
 }
 
@@ -407,5 +446,6 @@ func TestFakeGPUResidentChild(t *testing.T) {
 	t.Run("runs", func(t *testing.T) { checkResidentRuns(t, dev, residentCases(t, true), true) })
 	t.Run("arrays", func(t *testing.T) { checkPrepareResidentArrays(t, dev, residentCases(t, true)) })
 	t.Run("errors", func(t *testing.T) { checkResidentErrors(t, dev) })
+	t.Run("weight_scan", func(t *testing.T) { checkDeviceWeightScan(t, dev) })
 	t.Run("lifecycle", func(t *testing.T) { checkResidentLifecycle(t, dev) })
 }

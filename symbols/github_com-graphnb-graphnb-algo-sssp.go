@@ -34,14 +34,16 @@ func init() {
 		"ModernVariants":        reflect.ValueOf(sssp.ModernVariants),
 		"NearFar":               reflect.ValueOf(sssp.NearFar),
 		"Prepare":               reflect.ValueOf(sssp.Prepare),
+		"PrepareResident":       reflect.ValueOf(sssp.PrepareResident),
 		"Run":                   reflect.ValueOf(sssp.Run),
 		"SeedVariants":          reflect.ValueOf(sssp.SeedVariants),
 
 		// type definitions
-		"Method":   reflect.ValueOf((*sssp.Method)(nil)),
-		"Options":  reflect.ValueOf((*sssp.Options)(nil)),
-		"Prepared": reflect.ValueOf((*sssp.Prepared)(nil)),
-		"Result":   reflect.ValueOf((*sssp.Result)(nil)),
-		"Variant":  reflect.ValueOf((*sssp.Variant)(nil)),
+		"DeviceResult": reflect.ValueOf((*sssp.DeviceResult)(nil)),
+		"Method":       reflect.ValueOf((*sssp.Method)(nil)),
+		"Options":      reflect.ValueOf((*sssp.Options)(nil)),
+		"Prepared":     reflect.ValueOf((*sssp.Prepared)(nil)),
+		"Result":       reflect.ValueOf((*sssp.Result)(nil)),
+		"Variant":      reflect.ValueOf((*sssp.Variant)(nil)),
 	}
 }

@@ -26,6 +26,7 @@ typedef unsigned long long u64;
 #define CK_ERR 0     // smallest failure key; ~0 when none
 #define CK_REACHED 1 // vertices with a finite distance
 #define CK_ARCS 2    // arcs (CSR) leaving a reached vertex
+#define CK_JUMPED 3  // the last pointer-jumping round that changed an ancestor
 #define CK_WORDS 4
 
 // Rules, in the order they are reported (devcheck.go words them).
@@ -88,14 +89,23 @@ extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 
 	ck_block_add(reached, &ctl[CK_REACHED]);
 }
 
-// ssspck_jump is one round of pointer jumping: anc[v] = anc[anc[v]]. Reads
-// racing with writes of this round see an ancestor at least as far up the
-// same parent path, so after k rounds every anc[v] is 2^k steps up or at
-// the path's end (the source, or a vertex that is its own anc).
-extern "C" __global__ void ssspck_jump(int *anc, i64 n) {
+// ssspck_jump is round `round` of pointer jumping: anc[v] = anc[anc[v]].
+// Reads racing with writes of this round see an ancestor at least as far
+// up the same parent path, so after k rounds every anc[v] is 2^k steps up
+// or at the path's end (the source, or a vertex that is its own anc). A
+// round that changes an ancestor writes its number into ctl[CK_JUMPED]:
+// once a round changes none, every anc[v] is a path's end (anc[anc[v]] ==
+// anc[v]) and later rounds would change nothing either.
+extern "C" __global__ void ssspck_jump(int *anc, i64 n, u64 round, u64 *ctl) {
+	bool changed = false;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
-		anc[v] = anc[anc[v]];
+		int a = anc[v], b = anc[a];
+		if (b != a) {
+			anc[v] = b;
+			changed = true;
+		}
 	}
+	if (changed) ctl[CK_JUMPED] = round;
 }
 
 // ck_arc checks the arc u→v of weight w (index idx in the error key): with

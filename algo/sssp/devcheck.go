@@ -39,9 +39,15 @@ const (
 	ckErr     = 0 // check.cu CK_ERR
 	ckReached = 1 // CK_REACHED
 	ckArcs    = 2 // CK_ARCS
+	ckJumped  = 3 // CK_JUMPED
 	ckWords   = 4 // CK_WORDS
 	ckNone    = ^uint64(0)
 )
+
+// jumpsUnread is the number of pointer-jumping rounds the check launches
+// before it reads the control words (paths of up to 2^jumpsUnread arcs
+// need no read).
+const jumpsUnread = 4
 
 var checkKernelNames = []string{kCkVertices, kCkJump, kCkCOO32, kCkCOO64, kCkCSR32, kCkCSR64, kCkFinal, kCkExplain}
 
@@ -123,7 +129,7 @@ func (p *Prepared) CheckTolerance(r *Result, tol float64) error {
 	if !(tol >= 0) {
 		return fmt.Errorf("sssp: device check: tolerance %g must be ≥ 0", tol)
 	}
-	n := p.g.NumVertices()
+	n := p.n
 	if len(r.Dist) != n || len(r.Parents) != n {
 		return fmt.Errorf("sssp: device check: result has %d distances and %d parents for a %d-vertex graph (parents need Options.Parents)", len(r.Dist), len(r.Parents), n)
 	}
@@ -136,7 +142,13 @@ func (p *Prepared) CheckTolerance(r *Result, tol float64) error {
 		return err
 	}
 	ck, err := p.checkState()
+	if err == nil && ck.dist == nil {
+		if ck.dist, err = p.mem.AllocFloat64s(n); err == nil {
+			ck.parents, err = p.mem.AllocInt32s(n)
+		}
+	}
 	if err != nil {
+		ck.dist = nil
 		return fmt.Errorf("sssp: device check: %w", err)
 	}
 	if err := ck.dist.Upload(r.Dist); err != nil {
@@ -145,7 +157,7 @@ func (p *Prepared) CheckTolerance(r *Result, tol float64) error {
 	if err := ck.parents.Upload(r.Parents); err != nil {
 		return fmt.Errorf("sssp: device check: %w", err)
 	}
-	return p.checkDevice(ck, r, tol)
+	return p.checkDevice(ck, ck.dist, ck.parents, r.Source, r.Reached, r.ComponentEdges, tol)
 }
 
 // checkState returns the check's buffers, allocating them on first use.
@@ -163,14 +175,9 @@ func (p *Prepared) checkState() (*checkState, error) {
 			return nil, err
 		}
 	}
-	mem, n := p.mem, p.g.NumVertices()
-	if ck.dist, err = mem.AllocFloat64s(n); err != nil {
+	mem, n := p.mem, p.n
+	if ck.anc, err = mem.AllocInt32s(n); err != nil {
 		return nil, err
-	}
-	for _, b := range []**gpu.Int32s{&ck.parents, &ck.anc} {
-		if *b, err = mem.AllocInt32s(n); err != nil {
-			return nil, err
-		}
 	}
 	if ck.mark, err = mem.AllocUint8s(n); err != nil {
 		return nil, err
@@ -192,9 +199,10 @@ func checkGrid(n int, sms int) gpu.Dim {
 	return g
 }
 
-// checkDevice runs check.cu on the distances and parents in ck.
-func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
-	n, src, fn := p.g.NumVertices(), r.Source, ck.fn
+// checkDevice runs check.cu on the distances and parents on the device,
+// a result from src claiming reached vertices and componentEdges.
+func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.Int32s, src int32, reached, componentEdges int64, tol float64) error {
+	n, fn := p.n, ck.fn
 	info, err := p.Device().Info()
 	if err != nil {
 		return fmt.Errorf("sssp: device check: %w", err)
@@ -216,7 +224,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 		if err := ck.mark.Fill(0); err != nil {
 			return err
 		}
-		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, ck.dist, ck.parents, int64(n), src, ck.anc, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, dist, parents, int64(n), src, ck.anc, ck.ctl); err != nil {
 			return err
 		}
 		var err error
@@ -226,7 +234,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 				f, ws = fn[kCkCOO64], w64
 			}
 			err = t.Launch(f, checkGrid(int(p.coo.Edges), info.SMs), block, 0, p.coo.Start, p.coo.End, ws, p.coo.Edges,
-				ck.dist, ck.parents, src, tol, ck.mark, ck.ctl)
+				dist, parents, src, tol, ck.mark, ck.ctl)
 		} else {
 			f, ws := fn[kCkCSR32], any(w32)
 			if p.w64 {
@@ -234,17 +242,30 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 			}
 			m := p.csr.Arcs
 			err = t.Launch(f, checkGrid(int((m+7)/8), info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
-				ck.dist, ck.parents, src, tol, ck.mark, ck.ctl)
+				dist, parents, src, tol, ck.mark, ck.ctl)
 		}
 		if err != nil {
 			return err
 		}
-		for range bits.Len(uint(n)) + 1 {
-			if err := t.Launch(fn[kCkJump], vgrid, block, 0, ck.anc, int64(n)); err != nil {
+		// ⌈log₂ N⌉+1 rounds at most; fewer when the parent paths are
+		// short: after jumpsUnread rounds, the control words are read
+		// after each one, and the jumping stops at a round that changed
+		// nothing.
+		rounds := bits.Len(uint(n)) + 1
+		for round := 1; round <= rounds; round++ {
+			if err := t.Launch(fn[kCkJump], vgrid, block, 0, ck.anc, int64(n), uint64(round), ck.ctl); err != nil {
 				return err
 			}
+			if round >= jumpsUnread && round < rounds {
+				if err := ck.ctl.Download(ctl); err != nil {
+					return err
+				}
+				if ctl[ckJumped] != uint64(round) {
+					break
+				}
+			}
 		}
-		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, ck.dist, ck.anc, ck.mark, int64(n), src, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, dist, ck.anc, ck.mark, int64(n), src, ck.ctl); err != nil {
 			return err
 		}
 		if err := ck.ctl.Download(ctl); err != nil {
@@ -263,7 +284,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 			off, adj = p.csr.Offsets, p.csr.Adj
 		}
 		return t.Launch(fn[kCkExplain], gpu.D1(1), gpu.D1(32), 0, ctl[ckErr], coo, st, en, off, adj, w32, w64, int64(n),
-			ck.dist, ck.parents, ck.info)
+			dist, parents, ck.info)
 	})
 	if err != nil {
 		return fmt.Errorf("sssp: device check of %s from %d: %w", p.Label(), src, err)
@@ -275,16 +296,16 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, tol float64) error {
 		}
 		return checkFailure(ctl[ckErr], words, p.coo != nil)
 	}
-	if r.Reached != int64(ctl[ckReached]) {
-		return fmt.Errorf("sssp: device check: Reached = %d but %d vertices have a finite distance", r.Reached, ctl[ckReached])
+	if reached != int64(ctl[ckReached]) {
+		return fmt.Errorf("sssp: device check: Reached = %d but %d vertices have a finite distance", reached, ctl[ckReached])
 	}
 	if p.coo == nil {
 		want := int64(ctl[ckArcs])
-		if !p.g.Directed {
+		if !p.directed {
 			want /= 2
 		}
-		if r.ComponentEdges != want {
-			return fmt.Errorf("sssp: device check: ComponentEdges = %d, want %d", r.ComponentEdges, want)
+		if componentEdges != want {
+			return fmt.Errorf("sssp: device check: ComponentEdges = %d, want %d", componentEdges, want)
 		}
 	}
 	return nil

@@ -18,7 +18,7 @@ func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
 	defs := cudasrc.Defines(checkSource)
 	for name, want := range map[string]int64{
-		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_WORDS": ckWords,
+		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_JUMPED": ckJumped, "CK_WORDS": ckWords,
 		"R_SOURCE": ruleSource, "R_REACH": ruleReach, "R_TREE": ruleTree, "R_BOUND": ruleBound, "R_PARENTARC": ruleParentArc,
 	} {
 		if got, ok := defs[name]; !ok || got != want {
@@ -116,6 +116,13 @@ func checkDeviceAgrees(t *testing.T, dev *gpu.Device, cases []checkCase, variant
 				if err := p.Check(res); err != nil {
 					t.Errorf("%s (%v), %s from %d: device check: %v", c.name, c.g, v.Label, src, err)
 				}
+				dr, err := p.RunOnDevice(src)
+				if err != nil {
+					t.Fatalf("%s, %s from %d: RunOnDevice: %v", c.name, v.Label, src, err)
+				}
+				if err := p.CheckDevice(dr); err != nil {
+					t.Errorf("%s (%v), %s from %d: CheckDevice: %v", c.name, c.g, v.Label, src, err)
+				}
 				for range 3 {
 					m := cloneResult(res)
 					what := mutateRandomly(r, m)
@@ -123,6 +130,13 @@ func checkDeviceAgrees(t *testing.T, dev *gpu.Device, cases []checkCase, variant
 					if (cpu == nil) != (devErr == nil) {
 						t.Errorf("%s, %s from %d, %s: CPU check %v, device check %v", c.name, v.Label, src, what, cpu, devErr)
 					}
+					plant(t, dr, m) // the same through a DeviceResult, with the same words
+					if resErr := p.CheckDevice(dr); errText(resErr) != errText(devErr) {
+						t.Errorf("%s, %s from %d, %s: Check %v, CheckDevice %v", c.name, v.Label, src, what, devErr, resErr)
+					}
+				}
+				if err := dr.Close(); err != nil {
+					t.Fatal(err)
 				}
 			}
 			if err := p.Close(); err != nil {
@@ -301,6 +315,10 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 		if reachedLeaf(res) < 0 {
 			t.Fatalf("%v from %d: no reached leaf to plant errors at", g, src)
 		}
+		dr, err := p.RunOnDevice(src)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, mu := range mutations {
 			m := cloneResult(res)
 			if !mu.plant(g, m) {
@@ -314,6 +332,10 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 			if err == nil || !strings.Contains(err.Error(), mu.want) {
 				t.Errorf("%s, %s: device check %v, want an error saying %q", v.Label, mu.name, err, mu.want)
 			}
+			plant(t, dr, m)
+			if resErr := p.checkDeviceTolerance(dr, tol); errText(resErr) != errText(err) {
+				t.Errorf("%s, %s: CheckDevice %v, Check %v", v.Label, mu.name, resErr, err)
+			}
 			if CheckTolerance(g, m, tol) == nil {
 				t.Errorf("%s, %s: the CPU check accepts it", v.Label, mu.name)
 			}
@@ -326,6 +348,11 @@ func checkDeviceMutations(t *testing.T, dev *gpu.Device, g *graph.CSR, src int32
 		if err := p.CheckTolerance(res, 0); err != nil {
 			t.Errorf("%s: the unchanged result at tolerance 0: %v", v.Label, err)
 		}
+		plant(t, dr, res)
+		if err := p.checkDeviceTolerance(dr, 0); err != nil {
+			t.Errorf("%s: the unchanged result at tolerance 0 through CheckDevice: %v", v.Label, err)
+		}
+		dr.Close()
 		p.Close()
 	}
 }
@@ -358,8 +385,9 @@ func TestGPUDeviceCheck(t *testing.T) {
 }
 
 // BenchmarkGPUCheck compares the device check with the CPU check on one
-// near-far result, R-MAT scale 20 (the upload of distances and parents
-// included in the device check's time).
+// near-far result, R-MAT scale 20: "device" is Check (the upload of
+// distances and parents included), "device-resident" CheckDevice on the
+// same run's DeviceResult (nothing uploaded).
 func BenchmarkGPUCheck(b *testing.B) {
 	dev := gpuDevice(b)
 	g, err := gen.RMAT(20, 16, gen.Seed(1))
@@ -378,6 +406,18 @@ func BenchmarkGPUCheck(b *testing.B) {
 	b.Run("device", func(b *testing.B) {
 		for b.Loop() {
 			if err := p.Check(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	dr, err := p.RunOnDevice(r.Source)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dr.Close()
+	b.Run("device-resident", func(b *testing.B) { // CheckDevice: nothing uploaded
+		for b.Loop() {
+			if err := p.CheckDevice(dr); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -403,4 +443,12 @@ func below(m *Result, u, v int32) bool {
 		u = m.Parents[u]
 	}
 	return true // a cycle already: not a clean place for the mutation
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

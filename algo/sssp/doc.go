@@ -73,8 +73,38 @@
 //
 // Distances are float64 by default (the study's double; equal to the
 // CPU's bit for bit) or float32 (Float32). Parents, on request, are built
-// on the host after the timed part. Results carry the kernel time
+// on the device after the timed part. Results carry the kernel time
 // (CUDA events), the preparation time and both TEPS conventions.
+//
+// Results that stay on the device (resident.go, resident.cu):
+//
+//   - Prepared.RunOnDevice(src) runs as Run does but returns a
+//     *DeviceResult: its exported fields are Result's scalars (Algorithm,
+//     Source, Iterations, Delta, Reached, ComponentEdges, Time, PrepTime,
+//     TreeTime, TEPS, ArcsScanned, Phases); the distances (float64, float32
+//     ones widened there) and parents stay in device memory. Everything
+//     after the search runs on the device: the parents (for each vertex
+//     the least u of the tight arcs u→v from a strictly closer u; vertices
+//     reached only over zero or rounded-away weights adopted in rounds),
+//     the widening, Reached and ComponentEdges; only control words are
+//     read back. The tree depends only on the graph and the distances.
+//   - DeviceResult.Result() copies Dist and Parents to the host once (the
+//     Result is kept); DeviceResult.Close() frees the device memory
+//     (idempotent; the Prepared keeps one closed result's buffers for its
+//     next run).
+//   - Prepared.CheckDevice(r) is Check on a DeviceResult where it is: the
+//     same rules, tolerances and messages, nothing uploaded. It needs the
+//     Parents option.
+//   - Prepared.Run is RunOnDevice, Result and Close.
+//   - PrepareResident(g *gpu.Graph, o) prepares a graph already on the
+//     device, without a host round trip, for the frontier and near-far
+//     methods: the weight scan runs on the device in the host's chunks and
+//     order (the same Δ, bit for bit), and near-far's light-first split is
+//     a kernel producing the host's arrays. The edge sweep still builds its
+//     COO view (and permutation) on the host from g.Host().
+//
+// On the host device all of these work: RunOnDevice keeps the CPU's
+// Result, CheckDevice is Check, PrepareResident is Prepare of g.Host().
 //
 // Check validates a result: the distances are a fixed point of every arc,
 // every parent arc is tight, the parents form a tree rooted at the source,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/graphnb/graphnb/algo/internal/prepared"
@@ -155,51 +156,71 @@ func checkGPUGraphStats(g *graph.CSR, o Options) (weightStats, error) {
 	if g == nil || len(g.Offsets) == 0 {
 		return weightStats{}, errors.New("sssp: no graph (nil or without offsets)")
 	}
-	n := g.NumVertices()
-	if n == 0 {
-		return weightStats{}, errors.New("sssp: the graph has no vertices, so no source")
-	}
-	switch o.Method {
-	case EdgeSweep, Frontier, NearFar:
-	default:
-		return weightStats{}, fmt.Errorf("sssp: unknown method %v (use EdgeSweep, Frontier or NearFar)", o.Method)
-	}
-	if o.SegmentSize < 0 {
-		return weightStats{}, fmt.Errorf("sssp: segment size P = %d must be positive, or 0 to pick it from the device's L2 cache", o.SegmentSize)
-	}
-	if !(o.Delta >= 0) || math.IsInf(o.Delta, 1) {
-		return weightStats{}, fmt.Errorf("sssp: near-far bucket width Δ = %g must be a positive number, or 0 for the default", o.Delta)
-	}
-	if !(o.DeltaFactor >= 0) || math.IsInf(o.DeltaFactor, 1) {
-		return weightStats{}, fmt.Errorf("sssp: near-far Δ factor %g must be a positive number, or 0 for the default (%d)", o.DeltaFactor, DefaultGPUDeltaFactor)
-	}
-	if o.Method == EdgeSweep && g.Directed {
-		return weightStats{}, errors.New("sssp: the SSSP study's edge-parallel Bellman-Ford relaxes both directions of each edge, " +
-			"but this graph is directed: symmetrize it (g.Undirected(), or graph.Build with BuildOptions{Symmetrize: true}), " +
-			"or use sssp.Options{Method: sssp.NearFar} or {Method: sssp.Frontier}, which follow arcs")
+	if err := checkGPUShape(g.NumVertices(), g.Directed, o); err != nil {
+		return weightStats{}, err
 	}
 	ws, err := scanWeights(g)
 	if err != nil {
 		return weightStats{}, err
 	}
 	if ws.negArc >= 0 {
-		return ws, negativeError(g, ws.negArc, "the GPU Bellman-Ford",
-			" (negative weights would need another method: on the CPU, BellmanFord takes them on a directed graph)")
+		return ws, gpuNegativeError(g, ws.negArc)
 	}
+	return ws, checkGPUSizes(g.NumVertices(), g.NumArcs(), o)
+}
+
+// gpuNegativeError is negativeError for the GPU methods.
+func gpuNegativeError(g *graph.CSR, k int64) error {
+	return negativeError(g, k, "the GPU Bellman-Ford",
+		" (negative weights would need another method: on the CPU, BellmanFord takes them on a directed graph)")
+}
+
+// checkGPUShape is the part of checkGPUGraph before the weights: the
+// vertex count, the method and its options, and a directed graph for the
+// edge sweep.
+func checkGPUShape(n int, directed bool, o Options) error {
+	if n == 0 {
+		return errors.New("sssp: the graph has no vertices, so no source")
+	}
+	switch o.Method {
+	case EdgeSweep, Frontier, NearFar:
+	default:
+		return fmt.Errorf("sssp: unknown method %v (use EdgeSweep, Frontier or NearFar)", o.Method)
+	}
+	if o.SegmentSize < 0 {
+		return fmt.Errorf("sssp: segment size P = %d must be positive, or 0 to pick it from the device's L2 cache", o.SegmentSize)
+	}
+	if !(o.Delta >= 0) || math.IsInf(o.Delta, 1) {
+		return fmt.Errorf("sssp: near-far bucket width Δ = %g must be a positive number, or 0 for the default", o.Delta)
+	}
+	if !(o.DeltaFactor >= 0) || math.IsInf(o.DeltaFactor, 1) {
+		return fmt.Errorf("sssp: near-far Δ factor %g must be a positive number, or 0 for the default (%d)", o.DeltaFactor, DefaultGPUDeltaFactor)
+	}
+	if o.Method == EdgeSweep && directed {
+		return errors.New("sssp: the SSSP study's edge-parallel Bellman-Ford relaxes both directions of each edge, " +
+			"but this graph is directed: symmetrize it (g.Undirected(), or graph.Build with BuildOptions{Symmetrize: true}), " +
+			"or use sssp.Options{Method: sssp.NearFar} or {Method: sssp.Frontier}, which follow arcs")
+	}
+	return nil
+}
+
+// checkGPUSizes is the part of checkGPUGraph after the weights: sizes
+// beyond the kernels' indices.
+func checkGPUSizes(n int, m int64, o Options) error {
 	switch o.Method {
 	case EdgeSweep:
 		// The COO keeps each undirected edge once: arcs/2 edges.
-		if g.NumArcs()/2 > math.MaxInt32 {
-			return ws, fmt.Errorf("sssp: %d edges exceed the edge sweep's 32-bit edge index (at most %d)", g.NumArcs()/2, math.MaxInt32)
+		if m/2 > math.MaxInt32 {
+			return fmt.Errorf("sssp: %d edges exceed the edge sweep's 32-bit edge index (at most %d)", m/2, math.MaxInt32)
 		}
 	default:
 		// A queue's slots (its vertices' arcs, at least one each) are
 		// counted in 32 bits.
-		if int64(n)+g.NumArcs() > math.MaxUint32 {
-			return ws, fmt.Errorf("sssp: a graph of %d vertices and %d arcs exceeds the near-far queues' 32-bit slot count (N + M < 2^32)", n, g.NumArcs())
+		if int64(n)+m > math.MaxUint32 {
+			return fmt.Errorf("sssp: a graph of %d vertices and %d arcs exceeds the near-far queues' 32-bit slot count (N + M < 2^32)", n, m)
 		}
 	}
-	return ws, nil
+	return nil
 }
 
 // Prepared is a graph prepared on a device for repeated single-source
@@ -216,20 +237,23 @@ func checkGPUGraphStats(g *graph.CSR, o Options) (weightStats, error) {
 // while it is prepared.
 type Prepared struct {
 	base
-	mem     *gpu.Allocations // every device resource below
-	g       *graph.CSR
-	opts    Options
-	segment int     // P of the permutation, 0 when not permuted
-	delta   float64 // near-far's Δ; +Inf for the frontier method
+	mem      *gpu.Allocations // every device resource below
+	g        *graph.CSR       // the host graph; nil for PrepareResident's until Graph asks
+	resident *gpu.Graph       // PrepareResident's graph (borrowed), else nil
+	n        int              // vertices
+	m        int64            // arcs
+	directed bool
+	opts     Options
+	segment  int     // P of the permutation, 0 when not permuted
+	delta    float64 // near-far's Δ; +Inf for the frontier method
 
 	// Device state; nil on the host.
 	coo     *gpu.COO   // edge sweep
 	csr     *gpu.Graph // frontier, near-far (light arcs first)
 	weights any        // kernel argument: *gpu.Float32s, *gpu.Float64s or a nil *gpu.Float32s (unit weights)
 	w64     bool
-	dist64  *gpu.Float64s
-	dist32  *gpu.Float32s
-	flags   *gpu.Int32s // edge sweep: modif[1]
+	dist32  *gpu.Float32s // float32 distances of a run (Float32 only)
+	flags   *gpu.Int32s   // edge sweep: modif[1]
 	kInit   *gpu.Function
 	kStep   *gpu.Function
 
@@ -250,6 +274,13 @@ type Prepared struct {
 	last     nearFarStats // counters of the last run
 
 	ck *checkState // Check's buffers, from the first Check
+
+	// RunOnDevice (resident.go).
+	offsets  *gpu.Int64s    // the CSR's offsets (degrees): csr's, or uploaded for the edge sweep
+	rs       *residentState // its kernels and scratch, from the first run
+	spareMu  sync.Mutex     // guards spare and spareOff
+	spare    *resultBufs    // a closed result's buffers, for the next run
+	spareOff bool           // set by Close: buffers are freed, not kept
 }
 
 // nearFarStats are the counters of a near-far or frontier run.
@@ -274,6 +305,9 @@ type nearFarStats struct {
 // of N 8-byte entries each and two far piles of N. The frontier method
 // uploads the CSR as it is and allocates distances, a stamp per vertex and
 // the two queues. All compile the kernels (once per device and process).
+// The N distances allocated are float32 ones (Float32) only: float64 ones
+// are computed in each run's result buffers (see RunOnDevice), which are
+// not counted in Bytes.
 // PrepTime reports the whole preparation, once. Device memory: Bytes.
 //
 // On the host device (dev.IsHost()) nothing is uploaded: Run computes with
@@ -300,17 +334,17 @@ func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{g: g, opts: o, delta: math.Inf(1)}
+	p := &Prepared{g: g, n: g.NumVertices(), m: g.NumArcs(), directed: g.Directed, opts: o, delta: math.Inf(1)}
 	p.mem = prepared.Init(&p.base, "sssp", o.Label(), dev)
 	if o.Method == NearFar {
-		p.delta = nearFarDelta(g, ws, o)
+		p.delta = nearFarDelta(p.n, p.m, ws, o)
 	}
 	if !dev.IsHost() {
 		var err error
 		if o.Method == EdgeSweep {
 			err = p.prepareEdge()
 		} else {
-			err = p.prepareNearFar()
+			err = p.prepareNearFar(p.hostLayout)
 		}
 		if err != nil {
 			_ = p.mem.Free()
@@ -325,7 +359,7 @@ func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 // DefaultGPUDeltaFactor) times the mean finite weight over the mean
 // out-degree; 1 when that is not a positive number (no arcs, all weights
 // zero or infinite).
-func nearFarDelta(g *graph.CSR, ws weightStats, o Options) float64 {
+func nearFarDelta(n int, m int64, ws weightStats, o Options) float64 {
 	if o.Delta > 0 {
 		return o.Delta
 	}
@@ -333,7 +367,6 @@ func nearFarDelta(g *graph.CSR, ws weightStats, o Options) float64 {
 	if f == 0 {
 		f = DefaultGPUDeltaFactor
 	}
-	n, m := g.NumVertices(), g.NumArcs()
 	if m == 0 {
 		return 1
 	}
@@ -344,23 +377,24 @@ func nearFarDelta(g *graph.CSR, ws weightStats, o Options) float64 {
 	return d
 }
 
-// allocDist allocates the N distances in the options' type.
+// allocDist allocates the N float32 distances a run with the Float32
+// option computes (float64 runs compute in their result's buffer).
 func (p *Prepared) allocDist() error {
-	var err error
-	if p.opts.Float32 {
-		p.dist32, err = p.mem.AllocFloat32s(p.g.NumVertices())
-	} else {
-		p.dist64, err = p.mem.AllocFloat64s(p.g.NumVertices())
+	if !p.opts.Float32 {
+		return nil
 	}
+	var err error
+	p.dist32, err = p.mem.AllocFloat32s(p.n)
 	return err
 }
 
-// distArg is the distance buffer as a kernel argument.
-func (p *Prepared) distArg() any {
+// distArg is the distance buffer of a run as a kernel argument: the
+// float32 scratch, or the result's float64 buffer d64.
+func (p *Prepared) distArg(d64 *gpu.Float64s) any {
 	if p.opts.Float32 {
 		return p.dist32
 	}
-	return p.dist64
+	return d64
 }
 
 // infArg is +Inf in the distance type, as a kernel argument.
@@ -422,6 +456,9 @@ func (p *Prepared) prepareEdge() error {
 	if err := p.allocDist(); err != nil {
 		return err
 	}
+	if p.offsets, err = p.mem.Int64sFrom(p.g.Offsets); err != nil { // degrees, for RunOnDevice's Reached
+		return err
+	}
 	p.flags, err = p.mem.AllocInt32s(1)
 	return err
 }
@@ -439,10 +476,31 @@ func defaultSegmentSize(dev *gpu.Device, f32 bool) (int, error) {
 	return graph.SegmentSizeFor(l2, elem)
 }
 
-// prepareNearFar uploads the graph and allocates the buffers of the
-// near-far method, or of the frontier method (Δ = +Inf: no layout, no
-// settle list, no far piles).
-func (p *Prepared) prepareNearFar() error {
+// hostLayout makes the near-far layout on the host (lightFirst) and
+// uploads it, or uploads the graph as it is for the frontier method:
+// p.csr, p.lend and p.lendHost.
+func (p *Prepared) hostLayout() error {
+	g := p.g
+	if p.opts.Method == NearFar {
+		g, p.lendHost = lightFirst(p.g, p.delta)
+		if err := cancel.Check(); err != nil { // lightFirst stops early
+			return err
+		}
+		var err error
+		if p.lend, err = p.mem.Int64sFrom(p.lendHost); err != nil {
+			return err
+		}
+	}
+	var err error
+	p.csr, err = p.mem.Upload(g)
+	return err
+}
+
+// prepareNearFar lays the graph out with layout (which sets p.csr and,
+// for near-far, p.lend) and allocates the buffers of the near-far method,
+// or of the frontier method (Δ = +Inf: no layout, no settle list, no far
+// piles).
+func (p *Prepared) prepareNearFar(layout func() error) error {
 	mod, err := deviceModule(p.Device())
 	if err != nil {
 		return err
@@ -452,17 +510,12 @@ func (p *Prepared) prepareNearFar() error {
 		return err
 	}
 	p.minSlots, p.batch = nearFarTuning.minSlots, nearFarTuning.batch
-	n := p.g.NumVertices()
-	g := p.g
-	nearFar := p.opts.Method == NearFar
-	if nearFar {
-		g, p.lendHost = lightFirst(p.g, p.delta)
-		if err := cancel.Check(); err != nil { // lightFirst stops early
-			return err
-		}
-		if p.lend, err = p.mem.Int64sFrom(p.lendHost); err != nil {
-			return err
-		}
+	n := p.n
+	if err := layout(); err != nil {
+		return err
+	}
+	p.offsets = p.csr.Offsets
+	if p.opts.Method == NearFar {
 		for _, b := range []**gpu.Int32s{&p.sst, &p.fstamp, &p.far[0], &p.far[1]} {
 			if *b, err = p.mem.AllocInt32s(n); err != nil {
 				return err
@@ -471,9 +524,6 @@ func (p *Prepared) prepareNearFar() error {
 		if p.squeue, err = p.mem.AllocUint64s(n); err != nil {
 			return err
 		}
-	}
-	if p.csr, err = p.mem.Upload(g); err != nil {
-		return err
 	}
 	p.setWeights(p.csr.Weights, p.csr.Weights64)
 	if p.kStep, err = mod.Function(nearFarStepKernel(f32, p.w64)); err != nil {
@@ -589,7 +639,7 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	return p.base.Close()
+	return errors.Join(p.dropSpare(), p.base.Close())
 }
 
 // Delta returns NearFar's bucket width Δ (the default's value when
@@ -609,12 +659,22 @@ func (p *Prepared) Options() Options { return p.opts }
 func (p *Prepared) SegmentSize() int { return p.segment }
 
 // Graph returns the prepared graph.
-func (p *Prepared) Graph() *graph.CSR { return p.g }
+//
+// For a graph prepared by PrepareResident it is the device graph's host
+// copy (gpu.Graph.Host), made on the first call; nil if that copy fails.
+func (p *Prepared) Graph() *graph.CSR {
+	if p.g == nil && p.resident != nil {
+		if h, err := p.resident.Host(); err == nil {
+			return h
+		}
+	}
+	return p.g
+}
 
 // String describes the prepared graph in one line.
 func (p *Prepared) String() string {
 	return fmt.Sprintf("sssp: %s prepared on %v: %d vertices, %d arcs, %s on the device, prepared in %v",
-		p.Label(), p.Device(), p.g.NumVertices(), p.g.NumArcs(), card.Bytes(p.Bytes()), p.PrepTime().Round(time.Microsecond))
+		p.Label(), p.Device(), p.n, p.m, card.Bytes(p.Bytes()), p.PrepTime().Round(time.Microsecond))
 }
 
 // Run computes shortest paths from src on the prepared graph.
@@ -639,42 +699,22 @@ func (p *Prepared) String() string {
 // unreached vertices). With float64 distances they equal the CPU
 // algorithms' bit for bit (the same float64 sums; see sssp.cu); with
 // float32 ones they pass CheckTolerance(g, r, 1e-5). Parents are nil
-// unless the Parents option is on; they are then built on the host from
-// the tight arcs (in float32 arithmetic for float32 distances), after
-// the timed part.
+// unless the Parents option is on; they are then built on the device
+// from the tight arcs (in float32 arithmetic for float32 distances),
+// after the timed part, as RunOnDevice describes. Run is RunOnDevice,
+// DeviceResult.Result (the one copy of Dist and Parents to the host) and
+// DeviceResult.Close.
 //
 // It returns an error for a source outside [0, N), a closed Prepared, a
 // device error, or cancellation (every launch polls cancel.Check; the
 // error matches cancel.ErrInterrupted).
 func (p *Prepared) Run(src int32) (*Result, error) {
-	prepared.Lock(&p.base)
-	defer prepared.Unlock(&p.base)
-	if err := prepared.Open(&p.base); err != nil {
-		return nil, err
-	}
-	if err := checkInput(p.g, src); err != nil {
-		return nil, err
-	}
-	if err := cancel.Check(); err != nil {
-		return nil, fmt.Errorf("sssp: %w", err)
-	}
-	if p.Device().IsHost() {
-		return p.runHost(src)
-	}
-	r := &Result{Algorithm: "gpu Bellman-Ford (" + p.Label() + ")", Source: src}
-	var err error
-	if p.opts.Method == EdgeSweep {
-		err = p.runEdge(r)
-	} else {
-		err = p.runNearFar(r)
-	}
+	dr, err := p.RunOnDevice(src)
 	if err != nil {
-		return nil, fmt.Errorf("sssp: %s from %d: %w", r.Algorithm, src, err)
+		return nil, err
 	}
-	if err := p.download(r); err != nil {
-		return nil, fmt.Errorf("sssp: %s from %d: downloading the distances: %w", r.Algorithm, src, err)
-	}
-	if err := p.finishGPU(r); err != nil {
+	r, err := dr.Result()
+	if err = errors.Join(err, dr.Close()); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -692,11 +732,11 @@ func (p *Prepared) runHost(src int32) (*Result, error) {
 
 // runEdge is the study's host loop: launch, read modif, until a launch
 // changed nothing.
-func (p *Prepared) runEdge(r *Result) error {
-	n := p.g.NumVertices()
+func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
+	n := p.n
 	m := int(p.coo.Edges)
 	src := r.Source
-	dist := p.distArg()
+	dist := p.distArg(d64)
 	modif := []int32{0}
 	limit := 4*n + 64 // far above any real run: a guard against a kernel bug
 	iters := 0
@@ -738,6 +778,7 @@ func (p *Prepared) runEdge(r *Result) error {
 // nearSlots is the number of slots v brings to a near queue (sssp.cu's
 // near_slots): its light arcs, at least one when it has arcs, none
 // without.
+// It reads the host graph: p.g must be set.
 func (p *Prepared) nearSlots(v int32) int64 {
 	o0, o1 := p.g.Offsets[v], p.g.Offsets[v+1]
 	if o1 == o0 {
@@ -752,11 +793,14 @@ func (p *Prepared) nearSlots(v int32) int64 {
 
 // runNearFar launches steps in batches until the near queue, the settle
 // list and the far piles are all empty (sssp.cu, section 2).
-func (p *Prepared) runNearFar(r *Result) error {
-	n := p.g.NumVertices()
+func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
+	n := p.n
 	src := r.Source
-	slots := uint32(max(1, p.nearSlots(src))) // the source alone is round 1, even without arcs
-	dist := p.distArg()
+	slots, err := p.sourceSlots(src) // the source alone is round 1, even without arcs
+	if err != nil {
+		return err
+	}
+	dist := p.distArg(d64)
 	thr := any(p.delta)
 	if p.opts.Float32 {
 		thr = float32(p.delta)
@@ -813,57 +857,6 @@ func (p *Prepared) runNearFar(r *Result) error {
 		r.Phases = p.last.splits + 1
 	}
 	return nil
-}
-
-// download copies the distances into r.Dist as float64.
-func (p *Prepared) download(r *Result) error {
-	if !p.opts.Float32 {
-		d, err := p.dist64.ToHost()
-		r.Dist = d
-		return err
-	}
-	d32, err := p.dist32.ToHost()
-	if err != nil {
-		return err
-	}
-	d := make([]float64, len(d32))
-	for i, x := range d32 {
-		d[i] = float64(x)
-	}
-	r.Dist = d
-	return nil
-}
-
-// finishGPU fills parents (when asked), Reached, ComponentEdges and TEPS,
-// or returns cancel's error when interrupted.
-func (p *Prepared) finishGPU(r *Result) (err error) {
-	defer cancel.Recover(&err) // from ComponentEdges
-	g := p.g
-	switch {
-	case p.opts.Parents && !p.opts.Float32:
-		// float64 distances are the CPU's, bit for bit: the CPU's tree.
-		return r.finish(g)
-	case p.opts.Parents:
-		start := time.Now()
-		parents, reached, err := tightParents32(g, r.Dist, r.Source)
-		r.TreeTime = time.Since(start)
-		if err != nil {
-			return err
-		}
-		r.Parents, r.Reached = parents, reached
-	default:
-		var reached int64
-		for _, d := range r.Dist {
-			if !math.IsInf(d, 1) {
-				reached++
-			}
-		}
-		r.Reached = reached
-	}
-	dist := r.Dist
-	r.ComponentEdges = g.ComponentEdges(func(v int32) bool { return !math.IsInf(dist[v], 1) })
-	r.TEPS = graph.Rate(r.ComponentEdges, g.NumArcs(), r.Time)
-	return cancel.Check()
 }
 
 // Run computes shortest paths from src on dev with the options o:

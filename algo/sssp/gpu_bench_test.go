@@ -1,12 +1,14 @@
 package sssp
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -334,4 +336,98 @@ func benchNearFar(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, opt
 	if info, err := dev.Info(); err == nil && info.SMs > 0 {
 		b.ReportMetric(float64(p.grid)/float64(info.SMs), "blocks/SM")
 	}
+}
+
+// BenchmarkGPUSweepResident measures a near-far sweep with parents on an
+// R-MAT graph of scale GRAPHNB_BENCH_SCALE (default 22; gen.RMAT(S, 16,
+// gen.Seed(1))) from GRAPHNB_BENCH_ROOTS roots (default 8; bench's
+// sweep uses 16), both ways:
+//
+//   - prepare / prepare-resident: Prepare from the host CSR (lightFirst on
+//     the host, upload) versus PrepareResident from the graph already on
+//     the device (weight scan and light-first split by kernels), Close
+//     included;
+//   - run+check / run+check-resident: per root, Run (the result copied to
+//     the host) and Check (copied back to the device and checked there)
+//     versus RunOnDevice, CheckDevice and Close (nothing copied but
+//     control words).
+//
+// ms/root is the time per root of the sweeps.
+func BenchmarkGPUSweepResident(b *testing.B) {
+	dev := gpuDevice(b)
+	scale := 22
+	if v := os.Getenv("GRAPHNB_BENCH_SCALE"); v != "" {
+		s, err := strconv.Atoi(v)
+		if err != nil || s < 1 || s > 30 {
+			b.Fatalf("GRAPHNB_BENCH_SCALE=%q: want a scale in 1..30", v)
+		}
+		scale = s
+	}
+	g, err := gen.RMAT(scale, 16, gen.Seed(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dg, err := dev.Upload(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dg.Close()
+	roots := g.Roots(gpuBenchRoots(b), 2)
+	o := Options{Method: NearFar, Parents: true}
+	b.Run(fmt.Sprintf("s%d/prepare", scale), func(b *testing.B) {
+		for b.Loop() {
+			p, err := Prepare(dev, g, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Close()
+		}
+	})
+	b.Run(fmt.Sprintf("s%d/prepare-resident", scale), func(b *testing.B) {
+		for b.Loop() {
+			p, err := PrepareResident(dg, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Close()
+		}
+	})
+	sweep := func(b *testing.B, p *Prepared, one func(src int32) error) {
+		defer p.Close()
+		start := time.Now()
+		for b.Loop() {
+			for _, src := range roots {
+				if err := one(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(time.Since(start).Seconds()*1e3/float64(b.N*len(roots)), "ms/root")
+	}
+	b.Run(fmt.Sprintf("s%d/run+check", scale), func(b *testing.B) {
+		p, err := Prepare(dev, g, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sweep(b, p, func(src int32) error {
+			r, err := p.Run(src)
+			if err != nil {
+				return err
+			}
+			return p.Check(r)
+		})
+	})
+	b.Run(fmt.Sprintf("s%d/run+check-resident", scale), func(b *testing.B) {
+		p, err := PrepareResident(dg, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sweep(b, p, func(src int32) error {
+			r, err := p.RunOnDevice(src)
+			if err != nil {
+				return err
+			}
+			return errors.Join(p.CheckDevice(r), r.Close())
+		})
+	})
 }

@@ -352,7 +352,7 @@ func TestNearFarDelta(t *testing.T) {
 	for _, c := range cases {
 		o := c.opts
 		o.Method = NearFar
-		got := nearFarDelta(c.g, weightsOf(c.g), o)
+		got := nearFarDelta(c.g.NumVertices(), c.g.NumArcs(), weightsOf(c.g), o)
 		if math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("%s: Δ = %v, want %v", c.name, got, c.want)
 		}
@@ -743,7 +743,7 @@ func TestKernelsEmulated(t *testing.T) {
 				}
 			}
 			minSlots, factor := []int{32, nearFarTuning.minSlots, 256}[i%3], []float64{0.5, 0, 4}[i%3]
-			delta := nearFarDelta(c.g, weightsOf(c.g), Options{DeltaFactor: factor})
+			delta := nearFarDelta(c.g.NumVertices(), c.g.NumArcs(), weightsOf(c.g), Options{DeltaFactor: factor})
 			name := fmt.Sprintf("%s/src_%d", c.name, src)
 			t.Run(name, func(t *testing.T) {
 				ctx, stop := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -1041,8 +1041,8 @@ func checkGPUCancel(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // (testdata/fake_kernels.cpp). It runs them in a child process, where
 // gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
-	fakegpu.Run(t, "TestFakeGPUChild", 3*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp")}
+	fakegpu.Run(t, "TestFakeGPUChild", 5*time.Minute, func(b *fakegpu.Builder) []string {
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
 	})
 }
 

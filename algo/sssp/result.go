@@ -133,10 +133,14 @@ func scanWeights(g *graph.CSR) (weightStats, error) {
 	return s, nil
 }
 
+// weightChunk is the number of weights scan (and PrepareResident's
+// device scan) sums in order before adding the chunk's sum to the total.
+const weightChunk = 1 << 16
+
 // scan computes weightStats over fixed chunks of the weights, so the mean
 // (and with it the default Δ) is the same on every machine.
 func scan[W weight](ws []W) (weightStats, error) {
-	const chunk = 1 << 16
+	const chunk = weightChunk
 	type part struct {
 		neg     int64
 		mx, sum float64

@@ -1,0 +1,444 @@
+// resident.cu: the device work around a search that keeps results and
+// preparation on the device (resident.go): the weight statistics and the
+// light-first arc split of PrepareResident, and, after each run, the
+// parents from the distances, the float32 → float64 widening and the
+// reached count. It shares no code with sssp.cu (the searches) or check.cu
+// (the check). The Go side compiles it with --fmad=false.
+//
+// Distances are double or float (+Inf: unreached), parents int (-1: none);
+// weights float or double, or NULL for unit weights; every kernel but the
+// one-thread ones is grid-stride over blocks of RS_BLOCK threads.
+
+typedef long long i64;
+typedef unsigned long long u64;
+
+#define RS_BLOCK 256
+#define RS_FULL 0xffffffffu
+#define RS_ORPHAN 0x7fffffff // a reached vertex without a parent yet
+#define RS_CHUNK 8           // arcs per thread and binary search
+#define RS_BIG 1024          // vertices of more arcs are split by a whole block
+
+// Control words (resident.go declares the same).
+#define RS_REACHED 0 // vertices with a finite distance
+#define RS_DEGREES 1 // arcs leaving them
+#define RS_ADOPTED 2 // orphans given a parent by the last commit
+#define RS_LEFT 3    // orphans left after it
+#define RS_LOWEST 4  // the lowest of them (~0 when none)
+#define RS_SLOTS 5   // near slots of the source (sssprs_slots)
+#define RS_BIGS 6    // vertices left to sssprs_split_big
+#define RS_WORDS 8
+
+static __device__ __forceinline__ i64 rs_tid() { return (i64)blockIdx.x * blockDim.x + threadIdx.x; }
+static __device__ __forceinline__ i64 rs_threads() { return (i64)gridDim.x * blockDim.x; }
+
+static __device__ __forceinline__ u64 rs_warp_sum(u64 x) {
+	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(RS_FULL, x, o);
+	return x;
+}
+
+// ---- weight statistics (result.go's scan, chunk by chunk) ----
+
+// rs_wstep adds weight x, at index k, to a chunk's statistics.
+static __device__ __forceinline__ void rs_wstep(double x, i64 k, i64 *ng, double *x_max, double *s, i64 *cnt) {
+	if (!(x >= 0) && *ng < 0) *ng = k;
+	if (x <= 1.7976931348623157e308 && x >= -1.7976931348623157e308) {
+		*x_max = x > *x_max ? x : *x_max;
+		*s += x;
+		(*cnt)++;
+	}
+}
+
+#define RS_WTILE 16 // weights loaded before they are added (loads in flight per thread)
+
+// sssprs_wstats_* computes, for each chunk of `chunk` weights (one thread,
+// in order, as the host's scan), the first negative or NaN index (-1 if
+// none), the largest finite weight (from 0), the sum and count of the
+// finite ones. The loads of a tile are issued together; the additions
+// keep the host's order.
+template <typename W>
+static __device__ __forceinline__ void rs_wstats(const W *ws, i64 m, i64 chunk, i64 *neg, double *mx, double *sum,
+                                                 i64 *count) {
+	i64 chunks = (m + chunk - 1) / chunk;
+	for (i64 c = rs_tid(); c < chunks; c += rs_threads()) {
+		i64 lo = c * chunk, hi = lo + chunk < m ? lo + chunk : m, ng = -1, cnt = 0, k = lo;
+		double x_max = 0, s = 0;
+		for (; k + RS_WTILE <= hi; k += RS_WTILE) {
+			double x[RS_WTILE];
+#pragma unroll
+			for (int j = 0; j < RS_WTILE; j++) x[j] = (double)ws[k + j];
+#pragma unroll
+			for (int j = 0; j < RS_WTILE; j++) rs_wstep(x[j], k + j, &ng, &x_max, &s, &cnt);
+		}
+		for (; k < hi; k++) rs_wstep((double)ws[k], k, &ng, &x_max, &s, &cnt);
+		neg[c] = ng;
+		mx[c] = x_max;
+		sum[c] = s;
+		count[c] = cnt;
+	}
+}
+
+extern "C" __global__ void sssprs_wstats_w32(const float *ws, i64 m, i64 chunk, i64 *neg, double *mx, double *sum,
+                                             i64 *count) {
+	rs_wstats<float>(ws, m, chunk, neg, mx, sum, count);
+}
+
+extern "C" __global__ void sssprs_wstats_w64(const double *ws, i64 m, i64 chunk, i64 *neg, double *mx, double *sum,
+                                             i64 *count) {
+	rs_wstats<double>(ws, m, chunk, neg, mx, sum, count);
+}
+
+// sssprs_wstats_total (one thread) folds the chunks in order into out =
+// {first negative index, bits of the largest finite weight, bits of the
+// sum, count}.
+extern "C" __global__ void sssprs_wstats_total(const i64 *neg, const double *mx, const double *sum, const i64 *count,
+                                               i64 chunks, i64 *out) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	i64 ng = -1, cnt = 0;
+	double x_max = 0, s = 0;
+	for (i64 c = 0; c < chunks; c++) {
+		if (ng < 0) ng = neg[c];
+		x_max = mx[c] > x_max ? mx[c] : x_max;
+		s += sum[c];
+		cnt += count[c];
+	}
+	out[0] = ng;
+	out[1] = __double_as_longlong(x_max);
+	out[2] = __double_as_longlong(s);
+	out[3] = cnt;
+}
+
+// ---- the light-first split (gpu.go's lightFirst) ----
+
+// rs_split_tile places one warp's tile of up to 32 arcs [base, end):
+// lights at *kl, heavies at *kh, each in order, and advances both.
+template <typename W>
+static __device__ __forceinline__ void rs_split_tile(i64 base, i64 end, const int *adj, const W *ws, double delta,
+                                                     int *adjOut, W *wsOut, i64 *kl, i64 *kh) {
+	int lane = threadIdx.x & 31;
+	i64 k = base + lane;
+	bool in = k < end;
+	W w = in ? ws[k] : (W)0;
+	bool light = in && (double)w < delta;
+	unsigned bl = __ballot_sync(RS_FULL, light), bh = __ballot_sync(RS_FULL, in && !light);
+	unsigned below = (1u << lane) - 1;
+	if (light) {
+		i64 at = *kl + __popc(bl & below);
+		adjOut[at] = adj[k];
+		wsOut[at] = w;
+	} else if (in) {
+		i64 at = *kh + __popc(bh & below);
+		adjOut[at] = adj[k];
+		wsOut[at] = w;
+	}
+	*kl += __popc(bl);
+	*kh += __popc(bh);
+}
+
+// rs_lights counts, over one warp, the arcs of [lo, hi) lighter than delta.
+template <typename W> static __device__ __forceinline__ i64 rs_lights(i64 lo, i64 hi, const W *ws, double delta) {
+	i64 nl = 0;
+	for (i64 base = lo; base < hi; base += 32) {
+		i64 k = base + (threadIdx.x & 31);
+		nl += __popc(__ballot_sync(RS_FULL, k < hi && (double)ws[k] < delta));
+	}
+	return nl;
+}
+
+// sssprs_split_* writes each vertex's arcs light (weight < delta) first,
+// heavy after, each run in its original order, and lend[v], the end of v's
+// light run; one warp per vertex. Vertices of more than RS_BIG arcs are
+// listed in big (count in ctl[RS_BIGS]) for sssprs_split_big_*.
+template <typename W>
+static __device__ __forceinline__ void rs_split(const i64 *off, const int *adj, const W *ws, i64 n, double delta,
+                                                int *adjOut, W *wsOut, i64 *lend, int *big, u64 *ctl) {
+	i64 warp = rs_tid() >> 5, warps = rs_threads() >> 5;
+	for (i64 v = warp; v < n; v += warps) {
+		i64 lo = off[v], hi = off[v + 1];
+		if (hi - lo > RS_BIG) {
+			if ((threadIdx.x & 31) == 0) big[atomicAdd(&ctl[RS_BIGS], 1ull)] = (int)v;
+			continue;
+		}
+		i64 kl = lo, kh = lo + rs_lights<W>(lo, hi, ws, delta);
+		if ((threadIdx.x & 31) == 0) lend[v] = kh;
+		for (i64 base = lo; base < hi; base += 32) rs_split_tile<W>(base, hi, adj, ws, delta, adjOut, wsOut, &kl, &kh);
+	}
+}
+
+extern "C" __global__ void sssprs_split_w32(const i64 *off, const int *adj, const float *ws, i64 n, double delta,
+                                            int *adjOut, float *wsOut, i64 *lend, int *big, u64 *ctl) {
+	rs_split<float>(off, adj, ws, n, delta, adjOut, wsOut, lend, big, ctl);
+}
+
+extern "C" __global__ void sssprs_split_w64(const i64 *off, const int *adj, const double *ws, i64 n, double delta,
+                                            int *adjOut, double *wsOut, i64 *lend, int *big, u64 *ctl) {
+	rs_split<double>(off, adj, ws, n, delta, adjOut, wsOut, lend, big, ctl);
+}
+
+// rs_split_big splits the listed big vertices, one block each: the block's
+// warps take consecutive tiles of 32 arcs, placed after the tiles before
+// them (warp counts added up in shared memory).
+template <typename W>
+static __device__ __forceinline__ void rs_split_big(const i64 *off, const int *adj, const W *ws, double delta,
+                                                    int *adjOut, W *wsOut, i64 *lend, const int *big,
+                                                    const u64 *ctl) {
+	__shared__ i64 lights[RS_BLOCK / 32], heavies[RS_BLOCK / 32];
+	__shared__ i64 total;
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+	i64 bigs = (i64)ctl[RS_BIGS];
+	for (i64 b = blockIdx.x; b < bigs; b += gridDim.x) {
+		int v = big[b];
+		i64 lo = off[v], hi = off[v + 1];
+		if (threadIdx.x == 0) total = 0;
+		__syncthreads();
+		i64 mine = 0;
+		for (i64 base = lo + 32 * (i64)warp; base < hi; base += 32 * (i64)nw) {
+			i64 k = base + lane;
+			mine += __popc(__ballot_sync(RS_FULL, k < hi && (double)ws[k] < delta));
+		}
+		if (lane == 0) atomicAdd((u64 *)&total, (u64)mine);
+		__syncthreads();
+		i64 kl = lo, kh = lo + total;
+		if (threadIdx.x == 0) lend[v] = kh;
+		// Rounds of nw tiles: warp i places tile (round·nw + i) after the
+		// tiles of the warps before it in this round.
+		for (i64 round = lo; round < hi; round += 32 * (i64)nw) {
+			i64 base = round + 32 * (i64)warp, k = base + lane;
+			bool in = k < hi;
+			bool light = in && (double)ws[k] < delta;
+			i64 l = __popc(__ballot_sync(RS_FULL, light)), h = __popc(__ballot_sync(RS_FULL, in && !light));
+			if (lane == 0) {
+				lights[warp] = l;
+				heavies[warp] = h;
+			}
+			__syncthreads();
+			i64 bl = kl, bh = kh, sl = 0, sh = 0;
+			for (int i = 0; i < nw; i++) {
+				if (i < warp) {
+					bl += lights[i];
+					bh += heavies[i];
+				}
+				sl += lights[i];
+				sh += heavies[i];
+			}
+			__syncthreads();
+			if (base < hi) rs_split_tile<W>(base, hi, adj, ws, delta, adjOut, wsOut, &bl, &bh);
+			kl += sl;
+			kh += sh;
+		}
+		__syncthreads();
+	}
+}
+
+extern "C" __global__ void sssprs_split_big_w32(const i64 *off, const int *adj, const float *ws, double delta,
+                                                int *adjOut, float *wsOut, i64 *lend, const int *big,
+                                                const u64 *ctl) {
+	rs_split_big<float>(off, adj, ws, delta, adjOut, wsOut, lend, big, ctl);
+}
+
+extern "C" __global__ void sssprs_split_big_w64(const i64 *off, const int *adj, const double *ws, double delta,
+                                                int *adjOut, double *wsOut, i64 *lend, const int *big,
+                                                const u64 *ctl) {
+	rs_split_big<double>(off, adj, ws, delta, adjOut, wsOut, lend, big, ctl);
+}
+
+// sssprs_lend_unit is lend for unit weights: every arc light (light ≠ 0)
+// or every arc heavy.
+extern "C" __global__ void sssprs_lend_unit(const i64 *off, i64 n, int light, i64 *lend) {
+	for (i64 v = rs_tid(); v < n; v += rs_threads()) lend[v] = light ? off[v + 1] : off[v];
+}
+
+// ---- per run ----
+
+// sssprs_slots (one thread) writes the near-queue slots of src
+// (sssp.cu's near_slots: its light arcs, at least one when it has arcs,
+// none without; at least 1 in all, for the source) into ctl[RS_SLOTS].
+// lend NULL: every arc light.
+extern "C" __global__ void sssprs_slots(const i64 *off, const i64 *lend, int src, u64 *ctl) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	i64 o0 = off[src], o1 = off[src + 1], le = lend ? lend[src] : o1;
+	i64 s = o1 == o0 ? 0 : (le - o0 > 1 ? le - o0 : 1);
+	ctl[RS_SLOTS] = (u64)(s > 1 ? s : 1);
+}
+
+// sssprs_widen copies float distances into doubles.
+extern "C" __global__ void sssprs_widen(const float *d32, double *d64, i64 n) {
+	for (i64 v = rs_tid(); v < n; v += rs_threads()) d64[v] = (double)d32[v];
+}
+
+// sssprs_reach adds the vertices of finite distance and their out-degrees
+// into ctl[RS_REACHED] and ctl[RS_DEGREES].
+extern "C" __global__ void sssprs_reach(const i64 *off, const double *d, i64 n, u64 *ctl) {
+	u64 reached = 0, deg = 0;
+	for (i64 v = rs_tid(); v < n; v += rs_threads()) {
+		double x = d[v];
+		if (x - x == 0) { // finite
+			reached++;
+			deg += (u64)(off[v + 1] - off[v]);
+		}
+	}
+	reached = rs_warp_sum(reached);
+	deg = rs_warp_sum(deg);
+	if ((threadIdx.x & 31) == 0 && reached != 0) {
+		atomicAdd(&ctl[RS_REACHED], reached);
+		atomicAdd(&ctl[RS_DEGREES], deg);
+	}
+}
+
+// ---- parents from distances ----
+//
+// Every reached vertex v ≠ src takes, as its parent, the least u of the
+// tight arcs u→v (d[u] + w == d[v], in the distances' type) with d[u] <
+// d[v]: parents strictly decrease in distance, so they form no cycle. The
+// few vertices left (orphans: their tight in-arcs all come from vertices
+// at the same distance, over zero weights or weights lost to rounding)
+// are adopted in rounds: in round r the least u of the tight arcs u→v
+// with d[u] == d[v] and u holding a parent before round r; parents then
+// decrease in (distance, round). The choice depends on nothing but the
+// graph and the distances.
+
+template <typename D>
+static __device__ __forceinline__ void rs_parents_init(const D *d, int *par, int *cand, i64 n, int src) {
+	for (i64 v = rs_tid(); v < n; v += rs_threads()) {
+		D x = d[v];
+		bool finite = x - x == (D)0; // false for ±Inf and NaN
+		par[v] = v == src ? src : (finite ? RS_ORPHAN : -1);
+		cand[v] = RS_ORPHAN;
+	}
+}
+
+extern "C" __global__ void sssprs_parents_init_d64(const double *d, int *par, int *cand, i64 n, int src) {
+	rs_parents_init<double>(d, par, cand, n, src);
+}
+
+extern "C" __global__ void sssprs_parents_init_d32(const float *d, int *par, int *cand, i64 n, int src) {
+	rs_parents_init<float>(d, par, cand, n, src);
+}
+
+// rs_tail returns the vertex u with off[u] ≤ k < off[u+1].
+static __device__ __forceinline__ int rs_tail(const i64 *off, i64 n, i64 k) {
+	i64 lo = 0, len = n; // the answer is in [lo, lo+len)
+	while (len > 1) {
+		i64 half = len / 2;
+		if (off[lo + half] <= k) {
+			lo += half;
+			len -= half;
+		} else {
+			len = half;
+		}
+	}
+	return (int)lo;
+}
+
+// rs_parents passes over the arcs, RS_CHUNK per thread: with adopt == 0
+// it offers u to par[v] for each tight arc u→v with d[u] < d[v] (par[v]
+// is then RS_ORPHAN or an earlier offer); with adopt ≠ 0 it offers u to
+// cand[v] for each orphan v and tight arc u→v with d[u] == d[v] where u
+// is not an orphan.
+template <typename D, typename W>
+static __device__ __forceinline__ void rs_parents(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
+                                                  const D *d, int *par, int *cand, int adopt) {
+	i64 chunks = (m + RS_CHUNK - 1) / RS_CHUNK;
+	for (i64 c = rs_tid(); c < chunks; c += rs_threads()) {
+		i64 k = c * RS_CHUNK, end = k + RS_CHUNK < m ? k + RS_CHUNK : m;
+		int u = rs_tail(off, n, k);
+		for (; k < end; k++) {
+			while (off[u + 1] <= k) u++;
+			int v = adj[k];
+			D du = d[u], dv = d[v];
+			if (!(du <= dv)) continue; // u farther, unreached or NaN
+			D w = ws ? (D)ws[k] : (D)1;
+			if (du + w != dv) continue;
+			if (!adopt) {
+				if (du < dv && par[v] >= 0) atomicMin(&par[v], u);
+			} else if (du == dv && par[v] == RS_ORPHAN && par[u] != RS_ORPHAN && par[u] >= 0) {
+				atomicMin(&cand[v], u);
+			}
+		}
+	}
+}
+
+// rs_parents_coo is rs_parents over a COO's undirected edges, both
+// directions of each.
+template <typename D, typename W>
+static __device__ __forceinline__ void rs_parents_coo(const int *st, const int *en, const W *ws, i64 m, const D *d,
+                                                      int *par, int *cand, int adopt) {
+	for (i64 e = rs_tid(); e < m; e += rs_threads()) {
+		int a = st[e], b = en[e];
+		D w = ws ? (D)ws[e] : (D)1;
+		for (int dir = 0; dir < 2; dir++) {
+			int u = dir ? b : a, v = dir ? a : b;
+			D du = d[u], dv = d[v];
+			if (!(du <= dv) || du + w != dv) continue;
+			if (!adopt) {
+				if (du < dv && par[v] >= 0) atomicMin(&par[v], u);
+			} else if (du == dv && par[v] == RS_ORPHAN && par[u] != RS_ORPHAN && par[u] >= 0) {
+				atomicMin(&cand[v], u);
+			}
+		}
+	}
+}
+
+extern "C" __global__ void sssprs_parents_d64_w32(const i64 *off, const int *adj, const float *ws, i64 n, i64 m,
+                                              const double *d, int *par, int *cand, int adopt) {
+	rs_parents<double, float>(off, adj, ws, n, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_parents_coo_d64_w32(const int *st, const int *en, const float *ws, i64 m, const double *d,
+                                                  int *par, int *cand, int adopt) {
+	rs_parents_coo<double, float>(st, en, ws, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_parents_d64_w64(const i64 *off, const int *adj, const double *ws, i64 n, i64 m,
+                                              const double *d, int *par, int *cand, int adopt) {
+	rs_parents<double, double>(off, adj, ws, n, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_parents_coo_d64_w64(const int *st, const int *en, const double *ws, i64 m, const double *d,
+                                                  int *par, int *cand, int adopt) {
+	rs_parents_coo<double, double>(st, en, ws, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_parents_d32_w32(const i64 *off, const int *adj, const float *ws, i64 n, i64 m,
+                                              const float *d, int *par, int *cand, int adopt) {
+	rs_parents<float, float>(off, adj, ws, n, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_parents_coo_d32_w32(const int *st, const int *en, const float *ws, i64 m, const float *d,
+                                                  int *par, int *cand, int adopt) {
+	rs_parents_coo<float, float>(st, en, ws, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_parents_d32_w64(const i64 *off, const int *adj, const double *ws, i64 n, i64 m,
+                                              const float *d, int *par, int *cand, int adopt) {
+	rs_parents<float, double>(off, adj, ws, n, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_parents_coo_d32_w64(const int *st, const int *en, const double *ws, i64 m, const float *d,
+                                                  int *par, int *cand, int adopt) {
+	rs_parents_coo<float, double>(st, en, ws, m, d, par, cand, adopt);
+}
+
+// sssprs_commit gives each orphan its candidate (if any), counting the
+// adopted and the orphans left (and the lowest of those) in ctl, and
+// clears the candidates for the next round.
+extern "C" __global__ void sssprs_commit(int *par, int *cand, i64 n, u64 *ctl) {
+	u64 adopted = 0, left = 0;
+	for (i64 v = rs_tid(); v < n; v += rs_threads()) {
+		if (par[v] != RS_ORPHAN) continue;
+		int c = cand[v];
+		if (c != RS_ORPHAN) {
+			par[v] = c;
+			cand[v] = RS_ORPHAN;
+			adopted++;
+		} else {
+			left++;
+			atomicMin(&ctl[RS_LOWEST], (u64)v);
+		}
+	}
+	adopted = rs_warp_sum(adopted);
+	left = rs_warp_sum(left);
+	if ((threadIdx.x & 31) == 0) {
+		if (adopted) atomicAdd(&ctl[RS_ADOPTED], adopted);
+		if (left) atomicAdd(&ctl[RS_LEFT], left);
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
@@ -427,26 +428,19 @@ func (p *Prepared) prepareEdge() error {
 	if p.kInit, err = mod.Function(edgeInitKernel(f32)); err != nil {
 		return err
 	}
-	coo, err := p.g.UndirectedCOO()
-	if err != nil {
-		return err
-	}
-	if coo.NumEdges() > math.MaxInt32 {
-		return fmt.Errorf("%d edges exceed the kernel's 32-bit edge index", coo.NumEdges())
-	}
 	if p.opts.Permute {
-		seg := p.opts.SegmentSize
-		if seg == 0 {
-			if seg, err = defaultSegmentSize(p.Device(), f32); err != nil {
+		if p.segment = p.opts.SegmentSize; p.segment == 0 {
+			if p.segment, err = defaultSegmentSize(p.Device(), f32); err != nil {
 				return err
 			}
 		}
-		if coo, err = graph.PermuteCOO(coo, seg); err != nil {
-			return err
-		}
-		p.segment = seg
 	}
-	if p.coo, err = p.mem.UploadCOO(coo); err != nil {
+	if p.resident != nil {
+		err = p.deviceCOO()
+	} else {
+		err = p.uploadCOO()
+	}
+	if err != nil {
 		return err
 	}
 	p.setWeights(p.coo.Weights, p.coo.Weights64)
@@ -456,11 +450,62 @@ func (p *Prepared) prepareEdge() error {
 	if err := p.allocDist(); err != nil {
 		return err
 	}
-	if p.offsets, err = p.mem.Int64sFrom(p.g.Offsets); err != nil { // degrees, for RunOnDevice's Reached
+	if p.resident != nil {
+		p.offsets = p.resident.Offsets // borrowed, like the graph
+	} else if p.offsets, err = p.mem.Int64sFrom(p.g.Offsets); err != nil { // degrees, for RunOnDevice's Reached
 		return err
 	}
 	p.flags, err = p.mem.AllocInt32s(1)
 	return err
+}
+
+// uploadCOO builds the COO view of the host graph, permutes it
+// (p.segment > 0) and uploads it as p.coo.
+func (p *Prepared) uploadCOO() error {
+	coo, err := p.g.UndirectedCOO()
+	if err != nil {
+		return err
+	}
+	if coo.NumEdges() > math.MaxInt32 {
+		return fmt.Errorf("%d edges exceed the kernel's 32-bit edge index", coo.NumEdges())
+	}
+	if p.segment > 0 {
+		if coo, err = graph.PermuteCOO(coo, p.segment); err != nil {
+			return err
+		}
+	}
+	p.coo, err = p.mem.UploadCOO(coo)
+	return err
+}
+
+// deviceCOO is uploadCOO for a resident graph, on the device (package
+// gpu/transform, bit-identical to graph.CSR.UndirectedCOO and
+// graph.PermuteCOO): flipping Permute costs no host work.
+func (p *Prepared) deviceCOO() error {
+	if edges := p.resident.Arcs / 2; edges > math.MaxInt32 {
+		return fmt.Errorf("%d edges exceed the kernel's 32-bit edge index", edges)
+	}
+	coo, err := transform.UndirectedCOO(p.resident)
+	if err != nil {
+		return err
+	}
+	if coo.Edges > math.MaxInt32 {
+		coo.Close()
+		return fmt.Errorf("%d edges exceed the kernel's 32-bit edge index", coo.Edges)
+	}
+	if p.segment > 0 {
+		perm, err := transform.PermuteCOO(coo, p.segment)
+		coo.Close()
+		if err != nil {
+			return err
+		}
+		coo = perm
+	}
+	if err := p.mem.Own(coo.Bytes(), coo.Close); err != nil {
+		return err
+	}
+	p.coo = coo
+	return nil
 }
 
 // defaultSegmentSize is graph.SegmentSizeFor the device's L2 cache.

@@ -528,11 +528,12 @@ func (p *Prepared) checkDeviceTolerance(r *DeviceResult, tol float64) error {
 // method uses g's arrays as they are. g is borrowed: it must stay open
 // and unchanged while p is prepared (p's Close does not close it).
 //
-// The edge sweep needs the COO view (graph.CSR.UndirectedCOO and, with
-// Permute, graph.PermuteCOO), still built on the host: it takes g.Host()
-// (a download of a graph made on the device, once) and runs Prepare. So
-// does everything on the host device. A negative weight's error message
-// also reads the host copy.
+// The edge sweep's COO view and its permutation (Permute) are made on
+// the device too (package gpu/transform, bit-identical to
+// graph.CSR.UndirectedCOO and graph.PermuteCOO), so flipping the study's
+// switches costs no host work. On the host device PrepareResident is
+// Prepare of g.Host(). A negative weight's error message reads the host
+// copy.
 //
 // It returns Prepare's errors, and an error for a nil or closed graph.
 func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
@@ -543,7 +544,7 @@ func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
 	if dev == nil {
 		return nil, errors.New("sssp: PrepareResident: the graph has no device")
 	}
-	if dev.IsHost() || o.Method == EdgeSweep {
+	if dev.IsHost() {
 		h, err := g.Host()
 		if err != nil {
 			return nil, fmt.Errorf("sssp: PrepareResident: copying the graph to the host: %w", err)
@@ -579,6 +580,13 @@ func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
 	if err := checkGPUSizes(p.n, p.m, o); err != nil {
 		_ = p.mem.Free()
 		return nil, err
+	}
+	if o.Method == EdgeSweep {
+		if err := p.prepareEdge(); err != nil {
+			return fail(err)
+		}
+		prepared.Done(&p.base, start)
+		return p, nil
 	}
 	if o.Method == NearFar {
 		p.delta = nearFarDelta(p.n, p.m, ws, o)

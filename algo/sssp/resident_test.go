@@ -435,7 +435,8 @@ func TestGPUResident(t *testing.T) {
 // (see TestFakeGPU), in a child process of its own.
 func TestFakeGPUResident(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUResidentChild", 5*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp"),
+			b.CXX("../../gpu/transform/testdata/fake_kernels.cpp")}
 	})
 }
 
@@ -448,4 +449,43 @@ func TestFakeGPUResidentChild(t *testing.T) {
 	t.Run("errors", func(t *testing.T) { checkResidentErrors(t, dev) })
 	t.Run("weight_scan", func(t *testing.T) { checkDeviceWeightScan(t, dev) })
 	t.Run("lifecycle", func(t *testing.T) { checkResidentLifecycle(t, dev) })
+	t.Run("no_host_copy", func(t *testing.T) { checkResidentNoHostCopy(t, dev) })
+}
+
+// checkResidentNoHostCopy prepares every resident variant on a graph
+// made on the device (dev.NewGraph) and requires that none makes a host
+// copy: the edge sweep's COO and permutation are made on the device.
+func checkResidentNoHostCopy(t *testing.T, dev *gpu.Device) {
+	g, err := gen.RMAT(8, 8, gen.Seed(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range residentVariants(true) {
+		off, err := dev.Int64sFrom(g.Offsets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		adj, err := dev.Int32sFrom(g.Adj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := dev.Float32sFrom(g.Weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dg, err := dev.NewGraph(g.NumVertices(), false, off, adj, w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := PrepareResident(dg, o)
+		if err != nil {
+			t.Fatalf("%s: %v", o.Label(), err)
+		}
+		checkGPUResult(t, g, runResident(t, p, 0), o)
+		if dg.HasHost() {
+			t.Errorf("%s: PrepareResident or RunOnDevice made a host copy of a graph made on the device", o.Label())
+		}
+		p.Close()
+		dg.Close()
+	}
 }

@@ -16,7 +16,11 @@ import (
 // host device the variant runs the CPU's Bellman-Ford, as sssp.Prepare
 // documents. Results are validated by sssp.Prepared.Check: on the GPU
 // that holds the graph (Row.Checker "device"), with the CPU checker on
-// the host device ("cpu"); float32 distances at sssp.Float32Tolerance.
+// the host device ("cpu"); float32 distances at sssp.Float32Tolerance. On
+// a graph made on the GPU (PrepareResident: the weight scan, the near-far
+// layout, the COO view and its permutation all made there) each run
+// stays on the device: sssp.Prepared.RunOnDevice, validated by
+// CheckDevice, freed before the next run, never downloaded.
 func SSSPGPU(v sssp.Variant) Variant {
 	return Variant{Label: v.Label, Algo: "sssp", Prepare: func(dev *gpu.Device, g *graph.CSR) (Runner, error) {
 		// Parents are built after the timed part; the checker needs them.
@@ -29,6 +33,16 @@ func SSSPGPU(v sssp.Variant) Variant {
 		// Run reports no preparation of its own: PrepTime() counts it once.
 		return hostStandIn(&ssspRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
 			run: p.Run, check: p.Check}, dev), nil
+	}, PrepareResident: func(g *gpu.Graph) (Runner, error) {
+		o := v.Options
+		o.Parents = true
+		p, err := sssp.PrepareResident(g, o)
+		if err != nil {
+			return nil, err
+		}
+		return &residentRunner[*sssp.DeviceResult]{common: common{prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			arcs: g.Arcs, run: p.RunOnDevice, check: p.CheckDevice, free: (*sssp.DeviceResult).Close,
+			scalars: func(r *sssp.DeviceResult) (time.Duration, int, int64) { return r.Time, r.Iterations, r.ComponentEdges }}, nil
 	}}
 }
 

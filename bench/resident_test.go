@@ -19,6 +19,10 @@ func TestFakeGPUResidentSweep(t *testing.T) {
 			b.CXX("../graph/gen/gpugen/testdata/fake_kernels.cpp", "-I../graph/gen/gpugen"),
 			b.CXX("../algo/bfs/testdata/fake_kernels.cpp", "-I../algo/bfs"),
 			b.CXX("../algo/bfs/testdata/fake_check.cpp", "-I../algo/bfs"),
+			b.CXX("../algo/sssp/testdata/fake_kernels.cpp", "-I../algo/sssp"),
+			b.CXX("../algo/sssp/testdata/fake_check.cpp", "-I../algo/sssp"),
+			b.CXX("../algo/sssp/testdata/fake_resident.cpp", "-I../algo/sssp"),
+			b.CXX("../gpu/transform/testdata/fake_kernels.cpp"),
 		}
 	})
 }
@@ -41,15 +45,28 @@ func TestGPUResidentSweep(t *testing.T) {
 
 func checkResidentSweep(t *testing.T, dev *gpu.Device, scale int) {
 	t.Helper()
-	gpuDO, err := Lookup("bfs", "gpu/direction-optimizing-gpu")
+	for _, c := range [][3]string{
+		{"bfs", "gpu/direction-optimizing-gpu", "cpu/do"},
+		{"bfs", "gpu/cache-restrict-on", "cpu/ptd"},
+		{"sssp", "gpu/near-far-delta-stepping", "cpu/dijkstra"},
+		{"sssp", "gpu/cache-restrict-on", "cpu/delta"},
+	} {
+		t.Run(c[0]+"/"+c[1], func(t *testing.T) { checkResidentPair(t, dev, scale, c[0], c[1], c[2]) })
+	}
+}
+
+// checkResidentPair sweeps a GPU variant and a CPU variant of algo on
+// one R-MAT graph, on dev and on the host device.
+func checkResidentPair(t *testing.T, dev *gpu.Device, scale int, algo, gpuName, cpuName string) {
+	gpuV, err := Lookup(algo, gpuName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpuDO, err := Lookup("bfs", "cpu/do")
+	cpuV, err := Lookup(algo, cpuName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw := Sweep{Variants: []Variant{gpuDO, cpuDO}, Family: "rmat", Scales: []int{scale}, Roots: 4, Seed: 3}
+	sw := Sweep{Variants: []Variant{gpuV, cpuV}, Family: "rmat", Scales: []int{scale}, Roots: 4, Seed: 3}
 	tab, err := sw.Run(dev, nil)
 	if err != nil {
 		t.Fatal(err)

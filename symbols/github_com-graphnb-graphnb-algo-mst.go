@@ -12,22 +12,26 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/algo/mst/mst"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Boruvka":         reflect.ValueOf(mst.Boruvka),
-		"Check":           reflect.ValueOf(mst.Check),
-		"DefaultCPUShare": reflect.ValueOf(constant.MakeFromLiteral("0.1666666666666666666711841757186896018083643866702914237976074219", token.FLOAT, 0)),
-		"Kruskal":         reflect.ValueOf(mst.Kruskal),
-		"LabelGPU":        reflect.ValueOf(constant.MakeFromLiteral("\"GPU\"", token.STRING, 0)),
-		"LabelHybrid":     reflect.ValueOf(constant.MakeFromLiteral("\"GPU+CPU\"", token.STRING, 0)),
-		"Prepare":         reflect.ValueOf(mst.Prepare),
-		"Run":             reflect.ValueOf(mst.Run),
-		"SeedVariants":    reflect.ValueOf(mst.SeedVariants),
-		"WeightTolerance": reflect.ValueOf(constant.MakeFromLiteral("9.999999999999999999805126070452280747003935210126535082508780761e-10", token.FLOAT, 0)),
+		"Boruvka":          reflect.ValueOf(mst.Boruvka),
+		"Check":            reflect.ValueOf(mst.Check),
+		"DefaultCPUShare":  reflect.ValueOf(constant.MakeFromLiteral("0.1666666666666666666711841757186896018083643866702914237976074219", token.FLOAT, 0)),
+		"Kruskal":          reflect.ValueOf(mst.Kruskal),
+		"LabelGPU":         reflect.ValueOf(constant.MakeFromLiteral("\"GPU\"", token.STRING, 0)),
+		"LabelHybrid":      reflect.ValueOf(constant.MakeFromLiteral("\"GPU+CPU\"", token.STRING, 0)),
+		"NewDeviceCheck":   reflect.ValueOf(mst.NewDeviceCheck),
+		"NewResidentCheck": reflect.ValueOf(mst.NewResidentCheck),
+		"Prepare":          reflect.ValueOf(mst.Prepare),
+		"PrepareResident":  reflect.ValueOf(mst.PrepareResident),
+		"Run":              reflect.ValueOf(mst.Run),
+		"SeedVariants":     reflect.ValueOf(mst.SeedVariants),
+		"WeightTolerance":  reflect.ValueOf(constant.MakeFromLiteral("9.999999999999999999805126070452280747003935210126535082508780761e-10", token.FLOAT, 0)),
 
 		// type definitions
-		"Edge":     reflect.ValueOf((*mst.Edge)(nil)),
-		"Options":  reflect.ValueOf((*mst.Options)(nil)),
-		"Prepared": reflect.ValueOf((*mst.Prepared)(nil)),
-		"Result":   reflect.ValueOf((*mst.Result)(nil)),
-		"Variant":  reflect.ValueOf((*mst.Variant)(nil)),
+		"DeviceCheck": reflect.ValueOf((*mst.DeviceCheck)(nil)),
+		"Edge":        reflect.ValueOf((*mst.Edge)(nil)),
+		"Options":     reflect.ValueOf((*mst.Options)(nil)),
+		"Prepared":    reflect.ValueOf((*mst.Prepared)(nil)),
+		"Result":      reflect.ValueOf((*mst.Result)(nil)),
+		"Variant":     reflect.ValueOf((*mst.Variant)(nil)),
 	}
 }

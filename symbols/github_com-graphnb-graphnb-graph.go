@@ -31,6 +31,7 @@ func init() {
 		"RankWeights":        reflect.ValueOf(graph.RankWeights),
 		"RankWeights32":      reflect.ValueOf(graph.RankWeights32),
 		"Rate":               reflect.ValueOf(graph.Rate),
+		"RootsFromOffsets":   reflect.ValueOf(graph.RootsFromOffsets),
 		"SI":                 reflect.ValueOf(graph.SI),
 		"SegmentSizeFor":     reflect.ValueOf(graph.SegmentSizeFor),
 		"SegmentsTouched":    reflect.ValueOf(graph.SegmentsTouched),

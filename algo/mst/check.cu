@@ -139,12 +139,22 @@ static __device__ __forceinline__ u64 ck_warp_sum(u64 x) {
 	return x;
 }
 
+// ck_root returns x's root without writing: while mstck_uf_flatten
+// runs, the only writes are roots, so a walk up sees ancestors only and
+// every vertex ends pointing at its root. (ck_find's path halving there
+// could store a stale ancestor over a root another thread had just
+// written, leaving a vertex that looks like a tree of its own.)
+static __device__ __forceinline__ int ck_root(const int *comp, int x) {
+	for (int p = comp[x]; p != x; p = comp[x]) x = p;
+	return x;
+}
+
 // mstck_uf_flatten points every vertex at its root (its tree's smallest
 // vertex) and counts the roots into ctl[CK_ROOTS].
 extern "C" __global__ void mstck_uf_flatten(int *comp, i64 n, u64 *ctl) {
 	u64 roots = 0;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
-		int r = ck_find(comp, (int)v);
+		int r = ck_root(comp, (int)v);
 		comp[v] = r;
 		if (r == v) roots++;
 	}

@@ -13,6 +13,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -248,8 +249,9 @@ func Load(s string, o Options) (*graph.CSR, error) {
 
 // MakeOnDevice makes the graph on dev's GPU when the spec's generator has
 // a device form (R-MAT and SSCA#2: gpugen.RMAT and gpugen.SSCA2, the
-// same graph edge for edge as Make's), returning ok = false, and nothing, for every other kind and
-// on the host device; the caller then uses Make. The graph's host copy is
+// same graph edge for edge as Make's), returning ok = false, and nothing,
+// for every other kind, on the host device, and for a graph too big for
+// the device generator (gpugen.ErrTooBig); the caller then uses Make. The graph's host copy is
 // made only when asked for (gpu.Graph.Host).
 func (sp Spec) MakeOnDevice(dev *gpu.Device, o Options) (g *gpu.Graph, ok bool, err error) {
 	if dev == nil || dev.IsHost() || (sp.Kind != "rmat" && sp.Kind != "ssca2") {
@@ -263,6 +265,9 @@ func (sp Spec) MakeOnDevice(dev *gpu.Device, o Options) (g *gpu.Graph, ok bool, 
 		g, err = gpugen.RMAT(dev, sp.Scale, sp.EdgeFactor, opts...)
 	} else {
 		g, err = gpugen.SSCA2(dev, sp.Scale, opts...)
+	}
+	if errors.Is(err, gpugen.ErrTooBig) {
+		return nil, false, nil // the host generator may still make it
 	}
 	if err != nil {
 		return nil, false, err

@@ -81,6 +81,13 @@ func pipelineBytes(arcs int64, n int, wb int64) int64 {
 	return max(sorting, compacting) + 1<<20
 }
 
+// ErrTooBig is wrapped by the errors of a generation refused before it
+// began because the device generator cannot hold the graph: more arcs
+// than its 32-bit positions, or more memory at its peak than the device
+// has free. The host generator may still make it (spec.MakeOnDevice then
+// declines, and a sweep generates on the host).
+var ErrTooBig = errors.New("the graph does not fit the device generator")
+
 // checkFree returns an error unless need bytes are free on dev; host names
 // the host generator to suggest.
 func checkFree(dev *gpu.Device, what string, need int64, host string) error {
@@ -89,8 +96,8 @@ func checkFree(dev *gpu.Device, what string, need int64, host string) error {
 		return fmt.Errorf("gpugen: %s: %w", what, err)
 	}
 	if need > info.FreeMemory {
-		return fmt.Errorf("gpugen: %s needs about %s of device memory at its peak, %s is free on %v: close device-resident graphs and prepared algorithms you no longer need, lower the scale, or generate on the host with %s",
-			what, card.Bytes(need), card.Bytes(info.FreeMemory), dev, host)
+		return fmt.Errorf("gpugen: %s needs about %s of device memory at its peak, %s is free on %v: close device-resident graphs and prepared algorithms you no longer need, lower the scale, or generate on the host with %s (%w)",
+			what, card.Bytes(need), card.Bytes(info.FreeMemory), dev, host, ErrTooBig)
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func RMAT(dev *gpu.Device, scale, edgeFactor int, opts ...gen.Option) (*gpu.Grap
 	arcs := 2 * int64(p.Edges)
 	what := fmt.Sprintf("R-MAT scale %d, edge factor %d", scale, edgeFactor)
 	if arcs > maxArcs {
-		return nil, fmt.Errorf("gpugen: %s has %d arcs before deduplication; the device generator numbers them in 32 bits (at most %d): use gen.RMAT and upload the graph", what, arcs, int64(maxArcs))
+		return nil, fmt.Errorf("gpugen: %s has %d arcs before deduplication; the device generator numbers them in 32 bits (at most %d): use gen.RMAT and upload the graph (%w)", what, arcs, int64(maxArcs), ErrTooBig)
 	}
 	if err := checkFree(dev, what, rmatBytes(p), "gen.RMAT"); err != nil {
 		return nil, err

@@ -107,7 +107,7 @@ func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 
 		edges += k
 	}
 	if 2*edges > maxArcs {
-		return nil, nil, nil, fmt.Errorf("%d edges, %d arcs before deduplication; the device generator numbers arcs in 32 bits (at most %d): use gen.SSCA2 and upload the graph", edges, 2*edges, int64(maxArcs))
+		return nil, nil, nil, fmt.Errorf("%d edges, %d arcs before deduplication; the device generator numbers arcs in 32 bits (at most %d): use gen.SSCA2 and upload the graph (%w)", edges, 2*edges, int64(maxArcs), ErrTooBig)
 	}
 	if err := checkFree(r.t.Device(), what, ssca2Bytes(p, float64(2*edges)), "gen.SSCA2"); err != nil {
 		return nil, nil, nil, err

@@ -52,6 +52,9 @@ func TestNewGraphRefusesBadShapes(t *testing.T) {
 	off, _ := d.Int64sFrom([]int64{0, 1})
 	adj, _ := d.Int32sFrom([]int32{0})
 	w, _ := d.Float32sFrom([]float32{1, 2})
+	// Freed here: a buffer left to the collector would change MemoryUsed
+	// under another test's feet.
+	defer func() { off.Free(); adj.Free(); w.Free() }()
 	for _, c := range []struct {
 		n    int
 		w    *Float32s

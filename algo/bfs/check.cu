@@ -5,18 +5,23 @@
 //
 // A failure is recorded as one 64-bit key, rule << 48 | index, kept at its
 // minimum with atomicMin in ctl[CK_ERR]: the lowest rule wins, then the
-// lowest vertex or edge, so the report does not depend on scheduling.
-// bfsck_explain then writes what the host needs to word the error.
+// lowest vertex or edge, so the report does not depend on scheduling (nor
+// on the order of the kernels). bfsck_explain then writes what the host
+// needs to word the error.
 //
-// One pass over the vertices (bfsck_vertices), one over the arcs
-// (bfsck_csr or bfsck_coo) and one over the vertices again (bfsck_final)
-// check every rule but R_CYCLE, which cannot fail alone: when every
-// reached vertex but the source has a reached parent one level up
-// (R_PARENT, R_TREELEVEL) and the source has level 0 (R_SOURCE), following
-// parents lowers the level by one per step and ends at the only vertex of
-// level 0, the source. So the host runs the cycle search (bfsck_anc, the
-// pointer jumping of bfsck_jump, bfsck_cycle) only when R_TREELEVEL is the
-// lowest failure found, where a cycle would be reported first.
+// A check is three launches and one download: bfsck_clear resets the
+// control words and level counts, one pass over the arcs (bfsck_csr or
+// bfsck_coo) checks rules 3 and 4 and marks each vertex whose parent arc
+// it saw, and one pass over the vertices (bfsck_vertices) checks the
+// per-vertex rules, rule 5 on the marks (clearing them for the next
+// check) and counts the levels. Every rule but R_CYCLE is checked there;
+// R_CYCLE cannot fail alone: when every reached vertex but the source has
+// a reached parent one level up (R_PARENT, R_TREELEVEL) and the source has
+// level 0 (R_SOURCE), following parents lowers the level by one per step
+// and ends at the only vertex of level 0, the source. So the host runs the
+// cycle search (bfsck_anc, the pointer jumping of bfsck_jump, bfsck_cycle)
+// only when R_TREELEVEL is the lowest failure found, where a cycle would
+// be reported first.
 //
 // Levels are int (-1: unreached), parents int (-1: none); every kernel is
 // grid-stride over blocks of CK_BLOCK threads.
@@ -33,7 +38,7 @@ typedef unsigned long long u64;
 #define CK_REACHED 1  // vertices with a level
 #define CK_ARCS 2     // arcs (CSR) leaving a reached vertex
 #define CK_LEVELS 3   // deepest level + 1
-#define CK_WORDS 4
+#define CK_WORDS 4     // then the level counts, one word per level
 
 // Rules, in the order they are reported (devcheck.go words them).
 #define R_SOURCE 1    // the source has level 0 and is its own parent
@@ -72,17 +77,28 @@ static __device__ __forceinline__ void ck_block_add(u64 x, u64 *dst) {
 	__syncthreads();
 }
 
-// bfsck_vertices checks the per-vertex rules and counts the vertices of
-// each level below ncounts into counts.
-extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, i64 n, int src, u64 *ctl, u64 *counts,
+// bfsck_clear (one block) resets the control words and the nwords -
+// CK_WORDS level counts after them for a new check.
+extern "C" __global__ void bfsck_clear(u64 *ctl, int nwords) {
+	for (int i = threadIdx.x; i < nwords; i += blockDim.x) ctl[i] = i == CK_ERR ? ~0ull : 0;
+}
+
+// bfsck_vertices checks the per-vertex rules, among them rule 5 on the
+// marks the arc pass left (each reached vertex but the source was marked
+// by its parent arc), clears the marks, and counts the vertices of each
+// level below ncounts into the counts after the control words.
+extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, u8 *mark, i64 n, int src, u64 *ctl,
                                           int ncounts) {
 	__shared__ unsigned hist[CK_HIST];
+	u64 *counts = ctl + CK_WORDS;
 	for (int i = threadIdx.x; i < CK_HIST; i += blockDim.x) hist[i] = 0;
 	__syncthreads();
 	u64 reached = 0;
 	int deepest = -1;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
 		int l = lv[v], p = par[v];
+		u8 marked = mark[v];
+		if (marked) mark[v] = 0;
 		if (v == src) {
 			if (l != 0 || p != src) ck_fail(ctl, R_SOURCE, v);
 		} else if (l < -1 || (l == -1 && p != -1)) {
@@ -94,6 +110,7 @@ extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, i64 n, 
 				ck_fail(ctl, R_TREELEVEL, v);
 			}
 		}
+		if (v != src && l >= 0 && !marked) ck_fail(ctl, R_TREEARC, v);
 		if (l >= 0) {
 			reached++;
 			deepest = l > deepest ? l : deepest;
@@ -174,15 +191,26 @@ static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
 	return (int)lo;
 }
 
+// bfsck_tails fills tails[c] with the tail of arc c*CK_CHUNK, the first
+// arc of bfsck_csr's chunk c, for the chunks of the m arcs: a table of
+// the graph, built by the first check and kept, so that a check spends no
+// binary search per chunk.
+extern "C" __global__ void bfsck_tails(const i64 *off, i64 n, i64 m, int *tails) {
+	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
+	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
+		tails[c] = ck_tail(off, n, c * CK_CHUNK);
+	}
+}
+
 // bfsck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per
-// thread (one binary search for the first tail; the tail's level and
+// thread (the first tail from bfsck_tails's table; the tail's level and
 // parent then stay in registers), and counts the arcs that leave a
 // reached vertex into ctl[CK_ARCS]. Rule 5 on an undirected graph, whose
 // CSR stores both arcs of each edge: the arc u→par[u], found while u's
 // own list is read, stands for par[u]→u and marks u (so no arc reads the
 // parent of its head). On a directed graph an arc u→v one level down
 // marks v when par[v] = u.
-extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 m, int directed, const int *lv,
+extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, const int *tails, i64 m, int directed, const int *lv,
                                      const int *par, u8 *mark, u64 *ctl) {
 	u64 arcs = 0;
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
@@ -210,7 +238,7 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 		int hl[CK_CHUNK];
 #pragma unroll
 		for (int j = 0; j < CK_CHUNK; j++) hl[j] = lv[heads[j]];
-		int u = ck_tail(off, n, k0);
+		int u = tails[c];
 		i64 uend = off[u + 1];
 		int lu = lv[u], pu = par[u];
 #pragma unroll
@@ -239,14 +267,6 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, i64 n, i64 
 		}
 	}
 	ck_block_add(arcs, &ctl[CK_ARCS]);
-}
-
-// bfsck_final checks that each reached vertex but the source was marked
-// by its parent arc.
-extern "C" __global__ void bfsck_final(const int *lv, const u8 *mark, i64 n, int src, u64 *ctl) {
-	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
-		if (v != src && lv[v] >= 0 && !mark[v]) ck_fail(ctl, R_TREEARC, v);
-	}
 }
 
 // bfsck_cycle checks, after the pointer jumping, that parents lead every

@@ -19,12 +19,13 @@ var checkModule = gpu.ModuleCache{Name: "bfs_check.cu", Source: checkSource}
 
 // Kernel names and control words of check.cu (a test compares them).
 const (
+	kCkClear    = "bfsck_clear"
 	kCkVertices = "bfsck_vertices"
+	kCkTails    = "bfsck_tails"
 	kCkAnc      = "bfsck_anc"
 	kCkJump     = "bfsck_jump"
 	kCkCOO      = "bfsck_coo"
 	kCkCSR      = "bfsck_csr"
-	kCkFinal    = "bfsck_final"
 	kCkCycle    = "bfsck_cycle"
 	kCkExplain  = "bfsck_explain"
 
@@ -32,12 +33,12 @@ const (
 	ckReached = 1  // CK_REACHED
 	ckArcs    = 2  // CK_ARCS
 	ckLevels  = 3  // CK_LEVELS
-	ckWords   = 4  // CK_WORDS
+	ckWords   = 4  // CK_WORDS, then the level counts
 	ckChunk   = 16 // CK_CHUNK: arcs per thread of bfsck_csr
 	ckNone    = ^uint64(0)
 )
 
-var checkKernelNames = []string{kCkVertices, kCkAnc, kCkJump, kCkCOO, kCkCSR, kCkFinal, kCkCycle, kCkExplain}
+var checkKernelNames = []string{kCkClear, kCkVertices, kCkAnc, kCkJump, kCkTails, kCkCOO, kCkCSR, kCkCycle, kCkExplain}
 
 // Rules of check.cu, in the order they are reported.
 const (
@@ -52,17 +53,20 @@ const (
 )
 
 // checkState is the device memory of the checks, allocated by the first
-// check of a Prepared and kept with it: the parent-arc marks, control
-// words, level counts and the explanation of a failure; the pointer-jumping
-// ancestors from the first cycle search, and Check's copies of a host
-// result's levels and parents from its first call.
+// check of a Prepared and kept with it: the parent-arc marks (all clear
+// between checks unless markDirty), the control words followed by the
+// level counts, the explanation of a failure and, for a CSR, the chunk
+// tails (bfsck_tails); the pointer-jumping ancestors from the first cycle
+// search, and Check's copies of a host result's levels and parents from
+// its first call.
 type checkState struct {
 	fn              map[string]*gpu.Function
 	levels, parents *gpu.Int32s // Check only
 	anc             *gpu.Int32s // cycle searches only
 	mark            *gpu.Uint8s
+	markDirty       bool // a check stopped before bfsck_vertices cleared the marks
+	tails           *gpu.Int32s
 	ctl             *gpu.Uint64s
-	counts          *gpu.Uint64s
 	info            *gpu.Int64s
 }
 
@@ -133,8 +137,9 @@ func (p *Prepared) Check(r *Result) error {
 // parents. It reads the graph as prepared (the COO, permuted or not, or
 // the CSR), whose construction is tested against the host's.
 //
-// The first check allocates 1 byte per vertex, kept until Close (4 more
-// for the first cycle search). A failure is an error naming the rule and
+// The first check allocates 1 byte per vertex and, on a CSR, 4 bytes per
+// 16 arcs, kept until Close (4 bytes per vertex more for the first cycle
+// search). A failure is an error naming the rule and
 // the lowest offending vertex or arc of the first rule broken (the rules
 // in the order: source, levels, rule 1 parents, rule 1 cycles, rule 2,
 // rule 4, rule 3, rule 5), e.g. "bfs: device check: rule 3 (edge levels):
@@ -194,7 +199,8 @@ func (p *Prepared) checkShape(src int32, levels, parents int) error {
 }
 
 // checkState returns the check's buffers, allocating them on first use
-// (counts: nlevels words, grown when a deeper result comes).
+// (the level counts after the control words: nlevels words, grown when a
+// deeper result comes).
 func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 	ck := p.ck
 	if ck == nil {
@@ -212,52 +218,70 @@ func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 		if ck.mark, err = mem.AllocUint8s(p.n); err != nil {
 			return nil, err
 		}
-		if ck.ctl, err = mem.AllocUint64s(ckWords); err != nil {
-			return nil, err
-		}
+		ck.markDirty = true
 		if ck.info, err = mem.AllocInt64s(6); err != nil {
 			return nil, err
 		}
+		if p.coo == nil && p.arcs > 0 {
+			if ck.tails, err = p.chunkTails(ck); err != nil {
+				return nil, err
+			}
+		}
 		p.ck = ck
 	}
-	if ck.counts == nil || ck.counts.Len() < max(nlevels, 1) {
-		c, err := p.mem.AllocUint64s(max(nlevels, 64))
+	if ck.ctl == nil || ck.ctl.Len() < ckWords+max(nlevels, 1) {
+		c, err := p.mem.AllocUint64s(ckWords + max(nlevels, 64))
 		if err != nil {
 			return nil, err
 		}
-		if ck.counts != nil {
-			_ = ck.counts.Free()
+		if ck.ctl != nil {
+			_ = ck.ctl.Free()
 		}
-		ck.counts = c
+		ck.ctl = c
 	}
 	return ck, nil
 }
 
+// chunkTails returns the table of bfsck_tails for p's CSR: the tail of
+// the first arc of each chunk of ckChunk arcs.
+func (p *Prepared) chunkTails(ck *checkState) (*gpu.Int32s, error) {
+	chunks := int((p.arcs + ckChunk - 1) / ckChunk)
+	tails, err := p.mem.AllocInt32s(chunks)
+	if err != nil {
+		return nil, err
+	}
+	err = p.Device().Exec(func(t *gpu.Thread) error {
+		return t.Launch(ck.fn[kCkTails], p.grid(chunks), gpu.D1(blockSize), 0, p.off, int64(p.n), p.arcs, tails)
+	})
+	if err != nil {
+		_ = tails.Free()
+		return nil, err
+	}
+	return tails, nil
+}
+
 // checkOn runs check.cu on levels and parents, a result with r's
-// bookkeeping (r's own levels and parents are not read).
+// bookkeeping (r's own levels and parents are not read): bfsck_clear, the
+// arc pass, bfsck_vertices and one download of the control words and
+// level counts; the cycle search and the explanation only on failure.
 func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Result) error {
 	n, src, fn := p.n, r.Source, ck.fn
 	block := gpu.D1(blockSize)
-	vgrid := p.grid(n)
-	ctl := make([]uint64, ckWords)
+	ctl := make([]uint64, ck.ctl.Len())
 	nl := len(r.FrontierSizes)
-	var counts []uint64
 	fail := func(err error) error {
 		return fmt.Errorf("bfs: device check of %s from %d: %w", p.Label(), src, err)
 	}
 	err := p.Device().Exec(func(t *gpu.Thread) error {
-		if err := ck.ctl.Upload([]uint64{ckNone, 0, 0, 0}); err != nil {
+		if ck.markDirty {
+			if err := ck.mark.Fill(0); err != nil {
+				return err
+			}
+		}
+		if err := t.Launch(fn[kCkClear], gpu.D1(1), block, 0, ck.ctl, int32(ck.ctl.Len())); err != nil {
 			return err
 		}
-		if err := ck.counts.Fill(0); err != nil {
-			return err
-		}
-		if err := ck.mark.Fill(0); err != nil {
-			return err
-		}
-		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, levels, parents, int64(n), src, ck.ctl, ck.counts, nl); err != nil {
-			return err
-		}
+		ck.markDirty = true
 		if p.coo != nil {
 			if err := t.Launch(fn[kCkCOO], p.grid(int(p.coo.Edges)), block, 0, p.coo.Start, p.coo.End, p.coo.Edges,
 				levels, parents, ck.mark, ck.ctl); err != nil {
@@ -268,29 +292,22 @@ func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Resul
 			if p.directed {
 				directed = 1
 			}
-			if err := t.Launch(fn[kCkCSR], p.grid(int((p.arcs+ckChunk-1)/ckChunk)), block, 0, p.off, p.adj, int64(n), p.arcs,
+			if err := t.Launch(fn[kCkCSR], p.grid(int((p.arcs+ckChunk-1)/ckChunk)), block, 0, p.off, p.adj, ck.tails, p.arcs,
 				directed, levels, parents, ck.mark, ck.ctl); err != nil {
 				return err
 			}
 		}
-		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, levels, ck.mark, int64(n), src, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkVertices], p.grid(n), block, 0, levels, parents, ck.mark, int64(n), src, ck.ctl, nl); err != nil {
 			return err
 		}
-		if err := ck.ctl.Download(ctl); err != nil {
-			return err
-		}
-		if ctl[ckErr] != ckNone {
-			return nil
-		}
-		var err error
-		counts, err = ck.counts.ToHost()
-		return err
+		ck.markDirty = false
+		return ck.ctl.Download(ctl)
 	})
 	if err != nil {
 		return fail(err)
 	}
 	if ctl[ckErr] == ckNone {
-		return checkCounts(r, p.directed, ctl, counts[:nl], p.coo == nil)
+		return checkCounts(r, p.directed, ctl, ctl[ckWords:ckWords+nl], p.coo == nil)
 	}
 	if ctl[ckErr]>>48 == ruleTreeLevel {
 		// A cycle, if any, breaks rule 2 too and is reported first.

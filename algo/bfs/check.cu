@@ -104,9 +104,10 @@ extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, u8 *mar
 		} else if (l < -1 || (l == -1 && p != -1)) {
 			ck_fail(ctl, R_LEVEL, v);
 		} else if (l >= 0) {
-			if (p < 0 || p >= n || lv[p] < 0) {
+			int lp = p >= 0 && p < n ? lv[p] : -1; // one read of the parent's level
+			if (lp < 0) {
 				ck_fail(ctl, R_PARENT, v);
-			} else if (lv[p] != l - 1) {
+			} else if (lp != l - 1) {
 				ck_fail(ctl, R_TREELEVEL, v);
 			}
 		}

@@ -124,11 +124,11 @@ func (p *Prepared) Check(r *Result) error {
 // CheckDevice validates r, a result of RunOnDevice on p's graph, where it
 // is: by the rules of the package's Check, with nothing copied to the
 // device and nothing back but a few control words (and, on failure, the
-// ends of the offending arc). A per-vertex kernel checks the source, the
-// levels and parents and rule 2; an edge-parallel pass over the arcs
-// (the CSR's, or the COO's edges in both directions for EdgeScan) checks
-// rules 3 and 4 and marks each vertex whose parent arc exists (rule 5);
-// rule 1 follows from rule 2 (levels fall by one along parents), and
+// ends of the offending arc), with one synchronisation when it passes. An
+// edge-parallel pass over the arcs (the CSR's, or the COO's edges in both
+// directions for EdgeScan) checks rules 3 and 4 and marks each vertex
+// whose parent arc exists; then one per-vertex pass checks the source,
+// the levels and parents, rule 2 and the marks (rule 5); rule 1 follows from rule 2 (levels fall by one along parents), and
 // when rule 2 fails, pointer jumping (⌈log₂ N⌉+1 rounds) looks for a
 // cycle, reported first. It also checks Reached, FrontierSizes and, where
 // the CSR is on the device (the direction-optimizing and

@@ -38,7 +38,8 @@ typedef unsigned long long u64;
 #define CK_REACHED 1  // vertices with a level
 #define CK_ARCS 2     // arcs (CSR) leaving a reached vertex
 #define CK_LEVELS 3   // deepest level + 1
-#define CK_WORDS 4     // then the level counts, one word per level
+#define CK_MARKS 4     // vertices marked by their parent arc
+#define CK_WORDS 5     // then the level counts, one word per level
 
 // Rules, in the order they are reported (devcheck.go words them).
 #define R_SOURCE 1    // the source has level 0 and is its own parent
@@ -51,6 +52,7 @@ typedef unsigned long long u64;
 #define R_TREEARC 8   // rule 5: an input arc joins each parent to its child
 
 #define CK_HIST 64 // levels counted in shared memory first
+#define CK_WIDE 255 // a byte level that stands for "read the int level"
 #define CK_CHUNK 16 // consecutive arcs per thread of bfsck_csr
 
 static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
@@ -83,12 +85,13 @@ extern "C" __global__ void bfsck_clear(u64 *ctl, int nwords) {
 	for (int i = threadIdx.x; i < nwords; i += blockDim.x) ctl[i] = i == CK_ERR ? ~0ull : 0;
 }
 
-// bfsck_vertices checks the per-vertex rules, among them rule 5 on the
-// marks the arc pass left (each reached vertex but the source was marked
-// by its parent arc), clears the marks, and counts the vertices of each
-// level below ncounts into the counts after the control words.
-extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, u8 *mark, i64 n, int src, u64 *ctl,
-                                          int ncounts) {
+// bfsck_vertices checks the per-vertex rules but rule 5, counts the
+// vertices of each level below ncounts into the counts after the control
+// words, writes the levels as bytes for the arc pass (lv8[v] = level + 1,
+// or CK_WIDE where that is not below CK_WIDE: read lv) and clears the
+// parent-arc marks (a bit per vertex).
+extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, u8 *lv8, unsigned *marks, i64 n, int src,
+                                          u64 *ctl, int ncounts) {
 	__shared__ unsigned hist[CK_HIST];
 	u64 *counts = ctl + CK_WORDS;
 	for (int i = threadIdx.x; i < CK_HIST; i += blockDim.x) hist[i] = 0;
@@ -97,8 +100,8 @@ extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, u8 *mar
 	int deepest = -1;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
 		int l = lv[v], p = par[v];
-		u8 marked = mark[v];
-		if (marked) mark[v] = 0;
+		lv8[v] = l >= -1 && l < CK_WIDE - 1 ? (u8)(l + 1) : (u8)CK_WIDE;
+		if ((v & 31) == 0) marks[v >> 5] = 0;
 		if (v == src) {
 			if (l != 0 || p != src) ck_fail(ctl, R_SOURCE, v);
 		} else if (l < -1 || (l == -1 && p != -1)) {
@@ -111,7 +114,6 @@ extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, u8 *mar
 				ck_fail(ctl, R_TREELEVEL, v);
 			}
 		}
-		if (v != src && l >= 0 && !marked) ck_fail(ctl, R_TREEARC, v);
 		if (l >= 0) {
 			reached++;
 			deepest = l > deepest ? l : deepest;
@@ -128,6 +130,13 @@ extern "C" __global__ void bfsck_vertices(const int *lv, const int *par, u8 *mar
 	}
 	if (deepest >= 0) atomicMax(&ctl[CK_LEVELS], (u64)deepest + 1);
 	ck_block_add(reached, &ctl[CK_REACHED]);
+}
+
+// ck_mark marks v as reached by its parent arc and returns 1 when v was
+// not marked yet (each vertex is counted once into CK_MARKS).
+static __device__ __forceinline__ u64 ck_mark(unsigned *marks, int v) {
+	unsigned bit = 1u << (v & 31);
+	return (atomicOr(&marks[v >> 5], bit) & bit) ? 0 : 1;
 }
 
 // bfsck_anc starts the cycle search: anc[v] = v's parent where v is a
@@ -151,30 +160,33 @@ extern "C" __global__ void bfsck_jump(int *anc, i64 n) {
 	}
 }
 
-// ck_arc checks the arc u→v (index idx in the error key) and marks v when
-// it is v's parent arc.
-static __device__ __forceinline__ void ck_arc(u64 idx, int u, int v, const int *lv, const int *par, u8 *mark,
-                                              u64 *ctl) {
+// ck_arc checks the arc u→v (index idx in the error key) and marks v
+// when it is the parent arc of v, a reached vertex other than src; it
+// returns the number of new marks.
+static __device__ __forceinline__ u64 ck_arc(u64 idx, int u, int v, const int *lv, const int *par, int src,
+                                             unsigned *marks, u64 *ctl) {
 	int lu = lv[u];
-	if (lu < 0) return;
+	if (lu < 0) return 0;
 	int l = lv[v];
 	if (l < 0) {
 		ck_fail(ctl, R_SPAN, idx);
 	} else if (l > lu + 1) {
 		ck_fail(ctl, R_EDGELEVEL, idx);
 	}
-	if (par[v] == u) mark[v] = 1;
+	return l >= 0 && v != src && par[v] == u ? ck_mark(marks, v) : 0;
 }
 
 // bfsck_coo checks the m undirected edges of a COO in both directions:
 // index 2e is start→end, 2e+1 end→start.
-extern "C" __global__ void bfsck_coo(const int *st, const int *en, i64 m, const int *lv, const int *par, u8 *mark,
-                                     u64 *ctl) {
+extern "C" __global__ void bfsck_coo(const int *st, const int *en, i64 m, const int *lv, const int *par, int src,
+                                     unsigned *marks, u64 *ctl) {
+	u64 marked = 0;
 	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < m; e += (i64)gridDim.x * blockDim.x) {
 		int a = st[e], b = en[e];
-		ck_arc(2 * (u64)e, a, b, lv, par, mark, ctl);
-		ck_arc(2 * (u64)e + 1, b, a, lv, par, mark, ctl);
+		marked += ck_arc(2 * (u64)e, a, b, lv, par, src, marks, ctl);
+		marked += ck_arc(2 * (u64)e + 1, b, a, lv, par, src, marks, ctl);
 	}
+	ck_block_add(marked, &ctl[CK_MARKS]);
 }
 
 // ck_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
@@ -206,14 +218,16 @@ extern "C" __global__ void bfsck_tails(const i64 *off, i64 n, i64 m, int *tails)
 // bfsck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per
 // thread (the first tail from bfsck_tails's table; the tail's level and
 // parent then stay in registers), and counts the arcs that leave a
-// reached vertex into ctl[CK_ARCS]. Rule 5 on an undirected graph, whose
-// CSR stores both arcs of each edge: the arc u→par[u], found while u's
-// own list is read, stands for par[u]→u and marks u (so no arc reads the
-// parent of its head). On a directed graph an arc u→v one level down
-// marks v when par[v] = u.
+// reached vertex into ctl[CK_ARCS]. The heads' levels are read from lv8,
+// a byte each. Rule 5 on an undirected graph, whose CSR stores both arcs
+// of each edge: the arc u→par[u], found while u's own list is read,
+// stands for par[u]→u and marks u (so no arc reads the parent of its
+// head). On a directed graph an arc u→v one level down marks v when
+// par[v] = u. The source is never marked; new marks are counted into
+// ctl[CK_MARKS].
 extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, const int *tails, i64 m, int directed, const int *lv,
-                                     const int *par, u8 *mark, u64 *ctl) {
-	u64 arcs = 0;
+                                     const u8 *lv8, const int *par, int src, unsigned *marks, u64 *ctl) {
+	u64 arcs = 0, marked = 0;
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
 	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
 		i64 k0 = c * CK_CHUNK, end = k0 + CK_CHUNK < m ? k0 + CK_CHUNK : m;
@@ -236,9 +250,9 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, const int *
 		}
 		// Their levels, all requested before any is used (the random
 		// reads overlap; a tail left unreached wastes its arcs' reads).
-		int hl[CK_CHUNK];
+		u8 hl[CK_CHUNK];
 #pragma unroll
-		for (int j = 0; j < CK_CHUNK; j++) hl[j] = lv[heads[j]];
+		for (int j = 0; j < CK_CHUNK; j++) hl[j] = lv8[heads[j]];
 		int u = tails[c];
 		i64 uend = off[u + 1];
 		int lu = lv[u], pu = par[u];
@@ -254,20 +268,30 @@ extern "C" __global__ void bfsck_csr(const i64 *off, const int *adj, const int *
 			}
 			if (lu < 0) continue;
 			arcs++;
-			int v = heads[j], l = hl[j];
+			int v = heads[j], l = hl[j] == CK_WIDE ? lv[v] : (int)hl[j] - 1;
 			if (l < 0) {
 				ck_fail(ctl, R_SPAN, (u64)k);
 			} else if (l > lu + 1) {
 				ck_fail(ctl, R_EDGELEVEL, (u64)k);
 			}
 			if (!directed) {
-				if (v == pu) mark[u] = 1;
-			} else if (l == lu + 1 && par[v] == u) {
-				mark[v] = 1;
+				if (v == pu && u != src) marked += ck_mark(marks, u);
+			} else if (l == lu + 1 && v != src && par[v] == u) {
+				marked += ck_mark(marks, v);
 			}
 		}
 	}
 	ck_block_add(arcs, &ctl[CK_ARCS]);
+	ck_block_add(marked, &ctl[CK_MARKS]);
+}
+
+// bfsck_treearc finds the vertices that break rule 5: reached, not the
+// source, not marked by their parent arc. The host runs it only when
+// fewer vertices were marked than reached, the source aside.
+extern "C" __global__ void bfsck_treearc(const int *lv, const unsigned *marks, i64 n, int src, u64 *ctl) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		if (v != src && lv[v] >= 0 && !(marks[v >> 5] >> (v & 31) & 1)) ck_fail(ctl, R_TREEARC, v);
+	}
 }
 
 // bfsck_cycle checks, after the pointer jumping, that parents lead every

@@ -27,18 +27,20 @@ const (
 	kCkCOO      = "bfsck_coo"
 	kCkCSR      = "bfsck_csr"
 	kCkCycle    = "bfsck_cycle"
+	kCkTreeArc  = "bfsck_treearc"
 	kCkExplain  = "bfsck_explain"
 
 	ckErr     = 0  // check.cu CK_ERR
 	ckReached = 1  // CK_REACHED
 	ckArcs    = 2  // CK_ARCS
 	ckLevels  = 3  // CK_LEVELS
-	ckWords   = 4  // CK_WORDS, then the level counts
+	ckMarks   = 4  // CK_MARKS
+	ckWords   = 5  // CK_WORDS, then the level counts
 	ckChunk   = 16 // CK_CHUNK: arcs per thread of bfsck_csr
 	ckNone    = ^uint64(0)
 )
 
-var checkKernelNames = []string{kCkClear, kCkVertices, kCkAnc, kCkJump, kCkTails, kCkCOO, kCkCSR, kCkCycle, kCkExplain}
+var checkKernelNames = []string{kCkClear, kCkVertices, kCkAnc, kCkJump, kCkTails, kCkCOO, kCkCSR, kCkTreeArc, kCkCycle, kCkExplain}
 
 // Rules of check.cu, in the order they are reported.
 const (
@@ -53,8 +55,8 @@ const (
 )
 
 // checkState is the device memory of the checks, allocated by the first
-// check of a Prepared and kept with it: the parent-arc marks (all clear
-// between checks unless markDirty), the control words followed by the
+// check of a Prepared and kept with it: the levels as bytes, the
+// parent-arc marks (a bit per vertex), the control words followed by the
 // level counts, the explanation of a failure and, for a CSR, the chunk
 // tails (bfsck_tails); the pointer-jumping ancestors from the first cycle
 // search, and Check's copies of a host result's levels and parents from
@@ -63,8 +65,8 @@ type checkState struct {
 	fn              map[string]*gpu.Function
 	levels, parents *gpu.Int32s // Check only
 	anc             *gpu.Int32s // cycle searches only
-	mark            *gpu.Uint8s
-	markDirty       bool // a check stopped before bfsck_vertices cleared the marks
+	lv8             *gpu.Uint8s
+	marks           *gpu.Uint32s
 	tails           *gpu.Int32s
 	ctl             *gpu.Uint64s
 	info            *gpu.Int64s
@@ -137,8 +139,8 @@ func (p *Prepared) Check(r *Result) error {
 // parents. It reads the graph as prepared (the COO, permuted or not, or
 // the CSR), whose construction is tested against the host's.
 //
-// The first check allocates 1 byte per vertex and, on a CSR, 4 bytes per
-// 16 arcs, kept until Close (4 bytes per vertex more for the first cycle
+// The first check allocates 1⅛ bytes per vertex and, on a CSR, 4 bytes
+// per 16 arcs, kept until Close (4 bytes per vertex more for the first cycle
 // search). A failure is an error naming the rule and
 // the lowest offending vertex or arc of the first rule broken (the rules
 // in the order: source, levels, rule 1 parents, rule 1 cycles, rule 2,
@@ -215,10 +217,12 @@ func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 			}
 		}
 		mem := p.mem
-		if ck.mark, err = mem.AllocUint8s(p.n); err != nil {
+		if ck.lv8, err = mem.AllocUint8s(p.n); err != nil {
 			return nil, err
 		}
-		ck.markDirty = true
+		if ck.marks, err = mem.AllocUint32s((p.n + 31) / 32); err != nil {
+			return nil, err
+		}
 		if ck.info, err = mem.AllocInt64s(6); err != nil {
 			return nil, err
 		}
@@ -261,9 +265,10 @@ func (p *Prepared) chunkTails(ck *checkState) (*gpu.Int32s, error) {
 }
 
 // checkOn runs check.cu on levels and parents, a result with r's
-// bookkeeping (r's own levels and parents are not read): bfsck_clear, the
-// arc pass, bfsck_vertices and one download of the control words and
-// level counts; the cycle search and the explanation only on failure.
+// bookkeeping (r's own levels and parents are not read): bfsck_clear,
+// bfsck_vertices, the arc pass and one download of the control words and
+// level counts; the rule 5 search (when fewer vertices were marked than
+// reached), the cycle search and the explanation only on failure.
 func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Result) error {
 	n, src, fn := p.n, r.Source, ck.fn
 	block := gpu.D1(blockSize)
@@ -273,18 +278,15 @@ func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Resul
 		return fmt.Errorf("bfs: device check of %s from %d: %w", p.Label(), src, err)
 	}
 	err := p.Device().Exec(func(t *gpu.Thread) error {
-		if ck.markDirty {
-			if err := ck.mark.Fill(0); err != nil {
-				return err
-			}
-		}
 		if err := t.Launch(fn[kCkClear], gpu.D1(1), block, 0, ck.ctl, int32(ck.ctl.Len())); err != nil {
 			return err
 		}
-		ck.markDirty = true
+		if err := t.Launch(fn[kCkVertices], p.grid(n), block, 0, levels, parents, ck.lv8, ck.marks, int64(n), src, ck.ctl, nl); err != nil {
+			return err
+		}
 		if p.coo != nil {
 			if err := t.Launch(fn[kCkCOO], p.grid(int(p.coo.Edges)), block, 0, p.coo.Start, p.coo.End, p.coo.Edges,
-				levels, parents, ck.mark, ck.ctl); err != nil {
+				levels, parents, src, ck.marks, ck.ctl); err != nil {
 				return err
 			}
 		} else {
@@ -293,14 +295,20 @@ func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Resul
 				directed = 1
 			}
 			if err := t.Launch(fn[kCkCSR], p.grid(int((p.arcs+ckChunk-1)/ckChunk)), block, 0, p.off, p.adj, ck.tails, p.arcs,
-				directed, levels, parents, ck.mark, ck.ctl); err != nil {
+				directed, levels, ck.lv8, parents, src, ck.marks, ck.ctl); err != nil {
 				return err
 			}
 		}
-		if err := t.Launch(fn[kCkVertices], p.grid(n), block, 0, levels, parents, ck.mark, int64(n), src, ck.ctl, nl); err != nil {
+		if err := ck.ctl.Download(ctl); err != nil {
 			return err
 		}
-		ck.markDirty = false
+		if ctl[ckErr] != ckNone || ctl[ckReached] == 0 || ctl[ckMarks] == ctl[ckReached]-1 {
+			return nil
+		}
+		// Some reached vertex lacks its parent arc: find the lowest.
+		if err := t.Launch(fn[kCkTreeArc], p.grid(n), block, 0, levels, ck.marks, int64(n), src, ck.ctl); err != nil {
+			return err
+		}
 		return ck.ctl.Download(ctl)
 	})
 	if err != nil {

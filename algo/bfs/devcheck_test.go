@@ -17,7 +17,7 @@ func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
 	defs := cudasrc.Defines(checkSource)
 	for name, want := range map[string]int64{
-		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_LEVELS": ckLevels,
+		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_LEVELS": ckLevels, "CK_MARKS": ckMarks,
 		"CK_WORDS": ckWords, "CK_CHUNK": ckChunk, "R_SOURCE": ruleSource, "R_LEVEL": ruleLevel, "R_PARENT": ruleParent, "R_CYCLE": ruleCycle,
 		"R_TREELEVEL": ruleTreeLevel, "R_SPAN": ruleSpan, "R_EDGELEVEL": ruleEdgeLevel, "R_TREEARC": ruleTreeArc,
 	} {

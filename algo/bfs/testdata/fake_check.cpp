@@ -24,8 +24,9 @@ fake::Table table({
     small(fake::kernel("bfsck_anc", bfsck_anc, direct)),
     small(fake::kernel("bfsck_jump", bfsck_jump, direct)),
     small(fake::kernel("bfsck_tails", bfsck_tails, direct)),
-    small(fake::kernel("bfsck_coo", bfsck_coo, direct)),
+    small(fake::kernel("bfsck_coo", bfsck_coo)),
     small(fake::kernel("bfsck_csr", bfsck_csr)),
+    small(fake::kernel("bfsck_treearc", bfsck_treearc, direct)),
     small(fake::kernel("bfsck_cycle", bfsck_cycle, direct)),
     fake::kernel("bfsck_explain", bfsck_explain, direct),
 });

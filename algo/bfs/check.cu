@@ -10,21 +10,25 @@
 // needs to word the error.
 //
 // A check is three launches and one download: bfsck_clear resets the
-// control words and level counts, one pass over the arcs (bfsck_csr or
-// bfsck_coo) checks rules 3 and 4 and marks each vertex whose parent arc
-// it saw, and one pass over the vertices (bfsck_vertices) checks the
-// per-vertex rules, rule 5 on the marks (clearing them for the next
-// check) and counts the levels. Every rule but R_CYCLE is checked there;
-// R_CYCLE cannot fail alone: when every reached vertex but the source has
-// a reached parent one level up (R_PARENT, R_TREELEVEL) and the source has
-// level 0 (R_SOURCE), following parents lowers the level by one per step
-// and ends at the only vertex of level 0, the source. So the host runs the
-// cycle search (bfsck_anc, the pointer jumping of bfsck_jump, bfsck_cycle)
-// only when R_TREELEVEL is the lowest failure found, where a cycle would
-// be reported first.
+// control words and level counts; one pass over the vertices
+// (bfsck_vertices) checks the per-vertex rules, counts the levels, writes
+// the levels as bytes and clears the parent-arc marks; one pass over the
+// arcs (bfsck_csr, reading the heads' byte levels, or bfsck_coo) checks
+// rules 3 and 4 and marks, once, each vertex whose parent arc it saw,
+// counting the marks. Rule 5 holds when every reached vertex but the
+// source was marked; only when fewer were does bfsck_treearc look for the
+// lowest unmarked one. R_CYCLE cannot fail alone: when every
+// reached vertex but the source has a reached parent one level up
+// (R_PARENT, R_TREELEVEL) and the source has level 0 (R_SOURCE),
+// following parents lowers the level by one per step and ends at the only
+// vertex of level 0, the source. So the host runs the cycle search
+// (bfsck_anc, the pointer jumping of bfsck_jump, bfsck_cycle) only when
+// R_TREELEVEL is the lowest failure found, where a cycle would be
+// reported first.
 //
-// Levels are int (-1: unreached), parents int (-1: none); every kernel is
-// grid-stride over blocks of CK_BLOCK threads.
+// Levels are int (-1: unreached), parents int (-1: none); every kernel
+// but bfsck_clear and bfsck_explain (one block) is grid-stride over
+// blocks of CK_BLOCK threads.
 
 typedef unsigned char u8;
 typedef long long i64;

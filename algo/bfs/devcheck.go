@@ -126,12 +126,14 @@ func (p *Prepared) Check(r *Result) error {
 // CheckDevice validates r, a result of RunOnDevice on p's graph, where it
 // is: by the rules of the package's Check, with nothing copied to the
 // device and nothing back but a few control words (and, on failure, the
-// ends of the offending arc), with one synchronisation when it passes. An
-// edge-parallel pass over the arcs (the CSR's, or the COO's edges in both
-// directions for EdgeScan) checks rules 3 and 4 and marks each vertex
-// whose parent arc exists; then one per-vertex pass checks the source,
-// the levels and parents, rule 2 and the marks (rule 5); rule 1 follows from rule 2 (levels fall by one along parents), and
-// when rule 2 fails, pointer jumping (⌈log₂ N⌉+1 rounds) looks for a
+// ends of the offending arc), with one synchronisation when it passes. A
+// per-vertex pass checks the source, the levels and parents and rule 2
+// and keeps the levels as bytes; an edge-parallel pass over the arcs (the
+// CSR's, or the COO's edges in both directions for EdgeScan) checks rules
+// 3 and 4 and marks and counts the vertices whose parent arc exists
+// (rule 5: all reached ones but the source); rule 1 follows from rule 2
+// (levels fall by one along parents), and when rule 2 fails, pointer
+// jumping (⌈log₂ N⌉+1 rounds) looks for a
 // cycle, reported first. It also checks Reached, FrontierSizes and, where
 // the CSR is on the device (the direction-optimizing and
 // dynamic-parallelism methods), ComponentEdges. The check is independent
@@ -140,9 +142,9 @@ func (p *Prepared) Check(r *Result) error {
 // the CSR), whose construction is tested against the host's.
 //
 // The first check allocates 1⅛ bytes per vertex and, on a CSR, 4 bytes
-// per 16 arcs, kept until Close (4 bytes per vertex more for the first cycle
-// search). A failure is an error naming the rule and
-// the lowest offending vertex or arc of the first rule broken (the rules
+// per 16 arcs, kept until Close (4 bytes per vertex more for the first
+// cycle search). A failure is an error naming the rule and the lowest
+// offending vertex or arc of the first rule broken (the rules
 // in the order: source, levels, rule 1 parents, rule 1 cycles, rule 2,
 // rule 4, rule 3, rule 5), e.g. "bfs: device check: rule 3 (edge levels):
 // arc 5→9 joins levels 1 and 3, more than one apart". It returns an

@@ -19,25 +19,28 @@ var checkModule = gpu.ModuleCache{Name: "bfs_check.cu", Source: checkSource}
 
 // Kernel names and control words of check.cu (a test compares them).
 const (
+	kCkClear    = "bfsck_clear"
 	kCkVertices = "bfsck_vertices"
+	kCkTails    = "bfsck_tails"
 	kCkAnc      = "bfsck_anc"
 	kCkJump     = "bfsck_jump"
 	kCkCOO      = "bfsck_coo"
 	kCkCSR      = "bfsck_csr"
-	kCkFinal    = "bfsck_final"
 	kCkCycle    = "bfsck_cycle"
+	kCkTreeArc  = "bfsck_treearc"
 	kCkExplain  = "bfsck_explain"
 
 	ckErr     = 0  // check.cu CK_ERR
 	ckReached = 1  // CK_REACHED
 	ckArcs    = 2  // CK_ARCS
 	ckLevels  = 3  // CK_LEVELS
-	ckWords   = 4  // CK_WORDS
+	ckMarks   = 4  // CK_MARKS
+	ckWords   = 5  // CK_WORDS, then the level counts
 	ckChunk   = 16 // CK_CHUNK: arcs per thread of bfsck_csr
 	ckNone    = ^uint64(0)
 )
 
-var checkKernelNames = []string{kCkVertices, kCkAnc, kCkJump, kCkCOO, kCkCSR, kCkFinal, kCkCycle, kCkExplain}
+var checkKernelNames = []string{kCkClear, kCkVertices, kCkAnc, kCkJump, kCkTails, kCkCOO, kCkCSR, kCkTreeArc, kCkCycle, kCkExplain}
 
 // Rules of check.cu, in the order they are reported.
 const (
@@ -52,17 +55,20 @@ const (
 )
 
 // checkState is the device memory of the checks, allocated by the first
-// check of a Prepared and kept with it: the parent-arc marks, control
-// words, level counts and the explanation of a failure; the pointer-jumping
-// ancestors from the first cycle search, and Check's copies of a host
-// result's levels and parents from its first call.
+// check of a Prepared and kept with it: the levels as bytes, the
+// parent-arc marks (a bit per vertex), the control words followed by the
+// level counts, the explanation of a failure and, for a CSR, the chunk
+// tails (bfsck_tails); the pointer-jumping ancestors from the first cycle
+// search, and Check's copies of a host result's levels and parents from
+// its first call.
 type checkState struct {
 	fn              map[string]*gpu.Function
 	levels, parents *gpu.Int32s // Check only
 	anc             *gpu.Int32s // cycle searches only
-	mark            *gpu.Uint8s
+	lv8             *gpu.Uint8s
+	marks           *gpu.Uint32s
+	tails           *gpu.Int32s
 	ctl             *gpu.Uint64s
-	counts          *gpu.Uint64s
 	info            *gpu.Int64s
 }
 
@@ -120,12 +126,14 @@ func (p *Prepared) Check(r *Result) error {
 // CheckDevice validates r, a result of RunOnDevice on p's graph, where it
 // is: by the rules of the package's Check, with nothing copied to the
 // device and nothing back but a few control words (and, on failure, the
-// ends of the offending arc). A per-vertex kernel checks the source, the
-// levels and parents and rule 2; an edge-parallel pass over the arcs
-// (the CSR's, or the COO's edges in both directions for EdgeScan) checks
-// rules 3 and 4 and marks each vertex whose parent arc exists (rule 5);
-// rule 1 follows from rule 2 (levels fall by one along parents), and
-// when rule 2 fails, pointer jumping (⌈log₂ N⌉+1 rounds) looks for a
+// ends of the offending arc), with one synchronisation when it passes. A
+// per-vertex pass checks the source, the levels and parents and rule 2
+// and keeps the levels as bytes; an edge-parallel pass over the arcs (the
+// CSR's, or the COO's edges in both directions for EdgeScan) checks rules
+// 3 and 4 and marks and counts the vertices whose parent arc exists
+// (rule 5: all reached ones but the source); rule 1 follows from rule 2
+// (levels fall by one along parents), and when rule 2 fails, pointer
+// jumping (⌈log₂ N⌉+1 rounds) looks for a
 // cycle, reported first. It also checks Reached, FrontierSizes and, where
 // the CSR is on the device (the direction-optimizing and
 // dynamic-parallelism methods), ComponentEdges. The check is independent
@@ -133,9 +141,10 @@ func (p *Prepared) Check(r *Result) error {
 // parents. It reads the graph as prepared (the COO, permuted or not, or
 // the CSR), whose construction is tested against the host's.
 //
-// The first check allocates 1 byte per vertex, kept until Close (4 more
-// for the first cycle search). A failure is an error naming the rule and
-// the lowest offending vertex or arc of the first rule broken (the rules
+// The first check allocates 1⅛ bytes per vertex and, on a CSR, 4 bytes
+// per 16 arcs, kept until Close (4 bytes per vertex more for the first
+// cycle search). A failure is an error naming the rule and the lowest
+// offending vertex or arc of the first rule broken (the rules
 // in the order: source, levels, rule 1 parents, rule 1 cycles, rule 2,
 // rule 4, rule 3, rule 5), e.g. "bfs: device check: rule 3 (edge levels):
 // arc 5→9 joins levels 1 and 3, more than one apart". It returns an
@@ -194,7 +203,8 @@ func (p *Prepared) checkShape(src int32, levels, parents int) error {
 }
 
 // checkState returns the check's buffers, allocating them on first use
-// (counts: nlevels words, grown when a deeper result comes).
+// (the level counts after the control words: nlevels words, grown when a
+// deeper result comes).
 func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 	ck := p.ck
 	if ck == nil {
@@ -209,58 +219,76 @@ func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 			}
 		}
 		mem := p.mem
-		if ck.mark, err = mem.AllocUint8s(p.n); err != nil {
+		if ck.lv8, err = mem.AllocUint8s(p.n); err != nil {
 			return nil, err
 		}
-		if ck.ctl, err = mem.AllocUint64s(ckWords); err != nil {
+		if ck.marks, err = mem.AllocUint32s((p.n + 31) / 32); err != nil {
 			return nil, err
 		}
 		if ck.info, err = mem.AllocInt64s(6); err != nil {
 			return nil, err
 		}
+		if p.coo == nil && p.arcs > 0 {
+			if ck.tails, err = p.chunkTails(ck); err != nil {
+				return nil, err
+			}
+		}
 		p.ck = ck
 	}
-	if ck.counts == nil || ck.counts.Len() < max(nlevels, 1) {
-		c, err := p.mem.AllocUint64s(max(nlevels, 64))
+	if ck.ctl == nil || ck.ctl.Len() < ckWords+max(nlevels, 1) {
+		c, err := p.mem.AllocUint64s(ckWords + max(nlevels, 64))
 		if err != nil {
 			return nil, err
 		}
-		if ck.counts != nil {
-			_ = ck.counts.Free()
+		if ck.ctl != nil {
+			_ = ck.ctl.Free()
 		}
-		ck.counts = c
+		ck.ctl = c
 	}
 	return ck, nil
 }
 
+// chunkTails returns the table of bfsck_tails for p's CSR: the tail of
+// the first arc of each chunk of ckChunk arcs.
+func (p *Prepared) chunkTails(ck *checkState) (*gpu.Int32s, error) {
+	chunks := int((p.arcs + ckChunk - 1) / ckChunk)
+	tails, err := p.mem.AllocInt32s(chunks)
+	if err != nil {
+		return nil, err
+	}
+	err = p.Device().Exec(func(t *gpu.Thread) error {
+		return t.Launch(ck.fn[kCkTails], p.grid(chunks), gpu.D1(blockSize), 0, p.off, int64(p.n), p.arcs, tails)
+	})
+	if err != nil {
+		_ = tails.Free()
+		return nil, err
+	}
+	return tails, nil
+}
+
 // checkOn runs check.cu on levels and parents, a result with r's
-// bookkeeping (r's own levels and parents are not read).
+// bookkeeping (r's own levels and parents are not read): bfsck_clear,
+// bfsck_vertices, the arc pass and one download of the control words and
+// level counts; the rule 5 search (when fewer vertices were marked than
+// reached), the cycle search and the explanation only on failure.
 func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Result) error {
 	n, src, fn := p.n, r.Source, ck.fn
 	block := gpu.D1(blockSize)
-	vgrid := p.grid(n)
-	ctl := make([]uint64, ckWords)
+	ctl := make([]uint64, ck.ctl.Len())
 	nl := len(r.FrontierSizes)
-	var counts []uint64
 	fail := func(err error) error {
 		return fmt.Errorf("bfs: device check of %s from %d: %w", p.Label(), src, err)
 	}
 	err := p.Device().Exec(func(t *gpu.Thread) error {
-		if err := ck.ctl.Upload([]uint64{ckNone, 0, 0, 0}); err != nil {
+		if err := t.Launch(fn[kCkClear], gpu.D1(1), block, 0, ck.ctl, int32(ck.ctl.Len())); err != nil {
 			return err
 		}
-		if err := ck.counts.Fill(0); err != nil {
-			return err
-		}
-		if err := ck.mark.Fill(0); err != nil {
-			return err
-		}
-		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, levels, parents, int64(n), src, ck.ctl, ck.counts, nl); err != nil {
+		if err := t.Launch(fn[kCkVertices], p.grid(n), block, 0, levels, parents, ck.lv8, ck.marks, int64(n), src, ck.ctl, nl); err != nil {
 			return err
 		}
 		if p.coo != nil {
 			if err := t.Launch(fn[kCkCOO], p.grid(int(p.coo.Edges)), block, 0, p.coo.Start, p.coo.End, p.coo.Edges,
-				levels, parents, ck.mark, ck.ctl); err != nil {
+				levels, parents, src, ck.marks, ck.ctl); err != nil {
 				return err
 			}
 		} else {
@@ -268,29 +296,28 @@ func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Resul
 			if p.directed {
 				directed = 1
 			}
-			if err := t.Launch(fn[kCkCSR], p.grid(int((p.arcs+ckChunk-1)/ckChunk)), block, 0, p.off, p.adj, int64(n), p.arcs,
-				directed, levels, parents, ck.mark, ck.ctl); err != nil {
+			if err := t.Launch(fn[kCkCSR], p.grid(int((p.arcs+ckChunk-1)/ckChunk)), block, 0, p.off, p.adj, ck.tails, p.arcs,
+				directed, levels, ck.lv8, parents, src, ck.marks, ck.ctl); err != nil {
 				return err
 			}
-		}
-		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, levels, ck.mark, int64(n), src, ck.ctl); err != nil {
-			return err
 		}
 		if err := ck.ctl.Download(ctl); err != nil {
 			return err
 		}
-		if ctl[ckErr] != ckNone {
+		if ctl[ckErr] != ckNone || ctl[ckReached] == 0 || ctl[ckMarks] == ctl[ckReached]-1 {
 			return nil
 		}
-		var err error
-		counts, err = ck.counts.ToHost()
-		return err
+		// Some reached vertex lacks its parent arc: find the lowest.
+		if err := t.Launch(fn[kCkTreeArc], p.grid(n), block, 0, levels, ck.marks, int64(n), src, ck.ctl); err != nil {
+			return err
+		}
+		return ck.ctl.Download(ctl)
 	})
 	if err != nil {
 		return fail(err)
 	}
 	if ctl[ckErr] == ckNone {
-		return checkCounts(r, p.directed, ctl, counts[:nl], p.coo == nil)
+		return checkCounts(r, p.directed, ctl, ctl[ckWords:ckWords+nl], p.coo == nil)
 	}
 	if ctl[ckErr]>>48 == ruleTreeLevel {
 		// A cycle, if any, breaks rule 2 too and is reported first.

@@ -17,7 +17,7 @@ func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
 	defs := cudasrc.Defines(checkSource)
 	for name, want := range map[string]int64{
-		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_LEVELS": ckLevels,
+		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_LEVELS": ckLevels, "CK_MARKS": ckMarks,
 		"CK_WORDS": ckWords, "CK_CHUNK": ckChunk, "R_SOURCE": ruleSource, "R_LEVEL": ruleLevel, "R_PARENT": ruleParent, "R_CYCLE": ruleCycle,
 		"R_TREELEVEL": ruleTreeLevel, "R_SPAN": ruleSpan, "R_EDGELEVEL": ruleEdgeLevel, "R_TREEARC": ruleTreeArc,
 	} {
@@ -442,4 +442,41 @@ func BenchmarkGPUCheck(b *testing.B) {
 			}
 		}
 	})
+}
+
+// checkDeviceDeepLevels plants a rule 3 error at a head whose level does
+// not fit the check's byte levels: on the path 0–1–…–599 with the chord
+// 260–599 (directed too), the result that follows the path is a valid
+// tree but the chord joins levels 260 and 599. The device Check must
+// word what Check says, and CheckDevice say what the device Check says.
+func checkDeviceDeepLevels(t *testing.T, dev *gpu.Device) {
+	const n = 600
+	m := &Result{Source: 0, Levels: make([]int32, n), Parents: make([]int32, n), FrontierSizes: make([]int64, n), Reached: n}
+	for v := range int32(n) {
+		m.Levels[v], m.Parents[v], m.FrontierSizes[v] = v, max(v-1, 0), 1
+	}
+	for _, directed := range []bool{false, true} {
+		g := tg.Build(t, n, directed, tg.Unweighted, append(tg.Path(n, nil), tg.Edge{260, 599, 1})...)
+		want := Check(g, m)
+		if want == nil || !strings.Contains(want.Error(), "rule 3") {
+			t.Fatalf("directed %v: Check of the path's levels: %v, want a rule 3 error", directed, want)
+		}
+		for _, v := range allVariants() {
+			if directed && v.Options.Method != DirectionOptimizingGPU {
+				continue
+			}
+			p, err := Prepare(dev, g, withParents(v.Options))
+			if err != nil {
+				t.Fatalf("%s: %v", v.Label, err)
+			}
+			got := p.Check(m)
+			if got == nil || !strings.Contains(got.Error(), strings.TrimPrefix(want.Error(), "bfs: check: ")) {
+				t.Errorf("%s, directed %v: device Check says %v, Check %v", v.Label, directed, got, want)
+			}
+			sameCheck(t, p, m, got, "path levels across a chord")
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

@@ -665,6 +665,7 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) { checkGPUCancel(t, dev, g) })
 	t.Run("one_shot", func(t *testing.T) { checkGPURunOneShot(t, dev, g) })
 	t.Run("device_check", func(t *testing.T) { checkDeviceAgrees(t, dev, deviceCheckCases(t, 30)) })
+	t.Run("device_check_deep", func(t *testing.T) { checkDeviceDeepLevels(t, dev) })
 	t.Run("device_check_mutations", func(t *testing.T) {
 		mg, src := mutationGraph(t, 8)
 		checkDeviceMutations(t, dev, mg, src)

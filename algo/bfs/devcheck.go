@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/graphnb/graphnb/algo/internal/devcheck"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 )
 
-// checkSource is the device check (check.cu), a module of its own: it
+// checkBody is the device check (check.cu), a module of its own: it
 // shares no code with the searches of bfs.cu.
 //
 //go:embed check.cu
-var checkSource string
+var checkBody string
+
+// checkSource is what NVRTC compiles: the shared helpers of
+// algo/internal/devcheck (check.cuh), then check.cu.
+var checkSource = devcheck.Source(checkBody)
 
 var checkModule = gpu.ModuleCache{Name: "bfs_check.cu", Source: checkSource}
 
@@ -28,13 +33,13 @@ const (
 	kCkCycle    = "bfsck_cycle"
 	kCkExplain  = "bfsck_explain"
 
-	ckErr     = 0  // check.cu CK_ERR
-	ckReached = 1  // CK_REACHED
-	ckArcs    = 2  // CK_ARCS
-	ckLevels  = 3  // CK_LEVELS
-	ckWords   = 4  // CK_WORDS
-	ckChunk   = 16 // CK_CHUNK: arcs per thread of bfsck_csr
-	ckNone    = ^uint64(0)
+	ckErr     = devcheck.ErrWord // check.cu CK_ERR
+	ckReached = 1                // CK_REACHED
+	ckArcs    = 2                // CK_ARCS
+	ckLevels  = 3                // CK_LEVELS
+	ckWords   = 4                // CK_WORDS
+	ckChunk   = 16               // CK_CHUNK: arcs per thread of bfsck_csr
+	ckNone    = devcheck.None
 )
 
 var checkKernelNames = []string{kCkVertices, kCkAnc, kCkJump, kCkCOO, kCkCSR, kCkFinal, kCkCycle, kCkExplain}
@@ -198,16 +203,11 @@ func (p *Prepared) checkShape(src int32, levels, parents int) error {
 func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 	ck := p.ck
 	if ck == nil {
-		m, err := checkModule.For(p.Device())
+		fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
 		if err != nil {
 			return nil, err
 		}
-		ck = &checkState{fn: map[string]*gpu.Function{}}
-		for _, name := range checkKernelNames {
-			if ck.fn[name], err = m.Function(name); err != nil {
-				return nil, err
-			}
-		}
+		ck = &checkState{fn: fn}
 		mem := p.mem
 		if ck.mark, err = mem.AllocUint8s(p.n); err != nil {
 			return nil, err
@@ -246,7 +246,7 @@ func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Resul
 		return fmt.Errorf("bfs: device check of %s from %d: %w", p.Label(), src, err)
 	}
 	err := p.Device().Exec(func(t *gpu.Thread) error {
-		if err := ck.ctl.Upload([]uint64{ckNone, 0, 0, 0}); err != nil {
+		if err := ck.ctl.Upload(devcheck.Initial(ckWords)); err != nil {
 			return err
 		}
 		if err := ck.counts.Fill(0); err != nil {
@@ -292,7 +292,7 @@ func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Resul
 	if ctl[ckErr] == ckNone {
 		return checkCounts(r, p.directed, ctl, counts[:nl], p.coo == nil)
 	}
-	if ctl[ckErr]>>48 == ruleTreeLevel {
+	if devcheck.Rule(ctl[ckErr]) == ruleTreeLevel {
 		// A cycle, if any, breaks rule 2 too and is reported first.
 		if err := p.cycleSearch(ck, levels, parents, src, ctl); err != nil {
 			return fail(err)
@@ -347,7 +347,7 @@ func (p *Prepared) cycleSearch(ck *checkState, levels, parents *gpu.Int32s, src 
 // checkFailure words a failure key of check.cu with its explanation info
 // = {u, v, level u, level v, parent u, parent v}.
 func checkFailure(key uint64, info []int64, src int32, coo bool) error {
-	rule, idx := key>>48, key&(1<<48-1)
+	rule, idx := devcheck.Rule(key), devcheck.Index(key)
 	u, v, lu, lv, pv := info[0], info[1], info[2], info[3], info[5]
 	var msg string
 	switch rule {

@@ -80,12 +80,7 @@ type checkState struct {
 // Checker names the checker Check runs on this Prepared: "device" on a
 // GPU, "cpu" on the host device and when the matrix is streamed out of
 // core (it does not fit the device, so the check runs on the host).
-func (p *Prepared) Checker() string {
-	if p.Device().IsHost() || p.ooc != nil {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.Device().IsHost() || p.ooc != nil) }
 
 // Check validates r, a result of p's matrix, on the device, by a method
 // other than Floyd-Warshall, on sampled rows. What is checked in full and

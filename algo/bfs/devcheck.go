@@ -74,12 +74,7 @@ type checkState struct {
 // Checker names the checker Check and CheckDevice run on this Prepared:
 // "device" on a GPU, "cpu" on the host device (where they are the
 // package's Check).
-func (p *Prepared) Checker() string {
-	if p.host {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.host) }
 
 // Check validates r, a result of p's graph, by the rules of the package's
 // Check, on the device that holds the graph: it copies r's Levels and

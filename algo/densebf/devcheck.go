@@ -64,12 +64,7 @@ type checkState struct {
 
 // Checker names the checker Check runs on this Prepared: "device" on a
 // GPU, "cpu" on the host device (where Check is the package's Check).
-func (p *Prepared) Checker() string {
-	if p.Device().IsHost() {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.Device().IsHost()) }
 
 // Check validates r, a result of p's matrix, on the device that holds the
 // matrix, by the shortest-path certificate — a different method from the

@@ -169,12 +169,7 @@ func newDeviceCheck(g *gpu.Graph) (*DeviceCheck, error) {
 
 // Checker names the checker Check runs: "device" on a GPU, "cpu" on the
 // host device.
-func (c *DeviceCheck) Checker() string {
-	if c.host != nil {
-		return "cpu"
-	}
-	return "device"
-}
+func (c *DeviceCheck) Checker() string { return devcheck.Checker(c.host != nil) }
 
 // Bytes returns the device memory the checker holds: its buffers, and
 // the graph when it uploaded it.

@@ -82,12 +82,7 @@ type checkState struct {
 // Checker names the checker Check runs on this Prepared: "device" on a
 // GPU, "cpu" on the host device (where Check is the package's
 // CheckTolerance).
-func (p *Prepared) Checker() string {
-	if p.Device().IsHost() {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.Device().IsHost()) }
 
 // Check validates r, a result of p's graph, on the device: CheckTolerance
 // with Float32Tolerance for float32 distances (the Float32 option on a

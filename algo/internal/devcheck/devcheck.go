@@ -50,6 +50,16 @@ func Initial(words int) []uint64 {
 	return ctl
 }
 
+// Checker names the checker a package's Checker method reports: "cpu"
+// when the check runs on the host (the package's CPU check), "device"
+// otherwise.
+func Checker(onHost bool) string {
+	if onHost {
+		return "cpu"
+	}
+	return "device"
+}
+
 // Functions compiles (or takes from the cache) m for dev and returns the
 // kernels names, by name.
 func Functions(m *gpu.ModuleCache, dev *gpu.Device, names []string) (map[string]*gpu.Function, error) {

@@ -27,3 +27,9 @@ func TestKey(t *testing.T) {
 		t.Errorf("Initial(4) = %#x", ctl)
 	}
 }
+
+func TestChecker(t *testing.T) {
+	if Checker(true) != "cpu" || Checker(false) != "device" {
+		t.Errorf("Checker(true), Checker(false) = %q, %q", Checker(true), Checker(false))
+	}
+}

@@ -17,16 +17,14 @@
 // sampled rows of the result are dist (the matrix's type) and par (int,
 // -1: none), k rows of n; the reference rows ref are double (+Inf:
 // unreached; integer sums are exact in double).
+//
+// The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
+// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// algo/internal/devcheck/check.cuh, compiled before this file.
 
-typedef long long i64;
-typedef unsigned long long u64;
-typedef unsigned char u8;
-
-#define CK_BLOCK 256
 #define INF_I32 1073741823
 
 // Control words (devcheck.go declares the same).
-#define CK_ERR 0     // smallest failure key; ~0 when none
 #define CK_CHANGED 1 // the last relaxation round that changed a distance
 #define CK_MAXABS 2  // bits of the largest |finite entry| (float32 matrices)
 #define CK_WORDS 4
@@ -35,12 +33,6 @@ typedef unsigned char u8;
 #define R_VALUE 1  // Dist[s][j] agrees with the reference
 #define R_PARENT 2 // Parents[s][j]: s for s, -1 unreached, else a tight edge into j
 #define R_TREE 3   // following Parents[s][·] from j reaches s
-
-static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
-	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
-}
-
-static __device__ __forceinline__ double ck_inf() { return __longlong_as_double(0x7ff0000000000000ll); }
 
 // Elem<T> reads entries and result values as double (+Inf: none).
 template <typename T> struct Elem;

@@ -8,16 +8,21 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/graphnb/graphnb/algo/internal/devcheck"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 )
 
-// checkSource is the device check (check.cu), a module of its own: it
+// checkBody is the device check (check.cu), a module of its own: it
 // shares no code with the Floyd-Warshall kernels of fw.cu.
 //
 //go:embed check.cu
-var checkSource string
+var checkBody string
+
+// checkSource is what NVRTC compiles: the shared helpers of
+// algo/internal/devcheck (check.cuh), then check.cu.
+var checkSource = devcheck.Source(checkBody)
 
 var checkModule = gpu.ModuleCache{Name: "apsp_check.cu", Source: checkSource}
 
@@ -32,12 +37,12 @@ const (
 	kCkJump     = "apspck_jump"
 	kCkFinal    = "apspck_final"
 
-	ckBlock   = 256 // CK_BLOCK
-	ckErr     = 0   // CK_ERR
-	ckChanged = 1   // CK_CHANGED
-	ckMaxAbs  = 2   // CK_MAXABS
-	ckWords   = 4   // CK_WORDS
-	ckNone    = ^uint64(0)
+	ckBlock   = 256              // CK_BLOCK
+	ckErr     = devcheck.ErrWord // CK_ERR
+	ckChanged = 1                // CK_CHANGED
+	ckMaxAbs  = 2                // CK_MAXABS
+	ckWords   = 4                // CK_WORDS
+	ckNone    = devcheck.None
 	// ckRoundBatch is how many relaxation rounds run between two reads
 	// of the change word.
 	ckRoundBatch = 8
@@ -75,12 +80,7 @@ type checkState struct {
 // Checker names the checker Check runs on this Prepared: "device" on a
 // GPU, "cpu" on the host device and when the matrix is streamed out of
 // core (it does not fit the device, so the check runs on the host).
-func (p *Prepared) Checker() string {
-	if p.Device().IsHost() || p.ooc != nil {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.Device().IsHost() || p.ooc != nil) }
 
 // Check validates r, a result of p's matrix, on the device, by a method
 // other than Floyd-Warshall, on sampled rows. What is checked in full and
@@ -193,16 +193,11 @@ func (p *Prepared) checkState(k int) (*checkState, error) {
 	n := p.info.n
 	ck := p.ck
 	if ck == nil {
-		mod, err := checkModule.For(p.Device())
+		fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
 		if err != nil {
 			return nil, err
 		}
-		ck = &checkState{fn: map[string]*gpu.Function{}}
-		for _, name := range checkKernelNames {
-			if ck.fn[name], err = mod.Function(name); err != nil {
-				return nil, err
-			}
-		}
+		ck = &checkState{fn: fn}
 		if ck.m, err = p.mem.Int32sFrom(bits(p.d)); err != nil {
 			return nil, err
 		}
@@ -285,7 +280,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, sources []int32) (uint
 	if p.info.f32 {
 		relax, rows, isint = fn[kCkRelaxF32], fn[kCkRowsF32], 0
 	}
-	ctl := []uint64{ckNone, 0, 0, 0}
+	ctl := devcheck.Initial(ckWords)
 	negRound := -1
 	err := p.Device().Exec(func(t *gpu.Thread) error {
 		if err := ck.src.Upload(sources); err != nil {
@@ -360,7 +355,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result, sources []int32) (uint
 // source t, vertex j), downloading the reference rows.
 func (p *Prepared) checkFailure(ck *checkState, r *Result, sources []int32, key uint64) error {
 	n := p.info.n
-	rule, idx := key>>48, int(key&(1<<48-1))
+	rule, idx := devcheck.Rule(key), int(devcheck.Index(key))
 	s, j := int(sources[idx/n]), idx%n
 	var msg string
 	switch rule {

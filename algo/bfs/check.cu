@@ -29,16 +29,12 @@
 // Levels are int (-1: unreached), parents int (-1: none); every kernel
 // but bfsck_clear and bfsck_explain (one block) is grid-stride over
 // blocks of CK_BLOCK threads.
-
-typedef unsigned char u8;
-typedef long long i64;
-typedef unsigned long long u64;
-
-#define CK_BLOCK 256
-#define CK_FULL 0xffffffffu
+//
+// The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
+// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// algo/internal/devcheck/check.cuh, compiled before this file.
 
 // Control words (the Go side, devcheck.go, declares the same).
-#define CK_ERR 0      // smallest failure key; ~0 when none
 #define CK_REACHED 1  // vertices with a level
 #define CK_ARCS 2     // arcs (CSR) leaving a reached vertex
 #define CK_LEVELS 3   // deepest level + 1
@@ -58,30 +54,6 @@ typedef unsigned long long u64;
 #define CK_HIST 64 // levels counted in shared memory first
 #define CK_WIDE 255 // a byte level that stands for "read the int level"
 #define CK_CHUNK 16 // consecutive arcs per thread of bfsck_csr
-
-static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
-	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
-}
-
-static __device__ __forceinline__ u64 ck_warp_sum(u64 x) {
-	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(CK_FULL, x, o);
-	return x;
-}
-
-// ck_block_add adds x over the block into *dst; every thread calls it.
-static __device__ __forceinline__ void ck_block_add(u64 x, u64 *dst) {
-	__shared__ u64 part[32];
-	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	x = ck_warp_sum(x);
-	if (lane == 0) part[warp] = x;
-	__syncthreads();
-	if (warp == 0) {
-		u64 y = lane < (int)(blockDim.x >> 5) ? part[lane] : 0;
-		y = ck_warp_sum(y);
-		if (lane == 0 && y != 0) atomicAdd(dst, y);
-	}
-	__syncthreads();
-}
 
 // bfsck_clear (one block) resets the control words and the nwords -
 // CK_WORDS level counts after them for a new check.
@@ -191,21 +163,6 @@ extern "C" __global__ void bfsck_coo(const int *st, const int *en, i64 m, const 
 		marked += ck_arc(2 * (u64)e + 1, b, a, lv, par, src, marks, ctl);
 	}
 	ck_block_add(marked, &ctl[CK_MARKS]);
-}
-
-// ck_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
-// off[n] (the last such u when several are empty).
-static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
-	i64 lo = 0, hi = n; // off[lo] ≤ k < off[hi]
-	while (hi - lo > 1) {
-		i64 mid = lo + (hi - lo) / 2;
-		if (off[mid] <= k) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return (int)lo;
 }
 
 // bfsck_tails fills tails[c] with the tail of arc c*CK_CHUNK, the first

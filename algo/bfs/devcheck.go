@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/graphnb/graphnb/algo/internal/devcheck"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 )
 
-// checkSource is the device check (check.cu), a module of its own: it
+// checkBody is the device check (check.cu), a module of its own: it
 // shares no code with the searches of bfs.cu.
 //
 //go:embed check.cu
-var checkSource string
+var checkBody string
+
+// checkSource is what NVRTC compiles: the shared helpers of
+// algo/internal/devcheck (check.cuh), then check.cu.
+var checkSource = devcheck.Source(checkBody)
 
 var checkModule = gpu.ModuleCache{Name: "bfs_check.cu", Source: checkSource}
 
@@ -30,14 +35,14 @@ const (
 	kCkTreeArc  = "bfsck_treearc"
 	kCkExplain  = "bfsck_explain"
 
-	ckErr     = 0  // check.cu CK_ERR
-	ckReached = 1  // CK_REACHED
-	ckArcs    = 2  // CK_ARCS
-	ckLevels  = 3  // CK_LEVELS
-	ckMarks   = 4  // CK_MARKS
-	ckWords   = 5  // CK_WORDS, then the level counts
-	ckChunk   = 16 // CK_CHUNK: arcs per thread of bfsck_csr
-	ckNone    = ^uint64(0)
+	ckErr     = devcheck.ErrWord // check.cu CK_ERR
+	ckReached = 1                // CK_REACHED
+	ckArcs    = 2                // CK_ARCS
+	ckLevels  = 3                // CK_LEVELS
+	ckMarks   = 4                // CK_MARKS
+	ckWords   = 5                // CK_WORDS, then the level counts
+	ckChunk   = 16               // CK_CHUNK: arcs per thread of bfsck_csr
+	ckNone    = devcheck.None
 )
 
 var checkKernelNames = []string{kCkClear, kCkVertices, kCkAnc, kCkJump, kCkTails, kCkCOO, kCkCSR, kCkTreeArc, kCkCycle, kCkExplain}
@@ -75,12 +80,7 @@ type checkState struct {
 // Checker names the checker Check and CheckDevice run on this Prepared:
 // "device" on a GPU, "cpu" on the host device (where they are the
 // package's Check).
-func (p *Prepared) Checker() string {
-	if p.host {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.host) }
 
 // Check validates r, a result of p's graph, by the rules of the package's
 // Check, on the device that holds the graph: it copies r's Levels and
@@ -208,16 +208,11 @@ func (p *Prepared) checkShape(src int32, levels, parents int) error {
 func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 	ck := p.ck
 	if ck == nil {
-		m, err := checkModule.For(p.Device())
+		fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
 		if err != nil {
 			return nil, err
 		}
-		ck = &checkState{fn: map[string]*gpu.Function{}}
-		for _, name := range checkKernelNames {
-			if ck.fn[name], err = m.Function(name); err != nil {
-				return nil, err
-			}
-		}
+		ck = &checkState{fn: fn}
 		mem := p.mem
 		if ck.lv8, err = mem.AllocUint8s(p.n); err != nil {
 			return nil, err
@@ -319,7 +314,7 @@ func (p *Prepared) checkOn(ck *checkState, levels, parents *gpu.Int32s, r *Resul
 	if ctl[ckErr] == ckNone {
 		return checkCounts(r, p.directed, ctl, ctl[ckWords:ckWords+nl], p.coo == nil)
 	}
-	if ctl[ckErr]>>48 == ruleTreeLevel {
+	if devcheck.Rule(ctl[ckErr]) == ruleTreeLevel {
 		// A cycle, if any, breaks rule 2 too and is reported first.
 		if err := p.cycleSearch(ck, levels, parents, src, ctl); err != nil {
 			return fail(err)
@@ -374,7 +369,7 @@ func (p *Prepared) cycleSearch(ck *checkState, levels, parents *gpu.Int32s, src 
 // checkFailure words a failure key of check.cu with its explanation info
 // = {u, v, level u, level v, parent u, parent v}.
 func checkFailure(key uint64, info []int64, src int32, coo bool) error {
-	rule, idx := key>>48, key&(1<<48-1)
+	rule, idx := devcheck.Rule(key), devcheck.Index(key)
 	u, v, lu, lv, pv := info[0], info[1], info[2], info[3], info[5]
 	var msg string
 	switch rule {

@@ -15,16 +15,11 @@ import (
 
 func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
-	defs := cudasrc.Defines(checkSource)
-	for name, want := range map[string]int64{
+	cudasrc.CheckDefines(t, "check.cu", checkSource, map[string]int64{
 		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_LEVELS": ckLevels, "CK_MARKS": ckMarks,
 		"CK_WORDS": ckWords, "CK_CHUNK": ckChunk, "R_SOURCE": ruleSource, "R_LEVEL": ruleLevel, "R_PARENT": ruleParent, "R_CYCLE": ruleCycle,
 		"R_TREELEVEL": ruleTreeLevel, "R_SPAN": ruleSpan, "R_EDGELEVEL": ruleEdgeLevel, "R_TREEARC": ruleTreeArc,
-	} {
-		if got, ok := defs[name]; !ok || got != want {
-			t.Errorf("check.cu: #define %s = %d (found %v), the Go side uses %d", name, got, ok, want)
-		}
-	}
+	})
 }
 
 // On the host device Check is the CPU checker.

@@ -16,16 +16,15 @@
 // unreached), parents as int (-1: none). The matrix is int (no edge:
 // INF_I32 or more) or float (no edge: +Inf), row-major with entry (u, v)
 // at u*n + v, or transposed (at v*n + u: the coarse method's layout).
+//
+// The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
+// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// algo/internal/devcheck/check.cuh, compiled before this file.
 
-typedef long long i64;
-typedef unsigned long long u64;
-
-#define CK_BLOCK 256
 #define CK_TILE 256 // entries of the outer loop per block of the bound kernel
 #define INF_I32 1073741823
 
 // Control words (devcheck.go declares the same).
-#define CK_ERR 0
 #define CK_WORDS 1
 
 // Rules, in the order they are reported (devcheck.go words them).
@@ -34,12 +33,6 @@ typedef unsigned long long u64;
 #define R_TREE 3      // following parents reaches the source
 #define R_PARENTARC 4 // Dist[v] = Dist[p] + w(p, v), p = Parents[v], in the matrix's arithmetic
 #define R_BOUND 5     // no entry can still shorten a distance
-
-static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
-	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
-}
-
-static __device__ __forceinline__ double ck_inf() { return __longlong_as_double(0x7ff0000000000000ll); }
 
 // Arith<T> is the matrix's arithmetic on the result's double distances.
 template <typename T> struct Arith;

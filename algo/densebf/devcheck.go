@@ -6,16 +6,21 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/graphnb/graphnb/algo/internal/devcheck"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 )
 
-// checkSource is the device check (check.cu), a module of its own: it
+// checkBody is the device check (check.cu), a module of its own: it
 // shares no code with the iterations of densebf.cu.
 //
 //go:embed check.cu
-var checkSource string
+var checkBody string
+
+// checkSource is what NVRTC compiles: the shared helpers of
+// algo/internal/devcheck (check.cuh), then check.cu.
+var checkSource = devcheck.Source(checkBody)
 
 var checkModule = gpu.ModuleCache{Name: "densebf_check.cu", Source: checkSource}
 
@@ -28,11 +33,11 @@ const (
 	kCkBoundI32    = "dbfck_bound_i32"
 	kCkBoundF32    = "dbfck_bound_f32"
 
-	ckBlock = 256 // CK_BLOCK
-	ckTile  = 256 // CK_TILE
-	ckErr   = 0   // CK_ERR
-	ckWords = 1   // CK_WORDS
-	ckNone  = ^uint64(0)
+	ckBlock = 256              // CK_BLOCK
+	ckTile  = 256              // CK_TILE
+	ckErr   = devcheck.ErrWord // CK_ERR
+	ckWords = 1                // CK_WORDS
+	ckNone  = devcheck.None
 )
 
 var checkKernelNames = []string{kCkVerticesI32, kCkVerticesF32, kCkJump, kCkFinal, kCkBoundI32, kCkBoundF32}
@@ -59,12 +64,7 @@ type checkState struct {
 
 // Checker names the checker Check runs on this Prepared: "device" on a
 // GPU, "cpu" on the host device (where Check is the package's Check).
-func (p *Prepared) Checker() string {
-	if p.Device().IsHost() {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.Device().IsHost()) }
 
 // Check validates r, a result of p's matrix, on the device that holds the
 // matrix, by the shortest-path certificate — a different method from the
@@ -140,16 +140,11 @@ func (p *Prepared) checkState() (*checkState, error) {
 	if p.ck != nil {
 		return p.ck, nil
 	}
-	m, err := checkModule.For(p.Device())
+	fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
 	if err != nil {
 		return nil, err
 	}
-	ck := &checkState{fn: map[string]*gpu.Function{}}
-	for _, name := range checkKernelNames {
-		if ck.fn[name], err = m.Function(name); err != nil {
-			return nil, err
-		}
-	}
+	ck := &checkState{fn: fn}
 	mem, n := p.mem, p.n
 	if ck.dist, err = mem.AllocFloat64s(n); err != nil {
 		return nil, err
@@ -185,7 +180,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result) (uint64, error) {
 	}
 	tiles := ((n + ckBlock - 1) / ckBlock) * ((n + ckTile - 1) / ckTile)
 	block := gpu.D1(ckBlock)
-	ctl := []uint64{ckNone}
+	ctl := devcheck.Initial(ckWords)
 	err := p.Device().Exec(func(t *gpu.Thread) error {
 		if err := ck.dist.Upload(r.Dist); err != nil {
 			return err
@@ -219,7 +214,7 @@ func (p *Prepared) checkDevice(ck *checkState, r *Result) (uint64, error) {
 // checkFailure words the failure key of check.cu from the matrix and the
 // result on the host.
 func checkFailure(d *graph.Dense, r *Result, key uint64) error {
-	rule, idx := key>>48, int(key&(1<<48-1))
+	rule, idx := devcheck.Rule(key), int(devcheck.Index(key))
 	n := d.N
 	dist := func(v int) float64 {
 		if v < 0 || v >= n {

@@ -16,15 +16,10 @@ import (
 
 func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
-	defs := cudasrc.Defines(checkSource)
-	for name, want := range map[string]int64{
+	cudasrc.CheckDefines(t, "check.cu", checkSource, map[string]int64{
 		"CK_BLOCK": ckBlock, "CK_TILE": ckTile, "CK_ERR": ckErr, "CK_WORDS": ckWords, "INF_I32": int64(graph.InfI32),
 		"R_SOURCE": ruleSource, "R_REACH": ruleReach, "R_TREE": ruleTree, "R_PARENTARC": ruleParentArc, "R_BOUND": ruleBound,
-	} {
-		if got, ok := defs[name]; !ok || got != want {
-			t.Errorf("check.cu: #define %s = %d (found %v), the Go side uses %d", name, got, ok, want)
-		}
-	}
+	})
 }
 
 // On the host device Check is the CPU checker.

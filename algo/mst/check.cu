@@ -28,17 +28,14 @@
 // weights float or double, or NULL (unit weights); forest-arc indices
 // unsigned (2(n−1) < 2^32). Grid-stride kernels run over blocks of
 // CK_BLOCK threads; the scan kernels need exactly their grid.
+//
+// The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
+// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// algo/internal/devcheck/check.cuh, compiled before this file.
 
-typedef long long i64;
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-#define CK_BLOCK 256
-#define CK_FULL 0xffffffffu
 #define CK_END 0xffffffffu // no successor: the last arc of a tour
 
 // Control words (devcheck.go declares the same).
-#define CK_ERR 0   // smallest failure key; ~0 when none
 #define CK_ROOTS 1 // trees of the forest (union-find roots)
 #define CK_DEEP 2  // k + 1 once lifting level k still has a vertex whose 2^k-th ancestor is not its root
 #define CK_WORDS 4
@@ -50,10 +47,6 @@ typedef unsigned long long u64;
 #define R_WEIGHT 3  // with the forest edge's weight
 #define R_SPAN 4    // an arc joins two trees
 #define R_MINIMAL 5 // an edge is lighter than the heaviest forest edge on its path
-
-static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
-	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
-}
 
 template <typename W> static __device__ __forceinline__ double ck_w(const W *ws, i64 k) {
 	return ws ? (double)ws[k] : 1.0;
@@ -134,11 +127,6 @@ extern "C" __global__ void mstck_uf_union(const int *eu, const int *ev, i64 f, i
 	}
 }
 
-static __device__ __forceinline__ u64 ck_warp_sum(u64 x) {
-	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(CK_FULL, x, o);
-	return x;
-}
-
 // ck_root returns x's root without writing: while mstck_uf_flatten
 // runs, the only writes are roots, so a walk up sees ancestors only and
 // every vertex ends pointing at its root. (ck_find's path halving there
@@ -160,21 +148,6 @@ extern "C" __global__ void mstck_uf_flatten(int *comp, i64 n, u64 *ctl) {
 	}
 	roots = ck_warp_sum(roots);
 	if ((threadIdx.x & 31) == 0 && roots != 0) atomicAdd(&ctl[CK_ROOTS], roots);
-}
-
-// ck_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
-// off[n].
-static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
-	i64 lo = 0, hi = n; // off[lo] ≤ k < off[hi]
-	while (hi - lo > 1) {
-		i64 mid = lo + (hi - lo) / 2;
-		if (off[mid] <= k) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return (int)lo;
 }
 
 #define CK_CHUNK 8 // arcs per thread and binary search

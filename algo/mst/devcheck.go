@@ -8,15 +8,20 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/graphnb/graphnb/algo/internal/devcheck"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 )
 
-// checkSource is the device check (check.cu), a module of its own: it
+// checkBody is the device check (check.cu), a module of its own: it
 // shares no code with the Borůvka of boruvka.cu.
 //
 //go:embed check.cu
-var checkSource string
+var checkBody string
+
+// checkSource is what NVRTC compiles: the shared helpers of
+// algo/internal/devcheck (check.cuh), then check.cu.
+var checkSource = devcheck.Source(checkBody)
 
 var checkModule = gpu.ModuleCache{Name: "mst_check.cu", Source: checkSource}
 
@@ -47,13 +52,13 @@ const (
 	kCkExplain32  = "mstck_explain_w32"
 	kCkExplain64  = "mstck_explain_w64"
 
-	ckBlock  = 256 // CK_BLOCK
-	ckChunk  = 8   // CK_CHUNK
-	ckErr    = 0   // CK_ERR
-	ckRoots  = 1   // CK_ROOTS
-	ckDeep   = 2   // CK_DEEP
-	ckWords  = 4   // CK_WORDS
-	ckNone   = ^uint64(0)
+	ckBlock  = 256              // CK_BLOCK
+	ckChunk  = 8                // CK_CHUNK
+	ckErr    = devcheck.ErrWord // CK_ERR
+	ckRoots  = 1                // CK_ROOTS
+	ckDeep   = 2                // CK_DEEP
+	ckWords  = 4                // CK_WORDS
+	ckNone   = devcheck.None
 	ckLevels = 33 // lifting levels at most (2^32 > any depth)
 )
 
@@ -154,27 +159,17 @@ func NewResidentCheck(g *gpu.Graph) (*DeviceCheck, error) {
 }
 
 func newDeviceCheck(g *gpu.Graph) (*DeviceCheck, error) {
-	m, err := checkModule.For(g.Device())
+	fn, err := devcheck.Functions(&checkModule, g.Device(), checkKernelNames)
 	if err != nil {
 		return nil, fmt.Errorf("mst: device check: %w", err)
 	}
-	c := &DeviceCheck{g: g, mem: gpu.NewAllocations(g.Device()), fn: map[string]*gpu.Function{}}
-	for _, name := range checkKernelNames {
-		if c.fn[name], err = m.Function(name); err != nil {
-			return nil, fmt.Errorf("mst: device check: %w", err)
-		}
-	}
+	c := &DeviceCheck{g: g, mem: gpu.NewAllocations(g.Device()), fn: fn}
 	return c, nil
 }
 
 // Checker names the checker Check runs: "device" on a GPU, "cpu" on the
 // host device.
-func (c *DeviceCheck) Checker() string {
-	if c.host != nil {
-		return "cpu"
-	}
-	return "device"
-}
+func (c *DeviceCheck) Checker() string { return devcheck.Checker(c.host != nil) }
 
 // Bytes returns the device memory the checker holds: its buffers, and
 // the graph when it uploaded it.
@@ -276,7 +271,7 @@ func (c *DeviceCheck) Check(r *Result) error {
 	if err != nil {
 		return fmt.Errorf("mst: device check: %w", err)
 	}
-	if key != ckNone && key>>48 <= ruleWeight {
+	if key != ckNone && devcheck.Rule(key) <= ruleWeight {
 		return c.failure(key, r)
 	}
 	if f != n-int(roots) {
@@ -424,7 +419,7 @@ func (c *DeviceCheck) checkForest(r *Result) (roots, key uint64, err error) {
 	}
 	w32, w64 := c.weights()
 	block := gpu.D1(ckBlock)
-	ctl := []uint64{ckNone, 0, 0, 0}
+	ctl := devcheck.Initial(ckWords)
 	err = g.Device().Exec(func(t *gpu.Thread) error {
 		for _, up := range []error{c.eu.Upload(eu), c.ev.Upload(ev), c.ew.Upload(ew), c.ctl.Upload(ctl)} {
 			if up != nil {
@@ -516,7 +511,7 @@ func (c *DeviceCheck) checkMinimal(f int) (uint64, error) {
 			return err
 		}
 		// Lifting levels while some 2^k-th ancestor is not a root.
-		if err := c.ctl.Upload([]uint64{ckNone, 0, 0, 0}); err != nil {
+		if err := c.ctl.Upload(devcheck.Initial(ckWords)); err != nil {
 			return err
 		}
 		for k := 0; ; k++ {
@@ -605,7 +600,7 @@ func (c *DeviceCheck) uploadLevelPointers() error {
 // device writes.
 func (c *DeviceCheck) failure(key uint64, r *Result) error {
 	g := c.g
-	rule, idx := key>>48, int64(key&(1<<48-1))
+	rule, idx := devcheck.Rule(key), int64(devcheck.Index(key))
 	info := make([]int64, 6)
 	if rule >= ruleWeight {
 		w32, w64 := c.weights()

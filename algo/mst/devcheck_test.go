@@ -17,15 +17,10 @@ import (
 
 func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
-	defs := cudasrc.Defines(checkSource)
-	for name, want := range map[string]int64{
+	cudasrc.CheckDefines(t, "check.cu", checkSource, map[string]int64{
 		"CK_BLOCK": ckBlock, "CK_CHUNK": ckChunk, "CK_ERR": ckErr, "CK_ROOTS": ckRoots, "CK_DEEP": ckDeep, "CK_WORDS": ckWords,
 		"R_RANGE": ruleRange, "R_EDGE": ruleEdge, "R_WEIGHT": ruleWeight, "R_SPAN": ruleSpan, "R_MINIMAL": ruleMinimal,
-	} {
-		if got, ok := defs[name]; !ok || got != want {
-			t.Errorf("check.cu: #define %s = %d (found %v), the Go side uses %d", name, got, ok, want)
-		}
-	}
+	})
 }
 
 // On the host device the checker is the CPU's Check.

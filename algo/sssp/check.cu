@@ -14,16 +14,12 @@
 // Distances are double (+Inf: unreached), parents int (-1: none); weights
 // float or double, or NULL for unit weights; every kernel is grid-stride
 // over blocks of CK_BLOCK threads.
-
-typedef unsigned char u8;
-typedef long long i64;
-typedef unsigned long long u64;
-
-#define CK_BLOCK 256
-#define CK_FULL 0xffffffffu
+//
+// The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
+// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// algo/internal/devcheck/check.cuh, compiled before this file.
 
 // Control words (the Go side, devcheck.go, declares the same).
-#define CK_ERR 0     // smallest failure key; ~0 when none
 #define CK_REACHED 1 // vertices with a finite distance
 #define CK_ARCS 2    // arcs (CSR) leaving a reached vertex
 #define CK_JUMPED 3  // the last pointer-jumping round that changed an ancestor
@@ -36,32 +32,7 @@ typedef unsigned long long u64;
 #define R_BOUND 4     // no arc can still shorten a distance
 #define R_PARENTARC 5 // a tight arc joins each parent to its child
 
-static __device__ __forceinline__ double ck_inf() { return __longlong_as_double(0x7ff0000000000000ll); }
 static __device__ __forceinline__ double ck_abs(double x) { return x < 0 ? -x : x; }
-
-static __device__ __forceinline__ void ck_fail(u64 *ctl, u64 rule, u64 idx) {
-	atomicMin(&ctl[CK_ERR], (rule << 48) | idx);
-}
-
-static __device__ __forceinline__ u64 ck_warp_sum(u64 x) {
-	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(CK_FULL, x, o);
-	return x;
-}
-
-// ck_block_add adds x over the block into *dst; every thread calls it.
-static __device__ __forceinline__ void ck_block_add(u64 x, u64 *dst) {
-	__shared__ u64 part[32];
-	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	x = ck_warp_sum(x);
-	if (lane == 0) part[warp] = x;
-	__syncthreads();
-	if (warp == 0) {
-		u64 y = lane < (int)(blockDim.x >> 5) ? part[lane] : 0;
-		y = ck_warp_sum(y);
-		if (lane == 0 && y != 0) atomicAdd(dst, y);
-	}
-	__syncthreads();
-}
 
 // ssspck_vertices checks the source and reach rules, counts the reached
 // vertices and starts the pointer jumping: anc[v] = v's parent where it is
@@ -150,21 +121,6 @@ extern "C" __global__ void ssspck_coo_w32(const int *st, const int *en, const fl
 extern "C" __global__ void ssspck_coo_w64(const int *st, const int *en, const double *ws, i64 m, const double *d,
                                           const int *par, int src, double tol, u8 *mark, u64 *ctl) {
 	ck_coo<double>(st, en, ws, m, d, par, src, tol, mark, ctl);
-}
-
-// ck_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
-// off[n].
-static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
-	i64 lo = 0, hi = n; // off[lo] ≤ k < off[hi]
-	while (hi - lo > 1) {
-		i64 mid = lo + (hi - lo) / 2;
-		if (off[mid] <= k) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return (int)lo;
 }
 
 #define CK_CHUNK 8 // arcs per thread and binary search

@@ -6,16 +6,21 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/graphnb/graphnb/algo/internal/devcheck"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 )
 
-// checkSource is the device check (check.cu), a module of its own: it
+// checkBody is the device check (check.cu), a module of its own: it
 // shares no code with the searches of sssp.cu. It is compiled without
 // fused multiply-adds, so its float64 formulas round as check.go's do.
 //
 //go:embed check.cu
-var checkSource string
+var checkBody string
+
+// checkSource is what NVRTC compiles: the shared helpers of
+// algo/internal/devcheck (check.cuh), then check.cu.
+var checkSource = devcheck.Source(checkBody)
 
 var checkModule = gpu.ModuleCache{Name: "sssp_check.cu", Source: checkSource,
 	Options: []gpu.CompileOption{gpu.Flag("--fmad=false")}}
@@ -36,12 +41,12 @@ const (
 	kCkFinal    = "ssspck_final"
 	kCkExplain  = "ssspck_explain"
 
-	ckErr     = 0 // check.cu CK_ERR
-	ckReached = 1 // CK_REACHED
-	ckArcs    = 2 // CK_ARCS
-	ckJumped  = 3 // CK_JUMPED
-	ckWords   = 4 // CK_WORDS
-	ckNone    = ^uint64(0)
+	ckErr     = devcheck.ErrWord // check.cu CK_ERR
+	ckReached = 1                // CK_REACHED
+	ckArcs    = 2                // CK_ARCS
+	ckJumped  = 3                // CK_JUMPED
+	ckWords   = 4                // CK_WORDS
+	ckNone    = devcheck.None
 )
 
 // jumpsUnread is the number of pointer-jumping rounds the check launches
@@ -77,12 +82,7 @@ type checkState struct {
 // Checker names the checker Check runs on this Prepared: "device" on a
 // GPU, "cpu" on the host device (where Check is the package's
 // CheckTolerance).
-func (p *Prepared) Checker() string {
-	if p.Device().IsHost() {
-		return "cpu"
-	}
-	return "device"
-}
+func (p *Prepared) Checker() string { return devcheck.Checker(p.Device().IsHost()) }
 
 // Check validates r, a result of p's graph, on the device: CheckTolerance
 // with Float32Tolerance for float32 distances (the Float32 option on a
@@ -165,16 +165,11 @@ func (p *Prepared) checkState() (*checkState, error) {
 	if p.ck != nil {
 		return p.ck, nil
 	}
-	m, err := checkModule.For(p.Device())
+	fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
 	if err != nil {
 		return nil, err
 	}
-	ck := &checkState{fn: map[string]*gpu.Function{}}
-	for _, name := range checkKernelNames {
-		if ck.fn[name], err = m.Function(name); err != nil {
-			return nil, err
-		}
-	}
+	ck := &checkState{fn: fn}
 	mem, n := p.mem, p.n
 	if ck.anc, err = mem.AllocInt32s(n); err != nil {
 		return nil, err
@@ -218,7 +213,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 	}
 	ctl := make([]uint64, ckWords)
 	err = p.Device().Exec(func(t *gpu.Thread) error {
-		if err := ck.ctl.Upload([]uint64{ckNone, 0, 0, 0}); err != nil {
+		if err := ck.ctl.Upload(devcheck.Initial(ckWords)); err != nil {
 			return err
 		}
 		if err := ck.mark.Fill(0); err != nil {
@@ -315,7 +310,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 // words = {u, v, bits of Dist[u], bits of Dist[v], bits of w, parent of
 // v, bits of Dist[parent of v]}.
 func checkFailure(key uint64, words []int64, coo bool) error {
-	rule, idx := key>>48, key&(1<<48-1)
+	rule, idx := devcheck.Rule(key), devcheck.Index(key)
 	f := func(i int) float64 { return math.Float64frombits(uint64(words[i])) }
 	u, v, du, dv, w, pv, dp := words[0], words[1], f(2), f(3), f(4), words[5], f(6)
 	var msg string

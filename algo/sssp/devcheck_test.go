@@ -16,15 +16,10 @@ import (
 
 func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
-	defs := cudasrc.Defines(checkSource)
-	for name, want := range map[string]int64{
+	cudasrc.CheckDefines(t, "check.cu", checkSource, map[string]int64{
 		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_JUMPED": ckJumped, "CK_WORDS": ckWords,
 		"R_SOURCE": ruleSource, "R_REACH": ruleReach, "R_TREE": ruleTree, "R_BOUND": ruleBound, "R_PARENTARC": ruleParentArc,
-	} {
-		if got, ok := defs[name]; !ok || got != want {
-			t.Errorf("check.cu: #define %s = %d (found %v), the Go side uses %d", name, got, ok, want)
-		}
-	}
+	})
 }
 
 // On the host device Check is the CPU checker.

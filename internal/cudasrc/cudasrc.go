@@ -91,6 +91,19 @@ func Defines(src string) map[string]int64 {
 	return out
 }
 
+// CheckDefines fails t for each name in want that src, the embedded file
+// named file, does not #define as the integer want[name] (the constants
+// the Go side shares with the CUDA side).
+func CheckDefines(t testing.TB, file, src string, want map[string]int64) {
+	t.Helper()
+	defs := Defines(src)
+	for name, w := range want {
+		if got, ok := defs[name]; !ok || got != w {
+			t.Errorf("%s: #define %s = %d (found %v), the Go side uses %d", file, name, got, ok, w)
+		}
+	}
+}
+
 // Syntax runs g++ -std=c++17 -fsyntax-only -Wall -Werror with args (the
 // package's shim of the CUDA built-ins and its .cu file, typically) and
 // fails t with the compiler's output; it skips without g++.

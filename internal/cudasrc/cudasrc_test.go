@@ -67,3 +67,19 @@ extern "C" __global__ __launch_bounds__(256) void b(float *y) { const char *s = 
 		})
 	}
 }
+
+func TestCheckDefines(t *testing.T) {
+	src := "#define BLOCK 256 // threads\n#define MASK 0xffu\n"
+	r := &recorder{TB: t}
+	CheckDefines(r, "k.cu", src, map[string]int64{"BLOCK": 256, "MASK": 255})
+	if len(r.msgs) != 0 {
+		t.Errorf("matching constants: reports %q", r.msgs)
+	}
+	CheckDefines(r, "k.cu", src, map[string]int64{"BLOCK": 128, "WORDS": 4})
+	got := strings.Join(r.msgs, "\n")
+	for _, want := range []string{"k.cu: #define BLOCK = 256 (found true), the Go side uses 128", "k.cu: #define WORDS = 0 (found false), the Go side uses 4"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reports %q, want one containing %q", r.msgs, want)
+		}
+	}
+}

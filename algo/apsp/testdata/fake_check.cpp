@@ -5,6 +5,7 @@
 // calls.
 #include "cuda_emu.h"
 
+#include "../../internal/devcheck/check.cuh"
 #include "check.cu"
 
 #include "fake_launch.h"

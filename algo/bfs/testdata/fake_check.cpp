@@ -4,6 +4,7 @@
 // wrap (bfsck_clear runs on one block). Those without barriers or warp collectives run as plain calls.
 #include "cuda_emu.h"
 
+#include "../../internal/devcheck/check.cuh"
 #include "check.cu"
 
 #include "fake_launch.h"

@@ -10,7 +10,8 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/graph/gen/gpugen/gpugen"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"RMAT":  reflect.ValueOf(gpugen.RMAT),
-		"SSCA2": reflect.ValueOf(gpugen.SSCA2),
+		"ErrTooBig": reflect.ValueOf(&gpugen.ErrTooBig).Elem(),
+		"RMAT":      reflect.ValueOf(gpugen.RMAT),
+		"SSCA2":     reflect.ValueOf(gpugen.SSCA2),
 	}
 }

@@ -45,6 +45,7 @@ func TestGPUResidentSweep(t *testing.T) {
 
 func checkResidentSweep(t *testing.T, dev *gpu.Device, scale int) {
 	t.Helper()
+	t.Run("one_graph_at_a_time", func(t *testing.T) { checkPointGraphsFreed(t, dev, scale) })
 	for _, c := range [][3]string{
 		{"bfs", "gpu/direction-optimizing-gpu", "cpu/do"},
 		{"bfs", "gpu/cache-restrict-on", "cpu/ptd"},
@@ -99,5 +100,31 @@ func checkResidentPair(t *testing.T, dev *gpu.Device, scale int, algo, gpuName, 
 	}
 	if host.Rows[0].GraphOnDevice {
 		t.Error("host sweep: a row claims its graph was made on a device")
+	}
+}
+
+// checkPointGraphsFreed sweeps two scales and requires that when the
+// second graph is prepared, the device holds no more than it held at the
+// first preparation, less the first graph, plus the second: the first
+// point's device graph was freed before the next was made.
+func checkPointGraphsFreed(t *testing.T, dev *gpu.Device, scale int) {
+	v, err := Lookup("bfs", "gpu/direction-optimizing-gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var other []int64 // device memory besides the graph being prepared
+	inner := v.PrepareResident
+	v.PrepareResident = func(g *gpu.Graph) (Runner, error) {
+		other = append(other, g.Device().MemoryUsed()-g.Bytes())
+		return inner(g)
+	}
+	if _, err := (Sweep{Variants: []Variant{v}, Family: "rmat", Scales: []int{scale - 1, scale}, Roots: 2}).Run(dev, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(other) != 2 {
+		t.Fatalf("%d resident preparations, want 2", len(other))
+	}
+	if other[1] > other[0] {
+		t.Errorf("the second graph was prepared with %d bytes of other device memory held, the first with %d: the first graph was not freed", other[1], other[0])
 	}
 }

@@ -362,49 +362,56 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 		// ComponentEdges, …) panic when interrupted.
 		defer cancel.Recover(&err)
 		for _, pt := range p.points {
-			if err := cancel.Check(); err != nil {
-				return fmt.Errorf("bench: before %s: %w", pt.spec, err)
-			}
-			t0 := time.Now()
-			g, err := p.makeGraph(dev, pt)
-			if err != nil {
-				return fmt.Errorf("bench: making graph %s: %w", pt.spec, err)
-			}
-			defer g.close()
-			graphTime := time.Since(t0)
-			if pt.file {
-				t.Meta.Weights = fileWeights(g.host)
-			}
-			roots := []int32{-1}
-			if p.rooted {
-				roots = graph.RootsFromOffsets(g.offsets, p.Roots, p.Seed)
-				if len(roots) == 0 {
-					return fmt.Errorf("bench: graph %s has no vertex with an arc to start from", pt.spec)
+			// One point at a time: its graph (on the device, possibly) is
+			// freed before the next is made.
+			if err := func() error {
+				if err := cancel.Check(); err != nil {
+					return fmt.Errorf("bench: before %s: %w", pt.spec, err)
 				}
-				if short := int64(p.Roots - len(roots)); short > 0 {
-					total -= short * nv * int64(p.Repetitions)
-					progress(done, total)
-				}
-			}
-			for _, v := range p.Variants {
-				row := Row{Variant: v.Label, Scale: pt.scale, Graph: pt.spec, Vertices: g.n,
-					Arcs: g.arcs, GraphTime: graphTime, GraphOnDevice: g.dev != nil, Device: t.Meta.Device, Host: t.Meta.Host.line()}
-				hostCopy, err := p.measure(dev, g, v, roots, &row, func() {
-					done++
-					progress(done, total)
-				})
-				row.Stats = ComputeStats(row.Runs)
-				row.CopyTime = row.RunsTime
-				for _, x := range row.Runs {
-					row.CopyTime -= x.Time + x.PrepTime
-				}
-				row.CopyTime = max(0, row.CopyTime) + hostCopy
-				if len(row.Runs) > 0 || err == nil {
-					t.Rows = append(t.Rows, row)
-				}
+				t0 := time.Now()
+				g, err := p.makeGraph(dev, pt)
 				if err != nil {
-					return err
+					return fmt.Errorf("bench: making graph %s: %w", pt.spec, err)
 				}
+				defer g.close()
+				graphTime := time.Since(t0)
+				if pt.file {
+					t.Meta.Weights = fileWeights(g.host)
+				}
+				roots := []int32{-1}
+				if p.rooted {
+					roots = graph.RootsFromOffsets(g.offsets, p.Roots, p.Seed)
+					if len(roots) == 0 {
+						return fmt.Errorf("bench: graph %s has no vertex with an arc to start from", pt.spec)
+					}
+					if short := int64(p.Roots - len(roots)); short > 0 {
+						total -= short * nv * int64(p.Repetitions)
+						progress(done, total)
+					}
+				}
+				for _, v := range p.Variants {
+					row := Row{Variant: v.Label, Scale: pt.scale, Graph: pt.spec, Vertices: g.n,
+						Arcs: g.arcs, GraphTime: graphTime, GraphOnDevice: g.dev != nil, Device: t.Meta.Device, Host: t.Meta.Host.line()}
+					hostCopy, err := p.measure(dev, g, v, roots, &row, func() {
+						done++
+						progress(done, total)
+					})
+					row.Stats = ComputeStats(row.Runs)
+					row.CopyTime = row.RunsTime
+					for _, x := range row.Runs {
+						row.CopyTime -= x.Time + x.PrepTime
+					}
+					row.CopyTime = max(0, row.CopyTime) + hostCopy
+					if len(row.Runs) > 0 || err == nil {
+						t.Rows = append(t.Rows, row)
+					}
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			}(); err != nil {
+				return err
 			}
 		}
 		return nil

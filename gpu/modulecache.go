@@ -42,3 +42,20 @@ func (c *ModuleCache) For(dev *Device) (*Module, error) {
 	c.byDevice[dev] = m
 	return m, nil
 }
+
+// Functions returns the named kernels of the module compiled for dev
+// (compiling it on first use), by name; the first missing name is an
+// error.
+func (c *ModuleCache) Functions(dev *Device, names []string) (map[string]*Function, error) {
+	m, err := c.For(dev)
+	if err != nil {
+		return nil, err
+	}
+	fn := make(map[string]*Function, len(names))
+	for _, name := range names {
+		if fn[name], err = m.Function(name); err != nil {
+			return nil, err
+		}
+	}
+	return fn, nil
+}

@@ -193,7 +193,7 @@ func (p *Prepared) checkState(k int) (*checkState, error) {
 	n := p.info.n
 	ck := p.ck
 	if ck == nil {
-		fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
+		fn, err := checkModule.Functions(p.Device(), checkKernelNames)
 		if err != nil {
 			return nil, err
 		}

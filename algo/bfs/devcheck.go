@@ -208,7 +208,7 @@ func (p *Prepared) checkShape(src int32, levels, parents int) error {
 func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 	ck := p.ck
 	if ck == nil {
-		fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
+		fn, err := checkModule.Functions(p.Device(), checkKernelNames)
 		if err != nil {
 			return nil, err
 		}

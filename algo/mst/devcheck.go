@@ -159,7 +159,7 @@ func NewResidentCheck(g *gpu.Graph) (*DeviceCheck, error) {
 }
 
 func newDeviceCheck(g *gpu.Graph) (*DeviceCheck, error) {
-	fn, err := devcheck.Functions(&checkModule, g.Device(), checkKernelNames)
+	fn, err := checkModule.Functions(g.Device(), checkKernelNames)
 	if err != nil {
 		return nil, fmt.Errorf("mst: device check: %w", err)
 	}

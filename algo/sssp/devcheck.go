@@ -165,7 +165,7 @@ func (p *Prepared) checkState() (*checkState, error) {
 	if p.ck != nil {
 		return p.ck, nil
 	}
-	fn, err := devcheck.Functions(&checkModule, p.Device(), checkKernelNames)
+	fn, err := checkModule.Functions(p.Device(), checkKernelNames)
 	if err != nil {
 		return nil, err
 	}

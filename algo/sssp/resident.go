@@ -65,17 +65,7 @@ func parentsKernel(coo, f32, w64 bool) string {
 // residentKernels compiles resident.cu on dev and returns its kernels by
 // name.
 func residentKernels(dev *gpu.Device) (map[string]*gpu.Function, error) {
-	m, err := residentModule.For(dev)
-	if err != nil {
-		return nil, err
-	}
-	fn := map[string]*gpu.Function{}
-	for _, name := range residentKernelNames() {
-		if fn[name], err = m.Function(name); err != nil {
-			return nil, err
-		}
-	}
-	return fn, nil
+	return residentModule.Functions(dev, residentKernelNames())
 }
 
 // residentState is RunOnDevice's share of a Prepared, made by the first

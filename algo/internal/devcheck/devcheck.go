@@ -13,8 +13,6 @@ package devcheck
 
 import (
 	_ "embed"
-
-	"github.com/graphnb/graphnb/gpu"
 )
 
 //go:embed check.cuh
@@ -58,20 +56,4 @@ func Checker(onHost bool) string {
 		return "cpu"
 	}
 	return "device"
-}
-
-// Functions compiles (or takes from the cache) m for dev and returns the
-// kernels names, by name.
-func Functions(m *gpu.ModuleCache, dev *gpu.Device, names []string) (map[string]*gpu.Function, error) {
-	mod, err := m.For(dev)
-	if err != nil {
-		return nil, err
-	}
-	fn := make(map[string]*gpu.Function, len(names))
-	for _, name := range names {
-		if fn[name], err = mod.Function(name); err != nil {
-			return nil, err
-		}
-	}
-	return fn, nil
 }

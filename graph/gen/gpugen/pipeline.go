@@ -106,15 +106,9 @@ func checkFree(dev *gpu.Device, what string, need int64, host string) error {
 // and weights, in buffers of r.tmp), then they are sorted and built into
 // a CSR of n vertices whose keys have 2·scale bits.
 func generate(dev *gpu.Device, scale, n int, draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s, error)) (*gpu.Graph, error) {
-	mod, err := kernels.For(dev)
+	fn, err := kernels.Functions(dev, kernelNames)
 	if err != nil {
 		return nil, err
-	}
-	fn := map[string]*gpu.Function{}
-	for _, name := range kernelNames {
-		if fn[name], err = mod.Function(name); err != nil {
-			return nil, err
-		}
 	}
 	tmp := gpu.NewAllocations(dev)
 	defer tmp.Free()

@@ -2,7 +2,8 @@
 // (bfs, sssp, mst, apsp, densebf: each package's check.cu and devcheck.go)
 // share: the CUDA helpers of check.cuh, compiled before each package's
 // check.cu, and on the Go side the control word that holds the failure
-// key, the key's layout and the lookup of a check's kernels.
+// key and the key's layout (the kernels are looked up with
+// gpu.ModuleCache.Functions).
 //
 // A check's kernels record a failure as one key, rule<<48 | index, kept
 // at its minimum in the control word ErrWord (ck_fail in check.cuh): the

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/graphnb/graphnb/algo/densebf"
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
 )
 
 // BenchmarkSweep times whole one-scale sweeps (graph generation, 8 roots,
@@ -31,5 +33,19 @@ func BenchmarkSweep(b *testing.B) {
 				b.ReportMetric(r.MeanArcsPerSecond/1e6, "Marcs/s")
 			})
 		}
+	}
+}
+
+// TestDenseBFRunnerWithoutGraph: a matrix that is no graph's has no rates,
+// and the runner neither panics nor invents them.
+func TestDenseBFRunnerWithoutGraph(t *testing.T) {
+	d := graph.NewDenseF32(3)
+	r := DenseBFRunner(nil, d, func(src int32) (*densebf.Result, error) { return densebf.Run(d, src) }, 0, 0, nil)
+	run, err := r.Run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.TEPS != (graph.TEPS{}) || run.ComponentEdges != 0 {
+		t.Errorf("rates without a graph: TEPS %v, component edges %d; want 0", run.TEPS, run.ComponentEdges)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // matrix that is no graph's) the rates are zero. Check validates the
 // latest result with densebf.Check (O(N²) per check).
 func DenseBFRunner(g *graph.CSR, d *graph.Dense, run func(src int32) (*densebf.Result, error), prep time.Duration, bytes int64, close func() error) Runner {
-	return &denseBFRunner{common: common{g: g, prep: prep, bytes: bytes, close: close}, d: d, run: run}
+	return &denseBFRunner{common: common{g: g, size: sizeOf(g), prep: prep, bytes: bytes, close: close}, d: d, run: run}
 }
 
 type denseBFRunner struct {
@@ -51,7 +51,7 @@ func (r *denseBFRunner) Run(root int32) (Run, error) {
 	if r.g != nil && len(res.Dist) == r.g.NumVertices() {
 		dist := res.Dist
 		run.ComponentEdges = r.g.ComponentEdges(func(v int32) bool { return !math.IsInf(dist[v], 1) })
-		run.TEPS = graph.Rate(run.ComponentEdges, r.g.NumArcs(), t)
+		run.TEPS = graph.Rate(run.ComponentEdges, r.size.arcs, t)
 	}
 	return run, nil
 }
@@ -125,7 +125,7 @@ func denseBFGPU(v densebf.Variant, label string, copies bool) Variant {
 			return nil, err
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return hostStandIn(&denseBFRunner{common: common{g: g, prep: build + p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+		return hostStandIn(&denseBFRunner{common: common{g: g, size: sizeOf(g), prep: build + p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
 			d: d, run: p.Run, copies: copies, check: p.Check}, dev), nil
 	}}
 }

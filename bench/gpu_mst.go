@@ -29,15 +29,15 @@ func MSTGPU(v mst.Variant) Variant {
 			checker = "cpu"
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		r := &mstRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: checker}, run: p.Run}
+		r := &mstRunner{common: common{g: g, size: sizeOf(g), prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: checker}, run: p.Run}
 		return hostStandIn(&mstDeviceRunner{mstRunner: r, dev: dev}, dev), nil
 	}, PrepareResident: func(g *gpu.Graph) (Runner, error) {
 		p, err := mst.PrepareResident(g, v.Options)
 		if err != nil {
 			return nil, err
 		}
-		r := &mstRunner{common: common{prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: "device"},
-			run: p.Run, edges: g.Arcs / 2, arcs: g.Arcs}
+		r := &mstRunner{common: common{size: residentSize(g), prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: "device"},
+			run: p.Run}
 		return &mstDeviceRunner{mstRunner: r, dev: g.Device(), resident: g}, nil
 	}}
 }

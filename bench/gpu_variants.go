@@ -31,7 +31,7 @@ func SSSPGPU(v sssp.Variant) Variant {
 			return nil, err
 		}
 		// Run reports no preparation of its own: PrepTime() counts it once.
-		return hostStandIn(&ssspRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+		return hostStandIn(&ssspRunner{common: common{g: g, size: sizeOf(g), prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
 			run: p.Run, check: p.Check}, dev), nil
 	}, PrepareResident: func(g *gpu.Graph) (Runner, error) {
 		o := v.Options
@@ -40,8 +40,8 @@ func SSSPGPU(v sssp.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		return &residentRunner[*sssp.DeviceResult]{common: common{prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
-			arcs: g.Arcs, run: p.RunOnDevice, check: p.CheckDevice, free: (*sssp.DeviceResult).Close,
+		return &residentRunner[*sssp.DeviceResult]{common: common{size: residentSize(g), prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			run: p.RunOnDevice, check: p.CheckDevice, free: (*sssp.DeviceResult).Close,
 			scalars: func(r *sssp.DeviceResult) (time.Duration, int, int64) { return r.Time, r.Iterations, r.ComponentEdges }}, nil
 	}}
 }
@@ -60,7 +60,7 @@ func BFSGPU(v bfs.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		return hostStandIn(&bfsRunner{common: common{g: g, prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+		return hostStandIn(&bfsRunner{common: common{g: g, size: sizeOf(g), prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
 			run: p.Run, check: p.Check}, dev), nil
 	}, PrepareResident: func(g *gpu.Graph) (Runner, error) {
 		o := v.Options
@@ -69,8 +69,8 @@ func BFSGPU(v bfs.Variant) Variant {
 		if err != nil {
 			return nil, err
 		}
-		return &residentRunner[*bfs.DeviceResult]{common: common{prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
-			arcs: g.Arcs, run: p.RunOnDevice, check: p.CheckDevice, free: (*bfs.DeviceResult).Close,
+		return &residentRunner[*bfs.DeviceResult]{common: common{size: residentSize(g), prep: p.PrepTime(), bytes: p.Bytes(), close: p.Close, checker: p.Checker()},
+			run: p.RunOnDevice, check: p.CheckDevice, free: (*bfs.DeviceResult).Close,
 			scalars: func(r *bfs.DeviceResult) (time.Duration, int, int64) { return r.Time, r.Iterations, r.ComponentEdges }}, nil
 	}}
 }

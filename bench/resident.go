@@ -48,7 +48,6 @@ func (g *pointGraph) close() error {
 // run. Nothing is downloaded.
 type residentRunner[R any] struct {
 	common
-	arcs  int64 // stored arcs of the input graph, the rates' divisor
 	run   func(src int32) (R, error)
 	check func(R) error
 	free  func(R) error
@@ -76,7 +75,7 @@ func (r *residentRunner[R]) Run(root int32) (Run, error) {
 	}
 	r.last, r.has = res, true
 	t, it, ce := r.scalars(res)
-	return Run{Root: root, Time: t, Iterations: it, TEPS: graph.Rate(ce, r.arcs, t), ComponentEdges: ce}, nil
+	return Run{Root: root, Time: t, Iterations: it, TEPS: graph.Rate(ce, r.size.arcs, t), ComponentEdges: ce}, nil
 }
 
 func (r *residentRunner[R]) Check() error {

@@ -31,20 +31,20 @@ func SSSPRunner(g *graph.CSR, run func(src int32) (*sssp.Result, error), prep ti
 // relative tolerance tol: for variants that keep float32 distances
 // (1e-5 suffices for those, see sssp.Prepared.Run).
 func SSSPRunnerTol(g *graph.CSR, run func(src int32) (*sssp.Result, error), tol float64, prep time.Duration, bytes int64, close func() error) Runner {
-	return &ssspRunner{common: common{g: g, prep: prep, bytes: bytes, close: close}, run: run, tol: tol}
+	return &ssspRunner{common: common{g: g, size: sizeOf(g), prep: prep, bytes: bytes, close: close}, run: run, tol: tol}
 }
 
 // BFSRunner adapts a breadth-first search function to a Runner, like
 // SSSPRunner; Check validates with bfs.Check.
 func BFSRunner(g *graph.CSR, run func(src int32) (*bfs.Result, error), prep time.Duration, bytes int64, close func() error) Runner {
-	return &bfsRunner{common: common{g: g, prep: prep, bytes: bytes, close: close}, run: run}
+	return &bfsRunner{common: common{g: g, size: sizeOf(g), prep: prep, bytes: bytes, close: close}, run: run}
 }
 
 // MSTRunner adapts a minimum-spanning-forest function to a Runner (the
 // root is ignored); Check validates with mst.Check. Graph500 TEPS count
 // every undirected edge of g, arcs/s every stored arc.
 func MSTRunner(g *graph.CSR, run func() (*mst.Result, error), prep time.Duration, bytes int64, close func() error) Runner {
-	return &mstRunner{common: common{g: g, prep: prep, bytes: bytes, close: close}, run: run}
+	return &mstRunner{common: common{g: g, size: sizeOf(g), prep: prep, bytes: bytes, close: close}, run: run}
 }
 
 // APSPRunner adapts an all-pairs function on the dense matrix d (made
@@ -57,7 +57,10 @@ func APSPRunner(d *graph.Dense, run func() (*apsp.Result, error), prep time.Dura
 
 // common holds what every adapter reports besides its runs.
 type common struct {
-	g       *graph.CSR
+	g *graph.CSR
+	// size counts the input graph, the rates' divisors (also when g is
+	// nil: a graph made on the device).
+	size    inputSize
 	prep    time.Duration
 	bytes   int64
 	close   func() error
@@ -66,6 +69,26 @@ type common struct {
 	// records its results' Algorithm, which is CPU code (see standIn).
 	onHost bool
 	ran    string
+}
+
+// inputSize is the input graph's edge and stored-arc counts.
+type inputSize struct{ edges, arcs int64 }
+
+// sizeOf counts a host graph (zero for nil: no graph, no rates).
+func sizeOf(g *graph.CSR) inputSize {
+	if g == nil {
+		return inputSize{}
+	}
+	return inputSize{g.NumEdges(), g.NumArcs()}
+}
+
+// residentSize counts a device-resident graph as sizeOf counts its host
+// copy.
+func residentSize(g *gpu.Graph) inputSize {
+	if g.Directed {
+		return inputSize{g.Arcs, g.Arcs}
+	}
+	return inputSize{g.Arcs / 2, g.Arcs}
 }
 
 // CheckerName says which checker Check runs: "device" or "cpu".
@@ -133,7 +156,7 @@ func (r *ssspRunner) Run(root int32) (Run, error) {
 	r.last = res
 	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
-		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
+		TEPS: graph.Rate(res.ComponentEdges, r.size.arcs, res.Time), ComponentEdges: res.ComponentEdges}, nil
 }
 
 func (r *ssspRunner) Check() error {
@@ -163,7 +186,7 @@ func (r *bfsRunner) Run(root int32) (Run, error) {
 	r.last = res
 	r.noteRan(res.Algorithm)
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
-		TEPS: graph.Rate(res.ComponentEdges, r.g.NumArcs(), res.Time), ComponentEdges: res.ComponentEdges}, nil
+		TEPS: graph.Rate(res.ComponentEdges, r.size.arcs, res.Time), ComponentEdges: res.ComponentEdges}, nil
 }
 
 func (r *bfsRunner) Check() error {
@@ -180,9 +203,6 @@ type mstRunner struct {
 	common
 	run  func() (*mst.Result, error)
 	last *mst.Result
-	// edges and arcs count the input graph when g is nil (a graph on the
-	// device: see MSTGPU).
-	edges, arcs int64
 }
 
 func (r *mstRunner) Run(root int32) (Run, error) {
@@ -193,12 +213,8 @@ func (r *mstRunner) Run(root int32) (Run, error) {
 	}
 	r.last = res
 	r.noteRan(res.Algorithm)
-	edges, arcs := r.edges, r.arcs
-	if r.g != nil {
-		edges, arcs = r.g.NumEdges(), r.g.NumArcs()
-	}
 	return Run{Root: root, Time: res.Time, PrepTime: res.PrepTime, Iterations: res.Iterations,
-		TEPS: graph.Rate(edges, arcs, res.Time), ComponentEdges: edges}, nil
+		TEPS: graph.Rate(r.size.edges, r.size.arcs, res.Time), ComponentEdges: r.size.edges}, nil
 }
 
 func (r *mstRunner) Check() error {

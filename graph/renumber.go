@@ -25,9 +25,10 @@ import (
 // component's vertex of least degree, ties by id), visiting each vertex's
 // unnumbered neighbours in increasing degree (ties by id); the whole
 // Cuthill-McKee order is then reversed. Components are started in order of
-// their least-degree vertex, so isolated vertices come last in the
-// Cuthill-McKee order and first in the result. The order is deterministic
-// and does not depend on the core count.
+// their least-(degree, id) vertex, so isolated vertices come first in the
+// Cuthill-McKee order and last in the result (they get the largest new
+// numbers). The order is deterministic and does not depend on the core
+// count.
 //
 // For a directed graph only out-arcs are followed; make it undirected
 // (Undirected) for the classical ordering. The ordering narrows the

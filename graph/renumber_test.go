@@ -450,3 +450,17 @@ func TestTransformsStopOnInterrupt(t *testing.T) {
 		t.Errorf("RCMOrder after Clear: %v", err)
 	}
 }
+
+// TestRCMIsolatedLast: components start in order of their least-(degree,
+// id) vertex, so an isolated vertex starts the Cuthill-McKee order and
+// gets the largest new number once it is reversed (the doc's promise).
+func TestRCMIsolatedLast(t *testing.T) {
+	g := buildMapped(t, 4, [][2]int32{{0, 1}, {1, 3}}, nil) // 2 is isolated
+	newID, oldID, err := graph.RCMOrder(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newID[2] != 3 || oldID[3] != 2 {
+		t.Errorf("RCMOrder: newID %v, oldID %v; want the isolated vertex 2 numbered 3", newID, oldID)
+	}
+}

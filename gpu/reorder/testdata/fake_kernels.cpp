@@ -1,0 +1,40 @@
+// fake_kernels.cpp: reorder.cu's kernels for the fake GPU
+// (internal/fakegpu/testdata/fake_launch.h): plain calls, except the two
+// that vote per warp (rcm_count, rcm_level_keys), run as coroutines. The
+// tests link gpu/transform's fake kernels beside it.
+#include "cuda_emu.h"
+
+#include "../reorder.cu"
+
+#include "fake_launch.h"
+
+namespace {
+
+void prepare(fake::Launch &l) { l.oneDimWarps(); }
+
+fake::Package pkg({"rcm_"}, prepare);
+
+const emu::Options direct{emu::Mode::direct};
+
+fake::Table table({
+    fake::kernel("rcm_check", rcm_check, direct),
+    fake::kernel("rcm_degree_keys", rcm_degree_keys, direct),
+    fake::kernel("rcm_rank", rcm_rank, direct),
+    fake::kernel("rcm_hook", rcm_hook, direct),
+    fake::kernel("rcm_flatten", rcm_flatten, direct),
+    fake::kernel("rcm_label", rcm_label, direct),
+    fake::kernel("rcm_seed", rcm_seed, direct),
+    fake::kernel("rcm_bfs_level", rcm_bfs_level, direct),
+    fake::kernel("rcm_ecc", rcm_ecc, direct),
+    fake::kernel("rcm_last", rcm_last, direct),
+    fake::kernel("rcm_move", rcm_move, direct),
+    fake::kernel("rcm_place_roots", rcm_place_roots, direct),
+    fake::kernel("rcm_parent", rcm_parent, direct),
+    fake::kernel("rcm_count", rcm_count),
+    fake::kernel("rcm_level_keys", rcm_level_keys),
+    fake::kernel("rcm_place", rcm_place, direct),
+    fake::kernel("rcm_comp_keys", rcm_comp_keys, direct),
+    fake::kernel("rcm_reverse", rcm_reverse, direct),
+});
+
+} // namespace

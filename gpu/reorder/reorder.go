@@ -116,7 +116,10 @@ func RCMOrder(g *gpu.Graph) (newID, oldID *gpu.Int32s, err error) {
 	if err := o.run(); err != nil {
 		return nil, nil, err
 	}
-	return o.result()
+	if newID, oldID, err = o.result(); err != nil {
+		return nil, nil, err
+	}
+	return newID, oldID, o.phase("result")
 }
 
 // hostOrder is RCMOrder on the host device: graph.RCMOrder of the host
@@ -176,6 +179,27 @@ type order struct {
 	flag     *gpu.Uint32s // one word the kernels set (grew, more, count, slot)
 
 	sorts map[int]*levelSort
+
+	// rounds, searchLevels and numberLevels count the searches of George
+	// and Liu's rounds, their levels in all, and the Cuthill-McKee levels.
+	rounds, searchLevels, numberLevels int
+}
+
+// phaseDone, when set (by the benchmark), is called after each phase of
+// a device order with the device synchronized: the phase's name and the
+// order so far. It is nil otherwise and costs nothing then.
+var phaseDone func(phase string, o *order)
+
+// phase reports the end of a phase to phaseDone.
+func (o *order) phase(name string) error {
+	if phaseDone == nil {
+		return nil
+	}
+	if err := o.dev.Synchronize(); err != nil {
+		return err
+	}
+	phaseDone(name, o)
+	return nil
 }
 
 // levelSort holds the sort buffers of one length (a power of two).
@@ -239,13 +263,18 @@ func (o *order) run() (err error) {
 	if o.src, err = transform.ArcSources(o.g); err != nil {
 		return err
 	}
-	if err := o.components(); err != nil {
-		return err
+	for _, step := range []struct {
+		name string
+		run  func() error
+	}{{"sources", func() error { return nil }}, {"components", o.components}, {"roots", o.roots}, {"levels", o.levels}} {
+		if err := step.run(); err != nil {
+			return err
+		}
+		if err := o.phase(step.name); err != nil {
+			return err
+		}
 	}
-	if err := o.roots(); err != nil {
-		return err
-	}
-	return o.levels()
+	return nil
 }
 
 // components sorts the vertices by (degree, id) and names each connected
@@ -331,6 +360,7 @@ func (o *order) roots() (err error) {
 		if err := o.launch("rcm_seed", n, o.n, o.comp, o.rank, try, active, dist); err != nil {
 			return err
 		}
+		o.rounds++
 		if err := o.search(dist); err != nil {
 			return err
 		}
@@ -370,6 +400,7 @@ func (o *order) search(dist *gpu.Int32s) error {
 		if grew == 0 {
 			return nil
 		}
+		o.searchLevels++
 	}
 }
 
@@ -432,6 +463,7 @@ func (o *order) levels() (err error) {
 		}
 		base += count
 		size = count
+		o.numberLevels++
 	}
 	return nil
 }

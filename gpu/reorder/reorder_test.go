@@ -2,6 +2,7 @@ package reorder
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -54,6 +55,34 @@ func TestFakeGPU(t *testing.T) {
 func TestFakeGPUChild(t *testing.T) {
 	dev := fakegpu.Device(t)
 	checkDevice(t, dev, testGraphs(t, false))
+	checkPhases(t, dev)
+}
+
+// checkPhases checks the benchmark's phase report on a small graph: every
+// phase once, in order, and the counts of a 6×7 grid (George and Liu:
+// the search from a corner, one from the opposite corner that reaches no
+// further; 11 levels each, and 11 Cuthill-McKee levels after the root).
+func checkPhases(t *testing.T, dev *gpu.Device) {
+	g, err := gen.Grid(6, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg, err := dev.Upload(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dg.Close()
+	var names []string
+	for _, p := range phaseTimes(t, dg) {
+		names = append(names, fmt.Sprintf("%s=%v", p.name, p.ms))
+		if strings.HasSuffix(p.name, "_ms") {
+			names[len(names)-1] = p.name
+		}
+	}
+	want := "sources_ms components_ms roots_ms levels_ms result_ms rounds=2 search_levels=22 number_levels=11"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("phases of a 6×7 grid: %s, want %s", got, want)
+	}
 }
 
 // TestGPU runs the same checks on a real GPU, with larger graphs too

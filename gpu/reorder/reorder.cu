@@ -114,15 +114,19 @@ extern "C" __global__ void rcm_seed(int n, const int *comp, const int *rank, con
 }
 
 // rcm_bfs_level: every arc from level L to an unreached vertex puts that
-// vertex in level L+1 and sets *grew.
+// vertex in level L+1; a warp that did so sets *grew (one store per warp,
+// not one per arc).
 extern "C" __global__ void rcm_bfs_level(const int *src, const int *adj, i64 m, int level, int *dist, u32 *grew) {
 	i64 k = rcm_index();
-	if (k >= m || dist[src[k]] != level) return;
-	int v = adj[k];
-	if (dist[v] == RCM_NONE) {
-		dist[v] = level + 1;
-		*grew = 1;
+	bool put = false;
+	if (k < m && dist[src[k]] == level) {
+		int v = adj[k];
+		if (dist[v] == RCM_NONE) {
+			dist[v] = level + 1;
+			put = true;
+		}
 	}
+	if (__ballot_sync(RCM_FULL, put) && (threadIdx.x & 31) == 0) *grew = 1;
 }
 
 // rcm_ecc: ecc[c] = the largest level reached in component c (ecc filled

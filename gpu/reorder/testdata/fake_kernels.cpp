@@ -1,7 +1,7 @@
 // fake_kernels.cpp: reorder.cu's kernels for the fake GPU
-// (internal/fakegpu/testdata/fake_launch.h): plain calls, except the two
-// that vote per warp (rcm_count, rcm_level_keys), run as coroutines. The
-// tests link gpu/transform's fake kernels beside it.
+// (internal/fakegpu/testdata/fake_launch.h): plain calls, except the
+// three that vote per warp (rcm_bfs_level, rcm_count, rcm_level_keys), run
+// as coroutines. The tests link gpu/transform's fake kernels beside it.
 #include "cuda_emu.h"
 
 #include "../reorder.cu"
@@ -15,16 +15,19 @@ void prepare(fake::Launch &l) { l.oneDimWarps(); }
 fake::Package pkg({"rcm_"}, prepare);
 
 const emu::Options direct{emu::Mode::direct};
+// The hooking and flattening race on the component trees: real threads,
+// two blocks at a time, so that the compare-and-swap retries run.
+const emu::Options threads{emu::Mode::threads, 2};
 
 fake::Table table({
     fake::kernel("rcm_check", rcm_check, direct),
     fake::kernel("rcm_degree_keys", rcm_degree_keys, direct),
     fake::kernel("rcm_rank", rcm_rank, direct),
-    fake::kernel("rcm_hook", rcm_hook, direct),
-    fake::kernel("rcm_flatten", rcm_flatten, direct),
+    fake::kernel("rcm_hook", rcm_hook, threads),
+    fake::kernel("rcm_flatten", rcm_flatten, threads),
     fake::kernel("rcm_label", rcm_label, direct),
     fake::kernel("rcm_seed", rcm_seed, direct),
-    fake::kernel("rcm_bfs_level", rcm_bfs_level, direct),
+    fake::kernel("rcm_bfs_level", rcm_bfs_level),
     fake::kernel("rcm_ecc", rcm_ecc, direct),
     fake::kernel("rcm_last", rcm_last, direct),
     fake::kernel("rcm_move", rcm_move, direct),

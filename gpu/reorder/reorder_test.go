@@ -3,6 +3,7 @@ package reorder
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -63,14 +64,7 @@ func TestFakeGPUChild(t *testing.T) {
 // the search from a corner, one from the opposite corner that reaches no
 // further; 11 levels each, and 11 Cuthill-McKee levels after the root).
 func checkPhases(t *testing.T, dev *gpu.Device) {
-	g, err := gen.Grid(6, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dg, err := dev.Upload(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dg := uploadGrid(t, dev)
 	defer dg.Close()
 	var names []string
 	for _, p := range phaseTimes(t, dg) {
@@ -98,7 +92,7 @@ func TestGPU(t *testing.T) {
 // checkDevice compares the device order with graph.RCMOrder on every
 // graph, then checks the refusals, malformed input and an interrupt.
 func checkDevice(t *testing.T, dev *gpu.Device, graphs map[string]*graph.CSR) {
-	for _, name := range slices.Sorted(mapKeys(graphs)) {
+	for _, name := range slices.Sorted(maps.Keys(graphs)) {
 		g := graphs[name]
 		dg, err := dev.Upload(g)
 		if err != nil {
@@ -110,16 +104,6 @@ func checkDevice(t *testing.T, dev *gpu.Device, graphs map[string]*graph.CSR) {
 	checkRefusals(t, dev)
 	checkMalformed(t, dev)
 	checkInterrupt(t, dev)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // compare fails t unless RCMOrder of dg equals graph.RCMOrder of g.
@@ -203,6 +187,18 @@ func checkMalformed(t *testing.T, dev *gpu.Device) {
 // checkInterrupt: a pending interrupt stops the order with cancel's error.
 func checkInterrupt(t *testing.T, dev *gpu.Device) {
 	t.Helper()
+	dg := uploadGrid(t, dev)
+	defer dg.Close()
+	cancel.Request()
+	defer cancel.Clear()
+	if _, _, err := RCMOrder(dg); !errors.Is(err, cancel.ErrInterrupted) {
+		t.Errorf("RCMOrder after an interrupt: %v, want cancel.ErrInterrupted", err)
+	}
+}
+
+// uploadGrid returns a 6×7 grid on dev.
+func uploadGrid(t *testing.T, dev *gpu.Device) *gpu.Graph {
+	t.Helper()
 	g, err := gen.Grid(6, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -211,12 +207,7 @@ func checkInterrupt(t *testing.T, dev *gpu.Device) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dg.Close()
-	cancel.Request()
-	defer cancel.Clear()
-	if _, _, err := RCMOrder(dg); !errors.Is(err, cancel.ErrInterrupted) {
-		t.Errorf("RCMOrder after an interrupt: %v, want cancel.ErrInterrupted", err)
-	}
+	return dg
 }
 
 // testGraphs are undirected graphs of every shape graph.RCMOrder meets:

@@ -24,9 +24,6 @@ const (
 	blockSize = 256
 	// none is reorder.cu's RCM_NONE: unreached, no candidate.
 	none = 1<<31 - 1
-	// minSortLen is the smallest length of a level's sort buffers; longer
-	// levels use the next power of two (see levelSort).
-	minSortLen = 256
 	// maxPeripheralRounds bounds George and Liu's search, as in
 	// graph.RCMOrder: the search from the start, then at most 16 moves.
 	maxPeripheralRounds = 16
@@ -184,6 +181,13 @@ type order struct {
 	// and Liu's rounds, their levels in all, and the Cuthill-McKee levels.
 	rounds, searchLevels, numberLevels int
 }
+
+// minSortLen is the smallest length of a level's sort buffers (or the
+// power of two that holds every vertex, when smaller); longer levels use
+// the next power of two (see levelSort). The small levels of a graph
+// share one set of buffers, sorted in microseconds. (A variable for the
+// fake-GPU test, which lowers it to sort in buffers of several lengths.)
+var minSortLen = 1 << 14
 
 // phaseDone, when set (by the benchmark), is called after each phase of
 // a device order with the device synchronized: the phase's name and the
@@ -469,11 +473,12 @@ func (o *order) levels() (err error) {
 }
 
 // levelSort returns the sort buffers for a level of count vertices: of
-// the next power of two at least minSortLen, made on first use and kept
-// for the run, so that a run allocates O(log N) buffers whatever its
-// levels.
+// the next power of two, at least minSortLen or the power of two that
+// holds N, made on first use and kept for the run, so that a run
+// allocates O(log N) buffers whatever its levels.
 func (o *order) levelSort(count int64) (*levelSort, error) {
-	length := max(minSortLen, 1<<bits.Len64(uint64(count-1)))
+	pow2 := func(x int64) int { return 1 << bits.Len64(uint64(x-1)) }
+	length := max(pow2(count), min(minSortLen, pow2(int64(o.n))))
 	if s := o.sorts[length]; s != nil {
 		return s, nil
 	}

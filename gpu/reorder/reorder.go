@@ -61,10 +61,11 @@ var compiled = gpu.ModuleCache{Name: "reorder.cu", Source: kernelSource}
 // Cuthill-McKee numbering at a time for all components, each level sorted
 // by (least parent position, degree, id) with transform.Sorter. Launches
 // are O(rounds × levels), independent of the number of components; work
-// is O(M) per search level (kernels over every arc), plus radix sorts of
-// N pairs in all. Device memory: 4 bytes per arc (arc sources) and about
-// 60 bytes per vertex of scratch, freed before returning, besides the two
-// results. Degrees must be below 2³² (as graph.RCMOrder's keys assume).
+// is O(M) per search or numbering level (kernels over every arc), plus
+// radix sorts of about 3N pairs in all. Device memory: 4 bytes per arc
+// (arc sources) and at most about 120 bytes per vertex of scratch, freed
+// before returning, besides the two results; graphs of 2³¹ arcs or more
+// are refused (the arc sources are 32-bit).
 //
 // g must be undirected (symmetric lists, as every undirected graph the
 // project builds): a directed graph is refused, because graph.RCMOrder's

@@ -78,6 +78,15 @@ var compiled = gpu.ModuleCache{Name: "reorder.cu", Source: kernelSource}
 // a device error, and cancel's error when interrupted (checked between
 // search and numbering levels).
 func RCMOrder(g *gpu.Graph) (newID, oldID *gpu.Int32s, err error) {
+	return RCMOrderWithSources(g, nil)
+}
+
+// RCMOrderWithSources is RCMOrder for a caller that has g's arc sources
+// already (src from transform.ArcSources(g), left unchanged and not
+// freed): it saves their computation, O(M log N), and 4 bytes per arc. A
+// nil src is computed as RCMOrder does; one of another length than g's
+// arcs, or on another device, is an error.
+func RCMOrderWithSources(g *gpu.Graph, src *gpu.Int32s) (newID, oldID *gpu.Int32s, err error) {
 	if g == nil || g.Offsets == nil || g.Adj == nil {
 		return nil, nil, errors.New("reorder: RCMOrder: no graph (nil or without arrays)")
 	}
@@ -97,11 +106,14 @@ func RCMOrder(g *gpu.Graph) (newID, oldID *gpu.Int32s, err error) {
 	if g.Arcs >= 1<<31 {
 		return nil, nil, fmt.Errorf("reorder: RCMOrder: %d arcs exceed the 32-bit arc sources of the device order (at most %d); use graph.RCMOrder on the host copy", g.Arcs, int64(1<<31-1))
 	}
+	if src != nil && (int64(src.Len()) != g.Arcs || src.Device() != dev) {
+		return nil, nil, fmt.Errorf("reorder: RCMOrder: %d arc sources on %v for a graph of %d arcs on %v; pass transform.ArcSources of the graph, or nil", src.Len(), src.Device(), g.Arcs, dev)
+	}
 	fn, err := compiled.Functions(dev, kernelNames())
 	if err != nil {
 		return nil, nil, fmt.Errorf("reorder: RCMOrder: %w", err)
 	}
-	o := &order{g: g, dev: dev, fn: fn, tmp: gpu.NewAllocations(dev), n: g.N, m: g.Arcs}
+	o := &order{g: g, dev: dev, fn: fn, tmp: gpu.NewAllocations(dev), n: g.N, m: g.Arcs, src: src, callerSrc: src != nil}
 	defer func() {
 		err = errors.Join(err, o.free())
 		if err != nil {
@@ -164,17 +176,18 @@ type order struct {
 	n   int
 	m   int64
 
-	src      *gpu.Int32s  // the vertex each arc leaves
-	byDegree *gpu.Uint32s // the vertices in (degree, id) order
-	rank     *gpu.Int32s  // rank[v]: v's position in byDegree
-	rep      *gpu.Int32s  // rep[v]: the root of v's component tree
-	least    *gpu.Int32s  // least[tree root]: the least rank in the tree
-	comp     *gpu.Int32s  // comp[v]: the least rank of v's component, its name
-	number   *gpu.Int64s  // number[name]: the component's place in component order
-	comps    int64        // the number of components
-	root     *gpu.Int32s  // root[name]: the component's Cuthill-McKee root
-	seq      *gpu.Int32s  // the vertices level by level, each level in order
-	flag     *gpu.Uint32s // one word the kernels set (grew, more, count, slot)
+	src       *gpu.Int32s  // the vertex each arc leaves
+	callerSrc bool         // src is the caller's (not freed)
+	byDegree  *gpu.Uint32s // the vertices in (degree, id) order
+	rank      *gpu.Int32s  // rank[v]: v's position in byDegree
+	rep       *gpu.Int32s  // rep[v]: the root of v's component tree
+	least     *gpu.Int32s  // least[tree root]: the least rank in the tree
+	comp      *gpu.Int32s  // comp[v]: the least rank of v's component, its name
+	number    *gpu.Int64s  // number[name]: the component's place in component order
+	comps     int64        // the number of components
+	root      *gpu.Int32s  // root[name]: the component's Cuthill-McKee root
+	seq       *gpu.Int32s  // the vertices level by level, each level in order
+	flag      *gpu.Uint32s // one word the kernels set (grew, more, count, slot)
 
 	sorts map[int]*levelSort
 
@@ -220,7 +233,10 @@ func (o *order) free() error {
 	for _, s := range o.sorts {
 		errs = append(errs, s.sorter.Free())
 	}
-	errs = append(errs, o.src.Free(), o.tmp.Free())
+	if !o.callerSrc {
+		errs = append(errs, o.src.Free())
+	}
+	errs = append(errs, o.tmp.Free())
 	return errors.Join(errs...)
 }
 
@@ -265,8 +281,10 @@ func (o *order) run() (err error) {
 	if bad != 0 {
 		return fmt.Errorf("some arc leads outside the %d vertices; the graph is malformed", o.n)
 	}
-	if o.src, err = transform.ArcSources(o.g); err != nil {
-		return err
+	if o.src == nil {
+		if o.src, err = transform.ArcSources(o.g); err != nil {
+			return err
+		}
 	}
 	for _, step := range []struct {
 		name string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
@@ -41,7 +42,7 @@ func TestHostDevice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compare(t, name, g, dg)
+		compare(t, name, g, dg, RCMOrder)
 	}
 	checkRefusals(t, dev)
 }
@@ -99,7 +100,10 @@ func checkDevice(t *testing.T, dev *gpu.Device, graphs map[string]*graph.CSR) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compare(t, name, g, dg)
+		compare(t, name, g, dg, RCMOrder)
+		if name == "forest" || name == "rmat_s8_perm" {
+			checkWithSources(t, name, g, dg)
+		}
 		dg.Close()
 	}
 	checkRefusals(t, dev)
@@ -107,14 +111,42 @@ func checkDevice(t *testing.T, dev *gpu.Device, graphs map[string]*graph.CSR) {
 	checkInterrupt(t, dev)
 }
 
-// compare fails t unless RCMOrder of dg equals graph.RCMOrder of g.
-func compare(t *testing.T, name string, g *graph.CSR, dg *gpu.Graph) {
+// checkWithSources compares RCMOrderWithSources, given the arc sources,
+// with graph.RCMOrder, checks that it leaves them alone, and that sources
+// of the wrong length are refused.
+func checkWithSources(t *testing.T, name string, g *graph.CSR, dg *gpu.Graph) {
+	t.Helper()
+	src, err := transform.ArcSources(dg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Free()
+	before, err := src.ToHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare(t, name+" with sources", g, dg, func(dg *gpu.Graph) (*gpu.Int32s, *gpu.Int32s, error) { return RCMOrderWithSources(dg, src) })
+	if after, err := src.ToHost(); err != nil || !slices.Equal(after, before) {
+		t.Errorf("%s: RCMOrderWithSources changed or freed the caller's arc sources (%v)", name, err)
+	}
+	short, err := dg.Device().AllocInt32s(int(dg.Arcs) - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer short.Free()
+	if _, _, err := RCMOrderWithSources(dg, short); err == nil || !strings.Contains(err.Error(), "arc sources") {
+		t.Errorf("%s: RCMOrderWithSources with one arc source too few: %v, want an error about the arc sources", name, err)
+	}
+}
+
+// compare fails t unless order of dg equals graph.RCMOrder of g.
+func compare(t *testing.T, name string, g *graph.CSR, dg *gpu.Graph, order func(*gpu.Graph) (*gpu.Int32s, *gpu.Int32s, error)) {
 	t.Helper()
 	wantNew, wantOld, err := graph.RCMOrder(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	newID, oldID, err := RCMOrder(dg)
+	newID, oldID, err := order(dg)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
 		return

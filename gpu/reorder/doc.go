@@ -4,9 +4,7 @@
 // no host round trip. It imports only gpu, gpu/transform and graph.
 //
 //   - RCMOrder: graph.RCMOrder's reverse Cuthill-McKee order of an
-//     undirected graph (newID and oldID, inverse permutations);
-//     RCMOrderWithSources the same for a caller that has the graph's arc
-//     sources (transform.ArcSources) already.
+//     undirected graph (newID and oldID, inverse permutations).
 //
 // graph.RCMOrder works one component at a time; R-MAT graphs have one
 // giant component, hundreds of thousands of tiny ones and many isolated

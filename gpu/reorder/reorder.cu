@@ -1,8 +1,11 @@
 // GPU kernels of package reorder: the reverse Cuthill-McKee order of
 // graph.RCMOrder for all connected components at once (reorder.go has the
-// plan). Generic steps (scans, the radix sort, arc sources) are package
+// plan). Generic steps (scans, the radix sort) are package
 // gpu/transform's. No #include; every kernel is extern "C". Arc indices and
-// counts are 64-bit, vertex ids 32-bit; one thread per arc or per vertex.
+// counts are 64-bit, vertex ids 32-bit. Kernels over vertices run one
+// thread per vertex; kernels over arcs take the lists cut in chunks of
+// RCM_CHUNK arcs (rcm_chunks) and run a warp per chunk, so that a hub's
+// list is spread over many warps and a small frontier costs little.
 //
 // Vertices are compared by their rank in (degree, id) order ("dk rank",
 // rank[v]); a component is named by the least dk rank of its vertices
@@ -15,6 +18,7 @@ typedef unsigned int u32;
 
 #define RCM_NONE 0x7fffffff // unreached / no candidate (INT_MAX)
 #define RCM_FULL 0xffffffffu
+#define RCM_CHUNK 256 // arcs per chunk of a frontier vertex's list
 
 __device__ __forceinline__ i64 rcm_index() { return (i64)blockIdx.x * blockDim.x + threadIdx.x; }
 
@@ -57,20 +61,64 @@ __device__ int rcm_root(int *rep, int v) {
 	return v;
 }
 
-// rcm_hook joins the trees of each arc's ends: the larger root is hooked
-// under the smaller by a compare-and-swap, retried from the new root when
-// another thread hooked it first. After one pass over every arc, each
-// component is one tree.
-extern "C" __global__ void rcm_hook(const int *src, const int *adj, i64 m, int *rep) {
-	i64 k = rcm_index();
-	if (k >= m) return;
-	int a = rcm_root(rep, src[k]), b = rcm_root(rep, adj[k]);
-	while (a != b) {
-		int hi = a > b ? a : b, lo = a > b ? b : a;
-		int old = atomicCAS(&rep[hi], hi, lo);
-		if (old == hi) return;
-		a = rcm_root(rep, old);
-		b = lo;
+// rcm_chunks cuts the lists of the vertices list[first, first+count) (list
+// NULL: the vertices first, first+1, ...) into
+// chunks of RCM_CHUNK arcs: chunks[j] = vertex << 32 | chunk index, at
+// slots taken from *nchunks (one atomic per warp), so that the expansion
+// balances hubs and leaves alike.
+extern "C" __global__ void rcm_chunks(const int *list, int first, int count, const i64 *off, u64 *chunks,
+                                      u32 *nchunks) {
+	i64 i = rcm_index();
+	int lane = threadIdx.x & 31;
+	int u = 0;
+	u32 nc = 0;
+	if (i < count) {
+		u = list ? list[first + i] : (int)(first + i);
+		nc = (u32)((off[u + 1] - off[u] + RCM_CHUNK - 1) / RCM_CHUNK);
+	}
+	u32 inc = nc;
+	for (int d = 1; d < 32; d <<= 1) {
+		u32 y = __shfl_up_sync(RCM_FULL, inc, d);
+		if (lane >= d) inc += y;
+	}
+	u32 total = __shfl_sync(RCM_FULL, inc, 31);
+	u32 base = 0;
+	if (lane == 31 && total) base = atomicAdd(nchunks, total);
+	base = __shfl_sync(RCM_FULL, base, 31) + inc - nc;
+	for (u32 j = 0; j < nc; j++) chunks[base + j] = (u64)(u32)u << 32 | j;
+}
+
+// rcm_chunk_arcs gives chunk c's vertex and its arcs [*start, *end).
+__device__ __forceinline__ int rcm_chunk_arcs(const u64 *chunks, i64 c, const i64 *off, i64 *start, i64 *end) {
+	u64 ch = chunks[c];
+	int u = (int)(ch >> 32);
+	*start = off[u] + (i64)(u32)ch * RCM_CHUNK;
+	*end = off[u + 1] < *start + RCM_CHUNK ? off[u + 1] : *start + RCM_CHUNK;
+	return u;
+}
+
+// rcm_hook joins the trees of each arc's ends, over the chunks of every
+// vertex's list (a warp per chunk, over a grid-stride loop): the larger
+// root is hooked under the smaller by a compare-and-swap, retried from the
+// new root when another thread hooked it first. After one pass over every
+// arc, each component is one tree.
+extern "C" __global__ void rcm_hook(const u64 *chunks, const u32 *nchunks, const i64 *off, const int *adj, int *rep) {
+	int lane = threadIdx.x & 31;
+	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	i64 total = *nchunks;
+	for (i64 c = rcm_index() >> 5; c < total; c += warps) {
+		i64 start, end;
+		int u = rcm_chunk_arcs(chunks, c, off, &start, &end);
+		for (i64 k = start + lane; k < end; k += 32) {
+			int a = rcm_root(rep, u), b = rcm_root(rep, adj[k]);
+			while (a != b) {
+				int hi = a > b ? a : b, lo = a > b ? b : a;
+				int old = atomicCAS(&rep[hi], hi, lo);
+				if (old == hi) break;
+				a = rcm_root(rep, old);
+				b = lo;
+			}
+		}
 	}
 }
 
@@ -103,30 +151,60 @@ extern "C" __global__ void rcm_label(int n, const int *rep, const int *least, co
 	}
 }
 
-// rcm_seed starts a breadth-first search from try[c] for each active
-// component c (dist filled with RCM_NONE before).
-extern "C" __global__ void rcm_seed(int n, const int *comp, const int *rank, const int *try_, const int *active,
-                                    int *dist) {
-	i64 v = rcm_index();
-	if (v >= n) return;
-	int c = comp[v];
-	if (c == rank[v] && active[c]) dist[try_[c]] = 0;
+// rcm_slot returns, to each lane that wants one, a distinct slot taken
+// from *count (one atomic per warp). Every lane of the warp must call it.
+__device__ u32 rcm_slot(bool want, u32 *count) {
+	u32 votes = __ballot_sync(RCM_FULL, want);
+	int lane = threadIdx.x & 31;
+	u32 base = 0;
+	if (lane == 0 && votes) base = atomicAdd(count, (u32)__popc(votes));
+	base = __shfl_sync(RCM_FULL, base, 0);
+	return base + __popc(votes & ((1u << lane) - 1));
 }
 
-// rcm_bfs_level: every arc from level L to an unreached vertex puts that
-// vertex in level L+1; a warp that did so sets *grew (one store per warp,
-// not one per arc).
-extern "C" __global__ void rcm_bfs_level(const int *src, const int *adj, i64 m, int level, int *dist, u32 *grew) {
-	i64 k = rcm_index();
-	bool put = false;
-	if (k < m && dist[src[k]] == level) {
-		int v = adj[k];
-		if (dist[v] == RCM_NONE) {
-			dist[v] = level + 1;
-			put = true;
+// rcm_seed starts a breadth-first search from try[c] for each active
+// component c: dist 0 (dist filled with RCM_NONE before), and try[c] in
+// the frontier front (its length counted in *count).
+extern "C" __global__ void rcm_seed(int n, const int *comp, const int *rank, const int *try_, const int *active,
+                                    int *dist, int *front, u32 *count) {
+	i64 v = rcm_index();
+	bool want = false;
+	int r = 0;
+	if (v < n) {
+		int c = comp[v];
+		if (c == rank[v] && active[c]) {
+			r = try_[c];
+			dist[r] = 0;
+			want = true;
 		}
 	}
-	if (__ballot_sync(RCM_FULL, put) && (threadIdx.x & 31) == 0) *grew = 1;
+	u32 i = rcm_slot(want, count);
+	if (want) front[i] = r;
+}
+
+// rcm_search_level expands the frontier's chunks (a warp per chunk, over a
+// grid-stride loop): each arc to an unreached vertex puts that vertex in
+// level+1 (one thread wins it by compare-and-swap) and in the next
+// frontier, whose length *count counts.
+extern "C" __global__ void rcm_search_level(const u64 *chunks, const u32 *nchunks, const i64 *off, const int *adj,
+                                            int level, int *dist, int *next, u32 *count) {
+	int lane = threadIdx.x & 31;
+	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	i64 total = *nchunks;
+	for (i64 c = rcm_index() >> 5; c < total; c += warps) {
+		i64 start, end;
+		rcm_chunk_arcs(chunks, c, off, &start, &end);
+		for (i64 a = start + lane; a - lane < end; a += 32) {
+			int v = 0;
+			bool put = false;
+			if (a < end) {
+				v = adj[a];
+				put = dist[v] == RCM_NONE && atomicCAS(&dist[v], RCM_NONE, level + 1) == RCM_NONE;
+			}
+			u32 i = rcm_slot(put, count);
+			if (put) next[i] = v;
+		}
+	}
 }
 
 // rcm_ecc: ecc[c] = the largest level reached in component c (ecc filled
@@ -187,17 +265,24 @@ extern "C" __global__ void rcm_place_roots(int n, const int *comp, const int *ra
 	seq[i] = r;
 }
 
-// rcm_parent: every unnumbered head of an arc from level L learns the
-// least position in level cur of such a tail (parent filled with RCM_NONE
-// once: numbered vertices are never looked at again).
-extern "C" __global__ void rcm_parent(const int *src, const int *adj, i64 m, int cur, const int *level,
-                                      const int *pos, int *parent) {
-	i64 k = rcm_index();
-	if (k >= m) return;
-	int u = src[k];
-	if (level[u] != cur) return;
-	int v = adj[k];
-	if (level[v] == RCM_NONE) atomicMin(&parent[v], pos[u]);
+// rcm_parent expands the chunks of level cur (a warp per chunk, over a
+// grid-stride loop): every unnumbered head of an arc from the level
+// learns the least position in the level of such a tail (parent filled
+// with RCM_NONE once: numbered vertices are never looked at again).
+extern "C" __global__ void rcm_parent(const u64 *chunks, const u32 *nchunks, const i64 *off, const int *adj,
+                                      const int *level, const int *pos, int *parent) {
+	int lane = threadIdx.x & 31;
+	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	i64 total = *nchunks;
+	for (i64 c = rcm_index() >> 5; c < total; c += warps) {
+		i64 start, end;
+		int u = rcm_chunk_arcs(chunks, c, off, &start, &end);
+		int p = pos[u];
+		for (i64 a = start + lane; a < end; a += 32) {
+			int v = adj[a];
+			if (level[v] == RCM_NONE) atomicMin(&parent[v], p);
+		}
+	}
 }
 
 // rcm_count puts every unnumbered vertex with a parent in level L+1 and
@@ -218,13 +303,8 @@ extern "C" __global__ void rcm_level_keys(int n, int next, const int *level, con
                                           int shift, u32 *slot, u64 *keys, u32 *vals, int count, int len) {
 	i64 v = rcm_index();
 	bool in = v < n && level[v] == next;
-	u32 votes = __ballot_sync(RCM_FULL, in);
-	int lane = threadIdx.x & 31;
-	u32 base = 0;
-	if (lane == 0 && votes) base = atomicAdd(slot, (u32)__popc(votes));
-	base = __shfl_sync(RCM_FULL, base, 0);
+	u32 i = rcm_slot(in, slot);
 	if (in) {
-		u32 i = base + __popc(votes & ((1u << lane) - 1));
 		keys[i] = (u64)parent[v] << shift | (u64)rank[v];
 		vals[i] = (u32)v;
 	}

@@ -24,6 +24,11 @@ const (
 	blockSize = 256
 	// none is reorder.cu's RCM_NONE: unreached, no candidate.
 	none = 1<<31 - 1
+	// chunk is reorder.cu's RCM_CHUNK: arcs per chunk of a list.
+	chunk = 256
+	// expandThreads is the grid of the kernels over chunks (grid-stride
+	// loops, a warp per chunk): enough warps to fill a large GPU.
+	expandThreads = 2048 * blockSize
 	// maxPeripheralRounds bounds George and Liu's search, as in
 	// graph.RCMOrder: the search from the start, then at most 16 moves.
 	maxPeripheralRounds = 16
@@ -32,8 +37,8 @@ const (
 // kernelNames lists every kernel the Go side launches.
 func kernelNames() []string {
 	return []string{
-		"rcm_check", "rcm_degree_keys", "rcm_rank", "rcm_hook", "rcm_flatten", "rcm_label", "rcm_seed",
-		"rcm_bfs_level", "rcm_ecc", "rcm_last", "rcm_move", "rcm_place_roots", "rcm_parent", "rcm_count",
+		"rcm_check", "rcm_degree_keys", "rcm_rank", "rcm_chunks", "rcm_hook", "rcm_flatten", "rcm_label", "rcm_seed",
+		"rcm_search_level", "rcm_ecc", "rcm_last", "rcm_move", "rcm_place_roots", "rcm_parent", "rcm_count",
 		"rcm_level_keys", "rcm_place", "rcm_comp_keys", "rcm_reverse",
 	}
 }
@@ -78,15 +83,6 @@ var compiled = gpu.ModuleCache{Name: "reorder.cu", Source: kernelSource}
 // a device error, and cancel's error when interrupted (checked between
 // search and numbering levels).
 func RCMOrder(g *gpu.Graph) (newID, oldID *gpu.Int32s, err error) {
-	return RCMOrderWithSources(g, nil)
-}
-
-// RCMOrderWithSources is RCMOrder for a caller that has g's arc sources
-// already (src from transform.ArcSources(g), left unchanged and not
-// freed): it saves their computation, O(M log N), and 4 bytes per arc. A
-// nil src is computed as RCMOrder does; one of another length than g's
-// arcs, or on another device, is an error.
-func RCMOrderWithSources(g *gpu.Graph, src *gpu.Int32s) (newID, oldID *gpu.Int32s, err error) {
 	if g == nil || g.Offsets == nil || g.Adj == nil {
 		return nil, nil, errors.New("reorder: RCMOrder: no graph (nil or without arrays)")
 	}
@@ -103,17 +99,14 @@ func RCMOrderWithSources(g *gpu.Graph, src *gpu.Int32s) (newID, oldID *gpu.Int32
 	if g.N == 0 {
 		return emptyResult(dev)
 	}
-	if g.Arcs >= 1<<31 {
-		return nil, nil, fmt.Errorf("reorder: RCMOrder: %d arcs exceed the 32-bit arc sources of the device order (at most %d); use graph.RCMOrder on the host copy", g.Arcs, int64(1<<31-1))
-	}
-	if src != nil && (int64(src.Len()) != g.Arcs || src.Device() != dev) {
-		return nil, nil, fmt.Errorf("reorder: RCMOrder: %d arc sources on %v for a graph of %d arcs on %v; pass transform.ArcSources of the graph, or nil", src.Len(), src.Device(), g.Arcs, dev)
+	if g.Arcs/chunk >= 1<<31 {
+		return nil, nil, fmt.Errorf("reorder: RCMOrder: %d arcs exceed the 32-bit chunk count of the device order (at most %d arcs); use graph.RCMOrder on the host copy", g.Arcs, int64(chunk)<<31-1)
 	}
 	fn, err := compiled.Functions(dev, kernelNames())
 	if err != nil {
 		return nil, nil, fmt.Errorf("reorder: RCMOrder: %w", err)
 	}
-	o := &order{g: g, dev: dev, fn: fn, tmp: gpu.NewAllocations(dev), n: g.N, m: g.Arcs, src: src, callerSrc: src != nil}
+	o := &order{g: g, dev: dev, fn: fn, tmp: gpu.NewAllocations(dev), n: g.N, m: g.Arcs}
 	defer func() {
 		err = errors.Join(err, o.free())
 		if err != nil {
@@ -176,18 +169,18 @@ type order struct {
 	n   int
 	m   int64
 
-	src       *gpu.Int32s  // the vertex each arc leaves
-	callerSrc bool         // src is the caller's (not freed)
-	byDegree  *gpu.Uint32s // the vertices in (degree, id) order
-	rank      *gpu.Int32s  // rank[v]: v's position in byDegree
-	rep       *gpu.Int32s  // rep[v]: the root of v's component tree
-	least     *gpu.Int32s  // least[tree root]: the least rank in the tree
-	comp      *gpu.Int32s  // comp[v]: the least rank of v's component, its name
-	number    *gpu.Int64s  // number[name]: the component's place in component order
-	comps     int64        // the number of components
-	root      *gpu.Int32s  // root[name]: the component's Cuthill-McKee root
-	seq       *gpu.Int32s  // the vertices level by level, each level in order
-	flag      *gpu.Uint32s // one word the kernels set (grew, more, count, slot)
+	chunks   *gpu.Uint64s // a vertex list cut in chunks (rcm_chunks)
+	nchunks  *gpu.Uint32s // their number
+	byDegree *gpu.Uint32s // the vertices in (degree, id) order
+	rank     *gpu.Int32s  // rank[v]: v's position in byDegree
+	rep      *gpu.Int32s  // rep[v]: the root of v's component tree
+	least    *gpu.Int32s  // least[tree root]: the least rank in the tree
+	comp     *gpu.Int32s  // comp[v]: the least rank of v's component, its name
+	number   *gpu.Int64s  // number[name]: the component's place in component order
+	comps    int64        // the number of components
+	root     *gpu.Int32s  // root[name]: the component's Cuthill-McKee root
+	seq      *gpu.Int32s  // the vertices level by level, each level in order
+	flag     *gpu.Uint32s // one word the kernels set (grew, more, count, slot)
 
 	sorts map[int]*levelSort
 
@@ -232,9 +225,6 @@ func (o *order) free() error {
 	var errs []error
 	for _, s := range o.sorts {
 		errs = append(errs, s.sorter.Free())
-	}
-	if !o.callerSrc {
-		errs = append(errs, o.src.Free())
 	}
 	errs = append(errs, o.tmp.Free())
 	return errors.Join(errs...)
@@ -281,10 +271,11 @@ func (o *order) run() (err error) {
 	if bad != 0 {
 		return fmt.Errorf("some arc leads outside the %d vertices; the graph is malformed", o.n)
 	}
-	if o.src == nil {
-		if o.src, err = transform.ArcSources(o.g); err != nil {
-			return err
-		}
+	if o.chunks, err = o.tmp.AllocUint64s(o.n + int(o.m/chunk) + 1); err != nil {
+		return err
+	}
+	if o.nchunks, err = o.tmp.AllocUint32s(1); err != nil {
+		return err
 	}
 	for _, step := range []struct {
 		name string
@@ -329,7 +320,10 @@ func (o *order) components() (err error) {
 	if err := o.launch("rcm_rank", n, o.byDegree, o.n, o.rank); err != nil {
 		return err
 	}
-	if err := o.launch("rcm_hook", o.m, o.src, o.g.Adj, o.m, o.rep); err != nil {
+	if err := o.chunk(nil, 0, n); err != nil {
+		return err
+	}
+	if err := o.launch("rcm_hook", expandThreads, o.chunks, o.nchunks, o.g.Offsets, o.g.Adj, o.rep); err != nil {
 		return err
 	}
 	if o.least, err = o.tmp.AllocInt32s(o.n); err != nil {
@@ -353,13 +347,13 @@ func (o *order) roots() (err error) {
 			*dst, err = o.tmp.AllocInt32s(o.n)
 		}
 	}
-	var try, active, best, dist, ecc, cand *gpu.Int32s
-	for _, p := range []**gpu.Int32s{&o.comp, &o.root, &try, &active, &best, &dist, &ecc, &cand} {
+	var try, active, best, dist, ecc, cand, front, next *gpu.Int32s
+	for _, p := range []**gpu.Int32s{&o.comp, &o.root, &try, &active, &best, &dist, &ecc, &cand, &front, &next} {
 		alloc(p)
 	}
 	defer func() {
 		// The search's own arrays are not needed afterwards.
-		err = errors.Join(err, try.Free(), active.Free(), best.Free(), dist.Free(), ecc.Free(), cand.Free())
+		err = errors.Join(err, try.Free(), active.Free(), best.Free(), dist.Free(), ecc.Free(), cand.Free(), front.Free(), next.Free())
 	}()
 	if err != nil {
 		return err
@@ -380,11 +374,12 @@ func (o *order) roots() (err error) {
 		if err := dist.Fill(none); err != nil {
 			return err
 		}
-		if err := o.launch("rcm_seed", n, o.n, o.comp, o.rank, try, active, dist); err != nil {
+		seeds, err := o.word("rcm_seed", n, o.n, o.comp, o.rank, try, active, dist, front, o.flag)
+		if err != nil {
 			return err
 		}
 		o.rounds++
-		if err := o.search(dist); err != nil {
+		if err := o.search(dist, front, next, seeds); err != nil {
 			return err
 		}
 		if err := ecc.Fill(-1); err != nil {
@@ -410,21 +405,35 @@ func (o *order) roots() (err error) {
 	return nil
 }
 
-// search runs the breadth-first search seeded in dist to its end.
-func (o *order) search(dist *gpu.Int32s) error {
-	for level := 0; ; level++ {
+// search runs the breadth-first search seeded in dist and front (count
+// vertices) to its end; next is scratch for the frontiers.
+func (o *order) search(dist, front, next *gpu.Int32s, count uint32) error {
+	for level := 0; count > 0; level++ {
 		if err := cancel.Check(); err != nil {
 			return err
 		}
-		grew, err := o.word("rcm_bfs_level", o.m, o.src, o.g.Adj, o.m, level, dist, o.flag)
+		if err := o.chunk(front, 0, int64(count)); err != nil {
+			return err
+		}
+		c, err := o.word("rcm_search_level", expandThreads, o.chunks, o.nchunks, o.g.Offsets, o.g.Adj, level, dist, next, o.flag)
 		if err != nil {
 			return err
 		}
-		if grew == 0 {
-			return nil
+		if c > 0 {
+			o.searchLevels++
 		}
-		o.searchLevels++
+		front, next, count = next, front, c
 	}
+	return nil
+}
+
+// chunk cuts the lists of the vertices list[first, first+count) (list
+// nil: first, first+1, ...) into o.chunks.
+func (o *order) chunk(list *gpu.Int32s, first, count int64) error {
+	if err := o.nchunks.Fill(0); err != nil {
+		return err
+	}
+	return o.launch("rcm_chunks", count, list, int(first), int(count), o.g.Offsets, o.chunks, o.nchunks)
 }
 
 // levels numbers the components' vertices level by level: level 0 holds
@@ -456,7 +465,10 @@ func (o *order) levels() (err error) {
 		if err := cancel.Check(); err != nil {
 			return err
 		}
-		if err := o.launch("rcm_parent", o.m, o.src, o.g.Adj, o.m, cur, level, pos, parent); err != nil {
+		if err := o.chunk(o.seq, base-size, size); err != nil {
+			return err
+		}
+		if err := o.launch("rcm_parent", expandThreads, o.chunks, o.nchunks, o.g.Offsets, o.g.Adj, level, pos, parent); err != nil {
 			return err
 		}
 		c, err := o.word("rcm_count", n, o.n, cur+1, parent, level, o.flag)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
-	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
@@ -101,42 +100,11 @@ func checkDevice(t *testing.T, dev *gpu.Device, graphs map[string]*graph.CSR) {
 			t.Fatal(err)
 		}
 		compare(t, name, g, dg, RCMOrder)
-		if name == "forest" || name == "rmat_s8_perm" {
-			checkWithSources(t, name, g, dg)
-		}
 		dg.Close()
 	}
 	checkRefusals(t, dev)
 	checkMalformed(t, dev)
 	checkInterrupt(t, dev)
-}
-
-// checkWithSources compares RCMOrderWithSources, given the arc sources,
-// with graph.RCMOrder, checks that it leaves them alone, and that sources
-// of the wrong length are refused.
-func checkWithSources(t *testing.T, name string, g *graph.CSR, dg *gpu.Graph) {
-	t.Helper()
-	src, err := transform.ArcSources(dg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Free()
-	before, err := src.ToHost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	compare(t, name+" with sources", g, dg, func(dg *gpu.Graph) (*gpu.Int32s, *gpu.Int32s, error) { return RCMOrderWithSources(dg, src) })
-	if after, err := src.ToHost(); err != nil || !slices.Equal(after, before) {
-		t.Errorf("%s: RCMOrderWithSources changed or freed the caller's arc sources (%v)", name, err)
-	}
-	short, err := dg.Device().AllocInt32s(int(dg.Arcs) - 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer short.Free()
-	if _, _, err := RCMOrderWithSources(dg, short); err == nil || !strings.Contains(err.Error(), "arc sources") {
-		t.Errorf("%s: RCMOrderWithSources with one arc source too few: %v, want an error about the arc sources", name, err)
-	}
 }
 
 // compare fails t unless order of dg equals graph.RCMOrder of g.
@@ -267,6 +235,7 @@ func testGraphs(t *testing.T, large bool) map[string]*graph.CSR {
 		"complete":     must(gen.Complete(6)),
 		"tree":         randomTree(t, r, 60),
 		"forest":       union(t, randomTree(t, r, 20), must(gen.Path(6)), tg.Build(t, 4, false, tg.Float64), randomTree(t, r, 9), must(gen.Grid(3, 4))),
+		"hubs":         union(t, must(gen.Star(600)), must(gen.Star(300)), randomTree(t, r, 40)), // lists of several chunks
 		"sparse":       tg.Build(t, 200, false, tg.Float64, tg.Random(r, 200, 120, nil)...),
 		"random":       tg.Build(t, 80, false, tg.Float32, tg.Random(r, 80, 300, nil)...),
 		"loops":        withLoops(tg.Build(t, 50, false, tg.Float64, tg.Random(r, 50, 60, nil)...), 4),

@@ -24,9 +24,9 @@ var benchScales = flag.String("reorder.scales", "20,22", "BenchmarkGPURCM: the R
 //	rcm_ms        RCMOrder and the Free of its results (wall): the figure
 //	              to compare with host_ms
 //	host_ms       graph.RCMOrder on the host copy (once, this machine's cores)
-//	sources_ms, components_ms, roots_ms, levels_ms, result_ms
+//	check_ms, components_ms, roots_ms, levels_ms, result_ms
 //	              its phases (one more run with the device synchronized
-//	              after each): check and arc sources; (degree, id) sort
+//	              after each): the ids check and the chunk buffer; (degree, id) sort
 //	              and components; George and Liu's rounds; the
 //	              Cuthill-McKee levels; the final sort and the ids
 //	rounds, search_levels, number_levels

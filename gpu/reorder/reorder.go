@@ -64,13 +64,15 @@ var compiled = gpu.ModuleCache{Name: "reorder.cu", Source: kernelSource}
 // components by hooking, one breadth-first search per round of George and
 // Liu's search for every component still moving, then one level of the
 // Cuthill-McKee numbering at a time for all components, each level sorted
-// by (least parent position, degree, id) with transform.Sorter. Launches
-// are O(rounds × levels), independent of the number of components; work
-// is O(M) per search or numbering level (kernels over every arc), plus
-// radix sorts of about 3N pairs in all. Device memory: 4 bytes per arc
-// (arc sources) and at most about 120 bytes per vertex of scratch, freed
-// before returning, besides the two results; graphs of 2³¹ arcs or more
-// are refused (the arc sources are 32-bit).
+// by (least parent position, degree, id) with transform.Sorter. Kernels
+// over arcs take the current frontier's lists cut in chunks of 256 arcs,
+// a warp per chunk, so hubs are spread over many warps and a small level
+// costs a few launches. Launches are O(rounds × levels), independent of
+// the number of components; work is O(N + M) per search (at most 17) and
+// for the numbering, plus O(N) per level and radix sorts of about 3N
+// pairs in all. Device memory: at most about 130 bytes per vertex and 1/32
+// byte per arc of scratch, freed before returning, besides the two
+// results; graphs of 2³⁹ arcs or more are refused (32-bit chunk counts).
 //
 // g must be undirected (symmetric lists, as every undirected graph the
 // project builds): a directed graph is refused, because graph.RCMOrder's
@@ -280,7 +282,7 @@ func (o *order) run() (err error) {
 	for _, step := range []struct {
 		name string
 		run  func() error
-	}{{"sources", func() error { return nil }}, {"components", o.components}, {"roots", o.roots}, {"levels", o.levels}} {
+	}{{"check", func() error { return nil }}, {"components", o.components}, {"roots", o.roots}, {"levels", o.levels}} {
 		if err := step.run(); err != nil {
 			return err
 		}

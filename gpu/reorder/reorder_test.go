@@ -74,7 +74,7 @@ func checkPhases(t *testing.T, dev *gpu.Device) {
 			names[len(names)-1] = p.name
 		}
 	}
-	want := "sources_ms components_ms roots_ms levels_ms result_ms rounds=2 search_levels=22 number_levels=11"
+	want := "check_ms components_ms roots_ms levels_ms result_ms rounds=2 search_levels=22 number_levels=11"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("phases of a 6×7 grid: %s, want %s", got, want)
 	}

@@ -70,7 +70,7 @@ var compiled = gpu.ModuleCache{Name: "reorder.cu", Source: kernelSource}
 // costs a few launches. Launches are O(rounds × levels), independent of
 // the number of components; work is O(N + M) per search (at most 17) and
 // for the numbering, plus O(N) per level and radix sorts of about 3N
-// pairs in all. Device memory: at most about 130 bytes per vertex and 1/32
+// pairs in all. Device memory: at most about 150 bytes per vertex and 1/32
 // byte per arc of scratch, freed before returning, besides the two
 // results; graphs of 2³⁹ arcs or more are refused (32-bit chunk counts).
 //
@@ -223,12 +223,15 @@ type levelSort struct {
 }
 
 // free releases the scratch.
-func (o *order) free() error {
+func (o *order) free() error { return errors.Join(o.freeSorts(), o.tmp.Free()) }
+
+// freeSorts releases the levels' sort buffers.
+func (o *order) freeSorts() error {
 	var errs []error
-	for _, s := range o.sorts {
-		errs = append(errs, s.sorter.Free())
+	for length, s := range o.sorts {
+		errs = append(errs, s.sorter.Free(), s.keys.Free(), s.vals.Free())
+		delete(o.sorts, length)
 	}
-	errs = append(errs, o.tmp.Free())
 	return errors.Join(errs...)
 }
 
@@ -451,7 +454,7 @@ func (o *order) levels() (err error) {
 			return err
 		}
 	}
-	defer func() { err = errors.Join(err, level.Free(), pos.Free(), parent.Free()) }()
+	defer func() { err = errors.Join(err, level.Free(), pos.Free(), parent.Free(), o.freeSorts()) }()
 	if err := level.Fill(none); err != nil {
 		return err
 	}

@@ -22,6 +22,11 @@ typedef unsigned int u32;
 
 __device__ __forceinline__ i64 rcm_index() { return (i64)blockIdx.x * blockDim.x + threadIdx.x; }
 
+// rcm_lane is the thread's lane in its warp; rcm_warps the number of
+// warps of the grid (the stride of the loops over chunks, a warp each).
+__device__ __forceinline__ int rcm_lane() { return threadIdx.x & 31; }
+__device__ __forceinline__ i64 rcm_warps() { return ((i64)gridDim.x * blockDim.x) >> 5; }
+
 // rcm_check flags (*bad = 1) an arc whose head is outside [0, n).
 extern "C" __global__ void rcm_check(const int *adj, i64 m, int n, u32 *bad) {
 	i64 k = rcm_index();
@@ -69,7 +74,7 @@ __device__ int rcm_root(int *rep, int v) {
 extern "C" __global__ void rcm_chunks(const int *list, int first, int count, const i64 *off, u64 *chunks,
                                       u32 *nchunks) {
 	i64 i = rcm_index();
-	int lane = threadIdx.x & 31;
+	int lane = rcm_lane();
 	int u = 0;
 	u32 nc = 0;
 	if (i < count) {
@@ -103,13 +108,10 @@ __device__ __forceinline__ int rcm_chunk_arcs(const u64 *chunks, i64 c, const i6
 // new root when another thread hooked it first. After one pass over every
 // arc, each component is one tree.
 extern "C" __global__ void rcm_hook(const u64 *chunks, const u32 *nchunks, const i64 *off, const int *adj, int *rep) {
-	int lane = threadIdx.x & 31;
-	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
-	i64 total = *nchunks;
-	for (i64 c = rcm_index() >> 5; c < total; c += warps) {
+	for (i64 c = rcm_index() >> 5; c < (i64)*nchunks; c += rcm_warps()) {
 		i64 start, end;
 		int u = rcm_chunk_arcs(chunks, c, off, &start, &end);
-		for (i64 k = start + lane; k < end; k += 32) {
+		for (i64 k = start + rcm_lane(); k < end; k += 32) {
 			int a = rcm_root(rep, u), b = rcm_root(rep, adj[k]);
 			while (a != b) {
 				int hi = a > b ? a : b, lo = a > b ? b : a;
@@ -155,7 +157,7 @@ extern "C" __global__ void rcm_label(int n, const int *rep, const int *least, co
 // from *count (one atomic per warp). Every lane of the warp must call it.
 __device__ u32 rcm_slot(bool want, u32 *count) {
 	u32 votes = __ballot_sync(RCM_FULL, want);
-	int lane = threadIdx.x & 31;
+	int lane = rcm_lane();
 	u32 base = 0;
 	if (lane == 0 && votes) base = atomicAdd(count, (u32)__popc(votes));
 	base = __shfl_sync(RCM_FULL, base, 0);
@@ -188,13 +190,10 @@ extern "C" __global__ void rcm_seed(int n, const int *comp, const int *rank, con
 // frontier, whose length *count counts.
 extern "C" __global__ void rcm_search_level(const u64 *chunks, const u32 *nchunks, const i64 *off, const int *adj,
                                             int level, int *dist, int *next, u32 *count) {
-	int lane = threadIdx.x & 31;
-	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
-	i64 total = *nchunks;
-	for (i64 c = rcm_index() >> 5; c < total; c += warps) {
+	for (i64 c = rcm_index() >> 5; c < (i64)*nchunks; c += rcm_warps()) {
 		i64 start, end;
 		rcm_chunk_arcs(chunks, c, off, &start, &end);
-		for (i64 a = start + lane; a - lane < end; a += 32) {
+		for (i64 a = start + rcm_lane(); a - rcm_lane() < end; a += 32) {
 			int v = 0;
 			bool put = false;
 			if (a < end) {
@@ -271,14 +270,11 @@ extern "C" __global__ void rcm_place_roots(int n, const int *comp, const int *ra
 // with RCM_NONE once: numbered vertices are never looked at again).
 extern "C" __global__ void rcm_parent(const u64 *chunks, const u32 *nchunks, const i64 *off, const int *adj,
                                       const int *level, const int *pos, int *parent) {
-	int lane = threadIdx.x & 31;
-	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
-	i64 total = *nchunks;
-	for (i64 c = rcm_index() >> 5; c < total; c += warps) {
+	for (i64 c = rcm_index() >> 5; c < (i64)*nchunks; c += rcm_warps()) {
 		i64 start, end;
 		int u = rcm_chunk_arcs(chunks, c, off, &start, &end);
 		int p = pos[u];
-		for (i64 a = start + lane; a < end; a += 32) {
+		for (i64 a = start + rcm_lane(); a < end; a += 32) {
 			int v = adj[a];
 			if (level[v] == RCM_NONE) atomicMin(&parent[v], p);
 		}

@@ -20,10 +20,10 @@ import (
 )
 
 // TestKernelSource checks reorder.cu against the kernels reorder.go
-// launches and the constant both sides share.
+// launches and the constants both sides share.
 func TestKernelSource(t *testing.T) {
 	cudasrc.Check(t, "reorder.cu", kernelSource, 1000, kernelNames())
-	cudasrc.CheckDefines(t, "reorder.cu", kernelSource, map[string]int64{"RCM_NONE": none})
+	cudasrc.CheckDefines(t, "reorder.cu", kernelSource, map[string]int64{"RCM_NONE": none, "RCM_CHUNK": chunk})
 }
 
 // TestKernelSourceSyntax compiles reorder.cu with the emulator's

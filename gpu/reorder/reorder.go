@@ -274,7 +274,7 @@ func (o *order) run() (err error) {
 		return err
 	}
 	if bad != 0 {
-		return fmt.Errorf("some arc leads outside the %d vertices; the graph is malformed", o.n)
+		return fmt.Errorf("some arc leads outside the %d vertices: the graph is malformed (make device graphs with gpu.Device.Upload, a generator or gpu.Device.NewGraph of valid CSR arrays)", o.n)
 	}
 	if o.chunks, err = o.tmp.AllocUint64s(o.n + int(o.m/chunk) + 1); err != nil {
 		return err
@@ -282,10 +282,13 @@ func (o *order) run() (err error) {
 	if o.nchunks, err = o.tmp.AllocUint32s(1); err != nil {
 		return err
 	}
+	if err := o.phase("check"); err != nil {
+		return err
+	}
 	for _, step := range []struct {
 		name string
 		run  func() error
-	}{{"check", func() error { return nil }}, {"components", o.components}, {"roots", o.roots}, {"levels", o.levels}} {
+	}{{"components", o.components}, {"roots", o.roots}, {"levels", o.levels}} {
 		if err := step.run(); err != nil {
 			return err
 		}

@@ -160,6 +160,16 @@ func SortPairs(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {
 	return errors.Join(s.Sort(keys, vals, bits), s.Free())
 }
 
+// SortScratchBytes is the device memory a sort of n keys with values of
+// valueBytes bytes each (0, 4 or 8) allocates besides its arguments: a
+// key and a value per pair, the digit counters of its tiles and their
+// scan's carries.
+func SortScratchBytes(n int64, valueBytes int) int64 {
+	tiles := (n + radixTile - 1) / radixTile
+	counters := (radixDigits*tiles + 1) * 8
+	return n*(8+int64(valueBytes)) + counters + counters/scanTile + 8
+}
+
 // Sorter is SortPairs with its scratch buffers kept across calls (a sort
 // of more pairs, or of wider values, than the scratch holds reallocates
 // it), for a caller that sorts several times; its methods sort keys with

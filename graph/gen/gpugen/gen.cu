@@ -17,9 +17,9 @@
 //                  there; one thread per part then writes its arcs at the
 //                  offsets the host summed; gg_weights_* draws the weights
 //                  per segment
-//   gg_hist, gg_scatter_*   an LSD radix sort of the keys, 8 bits a pass,
-//                  stable (each block ranks its tile by warp ballots), the
-//                  weights travelling with the keys; gg_scan_* between
+//   (then gen.go sorts the arcs by key with package gpu/transform's
+//                  stable LSD radix sort, the weights travelling with the
+//                  keys)
 //   gg_mark        keeps the first arc of each run of equal keys that is
 //                  not a self-loop; gg_scan_* numbers the kept arcs
 //   gg_compact_*   writes Adj, the minimum weight of each run, and Offsets
@@ -30,7 +30,6 @@
 #define GG_BLOCK 256
 #define GG_WARPS (GG_BLOCK / 32)
 #define GG_SEG 1024
-#define GG_SORT_ITEMS 16
 #define GG_SCAN_ITEMS 8
 #define GG_MAX_TABLES 8
 #define GG_SSCA2_PART 256
@@ -352,87 +351,6 @@ extern "C" __global__ void gg_weights_f32(const u64 *wstates, long long segsTota
 extern "C" __global__ void gg_weights_f64(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long m,
                                           int kind, u64 maxW, double *w) {
 	gg_weights<double>(wstates, segsTotal, segs, chunk, m, kind, maxW, w);
-}
-
-// ---- radix sort: GG_BLOCK threads, tiles of GG_BLOCK·GG_SORT_ITEMS keys ----
-
-// gg_hist counts the digits (key>>shift)&255 of block b's tile into
-// counts[d·nblocks + b].
-extern "C" __global__ void gg_hist(const u64 *keys, long long n, int shift, unsigned *counts, long long nblocks) {
-	__shared__ unsigned h[256];
-	h[threadIdx.x] = 0;
-	__syncthreads();
-	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SORT_ITEMS;
-	for (int r = 0; r < GG_SORT_ITEMS; r++) {
-		long long i = base + (long long)r * GG_BLOCK + threadIdx.x;
-		if (i < n) {
-			atomicAdd(&h[(unsigned)(keys[i] >> shift) & 255u], 1u);
-		}
-	}
-	__syncthreads();
-	counts[(long long)threadIdx.x * nblocks + blockIdx.x] = h[threadIdx.x];
-}
-
-// gg_scatter moves block b's tile to its places: counts holds the
-// exclusive scan of gg_hist's counts (the first place of digit d for
-// block b). Items go in index order, so equal digits keep their order:
-// in each round of GG_BLOCK items a warp ranks its lanes among equal
-// digits by ballots, and one thread per digit turns the warps' counts
-// into offsets.
-template <typename W>
-__device__ void gg_scatter(const u64 *keys, const W *w, long long n, int shift, const unsigned *counts, long long nblocks,
-                           u64 *keysOut, W *wOut) {
-	__shared__ unsigned run[256];
-	__shared__ unsigned cnt[GG_WARPS][256];
-	__shared__ unsigned off[GG_WARPS][256];
-	int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-	run[tid] = counts[(long long)tid * nblocks + blockIdx.x];
-	for (int k = 0; k < GG_WARPS; k++) {
-		cnt[k][tid] = 0;
-	}
-	__syncthreads();
-	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SORT_ITEMS;
-	for (int r = 0; r < GG_SORT_ITEMS; r++) {
-		long long i = base + (long long)r * GG_BLOCK + tid;
-		bool valid = i < n;
-		u64 key = valid ? keys[i] : 0;
-		unsigned d = (unsigned)(key >> shift) & 255u;
-		unsigned peers = __ballot_sync(0xffffffffu, valid);
-		for (int bit = 0; bit < 8; bit++) {
-			unsigned set = __ballot_sync(0xffffffffu, (d >> bit) & 1u);
-			peers &= ((d >> bit) & 1u) ? set : ~set;
-		}
-		unsigned rank = __popc(peers & ((1u << lane) - 1u));
-		if (valid && rank == 0) {
-			cnt[warp][d] = __popc(peers);
-		}
-		__syncthreads();
-		unsigned acc = run[tid];
-		for (int k = 0; k < GG_WARPS; k++) {
-			unsigned c = cnt[k][tid];
-			cnt[k][tid] = 0;
-			off[k][tid] = acc;
-			acc += c;
-		}
-		run[tid] = acc;
-		__syncthreads();
-		if (valid) {
-			unsigned at = off[warp][d] + rank;
-			keysOut[at] = key;
-			if (w) {
-				wOut[at] = w[i];
-			}
-		}
-	}
-}
-
-extern "C" __global__ void gg_scatter_f32(const u64 *keys, const float *w, long long n, int shift, const unsigned *counts,
-                                    long long nblocks, u64 *keysOut, float *wOut) {
-	gg_scatter<float>(keys, w, n, shift, counts, nblocks, keysOut, wOut);
-}
-extern "C" __global__ void gg_scatter_f64(const u64 *keys, const double *w, long long n, int shift, const unsigned *counts,
-                                    long long nblocks, u64 *keysOut, double *wOut) {
-	gg_scatter<double>(keys, w, n, shift, counts, nblocks, keysOut, wOut);
 }
 
 // ---- exclusive scan of unsigned ints, in place ----

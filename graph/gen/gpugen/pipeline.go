@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/card"
 )
@@ -20,28 +21,22 @@ var kernels = gpu.ModuleCache{Name: "gpugen_gen.cu", Source: kernelSource}
 const (
 	blockSize   = 256  // GG_BLOCK
 	segEdges    = 1024 // GG_SEG
-	sortItems   = 16   // GG_SORT_ITEMS
 	scanItems   = 8    // GG_SCAN_ITEMS
 	maxTables   = 8    // GG_MAX_TABLES
 	wNone       = 0    // GG_W_NONE
 	wUniform    = 1    // GG_W_UNIFORM
 	wInt        = 2    // GG_W_INT
-	sortTile    = blockSize * sortItems
 	scanTile    = blockSize * scanItems
-	digitBits   = 8
 	maxArcs     = 1<<32 - 2 // positions are 32-bit
 	tableWords  = 256
 	stateWords  = 4
 	kStates     = "gg_states"
-	kHist       = "gg_hist"
 	kScanTiles  = "gg_scan_tiles"
 	kScanAdd    = "gg_scan_add"
 	kTake       = "gg_take"
 	kMark       = "gg_mark"
 	kEdgesF32   = "gg_edges_f32"
 	kEdgesF64   = "gg_edges_f64"
-	kScatterF32 = "gg_scatter_f32"
-	kScatterF64 = "gg_scatter_f64"
 	kCompactF32 = "gg_compact_f32"
 	kCompactF64 = "gg_compact_f64"
 	kSSCA2Count = "gg_ssca2_count"
@@ -51,7 +46,7 @@ const (
 )
 
 var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emit, kWeightsF32, kWeightsF64,
-	kHist, kScatterF32, kScatterF64, kScanTiles, kScanAdd, kTake, kMark, kCompactF32, kCompactF64}
+	kScanTiles, kScanAdd, kTake, kMark, kCompactF32, kCompactF64}
 
 // phaseLog, when set (by benchmarks), receives the duration of each
 // phase of a generation on a GPU ("edges", "sort", "csr"); the device is
@@ -71,12 +66,11 @@ func weightBytes(kind gen.WeightKind, float64W bool) int64 {
 
 // pipelineBytes is the device memory the sort and the CSR build need at
 // their peak for arcs arcs over n vertices with weights of wb bytes: the
-// sort (keys and weights twice, the digit counts) or the compaction (keys
-// and weights once, the positions, the CSR), whichever is larger, plus a
-// MiB for the small buffers.
+// sort (keys and weights, and transform's scratch) or the compaction
+// (keys and weights once, the positions, the CSR), whichever is larger,
+// plus a MiB for the small buffers.
 func pipelineBytes(arcs int64, n int, wb int64) int64 {
-	sortBlocks := (arcs + sortTile - 1) / sortTile
-	sorting := arcs*(16+2*wb) + 256*sortBlocks*4*2
+	sorting := arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb))
 	compacting := arcs*(8+wb) + (arcs+1)*4*2 + arcs*(4+wb) + int64(n+1)*8
 	return max(sorting, compacting) + 1<<20
 }
@@ -167,7 +161,7 @@ func (r *run) all(draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s,
 	if err := r.phase("edges"); err != nil {
 		return nil, err
 	}
-	if keys, w32, w64, err = r.sort(keys, w32, w64); err != nil {
+	if err := r.sort(keys, w32, w64); err != nil {
 		return nil, err
 	}
 	if err := r.phase("sort"); err != nil {
@@ -184,58 +178,22 @@ func (r *run) all(draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s,
 	return g, nil
 }
 
-// sort orders the arcs by key (source, then target), stably, 8 bits a
-// pass over the 2·scale bits of the keys; it returns the sorted buffers
-// and frees the others.
-func (r *run) sort(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s, error) {
-	tmp := r.tmp
-	n := keys.Len()
-	nblocks := int64((n + sortTile - 1) / sortTile)
-	counts, err := tmp.AllocUint32s(int(256 * nblocks))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	keys2, err := tmp.AllocUint64s(n)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var w32b *gpu.Float32s
-	var w64b *gpu.Float64s
+// sort orders the arcs by key (source, then target), stably, with
+// transform's LSD radix sort over the 2·scale bits of the keys, the
+// weights travelling with them; its scratch is freed before it returns.
+func (r *run) sort(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) error {
+	s := transform.NewSorter(r.t.Device())
+	bits := max(1, 2*r.scale)
+	var err error
 	switch {
 	case w32 != nil:
-		if w32b, err = tmp.AllocFloat32s(n); err != nil {
-			return nil, nil, nil, err
-		}
+		err = s.SortFloat32s(keys, w32, bits)
 	case w64 != nil:
-		if w64b, err = tmp.AllocFloat64s(n); err != nil {
-			return nil, nil, nil, err
-		}
+		err = s.SortFloat64s(keys, w64, bits)
+	default:
+		err = s.SortKeys(keys, bits)
 	}
-	for shift := 0; shift < 2*r.scale; shift += digitBits {
-		if err := r.launchBlocks(kHist, nblocks, keys, int64(n), shift, counts, nblocks); err != nil {
-			return nil, nil, nil, err
-		}
-		if err := r.scan(counts, int64(counts.Len())); err != nil {
-			return nil, nil, nil, err
-		}
-		if w64 != nil {
-			err = r.launchBlocks(kScatterF64, nblocks, keys, w64, int64(n), shift, counts, nblocks, keys2, w64b)
-			w64, w64b = w64b, w64
-		} else {
-			err = r.launchBlocks(kScatterF32, nblocks, keys, w32, int64(n), shift, counts, nblocks, keys2, w32b)
-			w32, w32b = w32b, w32
-		}
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		keys, keys2 = keys2, keys
-	}
-	for _, free := range []func() error{counts.Free, keys2.Free, w32b.Free, w64b.Free} {
-		if err := free(); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return keys, w32, w64, nil
+	return errors.Join(err, s.Free())
 }
 
 // launchBlocks launches a kernel on blocks blocks of blockSize threads.

@@ -165,20 +165,24 @@ __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vou
 	__shared__ u32 start[GT_RADIX_DIGITS];
 	__shared__ i64 base[GT_RADIX_DIGITS];
 	int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+	i64 place = pos[(i64)t * tiles + blockIdx.x]; // digit t's first place, loaded early
 	for (int w = 0; w < GT_WARPS; w++) wcnt[w][t] = 0;
 	__syncthreads();
 	i64 tile0 = (i64)blockIdx.x * GT_RADIX_TILE;
 	int valid = n - tile0 < GT_RADIX_TILE ? (int)(n - tile0) : GT_RADIX_TILE;
 	int wfirst = warp * GT_WARP_ITEMS + lane;
 	u32 mask = (1u << width) - 1;
-	u64 key[GT_RADIX_ROUNDS];
-	u32 at[GT_RADIX_ROUNDS]; // step 1: rank << 8 | digit; step 2: the place in buf
+	u64 key[GT_RADIX_ROUNDS]; // the keys, later the values
+	u32 at[GT_RADIX_ROUNDS];  // step 1: rank << 8 | digit; step 2: the place in buf
+	GT_UNROLL
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) { // all loads in flight at once
+		int j = wfirst + r * 32;
+		key[r] = j < valid ? kin[tile0 + j] : 0;
+	}
 	GT_UNROLL
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
-		int j = wfirst + r * 32;
-		bool ok = j < valid;
-		u64 k = ok ? kin[tile0 + j] : 0;
-		u32 d = (u32)(k >> shift) & mask;
+		bool ok = wfirst + r * 32 < valid;
+		u32 d = (u32)(key[r] >> shift) & mask;
 		u32 peers = __ballot_sync(GT_FULL, ok);
 		for (int b = 0; b < width; b++) {
 			u32 bit = (d >> b) & 1;
@@ -193,7 +197,6 @@ __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vou
 		}
 		before = __shfl_sync(GT_FULL, before, leader);
 		gt_syncwarp();
-		key[r] = k;
 		at[r] = (before + __popc(peers & ((1u << lane) - 1))) << 8 | d;
 	}
 	__syncthreads();
@@ -205,7 +208,7 @@ __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vou
 	}
 	u32 first = (u32)gt_block_exclusive(total);
 	start[t] = first;
-	base[t] = pos[(i64)t * tiles + blockIdx.x] - first;
+	base[t] = place - first;
 	__syncthreads();
 	GT_UNROLL
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
@@ -228,7 +231,11 @@ __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vou
 	GT_UNROLL
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
 		int j = wfirst + r * 32;
-		if (j < valid) vbuf[at[r]] = vin[tile0 + j];
+		key[r] = j < valid ? (u64)vin[tile0 + j] : 0;
+	}
+	GT_UNROLL
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		if (wfirst + r * 32 < valid) vbuf[at[r]] = (V)key[r];
 	}
 	__syncthreads();
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {

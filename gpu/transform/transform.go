@@ -149,7 +149,7 @@ func scan(x *gpu.Int64s, n int64, withTotal bool, total *gpu.Int64s) error {
 // of at most 8 bits, one pass each — 4 passes for keys that differ in 32
 // bits, 3 for 22, 6 for 48 — each pass reading the keys twice and the
 // values once and writing both once. Scratch is 12 bytes per pair plus
-// 512 bytes per 4096 pairs, allocated and freed per call (a Sorter keeps
+// 2 KiB per 4096 pairs (SortScratchBytes), allocated and freed per call (a Sorter keeps
 // it). The result is deterministic. It returns an error for bad
 // arguments, on the host device and for a device error.
 func SortPairs(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {

@@ -314,7 +314,7 @@ func TestKernelSource(t *testing.T) {
 		t.Errorf("gen.cu declares %d kernels, rmat.go knows %d: %v", len(declared), len(kernelNames), declared)
 	}
 	defines := cudasrc.Defines(kernelSource)
-	for name, want := range map[string]int{"GG_BLOCK": blockSize, "GG_SEG": segEdges, 
+	for name, want := range map[string]int{"GG_BLOCK": blockSize, "GG_SEG": segEdges,
 		"GG_SCAN_ITEMS": scanItems, "GG_MAX_TABLES": maxTables, "GG_SSCA2_PART": ssca2Part, "GG_W_NONE": wNone, "GG_W_UNIFORM": wUniform, "GG_W_INT": wInt} {
 		if got, ok := defines[name]; !ok || got != int64(want) {
 			t.Errorf("gen.cu: #define %s %d (found %v), rmat.go says %d", name, got, ok, want)

@@ -104,8 +104,8 @@ extern "C" __global__ void gt_key_diff(const u64 *keys, i64 n, u64 *diff) {
 
 // gt_radix_hist: hist[digit * tiles + tile] = how many keys of tile (of
 // GT_RADIX_TILE) have that digit, the width bits of the key at shift
-// (width 1..8; digits 2^width..255 count 0). Each warp counts into its own
-// row of shared counters (less contention on skewed digits).
+// (width 1..8: 2^width digits, the rows of hist). Each warp counts into its
+// own row of shared counters (less contention on skewed digits).
 extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int width, i64 *hist, int tiles) {
 	__shared__ u32 cnt[GT_WARPS][GT_RADIX_DIGITS];
 	int warp = threadIdx.x >> 5;
@@ -120,7 +120,7 @@ extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int 
 	__syncthreads();
 	u32 s = 0;
 	for (int w = 0; w < GT_WARPS; w++) s += cnt[w][threadIdx.x];
-	hist[(i64)threadIdx.x * tiles + blockIdx.x] = s;
+	if (threadIdx.x <= mask) hist[(i64)threadIdx.x * tiles + blockIdx.x] = s;
 }
 
 // gt_syncwarp orders the shared-memory accesses of a warp's lanes on the
@@ -149,8 +149,9 @@ extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int 
 //     buf at its place in the tile sorted stably by digit (the warps'
 //     shares in order, each in index order);
 //  3. write: thread t writes buf[t], buf[t + GT_BLOCK], … to pos (the
-//     exclusive scan of gt_radix_hist's counts: the first global place of
-//     each digit of this tile) plus its rank in the tile's digit; then the
+//     exclusive scan of gt_radix_hist's counts, 2^width rows of tiles:
+//     the first global place of each digit of this tile) plus its rank in
+//     the tile's digit; then the
 //     values (when vin is not NULL) the same way through buf.
 //
 // Shared memory: 32 KiB of keys (then values), 4 KiB of digits, 11 KiB of
@@ -165,13 +166,13 @@ __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vou
 	__shared__ u32 start[GT_RADIX_DIGITS];
 	__shared__ i64 base[GT_RADIX_DIGITS];
 	int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-	i64 place = pos[(i64)t * tiles + blockIdx.x]; // digit t's first place, loaded early
+	u32 mask = (1u << width) - 1;
+	i64 place = (u32)t <= mask ? pos[(i64)t * tiles + blockIdx.x] : 0; // digit t's first place, loaded early
 	for (int w = 0; w < GT_WARPS; w++) wcnt[w][t] = 0;
 	__syncthreads();
 	i64 tile0 = (i64)blockIdx.x * GT_RADIX_TILE;
 	int valid = n - tile0 < GT_RADIX_TILE ? (int)(n - tile0) : GT_RADIX_TILE;
 	int wfirst = warp * GT_WARP_ITEMS + lane;
-	u32 mask = (1u << width) - 1;
 	u64 key[GT_RADIX_ROUNDS]; // the keys, later the values
 	u32 at[GT_RADIX_ROUNDS];  // step 1: rank << 8 | digit; step 2: the place in buf
 	GT_UNROLL

@@ -302,7 +302,7 @@ func (s *Sorter) sort(op string, keys *gpu.Uint64s, vals any, nvals int, vdev *g
 		if err := launch(dev, "gt_radix_hist", int(tiles), srcK, n, d.shift, d.width, s.hist, int(tiles)); err != nil {
 			return err
 		}
-		if err := scan(s.hist, radixDigits*tiles, false, nil); err != nil {
+		if err := scan(s.hist, tiles<<d.width, false, nil); err != nil {
 			return err
 		}
 		if err := launch(dev, scatter, int(tiles), srcK, srcV, dstK, dstV, n, d.shift, d.width, s.hist, int(tiles)); err != nil {

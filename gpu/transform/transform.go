@@ -198,6 +198,24 @@ func (s *Sorter) Free() error {
 	return err
 }
 
+// Reserve allocates the scratch for sorting up to n keys with values of
+// valueBytes bytes each (0, 4 or 8) now, SortScratchBytes(n,
+// valueBytes), so that the sorts that follow allocate nothing. It returns
+// an error for bad arguments, on the host device and when the device
+// cannot allocate the scratch.
+func (s *Sorter) Reserve(n int64, valueBytes int) error {
+	if n < 0 || valueBytes%4 != 0 || valueBytes < 0 || valueBytes > 8 {
+		return fmt.Errorf("transform: Sorter.Reserve of %d keys with %d-byte values: want n ≥ 0 and values of 0, 4 or 8 bytes", n, valueBytes)
+	}
+	if s.dev == nil || s.dev.IsHost() {
+		return errHost
+	}
+	if err := s.scratch(max(n, 1), int64(valueBytes/4)); err != nil {
+		return fmt.Errorf("transform: Sorter.Reserve: %w", err)
+	}
+	return nil
+}
+
 // scratch makes sure the scratch buffers hold n pairs of words-word
 // values.
 func (s *Sorter) scratch(n, words int64) error {

@@ -54,6 +54,9 @@ func TestHostDevice(t *testing.T) {
 	if _, err := UndirectedCOO(g); err == nil {
 		t.Error("UndirectedCOO on the host device: no error")
 	}
+	if err := NewSorter(dev).Reserve(10, 4); err == nil {
+		t.Error("Sorter.Reserve on the host device: no error")
+	}
 	if _, err := UndirectedCOO(nil); err == nil {
 		t.Error("UndirectedCOO(nil): no error")
 	}
@@ -255,6 +258,14 @@ func checkSortKinds(t *testing.T, dev *gpu.Device) {
 	r := rand.New(rand.NewPCG(7, 8))
 	sorter := NewSorter(dev)
 	defer sorter.Free()
+	for _, bad := range [][2]int{{-1, 4}, {10, 2}, {10, 16}} {
+		if err := sorter.Reserve(int64(bad[0]), bad[1]); err == nil {
+			t.Errorf("Reserve(%d, %d): no error", bad[0], bad[1])
+		}
+	}
+	if err := sorter.Reserve(3*radixTile+7, 8); err != nil { // the first case sorts in it
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		n, bits int
 		max     uint64

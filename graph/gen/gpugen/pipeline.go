@@ -49,9 +49,23 @@ var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emi
 	kScanTiles, kScanAdd, kTake, kMark, kCompactF32, kCompactF64}
 
 // phaseLog, when set (by benchmarks), receives the duration of each
-// phase of a generation on a GPU ("edges", "sort", "csr"); the device is
-// synchronised between phases to measure them.
+// phase of a generation on a GPU, in order: "states" (the streams'
+// states, and SSCA#2's edge counts), "edges" (the arcs and weights drawn),
+// "sort_alloc" (the sort's scratch allocated), "sort", "csr"; the device
+// is synchronised between phases to measure them.
 var phaseLog func(phase string, d time.Duration)
+
+// weightBytesOf is the size of one weight of the buffer that is not nil
+// (0 for none).
+func weightBytesOf(w32 *gpu.Float32s, w64 *gpu.Float64s) int64 {
+	switch {
+	case w32 != nil:
+		return 4
+	case w64 != nil:
+		return 8
+	}
+	return 0
+}
 
 // weightBytes is the size of one weight of the given kind.
 func weightBytes(kind gen.WeightKind, float64W bool) int64 {
@@ -180,12 +194,17 @@ func (r *run) all(draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s,
 
 // sort orders the arcs by key (source, then target), stably, with
 // transform's LSD radix sort over the 2·scale bits of the keys, the
-// weights travelling with them; its scratch is freed before it returns.
+// weights travelling with them; its scratch is allocated first (phase
+// "sort_alloc") and freed before it returns.
 func (r *run) sort(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) error {
 	s := transform.NewSorter(r.t.Device())
 	bits := max(1, 2*r.scale)
-	var err error
+	err := s.Reserve(int64(keys.Len()), int(weightBytesOf(w32, w64)))
+	if err == nil {
+		err = r.phase("sort_alloc")
+	}
 	switch {
+	case err != nil:
 	case w32 != nil:
 		err = s.SortFloat32s(keys, w32, bits)
 	case w64 != nil:

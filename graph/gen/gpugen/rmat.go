@@ -107,6 +107,9 @@ func (r *run) rmatEdges(p *gen.RMATPlan) (keys *gpu.Uint64s, w32 *gpu.Float32s, 
 			return nil, nil, nil, err
 		}
 	}
+	if err := r.phase("states"); err != nil {
+		return nil, nil, nil, err
+	}
 	tables, err := tmp.Uint64sFrom(p.Tables)
 	if err != nil {
 		return nil, nil, nil, err

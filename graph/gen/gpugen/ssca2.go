@@ -112,6 +112,9 @@ func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 
 	if err := checkFree(r.t.Device(), what, ssca2Bytes(p, float64(2*edges)), "gen.SSCA2"); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := r.phase("states"); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := counts.Upload(cnt); err != nil {
 		return nil, nil, nil, err
 	}

@@ -222,7 +222,9 @@ func (s *Sorter) scratch(n, words int64) error {
 	if s.mem != nil && s.n >= n && s.words >= words {
 		return nil
 	}
-	words = max(words, s.words)
+	if s.mem != nil { // grow, never shrink
+		n, words = max(n, s.n), max(words, s.words)
+	}
 	if err := s.Free(); err != nil {
 		return err
 	}

@@ -1,7 +1,8 @@
 // gen.cu: the device generators of package gpugen, edge for edge the
 // graphs of gen.RMAT and gen.SSCA2 (graph/gen/plan.go, RMATPlan and
 // SSCA2Plan, give the recipes), built into deduplicated, symmetric CSRs
-// as graph.Build does. Launched by gen.go in this order:
+// as graph.Build does. Launched by rmat.go, ssca2.go and pipeline.go in
+// this order:
 //
 //   gg_states      one thread per chunk of 2^16 edges: runs the chunk's
 //                  xoshiro256** stream and records its state at the start
@@ -17,9 +18,9 @@
 //                  there; one thread per part then writes its arcs at the
 //                  offsets the host summed; gg_weights_* draws the weights
 //                  per segment
-//   (then gen.go sorts the arcs by key with package gpu/transform's
-//                  stable LSD radix sort, the weights travelling with the
-//                  keys)
+//   (sort)         pipeline.go sorts the arcs by key with package
+//                  gpu/transform's stable LSD radix sort, the weights
+//                  travelling with the keys
 //   gg_mark        keeps the first arc of each run of equal keys that is
 //                  not a self-loop; gg_scan_* numbers the kept arcs
 //   gg_compact_*   writes Adj, the minimum weight of each run, and Offsets

@@ -50,7 +50,8 @@ var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emi
 
 // phaseLog, when set (by benchmarks), receives the duration of each
 // phase of a generation on a GPU, in order: "states" (the streams'
-// states, and SSCA#2's edge counts), "edges" (the arcs and weights drawn),
+// states, and SSCA#2's edge counts), "edges_alloc" (R-MAT: the buffers of
+// the arcs and weights allocated), "edges" (the arcs and weights drawn),
 // "sort_alloc" (the sort's scratch allocated), "sort", "csr"; the device
 // is synchronised between phases to measure them.
 var phaseLog func(phase string, d time.Duration)

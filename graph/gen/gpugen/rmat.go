@@ -133,6 +133,9 @@ func (r *run) rmatEdges(p *gen.RMATPlan) (keys *gpu.Uint64s, w32 *gpu.Float32s, 
 		}
 		wbuf = w32
 	}
+	if err := r.phase("edges_alloc"); err != nil {
+		return nil, nil, nil, err
+	}
 	perm := 0
 	if p.Permute {
 		perm = 1

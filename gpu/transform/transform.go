@@ -120,25 +120,46 @@ func ExclusiveScan(x *gpu.Int64s, n int64, withTotal bool) (int64, error) {
 	return t[0], nil
 }
 
-// scan is ExclusiveScan's recursion (n ≥ 1).
-func scan(x *gpu.Int64s, n int64, withTotal bool, total *gpu.Int64s) error {
+// scan is ExclusiveScan's recursion (n ≥ 1). carries, when not empty,
+// holds a buffer for the tile sums of each level of the recursion (at
+// least ⌈n/scanTile⌉ elements for the first, and so on; see
+// scanCarries), else they are allocated and freed here.
+func scan(x *gpu.Int64s, n int64, withTotal bool, total *gpu.Int64s, carries ...*gpu.Int64s) error {
 	dev := x.Device()
 	tiles := (n + scanTile - 1) / scanTile
 	var carry *gpu.Int64s
 	if tiles > 1 {
-		var err error
-		if carry, err = dev.AllocInt64s(int(tiles)); err != nil {
-			return fmt.Errorf("transform: ExclusiveScan: %w", err)
+		if len(carries) > 0 {
+			carry, carries = carries[0], carries[1:]
+		} else {
+			var err error
+			if carry, err = dev.AllocInt64s(int(tiles)); err != nil {
+				return fmt.Errorf("transform: ExclusiveScan: %w", err)
+			}
+			defer carry.Free()
 		}
-		defer carry.Free()
 		if err := launch(dev, "gt_scan_reduce", int(tiles), x, n, carry); err != nil {
 			return err
 		}
-		if err := scan(carry, tiles, false, nil); err != nil {
+		if err := scan(carry, tiles, false, nil, carries...); err != nil {
 			return err
 		}
 	}
 	return launch(dev, "gt_scan_down", int(tiles), x, x, n, carry, withTotal, total)
+}
+
+// scanCarries allocates in mem the buffers scan needs for the tile sums
+// of a scan of up to n elements, one per level of its recursion.
+func scanCarries(mem *gpu.Allocations, n int64) ([]*gpu.Int64s, error) {
+	var out []*gpu.Int64s
+	for tiles := (n + scanTile - 1) / scanTile; tiles > 1; tiles = (tiles + scanTile - 1) / scanTile {
+		c, err := mem.AllocInt64s(int(tiles))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // SortPairs sorts the (key, value) pairs of keys and vals (of one length)
@@ -167,7 +188,7 @@ func SortPairs(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {
 func SortScratchBytes(n int64, valueBytes int) int64 {
 	tiles := (n + radixTile - 1) / radixTile
 	counters := (radixDigits*tiles + 1) * 8
-	return n*(8+int64(valueBytes)) + counters + counters/scanTile + 8
+	return n*(8+int64(valueBytes)) + counters + counters/(scanTile-1) + 16
 }
 
 // Sorter is SortPairs with its scratch buffers kept across calls (a sort
@@ -184,6 +205,7 @@ type Sorter struct {
 	keys     *gpu.Uint64s
 	vals     *gpu.Uint32s
 	hist     *gpu.Int64s
+	carries  []*gpu.Int64s // the tile sums of hist's scan, per level
 	diff     *gpu.Uint64s
 	result   []uint64
 }
@@ -238,6 +260,9 @@ func (s *Sorter) scratch(n, words int64) error {
 		return err
 	}
 	if s.hist, err = s.mem.AllocInt64s(int(radixDigits*tiles + 1)); err != nil {
+		return err
+	}
+	if s.carries, err = scanCarries(s.mem, radixDigits*tiles); err != nil {
 		return err
 	}
 	s.diff, err = s.mem.AllocUint64s(1)
@@ -322,7 +347,7 @@ func (s *Sorter) sort(op string, keys *gpu.Uint64s, vals any, nvals int, vdev *g
 		if err := launch(dev, "gt_radix_hist", int(tiles), srcK, n, d.shift, d.width, s.hist, int(tiles)); err != nil {
 			return err
 		}
-		if err := scan(s.hist, tiles<<d.width, false, nil); err != nil {
+		if err := scan(s.hist, tiles<<d.width, false, nil, s.carries...); err != nil {
 			return err
 		}
 		if err := launch(dev, scatter, int(tiles), srcK, srcV, dstK, dstV, n, d.shift, d.width, s.hist, int(tiles)); err != nil {

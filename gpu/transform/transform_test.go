@@ -172,7 +172,8 @@ func checkSortPairs(t *testing.T, dev *gpu.Device) {
 		max  uint64
 	}{{0, 8, 1}, {1, 8, 1}, {2, 8, 0}, {300, 8, 7}, {radixTile + 5, 64, 1<<64 - 1}, {3*radixTile + 1, 20, 1 << 20},
 		{9000, 40, 1 << 33}, {9000, 16, 1 << 33}, {700, 12, 1 << 20}, {2*radixTile + 9, 1, 1<<64 - 1},
-		{radixTile + 100, 64, 3}, {5000, 64, 1<<63 | 0xf0f}, {6000, 44, 0xfff_0000_00ff}, {radixTile, 22, 1<<22 - 1}} {
+		{radixTile + 100, 64, 3}, {5000, 64, 1<<63 | 0xf0f}, {6000, 44, 0xfff_0000_00ff}, {radixTile, 22, 1<<22 - 1},
+		{10*radixTile - 1, 16, 1<<16 - 1}} { // the last: counters scanned by more than one tile
 		keys := make([]uint64, c.n)
 		vals := make([]uint32, c.n)
 		for i := range keys {

@@ -32,11 +32,12 @@
 // NVRTC through gpu.ModuleCache (no CUB or Thrust: NVRTC has no headers);
 // blocks are 256 threads, scans go by tiles of 2048 elements with a
 // recursion on the tile sums. A radix sort pass is three launches: each
-// block counts the digits of its tile of 4096 keys, a scan turns the
-// counts into places, and each block ranks its tile's keys by digit in
-// shared memory (warp ballots, no atomics on the output) and writes the
-// keys, then the values, in that order, so that the writes of a digit are
-// runs of consecutive addresses. A package whose fake-GPU tests
+// block counts the digits of its tile of 4096 keys (from a byte per key
+// that the pass before wrote, after the first), a scan turns the counts
+// into places, and each block ranks its tile's keys by digit in shared
+// memory (warp ballots, no atomics on the output) and writes the keys
+// (with their next digits), then the values, in that order, so that the
+// writes of a digit are runs of consecutive addresses. A package whose fake-GPU tests
 // reach these kernels links testdata/fake_kernels.cpp (it includes
 // transform.cu by a relative path).
 //

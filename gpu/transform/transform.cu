@@ -100,7 +100,8 @@ extern "C" __global__ void gt_key_diff(const u64 *keys, i64 n, u64 *diff) {
 }
 
 // ---- the radix sort: one pass per digit of at most 8 bits, three launches
-// a pass (gt_radix_hist, a scan of its counts, gt_radix_scatter*) ----
+// a pass (gt_radix_hist or gt_radix_hist8, a scan of its counts,
+// gt_radix_scatter*) ----
 
 // gt_radix_hist: hist[digit * tiles + tile] = how many keys of tile (of
 // GT_RADIX_TILE) have that digit, the width bits of the key at shift
@@ -121,6 +122,25 @@ extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int 
 	u32 s = 0;
 	for (int w = 0; w < GT_WARPS; w++) s += cnt[w][threadIdx.x];
 	if (threadIdx.x <= mask) hist[(i64)threadIdx.x * tiles + blockIdx.x] = s;
+}
+
+// gt_radix_hist8 is gt_radix_hist over the digits themselves, one byte
+// per key, as the previous pass's gt_radix_scatter wrote them (an eighth
+// of the keys' bytes to read).
+extern "C" __global__ void gt_radix_hist8(const unsigned char *digits, i64 n, int width, i64 *hist, int tiles) {
+	__shared__ u32 cnt[GT_WARPS][GT_RADIX_DIGITS];
+	int warp = threadIdx.x >> 5;
+	for (int w = 0; w < GT_WARPS; w++) cnt[w][threadIdx.x] = 0;
+	__syncthreads();
+	i64 first = (i64)blockIdx.x * GT_RADIX_TILE + threadIdx.x;
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		i64 i = first + (i64)r * GT_BLOCK;
+		if (i < n) atomicAdd(&cnt[warp][digits[i]], 1u);
+	}
+	__syncthreads();
+	u32 s = 0;
+	for (int w = 0; w < GT_WARPS; w++) s += cnt[w][threadIdx.x];
+	if (threadIdx.x < (1u << width)) hist[(i64)threadIdx.x * tiles + blockIdx.x] = s;
 }
 
 // gt_syncwarp orders the shared-memory accesses of a warp's lanes on the
@@ -151,15 +171,17 @@ extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int 
 //  3. write: thread t writes buf[t], buf[t + GT_BLOCK], … to pos (the
 //     exclusive scan of gt_radix_hist's counts, 2^width rows of tiles:
 //     the first global place of each digit of this tile) plus its rank in
-//     the tile's digit; then the
-//     values (when vin is not NULL) the same way through buf.
+//     the tile's digit, and beside each key, when dout is not NULL, its
+//     digit of the next pass (the nwidth bits at nshift) for
+//     gt_radix_hist8; then the values (when vin is not NULL) the same way
+//     through buf.
 //
 // Shared memory: 32 KiB of keys (then values), 4 KiB of digits, 11 KiB of
 // counters. Every element keeps its order among those of its digit, so
 // the pass is stable.
 template <typename V>
 __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vout, i64 n, int shift, int width,
-                                 const i64 *pos, int tiles) {
+                                 const i64 *pos, int tiles, unsigned char *dout, int nshift, int nwidth) {
 	__shared__ u64 buf[GT_RADIX_TILE];
 	__shared__ unsigned char dig[GT_RADIX_TILE];
 	__shared__ u32 wcnt[GT_WARPS][GT_RADIX_DIGITS];
@@ -222,9 +244,15 @@ __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vou
 		}
 	}
 	__syncthreads();
+	u64 nmask = (1ULL << nwidth) - 1;
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
 		int i = r * GT_BLOCK + t;
-		if (i < valid) kout[base[dig[i]] + i] = buf[i];
+		if (i < valid) {
+			u64 k = buf[i];
+			i64 g = base[dig[i]] + i;
+			kout[g] = k;
+			if (dout) dout[g] = (unsigned char)((k >> nshift) & nmask);
+		}
 	}
 	if (vin == 0) return;
 	V *vbuf = (V *)buf;
@@ -248,12 +276,14 @@ __device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vou
 // gt_radix_scatter32: a pass over pairs with 4-byte values (vin NULL: keys
 // alone); gt_radix_scatter64: with 8-byte values.
 extern "C" __global__ void gt_radix_scatter32(const u64 *kin, const u32 *vin, u64 *kout, u32 *vout, i64 n, int shift,
-                                              int width, const i64 *pos, int tiles) {
-	gt_radix_scatter<u32>(kin, vin, kout, vout, n, shift, width, pos, tiles);
+                                              int width, const i64 *pos, int tiles, unsigned char *dout, int nshift,
+                                              int nwidth) {
+	gt_radix_scatter<u32>(kin, vin, kout, vout, n, shift, width, pos, tiles, dout, nshift, nwidth);
 }
 extern "C" __global__ void gt_radix_scatter64(const u64 *kin, const u64 *vin, u64 *kout, u64 *vout, i64 n, int shift,
-                                              int width, const i64 *pos, int tiles) {
-	gt_radix_scatter<u64>(kin, vin, kout, vout, n, shift, width, pos, tiles);
+                                              int width, const i64 *pos, int tiles, unsigned char *dout, int nshift,
+                                              int nwidth) {
+	gt_radix_scatter<u64>(kin, vin, kout, vout, n, shift, width, pos, tiles, dout, nshift, nwidth);
 }
 
 // gt_copy_words: dst[i] = src[i] for i < n (a sort's values back into the

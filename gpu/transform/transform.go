@@ -32,7 +32,7 @@ const (
 // kernelNames lists every kernel the Go side launches.
 func kernelNames() []string {
 	return []string{
-		"gt_scan_reduce", "gt_scan_down", "gt_key_diff", "gt_radix_hist", "gt_radix_scatter32", "gt_radix_scatter64",
+		"gt_scan_reduce", "gt_scan_down", "gt_key_diff", "gt_radix_hist", "gt_radix_hist8", "gt_radix_scatter32", "gt_radix_scatter64",
 		"gt_copy_words",
 		"gt_arc_source", "gt_upper_count", "gt_upper_scatter", "gt_tile_keys", "gt_permute_gather",
 	}
@@ -168,11 +168,13 @@ func scanCarries(mem *gpu.Allocations, n int64) ([]*gpu.Int64s, error) {
 // least-significant-digit radix sort over the span of bits on which the
 // keys differ (found first, in one pass over the keys), split into digits
 // of at most 8 bits, one pass each — 4 passes for keys that differ in 32
-// bits, 3 for 22, 6 for 48 — each pass reading the keys twice and the
-// values once and writing both once. Scratch is 12 bytes per pair plus
-// 2 KiB per 4096 pairs (SortScratchBytes), allocated and freed per call (a Sorter keeps
-// it). The result is deterministic. It returns an error for bad
-// arguments, on the host device and for a device error.
+// bits, 3 for 22, 6 for 48. A pass counts the digits of each tile of 4096
+// keys (the first pass reads the keys, the others a byte per key that the
+// pass before wrote), then moves the keys and values, reading and writing
+// each once. Scratch is 13 bytes per pair plus 2 KiB per 4096 pairs
+// (SortScratchBytes), allocated and freed per call (a Sorter keeps it).
+// The result is deterministic. It returns an error for bad arguments, on
+// the host device and for a device error.
 func SortPairs(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {
 	if keys == nil {
 		return errors.New("transform: SortPairs: nil keys")
@@ -183,12 +185,12 @@ func SortPairs(keys *gpu.Uint64s, vals *gpu.Uint32s, bits int) error {
 
 // SortScratchBytes is the device memory a sort of n keys with values of
 // valueBytes bytes each (0, 4 or 8) allocates besides its arguments: a
-// key and a value per pair, the digit counters of its tiles and their
-// scan's carries.
+// key, a value and a digit byte per pair, the digit counters of its tiles
+// and their scan's carries.
 func SortScratchBytes(n int64, valueBytes int) int64 {
 	tiles := (n + radixTile - 1) / radixTile
 	counters := (radixDigits*tiles + 1) * 8
-	return n*(8+int64(valueBytes)) + counters + counters/(scanTile-1) + 16
+	return n*(9+int64(valueBytes)) + counters + counters/(scanTile-1) + 16
 }
 
 // Sorter is SortPairs with its scratch buffers kept across calls (a sort
@@ -206,6 +208,7 @@ type Sorter struct {
 	vals     *gpu.Uint32s
 	hist     *gpu.Int64s
 	carries  []*gpu.Int64s // the tile sums of hist's scan, per level
+	digits   *gpu.Uint8s   // each key's digit of the next pass
 	diff     *gpu.Uint64s
 	result   []uint64
 }
@@ -263,6 +266,9 @@ func (s *Sorter) scratch(n, words int64) error {
 		return err
 	}
 	if s.carries, err = scanCarries(s.mem, radixDigits*tiles); err != nil {
+		return err
+	}
+	if s.digits, err = s.mem.AllocUint8s(int(n)); err != nil {
 		return err
 	}
 	s.diff, err = s.mem.AllocUint64s(1)
@@ -343,14 +349,28 @@ func (s *Sorter) sort(op string, keys *gpu.Uint64s, vals any, nvals int, vdev *g
 	}
 	tiles := (n + radixTile - 1) / radixTile
 	srcK, srcV, dstK, dstV := keys, vals, s.keys, vout
-	for _, d := range digits(vary) {
-		if err := launch(dev, "gt_radix_hist", int(tiles), srcK, n, d.shift, d.width, s.hist, int(tiles)); err != nil {
+	passes := digits(vary)
+	for p, d := range passes {
+		// The first pass counts the keys' digits, the others the digit
+		// bytes the pass before wrote.
+		var err error
+		if p == 0 {
+			err = launch(dev, "gt_radix_hist", int(tiles), srcK, n, d.shift, d.width, s.hist, int(tiles))
+		} else {
+			err = launch(dev, "gt_radix_hist8", int(tiles), s.digits, n, d.width, s.hist, int(tiles))
+		}
+		if err != nil {
 			return err
 		}
 		if err := scan(s.hist, tiles<<d.width, false, nil, s.carries...); err != nil {
 			return err
 		}
-		if err := launch(dev, scatter, int(tiles), srcK, srcV, dstK, dstV, n, d.shift, d.width, s.hist, int(tiles)); err != nil {
+		next, dout := digit{}, (*gpu.Uint8s)(nil)
+		if p+1 < len(passes) {
+			next, dout = passes[p+1], s.digits
+		}
+		err = launch(dev, scatter, int(tiles), srcK, srcV, dstK, dstV, n, d.shift, d.width, s.hist, int(tiles), dout, next.shift, next.width)
+		if err != nil {
 			return err
 		}
 		srcK, srcV, dstK, dstV = dstK, dstV, srcK, srcV

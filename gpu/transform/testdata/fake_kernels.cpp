@@ -22,6 +22,7 @@ fake::Table table({
     fake::kernel("gt_scan_down", gt_scan_down),
     fake::maxGrid(fake::kernel("gt_key_diff", gt_key_diff), 2),
     fake::kernel("gt_radix_hist", gt_radix_hist),
+    fake::kernel("gt_radix_hist8", gt_radix_hist8),
     fake::kernel("gt_radix_scatter32", gt_radix_scatter32),
     fake::kernel("gt_radix_scatter64", gt_radix_scatter64),
     fake::kernel("gt_copy_words", gt_copy_words, direct),

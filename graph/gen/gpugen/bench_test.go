@@ -22,8 +22,8 @@ import (
 //	edges_ms     the edges and weights drawn (SSCA#2: with their buffers)
 //	sort_alloc_ms  the sort's scratch allocated (keys, weights, counters)
 //	sort_ms      the radix sort of the arcs (package transform's Sorter:
-//	             2·scale/8 passes, each moving 24 + 2w bytes per arc, w
-//	             the weight's bytes), its scratch freed
+//	             2·scale/8 passes, each moving about 18 + 2w bytes per
+//	             arc, w the weight's bytes), its scratch freed
 //	csr_ms       deduplication, numbering and the CSR arrays
 //	arcs         arcs of the graph
 //

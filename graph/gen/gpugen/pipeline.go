@@ -34,7 +34,7 @@ const (
 	kScanTiles  = "gg_scan_tiles"
 	kScanAdd    = "gg_scan_add"
 	kTake       = "gg_take"
-	kMark       = "gg_mark"
+	kKeepScan   = "gg_keep_scan"
 	kEdgesF32   = "gg_edges_f32"
 	kEdgesF64   = "gg_edges_f64"
 	kCompactF32 = "gg_compact_f32"
@@ -46,7 +46,7 @@ const (
 )
 
 var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emit, kWeightsF32, kWeightsF64,
-	kScanTiles, kScanAdd, kTake, kMark, kCompactF32, kCompactF64}
+	kScanTiles, kScanAdd, kTake, kKeepScan, kCompactF32, kCompactF64}
 
 // phaseLog, when set (by benchmarks), receives the duration of each
 // phase of a generation on a GPU, in order: "states" (the streams'
@@ -86,7 +86,7 @@ func weightBytes(kind gen.WeightKind, float64W bool) int64 {
 // plus a MiB for the small buffers.
 func pipelineBytes(arcs int64, n int, wb int64) int64 {
 	sorting := arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb))
-	compacting := arcs*(8+wb) + (arcs+1)*4*2 + arcs*(4+wb) + int64(n+1)*8
+	compacting := arcs*(8+wb) + (arcs+1)*4 + (arcs/scanTile+1)*4*2 + arcs*(4+wb) + int64(n+1)*8
 	return max(sorting, compacting) + 1<<20
 }
 
@@ -242,7 +242,8 @@ func (r *run) scan(a *gpu.Uint32s, n int64) error {
 	return r.launch(kScanAdd, n, a, n, sums)
 }
 
-// csr marks the arcs to keep, numbers them and writes the CSR.
+// csr numbers the arcs to keep (in tiles, then the tiles' counts) and
+// writes the CSR.
 func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Graph, error) {
 	tmp, d := r.tmp, r.t.Device()
 	n := int64(keys.Len())
@@ -250,17 +251,22 @@ func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu
 	if err != nil {
 		return nil, err
 	}
-	if err := r.launch(kMark, n+1, keys, n, r.scale, pos); err != nil {
+	tiles := (n + 1 + scanTile - 1) / scanTile
+	sums, err := tmp.AllocUint32s(int(tiles))
+	if err != nil {
 		return nil, err
 	}
-	if err := r.scan(pos, n+1); err != nil {
+	if err := r.launchBlocks(kKeepScan, tiles, keys, n, r.scale, pos, sums); err != nil {
+		return nil, err
+	}
+	if err := r.scan(sums, tiles); err != nil {
 		return nil, err
 	}
 	one, err := tmp.AllocUint32s(1)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.launch(kTake, 1, pos, n, one); err != nil {
+	if err := r.launch(kTake, 1, pos, sums, n, one); err != nil {
 		return nil, err
 	}
 	total, err := one.ToHost()
@@ -286,14 +292,14 @@ func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu
 		if o32, err = d.AllocFloat32s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, adj, o32, offsets, int64(r.n))
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, adj, o32, offsets, int64(r.n))
 	case w64 != nil:
 		if o64, err = d.AllocFloat64s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, adj, o64, offsets, int64(r.n))
+		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, sums, adj, o64, offsets, int64(r.n))
 	default:
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, adj, o32, offsets, int64(r.n))
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, adj, o32, offsets, int64(r.n))
 	}
 	if err != nil {
 		return fail(err)

@@ -27,7 +27,7 @@ fake::Table table({
     fake::kernel("gg_scan_tiles", gg_scan_tiles),
     fake::kernel("gg_scan_add", gg_scan_add, direct),
     fake::kernel("gg_take", gg_take, direct),
-    fake::kernel("gg_mark", gg_mark, direct),
+    fake::kernel("gg_keep_scan", gg_keep_scan),
     fake::kernel("gg_compact_f32", gg_compact_f32, direct),
     fake::kernel("gg_compact_f64", gg_compact_f64, direct),
 });

@@ -103,20 +103,22 @@ extern "C" __global__ void gt_key_diff(const u64 *keys, i64 n, u64 *diff) {
 // a pass (gt_radix_hist or gt_radix_hist8, a scan of its counts,
 // gt_radix_scatter*) ----
 
-// gt_radix_hist: hist[digit * tiles + tile] = how many keys of tile (of
+// gt_radix_count: hist[digit * tiles + tile] = how many keys of tile (of
 // GT_RADIX_TILE) have that digit, the width bits of the key at shift
-// (width 1..8: 2^width digits, the rows of hist). Each warp counts into its
-// own row of shared counters (less contention on skewed digits).
-extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int width, i64 *hist, int tiles) {
+// (width 1..8: 2^width digits, the rows of hist), read from the keys, or
+// from digits (a byte per key) when it is not NULL. Each warp counts into
+// its own row of shared counters (less contention on skewed digits).
+__device__ void gt_radix_count(const u64 *keys, const unsigned char *digits, i64 n, int shift, int width, i64 *hist,
+                               int tiles) {
 	__shared__ u32 cnt[GT_WARPS][GT_RADIX_DIGITS];
 	int warp = threadIdx.x >> 5;
 	for (int w = 0; w < GT_WARPS; w++) cnt[w][threadIdx.x] = 0;
 	__syncthreads();
-	u64 mask = (1ULL << width) - 1;
+	u32 mask = (1u << width) - 1;
 	i64 first = (i64)blockIdx.x * GT_RADIX_TILE + threadIdx.x;
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
 		i64 i = first + (i64)r * GT_BLOCK;
-		if (i < n) atomicAdd(&cnt[warp][(u32)((keys[i] >> shift) & mask)], 1u);
+		if (i < n) atomicAdd(&cnt[warp][digits ? digits[i] : (u32)(keys[i] >> shift) & mask], 1u);
 	}
 	__syncthreads();
 	u32 s = 0;
@@ -124,23 +126,14 @@ extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int 
 	if (threadIdx.x <= mask) hist[(i64)threadIdx.x * tiles + blockIdx.x] = s;
 }
 
-// gt_radix_hist8 is gt_radix_hist over the digits themselves, one byte
-// per key, as the previous pass's gt_radix_scatter wrote them (an eighth
-// of the keys' bytes to read).
+// gt_radix_hist counts the digits of the keys (the first pass);
+// gt_radix_hist8 those the previous pass's gt_radix_scatter wrote, a byte
+// per key (an eighth of the keys' bytes to read).
+extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int width, i64 *hist, int tiles) {
+	gt_radix_count(keys, 0, n, shift, width, hist, tiles);
+}
 extern "C" __global__ void gt_radix_hist8(const unsigned char *digits, i64 n, int width, i64 *hist, int tiles) {
-	__shared__ u32 cnt[GT_WARPS][GT_RADIX_DIGITS];
-	int warp = threadIdx.x >> 5;
-	for (int w = 0; w < GT_WARPS; w++) cnt[w][threadIdx.x] = 0;
-	__syncthreads();
-	i64 first = (i64)blockIdx.x * GT_RADIX_TILE + threadIdx.x;
-	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
-		i64 i = first + (i64)r * GT_BLOCK;
-		if (i < n) atomicAdd(&cnt[warp][digits[i]], 1u);
-	}
-	__syncthreads();
-	u32 s = 0;
-	for (int w = 0; w < GT_WARPS; w++) s += cnt[w][threadIdx.x];
-	if (threadIdx.x < (1u << width)) hist[(i64)threadIdx.x * tiles + blockIdx.x] = s;
+	gt_radix_count(0, digits, n, 0, width, hist, tiles);
 }
 
 // gt_syncwarp orders the shared-memory accesses of a warp's lanes on the

@@ -301,8 +301,8 @@ func (s *Sorter) SortFloat32s(keys *gpu.Uint64s, vals *gpu.Float32s, bits int) e
 }
 
 // SortFloat64s sorts the (key, float64) pairs of keys and vals as Sort
-// sorts (key, uint32) pairs; the values travel bit for bit. Scratch: 16
-// bytes per pair.
+// sorts (key, uint32) pairs; the values travel bit for bit. Scratch: 17
+// bytes per pair and the counters (SortScratchBytes).
 func (s *Sorter) SortFloat64s(keys *gpu.Uint64s, vals *gpu.Float64s, bits int) error {
 	if vals == nil {
 		return errors.New("transform: SortFloat64s: nil values")

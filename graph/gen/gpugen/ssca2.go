@@ -21,7 +21,7 @@ import (
 // each part of 256 vertices and recording the stream's state there; one
 // thread per part then writes both arcs of each edge at the offsets the
 // counts give; the weights are drawn per segment of edges; then the arcs are sorted and
-// built into the CSR as RMAT does. Memory: about (24 + 2w) bytes per arc
+// built into the CSR as RMAT does. Memory: about (18 + 2w) bytes per arc
 // at the peak (w the weight's bytes), checked against the device's free
 // memory before anything is generated (from the expected edge count) and
 // again once the edges are counted. An interrupt stops it between

@@ -20,17 +20,24 @@
 //
 //   - ExclusiveScan: exclusive prefix sums of int64 counts in place,
 //     optionally storing the total after them (counts → CSR offsets);
-//   - SortPairs: a stable least-significant-digit radix sort of (uint64
-//     key, uint32 value) pairs, 8 bits per pass, skipping the bytes on
-//     which every key agrees — the stable sort the permutation, the MST's
-//     neighbour order and its weight ranks are built on.
+//   - SortPairs, and a Sorter that keeps its scratch: a stable
+//     least-significant-digit radix sort of uint64 keys alone or with
+//     uint32, float32 or float64 values, one pass per digit of at most 8
+//     bits over the span of bits on which the keys differ — the stable
+//     sort the permutation, the MST's neighbour order and weight ranks
+//     and package gpugen's arcs are built on; SortScratchBytes gives its
+//     memory.
 //
 // The kernels (transform.cu) are the package's own CUDA C, compiled by
 // NVRTC through gpu.ModuleCache (no CUB or Thrust: NVRTC has no headers);
 // blocks are 256 threads, scans go by tiles of 2048 elements with a
-// recursion on the tile sums, and the radix sort's scatter ranks the
-// elements of a warp that share a digit with ballots, so each pass is
-// stable without atomics on the output. A package whose fake-GPU tests
+// recursion on the tile sums. A radix sort pass is three launches: each
+// block counts the digits of its tile of 4096 keys (from a byte per key
+// that the pass before wrote, after the first), a scan turns the counts
+// into places, and each block ranks its tile's keys by digit in shared
+// memory (warp ballots, no atomics on the output) and writes the keys
+// (with their next digits), then the values, in that order, so that the
+// writes of a digit are runs of consecutive addresses. A package whose fake-GPU tests
 // reach these kernels links testdata/fake_kernels.cpp (it includes
 // transform.cu by a relative path).
 //

@@ -16,6 +16,8 @@ typedef unsigned int u32;
 #define GT_SCAN_TILE (GT_BLOCK * GT_SCAN_ITEMS)
 #define GT_RADIX_ROUNDS 16
 #define GT_RADIX_TILE (GT_BLOCK * GT_RADIX_ROUNDS)
+#define GT_WARP_ITEMS (32 * GT_RADIX_ROUNDS)
+#define GT_RADIX_DIGITS 256
 #define GT_FULL 0xffffffffu
 
 __device__ __forceinline__ i64 gt_index() { return (i64)blockIdx.x * blockDim.x + threadIdx.x; }
@@ -97,63 +99,191 @@ extern "C" __global__ void gt_key_diff(const u64 *keys, i64 n, u64 *diff) {
 	if ((threadIdx.x & 31) == 0 && d != 0) atomicOr(diff, d);
 }
 
-// gt_radix_hist: hist[digit * tiles + tile] = how many keys of tile (of
-// GT_RADIX_TILE) have that 8-bit digit at shift.
-extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, i64 *hist, int tiles) {
-	__shared__ u32 cnt[256];
-	cnt[threadIdx.x] = 0;
+// ---- the radix sort: one pass per digit of at most 8 bits, three launches
+// a pass (gt_radix_hist or gt_radix_hist8, a scan of its counts,
+// gt_radix_scatter*) ----
+
+// gt_radix_count: hist[digit * tiles + tile] = how many keys of tile (of
+// GT_RADIX_TILE) have that digit, the width bits of the key at shift
+// (width 1..8: 2^width digits, the rows of hist), read from the keys, or
+// from digits (a byte per key) when it is not NULL. Each warp counts into
+// its own row of shared counters (less contention on skewed digits).
+__device__ void gt_radix_count(const u64 *keys, const unsigned char *digits, i64 n, int shift, int width, i64 *hist,
+                               int tiles) {
+	__shared__ u32 cnt[GT_WARPS][GT_RADIX_DIGITS];
+	int warp = threadIdx.x >> 5;
+	for (int w = 0; w < GT_WARPS; w++) cnt[w][threadIdx.x] = 0;
 	__syncthreads();
+	u32 mask = (1u << width) - 1;
 	i64 first = (i64)blockIdx.x * GT_RADIX_TILE + threadIdx.x;
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
 		i64 i = first + (i64)r * GT_BLOCK;
-		if (i < n) atomicAdd(&cnt[(keys[i] >> shift) & 255], 1u);
+		if (i < n) atomicAdd(&cnt[warp][digits ? digits[i] : (u32)(keys[i] >> shift) & mask], 1u);
 	}
 	__syncthreads();
-	hist[(i64)threadIdx.x * tiles + blockIdx.x] = cnt[threadIdx.x];
+	u32 s = 0;
+	for (int w = 0; w < GT_WARPS; w++) s += cnt[w][threadIdx.x];
+	if (threadIdx.x <= mask) hist[(i64)threadIdx.x * tiles + blockIdx.x] = s;
 }
 
-// gt_radix_scatter moves the pairs of one tile to their places: pos is the
-// exclusive scan of gt_radix_hist's counts, and within a tile the pairs of
-// one digit keep their order (rounds in order, warps in order, lanes in
-// order), so the pass is stable.
-extern "C" __global__ void gt_radix_scatter(const u64 *kin, const u32 *vin, u64 *kout, u32 *vout, i64 n, int shift,
-                                            const i64 *pos, int tiles) {
-	__shared__ i64 run[256];
-	__shared__ u32 wcnt[GT_WARPS][256];
-	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-	run[threadIdx.x] = pos[(i64)threadIdx.x * tiles + blockIdx.x];
-	for (int w = 0; w < GT_WARPS; w++) wcnt[w][threadIdx.x] = 0;
+// gt_radix_hist counts the digits of the keys (the first pass);
+// gt_radix_hist8 those the previous pass's gt_radix_scatter wrote, a byte
+// per key (an eighth of the keys' bytes to read).
+extern "C" __global__ void gt_radix_hist(const u64 *keys, i64 n, int shift, int width, i64 *hist, int tiles) {
+	gt_radix_count(keys, 0, n, shift, width, hist, tiles);
+}
+extern "C" __global__ void gt_radix_hist8(const unsigned char *digits, i64 n, int width, i64 *hist, int tiles) {
+	gt_radix_count(0, digits, n, 0, width, hist, tiles);
+}
+
+// gt_syncwarp orders the shared-memory accesses of a warp's lanes on the
+// GPU; the emulator switches lanes only at collectives, which the ranking
+// loop reaches before any lane reads what another wrote. GT_UNROLL keeps
+// the per-thread arrays of the scatter in registers (NVRTC only).
+#if defined(__CUDACC__)
+#define gt_syncwarp() __syncwarp()
+#define GT_UNROLL _Pragma("unroll")
+#else
+#define gt_syncwarp()
+#define GT_UNROLL
+#endif
+
+// gt_radix_scatter moves the pairs of one tile to their places in three
+// steps, so that the writes to global memory are runs of consecutive
+// addresses rather than single elements:
+//
+//  1. rank: warp w takes the tile's elements [w·GT_WARP_ITEMS, …), 32 a
+//     round in order; the lanes of a round that share a digit find each
+//     other by ballots, and the lowest of them advances the warp's count of
+//     that digit (wcnt), so each element learns its rank among the warp's
+//     elements of its digit;
+//  2. local order: per digit, the counts of the warps before and the
+//     digit's first place in the tile (a block scan); each key goes to
+//     buf at its place in the tile sorted stably by digit (the warps'
+//     shares in order, each in index order);
+//  3. write: thread t writes buf[t], buf[t + GT_BLOCK], … to pos (the
+//     exclusive scan of gt_radix_hist's counts, 2^width rows of tiles:
+//     the first global place of each digit of this tile) plus its rank in
+//     the tile's digit, and beside each key, when dout is not NULL, its
+//     digit of the next pass (the nwidth bits at nshift) for
+//     gt_radix_hist8; then the values (when vin is not NULL) the same way
+//     through buf.
+//
+// Shared memory: 32 KiB of keys (then values), 4 KiB of digits, 11 KiB of
+// counters. Every element keeps its order among those of its digit, so
+// the pass is stable.
+template <typename V>
+__device__ void gt_radix_scatter(const u64 *kin, const V *vin, u64 *kout, V *vout, i64 n, int shift, int width,
+                                 const i64 *pos, int tiles, unsigned char *dout, int nshift, int nwidth) {
+	__shared__ u64 buf[GT_RADIX_TILE];
+	__shared__ unsigned char dig[GT_RADIX_TILE];
+	__shared__ u32 wcnt[GT_WARPS][GT_RADIX_DIGITS];
+	__shared__ u32 start[GT_RADIX_DIGITS];
+	__shared__ i64 base[GT_RADIX_DIGITS];
+	int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+	u32 mask = (1u << width) - 1;
+	i64 place = (u32)t <= mask ? pos[(i64)t * tiles + blockIdx.x] : 0; // digit t's first place, loaded early
+	for (int w = 0; w < GT_WARPS; w++) wcnt[w][t] = 0;
 	__syncthreads();
-	i64 first = (i64)blockIdx.x * GT_RADIX_TILE + threadIdx.x;
+	i64 tile0 = (i64)blockIdx.x * GT_RADIX_TILE;
+	int valid = n - tile0 < GT_RADIX_TILE ? (int)(n - tile0) : GT_RADIX_TILE;
+	int wfirst = warp * GT_WARP_ITEMS + lane;
+	u64 key[GT_RADIX_ROUNDS]; // the keys, later the values
+	u32 at[GT_RADIX_ROUNDS];  // step 1: rank << 8 | digit; step 2: the place in buf
+	GT_UNROLL
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) { // all loads in flight at once
+		int j = wfirst + r * 32;
+		key[r] = j < valid ? kin[tile0 + j] : 0;
+	}
+	GT_UNROLL
 	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
-		i64 i = first + (i64)r * GT_BLOCK;
-		bool valid = i < n;
-		u64 k = valid ? kin[i] : 0;
-		u32 d = (u32)(k >> shift) & 255;
-		u32 peers = __ballot_sync(GT_FULL, valid);
-		for (int b = 0; b < 8; b++) {
+		bool ok = wfirst + r * 32 < valid;
+		u32 d = (u32)(key[r] >> shift) & mask;
+		u32 peers = __ballot_sync(GT_FULL, ok);
+		for (int b = 0; b < width; b++) {
 			u32 bit = (d >> b) & 1;
 			u32 set = __ballot_sync(GT_FULL, bit);
 			peers &= bit ? set : ~set;
 		}
-		int rank = __popc(peers & ((1u << lane) - 1));
-		if (valid && rank == 0) wcnt[warp][d] = __popc(peers);
-		__syncthreads();
-		if (valid) {
-			i64 p = run[d] + rank;
-			for (int w = 0; w < warp; w++) p += wcnt[w][d];
-			kout[p] = k;
-			vout[p] = vin[i];
+		int leader = ok ? __ffs(peers) - 1 : lane;
+		u32 before = 0;
+		if (ok && leader == lane) {
+			before = wcnt[warp][d];
+			wcnt[warp][d] = before + __popc(peers);
 		}
-		__syncthreads();
-		u32 s = 0;
-		for (int w = 0; w < GT_WARPS; w++) {
-			s += wcnt[w][threadIdx.x];
-			wcnt[w][threadIdx.x] = 0;
-		}
-		run[threadIdx.x] += s;
-		__syncthreads();
+		before = __shfl_sync(GT_FULL, before, leader);
+		gt_syncwarp();
+		at[r] = (before + __popc(peers & ((1u << lane) - 1))) << 8 | d;
 	}
+	__syncthreads();
+	u32 total = 0;
+	for (int w = 0; w < GT_WARPS; w++) {
+		u32 c = wcnt[w][t];
+		wcnt[w][t] = total;
+		total += c;
+	}
+	u32 first = (u32)gt_block_exclusive(total);
+	start[t] = first;
+	base[t] = place - first;
+	__syncthreads();
+	GT_UNROLL
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		if (wfirst + r * 32 < valid) {
+			u32 d = at[r] & 255;
+			u32 p = start[d] + wcnt[warp][d] + (at[r] >> 8);
+			buf[p] = key[r];
+			dig[p] = (unsigned char)d;
+			at[r] = p;
+		}
+	}
+	__syncthreads();
+	u64 nmask = (1ULL << nwidth) - 1;
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		int i = r * GT_BLOCK + t;
+		if (i < valid) {
+			u64 k = buf[i];
+			i64 g = base[dig[i]] + i;
+			kout[g] = k;
+			if (dout) dout[g] = (unsigned char)((k >> nshift) & nmask);
+		}
+	}
+	if (vin == 0) return;
+	V *vbuf = (V *)buf;
+	__syncthreads();
+	GT_UNROLL
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		int j = wfirst + r * 32;
+		key[r] = j < valid ? (u64)vin[tile0 + j] : 0;
+	}
+	GT_UNROLL
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		if (wfirst + r * 32 < valid) vbuf[at[r]] = (V)key[r];
+	}
+	__syncthreads();
+	for (int r = 0; r < GT_RADIX_ROUNDS; r++) {
+		int i = r * GT_BLOCK + t;
+		if (i < valid) vout[base[dig[i]] + i] = vbuf[i];
+	}
+}
+
+// gt_radix_scatter32: a pass over pairs with 4-byte values (vin NULL: keys
+// alone); gt_radix_scatter64: with 8-byte values.
+extern "C" __global__ void gt_radix_scatter32(const u64 *kin, const u32 *vin, u64 *kout, u32 *vout, i64 n, int shift,
+                                              int width, const i64 *pos, int tiles, unsigned char *dout, int nshift,
+                                              int nwidth) {
+	gt_radix_scatter<u32>(kin, vin, kout, vout, n, shift, width, pos, tiles, dout, nshift, nwidth);
+}
+extern "C" __global__ void gt_radix_scatter64(const u64 *kin, const u64 *vin, u64 *kout, u64 *vout, i64 n, int shift,
+                                              int width, const i64 *pos, int tiles, unsigned char *dout, int nshift,
+                                              int nwidth) {
+	gt_radix_scatter<u64>(kin, vin, kout, vout, n, shift, width, pos, tiles, dout, nshift, nwidth);
+}
+
+// gt_copy_words: dst[i] = src[i] for i < n (a sort's values back into the
+// caller's buffer, whatever their type).
+extern "C" __global__ void gt_copy_words(const u32 *src, u32 *dst, i64 n) {
+	i64 i = gt_index();
+	if (i < n) dst[i] = src[i];
 }
 
 // gt_arc_source: src[k] = the vertex whose segment of off holds arc k

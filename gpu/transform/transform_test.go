@@ -1,7 +1,9 @@
 package transform
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -52,6 +54,9 @@ func TestHostDevice(t *testing.T) {
 	if _, err := UndirectedCOO(g); err == nil {
 		t.Error("UndirectedCOO on the host device: no error")
 	}
+	if err := NewSorter(dev).Reserve(10, 4); err == nil {
+		t.Error("Sorter.Reserve on the host device: no error")
+	}
 	if _, err := UndirectedCOO(nil); err == nil {
 		t.Error("UndirectedCOO(nil): no error")
 	}
@@ -68,6 +73,7 @@ func TestFakeGPUChild(t *testing.T) {
 	dev := fakegpu.Device(t)
 	checkScan(t, dev)
 	checkSortPairs(t, dev)
+	checkSortKinds(t, dev)
 	checkUndirectedCOO(t, dev, testGraphs(t))
 	checkPermuteCOO(t, dev, testGraphs(t))
 }
@@ -80,6 +86,7 @@ func TestGPU(t *testing.T) {
 	}
 	checkScan(t, dev)
 	checkSortPairs(t, dev)
+	checkSortKinds(t, dev)
 	checkUndirectedCOO(t, dev, testGraphs(t))
 	checkPermuteCOO(t, dev, testGraphs(t))
 }
@@ -164,7 +171,9 @@ func checkSortPairs(t *testing.T, dev *gpu.Device) {
 		bits int
 		max  uint64
 	}{{0, 8, 1}, {1, 8, 1}, {2, 8, 0}, {300, 8, 7}, {radixTile + 5, 64, 1<<64 - 1}, {3*radixTile + 1, 20, 1 << 20},
-		{9000, 40, 1 << 33}, {9000, 16, 1 << 33}, {700, 12, 1 << 20}} {
+		{9000, 40, 1 << 33}, {9000, 16, 1 << 33}, {700, 12, 1 << 20}, {2*radixTile + 9, 1, 1<<64 - 1},
+		{radixTile + 100, 64, 3}, {5000, 64, 1<<63 | 0xf0f}, {6000, 44, 0xfff_0000_00ff}, {radixTile, 22, 1<<22 - 1},
+		{10*radixTile - 1, 16, 1<<16 - 1}} { // the last: counters scanned by more than one tile
 		keys := make([]uint64, c.n)
 		vals := make([]uint32, c.n)
 		for i := range keys {
@@ -214,6 +223,140 @@ func checkSortPairs(t *testing.T, dev *gpu.Device) {
 		}
 		if !slices.Equal(gv, order) || !slices.Equal(gk, want) {
 			t.Errorf("SortPairs of %d pairs on %d bits: not the stable order", c.n, c.bits)
+		}
+	}
+}
+
+// stableOrder returns the indices of keys in the order of a stable sort by
+// their low bits bits.
+func stableOrder(keys []uint64, bits int) []int {
+	mask := ^uint64(0)
+	if bits < 64 {
+		mask = 1<<bits - 1
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a]&mask, keys[b]&mask) })
+	return order
+}
+
+// permuted returns x in order.
+func permuted[T any](x []T, order []int) []T {
+	out := make([]T, len(order))
+	for i, j := range order {
+		out[i] = x[j]
+	}
+	return out
+}
+
+// checkSortKinds checks SortKeys, SortFloat32s and SortFloat64s against a
+// stable host sort, with one Sorter whose scratch grows and shrinks
+// across the calls; the values are arbitrary bit patterns (NaNs
+// included), which must travel unchanged.
+func checkSortKinds(t *testing.T, dev *gpu.Device) {
+	r := rand.New(rand.NewPCG(7, 8))
+	sorter := NewSorter(dev)
+	defer sorter.Free()
+	for _, bad := range [][2]int{{-1, 4}, {10, 2}, {10, 16}} {
+		if err := sorter.Reserve(int64(bad[0]), bad[1]); err == nil {
+			t.Errorf("Reserve(%d, %d): no error", bad[0], bad[1])
+		}
+	}
+	if err := sorter.Reserve(3*radixTile+7, 8); err != nil { // the first case sorts in it
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n, bits int
+		max     uint64
+	}{{3*radixTile + 7, 48, 1<<48 - 1}, {radixTile - 3, 40, 0xff_0000_ffff}, {2, 64, 1}, {5000, 9, 1<<9 - 1}} {
+		keys := make([]uint64, c.n)
+		w32 := make([]float32, c.n)
+		w64 := make([]float64, c.n)
+		for i := range keys {
+			keys[i] = r.Uint64() & c.max
+			w32[i] = math.Float32frombits(r.Uint32())
+			w64[i] = math.Float64frombits(r.Uint64())
+		}
+		order := stableOrder(keys, c.bits)
+		want := permuted(keys, order)
+		for _, kind := range []string{"SortFloat64s", "SortKeys", "SortFloat32s"} {
+			k, err := dev.Uint64sFrom(keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var get func() (any, any)
+			switch kind {
+			case "SortKeys":
+				err = sorter.SortKeys(k, c.bits)
+				get = func() (any, any) { return nil, nil }
+			case "SortFloat32s":
+				v, verr := dev.Float32sFrom(w32)
+				if verr != nil {
+					t.Fatal(verr)
+				}
+				defer v.Free()
+				err = sorter.SortFloat32s(k, v, c.bits)
+				get = func() (any, any) { got, _ := v.ToHost(); return bitsOf32(got), bitsOf32(permuted(w32, order)) }
+			case "SortFloat64s":
+				v, verr := dev.Float64sFrom(w64)
+				if verr != nil {
+					t.Fatal(verr)
+				}
+				defer v.Free()
+				err = sorter.SortFloat64s(k, v, c.bits)
+				get = func() (any, any) { got, _ := v.ToHost(); return bitsOf64(got), bitsOf64(permuted(w64, order)) }
+			}
+			if err != nil {
+				t.Fatalf("%s of %d pairs on %d bits: %v", kind, c.n, c.bits, err)
+			}
+			gk, _ := k.ToHost()
+			k.Free()
+			gotV, wantV := get()
+			if !slices.Equal(gk, want) || !reflect.DeepEqual(gotV, wantV) {
+				t.Errorf("%s of %d pairs on %d bits: not the stable order", kind, c.n, c.bits)
+			}
+		}
+	}
+}
+
+func bitsOf32(x []float32) []uint32 {
+	out := make([]uint32, len(x))
+	for i, v := range x {
+		out[i] = math.Float32bits(v)
+	}
+	return out
+}
+
+func bitsOf64(x []float64) []uint64 {
+	out := make([]uint64, len(x))
+	for i, v := range x {
+		out[i] = math.Float64bits(v)
+	}
+	return out
+}
+
+// TestDigits checks the passes of the radix sort: the fewest digits of at
+// most radixBits over the varying span, covering it, and none where no
+// key differs.
+func TestDigits(t *testing.T) {
+	for _, c := range []struct {
+		vary uint64
+		want []digit
+	}{
+		{0, nil},
+		{1, []digit{{0, 1}}},
+		{1<<22 - 1, []digit{{0, 7}, {7, 7}, {14, 8}}},
+		{1<<32 - 1, []digit{{0, 8}, {8, 8}, {16, 8}, {24, 8}}},
+		{1<<48 - 1, []digit{{0, 8}, {8, 8}, {16, 8}, {24, 8}, {32, 8}, {40, 8}}},
+		{1<<44 - 1, []digit{{0, 7}, {7, 7}, {14, 8}, {22, 7}, {29, 7}, {36, 8}}},
+		{0xff << 20, []digit{{20, 8}}},
+		{1<<63 | 1, []digit{{0, 8}, {56, 8}}},
+		{^uint64(0), []digit{{0, 8}, {8, 8}, {16, 8}, {24, 8}, {32, 8}, {40, 8}, {48, 8}, {56, 8}}},
+	} {
+		if got := digits(c.vary); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("digits(%#x) = %v, want %v", c.vary, got, c.want)
 		}
 	}
 }

@@ -11,12 +11,19 @@ import (
 
 // BenchmarkGPURMAT generates R-MAT graphs of scales 20, 22 and 24 (edge
 // factor 16) on the GPU, with the default options (uniform float32
-// weights) and with integer weights 1..255, and reports
+// weights), integer weights 1..255, no weights and uniform float64
+// weights, and reports
 //
 //	ms/graph     wall time of one RMAT call, from the plan to the resident
 //	             CSR (the module is compiled and cached before timing)
-//	edges_ms     the edges and weights drawn (stream states included)
-//	sort_ms      the radix sort of the arcs
+//	states_ms    the streams' states at every segment (the plan's upload
+//	             included; SSCA#2: the edge counts and their sum too)
+//	edges_alloc_ms  R-MAT: the buffers of the arcs and weights allocated
+//	edges_ms     the edges and weights drawn (SSCA#2: with their buffers)
+//	sort_alloc_ms  the sort's scratch allocated (keys, weights, counters)
+//	sort_ms      the radix sort of the arcs (package transform's Sorter:
+//	             2·scale/8 passes, each moving about 18 + 2w bytes per
+//	             arc, w the weight's bytes), its scratch freed
 //	csr_ms       deduplication, numbering and the CSR arrays
 //	arcs         arcs of the graph
 //
@@ -24,14 +31,15 @@ import (
 // The target: scale 24 in at most 250 ms. Without a GPU it skips.
 // On the GPU machine:
 //
-//	./graph_gen_gpugen.test -test.run '^$' -test.bench GPURMAT -test.benchtime 3x
+//	./graph_gen_gpugen.test -test.run '^$' -test.bench 'GPURMAT|GPUSSCA2' -test.benchtime 3x
 func BenchmarkGPURMAT(b *testing.B) {
 	dev := gpuDevice(b)
 	for _, scale := range []int{20, 22, 24} {
 		for _, w := range []struct {
 			name string
 			opts []gen.Option
-		}{{"uniform", nil}, {"int255", []gen.Option{gen.Integer(255)}}} {
+		}{{"uniform", nil}, {"int255", []gen.Option{gen.Integer(255)}}, {"unweighted", []gen.Option{gen.Unweighted()}},
+			{"f64", []gen.Option{gen.Float64()}}} {
 			b.Run(fmt.Sprintf("s%d_ef16_%s", scale, w.name), func(b *testing.B) {
 				benchGenerate(b, func(scale int) (*gpu.Graph, error) { return RMAT(dev, scale, 16, w.opts...) }, scale)
 			})
@@ -77,7 +85,7 @@ func benchGenerate(b *testing.B, generate func(scale int) (*gpu.Graph, error), s
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(total.Microseconds())/1e3/n, "ms/graph")
-	for _, p := range []string{"edges", "sort", "csr"} {
+	for _, p := range []string{"states", "edges_alloc", "edges", "sort_alloc", "sort", "csr"} {
 		b.ReportMetric(float64(phases[p].Microseconds())/1e3/n, p+"_ms")
 	}
 	b.ReportMetric(float64(arcs), "arcs")

@@ -6,7 +6,8 @@
 //
 // RMAT is gen.RMAT on the device: the same random streams (gen.PlanRMAT
 // gives the alias tables, the streams' starting states and the vertex
-// permutation), then an LSD radix sort of the arcs and a compaction that
+// permutation), then package transform's LSD radix sort of the arcs
+// (the weights travelling with them) and a compaction that
 // removes self-loops and keeps the least weight of duplicate arcs, as
 // graph.Build does. The host copy of the result is made only when
 // something asks for it (gpu.Graph.Host). On the host device RMAT is

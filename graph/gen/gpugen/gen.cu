@@ -1,7 +1,8 @@
 // gen.cu: the device generators of package gpugen, edge for edge the
 // graphs of gen.RMAT and gen.SSCA2 (graph/gen/plan.go, RMATPlan and
 // SSCA2Plan, give the recipes), built into deduplicated, symmetric CSRs
-// as graph.Build does. Launched by gen.go in this order:
+// as graph.Build does. Launched by rmat.go, ssca2.go and pipeline.go in
+// this order:
 //
 //   gg_states      one thread per chunk of 2^16 edges: runs the chunk's
 //                  xoshiro256** stream and records its state at the start
@@ -17,11 +18,12 @@
 //                  there; one thread per part then writes its arcs at the
 //                  offsets the host summed; gg_weights_* draws the weights
 //                  per segment
-//   gg_hist, gg_scatter_*   an LSD radix sort of the keys, 8 bits a pass,
-//                  stable (each block ranks its tile by warp ballots), the
-//                  weights travelling with the keys; gg_scan_* between
-//   gg_mark        keeps the first arc of each run of equal keys that is
-//                  not a self-loop; gg_scan_* numbers the kept arcs
+//   (sort)         pipeline.go sorts the arcs by key with package
+//                  gpu/transform's stable LSD radix sort, the weights
+//                  travelling with the keys
+//   gg_keep_scan   keeps the first arc of each run of equal keys that is
+//                  not a self-loop and numbers the kept arcs in each tile;
+//                  gg_scan_* scans the tiles' counts
 //   gg_compact_*   writes Adj, the minimum weight of each run, and Offsets
 //
 // Kernels that use __syncthreads or ballots expect blocks of GG_BLOCK
@@ -30,7 +32,6 @@
 #define GG_BLOCK 256
 #define GG_WARPS (GG_BLOCK / 32)
 #define GG_SEG 1024
-#define GG_SORT_ITEMS 16
 #define GG_SCAN_ITEMS 8
 #define GG_MAX_TABLES 8
 #define GG_SSCA2_PART 256
@@ -354,100 +355,36 @@ extern "C" __global__ void gg_weights_f64(const u64 *wstates, long long segsTota
 	gg_weights<double>(wstates, segsTotal, segs, chunk, m, kind, maxW, w);
 }
 
-// ---- radix sort: GG_BLOCK threads, tiles of GG_BLOCK·GG_SORT_ITEMS keys ----
-
-// gg_hist counts the digits (key>>shift)&255 of block b's tile into
-// counts[d·nblocks + b].
-extern "C" __global__ void gg_hist(const u64 *keys, long long n, int shift, unsigned *counts, long long nblocks) {
-	__shared__ unsigned h[256];
-	h[threadIdx.x] = 0;
-	__syncthreads();
-	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SORT_ITEMS;
-	for (int r = 0; r < GG_SORT_ITEMS; r++) {
-		long long i = base + (long long)r * GG_BLOCK + threadIdx.x;
-		if (i < n) {
-			atomicAdd(&h[(unsigned)(keys[i] >> shift) & 255u], 1u);
-		}
-	}
-	__syncthreads();
-	counts[(long long)threadIdx.x * nblocks + blockIdx.x] = h[threadIdx.x];
-}
-
-// gg_scatter moves block b's tile to its places: counts holds the
-// exclusive scan of gg_hist's counts (the first place of digit d for
-// block b). Items go in index order, so equal digits keep their order:
-// in each round of GG_BLOCK items a warp ranks its lanes among equal
-// digits by ballots, and one thread per digit turns the warps' counts
-// into offsets.
-template <typename W>
-__device__ void gg_scatter(const u64 *keys, const W *w, long long n, int shift, const unsigned *counts, long long nblocks,
-                           u64 *keysOut, W *wOut) {
-	__shared__ unsigned run[256];
-	__shared__ unsigned cnt[GG_WARPS][256];
-	__shared__ unsigned off[GG_WARPS][256];
-	int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-	run[tid] = counts[(long long)tid * nblocks + blockIdx.x];
-	for (int k = 0; k < GG_WARPS; k++) {
-		cnt[k][tid] = 0;
-	}
-	__syncthreads();
-	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SORT_ITEMS;
-	for (int r = 0; r < GG_SORT_ITEMS; r++) {
-		long long i = base + (long long)r * GG_BLOCK + tid;
-		bool valid = i < n;
-		u64 key = valid ? keys[i] : 0;
-		unsigned d = (unsigned)(key >> shift) & 255u;
-		unsigned peers = __ballot_sync(0xffffffffu, valid);
-		for (int bit = 0; bit < 8; bit++) {
-			unsigned set = __ballot_sync(0xffffffffu, (d >> bit) & 1u);
-			peers &= ((d >> bit) & 1u) ? set : ~set;
-		}
-		unsigned rank = __popc(peers & ((1u << lane) - 1u));
-		if (valid && rank == 0) {
-			cnt[warp][d] = __popc(peers);
-		}
-		__syncthreads();
-		unsigned acc = run[tid];
-		for (int k = 0; k < GG_WARPS; k++) {
-			unsigned c = cnt[k][tid];
-			cnt[k][tid] = 0;
-			off[k][tid] = acc;
-			acc += c;
-		}
-		run[tid] = acc;
-		__syncthreads();
-		if (valid) {
-			unsigned at = off[warp][d] + rank;
-			keysOut[at] = key;
-			if (w) {
-				wOut[at] = w[i];
-			}
-		}
-	}
-}
-
-extern "C" __global__ void gg_scatter_f32(const u64 *keys, const float *w, long long n, int shift, const unsigned *counts,
-                                    long long nblocks, u64 *keysOut, float *wOut) {
-	gg_scatter<float>(keys, w, n, shift, counts, nblocks, keysOut, wOut);
-}
-extern "C" __global__ void gg_scatter_f64(const u64 *keys, const double *w, long long n, int shift, const unsigned *counts,
-                                    long long nblocks, u64 *keysOut, double *wOut) {
-	gg_scatter<double>(keys, w, n, shift, counts, nblocks, keysOut, wOut);
-}
-
 // ---- exclusive scan of unsigned ints, in place ----
 
-// gg_scan_tiles replaces tile b (GG_BLOCK·GG_SCAN_ITEMS items, each
-// thread a run of GG_SCAN_ITEMS) by its exclusive scan and writes the
-// tile's total to sums[b] (sums may be NULL).
-extern "C" __global__ void gg_scan_tiles(unsigned *a, long long n, unsigned *sums) {
+// gg_keep: arc i of the sorted keys is kept when it is no self-loop and
+// the first of its run of equal keys.
+__device__ __forceinline__ bool gg_keep(const u64 *keys, long long i, int scale) {
+	u64 k = keys[i];
+	u64 mask = (1ULL << scale) - 1;
+	return (k >> scale) != (k & mask) && (i == 0 || keys[i - 1] != k);
+}
+
+// gg_scan_tile writes the exclusive scan of tile blockIdx.x
+// (GG_BLOCK·GG_SCAN_ITEMS of the n items, each thread a run of
+// GG_SCAN_ITEMS) to out, from the tile's start, and the tile's total to
+// sums[b] (sums may be NULL). Item i is a[i], or, with fromKeys,
+// gg_keep(keys, i, scale) for i < n-1 and 0 for i = n-1 (keys may then be
+// NULL for n = 1: no arcs).
+__device__ void gg_scan_tile(const unsigned *a, bool fromKeys, const u64 *keys, int scale, long long n,
+                             unsigned *out, unsigned *sums) {
 	__shared__ unsigned warpSum[GG_WARPS];
 	int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SCAN_ITEMS + (long long)tid * GG_SCAN_ITEMS;
 	unsigned v[GG_SCAN_ITEMS];
 	unsigned sum = 0;
 	for (int k = 0; k < GG_SCAN_ITEMS; k++) {
-		v[k] = base + k < n ? a[base + k] : 0;
+		long long i = base + k;
+		if (fromKeys) {
+			v[k] = i < n - 1 && gg_keep(keys, i, scale) ? 1u : 0u;
+		} else {
+			v[k] = i < n ? a[i] : 0;
+		}
 		sum += v[k];
 	}
 	unsigned incl = sum;
@@ -469,13 +406,19 @@ extern "C" __global__ void gg_scan_tiles(unsigned *a, long long n, unsigned *sum
 	unsigned at = before + incl - sum;
 	for (int k = 0; k < GG_SCAN_ITEMS; k++) {
 		if (base + k < n) {
-			a[base + k] = at;
+			out[base + k] = at;
 		}
 		at += v[k];
 	}
 	if (sums && tid == 0) {
 		sums[blockIdx.x] = total;
 	}
+}
+
+// gg_scan_tiles replaces tile b of a[0, n) by its exclusive scan and
+// writes the tile's total to sums[b] (sums may be NULL).
+extern "C" __global__ void gg_scan_tiles(unsigned *a, long long n, unsigned *sums) {
+	gg_scan_tile(a, false, 0, 0, n, a, sums);
 }
 
 // gg_scan_add adds sums[b] (scanned) to every item of tile b.
@@ -486,31 +429,27 @@ extern "C" __global__ void gg_scan_add(unsigned *a, long long n, const unsigned 
 	}
 }
 
-// gg_take copies a[i] to out[0].
-extern "C" __global__ void gg_take(const unsigned *a, long long i, unsigned *out) {
+// gg_place is the place of item i of a scan by tiles: pos[i], its place
+// in its tile, plus sums[tile], the scanned tile totals.
+__device__ __forceinline__ unsigned gg_place(const unsigned *pos, const unsigned *sums, long long i) {
+	return pos[i] + sums[i / (GG_BLOCK * GG_SCAN_ITEMS)];
+}
+
+// gg_take copies gg_place(pos, sums, i) to out[0].
+extern "C" __global__ void gg_take(const unsigned *pos, const unsigned *sums, long long i, unsigned *out) {
 	if (blockIdx.x == 0 && threadIdx.x == 0) {
-		out[0] = a[i];
+		out[0] = gg_place(pos, sums, i);
 	}
 }
 
 // ---- deduplication and the CSR ----
 
-// gg_keep: arc i of the sorted keys is kept when it is no self-loop and
-// the first of its run of equal keys.
-__device__ __forceinline__ bool gg_keep(const u64 *keys, long long i, int scale) {
-	u64 k = keys[i];
-	u64 mask = (1ULL << scale) - 1;
-	return (k >> scale) != (k & mask) && (i == 0 || keys[i - 1] != k);
-}
-
-// gg_mark writes flags[i] = gg_keep(i) for i < n and flags[n] = 0.
-extern "C" __global__ void gg_mark(const u64 *keys, long long n, int scale, unsigned *flags) {
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		flags[i] = gg_keep(keys, i, scale) ? 1u : 0u;
-	} else if (i == n) {
-		flags[n] = 0;
-	}
+// gg_keep_scan numbers the arcs to keep (gg_keep) of the n sorted keys:
+// pos[i] (i ≤ n) = the kept arcs before i in its tile of
+// GG_BLOCK·GG_SCAN_ITEMS, sums[tile] = the tile's kept arcs (arc n, past
+// the end, is not kept); gg_place then gives the CSR position.
+extern "C" __global__ void gg_keep_scan(const u64 *keys, long long n, int scale, unsigned *pos, unsigned *sums) {
+	gg_scan_tile(0, true, keys, scale, n + 1, pos, sums);
 }
 
 __device__ __forceinline__ unsigned gg_order(float f) {
@@ -522,22 +461,23 @@ __device__ __forceinline__ u64 gg_order(double f) {
 	return (b >> 63) ? ~b : b | 0x8000000000000000ULL;
 }
 
-// gg_compact: pos is the exclusive scan of gg_mark's flags (pos[n] = the
-// arcs kept). A kept arc i goes to adj[pos[i]] with the least weight of
-// its run; the first arc of each source s sets offsets[t] = pos[i] for
-// every t from the previous arc's source + 1 to s, the last arc the
-// offsets after its source up to nv.
+// gg_compact: pos and sums are gg_keep_scan's, scanned, so that
+// gg_place(i) is the number of kept arcs before arc i (gg_place(n): all
+// of them). A kept arc i goes to adj[gg_place(i)] with the least weight
+// of its run; the first arc of each source s sets offsets[t] =
+// gg_place(i) for every t from the previous arc's source + 1 to s, the
+// last arc the offsets after its source up to nv.
 template <typename W>
-__device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, const unsigned *pos, int *adj, W *wOut,
-                           long long *offsets, long long nv) {
+__device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, const unsigned *pos,
+                           const unsigned *sums, int *adj, W *wOut, long long *offsets, long long nv) {
 	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) {
 		return;
 	}
 	u64 k = keys[i];
 	long long s = (long long)(k >> scale);
+	unsigned p = gg_place(pos, sums, i);
 	if (gg_keep(keys, i, scale)) {
-		unsigned p = pos[i];
 		adj[p] = (int)(k & ((1ULL << scale) - 1));
 		if (w) {
 			W best = w[i];
@@ -551,20 +491,21 @@ __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, 
 	}
 	long long prev = i == 0 ? -1 : (long long)(keys[i - 1] >> scale);
 	for (long long t = prev + 1; t <= s; t++) {
-		offsets[t] = pos[i];
+		offsets[t] = p;
 	}
 	if (i == n - 1) {
+		unsigned all = gg_place(pos, sums, n);
 		for (long long t = s + 1; t <= nv; t++) {
-			offsets[t] = pos[n];
+			offsets[t] = all;
 		}
 	}
 }
 
 extern "C" __global__ void gg_compact_f32(const u64 *keys, const float *w, long long n, int scale, const unsigned *pos,
-                                    int *adj, float *wOut, long long *offsets, long long nv) {
-	gg_compact<float>(keys, w, n, scale, pos, adj, wOut, offsets, nv);
+                                          const unsigned *sums, int *adj, float *wOut, long long *offsets, long long nv) {
+	gg_compact<float>(keys, w, n, scale, pos, sums, adj, wOut, offsets, nv);
 }
 extern "C" __global__ void gg_compact_f64(const u64 *keys, const double *w, long long n, int scale, const unsigned *pos,
-                                    int *adj, double *wOut, long long *offsets, long long nv) {
-	gg_compact<double>(keys, w, n, scale, pos, adj, wOut, offsets, nv);
+                                          const unsigned *sums, int *adj, double *wOut, long long *offsets, long long nv) {
+	gg_compact<double>(keys, w, n, scale, pos, sums, adj, wOut, offsets, nv);
 }

@@ -314,7 +314,7 @@ func TestKernelSource(t *testing.T) {
 		t.Errorf("gen.cu declares %d kernels, rmat.go knows %d: %v", len(declared), len(kernelNames), declared)
 	}
 	defines := cudasrc.Defines(kernelSource)
-	for name, want := range map[string]int{"GG_BLOCK": blockSize, "GG_SEG": segEdges, "GG_SORT_ITEMS": sortItems,
+	for name, want := range map[string]int{"GG_BLOCK": blockSize, "GG_SEG": segEdges,
 		"GG_SCAN_ITEMS": scanItems, "GG_MAX_TABLES": maxTables, "GG_SSCA2_PART": ssca2Part, "GG_W_NONE": wNone, "GG_W_UNIFORM": wUniform, "GG_W_INT": wInt} {
 		if got, ok := defines[name]; !ok || got != int64(want) {
 			t.Errorf("gen.cu: #define %s %d (found %v), rmat.go says %d", name, got, ok, want)
@@ -334,7 +334,7 @@ func TestKernelSourceSyntax(t *testing.T) {
 // TestFakeGPU runs the comparisons with gen.RMAT on the emulated GPU.
 func TestFakeGPU(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUChild", 4*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_kernels.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("../../../gpu/transform/testdata/fake_kernels.cpp")}
 	})
 }
 

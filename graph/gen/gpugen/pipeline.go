@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/card"
 )
@@ -20,28 +21,22 @@ var kernels = gpu.ModuleCache{Name: "gpugen_gen.cu", Source: kernelSource}
 const (
 	blockSize   = 256  // GG_BLOCK
 	segEdges    = 1024 // GG_SEG
-	sortItems   = 16   // GG_SORT_ITEMS
 	scanItems   = 8    // GG_SCAN_ITEMS
 	maxTables   = 8    // GG_MAX_TABLES
 	wNone       = 0    // GG_W_NONE
 	wUniform    = 1    // GG_W_UNIFORM
 	wInt        = 2    // GG_W_INT
-	sortTile    = blockSize * sortItems
 	scanTile    = blockSize * scanItems
-	digitBits   = 8
 	maxArcs     = 1<<32 - 2 // positions are 32-bit
 	tableWords  = 256
 	stateWords  = 4
 	kStates     = "gg_states"
-	kHist       = "gg_hist"
 	kScanTiles  = "gg_scan_tiles"
 	kScanAdd    = "gg_scan_add"
 	kTake       = "gg_take"
-	kMark       = "gg_mark"
+	kKeepScan   = "gg_keep_scan"
 	kEdgesF32   = "gg_edges_f32"
 	kEdgesF64   = "gg_edges_f64"
-	kScatterF32 = "gg_scatter_f32"
-	kScatterF64 = "gg_scatter_f64"
 	kCompactF32 = "gg_compact_f32"
 	kCompactF64 = "gg_compact_f64"
 	kSSCA2Count = "gg_ssca2_count"
@@ -51,12 +46,27 @@ const (
 )
 
 var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emit, kWeightsF32, kWeightsF64,
-	kHist, kScatterF32, kScatterF64, kScanTiles, kScanAdd, kTake, kMark, kCompactF32, kCompactF64}
+	kScanTiles, kScanAdd, kTake, kKeepScan, kCompactF32, kCompactF64}
 
 // phaseLog, when set (by benchmarks), receives the duration of each
-// phase of a generation on a GPU ("edges", "sort", "csr"); the device is
-// synchronised between phases to measure them.
+// phase of a generation on a GPU, in order: "states" (the streams'
+// states, and SSCA#2's edge counts), "edges_alloc" (R-MAT: the buffers of
+// the arcs and weights allocated), "edges" (the arcs and weights drawn),
+// "sort_alloc" (the sort's scratch allocated), "sort", "csr"; the device
+// is synchronised between phases to measure them.
 var phaseLog func(phase string, d time.Duration)
+
+// weightBytesOf is the size of one weight of the buffer that is not nil
+// (0 for none).
+func weightBytesOf(w32 *gpu.Float32s, w64 *gpu.Float64s) int64 {
+	switch {
+	case w32 != nil:
+		return 4
+	case w64 != nil:
+		return 8
+	}
+	return 0
+}
 
 // weightBytes is the size of one weight of the given kind.
 func weightBytes(kind gen.WeightKind, float64W bool) int64 {
@@ -71,13 +81,12 @@ func weightBytes(kind gen.WeightKind, float64W bool) int64 {
 
 // pipelineBytes is the device memory the sort and the CSR build need at
 // their peak for arcs arcs over n vertices with weights of wb bytes: the
-// sort (keys and weights twice, the digit counts) or the compaction (keys
-// and weights once, the positions, the CSR), whichever is larger, plus a
-// MiB for the small buffers.
+// sort (keys and weights, and transform's scratch) or the compaction
+// (keys and weights once, the positions, the CSR), whichever is larger,
+// plus a MiB for the small buffers.
 func pipelineBytes(arcs int64, n int, wb int64) int64 {
-	sortBlocks := (arcs + sortTile - 1) / sortTile
-	sorting := arcs*(16+2*wb) + 256*sortBlocks*4*2
-	compacting := arcs*(8+wb) + (arcs+1)*4*2 + arcs*(4+wb) + int64(n+1)*8
+	sorting := arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb))
+	compacting := arcs*(8+wb) + (arcs+1)*4 + (arcs/scanTile+1)*4*2 + arcs*(4+wb) + int64(n+1)*8
 	return max(sorting, compacting) + 1<<20
 }
 
@@ -167,7 +176,7 @@ func (r *run) all(draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s,
 	if err := r.phase("edges"); err != nil {
 		return nil, err
 	}
-	if keys, w32, w64, err = r.sort(keys, w32, w64); err != nil {
+	if err := r.sort(keys, w32, w64); err != nil {
 		return nil, err
 	}
 	if err := r.phase("sort"); err != nil {
@@ -184,58 +193,27 @@ func (r *run) all(draw func(r *run) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s,
 	return g, nil
 }
 
-// sort orders the arcs by key (source, then target), stably, 8 bits a
-// pass over the 2·scale bits of the keys; it returns the sorted buffers
-// and frees the others.
-func (r *run) sort(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Uint64s, *gpu.Float32s, *gpu.Float64s, error) {
-	tmp := r.tmp
-	n := keys.Len()
-	nblocks := int64((n + sortTile - 1) / sortTile)
-	counts, err := tmp.AllocUint32s(int(256 * nblocks))
-	if err != nil {
-		return nil, nil, nil, err
+// sort orders the arcs by key (source, then target), stably, with
+// transform's LSD radix sort over the 2·scale bits of the keys, the
+// weights travelling with them; its scratch is allocated first (phase
+// "sort_alloc") and freed before it returns.
+func (r *run) sort(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) error {
+	s := transform.NewSorter(r.t.Device())
+	bits := max(1, 2*r.scale)
+	err := s.Reserve(int64(keys.Len()), int(weightBytesOf(w32, w64)))
+	if err == nil {
+		err = r.phase("sort_alloc")
 	}
-	keys2, err := tmp.AllocUint64s(n)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var w32b *gpu.Float32s
-	var w64b *gpu.Float64s
 	switch {
+	case err != nil:
 	case w32 != nil:
-		if w32b, err = tmp.AllocFloat32s(n); err != nil {
-			return nil, nil, nil, err
-		}
+		err = s.SortFloat32s(keys, w32, bits)
 	case w64 != nil:
-		if w64b, err = tmp.AllocFloat64s(n); err != nil {
-			return nil, nil, nil, err
-		}
+		err = s.SortFloat64s(keys, w64, bits)
+	default:
+		err = s.SortKeys(keys, bits)
 	}
-	for shift := 0; shift < 2*r.scale; shift += digitBits {
-		if err := r.launchBlocks(kHist, nblocks, keys, int64(n), shift, counts, nblocks); err != nil {
-			return nil, nil, nil, err
-		}
-		if err := r.scan(counts, int64(counts.Len())); err != nil {
-			return nil, nil, nil, err
-		}
-		if w64 != nil {
-			err = r.launchBlocks(kScatterF64, nblocks, keys, w64, int64(n), shift, counts, nblocks, keys2, w64b)
-			w64, w64b = w64b, w64
-		} else {
-			err = r.launchBlocks(kScatterF32, nblocks, keys, w32, int64(n), shift, counts, nblocks, keys2, w32b)
-			w32, w32b = w32b, w32
-		}
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		keys, keys2 = keys2, keys
-	}
-	for _, free := range []func() error{counts.Free, keys2.Free, w32b.Free, w64b.Free} {
-		if err := free(); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return keys, w32, w64, nil
+	return errors.Join(err, s.Free())
 }
 
 // launchBlocks launches a kernel on blocks blocks of blockSize threads.
@@ -264,7 +242,8 @@ func (r *run) scan(a *gpu.Uint32s, n int64) error {
 	return r.launch(kScanAdd, n, a, n, sums)
 }
 
-// csr marks the arcs to keep, numbers them and writes the CSR.
+// csr numbers the arcs to keep (in tiles, then the tiles' counts) and
+// writes the CSR.
 func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Graph, error) {
 	tmp, d := r.tmp, r.t.Device()
 	n := int64(keys.Len())
@@ -272,17 +251,22 @@ func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu
 	if err != nil {
 		return nil, err
 	}
-	if err := r.launch(kMark, n+1, keys, n, r.scale, pos); err != nil {
+	tiles := (n + 1 + scanTile - 1) / scanTile
+	sums, err := tmp.AllocUint32s(int(tiles))
+	if err != nil {
 		return nil, err
 	}
-	if err := r.scan(pos, n+1); err != nil {
+	if err := r.launchBlocks(kKeepScan, tiles, keys, n, r.scale, pos, sums); err != nil {
+		return nil, err
+	}
+	if err := r.scan(sums, tiles); err != nil {
 		return nil, err
 	}
 	one, err := tmp.AllocUint32s(1)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.launch(kTake, 1, pos, n, one); err != nil {
+	if err := r.launch(kTake, 1, pos, sums, n, one); err != nil {
 		return nil, err
 	}
 	total, err := one.ToHost()
@@ -308,14 +292,14 @@ func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu
 		if o32, err = d.AllocFloat32s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, adj, o32, offsets, int64(r.n))
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, adj, o32, offsets, int64(r.n))
 	case w64 != nil:
 		if o64, err = d.AllocFloat64s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, adj, o64, offsets, int64(r.n))
+		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, sums, adj, o64, offsets, int64(r.n))
 	default:
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, adj, o32, offsets, int64(r.n))
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, adj, o32, offsets, int64(r.n))
 	}
 	if err != nil {
 		return fail(err)

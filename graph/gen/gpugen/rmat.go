@@ -20,7 +20,7 @@ import (
 // (gen.PlanRMAT), sorts both arcs of every edge by (source, target) with
 // an LSD radix sort, keeps the first arc of each run that is no self-loop
 // with the least weight of the run, and writes the CSR; about 2·scale/8
-// passes over 2·edgeFactor·2^scale arcs. It needs about (24 + 2w)
+// passes over 2·edgeFactor·2^scale arcs. It needs about (18 + 2w)
 // bytes per arc at its peak (w = 4 for float32 weights, 8 for float64, 0
 // unweighted), checked against the device's free memory before anything
 // is generated: a graph that does not fit is an error that gives both
@@ -107,6 +107,9 @@ func (r *run) rmatEdges(p *gen.RMATPlan) (keys *gpu.Uint64s, w32 *gpu.Float32s, 
 			return nil, nil, nil, err
 		}
 	}
+	if err := r.phase("states"); err != nil {
+		return nil, nil, nil, err
+	}
 	tables, err := tmp.Uint64sFrom(p.Tables)
 	if err != nil {
 		return nil, nil, nil, err
@@ -129,6 +132,9 @@ func (r *run) rmatEdges(p *gen.RMATPlan) (keys *gpu.Uint64s, w32 *gpu.Float32s, 
 			return nil, nil, nil, err
 		}
 		wbuf = w32
+	}
+	if err := r.phase("edges_alloc"); err != nil {
+		return nil, nil, nil, err
 	}
 	perm := 0
 	if p.Permute {

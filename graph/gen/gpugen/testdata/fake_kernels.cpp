@@ -1,6 +1,7 @@
 // fake_kernels.cpp: gen.cu's kernels for the fake GPU
 // (internal/fakegpu/testdata/fake_launch.h): those with barriers or warp
-// ballots as coroutines, the others as plain calls.
+// ballots as coroutines, the others as plain calls. The sort's kernels
+// are package gpu/transform's (its testdata/fake_kernels.cpp, linked too).
 #include "cuda_emu.h"
 
 #include "gen.cu"
@@ -23,13 +24,10 @@ fake::Table table({
     fake::kernel("gg_ssca2_emit", gg_ssca2_emit, direct),
     fake::kernel("gg_weights_f32", gg_weights_f32, direct),
     fake::kernel("gg_weights_f64", gg_weights_f64, direct),
-    fake::kernel("gg_hist", gg_hist),
-    fake::kernel("gg_scatter_f32", gg_scatter_f32),
-    fake::kernel("gg_scatter_f64", gg_scatter_f64),
     fake::kernel("gg_scan_tiles", gg_scan_tiles),
     fake::kernel("gg_scan_add", gg_scan_add, direct),
     fake::kernel("gg_take", gg_take, direct),
-    fake::kernel("gg_mark", gg_mark, direct),
+    fake::kernel("gg_keep_scan", gg_keep_scan),
     fake::kernel("gg_compact_f32", gg_compact_f32, direct),
     fake::kernel("gg_compact_f64", gg_compact_f64, direct),
 });

@@ -200,8 +200,8 @@ func benchSort(b *testing.B, dev *gpu.Device, all []uint64, bits int, kind strin
 	if err != nil {
 		b.Fatal(err)
 	}
-	words := map[string]int{"keys": 0, "u32": 1, "f32": 1, "f64": 2}[kind]
-	v, err := mem.AllocUint32s(len(keys) * max(words, 1))
+	words := map[string]int{"keys": 0, "u32": 1, "f32": 1, "f64": 2}[kind] // 4-byte words a value
+	v, err := mem.AllocUint32s(len(keys)) // the u32 case's values
 	if err != nil {
 		b.Fatal(err)
 	}

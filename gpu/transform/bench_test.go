@@ -201,7 +201,7 @@ func benchSort(b *testing.B, dev *gpu.Device, all []uint64, bits int, kind strin
 		b.Fatal(err)
 	}
 	words := map[string]int{"keys": 0, "u32": 1, "f32": 1, "f64": 2}[kind] // 4-byte words a value
-	v, err := mem.AllocUint32s(len(keys)) // the u32 case's values
+	v, err := mem.AllocUint32s(len(keys))                                  // the u32 case's values
 	if err != nil {
 		b.Fatal(err)
 	}

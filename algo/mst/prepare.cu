@@ -59,9 +59,12 @@ extern "C" __global__ void mprep_upper(const i64 *off, const int *adj, int n, i6
 
 // mprep_eidx: eidx[k] = the index of arc k's undirected edge (at[a] + its
 // position among a's arcs to larger ids, a the smaller end), MP_NO_EDGE
-// for a self-loop; flags MP_BAD when the reverse arc is missing or weighs
-// differently; counts the arcs to smaller ids into *lower (one per edge
-// when the graph is symmetric).
+// for a self-loop. An arc to a larger id is that position itself; an arc
+// to a smaller id looks its reverse up (a binary search in the smaller
+// end's arcs to larger ids) and flags MP_BAD when it is missing or weighs
+// differently. The found ones are counted into *lower: when that count
+// is the number of edges, every arc to a larger id has its reverse too
+// (each found arc names a different one), so the graph is symmetric.
 extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const float *w32, const double *w64, i64 m,
                                       const int *src, const i64 *upper, const i64 *at, u32 *eidx, u32 *flags,
                                       u64 *lower) {
@@ -71,19 +74,20 @@ extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const floa
 		int u = src[k], v = adj[k];
 		if (u == v) {
 			eidx[k] = MP_NO_EDGE;
+		} else if (u < v) {
+			eidx[k] = (u32)(at[u] + (k - upper[u]));
 		} else {
-			int a = u < v ? u : v, b = u < v ? v : u;
-			i64 lo = upper[a], hi = off[a + 1];
+			i64 lo = upper[v], hi = off[v + 1];
 			while (lo < hi) {
 				i64 mid = lo + (hi - lo) / 2;
-				if (adj[mid] < b) lo = mid + 1;
+				if (adj[mid] < u) lo = mid + 1;
 				else hi = mid;
 			}
-			if (lo == off[a + 1] || adj[lo] != b || mp_weight(w32, w64, lo) != mp_weight(w32, w64, k)) {
+			if (lo == off[v + 1] || adj[lo] != u || mp_weight(w32, w64, lo) != mp_weight(w32, w64, k)) {
 				atomicOr(flags, (u32)MP_BAD);
 			} else {
-				eidx[k] = (u32)(at[a] + (lo - upper[a]));
-				down = u > v;
+				eidx[k] = (u32)(at[v] + (lo - upper[v]));
+				down = true;
 			}
 		}
 	}
@@ -183,23 +187,45 @@ extern "C" __global__ void mprep_gather(const u32 *perm, const int *src, const i
 	if (out64) out64[i] = w64[k];
 }
 
-// mprep_iota: x[v] = v.
-extern "C" __global__ void mprep_iota(int *x, int n) {
+// mprep_bounds_sorted: lo[v] and hi[v] = the smallest and largest id in
+// v's list (INT_MAX and -1 when it is empty; hi may be null), the first
+// and last arc of lists sorted by id.
+extern "C" __global__ void mprep_bounds_sorted(const i64 *off, const int *adj, int n, int *lo, int *hi) {
 	i64 v = mp_index();
-	if (v < n) x[v] = (int)v;
+	if (v >= n) return;
+	i64 a = off[v], b = off[v + 1];
+	lo[v] = a < b ? adj[a] : 0x7fffffff;
+	if (hi) hi[v] = a < b ? adj[b - 1] : -1;
 }
 
-// mprep_bounds: low[src[i]] = min(itself, adj[i]) (started at the vertex's
-// own id: the suffix minimum's input), and lo/hi the smallest and largest
-// neighbour (started at INT_MAX and -1: the compression's base and span).
-extern "C" __global__ void mprep_bounds(const int *src, const int *adj, i64 m, int *low, int *lo, int *hi) {
+// mprep_bounds: lo[u] = min(itself, the ids of u's arcs) and hi[u] =
+// max(itself, …) (hi may be null), for arcs grouped by source (src[i]
+// nondecreasing runs: every list contiguous, in any order within). A warp
+// reduces each run of one source among its 32 arcs with shuffles, and
+// only the run's first lane updates lo and hi atomically, so a hub's
+// list costs one atomic per 32 arcs. Whole warps: blockDim.x % 32 == 0.
+extern "C" __global__ void mprep_bounds(const int *src, const int *adj, i64 m, int *lo, int *hi) {
 	i64 i = mp_index();
-	if (i >= m) return;
-	int u = src[i], v = adj[i];
-	atomicMin(&low[u], v);
-	if (lo) {
-		atomicMin(&lo[u], v);
-		atomicMax(&hi[u], v);
+	int u = -1, a = 0x7fffffff, b = -1;
+	if (i < m) {
+		u = src[i];
+		a = adj[i];
+		b = a;
+	}
+	int lane = threadIdx.x & 31;
+	for (int d = 1; d < 32; d <<= 1) {
+		int ou = __shfl_down_sync(0xffffffffu, u, d);
+		int oa = __shfl_down_sync(0xffffffffu, a, d);
+		int ob = __shfl_down_sync(0xffffffffu, b, d);
+		if (lane + d < 32 && ou == u) {
+			a = oa < a ? oa : a;
+			b = ob > b ? ob : b;
+		}
+	}
+	int before = __shfl_up_sync(0xffffffffu, u, 1);
+	if (u >= 0 && (lane == 0 || before != u)) {
+		atomicMin(&lo[u], a);
+		if (hi) atomicMax(&hi[u], b);
 	}
 }
 
@@ -274,13 +300,23 @@ extern "C" __global__ void mprep_edge_keys(const double *ew, i64 count, u64 *key
 	vals[i] = (u32)i;
 }
 
-// mprep_edge_gather: edge i of the output is edge order[i] of the input.
+// mp_edge is package mst's Edge as Go lays it out (resident.go checks
+// the layout): the ends at bytes 0 and 4, the weight at 8, 16 bytes.
+struct mp_edge {
+	int u, v;
+	double w;
+};
+
+// mprep_edge_gather: edge i of the output is edge order[i] of the input,
+// written as a Go Edge.
 extern "C" __global__ void mprep_edge_gather(const u32 *order, const int *eu, const int *ev, const double *ew, i64 count,
-                                             int *ou, int *ov, double *ow) {
+                                             mp_edge *out) {
 	i64 i = mp_index();
 	if (i >= count) return;
 	u32 e = order[i];
-	ou[i] = eu[e];
-	ov[i] = ev[e];
-	ow[i] = ew[e];
+	mp_edge x;
+	x.u = eu[e];
+	x.v = ev[e];
+	x.w = ew[e];
+	out[i] = x;
 }

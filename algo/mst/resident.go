@@ -2,10 +2,13 @@ package mst
 
 import (
 	_ "embed"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
+	"unsafe"
 
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
@@ -33,7 +36,7 @@ func prepareKernelNames() []string {
 	return []string{
 		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_selfloop", "mprep_first_order",
 		"mprep_weight_keys", "mprep_distinct", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
-		"mprep_gather", "mprep_iota", "mprep_bounds", "mprep_base", "mprep_pack",
+		"mprep_gather", "mprep_bounds_sorted", "mprep_bounds", "mprep_base", "mprep_pack",
 		"mprep_forest_count", "mprep_forest_edges", "mprep_edge_keys", "mprep_edge_gather",
 	}
 }
@@ -114,11 +117,14 @@ var errHostPath = errors.New("mst: the host path handles this graph")
 func (p *Prepared) prepareResident() error {
 	tmp := gpu.NewAllocations(p.Device())
 	defer tmp.Free()
-	dt, err := p.transformOnDevice(tmp)
+	// The arrays the rounds read are made in kept, part of p's set, so a
+	// device-only plan keeps them without a copy.
+	kept := p.mem.Sub()
+	dt, err := p.transformOnDevice(tmp, kept)
 	if errors.Is(err, errHostPath) || errors.Is(err, gpu.ErrOutOfMemory) {
 		// The host path sorts or names the problem, or needs less device
 		// memory (the prepared arrays only, split under the cap).
-		if err := tmp.Free(); err != nil {
+		if err := errors.Join(tmp.Free(), kept.Free()); err != nil {
 			return err
 		}
 		return p.prepareFromHostCopy()
@@ -126,8 +132,9 @@ func (p *Prepared) prepareResident() error {
 	if err != nil {
 		return err
 	}
-	// The offsets are downloaded only when the plan reads more than the
-	// arc count (a hybrid share, arrays over the memory cap).
+	// The offsets are downloaded, and sufMin computed, only when the plan
+	// reads more than the arc count (a hybrid share, arrays over the
+	// memory cap).
 	var off []int64
 	var offErr error
 	offAt := func(v int) int64 {
@@ -142,16 +149,24 @@ func (p *Prepared) prepareResident() error {
 		}
 		return off[v]
 	}
-	if err := p.planAt(offAt); err != nil || offErr != nil {
-		return errors.Join(err, offErr)
+	p.sufMinLoad = func() ([]int32, error) { return dt.suffixMin(p, tmp) }
+	defer func() { p.sufMinLoad = nil }()
+	if err := p.planAt(offAt); err != nil || offErr != nil || p.sufMinErr != nil {
+		return errors.Join(err, offErr, p.sufMinErr)
 	}
 	if p.hostFrom < p.n { // a host share: split the downloaded arrays as Prepare does
 		offAt(0) // downloads the offsets
 		if offErr != nil {
 			return offErr
 		}
+		if err := p.loadSufMin(); err != nil {
+			return err
+		}
 		tr, err := dt.download(p, off)
 		if err != nil {
+			return err
+		}
+		if err := kept.Free(); err != nil {
 			return err
 		}
 		return p.upload(tr)
@@ -251,38 +266,42 @@ func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 	if err := transform.SortPairs(keys, order, 64); err != nil {
 		return nil, err
 	}
-	ou, err := tmp.AllocInt32s(int(count))
+	out, err := tmp.AllocFloat64s(2 * int(count))
 	if err != nil {
 		return nil, err
 	}
-	ov, err := tmp.AllocInt32s(int(count))
-	if err != nil {
+	if err := k.run("mprep_edge_gather", count, order, eu, ev, ew, count, out); err != nil {
 		return nil, err
 	}
-	ow, err := tmp.AllocFloat64s(int(count))
-	if err != nil {
-		return nil, err
-	}
-	if err := k.run("mprep_edge_gather", count, order, eu, ev, ew, count, ou, ov, ow); err != nil {
-		return nil, err
-	}
-	eu, ev, ew = ou, ov, ow
-	u, err := eu.ToHost()
-	if err != nil {
-		return nil, err
-	}
-	v, err := ev.ToHost()
-	if err != nil {
-		return nil, err
-	}
-	w, err := ew.ToHost()
-	if err != nil {
-		return nil, err
-	}
+	return downloadEdges(out, int(count), edgeLayout)
+}
+
+// edgeLayout reports whether Edge is laid out as prepare.cu's mp_edge
+// writes it (int32 ends at bytes 0 and 4, the float64 weight at 8, 16
+// bytes, little-endian, as on amd64 and arm64): forestEdgesOnDevice then
+// downloads the forest straight into the []Edge.
+var edgeLayout = unsafe.Sizeof(Edge{}) == 16 && unsafe.Offsetof(Edge{}.V) == 4 && unsafe.Offsetof(Edge{}.W) == 8 &&
+	binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// downloadEdges returns the count edges that mprep_edge_gather wrote into
+// words (two words an edge): one download into the result's bytes when
+// direct (edgeLayout), else a download and a decoding loop.
+func downloadEdges(words *gpu.Float64s, count int, direct bool) ([]Edge, error) {
 	out := make([]Edge, count)
-	if err := par.For(len(out), func(lo, hi int) {
+	if count == 0 {
+		return out, nil
+	}
+	if direct {
+		return out, words.Download(unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(out))), 2*count))
+	}
+	w, err := words.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	if err := par.For(count, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = Edge{U: u[i], V: v[i], W: w[i]}
+			ends := math.Float64bits(w[2*i])
+			out[i] = Edge{U: int32(uint32(ends)), V: int32(uint32(ends >> 32)), W: w[2*i+1]}
 		}
 	}); err != nil {
 		return nil, err
@@ -294,15 +313,21 @@ func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 // allocation set: offsets, arc sources and ids in the device's numbering,
 // edge indices, weight keys (ranks, or the weights), compressed ids when
 // they apply.
+//
+// The arrays the rounds read (offsets, ids unless Compress is asked,
+// weight keys, edge indices, compressed ids) are in the subset kept of
+// p's set; the others in the temporary set.
 type deviceTransformed struct {
-	off          *gpu.Int64s
-	src, adj     *gpu.Int32s
-	eidx, ranks  *gpu.Uint32s
-	w32          *gpu.Float32s
-	w64          *gpu.Float64s
-	base         *gpu.Uint32s
-	low, high    *gpu.Uint8s
-	suffixLowest []int32
+	kept        *gpu.Allocations
+	off         *gpu.Int64s
+	src, adj    *gpu.Int32s
+	eidx, ranks *gpu.Uint32s
+	w32         *gpu.Float32s
+	w64         *gpu.Float64s
+	base        *gpu.Uint32s
+	low, high   *gpu.Uint8s
+	lo          *gpu.Int32s // each vertex's smallest neighbour (Compress; nil without)
+	inputOrder  bool        // the prepared ids are the input's (no Renumber)
 }
 
 // kernelLauncher launches prepare.cu's kernels on one-thread-per-element
@@ -330,9 +355,11 @@ func downloadOne[T any](x interface{ Download([]T) error }) (T, error) {
 }
 
 // transformOnDevice applies the study's transforms to the resident graph
-// (see PrepareResident) and sets the edge count, weight kind, compression
-// and sufMin, as transform does. errHostPath: the host path must take it.
-func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, error) {
+// (see PrepareResident) and sets the edge count, weight kind and
+// compression as transform does (sufMin on demand: suffixMin), with the
+// arrays the rounds read in kept and the others in tmp. errHostPath: the
+// host path must take it.
+func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransformed, error) {
 	g, n, m := p.rg, p.n, p.arcs
 	if m >= 1<<32 {
 		return nil, errHostPath // arc positions are uint32 here
@@ -342,7 +369,7 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 		return nil, err
 	}
 	k := kernelLauncher{mod}
-	dt := &deviceTransformed{}
+	dt := &deviceTransformed{kept: kept, inputOrder: !p.opts.Renumber}
 
 	// Checks, and the edge numbering of the input (its lists sorted by id).
 	src, err := transform.ArcSources(g)
@@ -486,17 +513,14 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 	}
 
 	// The prepared arrays.
+	if dt.off, err = kept.AllocInt64s(n + 1); err != nil {
+		return nil, err
+	}
 	if newID == nil {
-		if dt.off, err = tmp.AllocInt64s(n + 1); err != nil {
-			return nil, err
-		}
 		if err := dt.off.CopyFrom(g.Offsets); err != nil {
 			return nil, err
 		}
 	} else {
-		if dt.off, err = tmp.AllocInt64s(n + 1); err != nil {
-			return nil, err
-		}
 		if err := k.run("mprep_degree", int64(n), g.Offsets, newID, n, dt.off); err != nil {
 			return nil, err
 		}
@@ -507,19 +531,23 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 	if dt.src, err = tmp.AllocInt32s(int(m)); err != nil {
 		return nil, err
 	}
-	if dt.adj, err = tmp.AllocInt32s(int(m)); err != nil {
+	adjSet := kept // the ids are read by the rounds unless compressed
+	if p.opts.Compress {
+		adjSet = tmp
+	}
+	if dt.adj, err = adjSet.AllocInt32s(int(m)); err != nil {
 		return nil, err
 	}
-	if dt.eidx, err = tmp.AllocUint32s(int(m)); err != nil {
+	if dt.eidx, err = kept.AllocUint32s(int(m)); err != nil {
 		return nil, err
 	}
 	switch p.wkind {
 	case wRank:
-		dt.ranks, err = tmp.AllocUint32s(int(m))
+		dt.ranks, err = kept.AllocUint32s(int(m))
 	case wF32:
-		dt.w32, err = tmp.AllocFloat32s(int(m))
+		dt.w32, err = kept.AllocFloat32s(int(m))
 	case wF64:
-		dt.w64, err = tmp.AllocFloat64s(int(m))
+		dt.w64, err = kept.AllocFloat64s(int(m))
 	}
 	if err != nil {
 		return nil, err
@@ -529,47 +557,75 @@ func (p *Prepared) transformOnDevice(tmp *gpu.Allocations) (*deviceTransformed, 
 		return nil, err
 	}
 
-	// The lowest label each vertex reads, and the compression.
-	lowest, err := tmp.AllocInt32s(n)
-	if err != nil {
-		return nil, err
-	}
-	if err := k.run("mprep_iota", int64(n), lowest, n); err != nil {
-		return nil, err
-	}
-	var lo, hi *gpu.Int32s
+	// The compression: each list's smallest and largest id.
 	if p.opts.Compress {
+		if dt.lo, err = tmp.AllocInt32s(n); err != nil {
+			return nil, err
+		}
+		hi, err := tmp.AllocInt32s(n)
+		if err != nil {
+			return nil, err
+		}
+		if err := dt.bounds(k, p, dt.lo, hi); err != nil {
+			return nil, err
+		}
+		if err := dt.compress(k, tmp, p, dt.lo, hi, flags); err != nil {
+			return nil, err
+		}
+	}
+	return dt, cancel.Check()
+}
+
+// bounds sets lo (and hi unless nil) to the smallest (largest) id of each
+// prepared list, INT32_MAX (−1) for an empty one: the first and last ids
+// of the input's lists (sorted by id) when the ids are the input's, else
+// a segmented reduction over the prepared arcs (no atomic per arc).
+func (dt *deviceTransformed) bounds(k kernelLauncher, p *Prepared, lo, hi *gpu.Int32s) error {
+	n, m := p.n, p.arcs
+	if dt.inputOrder {
+		return k.run("mprep_bounds_sorted", int64(n), p.rg.Offsets, p.rg.Adj, n, lo, hi)
+	}
+	if err := lo.Fill(math.MaxInt32); err != nil {
+		return err
+	}
+	if hi != nil {
+		if err := hi.Fill(-1); err != nil {
+			return err
+		}
+	}
+	return k.run("mprep_bounds", m, dt.src, dt.adj, m, lo, hi)
+}
+
+// suffixMin returns sufMin of the prepared graph (suffixMinNeighbour):
+// each list's smallest id on the device (bounds, or Compress's), one
+// download of 4 bytes per vertex and an O(n) loop on the host. The plan
+// asks for it only when it considers a host share.
+func (dt *deviceTransformed) suffixMin(p *Prepared, tmp *gpu.Allocations) ([]int32, error) {
+	n := p.n
+	lo := dt.lo
+	if lo == nil {
+		mod, err := prepareCompiled.For(p.Device())
+		if err != nil {
+			return nil, err
+		}
 		if lo, err = tmp.AllocInt32s(n); err != nil {
 			return nil, err
 		}
-		if hi, err = tmp.AllocInt32s(n); err != nil {
-			return nil, err
-		}
-		if err := lo.Fill(1<<31 - 1); err != nil {
-			return nil, err
-		}
-		if err := hi.Fill(-1); err != nil {
+		defer lo.Free()
+		if err := dt.bounds(kernelLauncher{mod}, p, lo, nil); err != nil {
 			return nil, err
 		}
 	}
-	if err := k.run("mprep_bounds", m, dt.src, dt.adj, m, lowest, lo, hi); err != nil {
-		return nil, err
-	}
-	if p.opts.Compress {
-		if err := dt.compress(k, tmp, p, lo, hi, flags); err != nil {
-			return nil, err
-		}
-	}
-	vl, err := lowest.ToHost()
+	low, err := lo.ToHost()
 	if err != nil {
 		return nil, err
 	}
-	p.sufMin = make([]int32, n+1)
-	p.sufMin[n] = int32(n)
+	s := make([]int32, n+1)
+	s[n] = int32(n)
 	for v := n - 1; v >= 0; v-- {
-		p.sufMin[v] = min(vl[v], p.sufMin[v+1])
+		s[v] = min(int32(v), low[v], s[v+1])
 	}
-	return dt, cancel.Check()
+	return s, nil
 }
 
 // rcmInput is what graph.RCMOrder reads of g: its host copy when it has
@@ -635,49 +691,35 @@ func (dt *deviceTransformed) compress(k kernelLauncher, tmp *gpu.Allocations, p 
 		dt.base = nil
 		return nil
 	}
-	if dt.low, err = tmp.AllocUint8s(int(m)); err != nil {
+	if dt.base, err = copyOf(dt.kept.AllocUint32s, dt.base); err != nil {
 		return err
 	}
-	if dt.high, err = tmp.AllocUint8s(int((m + 3) / 4)); err != nil {
+	if dt.low, err = dt.kept.AllocUint8s(int(m)); err != nil {
+		return err
+	}
+	if dt.high, err = dt.kept.AllocUint8s(int((m + 3) / 4)); err != nil {
 		return err
 	}
 	p.compressed = true
 	return k.run("mprep_pack", (m+3)/4, dt.src, dt.adj, dt.base, m, dt.low, dt.high)
 }
 
-// keep copies the arrays the rounds read into p's allocation set (all the
-// vertices are the GPU's).
+// keep hands the arrays the rounds read to p (all the vertices are the
+// GPU's): they are in p's set already, except the ids when Compress was
+// asked but not applied (copied).
 func (dt *deviceTransformed) keep(p *Prepared) error {
-	d := p.mem
-	var err error
-	if p.dOff, err = copyOf(d.AllocInt64s, dt.off); err != nil {
-		return err
-	}
+	p.dOff, p.dEidx = dt.off, dt.eidx
+	p.dW32, p.dWf, p.dWd = dt.ranks, dt.w32, dt.w64
 	if p.compressed {
-		if p.dBase, err = copyOf(d.AllocUint32s, dt.base); err != nil {
-			return err
-		}
-		if p.dLo, err = copyOf(d.AllocUint8s, dt.low); err != nil {
-			return err
-		}
-		if p.dHi, err = copyOf(d.AllocUint8s, dt.high); err != nil {
-			return err
-		}
-	} else if p.dAdj, err = copyOf(d.AllocInt32s, dt.adj); err != nil {
-		return err
+		p.dBase, p.dLo, p.dHi = dt.base, dt.low, dt.high
+		return nil
 	}
-	switch p.wkind {
-	case wRank:
-		p.dW32, err = copyOf(d.AllocUint32s, dt.ranks)
-	case wF32:
-		p.dWf, err = copyOf(d.AllocFloat32s, dt.w32)
-	case wF64:
-		p.dWd, err = copyOf(d.AllocFloat64s, dt.w64)
+	if !p.opts.Compress {
+		p.dAdj = dt.adj
+		return nil
 	}
-	if err != nil {
-		return err
-	}
-	p.dEidx, err = copyOf(d.AllocUint32s, dt.eidx)
+	var err error
+	p.dAdj, err = copyOf(p.mem.AllocInt32s, dt.adj)
 	return err
 }
 

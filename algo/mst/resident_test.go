@@ -79,6 +79,7 @@ func TestFakeGPUResidentChild(t *testing.T) {
 	dev := fakegpu.Device(t)
 	checkResident(t, dev, residentCases(t, true), residentVariants())
 	checkResidentErrors(t, dev)
+	checkDownloadEdges(t, dev)
 }
 
 // TestGPUResident is the same comparison on a GPU (skipped without one),
@@ -164,15 +165,62 @@ func negativeZero(t *testing.T) *graph.CSR {
 }
 
 // residentVariants are every combination of the three transforms, and the
-// GPU tests' variants (hybrid shares, the study's two).
+// GPU tests' variants (hybrid shares, the study's two), and a hybrid
+// share with compressed ids in the input's numbering.
 func residentVariants() []Variant {
 	v := testVariants()
 	for mask := range 8 {
 		o := Options{WeightRanks: mask&1 != 0, Renumber: mask&2 != 0, Compress: mask&4 != 0}
 		v = append(v, Variant{o.Label(), o})
 	}
+	v = append(v, Variant{"hybrid_compress", Options{Compress: true, Hybrid: true, CPUShare: 0.3}})
 	v = append(v, Variant{"cap", Options{WeightRanks: true, MemoryCap: 1}}) // fails: per-vertex arrays over the cap
 	return v
+}
+
+// capVariants are two variants of g under a memory cap half way between
+// the per-vertex arrays and all the arrays (a host share the plan finds
+// after the device-only split does not fit), plain and the study's "GPU".
+func capVariants(t *testing.T, dev *gpu.Device, g *graph.CSR) []Variant {
+	var v []Variant
+	for _, o := range []Options{{}, SeedVariants()[1].Options} {
+		full, err := Prepare(dev, g, o)
+		if err != nil {
+			continue // checkResident compares the errors of the other variants
+		}
+		whole, vertexOnly := full.Bytes(), full.deviceBytes(0, 0)
+		full.Close()
+		o.MemoryCap = vertexOnly + (whole-vertexOnly)/2
+		v = append(v, Variant{"cap_half_" + o.Label(), o})
+	}
+	return v
+}
+
+// checkDownloadEdges checks that downloadEdges reads mprep_edge_gather's
+// layout both ways (into the []Edge's bytes, and decoded).
+func checkDownloadEdges(t *testing.T, dev *gpu.Device) {
+	want := []Edge{{0, 1, 0.5}, {-1, math.MaxInt32, math.Inf(-1)}, {math.MinInt32, 7, math.Copysign(0, -1)}}
+	words := make([]float64, 0, 2*len(want))
+	for _, e := range want {
+		words = append(words, math.Float64frombits(uint64(uint32(e.U))|uint64(uint32(e.V))<<32), e.W)
+	}
+	buf, err := dev.Float64sFrom(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	for _, direct := range []bool{false, edgeLayout} {
+		got, err := downloadEdges(buf, len(want), direct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || math.Signbit(got[2].W) != true {
+			t.Errorf("downloadEdges(direct %v) = %v, want %v", direct, got, want)
+		}
+	}
+	if got, err := downloadEdges(buf, 0, true); err != nil || len(got) != 0 {
+		t.Errorf("downloadEdges of no edge: %v, %v", got, err)
+	}
 }
 
 // checkResident prepares every case with every variant both ways and
@@ -183,7 +231,7 @@ func checkResident(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []Va
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, v := range variants {
+		for i, v := range append(slices.Clip(variants), capVariants(t, dev, c.g)...) {
 			t.Run(c.name+"/"+v.Slug()+fmt.Sprint(i), func(t *testing.T) {
 				want, werr := Prepare(dev, c.g, v.Options)
 				got, gerr := PrepareResident(dg, v.Options)
@@ -232,7 +280,11 @@ func comparePrepared(t *testing.T, got, want *Prepared) {
 			t.Errorf("%s differs:\nPrepareResident %v\nPrepare         %v", name, trim(g), trim(w))
 		}
 	}
-	same("sufMin", got.sufMin, want.sufMin)
+	if got.hostFrom < got.n || got.g != nil { // a host share, or the host path
+		same("sufMin", got.sufMin, want.sufMin)
+	} else if got.sufMin != nil {
+		t.Errorf("PrepareResident made sufMin (%d entries) for a plan without a host share", len(got.sufMin))
+	}
 	same("offsets", dl(t, got.dOff), dl(t, want.dOff))
 	same("ids", dl(t, got.dAdj), dl(t, want.dAdj))
 	same("compressed bases", dl(t, got.dBase), dl(t, want.dBase))

@@ -1,5 +1,6 @@
 // fake_prepare.cpp: prepare.cu's kernels (PrepareResident) for the fake
-// GPU, all plain calls except mprep_eidx (a warp vote). The tests link
+// GPU, all plain calls except mprep_eidx (a warp vote) and
+// mprep_bounds (warp shuffles). The tests link
 // gpu/transform's fake kernels beside it.
 #include "cuda_emu.h"
 
@@ -27,8 +28,8 @@ fake::Table table({
     fake::kernel("mprep_vertex_keys", mprep_vertex_keys, direct),
     fake::kernel("mprep_degree", mprep_degree, direct),
     fake::kernel("mprep_gather", mprep_gather, direct),
-    fake::kernel("mprep_iota", mprep_iota, direct),
-    fake::kernel("mprep_bounds", mprep_bounds, direct),
+    fake::kernel("mprep_bounds_sorted", mprep_bounds_sorted, direct),
+    fake::kernel("mprep_bounds", mprep_bounds),
     fake::kernel("mprep_base", mprep_base, direct),
     fake::kernel("mprep_pack", mprep_pack, direct),
     fake::kernel("mprep_forest_count", mprep_forest_count, direct),

@@ -244,6 +244,9 @@ func checkResident(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []Va
 				defer want.Close()
 				defer got.Close()
 				comparePrepared(t, got, want)
+				if strings.HasPrefix(v.Label, "cap_half") && got.n > 0 && got.HostVertices() == 0 {
+					t.Errorf("%s: no host share", v.Label)
+				}
 				if i%3 != 0 { // runs are slow on the emulator: one variant in three
 					return
 				}

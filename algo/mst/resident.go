@@ -51,10 +51,13 @@ func prepareKernelNames() []string {
 // On the device it checks the lists (sorted by id, no repeated arc, ids in
 // range, no NaN weight, every arc with its reverse of the same weight),
 // numbers the edges by (smaller end, larger end) (a binary search per
-// vertex and per arc, a scan), orders every list by (weight, edge index)
-// with a stable radix sort of all arcs (by weight key, then by vertex),
-// ranks the weights from that sorted order (WeightRanks: a scan over the
-// distinct keys), and packs the compressed ids (Compress).
+// vertex and per arc to a smaller id, a scan), orders every list by
+// (weight, edge index) with a stable radix sort of all arcs (by weight
+// key, then by vertex), ranks the weights from that sorted order
+// (WeightRanks: a scan over the distinct keys), and packs the compressed
+// ids (Compress: each list's smallest and largest id are its first and
+// last in the input's numbering, else a per-warp reduction). The arrays
+// Run reads are made where Run finds them (no copy at the end).
 //
 // Kept on the host, measured and documented:
 //   - the reverse Cuthill-McKee order of Renumber (graph.RCMOrder: a BFS
@@ -63,14 +66,16 @@ func prepareKernelNames() []string {
 //     downloads the offsets and ids (8 bytes per vertex, 4 per arc; none when g has a
 //     host copy) and runs on all cores; the relabelling and re-sorting
 //     that follow run on the device;
-//   - the suffix minimum of the lowest label each host vertex reads (one
-//     download of 4 bytes per vertex, an O(N) loop), and the plan of the
-//     split, which downloads the prepared offsets only for a hybrid share
-//     or arrays over the memory cap;
+//   - the plan of the split: without a host share it reads only the arc
+//     count; a hybrid share, or arrays over the memory cap, download the
+//     prepared offsets and make the suffix minimum of the lowest label
+//     each host vertex reads (each list's smallest id on the device, one
+//     download of 4 bytes per vertex, an O(N) loop);
 //   - a host share (Hybrid, or a memory cap below the arrays' size): the
 //     prepared arrays are downloaded and split as Prepare does;
 //   - Run reads and sorts the forest's edges on the device and downloads
-//     only those.
+//     only those, once, straight into the result's []Edge (16 bytes an
+//     edge).
 //
 // A graph the device checks reject (lists not sorted by id, a repeated
 // arc, an asymmetric arc, a NaN weight, an id out of range) takes the host
@@ -195,8 +200,8 @@ func (p *Prepared) prepareFromHostCopy() error {
 // edge numbering is rebuilt on the device (a binary search per vertex, a
 // scan), each forest edge's ends and weight are read there in edge-index
 // order, which is (U, V) order, a stable radix sort by weight puts them in
-// sortEdges' order (W, U, V), and only the n − trees edges are
-// downloaded.
+// sortEdges' order (W, U, V), they are written in Edge's layout, and only
+// the n − trees edges are downloaded, in one copy (downloadEdges).
 func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 	g, n := p.rg, p.n
 	mod, err := prepareCompiled.For(p.Device())

@@ -95,22 +95,18 @@ extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const floa
 	if ((threadIdx.x & 31) == 0 && votes) atomicAdd(lower, (u64)__popc(votes));
 }
 
-// mprep_selfloop: at[u] = the arc of u's self-loop (at most one: lists
-// are strictly increasing), left at -1 without one.
-extern "C" __global__ void mprep_selfloop(const int *src, const int *adj, i64 m, i64 *loop) {
-	i64 k = mp_index();
-	if (k < m && adj[k] == src[k]) loop[src[k]] = k;
-}
-
 // mprep_first_order: perm = the arcs in CSR order with each self-loop
 // moved to the end of its list, so that every list is in edge-index
-// order (self-loops have the largest index).
-extern "C" __global__ void mprep_first_order(const int *src, const i64 *off, const i64 *loop, i64 m, u32 *perm) {
+// order (self-loops have the largest index). A list sorted by id has at
+// most one self-loop, just before its first arc to a larger id
+// (upper[u], mprep_upper's).
+extern "C" __global__ void mprep_first_order(const int *src, const i64 *off, const i64 *upper, const int *adj, i64 m,
+                                             u32 *perm) {
 	i64 k = mp_index();
 	if (k >= m) return;
 	int u = src[k];
-	i64 s = loop[u], p = k;
-	if (s >= 0) {
+	i64 s = upper[u] - 1, p = k;
+	if (s >= off[u] && adj[s] == u) {
 		if (k == s) p = off[u + 1] - 1;
 		else if (k > s) p = k - 1;
 	}

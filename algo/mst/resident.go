@@ -34,7 +34,7 @@ const (
 // prepareKernelNames lists every kernel of prepare.cu the Go side launches.
 func prepareKernelNames() []string {
 	return []string{
-		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_selfloop", "mprep_first_order",
+		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_first_order",
 		"mprep_weight_keys", "mprep_distinct", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
 		"mprep_gather", "mprep_bounds_sorted", "mprep_bounds", "mprep_base", "mprep_pack",
 		"mprep_forest_count", "mprep_forest_edges", "mprep_edge_keys", "mprep_edge_gather",
@@ -453,13 +453,6 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 
 	// The order of the prepared arcs: every list in edge-index order, then
 	// stable sorts by weight key and by (new) vertex.
-	loop, err := tmp.AllocInt64s(n)
-	if err != nil {
-		return nil, err
-	}
-	if err := loop.Fill(-1); err != nil {
-		return nil, err
-	}
 	perm, err := tmp.AllocUint32s(int(m))
 	if err != nil {
 		return nil, err
@@ -468,10 +461,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 	if err != nil {
 		return nil, err
 	}
-	if err := k.run("mprep_selfloop", m, src, g.Adj, m, loop); err != nil {
-		return nil, err
-	}
-	if err := k.run("mprep_first_order", m, src, g.Offsets, loop, m, perm); err != nil {
+	if err := k.run("mprep_first_order", m, src, g.Offsets, upper, g.Adj, m, perm); err != nil {
 		return nil, err
 	}
 	weighted := g.Weights != nil || g.Weights64 != nil

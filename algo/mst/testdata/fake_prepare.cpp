@@ -20,7 +20,6 @@ fake::Table table({
     fake::kernel("mprep_check", mprep_check, direct),
     fake::kernel("mprep_upper", mprep_upper, direct),
     fake::kernel("mprep_eidx", mprep_eidx),
-    fake::kernel("mprep_selfloop", mprep_selfloop, direct),
     fake::kernel("mprep_first_order", mprep_first_order, direct),
     fake::kernel("mprep_weight_keys", mprep_weight_keys, direct),
     fake::kernel("mprep_distinct", mprep_distinct, direct),

@@ -134,17 +134,43 @@ extern "C" __global__ void mprep_weight_keys(const float *w32, const double *w64
 	keys[i] = w32 ? (u64)mp_ordered32(w32[k]) : mp_ordered64(w64[k]);
 }
 
-// mprep_distinct: cnt[i] = 1 where the sorted keys[i] starts a new value.
-extern "C" __global__ void mprep_distinct(const u64 *keys, i64 m, i64 *cnt) {
+// mp_new_value: whether the sorted keys[i] starts a new value (0 past m).
+__device__ __forceinline__ int mp_new_value(const u64 *keys, i64 m, i64 i) {
+	return i > 0 && i < m && keys[i] != keys[i - 1];
+}
+
+// mp_block_count returns how many threads of the block before this one
+// (before: exclusive) or up to it (inclusive) have flag set; every thread
+// of the block calls it (a ballot per warp, a sum over the warps in
+// shared memory; at most 1024 threads, whole warps).
+__device__ __forceinline__ int mp_block_count(int flag, bool inclusive) {
+	__shared__ int warpCount[32];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	u32 votes = __ballot_sync(0xffffffffu, flag);
+	if (lane == 0) warpCount[warp] = __popc(votes);
+	__syncthreads();
+	int before = 0;
+	for (int w = 0; w < warp; w++) before += warpCount[w];
+	u32 mask = inclusive ? (lane == 31 ? 0xffffffffu : (2u << lane) - 1) : (1u << lane) - 1;
+	return before + __popc(votes & mask);
+}
+
+// mprep_distinct_count: cnt[b] = how many of block b's keys (blockDim.x
+// of the sorted keys) start a new value (mprep_rank's block offsets, once
+// exclusively scanned).
+extern "C" __global__ void mprep_distinct_count(const u64 *keys, i64 m, i64 *cnt) {
 	i64 i = mp_index();
-	if (i < m) cnt[i] = i > 0 && keys[i] != keys[i - 1] ? 1 : 0;
+	int c = mp_block_count(mp_new_value(keys, m, i), true);
+	if (threadIdx.x == blockDim.x - 1) cnt[blockIdx.x] = c;
 }
 
 // mprep_rank: rank[perm[i]] = the number of distinct values below keys[i]
-// (cnt: mprep_distinct's flags, exclusively scanned).
+// (the new values up to i: cnt, mprep_distinct_count's counts exclusively
+// scanned, and those of i's block up to i).
 extern "C" __global__ void mprep_rank(const u64 *keys, const i64 *cnt, const u32 *perm, i64 m, u32 *rank) {
 	i64 i = mp_index();
-	if (i < m) rank[perm[i]] = (u32)(cnt[i] + (i > 0 && keys[i] != keys[i - 1] ? 1 : 0));
+	int c = mp_block_count(mp_new_value(keys, m, i), true);
+	if (i < m) rank[perm[i]] = (u32)(cnt[blockIdx.x] + c);
 }
 
 // mprep_vertex_keys: keys[i] = the (renumbered) vertex arc perm[i] leaves.

@@ -35,7 +35,7 @@ const (
 func prepareKernelNames() []string {
 	return []string{
 		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_first_order",
-		"mprep_weight_keys", "mprep_distinct", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
+		"mprep_weight_keys", "mprep_distinct_count", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
 		"mprep_gather", "mprep_bounds_sorted", "mprep_bounds", "mprep_base", "mprep_pack",
 		"mprep_forest_count", "mprep_forest_edges", "mprep_edge_keys", "mprep_edge_gather",
 	}
@@ -641,17 +641,21 @@ func rcmInput(g *gpu.Graph) (*graph.CSR, error) {
 }
 
 // rankSorted returns the rank of every arc's weight (graph.WeightRanks)
-// from keys, the arcs' weight keys in sorted order, perm the arcs.
+// from keys, the arcs' weight keys in sorted order, perm the arcs: each
+// block of blockSize keys counts the new values it starts, a scan of
+// those counts gives each block's first rank, and each key's rank is that
+// plus the new values up to it in its block.
 func rankSorted(k kernelLauncher, tmp *gpu.Allocations, keys *gpu.Uint64s, perm *gpu.Uint32s, m int64) (*gpu.Uint32s, error) {
-	cnt, err := tmp.AllocInt64s(int(m))
+	blocks := (m + blockSize - 1) / blockSize
+	cnt, err := tmp.AllocInt64s(int(blocks))
 	if err != nil {
 		return nil, err
 	}
 	defer cnt.Free()
-	if err := k.run("mprep_distinct", m, keys, m, cnt); err != nil {
+	if err := k.run("mprep_distinct_count", m, keys, m, cnt); err != nil {
 		return nil, err
 	}
-	if _, err := transform.ExclusiveScan(cnt, m, false); err != nil {
+	if _, err := transform.ExclusiveScan(cnt, blocks, false); err != nil {
 		return nil, err
 	}
 	rank, err := tmp.AllocUint32s(int(m))

@@ -1,6 +1,6 @@
 // fake_prepare.cpp: prepare.cu's kernels (PrepareResident) for the fake
-// GPU, all plain calls except mprep_eidx (a warp vote) and
-// mprep_bounds (warp shuffles). The tests link
+// GPU, all plain calls except mprep_eidx (a warp vote),
+// mprep_bounds (warp shuffles), mprep_distinct_count and mprep_rank (block counts). The tests link
 // gpu/transform's fake kernels beside it.
 #include "cuda_emu.h"
 
@@ -22,8 +22,8 @@ fake::Table table({
     fake::kernel("mprep_eidx", mprep_eidx),
     fake::kernel("mprep_first_order", mprep_first_order, direct),
     fake::kernel("mprep_weight_keys", mprep_weight_keys, direct),
-    fake::kernel("mprep_distinct", mprep_distinct, direct),
-    fake::kernel("mprep_rank", mprep_rank, direct),
+    fake::kernel("mprep_distinct_count", mprep_distinct_count),
+    fake::kernel("mprep_rank", mprep_rank),
     fake::kernel("mprep_vertex_keys", mprep_vertex_keys, direct),
     fake::kernel("mprep_degree", mprep_degree, direct),
     fake::kernel("mprep_gather", mprep_gather, direct),

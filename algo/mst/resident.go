@@ -118,14 +118,49 @@ func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
 // a graph only the host path handles (it sorts or names the problem).
 var errHostPath = errors.New("mst: the host path handles this graph")
 
+// stepTimes, when set (BenchmarkGPUResidentECL with -mst.steps), gets the
+// wall time of each step of PrepareResident and of Run's forest edges,
+// each step ended by a device synchronize that the steps do not need
+// otherwise (so the sum exceeds the unmeasured total a little). Not safe
+// for concurrent preparations; nil in normal use.
+var stepTimes func(step string, d time.Duration)
+
+// stepClock times steps for stepTimes; a nil clock (stepTimes unset)
+// does nothing.
+type stepClock struct {
+	dev  *gpu.Device
+	last time.Time
+}
+
+// newStepClock returns a clock started now, nil without stepTimes.
+func newStepClock(dev *gpu.Device) *stepClock {
+	if stepTimes == nil {
+		return nil
+	}
+	_ = dev.Synchronize()
+	return &stepClock{dev: dev, last: time.Now()}
+}
+
+// step reports the time since the last step under name.
+func (c *stepClock) step(name string) {
+	if c == nil {
+		return
+	}
+	_ = c.dev.Synchronize()
+	now := time.Now()
+	stepTimes(name, now.Sub(c.last))
+	c.last = now
+}
+
 // prepareResident is PrepareResident on a GPU.
 func (p *Prepared) prepareResident() error {
+	clock := newStepClock(p.Device())
 	tmp := gpu.NewAllocations(p.Device())
 	defer tmp.Free()
 	// The arrays the rounds read are made in kept, part of p's set, so a
 	// device-only plan keeps them without a copy.
 	kept := p.mem.Sub()
-	dt, err := p.transformOnDevice(tmp, kept)
+	dt, err := p.transformOnDevice(tmp, kept, clock)
 	if errors.Is(err, errHostPath) || errors.Is(err, gpu.ErrOutOfMemory) {
 		// The host path sorts or names the problem, or needs less device
 		// memory (the prepared arrays only, split under the cap).
@@ -159,6 +194,7 @@ func (p *Prepared) prepareResident() error {
 	if err := p.planAt(offAt); err != nil || offErr != nil || p.sufMinErr != nil {
 		return errors.Join(err, offErr, p.sufMinErr)
 	}
+	clock.step("p9_plan")
 	if p.hostFrom < p.n { // a host share: split the downloaded arrays as Prepare does
 		offAt(0) // downloads the offsets
 		if offErr != nil {
@@ -182,7 +218,11 @@ func (p *Prepared) prepareResident() error {
 	if err := dt.keep(p); err != nil {
 		return err
 	}
-	return p.allocWork()
+	if err := p.allocWork(); err != nil {
+		return err
+	}
+	clock.step("pz_kernels_work")
+	return nil
 }
 
 // prepareFromHostCopy is Prepare's host path on the resident graph's host
@@ -209,6 +249,7 @@ func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 		return nil, err
 	}
 	k := kernelLauncher{mod}
+	clock := newStepClock(p.Device())
 	tmp := gpu.NewAllocations(p.Device())
 	defer tmp.Free()
 	upper, err := tmp.AllocInt64s(n)
@@ -240,6 +281,7 @@ func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 	if count == 0 {
 		return []Edge{}, nil
 	}
+	clock.step("r1_forest_count")
 	eu, err := tmp.AllocInt32s(int(count))
 	if err != nil {
 		return nil, err
@@ -278,7 +320,10 @@ func (p *Prepared) forestEdgesOnDevice() ([]Edge, error) {
 	if err := k.run("mprep_edge_gather", count, order, eu, ev, ew, count, out); err != nil {
 		return nil, err
 	}
-	return downloadEdges(out, int(count), edgeLayout)
+	clock.step("r2_forest_sort")
+	edges, err := downloadEdges(out, int(count), edgeLayout)
+	clock.step("r3_forest_download")
+	return edges, err
 }
 
 // edgeLayout reports whether Edge is laid out as prepare.cu's mp_edge
@@ -364,7 +409,7 @@ func downloadOne[T any](x interface{ Download([]T) error }) (T, error) {
 // compression as transform does (sufMin on demand: suffixMin), with the
 // arrays the rounds read in kept and the others in tmp. errHostPath: the
 // host path must take it.
-func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransformed, error) {
+func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepClock) (*deviceTransformed, error) {
 	g, n, m := p.rg, p.n, p.arcs
 	if m >= 1<<32 {
 		return nil, errHostPath // arc positions are uint32 here
@@ -394,6 +439,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 	} else if f != 0 {
 		return nil, errHostPath
 	}
+	clock.step("p1_check")
 	upper, err := tmp.AllocInt64s(n)
 	if err != nil {
 		return nil, err
@@ -434,6 +480,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 	} else if f != 0 || int64(low) != p.edges {
 		return nil, errHostPath
 	}
+	clock.step("p2_edge_index")
 
 	// The renumbering (host: see PrepareResident).
 	var newID *gpu.Int32s
@@ -451,6 +498,8 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 		}
 	}
 
+	clock.step("p3_rcm")
+
 	// The order of the prepared arcs: every list in edge-index order, then
 	// stable sorts by weight key and by (new) vertex.
 	perm, err := tmp.AllocUint32s(int(m))
@@ -464,6 +513,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 	if err := k.run("mprep_first_order", m, src, g.Offsets, upper, g.Adj, m, perm); err != nil {
 		return nil, err
 	}
+	clock.step("p4_first_order")
 	weighted := g.Weights != nil || g.Weights64 != nil
 	switch {
 	case !weighted:
@@ -494,6 +544,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 				return nil, err
 			}
 		}
+		clock.step("p5_weight_sort")
 	}
 	if weighted || newID != nil {
 		if err := k.run("mprep_vertex_keys", m, src, newID, perm, m, keys); err != nil {
@@ -502,6 +553,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 		if err := sorter.Sort(keys, perm, max(1, bits.Len(uint(n)))); err != nil {
 			return nil, err
 		}
+		clock.step("p6_vertex_sort")
 	}
 	if err := cancel.Check(); err != nil {
 		return nil, err
@@ -551,6 +603,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 		dt.src, dt.adj, dt.eidx, dt.ranks, dt.w32, dt.w64); err != nil {
 		return nil, err
 	}
+	clock.step("p7_gather")
 
 	// The compression: each list's smallest and largest id.
 	if p.opts.Compress {
@@ -567,6 +620,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations) (*deviceTransfo
 		if err := dt.compress(k, tmp, p, dt.lo, hi, flags); err != nil {
 			return nil, err
 		}
+		clock.step("p8_compress")
 	}
 	return dt, cancel.Check()
 }

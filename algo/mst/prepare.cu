@@ -95,24 +95,6 @@ extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const floa
 	if ((threadIdx.x & 31) == 0 && votes) atomicAdd(lower, (u64)__popc(votes));
 }
 
-// mprep_first_order: perm = the arcs in CSR order with each self-loop
-// moved to the end of its list, so that every list is in edge-index
-// order (self-loops have the largest index). A list sorted by id has at
-// most one self-loop, just before its first arc to a larger id
-// (upper[u], mprep_upper's).
-extern "C" __global__ void mprep_first_order(const int *src, const i64 *off, const i64 *upper, const int *adj, i64 m,
-                                             u32 *perm) {
-	i64 k = mp_index();
-	if (k >= m) return;
-	int u = src[k];
-	i64 s = upper[u] - 1, p = k;
-	if (s >= off[u] && adj[s] == u) {
-		if (k == s) p = off[u + 1] - 1;
-		else if (k > s) p = k - 1;
-	}
-	perm[p] = (u32)k;
-}
-
 // mp_ordered32/64 map weights to bits whose unsigned order is the
 // numeric order, -0 and +0 alike (boruvka.cu's ordered_f32/f64).
 __device__ __forceinline__ u32 mp_ordered32(float w) {
@@ -126,12 +108,24 @@ __device__ __forceinline__ u64 mp_ordered64(double w) {
 	return (b >> 63) ? ~b : b | 0x8000000000000000ull;
 }
 
-// mprep_weight_keys: keys[i] = the ordered weight bits of arc perm[i].
-extern "C" __global__ void mprep_weight_keys(const float *w32, const double *w64, const u32 *perm, i64 m, u64 *keys) {
-	i64 i = mp_index();
-	if (i >= m) return;
-	u32 k = perm[i];
-	keys[i] = w32 ? (u64)mp_ordered32(w32[k]) : mp_ordered64(w64[k]);
+// mprep_first_order: perm = the arcs in CSR order with each self-loop
+// moved to the end of its list, so that every list is in edge-index
+// order (self-loops have the largest index), and keys (unless null) the
+// ordered weight bits of arc perm[i] at i. A list sorted by id has at
+// most one self-loop, just before its first arc to a larger id
+// (upper[u], mprep_upper's).
+extern "C" __global__ void mprep_first_order(const int *src, const i64 *off, const i64 *upper, const int *adj,
+                                             const float *w32, const double *w64, i64 m, u32 *perm, u64 *keys) {
+	i64 k = mp_index();
+	if (k >= m) return;
+	int u = src[k];
+	i64 s = upper[u] - 1, p = k;
+	if (s >= off[u] && adj[s] == u) {
+		if (k == s) p = off[u + 1] - 1;
+		else if (k > s) p = k - 1;
+	}
+	perm[p] = (u32)k;
+	if (keys) keys[p] = w32 ? (u64)mp_ordered32(w32[k]) : mp_ordered64(w64[k]);
 }
 
 // mp_new_value: whether the sorted keys[i] starts a new value (0 past m).

@@ -35,7 +35,7 @@ const (
 func prepareKernelNames() []string {
 	return []string{
 		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_first_order",
-		"mprep_weight_keys", "mprep_distinct_count", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
+		"mprep_distinct_count", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
 		"mprep_gather", "mprep_bounds_sorted", "mprep_bounds", "mprep_base", "mprep_pack",
 		"mprep_forest_count", "mprep_forest_edges", "mprep_edge_keys", "mprep_edge_gather",
 	}
@@ -510,11 +510,15 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	if err != nil {
 		return nil, err
 	}
-	if err := k.run("mprep_first_order", m, src, g.Offsets, upper, g.Adj, m, perm); err != nil {
+	weighted := g.Weights != nil || g.Weights64 != nil
+	weightKeys := keys // the ordered weight bits of each arc of perm
+	if !weighted {
+		weightKeys = nil
+	}
+	if err := k.run("mprep_first_order", m, src, g.Offsets, upper, g.Adj, g.Weights, g.Weights64, m, perm, weightKeys); err != nil {
 		return nil, err
 	}
 	clock.step("p4_first_order")
-	weighted := g.Weights != nil || g.Weights64 != nil
 	switch {
 	case !weighted:
 		p.wkind = wNone
@@ -529,9 +533,6 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	defer sorter.Free()
 	var rank *gpu.Uint32s
 	if weighted {
-		if err := k.run("mprep_weight_keys", m, g.Weights, g.Weights64, perm, m, keys); err != nil {
-			return nil, err
-		}
 		keyBits := 64
 		if g.Weights != nil {
 			keyBits = 32

@@ -21,7 +21,6 @@ fake::Table table({
     fake::kernel("mprep_upper", mprep_upper, direct),
     fake::kernel("mprep_eidx", mprep_eidx),
     fake::kernel("mprep_first_order", mprep_first_order, direct),
-    fake::kernel("mprep_weight_keys", mprep_weight_keys, direct),
     fake::kernel("mprep_distinct_count", mprep_distinct_count),
     fake::kernel("mprep_rank", mprep_rank),
     fake::kernel("mprep_vertex_keys", mprep_vertex_keys, direct),

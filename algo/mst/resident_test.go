@@ -87,6 +87,7 @@ func TestFakeGPUResidentChild(t *testing.T) {
 func TestGPUResident(t *testing.T) {
 	checkResident(t, gpuDevice(t), residentCases(t, false), residentVariants())
 	checkResidentErrors(t, gpuDevice(t))
+	checkDownloadEdges(t, gpuDevice(t))
 }
 
 // residentCases are the GPU tests' graphs, more R-MAT scales and graphs

@@ -10,7 +10,7 @@ typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef unsigned char u8;
 
-// Problems mprep_check and mprep_eidx report (bits of flags[0]); the Go
+// Problems mprep_eidx reports (bits of flags[0]); the Go
 // side then takes the host path, which names the problem exactly.
 #define MP_UNSORTED 1 // a list not strictly increasing by id (or a repeated arc)
 #define MP_BAD 2      // an id out of range, a NaN weight, an arc without its reverse
@@ -25,21 +25,6 @@ __device__ __forceinline__ double mp_weight(const float *w32, const double *w64,
 	if (w32) return (double)w32[k];
 	if (w64) return w64[k];
 	return 1.0;
-}
-
-// mprep_check flags ids out of range, lists not strictly increasing and
-// NaN weights.
-extern "C" __global__ void mprep_check(const i64 *off, const int *adj, const float *w32, const double *w64, int n, i64 m,
-                                       const int *src, u32 *flags) {
-	i64 k = mp_index();
-	if (k >= m) return;
-	int v = adj[k];
-	u32 f = 0;
-	if (v < 0 || v >= n) f |= MP_BAD;
-	if (k > off[src[k]] && adj[k - 1] >= v) f |= MP_UNSORTED;
-	double w = mp_weight(w32, w64, k);
-	if (w != w) f |= MP_BAD;
-	if (f) atomicOr(flags, f);
 }
 
 // mprep_upper: upper[a] = the first arc of a to a larger id; cnt[a] = the
@@ -57,22 +42,33 @@ extern "C" __global__ void mprep_upper(const i64 *off, const int *adj, int n, i6
 	cnt[a] = off[a + 1] - lo;
 }
 
-// mprep_eidx: eidx[k] = the index of arc k's undirected edge (at[a] + its
-// position among a's arcs to larger ids, a the smaller end), MP_NO_EDGE
-// for a self-loop. An arc to a larger id is that position itself; an arc
-// to a smaller id looks its reverse up (a binary search in the smaller
-// end's arcs to larger ids) and flags MP_BAD when it is missing or weighs
-// differently. The found ones are counted into *lower: when that count
-// is the number of edges, every arc to a larger id has its reverse too
-// (each found arc names a different one), so the graph is symmetric.
-extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const float *w32, const double *w64, i64 m,
-                                      const int *src, const i64 *upper, const i64 *at, u32 *eidx, u32 *flags,
+// mprep_eidx checks the lists and numbers the edges. It flags ids out
+// of range, NaN weights (MP_BAD) and lists not strictly increasing
+// (MP_UNSORTED): then the other outputs mean nothing (mprep_upper's
+// searches stay inside each list whatever its order) and the Go side
+// takes the host path. eidx[k] = the index of arc k's undirected edge
+// (at[a] + its position among a's arcs to larger ids, a the smaller end),
+// MP_NO_EDGE for a self-loop. An arc to a larger id is that position
+// itself; an arc to a smaller id looks its reverse up (a binary search in
+// the smaller end's arcs to larger ids) and flags MP_BAD when it is
+// missing or weighs differently. The found ones are counted into *lower:
+// when that count is the number of edges, every arc to a larger id has
+// its reverse too (each found arc names a different one), so the graph
+// is symmetric.
+extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const float *w32, const double *w64, int n,
+                                      i64 m, const int *src, const i64 *upper, const i64 *at, u32 *eidx, u32 *flags,
                                       u64 *lower) {
 	i64 k = mp_index();
 	bool down = false;
 	if (k < m) {
 		int u = src[k], v = adj[k];
-		if (u == v) {
+		u32 f = 0;
+		if (k > off[u] && adj[k - 1] >= v) f |= MP_UNSORTED;
+		double w = mp_weight(w32, w64, k);
+		if (w != w || v < 0 || v >= n) f |= MP_BAD;
+		if (f) {
+			atomicOr(flags, f);
+		} else if (u == v) {
 			eidx[k] = MP_NO_EDGE;
 		} else if (u < v) {
 			eidx[k] = (u32)(at[u] + (k - upper[u]));
@@ -83,7 +79,7 @@ extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const floa
 				if (adj[mid] < u) lo = mid + 1;
 				else hi = mid;
 			}
-			if (lo == off[v + 1] || adj[lo] != u || mp_weight(w32, w64, lo) != mp_weight(w32, w64, k)) {
+			if (lo == off[v + 1] || adj[lo] != u || mp_weight(w32, w64, lo) != w) {
 				atomicOr(flags, (u32)MP_BAD);
 			} else {
 				eidx[k] = (u32)(at[v] + (lo - upper[v]));

@@ -34,7 +34,7 @@ const (
 // prepareKernelNames lists every kernel of prepare.cu the Go side launches.
 func prepareKernelNames() []string {
 	return []string{
-		"mprep_check", "mprep_upper", "mprep_eidx", "mprep_first_order",
+		"mprep_upper", "mprep_eidx", "mprep_first_order",
 		"mprep_distinct_count", "mprep_rank", "mprep_vertex_keys", "mprep_degree",
 		"mprep_gather", "mprep_bounds_sorted", "mprep_bounds", "mprep_base", "mprep_pack",
 		"mprep_forest_count", "mprep_forest_edges", "mprep_edge_keys", "mprep_edge_gather",
@@ -421,7 +421,8 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	k := kernelLauncher{mod}
 	dt := &deviceTransformed{kept: kept, inputOrder: !p.opts.Renumber}
 
-	// Checks, and the edge numbering of the input (its lists sorted by id).
+	// Checks, and the edge numbering of the input (its lists sorted by id):
+	// mprep_eidx flags a graph the host path must take.
 	src, err := transform.ArcSources(g)
 	if err != nil {
 		return nil, err
@@ -431,15 +432,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	if err != nil {
 		return nil, err
 	}
-	if err := k.run("mprep_check", m, g.Offsets, g.Adj, g.Weights, g.Weights64, n, m, src, flags); err != nil {
-		return nil, err
-	}
-	if f, err := downloadOne[uint32](flags); err != nil {
-		return nil, err
-	} else if f != 0 {
-		return nil, errHostPath
-	}
-	clock.step("p1_check")
+	clock.step("p1_sources")
 	upper, err := tmp.AllocInt64s(n)
 	if err != nil {
 		return nil, err
@@ -454,9 +447,6 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	if p.edges, err = transform.ExclusiveScan(at, int64(n), true); err != nil {
 		return nil, err
 	}
-	if p.edges >= noEdgeIdx {
-		return nil, fmt.Errorf("%d edges exceed the 32-bit edge index (at most %d); use Kruskal", p.edges, int64(noEdgeIdx)-1)
-	}
 	eidx, err := tmp.AllocUint32s(int(m))
 	if err != nil {
 		return nil, err
@@ -468,7 +458,7 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	if err := lower.Fill(0); err != nil {
 		return nil, err
 	}
-	if err := k.run("mprep_eidx", m, g.Offsets, g.Adj, g.Weights, g.Weights64, m, src, upper, at, eidx, flags, lower); err != nil {
+	if err := k.run("mprep_eidx", m, g.Offsets, g.Adj, g.Weights, g.Weights64, n, m, src, upper, at, eidx, flags, lower); err != nil {
 		return nil, err
 	}
 	low, err := downloadOne[uint64](lower)
@@ -479,6 +469,9 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 		return nil, err
 	} else if f != 0 || int64(low) != p.edges {
 		return nil, errHostPath
+	}
+	if p.edges >= noEdgeIdx {
+		return nil, fmt.Errorf("%d edges exceed the 32-bit edge index (at most %d); use Kruskal", p.edges, int64(noEdgeIdx)-1)
 	}
 	clock.step("p2_edge_index")
 

@@ -54,7 +54,7 @@ func eclGraph() (*graph.CSR, error) {
 //	total_ms   PrepareResident + Run + Close (wall): compare with ECL-MST's "Dev+"
 //	rcm_download_ms, rcm_host_ms  (Renumber only, measured once apart) the part
 //	           kept on the host: downloading offsets and ids, graph.RCMOrder
-//	p1_check_ms … pz_kernels_work_ms, r1_forest_count_ms … r3_forest_download_ms
+//	p1_sources_ms … pz_kernels_work_ms, r1_forest_count_ms … r3_forest_download_ms
 //	           with -mst.steps only: each step of PrepareResident and of
 //	           Run's forest edges (resident.go's stepTimes), ended by a
 //	           device synchronize (the totals then include those waits)

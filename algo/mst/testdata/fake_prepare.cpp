@@ -17,7 +17,6 @@ fake::Package pkg({"mprep_"}, prepare);
 const emu::Options direct{emu::Mode::direct};
 
 fake::Table table({
-    fake::kernel("mprep_check", mprep_check, direct),
     fake::kernel("mprep_upper", mprep_upper, direct),
     fake::kernel("mprep_eidx", mprep_eidx),
     fake::kernel("mprep_first_order", mprep_first_order, direct),

@@ -90,8 +90,8 @@ func TestGPUResident(t *testing.T) {
 	checkDownloadEdges(t, gpuDevice(t))
 }
 
-// residentCases are the GPU tests' graphs, more R-MAT scales and graphs
-// with self-loops.
+// residentCases are the GPU tests' graphs, more R-MAT scales, graphs
+// with self-loops and one whose ids Compress cannot pack.
 func residentCases(t *testing.T, small bool) []gpuCase {
 	cases := gpuCases(t, small)
 	scales := []int{4, 6, 8}
@@ -109,6 +109,7 @@ func residentCases(t *testing.T, small bool) []gpuCase {
 		gpuCase{"self_loops_float64", withSelfLoops(randomGraph(t, r, 50, 150, "float64"))},
 		gpuCase{"self_loops_unweighted", withSelfLoops(mustGraph(t)(gen.RMAT(5, 4, gen.Seed(62), gen.Unweighted())))},
 		gpuCase{"negative_zero", negativeZero(t)},
+		gpuCase{"star_1100_not_compressible", mustGraph(t)(gen.Star(1100, gen.Seed(63)))}, // spans ≥ graph.CompressSpan ids
 	)
 	return cases
 }

@@ -44,22 +44,25 @@ extern "C" __global__ void mprep_upper(const i64 *off, const int *adj, int n, i6
 
 // mprep_eidx checks the lists and numbers the edges. It flags ids out
 // of range, NaN weights (MP_BAD) and lists not strictly increasing
-// (MP_UNSORTED): then the other outputs mean nothing (mprep_upper's
-// searches stay inside each list whatever its order) and the Go side
-// takes the host path. eidx[k] = the index of arc k's undirected edge
-// (at[a] + its position among a's arcs to larger ids, a the smaller end),
-// MP_NO_EDGE for a self-loop. An arc to a larger id is that position
-// itself; an arc to a smaller id looks its reverse up (a binary search in
-// the smaller end's arcs to larger ids) and flags MP_BAD when it is
-// missing or weighs differently. The found ones are counted into *lower:
-// when that count is the number of edges, every arc to a larger id has
-// its reverse too (each found arc names a different one), so the graph
-// is symmetric.
+// (MP_UNSORTED): then the other outputs mean nothing (every search below
+// stays inside one list whatever its order) and the Go side takes the
+// host path. eidx[k] = the index of arc k's undirected edge {a, b}, a < b:
+// at[a] + the position of b among a's arcs to larger ids (from upper[a]);
+// MP_NO_EDGE for a self-loop. An arc a→b knows that position; the arc
+// b→a gets it from a binary search, done by whichever of the two arcs
+// searches the shorter range (both compute the same choice): b→a looks b
+// up among a's arcs to larger ids, or a→b looks a up among b's arcs to
+// smaller ids and writes the found arc's index. A search that does not
+// find the reverse, or finds it of another weight, flags MP_BAD. The
+// searches that found it are counted into counts[0] and the self-loops
+// into counts[1]: when counts[0] is the number of edges and 2 counts[0] +
+// counts[1] = m, every arc has its reverse (each found pair is a
+// different edge), so the graph is symmetric.
 extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const float *w32, const double *w64, int n,
                                       i64 m, const int *src, const i64 *upper, const i64 *at, u32 *eidx, u32 *flags,
-                                      u64 *lower) {
+                                      u64 *counts) {
 	i64 k = mp_index();
-	bool down = false;
+	bool found = false, loop = false;
 	if (k < m) {
 		int u = src[k], v = adj[k];
 		u32 f = 0;
@@ -70,25 +73,35 @@ extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const floa
 			atomicOr(flags, f);
 		} else if (u == v) {
 			eidx[k] = MP_NO_EDGE;
-		} else if (u < v) {
-			eidx[k] = (u32)(at[u] + (k - upper[u]));
+			loop = true;
 		} else {
-			i64 lo = upper[v], hi = off[v + 1];
-			while (lo < hi) {
-				i64 mid = lo + (hi - lo) / 2;
-				if (adj[mid] < u) lo = mid + 1;
-				else hi = mid;
-			}
-			if (lo == off[v + 1] || adj[lo] != u || mp_weight(w32, w64, lo) != w) {
-				atomicOr(flags, (u32)MP_BAD);
-			} else {
-				eidx[k] = (u32)(at[v] + (lo - upper[v]));
-				down = true;
+			int a = u < v ? u : v, b = u < v ? v : u;
+			// The arc a→b searches when b's arcs to smaller ids are fewer
+			// than a's to larger ids.
+			bool upSearches = upper[b] - off[b] < off[a + 1] - upper[a];
+			if (u < v) eidx[k] = (u32)(at[u] + (k - upper[u]));
+			if ((u < v) == upSearches) {
+				i64 lo = upSearches ? off[v] : upper[v], end = upSearches ? upper[v] : off[v + 1], hi = end;
+				while (lo < hi) {
+					i64 mid = lo + (hi - lo) / 2;
+					if (adj[mid] < u) lo = mid + 1;
+					else hi = mid;
+				}
+				if (lo == end || adj[lo] != u || mp_weight(w32, w64, lo) != w) {
+					atomicOr(flags, (u32)MP_BAD);
+				} else {
+					if (upSearches) eidx[lo] = (u32)(at[u] + (k - upper[u]));
+					else eidx[k] = (u32)(at[v] + (lo - upper[v]));
+					found = true;
+				}
 			}
 		}
 	}
-	u32 votes = __ballot_sync(0xffffffffu, down);
-	if ((threadIdx.x & 31) == 0 && votes) atomicAdd(lower, (u64)__popc(votes));
+	u32 votes = __ballot_sync(0xffffffffu, found), loops = __ballot_sync(0xffffffffu, loop);
+	if ((threadIdx.x & 31) == 0) {
+		if (votes) atomicAdd(&counts[0], (u64)__popc(votes));
+		if (loops) atomicAdd(&counts[1], (u64)__popc(loops));
+	}
 }
 
 // mp_ordered32/64 map weights to bits whose unsigned order is the

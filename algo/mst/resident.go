@@ -451,23 +451,23 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	if err != nil {
 		return nil, err
 	}
-	lower, err := tmp.AllocUint64s(1)
+	counts, err := tmp.AllocUint64s(2)
 	if err != nil {
 		return nil, err
 	}
-	if err := lower.Fill(0); err != nil {
+	if err := counts.Fill(0); err != nil {
 		return nil, err
 	}
-	if err := k.run("mprep_eidx", m, g.Offsets, g.Adj, g.Weights, g.Weights64, n, m, src, upper, at, eidx, flags, lower); err != nil {
+	if err := k.run("mprep_eidx", m, g.Offsets, g.Adj, g.Weights, g.Weights64, n, m, src, upper, at, eidx, flags, counts); err != nil {
 		return nil, err
 	}
-	low, err := downloadOne[uint64](lower)
+	pairsLoops, err := counts.ToHost() // reverse pairs found, self-loops
 	if err != nil {
 		return nil, err
 	}
 	if f, err := downloadOne[uint32](flags); err != nil {
 		return nil, err
-	} else if f != 0 || int64(low) != p.edges {
+	} else if pairs := int64(pairsLoops[0]); f != 0 || pairs != p.edges || 2*pairs+int64(pairsLoops[1]) != m {
 		return nil, errHostPath
 	}
 	if p.edges >= noEdgeIdx {

@@ -358,7 +358,16 @@ func checkResidentErrors(t *testing.T, dev *gpu.Device) {
 	nan := tg.Build(t, 3, false, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1})
 	nan.Weights[0] = float32(math.NaN())
 	dup := &graph.CSR{Offsets: []int64{0, 2, 4}, Adj: []int32{1, 1, 0, 0}}
-	for name, g := range map[string]*graph.CSR{"asymmetric": asym, "nan": nan, "repeated_arc": dup} {
+	// An arc without its reverse whose edge mprep_eidx would look up from
+	// the missing side: 2→1 (1's arcs to larger ids outnumber 2's to
+	// smaller), and 0→2 (they do not).
+	lowerAlone := tg.Build(t, 5, true, tg.Float64, tg.Edge{0, 1, 1}, tg.Edge{1, 0, 1}, tg.Edge{1, 3, 2}, tg.Edge{3, 1, 2},
+		tg.Edge{1, 4, 3}, tg.Edge{4, 1, 3}, tg.Edge{2, 1, 4})
+	lowerAlone.Directed = false
+	upperAlone := tg.Build(t, 3, true, tg.Float64, tg.Edge{0, 2, 1}, tg.Edge{1, 2, 2}, tg.Edge{2, 1, 2})
+	upperAlone.Directed = false
+	for name, g := range map[string]*graph.CSR{"asymmetric": asym, "nan": nan, "repeated_arc": dup,
+		"lower_arc_alone": lowerAlone, "upper_arc_alone": upperAlone} {
 		t.Run("errors/"+name, func(t *testing.T) {
 			_, werr := Prepare(dev, g, Options{})
 			dg, err := dev.Upload(g)

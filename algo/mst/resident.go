@@ -51,7 +51,8 @@ func prepareKernelNames() []string {
 // On the device it checks the lists (sorted by id, no repeated arc, ids in
 // range, no NaN weight, every arc with its reverse of the same weight),
 // numbers the edges by (smaller end, larger end) (a binary search per
-// vertex and per arc to a smaller id, a scan), orders every list by
+// vertex and one per edge, over the shorter of the two lists' ranges
+// where its reverse arc can be, a scan), orders every list by
 // (weight, edge index) with a stable radix sort of all arcs (by weight
 // key, then by vertex), ranks the weights from that sorted order
 // (WeightRanks: a scan over the distinct keys), and packs the compressed

@@ -121,10 +121,12 @@ type Prepared struct {
 
 	wkind      int
 	compressed bool
-	noCompress string // why compression was asked for but not applied
-	hostFrom   int    // vertices [hostFrom, n) are the host's
-	compLo     int    // the host reads the labels of vertices [compLo, n)
-	sufMin     []int32
+	noCompress string                  // why compression was asked for but not applied
+	hostFrom   int                     // vertices [hostFrom, n) are the host's
+	compLo     int                     // the host reads the labels of vertices [compLo, n)
+	sufMin     []int32                 // sufMin[v]: the lowest label vertices v.. read (read through sufMinAt)
+	sufMinLoad func() ([]int32, error) // makes sufMin on demand (PrepareResident), else nil
+	sufMinErr  error                   // sufMinLoad's error
 	probeLen   int
 	scanGrid   int
 
@@ -445,7 +447,7 @@ func (p *Prepared) allocWork() error {
 		allocs = append(allocs,
 			func() (err error) { p.dHK, err = d.AllocUint64s(h); return },
 			func() (err error) { p.dHTo, err = d.AllocInt32s(h); return },
-			func() (err error) { p.compTail, err = d.AllocInt32s(n - int(p.sufMin[ng])); return },
+			func() (err error) { p.compTail, err = d.AllocInt32s(n - int(p.sufMinAt(ng))); return },
 			func() (err error) { p.stream, err = d.NewStream(); return })
 		if split {
 			allocs = append(allocs, func() (err error) { p.dHE, err = d.AllocUint32s(h); return })
@@ -482,7 +484,7 @@ func (p *Prepared) deviceBytes(ng int, arcs int64) int64 {
 	b := 4*n + 16*n + (p.edges+31)/32*4 + 4*numCounters // comp; best, parent, newID; bitmap; counters
 	b += 8*(g+1) + 20*g                                 // offsets; cur, candK, candTo, long list
 	if h > 0 {
-		b += 12*h + 4*(n-int64(p.sufMin[ng])) // host candidates (key, tree); labels it reads
+		b += 12*h + 4*(n-int64(p.sufMinAt(ng))) // host candidates (key, tree); labels it reads
 	}
 	if p.split() {
 		b += 4*n + 4*g + 4*h // bestE, candE, hE
@@ -493,6 +495,39 @@ func (p *Prepared) deviceBytes(ng int, arcs int64) int64 {
 		b += 4 * arcs
 	}
 	return b + (p.weightBytes()+4)*arcs // weight keys, edge indices
+}
+
+// sufMinAt returns sufMin[v] (0 ≤ v ≤ n). Without sufMin (PrepareResident
+// makes it on demand), entries 0 (always 0: vertex 0 reads label 0) and n
+// (n) are answered as they are and any other makes sufMin with sufMinLoad
+// first (0 returned on an error, kept in sufMinErr).
+func (p *Prepared) sufMinAt(v int) int32 {
+	if p.sufMin != nil {
+		return p.sufMin[v]
+	}
+	switch {
+	case v >= p.n:
+		return int32(p.n)
+	case v <= 0:
+		return 0
+	}
+	if p.loadSufMin() != nil {
+		return 0
+	}
+	return p.sufMin[v]
+}
+
+// loadSufMin makes sufMin with sufMinLoad unless it is made, recording
+// and returning the error.
+func (p *Prepared) loadSufMin() error {
+	if p.sufMin != nil || p.sufMinErr != nil {
+		return p.sufMinErr
+	}
+	if p.sufMinLoad == nil {
+		return errors.New("mst: internal error: no suffix minimum and no way to make it")
+	}
+	p.sufMin, p.sufMinErr = p.sufMinLoad()
+	return p.sufMinErr
 }
 
 // plan sets hostFrom: the hybrid split (the vertex boundary nearest to
@@ -573,7 +608,7 @@ func (p *Prepared) hostShare(gs *graph.CSR, ranks, eidx []uint32) {
 		})
 	}
 	p.hCur = make([]int64, h)
-	p.compLo = int(p.sufMin[from])
+	p.compLo = int(p.sufMinAt(from))
 	p.hComp = make([]int32, n-p.compLo)
 	p.hK = make([]uint64, h)
 	p.hTo = make([]int32, h)

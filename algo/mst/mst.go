@@ -136,10 +136,48 @@ func (r *Result) finish(g *graph.CSR) { r.finishCounts(g.NumEdges(), g.NumArcs()
 
 // finishCounts is finish for a graph of edges edges and arcs arcs.
 func (r *Result) finishCounts(edges, arcs int64) {
+	r.Weight = sumWeights(r.Edges)
+	r.TEPS = graph.Rate(edges, arcs, r.Time)
+}
+
+// sumChunk is the edges sumWeights adds per parallel task.
+const sumChunk = 1 << 16
+
+// sumWeights returns the sum of the edges' weights added in order, bit
+// for bit. When every weight is whole and their magnitudes sum to less
+// than 2^53, every partial sum in any order is exact, so chunks of the
+// edges are summed in parallel and the chunk sums added; otherwise (and
+// for fewer than 4 chunks, or when interrupted) one loop adds them in
+// order (a float sum depends on the order).
+func sumWeights(edges []Edge) float64 {
+	if len(edges) >= 4*sumChunk {
+		chunks := (len(edges) + sumChunk - 1) / sumChunk
+		sums, mags := make([]float64, chunks), make([]float64, chunks)
+		whole := make([]bool, chunks)
+		err := par.ForChunks(len(edges), sumChunk, func(c, lo, hi int) {
+			var s, a float64
+			ok := true
+			for _, e := range edges[lo:hi] {
+				s += e.W
+				a += math.Abs(e.W)
+				ok = ok && e.W == math.Trunc(e.W)
+			}
+			sums[c], mags[c], whole[c] = s, a, ok
+		})
+		var s, a float64
+		exact := err == nil
+		for c := range chunks {
+			s += sums[c]
+			a += mags[c] // exact below 2^53, and at least 2^53 once the true sum is
+			exact = exact && whole[c]
+		}
+		if exact && a < 1<<53 {
+			return s
+		}
+	}
 	var w float64
-	for _, e := range r.Edges {
+	for _, e := range edges {
 		w += e.W
 	}
-	r.Weight = w
-	r.TEPS = graph.Rate(edges, arcs, r.Time)
+	return w
 }

@@ -323,3 +323,33 @@ func TestString(t *testing.T) {
 		t.Error("nil String is empty")
 	}
 }
+
+// TestSumWeights checks that sumWeights equals the in-order sum bit for
+// bit: whole weights (summed in parallel), fractional ones and magnitudes
+// past 2^53 (summed in order), and short lists.
+func TestSumWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	inOrder := func(e []Edge) float64 {
+		var w float64
+		for _, x := range e {
+			w += x.W
+		}
+		return w
+	}
+	for name, weight := range map[string]func() float64{
+		"whole":      func() float64 { return float64(r.IntN(511) - 255) },
+		"fractional": func() float64 { return r.Float64()*100 - 50 },
+		"huge":       func() float64 { return float64(r.IntN(3)) * (1 << 50) },
+		"zeros":      func() float64 { return math.Copysign(0, -1) },
+	} {
+		for _, n := range []int{0, 5, 4*sumChunk + 17} {
+			e := make([]Edge, n)
+			for i := range e {
+				e[i].W = weight()
+			}
+			if got, want := sumWeights(e), inOrder(e); math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("%s, %d edges: sumWeights %v, in order %v", name, n, got, want)
+			}
+		}
+	}
+}

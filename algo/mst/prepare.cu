@@ -10,7 +10,7 @@ typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef unsigned char u8;
 
-// Problems mprep_check and mprep_eidx report (bits of flags[0]); the Go
+// Problems mprep_eidx reports (bits of flags[0]); the Go
 // side then takes the host path, which names the problem exactly.
 #define MP_UNSORTED 1 // a list not strictly increasing by id (or a repeated arc)
 #define MP_BAD 2      // an id out of range, a NaN weight, an arc without its reverse
@@ -25,21 +25,6 @@ __device__ __forceinline__ double mp_weight(const float *w32, const double *w64,
 	if (w32) return (double)w32[k];
 	if (w64) return w64[k];
 	return 1.0;
-}
-
-// mprep_check flags ids out of range, lists not strictly increasing and
-// NaN weights.
-extern "C" __global__ void mprep_check(const i64 *off, const int *adj, const float *w32, const double *w64, int n, i64 m,
-                                       const int *src, u32 *flags) {
-	i64 k = mp_index();
-	if (k >= m) return;
-	int v = adj[k];
-	u32 f = 0;
-	if (v < 0 || v >= n) f |= MP_BAD;
-	if (k > off[src[k]] && adj[k - 1] >= v) f |= MP_UNSORTED;
-	double w = mp_weight(w32, w64, k);
-	if (w != w) f |= MP_BAD;
-	if (f) atomicOr(flags, f);
 }
 
 // mprep_upper: upper[a] = the first arc of a to a larger id; cnt[a] = the
@@ -57,60 +42,66 @@ extern "C" __global__ void mprep_upper(const i64 *off, const int *adj, int n, i6
 	cnt[a] = off[a + 1] - lo;
 }
 
-// mprep_eidx: eidx[k] = the index of arc k's undirected edge (at[a] + its
-// position among a's arcs to larger ids, a the smaller end), MP_NO_EDGE
-// for a self-loop; flags MP_BAD when the reverse arc is missing or weighs
-// differently; counts the arcs to smaller ids into *lower (one per edge
-// when the graph is symmetric).
-extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const float *w32, const double *w64, i64 m,
-                                      const int *src, const i64 *upper, const i64 *at, u32 *eidx, u32 *flags,
-                                      u64 *lower) {
+// mprep_eidx checks the lists and numbers the edges. It flags ids out
+// of range, NaN weights (MP_BAD) and lists not strictly increasing
+// (MP_UNSORTED): then the other outputs mean nothing (every search below
+// stays inside one list whatever its order) and the Go side takes the
+// host path. eidx[k] = the index of arc k's undirected edge {a, b}, a < b:
+// at[a] + the position of b among a's arcs to larger ids (from upper[a]);
+// MP_NO_EDGE for a self-loop. An arc a→b knows that position; the arc
+// b→a gets it from a binary search, done by whichever of the two arcs
+// searches the shorter range (both compute the same choice): b→a looks b
+// up among a's arcs to larger ids, or a→b looks a up among b's arcs to
+// smaller ids and writes the found arc's index. A search that does not
+// find the reverse, or finds it of another weight, flags MP_BAD. The
+// searches that found it are counted into counts[0] and the self-loops
+// into counts[1]: when counts[0] is the number of edges and 2 counts[0] +
+// counts[1] = m, every arc has its reverse (each found pair is a
+// different edge), so the graph is symmetric.
+extern "C" __global__ void mprep_eidx(const i64 *off, const int *adj, const float *w32, const double *w64, int n,
+                                      i64 m, const int *src, const i64 *upper, const i64 *at, u32 *eidx, u32 *flags,
+                                      u64 *counts) {
 	i64 k = mp_index();
-	bool down = false;
+	bool found = false, loop = false;
 	if (k < m) {
 		int u = src[k], v = adj[k];
-		if (u == v) {
+		u32 f = 0;
+		if (k > off[u] && adj[k - 1] >= v) f |= MP_UNSORTED;
+		double w = mp_weight(w32, w64, k);
+		if (w != w || v < 0 || v >= n) f |= MP_BAD;
+		if (f) {
+			atomicOr(flags, f);
+		} else if (u == v) {
 			eidx[k] = MP_NO_EDGE;
+			loop = true;
 		} else {
 			int a = u < v ? u : v, b = u < v ? v : u;
-			i64 lo = upper[a], hi = off[a + 1];
-			while (lo < hi) {
-				i64 mid = lo + (hi - lo) / 2;
-				if (adj[mid] < b) lo = mid + 1;
-				else hi = mid;
-			}
-			if (lo == off[a + 1] || adj[lo] != b || mp_weight(w32, w64, lo) != mp_weight(w32, w64, k)) {
-				atomicOr(flags, (u32)MP_BAD);
-			} else {
-				eidx[k] = (u32)(at[a] + (lo - upper[a]));
-				down = u > v;
+			// The arc a→b searches when b's arcs to smaller ids are fewer
+			// than a's to larger ids.
+			bool upSearches = upper[b] - off[b] < off[a + 1] - upper[a];
+			if (u < v) eidx[k] = (u32)(at[u] + (k - upper[u]));
+			if ((u < v) == upSearches) {
+				i64 lo = upSearches ? off[v] : upper[v], end = upSearches ? upper[v] : off[v + 1], hi = end;
+				while (lo < hi) {
+					i64 mid = lo + (hi - lo) / 2;
+					if (adj[mid] < u) lo = mid + 1;
+					else hi = mid;
+				}
+				if (lo == end || adj[lo] != u || mp_weight(w32, w64, lo) != w) {
+					atomicOr(flags, (u32)MP_BAD);
+				} else {
+					if (upSearches) eidx[lo] = (u32)(at[u] + (k - upper[u]));
+					else eidx[k] = (u32)(at[v] + (lo - upper[v]));
+					found = true;
+				}
 			}
 		}
 	}
-	u32 votes = __ballot_sync(0xffffffffu, down);
-	if ((threadIdx.x & 31) == 0 && votes) atomicAdd(lower, (u64)__popc(votes));
-}
-
-// mprep_selfloop: at[u] = the arc of u's self-loop (at most one: lists
-// are strictly increasing), left at -1 without one.
-extern "C" __global__ void mprep_selfloop(const int *src, const int *adj, i64 m, i64 *loop) {
-	i64 k = mp_index();
-	if (k < m && adj[k] == src[k]) loop[src[k]] = k;
-}
-
-// mprep_first_order: perm = the arcs in CSR order with each self-loop
-// moved to the end of its list, so that every list is in edge-index
-// order (self-loops have the largest index).
-extern "C" __global__ void mprep_first_order(const int *src, const i64 *off, const i64 *loop, i64 m, u32 *perm) {
-	i64 k = mp_index();
-	if (k >= m) return;
-	int u = src[k];
-	i64 s = loop[u], p = k;
-	if (s >= 0) {
-		if (k == s) p = off[u + 1] - 1;
-		else if (k > s) p = k - 1;
+	u32 votes = __ballot_sync(0xffffffffu, found), loops = __ballot_sync(0xffffffffu, loop);
+	if ((threadIdx.x & 31) == 0) {
+		if (votes) atomicAdd(&counts[0], (u64)__popc(votes));
+		if (loops) atomicAdd(&counts[1], (u64)__popc(loops));
 	}
-	perm[p] = (u32)k;
 }
 
 // mp_ordered32/64 map weights to bits whose unsigned order is the
@@ -126,25 +117,63 @@ __device__ __forceinline__ u64 mp_ordered64(double w) {
 	return (b >> 63) ? ~b : b | 0x8000000000000000ull;
 }
 
-// mprep_weight_keys: keys[i] = the ordered weight bits of arc perm[i].
-extern "C" __global__ void mprep_weight_keys(const float *w32, const double *w64, const u32 *perm, i64 m, u64 *keys) {
-	i64 i = mp_index();
-	if (i >= m) return;
-	u32 k = perm[i];
-	keys[i] = w32 ? (u64)mp_ordered32(w32[k]) : mp_ordered64(w64[k]);
+// mprep_first_order: perm = the arcs in CSR order with each self-loop
+// moved to the end of its list, so that every list is in edge-index
+// order (self-loops have the largest index), and keys (unless null) the
+// ordered weight bits of arc perm[i] at i. A list sorted by id has at
+// most one self-loop, just before its first arc to a larger id
+// (upper[u], mprep_upper's).
+extern "C" __global__ void mprep_first_order(const int *src, const i64 *off, const i64 *upper, const int *adj,
+                                             const float *w32, const double *w64, i64 m, u32 *perm, u64 *keys) {
+	i64 k = mp_index();
+	if (k >= m) return;
+	int u = src[k];
+	i64 s = upper[u] - 1, p = k;
+	if (s >= off[u] && adj[s] == u) {
+		if (k == s) p = off[u + 1] - 1;
+		else if (k > s) p = k - 1;
+	}
+	perm[p] = (u32)k;
+	if (keys) keys[p] = w32 ? (u64)mp_ordered32(w32[k]) : mp_ordered64(w64[k]);
 }
 
-// mprep_distinct: cnt[i] = 1 where the sorted keys[i] starts a new value.
-extern "C" __global__ void mprep_distinct(const u64 *keys, i64 m, i64 *cnt) {
+// mp_new_value: whether the sorted keys[i] starts a new value (0 past m).
+__device__ __forceinline__ int mp_new_value(const u64 *keys, i64 m, i64 i) {
+	return i > 0 && i < m && keys[i] != keys[i - 1];
+}
+
+// mp_block_count returns how many threads of the block before this one
+// (before: exclusive) or up to it (inclusive) have flag set; every thread
+// of the block calls it (a ballot per warp, a sum over the warps in
+// shared memory; at most 1024 threads, whole warps).
+__device__ __forceinline__ int mp_block_count(int flag, bool inclusive) {
+	__shared__ int warpCount[32];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+	u32 votes = __ballot_sync(0xffffffffu, flag);
+	if (lane == 0) warpCount[warp] = __popc(votes);
+	__syncthreads();
+	int before = 0;
+	for (int w = 0; w < warp; w++) before += warpCount[w];
+	u32 mask = inclusive ? (lane == 31 ? 0xffffffffu : (2u << lane) - 1) : (1u << lane) - 1;
+	return before + __popc(votes & mask);
+}
+
+// mprep_distinct_count: cnt[b] = how many of block b's keys (blockDim.x
+// of the sorted keys) start a new value (mprep_rank's block offsets, once
+// exclusively scanned).
+extern "C" __global__ void mprep_distinct_count(const u64 *keys, i64 m, i64 *cnt) {
 	i64 i = mp_index();
-	if (i < m) cnt[i] = i > 0 && keys[i] != keys[i - 1] ? 1 : 0;
+	int c = mp_block_count(mp_new_value(keys, m, i), true);
+	if (threadIdx.x == blockDim.x - 1) cnt[blockIdx.x] = c;
 }
 
 // mprep_rank: rank[perm[i]] = the number of distinct values below keys[i]
-// (cnt: mprep_distinct's flags, exclusively scanned).
+// (the new values up to i: cnt, mprep_distinct_count's counts exclusively
+// scanned, and those of i's block up to i).
 extern "C" __global__ void mprep_rank(const u64 *keys, const i64 *cnt, const u32 *perm, i64 m, u32 *rank) {
 	i64 i = mp_index();
-	if (i < m) rank[perm[i]] = (u32)(cnt[i] + (i > 0 && keys[i] != keys[i - 1] ? 1 : 0));
+	int c = mp_block_count(mp_new_value(keys, m, i), true);
+	if (i < m) rank[perm[i]] = (u32)(cnt[blockIdx.x] + c);
 }
 
 // mprep_vertex_keys: keys[i] = the (renumbered) vertex arc perm[i] leaves.
@@ -183,23 +212,45 @@ extern "C" __global__ void mprep_gather(const u32 *perm, const int *src, const i
 	if (out64) out64[i] = w64[k];
 }
 
-// mprep_iota: x[v] = v.
-extern "C" __global__ void mprep_iota(int *x, int n) {
+// mprep_bounds_sorted: lo[v] and hi[v] = the smallest and largest id in
+// v's list (INT_MAX and -1 when it is empty; hi may be null), the first
+// and last arc of lists sorted by id.
+extern "C" __global__ void mprep_bounds_sorted(const i64 *off, const int *adj, int n, int *lo, int *hi) {
 	i64 v = mp_index();
-	if (v < n) x[v] = (int)v;
+	if (v >= n) return;
+	i64 a = off[v], b = off[v + 1];
+	lo[v] = a < b ? adj[a] : 0x7fffffff;
+	if (hi) hi[v] = a < b ? adj[b - 1] : -1;
 }
 
-// mprep_bounds: low[src[i]] = min(itself, adj[i]) (started at the vertex's
-// own id: the suffix minimum's input), and lo/hi the smallest and largest
-// neighbour (started at INT_MAX and -1: the compression's base and span).
-extern "C" __global__ void mprep_bounds(const int *src, const int *adj, i64 m, int *low, int *lo, int *hi) {
+// mprep_bounds: lo[u] = min(itself, the ids of u's arcs) and hi[u] =
+// max(itself, …) (hi may be null), for arcs grouped by source (src[i]
+// nondecreasing runs: every list contiguous, in any order within). A warp
+// reduces each run of one source among its 32 arcs with shuffles, and
+// only the run's first lane updates lo and hi atomically, so a hub's
+// list costs one atomic per 32 arcs. Whole warps: blockDim.x % 32 == 0.
+extern "C" __global__ void mprep_bounds(const int *src, const int *adj, i64 m, int *lo, int *hi) {
 	i64 i = mp_index();
-	if (i >= m) return;
-	int u = src[i], v = adj[i];
-	atomicMin(&low[u], v);
-	if (lo) {
-		atomicMin(&lo[u], v);
-		atomicMax(&hi[u], v);
+	int u = -1, a = 0x7fffffff, b = -1;
+	if (i < m) {
+		u = src[i];
+		a = adj[i];
+		b = a;
+	}
+	int lane = threadIdx.x & 31;
+	for (int d = 1; d < 32; d <<= 1) {
+		int ou = __shfl_down_sync(0xffffffffu, u, d);
+		int oa = __shfl_down_sync(0xffffffffu, a, d);
+		int ob = __shfl_down_sync(0xffffffffu, b, d);
+		if (lane + d < 32 && ou == u) {
+			a = oa < a ? oa : a;
+			b = ob > b ? ob : b;
+		}
+	}
+	int before = __shfl_up_sync(0xffffffffu, u, 1);
+	if (u >= 0 && (lane == 0 || before != u)) {
+		atomicMin(&lo[u], a);
+		if (hi) atomicMax(&hi[u], b);
 	}
 }
 
@@ -274,13 +325,23 @@ extern "C" __global__ void mprep_edge_keys(const double *ew, i64 count, u64 *key
 	vals[i] = (u32)i;
 }
 
-// mprep_edge_gather: edge i of the output is edge order[i] of the input.
+// mp_edge is package mst's Edge as Go lays it out (resident.go checks
+// the layout): the ends at bytes 0 and 4, the weight at 8, 16 bytes.
+struct mp_edge {
+	int u, v;
+	double w;
+};
+
+// mprep_edge_gather: edge i of the output is edge order[i] of the input,
+// written as a Go Edge.
 extern "C" __global__ void mprep_edge_gather(const u32 *order, const int *eu, const int *ev, const double *ew, i64 count,
-                                             int *ou, int *ov, double *ow) {
+                                             mp_edge *out) {
 	i64 i = mp_index();
 	if (i >= count) return;
 	u32 e = order[i];
-	ou[i] = eu[e];
-	ov[i] = ev[e];
-	ow[i] = ew[e];
+	mp_edge x;
+	x.u = eu[e];
+	x.v = ev[e];
+	x.w = ew[e];
+	out[i] = x;
 }

@@ -20,6 +20,7 @@ var (
 	eclScale     = flag.Int("mst.scale", 22, "BenchmarkGPUResidentECL: the R-MAT scale (edge factor 16, seed 1)")
 	eclMaxWeight = flag.Int("mst.maxweight", 255, "BenchmarkGPUResidentECL: integer weights uniform in 1..max")
 	eclEGR       = flag.String("mst.egr", "", "BenchmarkGPUResidentECL: also write its graph to this file in ECL-MST's .egr format")
+	eclSteps     = flag.Bool("mst.steps", false, "BenchmarkGPUResidentECL: also report each step's time (a device synchronize after each step)")
 )
 
 // eclGraph is BenchmarkGPUResidentECL's graph: R-MAT of -mst.scale, edge
@@ -53,6 +54,10 @@ func eclGraph() (*graph.CSR, error) {
 //	total_ms   PrepareResident + Run + Close (wall): compare with ECL-MST's "Dev+"
 //	rcm_download_ms, rcm_host_ms  (Renumber only, measured once apart) the part
 //	           kept on the host: downloading offsets and ids, graph.RCMOrder
+//	p1_sources_ms … pz_kernels_work_ms, r1_forest_count_ms … r3_forest_download_ms
+//	           with -mst.steps only: each step of PrepareResident and of
+//	           Run's forest edges (resident.go's stepTimes), ended by a
+//	           device synchronize (the totals then include those waits)
 //
 // The last forest is validated with Check (untimed). On the GPU machine:
 //
@@ -80,6 +85,11 @@ func BenchmarkGPUResidentECL(b *testing.B) {
 		{"hybrid", SeedVariants()[0].Options}, // the study's "GPU+CPU": and the host's share
 	} {
 		b.Run(v.Label, func(b *testing.B) {
+			steps := map[string]time.Duration{}
+			if *eclSteps {
+				stepTimes = func(step string, d time.Duration) { steps[step] += d }
+				defer func() { stepTimes = nil }()
+			}
 			var prep, run, gpuTime, total time.Duration
 			var last *Result
 			for range b.N {
@@ -130,6 +140,9 @@ func BenchmarkGPUResidentECL(b *testing.B) {
 				}
 				b.ReportMetric(t1.Sub(t0).Seconds()*1e3, "rcm_download_ms")
 				b.ReportMetric(time.Since(t1).Seconds()*1e3, "rcm_host_ms")
+			}
+			for step, d := range steps {
+				b.ReportMetric(ms(d), step+"_ms")
 			}
 			b.ReportMetric(ms(prep), "prep_ms")
 			b.ReportMetric(ms(run), "run_ms")

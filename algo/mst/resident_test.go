@@ -79,6 +79,7 @@ func TestFakeGPUResidentChild(t *testing.T) {
 	dev := fakegpu.Device(t)
 	checkResident(t, dev, residentCases(t, true), residentVariants())
 	checkResidentErrors(t, dev)
+	checkDownloadEdges(t, dev)
 }
 
 // TestGPUResident is the same comparison on a GPU (skipped without one),
@@ -86,10 +87,11 @@ func TestFakeGPUResidentChild(t *testing.T) {
 func TestGPUResident(t *testing.T) {
 	checkResident(t, gpuDevice(t), residentCases(t, false), residentVariants())
 	checkResidentErrors(t, gpuDevice(t))
+	checkDownloadEdges(t, gpuDevice(t))
 }
 
-// residentCases are the GPU tests' graphs, more R-MAT scales and graphs
-// with self-loops.
+// residentCases are the GPU tests' graphs, more R-MAT scales, graphs
+// with self-loops and one whose ids Compress cannot pack.
 func residentCases(t *testing.T, small bool) []gpuCase {
 	cases := gpuCases(t, small)
 	scales := []int{4, 6, 8}
@@ -107,6 +109,7 @@ func residentCases(t *testing.T, small bool) []gpuCase {
 		gpuCase{"self_loops_float64", withSelfLoops(randomGraph(t, r, 50, 150, "float64"))},
 		gpuCase{"self_loops_unweighted", withSelfLoops(mustGraph(t)(gen.RMAT(5, 4, gen.Seed(62), gen.Unweighted())))},
 		gpuCase{"negative_zero", negativeZero(t)},
+		gpuCase{"star_1100_not_compressible", mustGraph(t)(gen.Star(1100, gen.Seed(63)))}, // spans ≥ graph.CompressSpan ids
 	)
 	return cases
 }
@@ -164,26 +167,78 @@ func negativeZero(t *testing.T) *graph.CSR {
 }
 
 // residentVariants are every combination of the three transforms, and the
-// GPU tests' variants (hybrid shares, the study's two).
+// GPU tests' variants (hybrid shares, the study's two), and a hybrid
+// share with compressed ids in the input's numbering.
 func residentVariants() []Variant {
 	v := testVariants()
 	for mask := range 8 {
 		o := Options{WeightRanks: mask&1 != 0, Renumber: mask&2 != 0, Compress: mask&4 != 0}
 		v = append(v, Variant{o.Label(), o})
 	}
+	v = append(v, Variant{"hybrid_compress", Options{Compress: true, Hybrid: true, CPUShare: 0.3}})
 	v = append(v, Variant{"cap", Options{WeightRanks: true, MemoryCap: 1}}) // fails: per-vertex arrays over the cap
 	return v
 }
 
-// checkResident prepares every case with every variant both ways and
-// compares the prepared state bit for bit, then one Run's result.
+// capVariants are two variants of g under a memory cap half way between
+// the per-vertex arrays and all the arrays (a host share the plan finds
+// after the device-only split does not fit), plain and the study's "GPU".
+func capVariants(t *testing.T, dev *gpu.Device, g *graph.CSR) []Variant {
+	var v []Variant
+	for _, o := range []Options{{}, SeedVariants()[1].Options} {
+		full, err := Prepare(dev, g, o)
+		if err != nil {
+			continue // checkResident compares the errors of the other variants
+		}
+		whole, vertexOnly := full.Bytes(), full.deviceBytes(0, 0)
+		full.Close()
+		o.MemoryCap = vertexOnly + (whole-vertexOnly)/2
+		v = append(v, Variant{"cap_half_" + o.Label(), o})
+	}
+	return v
+}
+
+// checkDownloadEdges checks that downloadEdges reads mprep_edge_gather's
+// layout both ways (into the []Edge's bytes, and decoded).
+func checkDownloadEdges(t *testing.T, dev *gpu.Device) {
+	want := []Edge{{0, 1, 0.5}, {-1, math.MaxInt32, math.Inf(-1)}, {math.MinInt32, 7, math.Copysign(0, -1)}}
+	words := make([]float64, 0, 2*len(want))
+	for _, e := range want {
+		words = append(words, math.Float64frombits(uint64(uint32(e.U))|uint64(uint32(e.V))<<32), e.W)
+	}
+	buf, err := dev.Float64sFrom(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	for _, direct := range []bool{false, edgeLayout} {
+		got, err := downloadEdges(buf, len(want), direct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || math.Signbit(got[2].W) != true {
+			t.Errorf("downloadEdges(direct %v) = %v, want %v", direct, got, want)
+		}
+	}
+	if got, err := downloadEdges(buf, 0, true); err != nil || len(got) != 0 {
+		t.Errorf("downloadEdges of no edge: %v, %v", got, err)
+	}
+}
+
+// checkResident prepares every case with every variant both ways (and
+// every other case under memory caps, capVariants) and compares the
+// prepared state bit for bit, then one Run's result.
 func checkResident(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []Variant) {
-	for _, c := range cases {
+	for ci, c := range cases {
 		dg, err := dev.Upload(c.g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, v := range variants {
+		all := slices.Clip(variants)
+		if ci%2 == 0 { // the memory caps on every other graph: the emulator is slow
+			all = append(all, capVariants(t, dev, c.g)...)
+		}
+		for i, v := range all {
 			t.Run(c.name+"/"+v.Slug()+fmt.Sprint(i), func(t *testing.T) {
 				want, werr := Prepare(dev, c.g, v.Options)
 				got, gerr := PrepareResident(dg, v.Options)
@@ -196,6 +251,9 @@ func checkResident(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []Va
 				defer want.Close()
 				defer got.Close()
 				comparePrepared(t, got, want)
+				if strings.HasPrefix(v.Label, "cap_half") && got.n > 0 && got.HostVertices() == 0 {
+					t.Errorf("%s: no host share", v.Label)
+				}
 				if i%3 != 0 { // runs are slow on the emulator: one variant in three
 					return
 				}
@@ -232,7 +290,11 @@ func comparePrepared(t *testing.T, got, want *Prepared) {
 			t.Errorf("%s differs:\nPrepareResident %v\nPrepare         %v", name, trim(g), trim(w))
 		}
 	}
-	same("sufMin", got.sufMin, want.sufMin)
+	if got.hostFrom < got.n || got.g != nil { // a host share, or the host path
+		same("sufMin", got.sufMin, want.sufMin)
+	} else if got.sufMin != nil {
+		t.Errorf("PrepareResident made sufMin (%d entries) for a plan without a host share", len(got.sufMin))
+	}
 	same("offsets", dl(t, got.dOff), dl(t, want.dOff))
 	same("ids", dl(t, got.dAdj), dl(t, want.dAdj))
 	same("compressed bases", dl(t, got.dBase), dl(t, want.dBase))
@@ -296,7 +358,16 @@ func checkResidentErrors(t *testing.T, dev *gpu.Device) {
 	nan := tg.Build(t, 3, false, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1})
 	nan.Weights[0] = float32(math.NaN())
 	dup := &graph.CSR{Offsets: []int64{0, 2, 4}, Adj: []int32{1, 1, 0, 0}}
-	for name, g := range map[string]*graph.CSR{"asymmetric": asym, "nan": nan, "repeated_arc": dup} {
+	// An arc without its reverse whose edge mprep_eidx would look up from
+	// the missing side: 2→1 (1's arcs to larger ids outnumber 2's to
+	// smaller), and 0→2 (they do not).
+	lowerAlone := tg.Build(t, 5, true, tg.Float64, tg.Edge{0, 1, 1}, tg.Edge{1, 0, 1}, tg.Edge{1, 3, 2}, tg.Edge{3, 1, 2},
+		tg.Edge{1, 4, 3}, tg.Edge{4, 1, 3}, tg.Edge{2, 1, 4})
+	lowerAlone.Directed = false
+	upperAlone := tg.Build(t, 3, true, tg.Float64, tg.Edge{0, 2, 1}, tg.Edge{1, 2, 2}, tg.Edge{2, 1, 2})
+	upperAlone.Directed = false
+	for name, g := range map[string]*graph.CSR{"asymmetric": asym, "nan": nan, "repeated_arc": dup,
+		"lower_arc_alone": lowerAlone, "upper_arc_alone": upperAlone} {
 		t.Run("errors/"+name, func(t *testing.T) {
 			_, werr := Prepare(dev, g, Options{})
 			dg, err := dev.Upload(g)

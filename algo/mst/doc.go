@@ -42,10 +42,9 @@
 // (resident.go, prepare.cu, and package gpu/transform's scans and stable
 // radix sort): the edge numbering, the order of every list by (weight,
 // edge number), the ranks, the relabelling of Renumber and the compressed
-// ids are bit-identical to Prepare's, and so are the forests. Only the
-// reverse Cuthill-McKee order of Renumber is computed on the host (from a
-// download of the offsets and ids), and Run downloads just the forest's
-// edges. A graph that fails the device's checks (lists not sorted by id,
+// ids are bit-identical to Prepare's, and so are the forests; the reverse
+// Cuthill-McKee order of Renumber is graph.RCMOrder's, made on the device
+// by package gpu/reorder. Run downloads just the forest's edges. A graph that fails the device's checks (lists not sorted by id,
 // asymmetric, NaN weights) takes Prepare's host path, which sorts it or
 // names the problem.
 //

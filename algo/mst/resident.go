@@ -13,6 +13,7 @@ import (
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/reorder"
 	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
@@ -60,13 +61,11 @@ func prepareKernelNames() []string {
 // last in the input's numbering, else a per-warp reduction). The arrays
 // Run reads are made where Run finds them (no copy at the end).
 //
+// The reverse Cuthill-McKee order of Renumber is graph.RCMOrder's, made
+// on the device by reorder.RCMOrder (package gpu/reorder); the relabelling
+// and re-sorting that follow run there too.
+//
 // Kept on the host, measured and documented:
-//   - the reverse Cuthill-McKee order of Renumber (graph.RCMOrder: a BFS
-//     per component from a pseudo-peripheral vertex whose order depends
-//     on the whole previous level, with no exact parallel form here): it
-//     downloads the offsets and ids (8 bytes per vertex, 4 per arc; none when g has a
-//     host copy) and runs on all cores; the relabelling and re-sorting
-//     that follow run on the device;
 //   - the plan of the split: without a host share it reads only the arc
 //     count; a hybrid share, or arrays over the memory cap, download the
 //     prepared offsets and make the suffix minimum of the lowest label
@@ -476,20 +475,17 @@ func (p *Prepared) transformOnDevice(tmp, kept *gpu.Allocations, clock *stepCloc
 	}
 	clock.step("p2_edge_index")
 
-	// The renumbering (host: see PrepareResident).
+	// The renumbering: graph.RCMOrder's order, made on the device.
 	var newID *gpu.Int32s
 	if p.opts.Renumber {
-		h, err := rcmInput(g)
+		ids, old, err := reorder.RCMOrder(g)
 		if err != nil {
 			return nil, err
 		}
-		ids, _, err := graph.RCMOrder(h)
-		if err != nil {
+		if err := errors.Join(old.Free(), tmp.Own(int64(ids.Len())*4, ids.Free)); err != nil {
 			return nil, err
 		}
-		if newID, err = tmp.Int32sFrom(ids); err != nil {
-			return nil, err
-		}
+		newID = ids
 	}
 
 	clock.step("p3_rcm")
@@ -670,23 +666,6 @@ func (dt *deviceTransformed) suffixMin(p *Prepared, tmp *gpu.Allocations) ([]int
 		s[v] = min(int32(v), low[v], s[v+1])
 	}
 	return s, nil
-}
-
-// rcmInput is what graph.RCMOrder reads of g: its host copy when it has
-// one, else a download of its offsets and ids (the weights play no part).
-func rcmInput(g *gpu.Graph) (*graph.CSR, error) {
-	if g.HasHost() {
-		return g.Host()
-	}
-	off, err := g.Offsets.ToHost()
-	if err != nil {
-		return nil, err
-	}
-	adj, err := g.Adj.ToHost()
-	if err != nil {
-		return nil, err
-	}
-	return &graph.CSR{Offsets: off, Adj: adj}, nil
 }
 
 // rankSorted returns the rank of every arc's weight (graph.WeightRanks)

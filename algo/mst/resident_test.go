@@ -70,7 +70,7 @@ func TestPrepareResidentHost(t *testing.T) {
 func TestFakeGPUResident(t *testing.T) {
 	fakegpu.Run(t, "TestFakeGPUResidentChild", 5*time.Minute, func(b *fakegpu.Builder) []string {
 		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_prepare.cpp"),
-			b.CXX("../../gpu/transform/testdata/fake_kernels.cpp")}
+			b.CXX("../../gpu/transform/testdata/fake_kernels.cpp"), b.CXX("../../gpu/reorder/testdata/fake_kernels.cpp")}
 	})
 }
 

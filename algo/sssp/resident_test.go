@@ -22,7 +22,7 @@ func TestResidentSource(t *testing.T) {
 	for name, want := range map[string]int64{
 		"RS_BLOCK": blockSize, "RS_REACHED": rsReached, "RS_DEGREES": rsDegrees, "RS_ADOPTED": rsAdopted,
 		"RS_LEFT": rsLeft, "RS_LOWEST": rsLowest, "RS_SLOTS": rsSlots, "RS_BIGS": rsBigs, "RS_WORDS": rsWords,
-		"RS_CHUNK": rsChunk, "RS_BIG": rsBig,
+		"RS_TILE": rsTile, "RS_BIG": rsBig,
 	} {
 		if got, ok := defs[name]; !ok || got != want {
 			t.Errorf("resident.cu: #define %s = %d (found %v), the Go side uses %d", name, got, ok, want)

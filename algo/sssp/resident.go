@@ -27,13 +27,13 @@ var residentModule = gpu.ModuleCache{Name: "sssp_resident.cu", Source: residentS
 
 // Control words and constants of resident.cu (a test compares them).
 const (
-	rsReached = 0 // RS_REACHED
-	rsDegrees = 1 // RS_DEGREES
-	rsAdopted = 2 // RS_ADOPTED
-	rsLeft    = 3 // RS_LEFT
-	rsLowest  = 4 // RS_LOWEST
-	rsSlots   = 5 // RS_SLOTS
-	rsBigs    = 6 // RS_BIGS
+	rsReached = 0   // RS_REACHED
+	rsDegrees = 1   // RS_DEGREES
+	rsAdopted = 2   // RS_ADOPTED
+	rsLeft    = 3   // RS_LEFT
+	rsLowest  = 4   // RS_LOWEST
+	rsSlots   = 5   // RS_SLOTS
+	rsBigs    = 6   // RS_BIGS
 	rsWords   = 8   // RS_WORDS
 	rsTile    = 256 // RS_TILE: arcs per warp tile of the parents' strict pass
 	rsBig     = 1024

@@ -82,7 +82,8 @@ extern "C" __global__ void ssspck_jump(int *anc, i64 n, u64 round, u64 *ctl) {
 // ck_arc checks the arc u→v of weight w (index idx in the error key): with
 // slack = tol·(|d[u]| + |w|), d[v] ≤ d[u] + w + slack (bound), and it marks v
 // when u is v's parent and |d[v] − (d[u] + w)| ≤ slack. Arcs of infinite
-// weight bound nothing.
+// weight bound nothing. The parent is read only for a tight arc (few: the
+// other arcs cost one gather, d[v]).
 static __device__ __forceinline__ bool ck_arc(u64 idx, int u, int v, double w, const double *d, const int *par,
                                               int src, double tol, u8 *mark, u64 *ctl) {
 	double du = d[u];
@@ -92,7 +93,7 @@ static __device__ __forceinline__ bool ck_arc(u64 idx, int u, int v, double w, c
 	double slack = tol * (ck_abs(du) + ck_abs(w));
 	double dv = d[v];
 	if (dv > via + slack) ck_fail(ctl, R_BOUND, idx);
-	if (par[v] == u && v != src && ck_abs(dv - via) <= slack) mark[v] = 1;
+	if (ck_abs(dv - via) <= slack && v != src && par[v] == u) mark[v] = 1;
 	return true;
 }
 
@@ -123,21 +124,24 @@ extern "C" __global__ void ssspck_coo_w64(const int *st, const int *en, const do
 	ck_coo<double>(st, en, ws, m, d, par, src, tol, mark, ctl);
 }
 
-#define CK_CHUNK 8 // arcs per thread and binary search
+#define CK_TILE 256 // arcs per warp tile: 8 steps of 32
 
-// ck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per thread
-// (one binary search for the first tail), and counts the arcs that leave
-// a reached vertex into ctl[CK_ARCS].
+// ck_csr checks the m arcs of a CSR in warp tiles of CK_TILE consecutive
+// arcs (lane j takes arcs j, j+32, …: coalesced loads of adj and weights;
+// one binary search per tile for its first tail, which each lane then
+// walks forward), and counts the arcs that leave a reached vertex into
+// ctl[CK_ARCS].
 template <typename W>
 static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
                                               const double *d, const int *par, int src, double tol, u8 *mark,
                                               u64 *ctl) {
 	u64 arcs = 0;
-	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
-	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
-		int u = ck_tail(off, n, k);
-		for (; k < end; k++) {
+	i64 tiles = (m + CK_TILE - 1) / CK_TILE, lane = threadIdx.x & 31;
+	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	for (i64 t = warp; t < tiles; t += warps) {
+		i64 end = (t + 1) * CK_TILE < m ? (t + 1) * CK_TILE : m;
+		int u = ck_tail(off, n, t * CK_TILE);
+		for (i64 k = t * CK_TILE + lane; k < end; k += 32) {
 			while (off[u + 1] <= k) u++;
 			if (ck_arc((u64)k, u, adj[k], ck_w(ws, k), d, par, src, tol, mark, ctl)) arcs++;
 		}

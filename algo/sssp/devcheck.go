@@ -46,6 +46,7 @@ const (
 	ckArcs    = 2                // CK_ARCS
 	ckJumped  = 3                // CK_JUMPED
 	ckWords   = 4                // CK_WORDS
+	ckTile    = 256              // CK_TILE: arcs per warp tile of the CSR pass
 	ckNone    = devcheck.None
 )
 
@@ -236,7 +237,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 				f, ws = fn[kCkCSR64], w64
 			}
 			m := p.csr.Arcs
-			err = t.Launch(f, checkGrid(int((m+7)/8), info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
+			err = t.Launch(f, checkGrid(int((m+ckTile-1)/ckTile)*32, info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
 				dist, parents, src, tol, ck.mark, ck.ctl)
 		}
 		if err != nil {

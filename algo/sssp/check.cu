@@ -79,22 +79,26 @@ extern "C" __global__ void ssspck_jump(int *anc, i64 n, u64 round, u64 *ctl) {
 	if (changed) ctl[CK_JUMPED] = round;
 }
 
-// ck_arc checks the arc u→v of weight w (index idx in the error key): with
-// slack = tol·(|d[u]| + |w|), d[v] ≤ d[u] + w + slack (bound), and it marks v
+// ck_arc_at checks the arc u→v of weight w (index idx in the error key),
+// du = d[u] and dv = d[v]: with slack = tol·(|d[u]| + |w|), d[v] ≤ d[u] + w + slack (bound), and it marks v
 // when u is v's parent and |d[v] − (d[u] + w)| ≤ slack. Arcs of infinite
 // weight bound nothing. The parent is read only for a tight arc (few: the
 // other arcs cost one gather, d[v]).
-static __device__ __forceinline__ bool ck_arc(u64 idx, int u, int v, double w, const double *d, const int *par,
-                                              int src, double tol, u8 *mark, u64 *ctl) {
-	double du = d[u];
+static __device__ __forceinline__ bool ck_arc_at(u64 idx, int u, int v, double w, double du, double dv,
+                                                 const int *par, int src, double tol, u8 *mark, u64 *ctl) {
 	if (du == ck_inf()) return false;
 	if (w == ck_inf()) return true;
 	double via = du + w;
 	double slack = tol * (ck_abs(du) + ck_abs(w));
-	double dv = d[v];
 	if (dv > via + slack) ck_fail(ctl, R_BOUND, idx);
 	if (ck_abs(dv - via) <= slack && v != src && par[v] == u) mark[v] = 1;
 	return true;
+}
+
+// ck_arc is ck_arc_at reading d[u] and d[v].
+static __device__ __forceinline__ bool ck_arc(u64 idx, int u, int v, double w, const double *d, const int *par,
+                                              int src, double tol, u8 *mark, u64 *ctl) {
+	return ck_arc_at(idx, u, v, w, d[u], d[v], par, src, tol, mark, ctl);
 }
 
 template <typename W> static __device__ __forceinline__ double ck_w(const W *ws, i64 k) {
@@ -124,12 +128,25 @@ extern "C" __global__ void ssspck_coo_w64(const int *st, const int *en, const do
 	ck_coo<double>(st, en, ws, m, d, par, src, tol, mark, ctl);
 }
 
-#define CK_TILE 256 // arcs per warp tile: 8 steps of 32
+// ck_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
+// off[v] ≤ k < m: a few steps forward, else a binary search (a tile may
+// span long runs of vertices without arcs).
+static __device__ __forceinline__ int ck_advance(const i64 *off, i64 n, int v, i64 k) {
+	for (int i = 0; i < 4; i++, v++) {
+		if (off[v + 1] > k) return v;
+	}
+	return ck_tail(off, n, k);
+}
+
+#define CK_STEPS 8  // 32-arc steps per warp tile
+#define CK_TILE 256 // arcs per warp tile (32·CK_STEPS)
 
 // ck_csr checks the m arcs of a CSR in warp tiles of CK_TILE consecutive
 // arcs (lane j takes arcs j, j+32, …: coalesced loads of adj and weights;
 // one binary search per tile for its first tail, which each lane then
-// walks forward), and counts the arcs that leave a reached vertex into
+// advances; a lane loads the heads, weights and head distances of its
+// CK_STEPS arcs before it checks them, so that those loads overlap), and
+// counts the arcs that leave a reached vertex into
 // ctl[CK_ARCS].
 template <typename W>
 static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
@@ -140,10 +157,23 @@ static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, co
 	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((i64)gridDim.x * blockDim.x) >> 5;
 	for (i64 t = warp; t < tiles; t += warps) {
 		i64 end = (t + 1) * CK_TILE < m ? (t + 1) * CK_TILE : m;
-		int u = ck_tail(off, n, t * CK_TILE);
-		for (i64 k = t * CK_TILE + lane; k < end; k += 32) {
-			while (off[u + 1] <= k) u++;
-			if (ck_arc((u64)k, u, adj[k], ck_w(ws, k), d, par, src, tol, mark, ctl)) arcs++;
+		i64 base = t * CK_TILE + lane;
+		int u = ck_tail(off, n, t * CK_TILE), head[CK_STEPS];
+		double w[CK_STEPS], dv[CK_STEPS];
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) {
+			i64 k = base + 32 * s;
+			head[s] = k < end ? adj[k] : 0;
+			w[s] = k < end ? ck_w(ws, k) : 0;
+		}
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) dv[s] = d[head[s]];
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) {
+			i64 k = base + 32 * s;
+			if (k >= end) break;
+			u = ck_advance(off, n, u, k);
+			if (ck_arc_at((u64)k, u, head[s], w[s], d[u], dv[s], par, src, tol, mark, ctl)) arcs++;
 		}
 	}
 	ck_block_add(arcs, &ctl[CK_ARCS]);

@@ -356,7 +356,8 @@ extern "C" __global__ void sssprs_collect_d32(const i64 *off, const float *d, co
 // on an undirected CSR a warp reads each orphan's own list; elsewhere a
 // pass over every arc offers candidates to the orphans.
 
-#define RS_TILE 256 // arcs per warp tile: 8 steps of 32
+#define RS_STEPS 8  // 32-arc steps per warp tile
+#define RS_TILE 256 // arcs per warp tile (32·RS_STEPS)
 
 template <typename D>
 static __device__ __forceinline__ void rs_parents_init(const D *d, int *par, int *cand, i64 n, int src) {
@@ -391,6 +392,16 @@ static __device__ __forceinline__ int rs_tail(const i64 *off, i64 n, i64 k) {
 	return (int)lo;
 }
 
+// rs_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
+// off[v] ≤ k < m: a few steps forward, else a binary search (a tile may
+// span long runs of vertices without arcs).
+static __device__ __forceinline__ int rs_advance(const i64 *off, i64 n, int v, i64 k) {
+	for (int i = 0; i < 4; i++, v++) {
+		if (off[v + 1] > k) return v;
+	}
+	return rs_tail(off, n, k);
+}
+
 // rs_offer is the arc u→v of weight w offered to v: with adopt == 0, u to
 // par[v] when the arc is tight and d[u] < d[v] (par[v] is then RS_ORPHAN
 // or an earlier offer, -1 for an unreached v, which keeps it); with adopt
@@ -416,7 +427,7 @@ static __device__ __forceinline__ void rs_parents(const i64 *off, const int *adj
 		i64 end = (t + 1) * RS_TILE < m ? (t + 1) * RS_TILE : m;
 		int u = rs_tail(off, n, t * RS_TILE);
 		for (i64 k = t * RS_TILE + lane; k < end; k += 32) {
-			while (off[u + 1] <= k) u++;
+			u = rs_advance(off, n, u, k);
 			int v = adj[k];
 			rs_offer<D>(u, v, d[u], d[v], ws ? (D)ws[k] : (D)1, par, cand, adopt);
 		}
@@ -435,15 +446,25 @@ static __device__ __forceinline__ void rs_parents_pull(const i64 *off, const int
 	int lane = threadIdx.x & 31;
 	for (i64 t = rs_tid() >> 5; t < tiles; t += rs_threads() >> 5) { // warp-uniform
 		i64 end = (t + 1) * RS_TILE < m ? (t + 1) * RS_TILE : m;
-		int v = rs_tail(off, n, t * RS_TILE);
-		for (i64 step = t * RS_TILE; step < end; step += 32) { // warp-uniform
-			i64 k = step + lane;
+		i64 base = t * RS_TILE + lane;
+		int v = rs_tail(off, n, t * RS_TILE), tail[RS_STEPS];
+		D w[RS_STEPS], du[RS_STEPS];
+#pragma unroll
+		for (int s = 0; s < RS_STEPS; s++) { // the loads of the tile first, to overlap
+			i64 k = base + 32 * s;
+			tail[s] = k < end ? adj[k] : 0;
+			w[s] = k >= end ? (D)0 : ws ? (D)ws[k] : (D)1;
+		}
+#pragma unroll
+		for (int s = 0; s < RS_STEPS; s++) du[s] = d[tail[s]];
+#pragma unroll
+		for (int s = 0; s < RS_STEPS; s++) { // warp-uniform
+			i64 k = base + 32 * s;
 			int c = RS_ORPHAN, row = -1;
 			if (k < end) {
-				while (off[v + 1] <= k) v++;
-				int u = adj[k];
-				D du = d[u], dv = d[v], w = ws ? (D)ws[k] : (D)1;
-				if (du < dv && du + w == dv) c = u;
+				v = rs_advance(off, n, v, k);
+				D dv = d[v];
+				if (du[s] < dv && du[s] + w[s] == dv) c = tail[s];
 				row = v;
 			}
 			for (int o = 1; o < 32; o <<= 1) {

@@ -314,7 +314,13 @@ func (r *DeviceResult) Close() error {
 // weights, or weights lost to rounding) are adopted in rounds by the
 // least such u that had a parent before the round. The tree depends only
 // on the graph and the distances; it may differ from the CPU
-// algorithms' (also valid) tree. TreeTime is its time.
+// algorithms' (also valid) tree. TreeTime is its time: one pass over
+// the arcs (on an undirected CSR, each vertex's own list read as its
+// in-arcs: no atomic per arc), one over the vertices that also counts
+// Reached, and per adoption round a read of the orphans' lists (a pass
+// over every arc on a directed graph or the COO) and of the control
+// words. With the Parents option the first run allocates 12 bytes per
+// vertex (candidates and two orphan lists), kept until Close.
 //
 // On the host device it runs Run's CPU code and keeps the Result, which
 // Result returns. It returns Run's errors, and an error naming the vertex

@@ -164,7 +164,8 @@ func residentCases(t *testing.T, small bool) []gpuCase {
 // hubCases are graphs for the parent tree: vertex 0 joined by weight 1 to
 // hubMiddles middle vertices, each joined by weight 1 to the hub (a
 // vertex with more tight in-arcs from one distance than a warp tile
-// holds, and vertex 0 too from the hub), then behind the hub a cycle of
+// holds, and vertex 0 too from the hub; every list reversed, so that
+// the least tail comes last), then behind the hub a cycle of
 // zero weights, hub+1 → hub+2 → hub+3 → hub+1, and hub+3 → hub+4 of
 // weight 0.5: the cycle's vertices are orphans, adopted in two rounds
 // (three when directed). Float32 and float64 weights, undirected and
@@ -186,6 +187,7 @@ func hubCases(t testing.TB) []gpuCase {
 				name += "_directed"
 			}
 			g := tg.Build(t, hubMiddles+6, directed, w, edges...)
+			reverseLists(g)
 			cases = append(cases, gpuCase{name: name, g: g, srcs: []int32{0, int32(hub), 5}})
 		}
 	}
@@ -204,6 +206,21 @@ func firstDiff(a, b []int32) int {
 		return min(len(a), len(b))
 	}
 	return -1
+}
+
+// reverseLists reverses each vertex's list of arcs (and weights) in g,
+// so that the least tail of a hub's tight in-arcs comes last.
+func reverseLists(g *graph.CSR) {
+	for v := range g.NumVertices() {
+		lo, hi := g.Offsets[v], g.Offsets[v+1]
+		slices.Reverse(g.Adj[lo:hi])
+		if g.Weights != nil {
+			slices.Reverse(g.Weights[lo:hi])
+		}
+		if g.Weights64 != nil {
+			slices.Reverse(g.Weights64[lo:hi])
+		}
+	}
 }
 
 // referenceTree is RunOnDevice's parent tree by its contract, on the host
@@ -616,5 +633,32 @@ func checkResidentNoHostCopy(t *testing.T, dev *gpu.Device) {
 		}
 		p.Close()
 		dg.Close()
+	}
+}
+
+// The reference tree on the hub graphs: the least middle vertex for the
+// hub, and the zero-weight cycle adopted in rounds.
+func TestReferenceTree(t *testing.T) {
+	for _, c := range hubCases(t) {
+		hub := int32(rsTile + 45)
+		r, err := Dijkstra(c.g, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f32 := range []bool{false, true} {
+			got, err := referenceTree(c.g, r.Dist, 0, f32)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			want := map[int32]int32{0: 0, 1: 0, 5: 0, hub: 1, hub + 1: hub, hub + 2: hub + 1, hub + 3: hub + 1, hub + 4: hub + 3}
+			if c.g.Directed {
+				want[hub+3] = hub + 2
+			}
+			for v, p := range want {
+				if got[v] != p {
+					t.Errorf("%s (f32 %v): parent of %d = %d, want %d", c.name, f32, v, got[v], p)
+				}
+			}
+		}
 	}
 }

@@ -80,10 +80,11 @@ extern "C" __global__ void ssspck_jump(int *anc, i64 n, u64 round, u64 *ctl) {
 }
 
 // ck_arc_at checks the arc u→v of weight w (index idx in the error key),
-// du = d[u] and dv = d[v]: with slack = tol·(|d[u]| + |w|), d[v] ≤ d[u] + w + slack (bound), and it marks v
-// when u is v's parent and |d[v] − (d[u] + w)| ≤ slack. Arcs of infinite
-// weight bound nothing. The parent is read only for a tight arc (few: the
-// other arcs cost one gather, d[v]).
+// given du = d[u] and dv = d[v]: with slack = tol·(|d[u]| + |w|), d[v] ≤
+// d[u] + w + slack (bound), and it marks v when u is v's parent and |d[v] −
+// (d[u] + w)| ≤ slack. Arcs of infinite weight bound nothing. The parent
+// is read only for a tight arc (few: the other arcs cost one gather,
+// d[v]).
 static __device__ __forceinline__ bool ck_arc_at(u64 idx, int u, int v, double w, double du, double dv,
                                                  const int *par, int src, double tol, u8 *mark, u64 *ctl) {
 	if (du == ck_inf()) return false;
@@ -146,8 +147,7 @@ static __device__ __forceinline__ int ck_advance(const i64 *off, i64 n, int v, i
 // one binary search per tile for its first tail, which each lane then
 // advances; a lane loads the heads, weights and head distances of its
 // CK_STEPS arcs before it checks them, so that those loads overlap), and
-// counts the arcs that leave a reached vertex into
-// ctl[CK_ARCS].
+// counts the arcs that leave a reached vertex into ctl[CK_ARCS].
 template <typename W>
 static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
                                               const double *d, const int *par, int src, double tol, u8 *mark,

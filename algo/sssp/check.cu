@@ -23,7 +23,9 @@
 #define CK_REACHED 1 // vertices with a finite distance
 #define CK_ARCS 2    // arcs (CSR) leaving a reached vertex
 #define CK_JUMPED 3  // the last pointer-jumping round that changed an ancestor
-#define CK_WORDS 4
+#define CK_FLAT 4    // reached vertices whose parent is not closer (ssspck_vertices)
+#define CK_CHASE 5   // ≠ 0: ssspck_chase could not show the parents acyclic
+#define CK_WORDS 6
 
 // Rules, in the order they are reported (devcheck.go words them).
 #define R_SOURCE 1    // Dist[src] = 0, Parents[src] = src
@@ -36,8 +38,11 @@ static __device__ __forceinline__ double ck_abs(double x) { return x < 0 ? -x : 
 
 // ssspck_vertices checks the source and reach rules, counts the reached
 // vertices and starts the pointer jumping: anc[v] = v's parent where it is
-// a reached vertex, v itself otherwise.
-extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 n, int src, int *anc, u64 *ctl) {
+// a reached vertex, v itself otherwise. It counts in ctl[CK_FLAT] the
+// flat vertices, v ≠ src with anc[v] = p ≠ v and not d[p] < d[v], and
+// lists the first `cap` of them in flat (for ssspck_chase).
+extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 n, int src, int *anc, int *flat,
+                                           u64 cap, u64 *ctl) {
 	const double inf = ck_inf();
 	u64 reached = 0;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
@@ -48,16 +53,47 @@ extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 
 		} else if (x != x || x == -inf || (x == inf && p != -1)) {
 			ck_fail(ctl, R_REACH, v);
 		} else if (x != inf) {
-			if (p < 0 || p >= n || d[p] == inf) {
+			double dp = p < 0 || p >= n ? inf : d[p];
+			if (dp == inf) {
 				ck_fail(ctl, R_REACH, v);
 			} else {
 				a = p;
+				if (!(dp < x)) {
+					u64 i = atomicAdd(&ctl[CK_FLAT], 1ull);
+					if (i < cap) flat[i] = (int)v;
+				}
 			}
 		}
 		anc[v] = a;
 		if (x == x && x != inf && x != -inf) reached++;
 	}
 	ck_block_add(reached, &ctl[CK_REACHED]);
+}
+
+// ssspck_chase shows, when it can, that the parents hold no cycle, so that
+// the pointer jumping is not needed: on a cycle the distances cannot all
+// decrease, so every cycle holds a flat vertex; if each flat vertex
+// reaches the source by following anc (the parents, before any jumping)
+// within `steps` steps, no cycle exists, and every reached vertex reaches
+// the source or a vertex that broke the reach rule (which is reported
+// first). Otherwise, or when more than `cap` vertices are flat, it sets
+// ctl[CK_CHASE] and the host runs the pointer jumping.
+extern "C" __global__ void ssspck_chase(const int *anc, const int *flat, u64 cap, u64 steps, int src, u64 *ctl) {
+	u64 count = ctl[CK_FLAT];
+	i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (count > cap) {
+		if (tid == 0) ctl[CK_CHASE] = 1;
+		return;
+	}
+	for (i64 i = tid; i < (i64)count; i += (i64)gridDim.x * blockDim.x) {
+		int x = flat[i];
+		for (u64 s = 0; x != src && s < steps; s++) {
+			int a = anc[x];
+			if (a == x) break;
+			x = a;
+		}
+		if (x != src) ctl[CK_CHASE] = 1;
+	}
 }
 
 // ssspck_jump is round `round` of pointer jumping: anc[v] = anc[anc[v]].
@@ -189,14 +225,15 @@ extern "C" __global__ void ssspck_csr_w64(const i64 *off, const int *adj, const 
 	ck_csr<double>(off, adj, ws, n, m, d, par, src, tol, mark, ctl);
 }
 
-// ssspck_final checks that parents lead every reached vertex to the
-// source (anc after the jumping) and that each reached vertex but the
-// source was marked by a tight parent arc.
-extern "C" __global__ void ssspck_final(const double *d, const int *anc, const u8 *mark, i64 n, int src, u64 *ctl) {
+// ssspck_final checks, with tree ≠ 0 (after the pointer jumping), that
+// parents lead every reached vertex to the source (anc), and that each
+// reached vertex but the source was marked by a tight parent arc.
+extern "C" __global__ void ssspck_final(const double *d, const int *anc, const u8 *mark, i64 n, int src, int tree,
+                                        u64 *ctl) {
 	const double inf = ck_inf();
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
 		if (d[v] == inf) continue;
-		if (anc[v] != src) ck_fail(ctl, R_TREE, v);
+		if (tree && anc[v] != src) ck_fail(ctl, R_TREE, v);
 		if (v != src && !mark[v]) ck_fail(ctl, R_PARENTARC, v);
 	}
 }

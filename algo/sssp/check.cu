@@ -23,7 +23,9 @@
 #define CK_REACHED 1 // vertices with a finite distance
 #define CK_ARCS 2    // arcs (CSR) leaving a reached vertex
 #define CK_JUMPED 3  // the last pointer-jumping round that changed an ancestor
-#define CK_WORDS 4
+#define CK_FLAT 4    // reached vertices whose parent is not closer (ssspck_vertices)
+#define CK_CHASE 5   // ≠ 0: ssspck_chase could not show the parents acyclic
+#define CK_WORDS 6
 
 // Rules, in the order they are reported (devcheck.go words them).
 #define R_SOURCE 1    // Dist[src] = 0, Parents[src] = src
@@ -36,8 +38,11 @@ static __device__ __forceinline__ double ck_abs(double x) { return x < 0 ? -x : 
 
 // ssspck_vertices checks the source and reach rules, counts the reached
 // vertices and starts the pointer jumping: anc[v] = v's parent where it is
-// a reached vertex, v itself otherwise.
-extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 n, int src, int *anc, u64 *ctl) {
+// a reached vertex, v itself otherwise. It counts in ctl[CK_FLAT] the
+// flat vertices, v ≠ src with anc[v] = p ≠ v and not d[p] < d[v], and
+// lists the first `cap` of them in flat (for ssspck_chase).
+extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 n, int src, int *anc, int *flat,
+                                           u64 cap, u64 *ctl) {
 	const double inf = ck_inf();
 	u64 reached = 0;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
@@ -48,16 +53,47 @@ extern "C" __global__ void ssspck_vertices(const double *d, const int *par, i64 
 		} else if (x != x || x == -inf || (x == inf && p != -1)) {
 			ck_fail(ctl, R_REACH, v);
 		} else if (x != inf) {
-			if (p < 0 || p >= n || d[p] == inf) {
+			double dp = p < 0 || p >= n ? inf : d[p];
+			if (dp == inf) {
 				ck_fail(ctl, R_REACH, v);
 			} else {
 				a = p;
+				if (!(dp < x)) {
+					u64 i = atomicAdd(&ctl[CK_FLAT], 1ull);
+					if (i < cap) flat[i] = (int)v;
+				}
 			}
 		}
 		anc[v] = a;
 		if (x == x && x != inf && x != -inf) reached++;
 	}
 	ck_block_add(reached, &ctl[CK_REACHED]);
+}
+
+// ssspck_chase shows, when it can, that the parents hold no cycle, so that
+// the pointer jumping is not needed: on a cycle the distances cannot all
+// decrease, so every cycle holds a flat vertex; if each flat vertex
+// reaches the source by following anc (the parents, before any jumping)
+// within `steps` steps, no cycle exists, and every reached vertex reaches
+// the source or a vertex that broke the reach rule (which is reported
+// first). Otherwise, or when more than `cap` vertices are flat, it sets
+// ctl[CK_CHASE] and the host runs the pointer jumping.
+extern "C" __global__ void ssspck_chase(const int *anc, const int *flat, u64 cap, u64 steps, int src, u64 *ctl) {
+	u64 count = ctl[CK_FLAT];
+	i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+	if (count > cap) {
+		if (tid == 0) ctl[CK_CHASE] = 1;
+		return;
+	}
+	for (i64 i = tid; i < (i64)count; i += (i64)gridDim.x * blockDim.x) {
+		int x = flat[i];
+		for (u64 s = 0; x != src && s < steps; s++) {
+			int a = anc[x];
+			if (a == x) break;
+			x = a;
+		}
+		if (x != src) ctl[CK_CHASE] = 1;
+	}
 }
 
 // ssspck_jump is round `round` of pointer jumping: anc[v] = anc[anc[v]].
@@ -79,21 +115,27 @@ extern "C" __global__ void ssspck_jump(int *anc, i64 n, u64 round, u64 *ctl) {
 	if (changed) ctl[CK_JUMPED] = round;
 }
 
-// ck_arc checks the arc u→v of weight w (index idx in the error key): with
-// slack = tol·(|d[u]| + |w|), d[v] ≤ d[u] + w + slack (bound), and it marks v
-// when u is v's parent and |d[v] − (d[u] + w)| ≤ slack. Arcs of infinite
-// weight bound nothing.
-static __device__ __forceinline__ bool ck_arc(u64 idx, int u, int v, double w, const double *d, const int *par,
-                                              int src, double tol, u8 *mark, u64 *ctl) {
-	double du = d[u];
+// ck_arc_at checks the arc u→v of weight w (index idx in the error key),
+// given du = d[u] and dv = d[v]: with slack = tol·(|d[u]| + |w|), d[v] ≤
+// d[u] + w + slack (bound), and it marks v when u is v's parent and |d[v] −
+// (d[u] + w)| ≤ slack. Arcs of infinite weight bound nothing. The parent
+// is read only for a tight arc (few: the other arcs cost one gather,
+// d[v]).
+static __device__ __forceinline__ bool ck_arc_at(u64 idx, int u, int v, double w, double du, double dv,
+                                                 const int *par, int src, double tol, u8 *mark, u64 *ctl) {
 	if (du == ck_inf()) return false;
 	if (w == ck_inf()) return true;
 	double via = du + w;
 	double slack = tol * (ck_abs(du) + ck_abs(w));
-	double dv = d[v];
 	if (dv > via + slack) ck_fail(ctl, R_BOUND, idx);
-	if (par[v] == u && v != src && ck_abs(dv - via) <= slack) mark[v] = 1;
+	if (ck_abs(dv - via) <= slack && v != src && par[v] == u) mark[v] = 1;
 	return true;
+}
+
+// ck_arc is ck_arc_at reading d[u] and d[v].
+static __device__ __forceinline__ bool ck_arc(u64 idx, int u, int v, double w, const double *d, const int *par,
+                                              int src, double tol, u8 *mark, u64 *ctl) {
+	return ck_arc_at(idx, u, v, w, d[u], d[v], par, src, tol, mark, ctl);
 }
 
 template <typename W> static __device__ __forceinline__ double ck_w(const W *ws, i64 k) {
@@ -123,23 +165,51 @@ extern "C" __global__ void ssspck_coo_w64(const int *st, const int *en, const do
 	ck_coo<double>(st, en, ws, m, d, par, src, tol, mark, ctl);
 }
 
-#define CK_CHUNK 8 // arcs per thread and binary search
+// ck_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
+// off[v] ≤ k < m: a few steps forward, else a binary search (a tile may
+// span long runs of vertices without arcs).
+static __device__ __forceinline__ int ck_advance(const i64 *off, i64 n, int v, i64 k) {
+	for (int i = 0; i < 4; i++, v++) {
+		if (off[v + 1] > k) return v;
+	}
+	return ck_tail(off, n, k);
+}
 
-// ck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per thread
-// (one binary search for the first tail), and counts the arcs that leave
-// a reached vertex into ctl[CK_ARCS].
+#define CK_STEPS 8  // 32-arc steps per warp tile
+#define CK_TILE 256 // arcs per warp tile (32·CK_STEPS)
+
+// ck_csr checks the m arcs of a CSR in warp tiles of CK_TILE consecutive
+// arcs (lane j takes arcs j, j+32, …: coalesced loads of adj and weights;
+// one binary search per tile for its first tail, which each lane then
+// advances; a lane loads the heads, weights and head distances of its
+// CK_STEPS arcs before it checks them, so that those loads overlap), and
+// counts the arcs that leave a reached vertex into ctl[CK_ARCS].
 template <typename W>
 static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
                                               const double *d, const int *par, int src, double tol, u8 *mark,
                                               u64 *ctl) {
 	u64 arcs = 0;
-	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
-	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
-		int u = ck_tail(off, n, k);
-		for (; k < end; k++) {
-			while (off[u + 1] <= k) u++;
-			if (ck_arc((u64)k, u, adj[k], ck_w(ws, k), d, par, src, tol, mark, ctl)) arcs++;
+	i64 tiles = (m + CK_TILE - 1) / CK_TILE, lane = threadIdx.x & 31;
+	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	for (i64 t = warp; t < tiles; t += warps) {
+		i64 end = (t + 1) * CK_TILE < m ? (t + 1) * CK_TILE : m;
+		i64 base = t * CK_TILE + lane;
+		int u = ck_tail(off, n, t * CK_TILE), head[CK_STEPS];
+		double w[CK_STEPS], dv[CK_STEPS];
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) {
+			i64 k = base + 32 * s;
+			head[s] = k < end ? adj[k] : 0;
+			w[s] = k < end ? ck_w(ws, k) : 0;
+		}
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) dv[s] = d[head[s]];
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) {
+			i64 k = base + 32 * s;
+			if (k >= end) break;
+			u = ck_advance(off, n, u, k);
+			if (ck_arc_at((u64)k, u, head[s], w[s], d[u], dv[s], par, src, tol, mark, ctl)) arcs++;
 		}
 	}
 	ck_block_add(arcs, &ctl[CK_ARCS]);
@@ -155,14 +225,15 @@ extern "C" __global__ void ssspck_csr_w64(const i64 *off, const int *adj, const 
 	ck_csr<double>(off, adj, ws, n, m, d, par, src, tol, mark, ctl);
 }
 
-// ssspck_final checks that parents lead every reached vertex to the
-// source (anc after the jumping) and that each reached vertex but the
-// source was marked by a tight parent arc.
-extern "C" __global__ void ssspck_final(const double *d, const int *anc, const u8 *mark, i64 n, int src, u64 *ctl) {
+// ssspck_final checks, with tree ≠ 0 (after the pointer jumping), that
+// parents lead every reached vertex to the source (anc), and that each
+// reached vertex but the source was marked by a tight parent arc.
+extern "C" __global__ void ssspck_final(const double *d, const int *anc, const u8 *mark, i64 n, int src, int tree,
+                                        u64 *ctl) {
 	const double inf = ck_inf();
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
 		if (d[v] == inf) continue;
-		if (anc[v] != src) ck_fail(ctl, R_TREE, v);
+		if (tree && anc[v] != src) ck_fail(ctl, R_TREE, v);
 		if (v != src && !mark[v]) ck_fail(ctl, R_PARENTARC, v);
 	}
 }

@@ -38,6 +38,7 @@ const (
 	kCkCOO64    = "ssspck_coo_w64"
 	kCkCSR32    = "ssspck_csr_w32"
 	kCkCSR64    = "ssspck_csr_w64"
+	kCkChase    = "ssspck_chase"
 	kCkFinal    = "ssspck_final"
 	kCkExplain  = "ssspck_explain"
 
@@ -45,7 +46,10 @@ const (
 	ckReached = 1                // CK_REACHED
 	ckArcs    = 2                // CK_ARCS
 	ckJumped  = 3                // CK_JUMPED
-	ckWords   = 4                // CK_WORDS
+	ckFlat    = 4                // CK_FLAT
+	ckChase   = 5                // CK_CHASE
+	ckWords   = 6                // CK_WORDS
+	ckTile    = 256              // CK_TILE: arcs per warp tile of the CSR pass
 	ckNone    = devcheck.None
 )
 
@@ -54,7 +58,15 @@ const (
 // need no read).
 const jumpsUnread = 4
 
-var checkKernelNames = []string{kCkVertices, kCkJump, kCkCOO32, kCkCOO64, kCkCSR32, kCkCSR64, kCkFinal, kCkExplain}
+// chaseTuning bounds ssspck_chase, which spares the pointer jumping when
+// the parents are shown acyclic: at most cap flat vertices (a parent not
+// closer to the source than its child: zero weights, or adoption by an
+// equal distance) followed for at most steps parents each; beyond either,
+// the check runs the pointer jumping. A variable so that tests can force
+// the jumping.
+var chaseTuning = struct{ cap, steps uint64 }{cap: 4096, steps: 256}
+
+var checkKernelNames = []string{kCkVertices, kCkChase, kCkJump, kCkCOO32, kCkCOO64, kCkCSR32, kCkCSR64, kCkFinal, kCkExplain}
 
 // Rules of check.cu, in the order they are reported.
 const (
@@ -74,6 +86,8 @@ type checkState struct {
 	dist    *gpu.Float64s
 	parents *gpu.Int32s
 	anc     *gpu.Int32s
+	flat    *gpu.Int32s // the flat vertices, flatCap of them
+	flatCap uint64
 	mark    *gpu.Uint8s
 	ctl     *gpu.Uint64s
 	info    *gpu.Int64s
@@ -100,9 +114,11 @@ func (p *Prepared) Check(r *Result) error {
 // relative tolerance tol, on the device that holds the graph: a
 // per-vertex kernel checks the source and reach rules; edge-parallel
 // kernels check the bound on every arc (on the COO, each edge in both
-// directions) and mark each vertex whose parent arc is tight; pointer
-// jumping (⌈log₂ N⌉+1 rounds) checks that parents lead every reached
-// vertex to the source (the parent tree). It also checks Reached and,
+// directions) and mark each vertex whose parent arc is tight; the parent
+// tree (parents lead every reached vertex to the source) holds when the
+// few flat vertices (a parent not closer than its child; every cycle
+// holds one) all reach the source (ssspck_chase), else pointer jumping
+// (⌈log₂ N⌉+1 rounds at most) finds the vertices that do not. It also checks Reached and,
 // where the CSR is on the device (the frontier and near-far methods),
 // ComponentEdges. The check is independent of the search: other kernels,
 // which only read distances and parents. It reads the graph as prepared
@@ -113,7 +129,7 @@ func (p *Prepared) Check(r *Result) error {
 // The result's Dist and Parents are copied to the device (12 bytes per
 // vertex) and checked there; nothing is copied back but a few control
 // words, and on failure the offending arc. The first check allocates 21
-// bytes per vertex, kept until Close. A failure is an error naming the
+// bytes per vertex and 16 KiB, kept until Close. A failure is an error naming the
 // rule and the lowest offending vertex or arc of the first rule broken
 // (in the order source, reach, parent tree, bound, parent arc), e.g.
 // "sssp: device check: bound: arc 3→7 (weight 0.5) gives vertex 7 the
@@ -174,6 +190,10 @@ func (p *Prepared) checkState() (*checkState, error) {
 	if ck.anc, err = mem.AllocInt32s(n); err != nil {
 		return nil, err
 	}
+	ck.flatCap = chaseTuning.cap
+	if ck.flat, err = mem.AllocInt32s(int(ck.flatCap)); err != nil {
+		return nil, err
+	}
 	if ck.mark, err = mem.AllocUint8s(n); err != nil {
 		return nil, err
 	}
@@ -219,7 +239,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 		if err := ck.mark.Fill(0); err != nil {
 			return err
 		}
-		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, dist, parents, int64(n), src, ck.anc, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkVertices], vgrid, block, 0, dist, parents, int64(n), src, ck.anc, ck.flat, ck.flatCap, ck.ctl); err != nil {
 			return err
 		}
 		var err error
@@ -236,17 +256,28 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 				f, ws = fn[kCkCSR64], w64
 			}
 			m := p.csr.Arcs
-			err = t.Launch(f, checkGrid(int((m+7)/8), info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
+			err = t.Launch(f, checkGrid(int((m+ckTile-1)/ckTile)*32, info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
 				dist, parents, src, tol, ck.mark, ck.ctl)
 		}
 		if err != nil {
 			return err
 		}
-		// ⌈log₂ N⌉+1 rounds at most; fewer when the parent paths are
-		// short: after jumpsUnread rounds, the control words are read
-		// after each one, and the jumping stops at a round that changed
-		// nothing.
-		rounds := bits.Len(uint(n)) + 1
+		// The pointer jumping only where the chase could not show the
+		// parents acyclic: ⌈log₂ N⌉+1 rounds at most; fewer when the
+		// parent paths are short: after jumpsUnread rounds, the control
+		// words are read after each one, and the jumping stops at a round
+		// that changed nothing.
+		if err := t.Launch(fn[kCkChase], checkGrid(int(ck.flatCap), info.SMs), block, 0, ck.anc, ck.flat, ck.flatCap, chaseTuning.steps, src, ck.ctl); err != nil {
+			return err
+		}
+		if err := ck.ctl.Download(ctl); err != nil {
+			return err
+		}
+		tree := int32(0)
+		rounds := 0
+		if ctl[ckChase] != 0 {
+			tree, rounds = 1, bits.Len(uint(n))+1
+		}
 		for round := 1; round <= rounds; round++ {
 			if err := t.Launch(fn[kCkJump], vgrid, block, 0, ck.anc, int64(n), uint64(round), ck.ctl); err != nil {
 				return err
@@ -260,7 +291,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 				}
 			}
 		}
-		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, dist, ck.anc, ck.mark, int64(n), src, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkFinal], vgrid, block, 0, dist, ck.anc, ck.mark, int64(n), src, tree, ck.ctl); err != nil {
 			return err
 		}
 		if err := ck.ctl.Download(ctl); err != nil {

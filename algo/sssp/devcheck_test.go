@@ -17,7 +17,7 @@ import (
 func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
 	cudasrc.CheckDefines(t, "check.cu", checkSource, map[string]int64{
-		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_JUMPED": ckJumped, "CK_WORDS": ckWords,
+		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_JUMPED": ckJumped, "CK_FLAT": ckFlat, "CK_CHASE": ckChase, "CK_WORDS": ckWords, "CK_TILE": ckTile,
 		"R_SOURCE": ruleSource, "R_REACH": ruleReach, "R_TREE": ruleTree, "R_BOUND": ruleBound, "R_PARENTARC": ruleParentArc,
 	})
 }

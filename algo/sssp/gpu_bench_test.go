@@ -352,7 +352,9 @@ func benchNearFar(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, opt
 //     versus RunOnDevice, CheckDevice and Close (nothing copied but
 //     control words).
 //
-// ms/root is the time per root of the sweeps.
+// ms/root is the time per root of the sweeps; run+check-resident splits
+// it into search-ms/root (DeviceResult.Time), tree-ms/root (TreeTime:
+// the parent tree from the distances) and check-ms/root (CheckDevice).
 func BenchmarkGPUSweepResident(b *testing.B) {
 	dev := gpuDevice(b)
 	scale := 22
@@ -422,12 +424,24 @@ func BenchmarkGPUSweepResident(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		var search, tree, check time.Duration
+		runs := 0
 		sweep(b, p, func(src int32) error {
 			r, err := p.RunOnDevice(src)
 			if err != nil {
 				return err
 			}
-			return errors.Join(p.CheckDevice(r), r.Close())
+			start := time.Now()
+			err = p.CheckDevice(r)
+			check += time.Since(start)
+			search += r.Time
+			tree += r.TreeTime
+			runs++
+			return errors.Join(err, r.Close())
 		})
+		perRun := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(max(runs, 1)) }
+		b.ReportMetric(perRun(search), "search-ms/root")
+		b.ReportMetric(perRun(tree), "tree-ms/root")
+		b.ReportMetric(perRun(check), "check-ms/root")
 	})
 }

@@ -1062,6 +1062,16 @@ func TestFakeGPUChild(t *testing.T) {
 		checkDeviceAgrees(t, dev, deviceCheckCases(t, 20, true), fakeCheckVariants())
 	})
 	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
+	// The same with the pointer jumping always run (no chase step) and
+	// with it run past a cap of one flat vertex.
+	for _, tune := range []struct{ cap, steps uint64 }{{4096, 0}, {1, 256}} {
+		t.Run(fmt.Sprintf("device_check_jumping_cap%d_steps%d", tune.cap, tune.steps), func(t *testing.T) {
+			defer func(old struct{ cap, steps uint64 }) { chaseTuning = old }(chaseTuning)
+			chaseTuning = tune
+			checkDeviceAgrees(t, dev, deviceCheckCases(t, 6, true), fakeCheckVariants()[:2])
+			checkDeviceMutations(t, dev, mutationGraph(t, 7), 0)
+		})
+	}
 }
 
 // checkOneShotFreeError checks that the one-shot Run reports a failed free

@@ -15,7 +15,6 @@ typedef unsigned long long u64;
 #define RS_BLOCK 256
 #define RS_FULL 0xffffffffu
 #define RS_ORPHAN 0x7fffffff // a reached vertex without a parent yet
-#define RS_CHUNK 8           // arcs per thread and binary search
 #define RS_BIG 1024          // vertices of more arcs are split by a whole block
 
 // Control words (resident.go declares the same).
@@ -265,23 +264,72 @@ extern "C" __global__ void sssprs_widen(const float *d32, double *d64, i64 n) {
 	for (i64 v = rs_tid(); v < n; v += rs_threads()) d64[v] = (double)d32[v];
 }
 
-// sssprs_reach adds the vertices of finite distance and their out-degrees
-// into ctl[RS_REACHED] and ctl[RS_DEGREES].
-extern "C" __global__ void sssprs_reach(const i64 *off, const double *d, i64 n, u64 *ctl) {
+// sssprs_reset (one thread) zeroes the control words, RS_LOWEST set to
+// none (~0), in stream order: no host copy before the kernels using them.
+extern "C" __global__ void sssprs_reset(u64 *ctl) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	for (int i = 0; i < RS_WORDS; i++) ctl[i] = i == RS_LOWEST ? ~0ull : 0;
+}
+
+// rs_orphan lists v where orphan (called by every lane of a warp:
+// warp-uniform loops) at the end of list, counting it in ctl[RS_LEFT] (one
+// atomic per warp) and keeping the lowest in ctl[RS_LOWEST].
+static __device__ __forceinline__ void rs_orphan(bool orphan, int v, int *list, u64 *ctl) {
+	unsigned mask = __ballot_sync(RS_FULL, orphan);
+	if (mask == 0) return; // the same in every lane
+	int lane = threadIdx.x & 31, leader = __ffs(mask) - 1, low = orphan ? v : RS_ORPHAN;
+	for (int o = 16; o > 0; o >>= 1) {
+		int other = __shfl_xor_sync(RS_FULL, low, o);
+		low = other < low ? other : low;
+	}
+	u64 base = 0;
+	if (lane == leader) {
+		base = atomicAdd(&ctl[RS_LEFT], (u64)__popc(mask));
+		atomicMin(&ctl[RS_LOWEST], (u64)low);
+	}
+	base = __shfl_sync(RS_FULL, base, leader);
+	if (orphan) list[base + __popc(mask & ((1u << lane) - 1))] = v;
+}
+
+// sssprs_collect_* adds the vertices of finite distance and their
+// out-degrees into ctl[RS_REACHED] and ctl[RS_DEGREES]; with parents (par
+// not NULL) it also lists the orphans the strict pass left (par[v] ==
+// RS_ORPHAN) in list: their number in ctl[RS_LEFT], the lowest in
+// ctl[RS_LOWEST]. Warp-uniform loop (rs_orphan).
+template <typename D>
+static __device__ __forceinline__ void rs_collect(const i64 *off, const D *d, const int *par, i64 n, int *list,
+                                                  u64 *ctl) {
 	u64 reached = 0, deg = 0;
-	for (i64 v = rs_tid(); v < n; v += rs_threads()) {
-		double x = d[v];
-		if (x - x == 0) { // finite
-			reached++;
-			deg += (u64)(off[v + 1] - off[v]);
+	int lane = threadIdx.x & 31;
+	for (i64 base = rs_tid() - lane; base < n; base += rs_threads()) {
+		i64 v = base + lane;
+		bool orphan = false;
+		if (v < n) {
+			D x = d[v];
+			if (x - x == (D)0) { // finite
+				reached++;
+				deg += (u64)(off[v + 1] - off[v]);
+			}
+			orphan = par && par[v] == RS_ORPHAN;
 		}
+		if (par) rs_orphan(orphan, (int)v, list, ctl);
 	}
 	reached = rs_warp_sum(reached);
 	deg = rs_warp_sum(deg);
-	if ((threadIdx.x & 31) == 0 && reached != 0) {
+	if (lane == 0 && reached != 0) {
 		atomicAdd(&ctl[RS_REACHED], reached);
 		atomicAdd(&ctl[RS_DEGREES], deg);
 	}
+}
+
+extern "C" __global__ void sssprs_collect_d64(const i64 *off, const double *d, const int *par, i64 n, int *list,
+                                              u64 *ctl) {
+	rs_collect<double>(off, d, par, n, list, ctl);
+}
+
+extern "C" __global__ void sssprs_collect_d32(const i64 *off, const float *d, const int *par, i64 n, int *list,
+                                              u64 *ctl) {
+	rs_collect<float>(off, d, par, n, list, ctl);
 }
 
 // ---- parents from distances ----
@@ -295,6 +343,21 @@ extern "C" __global__ void sssprs_reach(const i64 *off, const double *d, i64 n, 
 // with d[u] == d[v] and u holding a parent before round r; parents then
 // decrease in (distance, round). The choice depends on nothing but the
 // graph and the distances.
+//
+// The strict pass reads every arc once, in warp tiles of RS_TILE
+// consecutive arcs (lane j takes arcs j, j+32, …: coalesced loads of adj
+// and weights, one binary search per tile for its first tail). On an
+// undirected CSR it pulls: the arcs of v's list are v's in-arcs (every arc
+// has its reverse, of the same weight), so the lanes of a tile reduce
+// their candidates per vertex and one atomicMin per vertex and 32 arcs
+// remains, even at a hub with many tight in-arcs. On a directed CSR and
+// on the COO it pushes an atomicMin per strict tight arc. The adoption
+// rounds run over the list of orphans (sssprs_collect_*, sssprs_commit):
+// on an undirected CSR a warp reads each orphan's own list; elsewhere a
+// pass over every arc offers candidates to the orphans.
+
+#define RS_STEPS 8  // 32-arc steps per warp tile
+#define RS_TILE 256 // arcs per warp tile (32·RS_STEPS)
 
 template <typename D>
 static __device__ __forceinline__ void rs_parents_init(const D *d, int *par, int *cand, i64 n, int src) {
@@ -329,30 +392,87 @@ static __device__ __forceinline__ int rs_tail(const i64 *off, i64 n, i64 k) {
 	return (int)lo;
 }
 
-// rs_parents passes over the arcs, RS_CHUNK per thread: with adopt == 0
-// it offers u to par[v] for each tight arc u→v with d[u] < d[v] (par[v]
-// is then RS_ORPHAN or an earlier offer); with adopt ≠ 0 it offers u to
-// cand[v] for each orphan v and tight arc u→v with d[u] == d[v] where u
-// is not an orphan.
+// rs_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
+// off[v] ≤ k < m: a few steps forward, else a binary search (a tile may
+// span long runs of vertices without arcs).
+static __device__ __forceinline__ int rs_advance(const i64 *off, i64 n, int v, i64 k) {
+	for (int i = 0; i < 4; i++, v++) {
+		if (off[v + 1] > k) return v;
+	}
+	return rs_tail(off, n, k);
+}
+
+// rs_offer is the arc u→v of weight w offered to v: with adopt == 0, u to
+// par[v] when the arc is tight and d[u] < d[v] (par[v] is then RS_ORPHAN
+// or an earlier offer, -1 for an unreached v, which keeps it); with adopt
+// ≠ 0, u to cand[v] when v is an orphan, the arc tight, d[u] == d[v] and
+// u not an orphan.
+template <typename D>
+static __device__ __forceinline__ void rs_offer(int u, int v, D du, D dv, D w, int *par, int *cand, int adopt) {
+	if (!(du <= dv) || du + w != dv) return; // u farther, unreached or NaN; or not tight
+	if (!adopt) {
+		if (du < dv && u < par[v]) atomicMin(&par[v], u);
+	} else if (du == dv && par[v] == RS_ORPHAN && par[u] != RS_ORPHAN && par[u] >= 0) {
+		atomicMin(&cand[v], u);
+	}
+}
+
+// rs_parents passes over the arcs of a CSR in warp tiles, offering each
+// arc u→v (rs_offer).
 template <typename D, typename W>
 static __device__ __forceinline__ void rs_parents(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
                                                   const D *d, int *par, int *cand, int adopt) {
-	i64 chunks = (m + RS_CHUNK - 1) / RS_CHUNK;
-	for (i64 c = rs_tid(); c < chunks; c += rs_threads()) {
-		i64 k = c * RS_CHUNK, end = k + RS_CHUNK < m ? k + RS_CHUNK : m;
-		int u = rs_tail(off, n, k);
-		for (; k < end; k++) {
-			while (off[u + 1] <= k) u++;
+	i64 tiles = (m + RS_TILE - 1) / RS_TILE, lane = threadIdx.x & 31;
+	for (i64 t = rs_tid() >> 5; t < tiles; t += rs_threads() >> 5) {
+		i64 end = (t + 1) * RS_TILE < m ? (t + 1) * RS_TILE : m;
+		int u = rs_tail(off, n, t * RS_TILE);
+		for (i64 k = t * RS_TILE + lane; k < end; k += 32) {
+			u = rs_advance(off, n, u, k);
 			int v = adj[k];
-			D du = d[u], dv = d[v];
-			if (!(du <= dv)) continue; // u farther, unreached or NaN
-			D w = ws ? (D)ws[k] : (D)1;
-			if (du + w != dv) continue;
-			if (!adopt) {
-				if (du < dv && par[v] >= 0) atomicMin(&par[v], u);
-			} else if (du == dv && par[v] == RS_ORPHAN && par[u] != RS_ORPHAN && par[u] >= 0) {
-				atomicMin(&cand[v], u);
+			rs_offer<D>(u, v, d[u], d[v], ws ? (D)ws[k] : (D)1, par, cand, adopt);
+		}
+	}
+}
+
+// rs_parents_pull is the strict pass of an undirected CSR: arc k of v's
+// list, to u, stands for the arc u→v of the same weight. The lanes of a
+// 32-arc step hold ascending vertices v; each keeps the least strict
+// tight u of the lanes from it to the last of its v (a segmented
+// reduction), and the first lane of each v offers it to par[v].
+template <typename D, typename W>
+static __device__ __forceinline__ void rs_parents_pull(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
+                                                       const D *d, int *par) {
+	i64 tiles = (m + RS_TILE - 1) / RS_TILE;
+	int lane = threadIdx.x & 31;
+	for (i64 t = rs_tid() >> 5; t < tiles; t += rs_threads() >> 5) { // warp-uniform
+		i64 end = (t + 1) * RS_TILE < m ? (t + 1) * RS_TILE : m;
+		i64 base = t * RS_TILE + lane;
+		int v = rs_tail(off, n, t * RS_TILE), tail[RS_STEPS];
+		D w[RS_STEPS], du[RS_STEPS];
+#pragma unroll
+		for (int s = 0; s < RS_STEPS; s++) { // the loads of the tile first, to overlap
+			i64 k = base + 32 * s;
+			tail[s] = k < end ? adj[k] : 0;
+			w[s] = k >= end ? (D)0 : ws ? (D)ws[k] : (D)1;
+		}
+#pragma unroll
+		for (int s = 0; s < RS_STEPS; s++) du[s] = d[tail[s]];
+#pragma unroll
+		for (int s = 0; s < RS_STEPS; s++) { // warp-uniform
+			i64 k = base + 32 * s;
+			int c = RS_ORPHAN, row = -1;
+			if (k < end) {
+				v = rs_advance(off, n, v, k);
+				D dv = d[v];
+				if (du[s] < dv && du[s] + w[s] == dv) c = tail[s];
+				row = v;
 			}
+			for (int o = 1; o < 32; o <<= 1) {
+				int oc = __shfl_down_sync(RS_FULL, c, o), orow = __shfl_down_sync(RS_FULL, row, o);
+				if (lane + o < 32 && orow == row && oc < c) c = oc;
+			}
+			int before = __shfl_up_sync(RS_FULL, row, 1);
+			if (row >= 0 && c != RS_ORPHAN && (lane == 0 || before != row) && c < par[row]) atomicMin(&par[row], c);
 		}
 	}
 }
@@ -364,17 +484,33 @@ static __device__ __forceinline__ void rs_parents_coo(const int *st, const int *
                                                       int *par, int *cand, int adopt) {
 	for (i64 e = rs_tid(); e < m; e += rs_threads()) {
 		int a = st[e], b = en[e];
-		D w = ws ? (D)ws[e] : (D)1;
-		for (int dir = 0; dir < 2; dir++) {
-			int u = dir ? b : a, v = dir ? a : b;
-			D du = d[u], dv = d[v];
-			if (!(du <= dv) || du + w != dv) continue;
-			if (!adopt) {
-				if (du < dv && par[v] >= 0) atomicMin(&par[v], u);
-			} else if (du == dv && par[v] == RS_ORPHAN && par[u] != RS_ORPHAN && par[u] >= 0) {
-				atomicMin(&cand[v], u);
-			}
+		D w = ws ? (D)ws[e] : (D)1, da = d[a], db = d[b];
+		rs_offer<D>(a, b, da, db, w, par, cand, adopt);
+		rs_offer<D>(b, a, db, da, w, par, cand, adopt);
+	}
+}
+
+// rs_adopt_pull is an adoption round of an undirected CSR: a warp per
+// listed orphan v reads v's list (its in-arcs) and writes into cand[v] the
+// least u of the tight arcs u→v with d[u] == d[v] and u not an orphan, or
+// RS_ORPHAN.
+template <typename D, typename W>
+static __device__ __forceinline__ void rs_adopt_pull(const i64 *off, const int *adj, const W *ws, const D *d,
+                                                     const int *par, int *cand, const int *list, i64 count) {
+	int lane = threadIdx.x & 31;
+	for (i64 i = rs_tid() >> 5; i < count; i += rs_threads() >> 5) { // warp-uniform
+		int v = list[i], c = RS_ORPHAN;
+		D dv = d[v];
+		for (i64 k = off[v] + lane, hi = off[v + 1]; k < hi; k += 32) {
+			int u = adj[k];
+			D du = d[u], w = ws ? (D)ws[k] : (D)1;
+			if (du == dv && du + w == dv && u < c && par[u] != RS_ORPHAN && par[u] >= 0) c = u;
 		}
+		for (int o = 16; o > 0; o >>= 1) {
+			int oc = __shfl_xor_sync(RS_FULL, c, o);
+			c = oc < c ? oc : c;
+		}
+		if (lane == 0) cand[v] = c;
 	}
 }
 
@@ -383,9 +519,19 @@ extern "C" __global__ void sssprs_parents_d64_w32(const i64 *off, const int *adj
 	rs_parents<double, float>(off, adj, ws, n, m, d, par, cand, adopt);
 }
 
+extern "C" __global__ void sssprs_parents_pull_d64_w32(const i64 *off, const int *adj, const float *ws, i64 n, i64 m,
+                                                   const double *d, int *par) {
+	rs_parents_pull<double, float>(off, adj, ws, n, m, d, par);
+}
+
 extern "C" __global__ void sssprs_parents_coo_d64_w32(const int *st, const int *en, const float *ws, i64 m, const double *d,
                                                   int *par, int *cand, int adopt) {
 	rs_parents_coo<double, float>(st, en, ws, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_adopt_pull_d64_w32(const i64 *off, const int *adj, const float *ws, const double *d,
+                                                 const int *par, int *cand, const int *list, i64 count) {
+	rs_adopt_pull<double, float>(off, adj, ws, d, par, cand, list, count);
 }
 
 extern "C" __global__ void sssprs_parents_d64_w64(const i64 *off, const int *adj, const double *ws, i64 n, i64 m,
@@ -393,9 +539,19 @@ extern "C" __global__ void sssprs_parents_d64_w64(const i64 *off, const int *adj
 	rs_parents<double, double>(off, adj, ws, n, m, d, par, cand, adopt);
 }
 
+extern "C" __global__ void sssprs_parents_pull_d64_w64(const i64 *off, const int *adj, const double *ws, i64 n, i64 m,
+                                                   const double *d, int *par) {
+	rs_parents_pull<double, double>(off, adj, ws, n, m, d, par);
+}
+
 extern "C" __global__ void sssprs_parents_coo_d64_w64(const int *st, const int *en, const double *ws, i64 m, const double *d,
                                                   int *par, int *cand, int adopt) {
 	rs_parents_coo<double, double>(st, en, ws, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_adopt_pull_d64_w64(const i64 *off, const int *adj, const double *ws, const double *d,
+                                                 const int *par, int *cand, const int *list, i64 count) {
+	rs_adopt_pull<double, double>(off, adj, ws, d, par, cand, list, count);
 }
 
 extern "C" __global__ void sssprs_parents_d32_w32(const i64 *off, const int *adj, const float *ws, i64 n, i64 m,
@@ -403,9 +559,19 @@ extern "C" __global__ void sssprs_parents_d32_w32(const i64 *off, const int *adj
 	rs_parents<float, float>(off, adj, ws, n, m, d, par, cand, adopt);
 }
 
+extern "C" __global__ void sssprs_parents_pull_d32_w32(const i64 *off, const int *adj, const float *ws, i64 n, i64 m,
+                                                   const float *d, int *par) {
+	rs_parents_pull<float, float>(off, adj, ws, n, m, d, par);
+}
+
 extern "C" __global__ void sssprs_parents_coo_d32_w32(const int *st, const int *en, const float *ws, i64 m, const float *d,
                                                   int *par, int *cand, int adopt) {
 	rs_parents_coo<float, float>(st, en, ws, m, d, par, cand, adopt);
+}
+
+extern "C" __global__ void sssprs_adopt_pull_d32_w32(const i64 *off, const int *adj, const float *ws, const float *d,
+                                                 const int *par, int *cand, const int *list, i64 count) {
+	rs_adopt_pull<float, float>(off, adj, ws, d, par, cand, list, count);
 }
 
 extern "C" __global__ void sssprs_parents_d32_w64(const i64 *off, const int *adj, const double *ws, i64 n, i64 m,
@@ -413,32 +579,46 @@ extern "C" __global__ void sssprs_parents_d32_w64(const i64 *off, const int *adj
 	rs_parents<float, double>(off, adj, ws, n, m, d, par, cand, adopt);
 }
 
+extern "C" __global__ void sssprs_parents_pull_d32_w64(const i64 *off, const int *adj, const double *ws, i64 n, i64 m,
+                                                   const float *d, int *par) {
+	rs_parents_pull<float, double>(off, adj, ws, n, m, d, par);
+}
+
 extern "C" __global__ void sssprs_parents_coo_d32_w64(const int *st, const int *en, const double *ws, i64 m, const float *d,
                                                   int *par, int *cand, int adopt) {
 	rs_parents_coo<float, double>(st, en, ws, m, d, par, cand, adopt);
 }
 
-// sssprs_commit gives each orphan its candidate (if any), counting the
-// adopted and the orphans left (and the lowest of those) in ctl, and
-// clears the candidates for the next round.
-extern "C" __global__ void sssprs_commit(int *par, int *cand, i64 n, u64 *ctl) {
-	u64 adopted = 0, left = 0;
-	for (i64 v = rs_tid(); v < n; v += rs_threads()) {
-		if (par[v] != RS_ORPHAN) continue;
-		int c = cand[v];
-		if (c != RS_ORPHAN) {
-			par[v] = c;
-			cand[v] = RS_ORPHAN;
-			adopted++;
-		} else {
-			left++;
-			atomicMin(&ctl[RS_LOWEST], (u64)v);
+extern "C" __global__ void sssprs_adopt_pull_d32_w64(const i64 *off, const int *adj, const double *ws, const float *d,
+                                                 const int *par, int *cand, const int *list, i64 count) {
+	rs_adopt_pull<float, double>(off, adj, ws, d, par, cand, list, count);
+}
+
+// sssprs_commit gives each listed orphan its candidate (if any), counting
+// the adopted in ctl[RS_ADOPTED], and lists those left in next (their
+// number in ctl[RS_LEFT], the lowest in ctl[RS_LOWEST]: sssprs_reset
+// before); it clears the candidates for the next round. Warp-uniform loop
+// (rs_orphan).
+extern "C" __global__ void sssprs_commit(int *par, int *cand, const int *list, i64 count, int *next, u64 *ctl) {
+	u64 adopted = 0;
+	int lane = threadIdx.x & 31;
+	for (i64 base = rs_tid() - lane; base < count; base += rs_threads()) {
+		i64 i = base + lane;
+		int v = -1;
+		bool left = false;
+		if (i < count) {
+			v = list[i];
+			int c = cand[v];
+			if (c != RS_ORPHAN) {
+				par[v] = c;
+				cand[v] = RS_ORPHAN;
+				adopted++;
+			} else {
+				left = true;
+			}
 		}
+		rs_orphan(left, v, next, ctl);
 	}
 	adopted = rs_warp_sum(adopted);
-	left = rs_warp_sum(left);
-	if ((threadIdx.x & 31) == 0) {
-		if (adopted) atomicAdd(&ctl[RS_ADOPTED], adopted);
-		if (left) atomicAdd(&ctl[RS_LEFT], left);
-	}
+	if (lane == 0 && adopted) atomicAdd(&ctl[RS_ADOPTED], adopted);
 }

@@ -27,15 +27,15 @@ var residentModule = gpu.ModuleCache{Name: "sssp_resident.cu", Source: residentS
 
 // Control words and constants of resident.cu (a test compares them).
 const (
-	rsReached = 0 // RS_REACHED
-	rsDegrees = 1 // RS_DEGREES
-	rsAdopted = 2 // RS_ADOPTED
-	rsLeft    = 3 // RS_LEFT
-	rsLowest  = 4 // RS_LOWEST
-	rsSlots   = 5 // RS_SLOTS
-	rsBigs    = 6 // RS_BIGS
-	rsWords   = 8 // RS_WORDS
-	rsChunk   = 8 // RS_CHUNK: arcs per thread of the parents pass
+	rsReached = 0   // RS_REACHED
+	rsDegrees = 1   // RS_DEGREES
+	rsAdopted = 2   // RS_ADOPTED
+	rsLeft    = 3   // RS_LEFT
+	rsLowest  = 4   // RS_LOWEST
+	rsSlots   = 5   // RS_SLOTS
+	rsBigs    = 6   // RS_BIGS
+	rsWords   = 8   // RS_WORDS
+	rsTile    = 256 // RS_TILE: arcs per warp tile of the parents' strict pass
 	rsBig     = 1024
 )
 
@@ -44,22 +44,25 @@ const (
 func residentKernelNames() []string {
 	out := []string{"sssprs_wstats_w32", "sssprs_wstats_w64", "sssprs_wstats_total",
 		"sssprs_split_w32", "sssprs_split_w64", "sssprs_split_big_w32", "sssprs_split_big_w64", "sssprs_lend_unit",
-		"sssprs_slots", "sssprs_widen", "sssprs_reach", "sssprs_parents_init_d64", "sssprs_parents_init_d32", "sssprs_commit"}
+		"sssprs_slots", "sssprs_widen", "sssprs_reset", "sssprs_collect_d64", "sssprs_collect_d32",
+		"sssprs_parents_init_d64", "sssprs_parents_init_d32", "sssprs_commit"}
 	for _, f32 := range []bool{false, true} {
 		for _, w64 := range []bool{false, true} {
-			out = append(out, parentsKernel(false, f32, w64), parentsKernel(true, f32, w64))
+			for _, form := range []string{"parents", "parents_pull", "parents_coo", "adopt_pull"} {
+				out = append(out, parentsKernel(form, f32, w64))
+			}
 		}
 	}
 	return out
 }
 
-// parentsKernel names the parents pass over the CSR or the COO.
-func parentsKernel(coo, f32, w64 bool) string {
-	name := "sssprs_parents_"
-	if coo {
-		name += "coo_"
-	}
-	return name + distTag(f32) + "_" + weightTag(w64)
+// parentsKernel names a kernel of the parent tree: form "parents" (a pass
+// over a CSR's arcs), "parents_pull" (the strict pass of an undirected
+// CSR), "parents_coo" (a pass over a COO's edges) or "adopt_pull" (an
+// adoption round of an undirected CSR), for the distances' and weights'
+// types.
+func parentsKernel(form string, f32, w64 bool) string {
+	return "sssprs_" + form + "_" + distTag(f32) + "_" + weightTag(w64)
 }
 
 // residentKernels compiles resident.cu on dev and returns its kernels by
@@ -69,13 +72,14 @@ func residentKernels(dev *gpu.Device) (map[string]*gpu.Function, error) {
 }
 
 // residentState is RunOnDevice's share of a Prepared, made by the first
-// run: resident.cu's kernels, the adoption candidates (4 bytes per vertex,
-// with Parents) and the control words.
+// run: resident.cu's kernels, with Parents the adoption candidates and
+// two lists of orphans (12 bytes per vertex), and the control words.
 type residentState struct {
-	fn   map[string]*gpu.Function
-	sms  int
-	cand *gpu.Int32s
-	ctl  *gpu.Uint64s
+	fn      map[string]*gpu.Function
+	sms     int
+	cand    *gpu.Int32s
+	orphans [2]*gpu.Int32s // the orphans of a round, and those it leaves
+	ctl     *gpu.Uint64s
 }
 
 // residentState returns p's, making it on first use. Call with p's lock.
@@ -93,8 +97,10 @@ func (p *Prepared) residentState() (*residentState, error) {
 	}
 	rs := &residentState{fn: fn, sms: info.SMs}
 	if p.opts.Parents {
-		if rs.cand, err = p.mem.AllocInt32s(p.n); err != nil {
-			return nil, err
+		for _, b := range []**gpu.Int32s{&rs.cand, &rs.orphans[0], &rs.orphans[1]} {
+			if *b, err = p.mem.AllocInt32s(p.n); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if rs.ctl, err = p.mem.AllocUint64s(rsWords); err != nil {
@@ -107,11 +113,10 @@ func (p *Prepared) residentState() (*residentState, error) {
 // grid is the grid of a grid-stride kernel of resident.cu over n items.
 func (rs *residentState) grid(n int) gpu.Dim { return checkGrid(max(n, 1), rs.sms) }
 
-// reset zeroes the control words, RS_LOWEST set to none.
-func (rs *residentState) reset() error {
-	w := make([]uint64, rsWords)
-	w[rsLowest] = math.MaxUint64
-	return rs.ctl.Upload(w)
+// reset zeroes the control words, RS_LOWEST set to none, in stream
+// order (a kernel: no host copy).
+func (rs *residentState) reset(t *gpu.Thread) error {
+	return t.Launch(rs.fn["sssprs_reset"], gpu.D1(1), gpu.D1(32), 0, rs.ctl)
 }
 
 // sourceSlots returns the near-queue slots of src (nearSlots, at least
@@ -309,7 +314,13 @@ func (r *DeviceResult) Close() error {
 // weights, or weights lost to rounding) are adopted in rounds by the
 // least such u that had a parent before the round. The tree depends only
 // on the graph and the distances; it may differ from the CPU
-// algorithms' (also valid) tree. TreeTime is its time.
+// algorithms' (also valid) tree. TreeTime is its time: one pass over
+// the arcs (on an undirected CSR, each vertex's own list read as its
+// in-arcs: no atomic per arc), one over the vertices that also counts
+// Reached, and per adoption round a read of the orphans' lists (a pass
+// over every arc on a directed graph or the COO) and of the control
+// words. With the Parents option the first run allocates 12 bytes per
+// vertex (candidates and two orphan lists), kept until Close.
 //
 // On the host device it runs Run's CPU code and keeps the Result, which
 // Result returns. It returns Run's errors, and an error naming the vertex
@@ -357,40 +368,57 @@ func (p *Prepared) RunOnDevice(src int32) (*DeviceResult, error) {
 
 // finishDevice builds the parents (with the Parents option), widens
 // float32 distances into b.dist, and fills Reached, ComponentEdges and
-// TEPS, all on the device.
+// TEPS, all on the device: one read of the control words, and one more
+// per adoption round of the tree. TreeTime is the time from the start of
+// the parents to the end of the adoption rounds (the reached count is
+// made in the same pass as the list of orphans).
 func (p *Prepared) finishDevice(r *Result, b *resultBufs) error {
 	rs, err := p.residentState()
 	if err != nil {
 		return err
 	}
-	if p.opts.Parents {
-		start := time.Now()
-		err := p.deviceParents(rs, r.Source, b)
-		r.TreeTime = time.Since(start)
-		if err != nil {
-			return err
-		}
-	}
+	f32, n := p.opts.Float32, int64(p.n)
+	dist := p.distArg(b.dist)
 	ctl := make([]uint64, rsWords)
+	var start time.Time
 	err = p.Device().Exec(func(t *gpu.Thread) error {
-		if p.opts.Float32 {
-			if err := t.Launch(rs.fn["sssprs_widen"], rs.grid(p.n), gpu.D1(blockSize), 0, p.dist32, b.dist, int64(p.n)); err != nil {
+		if f32 {
+			if err := t.Launch(rs.fn["sssprs_widen"], rs.grid(p.n), gpu.D1(blockSize), 0, p.dist32, b.dist, n); err != nil {
 				return err
 			}
 		}
-		if err := rs.reset(); err != nil {
+		start = time.Now()
+		if err := rs.reset(t); err != nil {
 			return err
 		}
-		if err := t.Launch(rs.fn["sssprs_reach"], rs.grid(p.n), gpu.D1(blockSize), 0, p.offsets, b.dist, int64(p.n), rs.ctl); err != nil {
+		parents, list := b.parents, rs.orphans[0]
+		if p.opts.Parents {
+			if err := p.strictParents(t, rs, dist, r.Source, b.parents); err != nil {
+				return err
+			}
+		} else {
+			parents, list = nil, nil
+		}
+		if err := t.Launch(rs.fn["sssprs_collect_"+distTag(f32)], rs.grid(p.n), gpu.D1(blockSize), 0, p.offsets, dist, parents,
+			n, list, rs.ctl); err != nil {
 			return err
 		}
-		return rs.ctl.Download(ctl)
+		if err := rs.ctl.Download(ctl); err != nil {
+			return err
+		}
+		r.Reached = int64(ctl[rsReached])
+		r.ComponentEdges = int64(ctl[rsDegrees])
+		if p.opts.Parents {
+			return p.adoptOrphans(t, rs, dist, r.Source, b.parents, ctl)
+		}
+		return nil
 	})
+	if p.opts.Parents && !start.IsZero() {
+		r.TreeTime = time.Since(start)
+	}
 	if err != nil {
 		return err
 	}
-	r.Reached = int64(ctl[rsReached])
-	r.ComponentEdges = int64(ctl[rsDegrees])
 	if !p.directed {
 		r.ComponentEdges /= 2
 	}
@@ -398,60 +426,83 @@ func (p *Prepared) finishDevice(r *Result, b *resultBufs) error {
 	return cancel.Check()
 }
 
-// deviceParents writes b.parents from the distances of the run (p.dist32
-// or b.dist): the strict pass, then adoption rounds while orphans remain
-// (resident.cu).
-func (p *Prepared) deviceParents(rs *residentState, src int32, b *resultBufs) error {
-	f32 := p.opts.Float32
-	dist := p.distArg(b.dist)
-	n := int64(p.n)
-	init := rs.fn["sssprs_parents_init_"+distTag(f32)]
-	pass := rs.fn[parentsKernel(p.coo != nil, f32, p.w64)]
-	launchPass := func(t *gpu.Thread, adopt int32) error {
-		if p.coo != nil {
-			return t.Launch(pass, rs.grid(int(p.coo.Edges)), gpu.D1(blockSize), 0, p.coo.Start, p.coo.End, p.weights, p.coo.Edges,
-				dist, b.parents, rs.cand, adopt)
-		}
-		return t.Launch(pass, rs.grid(int((p.m+rsChunk-1)/rsChunk)), gpu.D1(blockSize), 0, p.csr.Offsets, p.csr.Adj, p.weights,
-			n, p.m, dist, b.parents, rs.cand, adopt)
+// pullParents reports whether the parents pull from each vertex's own
+// list: on an undirected CSR, where the arcs of v's list are v's in-arcs
+// (every arc has its reverse, of the same weight).
+func (p *Prepared) pullParents() bool { return p.coo == nil && !p.directed }
+
+// strictParents launches the parents' first pass (resident.cu): every
+// reached vertex but src the least u of its strict tight in-arcs u→v,
+// RS_ORPHAN where it has none.
+func (p *Prepared) strictParents(t *gpu.Thread, rs *residentState, dist any, src int32, parents *gpu.Int32s) error {
+	f32, n := p.opts.Float32, int64(p.n)
+	if err := t.Launch(rs.fn["sssprs_parents_init_"+distTag(f32)], rs.grid(p.n), gpu.D1(blockSize), 0, dist, parents, rs.cand, n, src); err != nil {
+		return err
 	}
-	commit := func(t *gpu.Thread, ctl []uint64) error {
-		if err := rs.reset(); err != nil {
-			return err
-		}
-		if err := t.Launch(rs.fn["sssprs_commit"], rs.grid(p.n), gpu.D1(blockSize), 0, b.parents, rs.cand, n, rs.ctl); err != nil {
-			return err
-		}
-		return rs.ctl.Download(ctl)
+	if p.coo != nil {
+		return p.offerCOO(t, rs, dist, parents, 0)
 	}
-	ctl := make([]uint64, rsWords)
-	return p.Device().Exec(func(t *gpu.Thread) error {
-		if err := t.Launch(init, rs.grid(p.n), gpu.D1(blockSize), 0, dist, b.parents, rs.cand, n, src); err != nil {
+	form := "parents"
+	if p.pullParents() {
+		form = "parents_pull"
+	}
+	f := rs.fn[parentsKernel(form, f32, p.w64)]
+	grid := rs.grid(int((p.m+rsTile-1)/rsTile) * 32)
+	if form == "parents_pull" {
+		return t.Launch(f, grid, gpu.D1(blockSize), 0, p.csr.Offsets, p.csr.Adj, p.weights, n, p.m, dist, parents)
+	}
+	return t.Launch(f, grid, gpu.D1(blockSize), 0, p.csr.Offsets, p.csr.Adj, p.weights, n, p.m, dist, parents, rs.cand, int32(0))
+}
+
+// offerCOO launches a pass over the COO's edges, both directions:
+// strict (adopt 0) or adoption (adopt 1) offers.
+func (p *Prepared) offerCOO(t *gpu.Thread, rs *residentState, dist any, parents *gpu.Int32s, adopt int32) error {
+	return t.Launch(rs.fn[parentsKernel("parents_coo", p.opts.Float32, p.w64)], rs.grid(int(p.coo.Edges)), gpu.D1(blockSize), 0,
+		p.coo.Start, p.coo.End, p.weights, p.coo.Edges, dist, parents, rs.cand, adopt)
+}
+
+// adoptOrphans runs the adoption rounds over the orphans that the strict
+// pass left (listed in rs.orphans[0], counted in ctl, the control words
+// read after the collection), until none is left: on an undirected CSR a
+// warp reads each orphan's own list, elsewhere a pass over every arc
+// offers candidates; sssprs_commit then adopts and lists those left. It
+// returns an error naming the lowest orphan when a round adopts none.
+func (p *Prepared) adoptOrphans(t *gpu.Thread, rs *residentState, dist any, src int32, parents *gpu.Int32s, ctl []uint64) error {
+	f32, n := p.opts.Float32, int64(p.n)
+	for round := 0; ctl[rsLeft] > 0; round++ {
+		if err := cancel.Check(); err != nil {
+			return fmt.Errorf("building the parent tree: %w", err)
+		}
+		list, next, count := rs.orphans[round%2], rs.orphans[(round+1)%2], int64(ctl[rsLeft])
+		var err error
+		switch {
+		case p.coo != nil:
+			err = p.offerCOO(t, rs, dist, parents, 1)
+		case p.pullParents():
+			err = t.Launch(rs.fn[parentsKernel("adopt_pull", f32, p.w64)], rs.grid(int(count)*32), gpu.D1(blockSize), 0,
+				p.csr.Offsets, p.csr.Adj, p.weights, dist, parents, rs.cand, list, count)
+		default:
+			err = t.Launch(rs.fn[parentsKernel("parents", f32, p.w64)], rs.grid(int((p.m+rsTile-1)/rsTile)*32), gpu.D1(blockSize), 0,
+				p.csr.Offsets, p.csr.Adj, p.weights, n, p.m, dist, parents, rs.cand, int32(1))
+		}
+		if err != nil {
 			return err
 		}
-		if err := launchPass(t, 0); err != nil {
+		if err := rs.reset(t); err != nil {
 			return err
 		}
-		if err := commit(t, ctl); err != nil { // counts the orphans
+		if err := t.Launch(rs.fn["sssprs_commit"], rs.grid(int(count)), gpu.D1(blockSize), 0, parents, rs.cand, list, count, next, rs.ctl); err != nil {
 			return err
 		}
-		for ctl[rsLeft] > 0 {
-			if err := cancel.Check(); err != nil {
-				return fmt.Errorf("building the parent tree: %w", err)
-			}
-			if err := launchPass(t, 1); err != nil {
-				return err
-			}
-			if err := commit(t, ctl); err != nil {
-				return err
-			}
-			if ctl[rsAdopted] == 0 && ctl[rsLeft] > 0 {
-				return fmt.Errorf("vertex %d has a finite distance but no path of tight arcs from the source %d: "+
-					"the distances are not a fixed point of the arcs", ctl[rsLowest], src)
-			}
+		if err := rs.ctl.Download(ctl); err != nil {
+			return err
 		}
-		return nil
-	})
+		if ctl[rsAdopted] == 0 && ctl[rsLeft] > 0 {
+			return fmt.Errorf("vertex %d has a finite distance but no path of tight arcs from the source %d: "+
+				"the distances are not a fixed point of the arcs", ctl[rsLowest], src)
+		}
+	}
+	return nil
 }
 
 // CheckDevice validates r, a result of p's RunOnDevice, where it is: the

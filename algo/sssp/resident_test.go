@@ -1,6 +1,7 @@
 package sssp
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -22,7 +23,7 @@ func TestResidentSource(t *testing.T) {
 	for name, want := range map[string]int64{
 		"RS_BLOCK": blockSize, "RS_REACHED": rsReached, "RS_DEGREES": rsDegrees, "RS_ADOPTED": rsAdopted,
 		"RS_LEFT": rsLeft, "RS_LOWEST": rsLowest, "RS_SLOTS": rsSlots, "RS_BIGS": rsBigs, "RS_WORDS": rsWords,
-		"RS_CHUNK": rsChunk, "RS_BIG": rsBig,
+		"RS_TILE": rsTile, "RS_BIG": rsBig,
 	} {
 		if got, ok := defs[name]; !ok || got != want {
 			t.Errorf("resident.cu: #define %s = %d (found %v), the Go side uses %d", name, got, ok, want)
@@ -157,7 +158,151 @@ func residentCases(t *testing.T, small bool) []gpuCase {
 		g := mustGraph(t)(gen.Star(rsBig+300, gen.Seed(uint64(8+i)), o))
 		cases = append(cases, gpuCase{name: "big_star", g: g, srcs: []int32{0, 7}})
 	}
+	return append(cases, hubCases(t)...)
+}
+
+// hubCases are graphs for the parent tree: vertex 0 joined by weight 1 to
+// hubMiddles middle vertices, each joined by weight 1 to the hub (a
+// vertex with more tight in-arcs from one distance than a warp tile
+// holds, and vertex 0 too from the hub; every list reversed, so that
+// the least tail comes last), then behind the hub a cycle of
+// zero weights, hub+1 → hub+2 → hub+3 → hub+1, and hub+3 → hub+4 of
+// weight 0.5: the cycle's vertices are orphans, adopted in two rounds
+// (three when directed). Float32 and float64 weights, undirected and
+// directed; from vertex 0, the hub and a middle vertex. And a graph whose
+// arcs lie on both sides of a long run of vertices without arcs.
+func hubCases(t testing.TB) []gpuCase {
+	const hubMiddles = rsTile + 44
+	hub := float64(hubMiddles + 1)
+	var edges []tg.Edge
+	for i := 1; i <= hubMiddles; i++ {
+		edges = append(edges, tg.Edge{0, float64(i), 1}, tg.Edge{float64(i), hub, 1})
+	}
+	edges = append(edges, tg.Edge{hub, hub + 1, 0}, tg.Edge{hub + 1, hub + 2, 0}, tg.Edge{hub + 2, hub + 3, 0},
+		tg.Edge{hub + 3, hub + 1, 0}, tg.Edge{hub + 3, hub + 4, 0.5})
+	var cases []gpuCase
+	for _, directed := range []bool{false, true} {
+		for _, w := range []tg.Weights{tg.Float32, tg.Float64} {
+			name := fmt.Sprintf("hub_w%d", map[tg.Weights]int{tg.Float32: 32, tg.Float64: 64}[w])
+			if directed {
+				name += "_directed"
+			}
+			g := tg.Build(t, hubMiddles+6, directed, w, edges...)
+			reverseLists(g)
+			cases = append(cases, gpuCase{name: name, g: g, srcs: []int32{0, int32(hub), 5}})
+		}
+		// Arcs on both sides of a long run of vertices without arcs: the
+		// passes' tails advance past it by binary search.
+		g := tg.Build(t, 1000, directed, tg.Float32, tg.Edge{0, 1, 0.5}, tg.Edge{1, 998, 0.25}, tg.Edge{998, 999, 0},
+			tg.Edge{999, 1, 0.25}, tg.Edge{998, 2, 1})
+		cases = append(cases, gpuCase{name: fmt.Sprintf("empty_run_directed_%v", directed), g: g, srcs: []int32{0, 998}})
+	}
 	return cases
+}
+
+// firstDiff returns the first index where a and b differ (the shorter's
+// length when one is a prefix of the other), or -1 when they are equal.
+func firstDiff(a, b []int32) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// reverseLists reverses each vertex's list of arcs (and weights) in g,
+// so that the least tail of a hub's tight in-arcs comes last.
+func reverseLists(g *graph.CSR) {
+	for v := range g.NumVertices() {
+		lo, hi := g.Offsets[v], g.Offsets[v+1]
+		slices.Reverse(g.Adj[lo:hi])
+		if g.Weights != nil {
+			slices.Reverse(g.Weights[lo:hi])
+		}
+		if g.Weights64 != nil {
+			slices.Reverse(g.Weights64[lo:hi])
+		}
+	}
+}
+
+// referenceTree is RunOnDevice's parent tree by its contract, on the host
+// and from g's arcs as given: for each reached v but src the least u of
+// the tight arcs u→v (Dist[u] + w == Dist[v] in float32 when f32, else
+// float64) with Dist[u] < Dist[v]; then rounds adopting each vertex left
+// by the least u of its tight arcs u→v with Dist[u] == Dist[v] and u
+// holding a parent before the round.
+func referenceTree(g *graph.CSR, dist []float64, src int32, f32 bool) ([]int32, error) {
+	const orphan = math.MaxInt32
+	n := g.NumVertices()
+	par := make([]int32, n)
+	for v := range par {
+		switch {
+		case int32(v) == src:
+			par[v] = src
+		case !math.IsInf(dist[v], 0) && !math.IsNaN(dist[v]):
+			par[v] = orphan
+		default:
+			par[v] = -1
+		}
+	}
+	// tight reports whether arc k, u→v, is tight, and with Dist[u] <
+	// Dist[v] (strict) or Dist[u] == Dist[v] (flat).
+	tight := func(k int64, u, v int32) (strict, flat bool) {
+		w := 1.0
+		if g.Weights != nil {
+			w = float64(g.Weights[k])
+		} else if g.Weights64 != nil {
+			w = g.Weights64[k]
+		}
+		if f32 {
+			du, dv := float32(dist[u]), float32(dist[v])
+			if !(du <= dv) || float32(du+float32(w)) != dv {
+				return false, false
+			}
+			return du < dv, du == dv
+		}
+		du, dv := dist[u], dist[v]
+		if !(du <= dv) || du+w != dv {
+			return false, false
+		}
+		return du < dv, du == dv
+	}
+	arcs := func(visit func(k int64, u, v int32)) {
+		for u := range n {
+			for k := g.Offsets[u]; k < g.Offsets[u+1]; k++ {
+				visit(k, int32(u), g.Adj[k])
+			}
+		}
+	}
+	arcs(func(k int64, u, v int32) {
+		if strict, _ := tight(k, u, v); strict && u < par[v] {
+			par[v] = u
+		}
+	})
+	for {
+		cand := map[int32]int32{}
+		arcs(func(k int64, u, v int32) {
+			if _, flat := tight(k, u, v); flat && par[v] == orphan && par[u] != orphan && par[u] >= 0 {
+				if c, ok := cand[v]; !ok || u < c {
+					cand[v] = u
+				}
+			}
+		})
+		for v, c := range cand {
+			par[v] = c
+		}
+		left := slices.Index(par, orphan)
+		if left < 0 {
+			return par, nil
+		}
+		if len(cand) == 0 {
+			return nil, fmt.Errorf("vertex %d is left without a parent", left)
+		}
+	}
 }
 
 // checkResidentRuns runs every variant on every case, prepared by
@@ -195,6 +340,13 @@ func checkResidentRuns(t *testing.T, dev *gpu.Device, cases []gpuCase, small boo
 					for _, p := range []*Prepared{ph, pr} {
 						r := runResident(t, p, src)
 						checkGPUResult(t, c.g, r, o)
+						if want, err := referenceTree(c.g, r.Dist, src, o.Float32); err != nil {
+							t.Errorf("from %d: the reference tree: %v", src, err)
+						} else if len(r.Parents) != len(want) {
+							t.Errorf("from %d: %d parents, want %d", src, len(r.Parents), len(want))
+						} else if i := firstDiff(r.Parents, want); i >= 0 {
+							t.Errorf("from %d: Parents[%d] = %d, the contract's tree has %d", src, i, r.Parents[i], want[i])
+						}
 						if prev != nil {
 							if err := sameDist(r.Dist, prev.Dist); err != nil {
 								t.Errorf("from %d: the two runs differ: %v", src, err)
@@ -487,5 +639,35 @@ func checkResidentNoHostCopy(t *testing.T, dev *gpu.Device) {
 		}
 		p.Close()
 		dg.Close()
+	}
+}
+
+// The reference tree on the hub graphs: the least middle vertex for the
+// hub, and the zero-weight cycle adopted in rounds.
+func TestReferenceTree(t *testing.T) {
+	for _, c := range hubCases(t) {
+		if !strings.HasPrefix(c.name, "hub") {
+			continue
+		}
+		hub := int32(rsTile + 45)
+		r, err := Dijkstra(c.g, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f32 := range []bool{false, true} {
+			got, err := referenceTree(c.g, r.Dist, 0, f32)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			want := map[int32]int32{0: 0, 1: 0, 5: 0, hub: 1, hub + 1: hub, hub + 2: hub + 1, hub + 3: hub + 1, hub + 4: hub + 3}
+			if c.g.Directed {
+				want[hub+3] = hub + 2
+			}
+			for v, p := range want {
+				if got[v] != p {
+					t.Errorf("%s (f32 %v): parent of %d = %d, want %d", c.name, f32, v, got[v], p)
+				}
+			}
+		}
 	}
 }

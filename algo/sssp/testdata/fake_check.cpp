@@ -21,6 +21,7 @@ fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
 
 fake::Table table({
     small(fake::kernel("ssspck_vertices", ssspck_vertices)),
+    small(fake::kernel("ssspck_chase", ssspck_chase, direct)),
     small(fake::kernel("ssspck_jump", ssspck_jump, direct)),
     small(fake::kernel("ssspck_coo_w32", ssspck_coo_w32, direct)),
     small(fake::kernel("ssspck_coo_w64", ssspck_coo_w64, direct)),

@@ -202,9 +202,18 @@ func radixSortBitsIn[K int32 | uint32 | uint64](keys, scratch []K, keyBits int) 
 	digit := (keyBits + passes - 1) / passes // balanced digits
 	mask := K(1)<<digit - 1
 	var count [maxPasses][1 << radixDigit]int
-	for _, k := range keys {
-		for p := range passes {
-			count[p][(k>>(p*digit))&mask]++
+	if passes == 3 { // the common case (23 to 33 bits), unrolled
+		c0, c1, c2 := &count[0], &count[1], &count[2]
+		for _, k := range keys {
+			c0[k&mask]++
+			c1[(k>>digit)&mask]++
+			c2[(k>>(2*digit))&mask]++
+		}
+	} else {
+		for _, k := range keys {
+			for p := range passes {
+				count[p][(k>>(p*digit))&mask]++
+			}
 		}
 	}
 	src, dst := keys, scratch

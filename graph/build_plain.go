@@ -81,9 +81,7 @@ func buildPlainKeys[K int32 | uint32 | uint64](el *EdgeList, opt BuildOptions, h
 	}
 	bucketStart[buckets] = pos
 	keys := make([]K, pos)
-	key := func(s, d int32) K {
-		return K(s&(1<<localBits-1))<<headBits | K(d)
-	}
+	localMask := int32(1)<<localBits - 1
 	err = par.ForChunks(chunks, 1, func(c, _, _ int) {
 		at := hist[c*buckets : (c+1)*buckets]
 		lo, hi := chunkRange(c)
@@ -93,11 +91,11 @@ func buildPlainKeys[K int32 | uint32 | uint64](el *EdgeList, opt BuildOptions, h
 			}
 			s, d := el.Src[i], el.Dst[i]
 			k := at[s>>localBits]
-			keys[k] = key(s, d)
+			keys[k] = K(s&localMask)<<headBits | K(d) // source offset, head
 			at[s>>localBits] = k + 1
 			if opt.Symmetrize {
 				k = at[d>>localBits]
-				keys[k] = key(d, s)
+				keys[k] = K(d&localMask)<<headBits | K(s)
 				at[d>>localBits] = k + 1
 			}
 		}

@@ -85,6 +85,7 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 	n := int64(s.n)
 	nf, mf := int64(1), int64(g.Degree(src))
 	mu := g.NumArcs() - mf // arcs leaving unvisited vertices
+	degSum := mf           // the reached vertices' degrees: every step's mf
 	prevNF := int64(0)
 	bottomUp := false
 	for depth := int32(0); nf > 0; depth++ {
@@ -115,6 +116,7 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 			nf, mf = s.topDownStep(depth, mf)
 		}
 		mu -= mf
+		degSum += mf
 	}
 	// A step cut short by an interrupt may look like the last one.
 	if err := cancel.Check(); err != nil {
@@ -123,7 +125,7 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 	r.Time = time.Since(start)
 	r.Levels, r.Parents = s.levels, s.parents
 	s.release()
-	r.finish(g)
+	r.finishDegrees(g, degSum)
 	return r, nil
 }
 

@@ -35,7 +35,10 @@ import (
 // neighbour's, so no shorter path exists. The error names the rule and the
 // first offending vertex (lowest id) or arc. Work is O(N + M), both
 // passes on all cores (on an undirected graph the arc pass reads each
-// edge's levels once, from its higher end); memory is 1 byte per vertex
+// edge's levels once, from its higher end, and, when the lists are sorted
+// by id as Build makes them, reads each list only up to its first arc
+// above the vertex, searching the rest for a parent of higher id);
+// memory is 1 byte per vertex
 // (2 or 4 when the search is 253 or 65533 levels deep or more), plus 1 on
 // a directed graph.
 func Check(g *graph.CSR, r *Result) error {

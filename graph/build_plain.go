@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/internal/par"
 )
 
@@ -15,11 +16,18 @@ import (
 // which orders it by source, then by head — and deduplicated in one pass.
 // Its result is the same CSR as build32's (sorted lists, self-loops and
 // duplicates removed); its scratch is 4 or 8 bytes per arc (plus a
-// bucket per core) instead of 20.
+// bucket per core) instead of 20. Up to 2^23 vertices the keys are
+// non-negative int32s and, unless more than an eighth of the arcs were
+// removed, become the result's Adj in place (no second array of 4 bytes
+// per arc to allocate and fault in; Adj then has that spare capacity).
 func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
 	headBits := bits.Len(uint(max(el.N-1, 1)))
 	// 4-byte keys while a bucket of at least 2^8 sources fits beside the
-	// head (graphs of up to 2^24 vertices), else 8-byte keys.
+	// head (graphs of up to 2^24 vertices), else 8-byte keys; 31 bits,
+	// in an int32 that can become Adj, up to 2^23 vertices.
+	if localBits := min(plainBucketBits, 31-headBits); localBits >= 8 {
+		return buildPlainKeys[int32](el, opt, headBits, localBits)
+	}
 	if localBits := min(plainBucketBits, 32-headBits); localBits >= 8 {
 		return buildPlainKeys[uint32](el, opt, headBits, localBits)
 	}
@@ -28,7 +36,7 @@ func buildPlain(el *EdgeList, opt BuildOptions) (*CSR, error) {
 
 // buildPlainKeys is buildPlain with keys of type K holding localBits of
 // source offset above headBits of head, in buckets of 2^localBits sources.
-func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits, localBits int) (*CSR, error) {
+func buildPlainKeys[K int32 | uint32 | uint64](el *EdgeList, opt BuildOptions, headBits, localBits int) (*CSR, error) {
 	n, m := el.N, len(el.Src)
 	g := &CSR{Directed: !opt.Symmetrize}
 	bucketSize := 1 << localBits
@@ -73,9 +81,7 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 	}
 	bucketStart[buckets] = pos
 	keys := make([]K, pos)
-	key := func(s, d int32) K {
-		return K(s&(1<<localBits-1))<<headBits | K(d)
-	}
+	localMask := int32(1)<<localBits - 1
 	err = par.ForChunks(chunks, 1, func(c, _, _ int) {
 		at := hist[c*buckets : (c+1)*buckets]
 		lo, hi := chunkRange(c)
@@ -85,11 +91,11 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 			}
 			s, d := el.Src[i], el.Dst[i]
 			k := at[s>>localBits]
-			keys[k] = key(s, d)
+			keys[k] = K(s&localMask)<<headBits | K(d) // source offset, head
 			at[s>>localBits] = k + 1
 			if opt.Symmetrize {
 				k = at[d>>localBits]
-				keys[k] = key(d, s)
+				keys[k] = K(d&localMask)<<headBits | K(s)
 				at[d>>localBits] = k + 1
 			}
 		}
@@ -98,8 +104,8 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 		return nil, err
 	}
 	hist = nil
-	// Sort each bucket, drop self-loops and repeats (moving the kept keys
-	// to the front of the bucket) and count each vertex's kept arcs.
+	// Sort each bucket, drop self-loops and repeats (moving the kept
+	// heads to the front of the bucket) and count each vertex's kept arcs.
 	kept := make([]int64, n+1)
 	keptInBucket := make([]int64, buckets)
 	// The sort's second buffers are handed from piece to piece (a piece
@@ -121,13 +127,13 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 			first := b * bucketSize
 			w := 0
 			last := ^K(0)
-			for _, k := range sorted { // kept keys go to the front of seg
+			for _, k := range sorted { // kept heads go to the front of seg
 				v := first + int(k>>headBits)
 				if k == last || k&headMask == K(v) {
 					continue
 				}
 				last = k
-				seg[w] = k
+				seg[w] = k & headMask
 				w++
 				kept[v]++
 			}
@@ -138,12 +144,28 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 		return nil, err
 	}
 	g.Offsets = prefixSum(kept)
-	g.Adj = make([]int32, g.Offsets[n])
+	arcs := g.Offsets[n]
+	if adj, ok := any(keys).([]int32); ok && arcs >= int64(len(keys))-int64(len(keys))/8 {
+		// Move the buckets' heads together, in order: a bucket's place
+		// in Adj is at or before its place in keys, so each move (a
+		// memmove) reads nothing a move before it wrote.
+		for b := range buckets {
+			if b%64 == 0 {
+				if err := cancel.Check(); err != nil {
+					return nil, err
+				}
+			}
+			copy(adj[g.Offsets[b*bucketSize]:], adj[bucketStart[b]:bucketStart[b]+keptInBucket[b]])
+		}
+		g.Adj = adj[:arcs]
+		return g, nil
+	}
+	g.Adj = make([]int32, arcs)
 	err = par.ForWeighted(bucketStart, func(blo, bhi int) {
 		for b := blo; b < bhi; b++ {
 			out := g.Adj[g.Offsets[b*bucketSize]:]
 			for j, k := range keys[bucketStart[b] : bucketStart[b]+keptInBucket[b]] {
-				out[j] = int32(k & headMask)
+				out[j] = int32(k)
 			}
 		}
 	})
@@ -153,11 +175,12 @@ func buildPlainKeys[K uint32 | uint64](el *EdgeList, opt BuildOptions, headBits,
 	return g, nil
 }
 
-// radixSortBits sorts keys by their low keyBits bits (at most 44) with
+// radixSortBits sorts keys (non-negative, when int32) by their low
+// keyBits bits (at most 44) with
 // an LSD radix sort of at most radixDigit-bit digits, using scratch (same
 // length) as the second buffer; one reading pass counts every digit.
 // Equal keys are equal in full, so the order is total.
-func radixSortBits[K uint32 | uint64](keys, scratch []K, keyBits int) {
+func radixSortBits[K int32 | uint32 | uint64](keys, scratch []K, keyBits int) {
 	if sorted := radixSortBitsIn(keys, scratch, keyBits); len(keys) > 0 && &sorted[0] != &keys[0] {
 		copy(keys, sorted)
 	}
@@ -167,7 +190,7 @@ func radixSortBits[K uint32 | uint64](keys, scratch []K, keyBits int) {
 // of keys and scratch the last pass wrote, which it returns (an odd
 // number of passes ends in scratch, and the caller may read them there
 // rather than pay for a copy back).
-func radixSortBitsIn[K uint32 | uint64](keys, scratch []K, keyBits int) []K {
+func radixSortBitsIn[K int32 | uint32 | uint64](keys, scratch []K, keyBits int) []K {
 	if len(keys) <= radixMin {
 		insertionSort(keys)
 		return keys
@@ -177,9 +200,18 @@ func radixSortBitsIn[K uint32 | uint64](keys, scratch []K, keyBits int) []K {
 	digit := (keyBits + passes - 1) / passes // balanced digits
 	mask := K(1)<<digit - 1
 	var count [maxPasses][1 << radixDigit]int
-	for _, k := range keys {
-		for p := range passes {
-			count[p][(k>>(p*digit))&mask]++
+	if passes == 3 { // the common case (23 to 33 bits), unrolled
+		c0, c1, c2 := &count[0], &count[1], &count[2]
+		for _, k := range keys {
+			c0[k&mask]++
+			c1[(k>>digit)&mask]++
+			c2[(k>>(2*digit))&mask]++
+		}
+	} else {
+		for _, k := range keys {
+			for p := range passes {
+				count[p][(k>>(p*digit))&mask]++
+			}
 		}
 	}
 	src, dst := keys, scratch
@@ -202,7 +234,7 @@ func radixSortBitsIn[K uint32 | uint64](keys, scratch []K, keyBits int) []K {
 }
 
 // insertionSort sorts a short slice in place.
-func insertionSort[K uint32 | uint64](a []K) {
+func insertionSort[K int32 | uint32 | uint64](a []K) {
 	for i := 1; i < len(a); i++ {
 		x := a[i]
 		j := i

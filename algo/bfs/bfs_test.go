@@ -621,3 +621,45 @@ func TestCheckDeepSearches(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSelfLoopsReadWhole gives the check undirected graphs with
+// self-loops, which leave the arcs read below their vertex short of half
+// the arcs, so the check reads every list whole: valid results still
+// pass, and a wrong level gets the arc-by-arc check's message.
+func TestCheckSelfLoopsReadWhole(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 23))
+	for i := range 60 {
+		n := 2 + r.IntN(60)
+		g0 := tg.Build(t, n, false, tg.Unweighted, tg.Random(r, n, 1+r.IntN(4*n), nil)...)
+		g := &graph.CSR{Offsets: make([]int64, n+1)}
+		for v := range int32(n) { // a self-loop at every third vertex, sorted in
+			list := slices.Clone(g0.Neighbors(v))
+			if v%3 == 0 {
+				list = append(list, v)
+				slices.Sort(list)
+			}
+			g.Adj = append(g.Adj, list...)
+			g.Offsets[v+1] = int64(len(g.Adj))
+		}
+		res, err := TopDown(g, int32(r.IntN(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(g, res); err != nil {
+			t.Fatalf("graph %d: valid search rejected: %v", i, err)
+		}
+		v := int32(r.IntN(n))
+		if v == res.Source || res.Levels[v] < 0 {
+			continue
+		}
+		res.Levels[v] += 2
+		asDirected := *g
+		asDirected.Directed = true
+		arcByArc := *res
+		arcByArc.ComponentEdges *= 2
+		got, want := Check(g, res), Check(&asDirected, &arcByArc)
+		if got == nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("graph %d: level of %d raised by 2: check says %v, the arc-by-arc check %v", i, v, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package bfs
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/graphnb/graphnb/graph"
@@ -34,7 +35,10 @@ import (
 // neighbour's, so no shorter path exists. The error names the rule and the
 // first offending vertex (lowest id) or arc. Work is O(N + M), both
 // passes on all cores (on an undirected graph the arc pass reads each
-// edge's levels once, from its higher end); memory is 1 byte per vertex
+// edge's levels once, from its higher end, and, when the lists are sorted
+// by id as Build makes them, reads each list only up to its first arc
+// above the vertex, searching the rest for a parent of higher id);
+// memory is 1 byte per vertex
 // (2 or 4 when the search is 253 or 65533 levels deep or more), plus 1 on
 // a directed graph.
 func Check(g *graph.CSR, r *Result) error {
@@ -123,24 +127,35 @@ func Check(g *graph.CSR, r *Result) error {
 	// quarter of the memory at the depths of R-MAT and SSCA#2 graphs, so
 	// the random reads stay in cache, and rules 3 and 4 become one
 	// unsigned comparison per arc.
-	var counts []int64
-	var degSum int64
 	var parentArc []bool
 	if g.Directed {
 		parentArc = make([]bool, n)
 	}
-	switch {
-	case maxLevel < math.MaxUint8-2: // x+1 below must not wrap
-		counts, degSum, err = arcPass(g, r, lv8, int(maxLevel), parentArc, &bad)
-	case maxLevel < math.MaxUint16-2:
-		counts, degSum, err = arcPass(g, r, shifted[uint16](levels), int(maxLevel), parentArc, &bad)
-	default:
-		counts, degSum, err = arcPass(g, r, shifted[uint32](levels), int(maxLevel), parentArc, &bad)
+	arcs := func(lowerOnly bool, bad *par.FirstError) ([]int64, int64, int64, error) {
+		switch {
+		case maxLevel < math.MaxUint8-2: // x+1 below must not wrap
+			return arcPass(g, r, lv8, int(maxLevel), lowerOnly, parentArc, bad)
+		case maxLevel < math.MaxUint16-2:
+			return arcPass(g, r, shifted[uint16](levels), int(maxLevel), lowerOnly, parentArc, bad)
+		}
+		return arcPass(g, r, shifted[uint32](levels), int(maxLevel), lowerOnly, parentArc, bad)
+	}
+	// On an undirected graph, first read each list only up to its first
+	// arc above its vertex: when these prefixes hold half the arcs, they
+	// hold every arc to a lower id (there are as many as to higher ids,
+	// none being self-loops), so every edge was seen from its higher end.
+	// Else (lists not sorted by id, or self-loops) read every list whole.
+	var prefixBad, wholeBad par.FirstError
+	arcBad := &prefixBad
+	counts, degSum, lower, err := arcs(!g.Directed, arcBad)
+	if err == nil && !g.Directed && 2*lower != int64(len(g.Adj)) {
+		arcBad = &wholeBad
+		counts, degSum, _, err = arcs(false, arcBad)
 	}
 	if err != nil {
 		return fmt.Errorf("bfs: check: %w", err)
 	}
-	if err := bad.Err(); err != nil {
+	if err := arcBad.Err(); err != nil {
 		return err
 	}
 	for v := range int32(len(parentArc)) {
@@ -199,7 +214,8 @@ func shifted[T uint16 | uint32](levels []int32) []T {
 }
 
 // arcPass is Check's pass 2 over the arcs: it returns the vertices per
-// level and the sum of the reached vertices' degrees, and reports rules
+// level, the sum of the reached vertices' degrees and, with lowerOnly,
+// the number of arcs read below their vertex, and reports rules
 // 3, 4 and 5 (undirected; parentArc, when not nil, collects the directed
 // rule-5 evidence) to bad, at index vertex<<32 | neighbour, so that the
 // error kept is that of the lowest vertex and, in it, of the lowest
@@ -215,15 +231,22 @@ func shifted[T uint16 | uint32](levels []int32) []T {
 // only searched for the parent; a list in another order is read arc by
 // arc. A broken edge is reported at the end whose own list the
 // arc-by-arc check fails on, with the same message.
-func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLevel int, parentArc []bool, bad *par.FirstError) ([]int64, int64, error) {
+//
+// With lowerOnly (undirected graphs), a list is read only up to its
+// first arc at or above its vertex, and beyond it only to find a parent
+// of higher id: the arcs below the vertex that such a list holds further
+// on are not read, so the caller must check that the count returned
+// covers every arc below its vertex (half the arcs, in a symmetric graph
+// without self-loops) and else call again without lowerOnly.
+func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLevel int, lowerOnly bool, parentArc []bool, bad *par.FirstError) ([]int64, int64, int64, error) {
 	var mu sync.Mutex
 	counts := make([]int64, maxLevel+1)
-	var degSum int64
+	var degSum, lowerSum int64
 	levels, parents, src := r.Levels, r.Parents, r.Source
 	half := !g.Directed
 	err := par.ForWeighted(g.Offsets, func(lo, hi int) {
 		local := make([]int64, maxLevel+1)
-		var deg int64
+		var deg, lower int64
 		// The lowest index with a broken rule seen in this range, and its
 		// error.
 		bestAt, bestErr := int64(math.MaxInt64), error(nil)
@@ -241,11 +264,22 @@ func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLeve
 				counts[l] += c
 			}
 			degSum += deg
+			lowerSum += lower
 			mu.Unlock()
 		}()
 		for u := int32(lo); u < int32(hi); u++ {
 			arcs := g.Adj[g.Offsets[u]:g.Offsets[u+1]]
-			lu1 := lv[u] // Levels[u]+1
+			lu1 := lv[u]               // Levels[u]+1
+			if lu1 == 0 && lowerOnly { // rule 4 from the unreached end
+				j := 0
+				for ; j < len(arcs) && arcs[j] < u; j++ {
+					if v := arcs[j]; lv[v] != 0 {
+						note(v, u, fmt.Errorf("bfs: check: rule 4 (spanning): vertex %d is unreached but has an arc from reached vertex %d (level %d)", u, v, levels[v]))
+					}
+				}
+				lower += int64(j)
+				continue
+			}
 			if lu1 == 0 {
 				if half { // rule 4 from the unreached end
 					for _, v := range arcs {
@@ -260,7 +294,45 @@ func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLeve
 			deg += int64(len(arcs))
 			pu := parents[u]
 			hasParentArc := u == src
-			if half {
+			if lowerOnly {
+				// The arcs below u, in a loop that does nothing else
+				// while their levels are right; the first wrong one sends
+				// the rest of the list to the general loop below.
+				low := max(lu1-1, 1)
+				span := lu1 + 1 - low
+				j := 0
+				for ; j < len(arcs); j++ {
+					v := arcs[j]
+					if v >= u {
+						break
+					}
+					if v == pu {
+						hasParentArc = true
+					}
+					if lv[v]-low > span {
+						break
+					}
+				}
+				lower += int64(j)
+				rest := arcs[j:]
+				if len(rest) == 0 || rest[0] > u {
+					if !hasParentArc && pu > u {
+						// In a sorted list a binary search finds it.
+						_, found := slices.BinarySearch(rest, pu)
+						hasParentArc = found || slices.Contains(rest, pu)
+					}
+					if !hasParentArc {
+						note(u, math.MaxInt32, fmt.Errorf("bfs: check: rule 5 (tree arcs): vertex %d has parent %d but the graph has no arc %d→%d", u, pu, pu, u))
+					}
+					continue
+				}
+				for _, v := range rest {
+					if v < u {
+						lower++
+					}
+				}
+				arcs = rest
+			} else if half {
 				// The arcs to lower ids first: all of a list sorted by
 				// id (as Build makes them) up to the first arc above u,
 				// whose rest only has to hold the parent. An arc below u
@@ -330,5 +402,5 @@ func arcPass[T uint8 | uint16 | uint32](g *graph.CSR, r *Result, lv []T, maxLeve
 			}
 		}
 	})
-	return counts, degSum, err
+	return counts, degSum, lowerSum, err
 }

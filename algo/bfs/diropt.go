@@ -85,6 +85,7 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 	n := int64(s.n)
 	nf, mf := int64(1), int64(g.Degree(src))
 	mu := g.NumArcs() - mf // arcs leaving unvisited vertices
+	degSum := mf           // the reached vertices' degrees: every step's mf
 	prevNF := int64(0)
 	bottomUp := false
 	for depth := int32(0); nf > 0; depth++ {
@@ -107,14 +108,16 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 		}
 		prevNF = nf
 		if bottomUp {
+			first := len(r.Directions) == 0 || r.Directions[len(r.Directions)-1] != BottomUpStep
 			r.Directions = append(r.Directions, BottomUpStep)
-			nf, mf = s.bottomUpStep(depth)
+			nf, mf = s.bottomUpStep(depth, first)
 			s.front, s.next = s.next, s.front
 		} else {
 			r.Directions = append(r.Directions, TopDownStep)
 			nf, mf = s.topDownStep(depth, mf)
 		}
 		mu -= mf
+		degSum += mf
 	}
 	// A step cut short by an interrupt may look like the last one.
 	if err := cancel.Check(); err != nil {
@@ -123,7 +126,7 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 	r.Time = time.Since(start)
 	r.Levels, r.Parents = s.levels, s.parents
 	s.release()
-	r.finish(g)
+	r.finishDegrees(g, degSum)
 	return r, nil
 }
 
@@ -132,8 +135,8 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 // a sweep does not clear 4·N bytes per search on one core before the
 // parallel work starts.
 type scratch struct {
-	queue       []int32
-	front, next []uint64
+	queue                  []int32
+	front, next, unvisited []uint64
 }
 
 var scratchPool sync.Pool // *scratch
@@ -144,10 +147,10 @@ var scratchPool sync.Pool // *scratch
 func getScratch(n int) *scratch {
 	if sc, ok := scratchPool.Get().(*scratch); ok && cap(sc.queue) >= n {
 		sc.queue = sc.queue[:n]
-		if words := (n + 63) / 64; cap(sc.front) >= words && cap(sc.next) >= words {
-			sc.front, sc.next = sc.front[:words], sc.next[:words]
+		if words := (n + 63) / 64; cap(sc.front) >= words && cap(sc.next) >= words && cap(sc.unvisited) >= words {
+			sc.front, sc.next, sc.unvisited = sc.front[:words], sc.next[:words], sc.unvisited[:words]
 		} else {
-			sc.front, sc.next = nil, nil
+			sc.front, sc.next, sc.unvisited = nil, nil, nil
 		}
 		return sc
 	}
@@ -156,8 +159,8 @@ func getScratch(n int) *scratch {
 
 // release returns the search's scratch to the pool.
 func (s *search) release() {
-	scratchPool.Put(&scratch{queue: s.queue, front: s.front, next: s.next})
-	s.queue, s.front, s.next = nil, nil, nil
+	scratchPool.Put(&scratch{queue: s.queue, front: s.front, next: s.next, unvisited: s.unvisited})
+	s.queue, s.front, s.next, s.unvisited = nil, nil, nil, nil
 }
 
 // search is the state of one direction-optimizing BFS.
@@ -172,9 +175,11 @@ type search struct {
 	queue      []int32
 	head, tail int
 	// front and next are the bottom-up frontier bitmaps (bit v of word
-	// v/64), allocated at the first switch.
-	front, next []uint64
-	workers     int
+	// v/64), allocated at the first switch; unvisited marks, after a
+	// bottom-up step, the vertices with arcs it left unvisited, the only
+	// ones the next bottom-up step has to look at.
+	front, next, unvisited []uint64
+	workers                int
 }
 
 // newSearch returns a search of g, or cancel's error when interrupted.
@@ -188,7 +193,7 @@ func newSearch(g *graph.CSR) (*search, error) {
 		workers: par.Workers(),
 	}
 	sc := getScratch(n)
-	s.queue, s.front, s.next = sc.queue, sc.front, sc.next
+	s.queue, s.front, s.next, s.unvisited = sc.queue, sc.front, sc.next, sc.unvisited
 	err := par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s.levels[i] = -1
@@ -255,12 +260,16 @@ func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 
 // bottomUpStep finds level depth+1 from the frontier bitmap front: every
 // unvisited vertex looks for a neighbour in front. The new frontier is
-// written to next, every word of it (the caller swaps the bitmaps). It
-// returns the new frontier's size and the arcs leaving it. After a
-// cancellation request it stops early; the caller checks.
-func (s *search) bottomUpStep(depth int32) (nf, arcs int64) {
+// written to next, every word of it (the caller swaps the bitmaps). The
+// first of consecutive bottom-up steps reads every vertex and marks in
+// unvisited those with arcs it leaves unvisited; the next ones read only
+// those (an R-MAT graph has many vertices without arcs) and unmark the
+// ones they reach. It returns the new frontier's size and the arcs
+// leaving it. After a cancellation request it stops early; the caller
+// checks.
+func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs int64) {
 	off, adj, parents, levels := s.g.Offsets, s.g.Adj, s.parents, s.levels
-	front, next := s.front, s.next
+	front, next, unvisited := s.front, s.next, s.unvisited
 	words := len(front)
 	n := s.n
 	var task atomic.Int64
@@ -273,18 +282,28 @@ func (s *search) bottomUpStep(depth int32) (nf, arcs int64) {
 				break
 			}
 			for wi := w0; wi < min(w0+buChunkWords, words); wi++ {
-				var word uint64
 				base := wi << 6
-				for v := base; v < min(base+64, n); v++ {
-					if parents[v] >= 0 {
-						continue
+				// todo: the vertices to look at, as bits of this word.
+				var todo uint64
+				if first {
+					for v := base; v < min(base+64, n); v++ {
+						if parents[v] < 0 && off[v+1] > off[v] {
+							todo |= 1 << uint(v-base)
+						}
 					}
+				} else {
+					todo = unvisited[wi]
+				}
+				var word uint64
+				for bitsLeft := todo; bitsLeft != 0; bitsLeft &= bitsLeft - 1 {
+					b := bits.TrailingZeros64(bitsLeft)
+					v := base + b
 					lo, hi := off[v], off[v+1]
 					for _, u := range adj[lo:hi] {
 						if front[u>>6]&(1<<(uint(u)&63)) != 0 {
 							parents[v] = u
 							levels[v] = depth + 1
-							word |= 1 << uint(v-base)
+							word |= 1 << uint(b)
 							cnt++
 							scout += hi - lo
 							break
@@ -292,6 +311,7 @@ func (s *search) bottomUpStep(depth int32) (nf, arcs int64) {
 					}
 				}
 				next[wi] = word
+				unvisited[wi] = todo &^ word
 			}
 		}
 		found.Add(cnt)
@@ -306,6 +326,7 @@ func (s *search) queueToBitmap() error {
 		words := (s.n + 63) / 64
 		s.front = make([]uint64, words)
 		s.next = make([]uint64, words)
+		s.unvisited = make([]uint64, words)
 	} else {
 		clear(s.front)
 	}

@@ -122,12 +122,27 @@ func (r *Result) Trace() string {
 
 // finish fills the fields every CPU entry point derives from Levels.
 func (r *Result) finish(g *graph.CSR) {
+	levels := r.Levels
+	r.finishEdges(g, g.ComponentEdges(func(v int32) bool { return levels[v] >= 0 }))
+}
+
+// finishDegrees is finish for a search that summed the degrees of the
+// vertices it reached (the arcs leaving each frontier), which gives
+// ComponentEdges without a pass over the vertices.
+func (r *Result) finishDegrees(g *graph.CSR, degSum int64) {
+	if !g.Directed {
+		degSum /= 2
+	}
+	r.finishEdges(g, degSum)
+}
+
+// finishEdges is finish with ComponentEdges already known.
+func (r *Result) finishEdges(g *graph.CSR, componentEdges int64) {
 	r.Iterations = len(r.FrontierSizes)
 	for _, s := range r.FrontierSizes {
 		r.Reached += s
 	}
-	levels := r.Levels
-	r.ComponentEdges = g.ComponentEdges(func(v int32) bool { return levels[v] >= 0 })
+	r.ComponentEdges = componentEdges
 	r.TEPS = graph.Rate(r.ComponentEdges, g.NumArcs(), r.Time)
 }
 

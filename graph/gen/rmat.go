@@ -79,7 +79,7 @@ func rmatEdges(scale, edgeFactor int, build bool, opts []Option) (graph.EdgeList
 		return graph.EdgeList{}, err
 	}
 	m := edgeFactor * n
-	tables := rmatTables(rmatQuadrants(&c, scale))
+	tables := rmatDraws(rmatTables(rmatQuadrants(&c, scale)))
 	el := newEdgeList(n, m, &c)
 	err = forChunks(m, chunkEdges, func(ci, lo, hi int) {
 		r := newRNG(c.seed, streamEdges, uint64(ci))
@@ -221,30 +221,65 @@ func newAliasTable(q [][4]float64) aliasTable {
 	return t
 }
 
+// rmatDraw is an alias table in the form rmatFill reads: 256 packed
+// columns (those of a table with fewer levels repeated: column c at every
+// index whose low 2k bits are c), so the low byte of a random number picks
+// the same column as x&aliasTable.mask with neither a mask nor a bounds
+// check. A packed column holds thr in bits 0–31, alt in bits 32–39 and
+// own^alt in bits 40–47.
+type rmatDraw struct {
+	col *[256]uint64
+	k   uint // levels drawn
+}
+
+// rmatDraws returns the tables in rmatFill's form.
+func rmatDraws(tabs []aliasTable) []rmatDraw {
+	out := make([]rmatDraw, len(tabs))
+	for g, t := range tabs {
+		col := new([256]uint64)
+		for i := range col {
+			e := t.col[uint64(i)&t.mask]
+			col[i] = uint64(e.thr) | uint64(e.alt)<<32 | uint64(e.own^e.alt)<<40
+		}
+		out[g] = rmatDraw{col: col, k: t.k}
+	}
+	return out
+}
+
+// pick returns the outcome drawn from the low 32 bits of x: 8 bits choose
+// a column, the next 24 compare with its threshold (kept when below it).
+func (t rmatDraw) pick(x uint64) uint32 {
+	e := t.col[uint8(x)]
+	y := uint32(x>>8) & (1<<24 - 1)
+	keep := (y - uint32(e)) >> 31 // 1 when y < thr: y-thr wraps
+	return uint32(e>>32)&0xff ^ (uint32(e>>40)&0xff)&-keep
+}
+
 // rmatFill generates len(src) edges: for each group of levels, 32 random
-// bits pick a column (2k bits) and compare 24 bits with its threshold.
-func rmatFill(src, dst []int32, tabs []aliasTable, rp *rng) {
-	r := *rp
+// bits pick a column (2k bits) and compare 24 bits with its threshold;
+// one 64-bit number serves two groups, the low half the first.
+func rmatFill(src, dst []int32, tabs []rmatDraw, rp *rng) {
+	s0, s1, s2, s3 := rp.s0, rp.s1, rp.s2, rp.s3
 	dst = dst[:len(src)]
 	for i := range src {
 		var u, v uint32
-		var x uint64
-		for g := range tabs {
-			if g&1 == 0 {
-				x = r.next()
-			}
-			t := &tabs[g]
-			e := t.col[x&t.mask]
-			// Branch-free select: keep is 1 when y < thr (y-thr wraps).
-			y := uint32(x>>8) & (1<<24 - 1)
-			keep := (y - e.thr) >> 31
-			b := uint32(e.alt) ^ (uint32(e.own^e.alt) & -keep)
+		for g := 0; g < len(tabs); g += 2 {
+			var x uint64
+			x, s0, s1, s2, s3 = xoshiro(s0, s1, s2, s3)
+			t := tabs[g]
+			b := t.pick(x)
 			k := t.k & 31
 			u = u<<k | b>>4
 			v = v<<k | b&15
-			x >>= 32
+			if g+1 < len(tabs) {
+				t = tabs[g+1]
+				b = t.pick(x >> 32)
+				k = t.k & 31
+				u = u<<k | b>>4
+				v = v<<k | b&15
+			}
 		}
 		src[i], dst[i] = int32(u), int32(v)
 	}
-	*rp = r
+	rp.s0, rp.s1, rp.s2, rp.s3 = s0, s1, s2, s3
 }

@@ -48,8 +48,16 @@ func newRNG(seed, stream, chunk uint64) rng {
 
 // next returns 64 random bits.
 func (r *rng) next() uint64 {
-	s0, s1, s2, s3 := r.s0, r.s1, r.s2, r.s3
-	out := bits.RotateLeft64(s1*5, 7) * 9
+	var out uint64
+	out, r.s0, r.s1, r.s2, r.s3 = xoshiro(r.s0, r.s1, r.s2, r.s3)
+	return out
+}
+
+// xoshiro is one step of xoshiro256** on a state passed by value, for
+// hot loops that keep the state in local variables (registers): it
+// returns the output and the next state.
+func xoshiro(s0, s1, s2, s3 uint64) (out, n0, n1, n2, n3 uint64) {
+	out = bits.RotateLeft64(s1*5, 7) * 9
 	t := s1 << 17
 	s2 ^= s0
 	s3 ^= s1
@@ -57,8 +65,7 @@ func (r *rng) next() uint64 {
 	s0 ^= s3
 	s2 ^= t
 	s3 = bits.RotateLeft64(s3, 45)
-	r.s0, r.s1, r.s2, r.s3 = s0, s1, s2, s3
-	return out
+	return out, s0, s1, s2, s3
 }
 
 // below returns a number uniform in [0, n) by Lemire's multiply-shift; its

@@ -124,12 +124,28 @@ extern "C" __global__ void rcm_hook(const u64 *chunks, const u32 *nchunks, const
 	}
 }
 
+// rcm_find follows rep from v to its tree's root without writing: once
+// the hooking is over, the roots are final, and a walk that wrote (path
+// halving) could store a stale ancestor over the root another thread has
+// just given its vertex.
+__device__ int rcm_find(const int *rep, int v) {
+	const volatile int *r = rep;
+	int p = r[v];
+	while (p != v) {
+		v = p;
+		p = r[v];
+	}
+	return v;
+}
+
 // rcm_flatten points every vertex at its root and takes the least dk rank
-// of each tree into least[root] (least filled with RCM_NONE before).
+// of each tree into least[root] (least filled with RCM_NONE before). Only
+// v's own thread writes rep[v], and only the root: a vertex that another
+// thread's walk still reads keeps pointing at one of its ancestors.
 extern "C" __global__ void rcm_flatten(int n, int *rep, const int *rank, int *least) {
 	i64 v = rcm_index();
 	if (v >= n) return;
-	int r = rcm_root(rep, (int)v);
+	int r = rcm_find(rep, (int)v);
 	rep[v] = r;
 	atomicMin(&least[r], rank[v]);
 }

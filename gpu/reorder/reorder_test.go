@@ -14,6 +14,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/graph/gen/gpugen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 	tg "github.com/graphnb/graphnb/internal/testgraphs"
@@ -305,4 +306,35 @@ func withLoops(g *graph.CSR, k int) *graph.CSR {
 		out.Offsets = append(out.Offsets, int64(len(out.Adj)))
 	}
 	return out
+}
+
+// TestGPUGenerated compares the device order with graph.RCMOrder on
+// larger graphs made on the device by gpugen, as a sweep makes them
+// (SSCA#2's cliques and R-MAT's hubs, scales 17 to 20; skipped without a
+// GPU).
+func TestGPUGenerated(t *testing.T) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		t.Skip(gpu.DefaultReason())
+	}
+	for scale := 17; scale <= 20; scale++ {
+		for _, family := range []string{"ssca2", "rmat"} {
+			var dg *gpu.Graph
+			var err error
+			if family == "ssca2" {
+				dg, err = gpugen.SSCA2(dev, scale, gen.Seed(1))
+			} else {
+				dg, err = gpugen.RMAT(dev, scale, 16, gen.Seed(1))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := dg.Host()
+			if err != nil {
+				t.Fatal(err)
+			}
+			compare(t, fmt.Sprintf("%s:%d", family, scale), g, dg, RCMOrder)
+			dg.Close()
+		}
+	}
 }

@@ -20,7 +20,7 @@ var kernelSource string
 
 const (
 	// blockSize is the threads per block of every launch (whole warps:
-	// rcm_bfs_level, rcm_count and rcm_level_keys vote per warp).
+	// rcm_search_level, rcm_count and rcm_level_keys vote per warp).
 	blockSize = 256
 	// none is reorder.cu's RCM_NONE: unreached, no candidate.
 	none = 1<<31 - 1

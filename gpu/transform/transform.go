@@ -242,7 +242,8 @@ func (s *Sorter) Reserve(n int64, valueBytes int) error {
 }
 
 // scratch makes sure the scratch buffers hold n pairs of words-word
-// values.
+// values. When an allocation fails the Sorter is left empty (the next
+// sort allocates afresh), never half made.
 func (s *Sorter) scratch(n, words int64) error {
 	if s.mem != nil && s.n >= n && s.words >= words {
 		return nil
@@ -253,6 +254,14 @@ func (s *Sorter) scratch(n, words int64) error {
 	if err := s.Free(); err != nil {
 		return err
 	}
+	if err := s.allocate(n, words); err != nil {
+		return errors.Join(err, s.Free())
+	}
+	return nil
+}
+
+// allocate makes the scratch buffers for n pairs of words-word values.
+func (s *Sorter) allocate(n, words int64) error {
 	s.mem, s.n, s.words = gpu.NewAllocations(s.dev), n, words
 	tiles := (n + radixTile - 1) / radixTile
 	var err error

@@ -264,6 +264,11 @@ func checkSortKinds(t *testing.T, dev *gpu.Device) {
 			t.Errorf("Reserve(%d, %d): no error", bad[0], bad[1])
 		}
 	}
+	// Scratch the device cannot hold: an error, and the Sorter stays
+	// usable (no half-made scratch that a later, smaller sort would trust).
+	if err := sorter.Reserve(1<<45, 8); err == nil {
+		t.Error("Reserve(2^45, 8): no error")
+	}
 	if err := sorter.Reserve(3*radixTile+7, 8); err != nil { // the first case sorts in it
 		t.Fatal(err)
 	}

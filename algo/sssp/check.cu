@@ -27,6 +27,11 @@
 #define CK_CHASE 5   // ≠ 0: ssspck_chase could not show the parents acyclic
 #define CK_WORDS 6
 
+// Forms of the arc pass (ssspck_explain reads the failing arc by it).
+#define CK_FORM_CSR 0        // ssspck_csr_*: arc k
+#define CK_FORM_COO 1        // ssspck_coo_*: 2e, 2e+1
+#define CK_FORM_UNDIRECTED 2 // ssspck_undirected_*: 2k, 2k+1
+
 // Rules, in the order they are reported (devcheck.go words them).
 #define R_SOURCE 1    // Dist[src] = 0, Parents[src] = src
 #define R_REACH 2     // no NaN or -Inf; unreached ⇔ no parent; parents reached
@@ -166,16 +171,40 @@ extern "C" __global__ void ssspck_coo_w64(const int *st, const int *en, const do
 }
 
 // ck_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
-// off[v] ≤ k < m: a few steps forward, else a binary search (a tile may
-// span long runs of vertices without arcs).
+// off[v] ≤ k < m: a few steps forward, else a galloping search from v
+// (probes 4, 8, 16, … rows ahead, then halving) — a tile may span long
+// runs of vertices with few or no arcs, and the rows near v are the ones
+// this lane just read, where a search over the whole of off would start
+// far away each time.
 static __device__ __forceinline__ int ck_advance(const i64 *off, i64 n, int v, i64 k) {
 	for (int i = 0; i < 4; i++, v++) {
 		if (off[v + 1] > k) return v;
 	}
-	return ck_tail(off, n, k);
+	i64 lo = v, hi = n, step = 4; // off[lo] ≤ k < off[n]
+	while (lo + step < n) {
+		if (off[lo + step] > k) {
+			hi = lo + step;
+			break;
+		}
+		lo += step;
+		step *= 2;
+	}
+	while (hi - lo > 1) { // off[lo] ≤ k < off[hi]
+		i64 mid = lo + (hi - lo) / 2;
+		if (off[mid] <= k) {
+			lo = mid;
+		} else {
+			hi = mid;
+		}
+	}
+	return (int)lo;
 }
 
 #define CK_STEPS 8  // 32-arc steps per warp tile
+// Blocks per SM the undirected pass is compiled for (__launch_bounds__):
+// 4 caps it at 64 registers, for 50% occupancy instead of 37.5% at its
+// natural 77; measured on the H100 at R-MAT s22, 1.77 → 1.59 ms.
+#define CK_ARC_BLOCKS 4
 #define CK_TILE 256 // arcs per warp tile (32·CK_STEPS)
 
 // ck_csr checks the m arcs of a CSR in warp tiles of CK_TILE consecutive
@@ -225,6 +254,64 @@ extern "C" __global__ void ssspck_csr_w64(const i64 *off, const int *adj, const 
 	ck_csr<double>(off, adj, ws, n, m, d, par, src, tol, mark, ctl);
 }
 
+// ck_undirected checks an undirected CSR, whose arcs come in pairs u→v,
+// v→u of equal weight (graph.CSR's invariant; the COO check relies on the
+// same): in warp tiles as ck_csr, it reads every arc's head and weight but
+// gathers d[v] only for the arcs u→v with v ≥ u, and checks both
+// directions of each (index 2k for arc k, 2k+1 for its reverse), so that
+// every arc is checked once from half the gathers. It counts the arcs
+// that leave a reached vertex into ctl[CK_ARCS], both directions.
+template <typename W>
+static __device__ __forceinline__ void ck_undirected(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
+                                                     const double *d, const int *par, int src, double tol, u8 *mark,
+                                                     u64 *ctl) {
+	u64 arcs = 0;
+	i64 tiles = (m + CK_TILE - 1) / CK_TILE, lane = threadIdx.x & 31;
+	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	for (i64 t = warp; t < tiles; t += warps) {
+		i64 end = (t + 1) * CK_TILE < m ? (t + 1) * CK_TILE : m;
+		i64 base = t * CK_TILE + lane;
+		int u = ck_tail(off, n, t * CK_TILE), head[CK_STEPS], row[CK_STEPS];
+		double w[CK_STEPS], dv[CK_STEPS];
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) {
+			i64 k = base + 32 * s;
+			head[s] = k < end ? adj[k] : -1;
+			w[s] = k < end ? ck_w(ws, k) : 0;
+		}
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) {
+			i64 k = base + 32 * s;
+			if (k < end) u = ck_advance(off, n, u, k);
+			row[s] = k < end ? u : n;
+		}
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) dv[s] = head[s] >= row[s] ? d[head[s]] : 0;
+#pragma unroll
+		for (int s = 0; s < CK_STEPS; s++) {
+			int a = row[s], b = head[s];
+			if (b < a) continue; // the reverse's turn, or past the end
+			u64 k = (u64)(base + 32 * s);
+			double da = d[a];
+			if (ck_arc_at(2 * k, a, b, w[s], da, dv[s], par, src, tol, mark, ctl)) arcs++;
+			if (b != a && ck_arc_at(2 * k + 1, b, a, w[s], dv[s], da, par, src, tol, mark, ctl)) arcs++;
+		}
+	}
+	ck_block_add(arcs, &ctl[CK_ARCS]);
+}
+
+extern "C" __global__ __launch_bounds__(CK_BLOCK, CK_ARC_BLOCKS) void ssspck_undirected_w32(
+		const i64 *off, const int *adj, const float *ws, i64 n, i64 m, const double *d, const int *par, int src,
+		double tol, u8 *mark, u64 *ctl) {
+	ck_undirected<float>(off, adj, ws, n, m, d, par, src, tol, mark, ctl);
+}
+
+extern "C" __global__ __launch_bounds__(CK_BLOCK, CK_ARC_BLOCKS) void ssspck_undirected_w64(
+		const i64 *off, const int *adj, const double *ws, i64 n, i64 m, const double *d, const int *par, int src,
+		double tol, u8 *mark, u64 *ctl) {
+	ck_undirected<double>(off, adj, ws, n, m, d, par, src, tol, mark, ctl);
+}
+
 // ssspck_final checks, with tree ≠ 0 (after the pointer jumping), that
 // parents lead every reached vertex to the source (anc), and that each
 // reached vertex but the source was marked by a tight parent arc.
@@ -241,10 +328,12 @@ extern "C" __global__ void ssspck_final(const double *d, const int *anc, const u
 // ssspck_explain (thread 0 of one warp) writes what the host words the
 // failure of key with: info = {u, v, bits of d[u], bits of d[v], bits of
 // w, parent of v, bits of d[parent of v]} where u→v of weight w is the
-// arc of the bound rule (coo: the COO's edges, else the CSR's arcs), and
-// u = v = the vertex of a vertex rule (w = 0). Indices outside [0, n) read
-// as NaN distances and parent -2.
-extern "C" __global__ void ssspck_explain(u64 key, int coo, const int *st, const int *en, const i64 *off,
+// arc of the bound rule (form CK_FORM_COO: index 2e or 2e+1 of the COO's
+// edge e; CK_FORM_UNDIRECTED: 2k or 2k+1 of the CSR's arc k; CK_FORM_CSR:
+// arc k; odd indices are the reverse direction), and u = v = the vertex of
+// a vertex rule (w = 0). Indices outside [0, n) read as NaN distances and
+// parent -2.
+extern "C" __global__ void ssspck_explain(u64 key, int form, const int *st, const int *en, const i64 *off,
                                           const int *adj, const float *w32, const double *w64, i64 n,
                                           const double *d, const int *par, i64 *info) {
 	if (blockIdx.x != 0 || threadIdx.x != 0) return;
@@ -252,14 +341,18 @@ extern "C" __global__ void ssspck_explain(u64 key, int coo, const int *st, const
 	i64 u = (i64)idx, v = (i64)idx;
 	double w = 0;
 	if (rule == R_BOUND) {
-		i64 k = (i64)idx;
-		if (coo) {
-			k = (i64)(idx / 2);
-			u = idx % 2 ? en[k] : st[k];
-			v = idx % 2 ? st[k] : en[k];
+		i64 k = form == CK_FORM_CSR ? (i64)idx : (i64)(idx / 2);
+		if (form == CK_FORM_COO) {
+			u = st[k];
+			v = en[k];
 		} else {
 			u = ck_tail(off, n, k);
 			v = adj[k];
+		}
+		if (form != CK_FORM_CSR && idx % 2) {
+			i64 x = u;
+			u = v;
+			v = x;
 		}
 		w = w64 ? w64[k] : w32 ? (double)w32[k] : 1.0;
 	}

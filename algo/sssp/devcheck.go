@@ -38,6 +38,8 @@ const (
 	kCkCOO64    = "ssspck_coo_w64"
 	kCkCSR32    = "ssspck_csr_w32"
 	kCkCSR64    = "ssspck_csr_w64"
+	kCkUndir32  = "ssspck_undirected_w32"
+	kCkUndir64  = "ssspck_undirected_w64"
 	kCkChase    = "ssspck_chase"
 	kCkFinal    = "ssspck_final"
 	kCkExplain  = "ssspck_explain"
@@ -51,6 +53,12 @@ const (
 	ckWords   = 6                // CK_WORDS
 	ckTile    = 256              // CK_TILE: arcs per warp tile of the CSR pass
 	ckNone    = devcheck.None
+
+	// Forms of the arc pass (check.cu CK_FORM_*): how a bound failure's
+	// index names its arc.
+	formCSR        = 0 // arc k of the CSR
+	formCOO        = 1 // 2e: edge e of the COO, start→end; 2e+1: end→start
+	formUndirected = 2 // 2k: arc k of an undirected CSR; 2k+1: its reverse
 )
 
 // jumpsUnread is the number of pointer-jumping rounds the check launches
@@ -66,7 +74,8 @@ const jumpsUnread = 4
 // the jumping.
 var chaseTuning = struct{ cap, steps uint64 }{cap: 4096, steps: 256}
 
-var checkKernelNames = []string{kCkVertices, kCkChase, kCkJump, kCkCOO32, kCkCOO64, kCkCSR32, kCkCSR64, kCkFinal, kCkExplain}
+var checkKernelNames = []string{kCkVertices, kCkChase, kCkJump, kCkCOO32, kCkCOO64, kCkCSR32, kCkCSR64, kCkUndir32, kCkUndir64,
+	kCkFinal, kCkExplain}
 
 // Rules of check.cu, in the order they are reported.
 const (
@@ -113,8 +122,9 @@ func (p *Prepared) Check(r *Result) error {
 // of the package's CheckTolerance, with the same float64 formulas and
 // relative tolerance tol, on the device that holds the graph: a
 // per-vertex kernel checks the source and reach rules; edge-parallel
-// kernels check the bound on every arc (on the COO, each edge in both
-// directions) and mark each vertex whose parent arc is tight; the parent
+// kernels check the bound on every arc (on the COO and on an undirected
+// CSR, each edge once in both directions: the graph's arcs come in pairs
+// of equal weight) and mark each vertex whose parent arc is tight; the parent
 // tree (parents lead every reached vertex to the source) holds when the
 // few flat vertices (a parent not closer than its child; every cycle
 // holds one) all reach the source (ssspck_chase), else pointer jumping
@@ -251,9 +261,13 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 			err = t.Launch(f, checkGrid(int(p.coo.Edges), info.SMs), block, 0, p.coo.Start, p.coo.End, ws, p.coo.Edges,
 				dist, parents, src, tol, ck.mark, ck.ctl)
 		} else {
-			f, ws := fn[kCkCSR32], any(w32)
+			f32, f64 := fn[kCkCSR32], fn[kCkCSR64]
+			if !p.directed {
+				f32, f64 = fn[kCkUndir32], fn[kCkUndir64]
+			}
+			f, ws := f32, any(w32)
 			if p.w64 {
-				f, ws = fn[kCkCSR64], w64
+				f, ws = f64, w64
 			}
 			m := p.csr.Arcs
 			err = t.Launch(f, checkGrid(int((m+ckTile-1)/ckTile)*32, info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
@@ -300,16 +314,16 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 		if ctl[ckErr] == ckNone {
 			return nil
 		}
-		var coo int32
+		form := p.checkForm()
 		var st, en *gpu.Int32s
 		var off *gpu.Int64s
 		var adj *gpu.Int32s
-		if p.coo != nil {
-			coo, st, en = 1, p.coo.Start, p.coo.End
+		if form == formCOO {
+			st, en = p.coo.Start, p.coo.End
 		} else {
 			off, adj = p.csr.Offsets, p.csr.Adj
 		}
-		return t.Launch(fn[kCkExplain], gpu.D1(1), gpu.D1(32), 0, ctl[ckErr], coo, st, en, off, adj, w32, w64, int64(n),
+		return t.Launch(fn[kCkExplain], gpu.D1(1), gpu.D1(32), 0, ctl[ckErr], form, st, en, off, adj, w32, w64, int64(n),
 			dist, parents, ck.info)
 	})
 	if err != nil {
@@ -320,7 +334,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 		if err := ck.info.Download(words); err != nil {
 			return fmt.Errorf("sssp: device check of %s from %d: %w", p.Label(), src, err)
 		}
-		return checkFailure(ctl[ckErr], words, p.coo != nil)
+		return checkFailure(ctl[ckErr], words, p.checkForm())
 	}
 	if reached != int64(ctl[ckReached]) {
 		return fmt.Errorf("sssp: device check: Reached = %d but %d vertices have a finite distance", reached, ctl[ckReached])
@@ -337,10 +351,21 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 	return nil
 }
 
-// checkFailure words a failure key of check.cu with its explanation
-// words = {u, v, bits of Dist[u], bits of Dist[v], bits of w, parent of
-// v, bits of Dist[parent of v]}.
-func checkFailure(key uint64, words []int64, coo bool) error {
+// checkForm is the form of the check's arc pass over p's graph.
+func (p *Prepared) checkForm() int32 {
+	switch {
+	case p.coo != nil:
+		return formCOO
+	case !p.directed:
+		return formUndirected
+	}
+	return formCSR
+}
+
+// checkFailure words a failure key of check.cu, whose arc pass had the
+// given form, with its explanation words = {u, v, bits of Dist[u], bits
+// of Dist[v], bits of w, parent of v, bits of Dist[parent of v]}.
+func checkFailure(key uint64, words []int64, form int32) error {
 	rule, idx := devcheck.Rule(key), devcheck.Index(key)
 	f := func(i int) float64 { return math.Float64frombits(uint64(words[i])) }
 	u, v, du, dv, w, pv, dp := words[0], words[1], f(2), f(3), f(4), words[5], f(6)
@@ -354,8 +379,13 @@ func checkFailure(key uint64, words []int64, coo bool) error {
 		msg = fmt.Sprintf("parent tree: following parents from vertex %d (parent %d) does not reach the source (a cycle)", v, pv)
 	case ruleBound:
 		where := fmt.Sprintf("arc %d", idx)
-		if coo {
+		switch {
+		case form == formCOO:
 			where = fmt.Sprintf("edge %d of the COO", idx/2)
+		case form == formUndirected && idx%2 == 0:
+			where = fmt.Sprintf("arc %d", idx/2)
+		case form == formUndirected:
+			where = fmt.Sprintf("the reverse of arc %d", idx/2)
 		}
 		msg = fmt.Sprintf("bound: arc %d→%d (weight %g, %s) gives vertex %d the distance %g + %g = %g, shorter than Dist[%d] = %g",
 			u, v, w, where, v, du, w, du+w, v, dv)

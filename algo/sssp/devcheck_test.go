@@ -18,6 +18,7 @@ func TestCheckSource(t *testing.T) {
 	cudasrc.Check(t, "check.cu", checkSource, 1, checkKernelNames)
 	cudasrc.CheckDefines(t, "check.cu", checkSource, map[string]int64{
 		"CK_BLOCK": blockSize, "CK_ERR": ckErr, "CK_REACHED": ckReached, "CK_ARCS": ckArcs, "CK_JUMPED": ckJumped, "CK_FLAT": ckFlat, "CK_CHASE": ckChase, "CK_WORDS": ckWords, "CK_TILE": ckTile,
+		"CK_FORM_CSR": formCSR, "CK_FORM_COO": formCOO, "CK_FORM_UNDIRECTED": formUndirected,
 		"R_SOURCE": ruleSource, "R_REACH": ruleReach, "R_TREE": ruleTree, "R_BOUND": ruleBound, "R_PARENTARC": ruleParentArc,
 	})
 }

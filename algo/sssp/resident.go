@@ -48,7 +48,7 @@ func residentKernelNames() []string {
 		"sssprs_parents_init_d64", "sssprs_parents_init_d32", "sssprs_commit"}
 	for _, f32 := range []bool{false, true} {
 		for _, w64 := range []bool{false, true} {
-			for _, form := range []string{"parents", "parents_pull", "parents_coo", "adopt_pull"} {
+			for _, form := range []string{"parents", "parents_undirected", "parents_coo", "adopt_pull"} {
 				out = append(out, parentsKernel(form, f32, w64))
 			}
 		}
@@ -57,7 +57,7 @@ func residentKernelNames() []string {
 }
 
 // parentsKernel names a kernel of the parent tree: form "parents" (a pass
-// over a CSR's arcs), "parents_pull" (the strict pass of an undirected
+// over a CSR's arcs), "parents_undirected" (the strict pass of an undirected
 // CSR), "parents_coo" (a pass over a COO's edges) or "adopt_pull" (an
 // adoption round of an undirected CSR), for the distances' and weights'
 // types.
@@ -426,9 +426,10 @@ func (p *Prepared) finishDevice(r *Result, b *resultBufs) error {
 	return cancel.Check()
 }
 
-// pullParents reports whether the parents pull from each vertex's own
-// list: on an undirected CSR, where the arcs of v's list are v's in-arcs
-// (every arc has its reverse, of the same weight).
+// pullParents reports whether the parents use an undirected CSR's
+// kernels: a strict pass over each edge once, both directions, and
+// adoption rounds that read each orphan's own list (its in-arcs: every arc
+// has its reverse, of the same weight).
 func (p *Prepared) pullParents() bool { return p.coo == nil && !p.directed }
 
 // strictParents launches the parents' first pass (resident.cu): every
@@ -444,11 +445,11 @@ func (p *Prepared) strictParents(t *gpu.Thread, rs *residentState, dist any, src
 	}
 	form := "parents"
 	if p.pullParents() {
-		form = "parents_pull"
+		form = "parents_undirected"
 	}
 	f := rs.fn[parentsKernel(form, f32, p.w64)]
 	grid := rs.grid(int((p.m+rsTile-1)/rsTile) * 32)
-	if form == "parents_pull" {
+	if form == "parents_undirected" {
 		return t.Launch(f, grid, gpu.D1(blockSize), 0, p.csr.Offsets, p.csr.Adj, p.weights, n, p.m, dist, parents)
 	}
 	return t.Launch(f, grid, gpu.D1(blockSize), 0, p.csr.Offsets, p.csr.Adj, p.weights, n, p.m, dist, parents, rs.cand, int32(0))

@@ -27,6 +27,8 @@ fake::Table table({
     small(fake::kernel("ssspck_coo_w64", ssspck_coo_w64, direct)),
     small(fake::kernel("ssspck_csr_w32", ssspck_csr_w32)),
     small(fake::kernel("ssspck_csr_w64", ssspck_csr_w64)),
+    small(fake::kernel("ssspck_undirected_w32", ssspck_undirected_w32)),
+    small(fake::kernel("ssspck_undirected_w64", ssspck_undirected_w64)),
     small(fake::kernel("ssspck_final", ssspck_final, direct)),
     fake::kernel("ssspck_explain", ssspck_explain, direct),
 });

@@ -132,10 +132,12 @@ type callbackInterrupted struct{}
 
 const callbackInterruptedText = "the comm callback was interrupted"
 
-func (*callbackInterrupted) Error() string       { return "Interrupted: " + callbackInterruptedText }
-func (*callbackInterrupted) EName() string       { return "Interrupted" }
-func (*callbackInterrupted) EValue() string      { return callbackInterruptedText }
-func (*callbackInterrupted) Traceback() []string { return []string{"Interrupted: " + callbackInterruptedText} }
+func (*callbackInterrupted) Error() string  { return "Interrupted: " + callbackInterruptedText }
+func (*callbackInterrupted) EName() string  { return "Interrupted" }
+func (*callbackInterrupted) EValue() string { return callbackInterruptedText }
+func (*callbackInterrupted) Traceback() []string {
+	return []string{"Interrupted: " + callbackInterruptedText}
+}
 
 // handleCommInfo answers comm_info_request with the open comms, those to
 // target_name only when it is given.

@@ -100,4 +100,3 @@ func (s *Session) runFunc(ctx context.Context, f func()) error {
 	e.Trace[0] = "panic: " + e.Value
 	return e
 }
-

@@ -28,7 +28,23 @@ import (
 // one (the interpreter, so that an interrupt stops interpreted code). A
 // panic or an interrupt becomes an IOPub error parented to the comm
 // message; the kernel carries on. A comm_open to a target nobody
-// registered is answered with a comm_close, as ipykernel does.
+// registered is answered with a comm_close, as ipykernel does. When the
+// kernel ends, every comm is forgotten (comm.CloseAll).
+
+// commOwner is the key under which package comm records the comms that
+// the cell of execute_request m opens: its front end's cell id (JupyterLab,
+// Notebook 7 and VS Code send metadata.cellId; the classic notebook and
+// nbclient send none: then "", and a cell's comms stay open when it runs
+// again, as ipykernel's do). When the same cell runs again, the comms its
+// earlier run opened are closed first (comm.CloseOwned: a comm_close to the
+// front end, and their OnClose callbacks), so that re-running a cell of
+// widgets does not leave the old ones and their callbacks behind.
+func commOwner(m *wire.Message) string {
+	if id, ok := m.Metadata["cellId"].(string); ok && id != "" {
+		return "cell:" + id
+	}
+	return ""
+}
 
 // commTransport publishes comm messages on IOPub (comm.Transport).
 type commTransport struct{ s *server }
@@ -105,8 +121,8 @@ type CallbackRunner interface {
 // runCallback runs f, which calls comm's handlers, as the comm message m's
 // execution: see the comment at the top of this file.
 func (s *server) runCallback(m *wire.Message, f func()) {
-	s.stdinSt.asking.Store(&askState{req: m, allow: false})
-	defer s.stdinSt.asking.Store(nil)
+	prevAsk := s.stdinSt.asking.Swap(&askState{req: m, allow: false})
+	defer s.stdinSt.asking.Store(prevAsk)
 	s.streams.setParent(m.Header)
 	err := s.interruptible(func(ctx context.Context) error {
 		if r, ok := s.eng.(CallbackRunner); ok {

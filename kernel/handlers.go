@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/comm"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/wire"
 	"github.com/graphnb/graphnb/kernel/zmtp"
@@ -163,13 +164,22 @@ func (s *server) handleExecute(sock *zmtp.Router, m *wire.Message) {
 		s.publish("execute_input", m.Header, map[string]any{"code": c.Code, "execution_count": count})
 	}
 
+	// The comms an earlier run of this cell opened are released first (see
+	// comm.go).
+	owner := commOwner(m)
+	if owner != "" && len(comm.List("")) > 0 {
+		s.runCallback(m, func() { comm.CloseOwned(owner) })
+	}
+
 	parent := m.Header
 	payload := []any{}
 	cell := Cell{Count: count, Silent: c.Silent, AsyncError: func(err error) { s.asyncError(parent, err) },
 		Page: func(data display.Bundle) {
 			payload = append(payload, map[string]any{"source": "page", "data": data, "start": 0})
 		}}
+	comm.SetOwner(owner)
 	bundle, err := s.run(c.Code, cell)
+	comm.SetOwner("")
 	s.syncOutput()
 
 	if err != nil {

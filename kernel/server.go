@@ -215,7 +215,11 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 	prevSink := display.SetSink(sink{s})
 	defer display.SetSink(prevSink)
 	prevComm := comm.SetTransport(commTransport{s})
-	defer comm.SetTransport(prevComm)
+	defer func() {
+		comm.SetTransport(prevComm)
+		comm.CloseAll()
+		comm.SetOwner("")
+	}()
 	if !opt.NoSignals {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt)

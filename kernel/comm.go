@@ -81,6 +81,12 @@ func (s *server) handleComm(m *wire.Message) {
 	if msg.Data == nil {
 		msg.Data = map[string]any{}
 	}
+	if t == "comm_open" && commOpen(c.CommID) {
+		// Answering with a comm_close would close the open comm of that id
+		// in the front end too.
+		s.log.Warn("a comm_open for a comm id already open; ignoring it", "comm_id", c.CommID, "target_name", c.TargetName)
+		return
+	}
 	known := true
 	s.runCallback(m, func() {
 		switch t {
@@ -128,11 +134,7 @@ func (s *server) runCallback(m *wire.Message, f func()) {
 		if r, ok := s.eng.(CallbackRunner); ok {
 			return r.RunCallback(ctx, f)
 		}
-		f()
-		if ctx.Err() != nil {
-			return &callbackInterrupted{}
-		}
-		return nil
+		return runCompiledCallback(ctx, f)
 	})
 	s.syncOutput()
 	if err != nil {
@@ -140,6 +142,22 @@ func (s *server) runCallback(m *wire.Message, f func()) {
 		s.log.Info("a comm callback failed", "msg_type", m.Header.MsgType, "ename", ename, "evalue", evalue)
 		s.publish("error", m.Header, map[string]any{"ename": ename, "evalue": evalue, "traceback": tb})
 	}
+}
+
+// runCompiledCallback runs f on the calling goroutine, for an Engine that
+// is no CallbackRunner: compiled callbacks see an interrupt through
+// cancel.Check.
+func runCompiledCallback(ctx context.Context, f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{value: "in a comm callback: " + fmt.Sprint(r)}
+		}
+	}()
+	f()
+	if ctx.Err() != nil {
+		return &callbackInterrupted{}
+	}
+	return nil
 }
 
 // callbackInterrupted is the error of a compiled callback (run without a
@@ -153,6 +171,12 @@ func (*callbackInterrupted) EName() string  { return "Interrupted" }
 func (*callbackInterrupted) EValue() string { return callbackInterruptedText }
 func (*callbackInterrupted) Traceback() []string {
 	return []string{"Interrupted: " + callbackInterruptedText}
+}
+
+// commOpen reports whether a comm of that id is open.
+func commOpen(id string) bool {
+	_, ok := comm.List("")[id]
+	return ok
 }
 
 // handleCommInfo answers comm_info_request with the open comms, those to

@@ -302,6 +302,19 @@ func SetOwner(key string) (previous string) {
 // Owner returns the key of the cell that opened c ("" for none).
 func (c *Comm) Owner() string { return c.owner }
 
+// Owned returns how many open comms belong to key.
+func Owned(key string) int {
+	registry.Lock()
+	defer registry.Unlock()
+	n := 0
+	for _, c := range registry.comms {
+		if c.owner == key {
+			n++
+		}
+	}
+	return n
+}
+
 // CloseOwned closes every open comm that belongs to key as Close does,
 // sending each a comm_close with empty data, then calls each one's
 // OnClose callback with an empty Message (as if the front end had closed

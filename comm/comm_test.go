@@ -147,6 +147,9 @@ func TestOwners(t *testing.T) {
 	r.mu.Lock()
 	r.msgs = nil
 	r.mu.Unlock()
+	if n := Owned("cell:a"); n != 2 {
+		t.Errorf("Owned(cell:a) = %d, want 2", n)
+	}
 	if n := CloseOwned("cell:a"); n != 2 {
 		t.Errorf("CloseOwned closed %d comms, want 2", n)
 	}

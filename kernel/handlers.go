@@ -167,7 +167,7 @@ func (s *server) handleExecute(sock *zmtp.Router, m *wire.Message) {
 	// The comms an earlier run of this cell opened are released first (see
 	// comm.go).
 	owner := commOwner(m)
-	if owner != "" && len(comm.List("")) > 0 {
+	if owner != "" && comm.Owned(owner) > 0 {
 		s.runCallback(m, func() { comm.CloseOwned(owner) })
 	}
 

@@ -18,6 +18,7 @@ func init() {
 		"HandleOpen":    reflect.ValueOf(comm.HandleOpen),
 		"List":          reflect.ValueOf(comm.List),
 		"Open":          reflect.ValueOf(comm.Open),
+		"Owned":         reflect.ValueOf(comm.Owned),
 		"Register":      reflect.ValueOf(comm.Register),
 		"SetOwner":      reflect.ValueOf(comm.SetOwner),
 		"SetTransport":  reflect.ValueOf(comm.SetTransport),

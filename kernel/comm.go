@@ -88,7 +88,7 @@ func (s *server) handleComm(m *wire.Message) {
 		return
 	}
 	known := true
-	s.runCallback(m, func() {
+	err := s.runCallback(m, func() {
 		switch t {
 		case "comm_open":
 			known = comm.HandleOpen(c.CommID, c.TargetName, msg)
@@ -98,7 +98,9 @@ func (s *server) handleComm(m *wire.Message) {
 			known = comm.HandleClose(c.CommID, msg)
 		}
 	})
-	if known {
+	if err != nil || known {
+		// After an error f may still run (a stalled compiled call): known
+		// is read only when it has returned.
 		return
 	}
 	switch t {
@@ -125,8 +127,9 @@ type CallbackRunner interface {
 }
 
 // runCallback runs f, which calls comm's handlers, as the comm message m's
-// execution: see the comment at the top of this file.
-func (s *server) runCallback(m *wire.Message, f func()) {
+// execution: see the comment at the top of this file. It returns the error
+// it published, nil when f returned normally.
+func (s *server) runCallback(m *wire.Message, f func()) error {
 	prevAsk := s.stdinSt.asking.Swap(&askState{req: m, allow: false})
 	defer s.stdinSt.asking.Store(prevAsk)
 	s.streams.setParent(m.Header)
@@ -142,6 +145,7 @@ func (s *server) runCallback(m *wire.Message, f func()) {
 		s.log.Info("a comm callback failed", "msg_type", m.Header.MsgType, "ename", ename, "evalue", evalue)
 		s.publish("error", m.Header, map[string]any{"ename": ename, "evalue": evalue, "traceback": tb})
 	}
+	return err
 }
 
 // runCompiledCallback runs f on the calling goroutine, for an Engine that

@@ -40,9 +40,7 @@ func BenchmarkExecuteRoundTrip(b *testing.B) {
 				times = append(times, time.Since(start))
 			}
 			b.StopTimer()
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50_µs")
-			b.ReportMetric(float64(times[len(times)*9/10].Microseconds()), "p90_µs")
+			reportPercentiles(b, times)
 			c.close()
 			k.stop(b)
 		})
@@ -86,9 +84,15 @@ func BenchmarkCommRoundTrip(b *testing.B) {
 		times = append(times, time.Since(start))
 	}
 	b.StopTimer()
+	reportPercentiles(b, times)
+	c.close()
+	k.stop(b)
+}
+
+// reportPercentiles reports the median and 90th percentile of times, in
+// microseconds.
+func reportPercentiles(b *testing.B, times []time.Duration) {
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50_µs")
 	b.ReportMetric(float64(times[len(times)*9/10].Microseconds()), "p90_µs")
-	c.close()
-	k.stop(b)
 }

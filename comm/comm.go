@@ -67,6 +67,7 @@ var ErrClosed = errors.New("comm: the comm is closed")
 // Comm is one open comm. Its methods may be called from any goroutine.
 type Comm struct {
 	id, target string
+	owner      string // the cell that opened it (SetOwner), "" for none
 
 	mu      sync.Mutex
 	closed  bool
@@ -98,7 +99,7 @@ func Open(targetName string, m Message) (*Comm, error) {
 	if targetName == "" {
 		return nil, errors.New("comm: Open needs a target name (the front end's handler, e.g. \"jupyter.widget\")")
 	}
-	c := &Comm{id: newID(), target: targetName}
+	c := &Comm{id: newID(), target: targetName, owner: currentOwner()}
 	registry.Lock()
 	registry.comms[c.id] = c
 	registry.Unlock()
@@ -206,7 +207,7 @@ func HandleOpen(id, targetName string, m Message) bool {
 		registry.Unlock()
 		return false
 	}
-	c := &Comm{id: id, target: targetName}
+	c := &Comm{id: id, target: targetName, owner: currentOwner()}
 	registry.comms[id] = c
 	registry.Unlock()
 	if t.open != nil {
@@ -226,6 +227,7 @@ func HandleMessage(id string, m Message) bool {
 	f := c.onMsg
 	c.mu.Unlock()
 	if f != nil {
+		defer SetOwner(SetOwner(c.owner))
 		f(m)
 	}
 	return true
@@ -244,6 +246,7 @@ func HandleClose(id string, m Message) bool {
 	c.onClose = nil
 	c.mu.Unlock()
 	if f != nil {
+		defer SetOwner(SetOwner(c.owner))
 		f(m)
 	}
 	return true
@@ -265,6 +268,107 @@ func List(targetName string) map[string]string {
 		if targetName == "" || c.target == targetName {
 			out[id] = c.target
 		}
+	}
+	return out
+}
+
+// Owners. A comm belongs to the cell that opened it, so that running the
+// cell again can release what the earlier run made (its widgets): the
+// kernel names the cell that runs (SetOwner, with the front end's cell id)
+// and closes the comms of a cell before it runs again (CloseOwned). A comm
+// opened by a callback belongs to the owner of the comm whose message or
+// close is being handled; one opened by the front end, or while no cell
+// runs, belongs to none.
+
+var owner atomic.Pointer[string]
+
+func currentOwner() string {
+	if p := owner.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// SetOwner makes key the owner of the comms opened from now on ("" for
+// none) and returns the previous owner. The kernel calls it around each
+// cell.
+func SetOwner(key string) (previous string) {
+	if old := owner.Swap(&key); old != nil {
+		return *old
+	}
+	return ""
+}
+
+// Owner returns the key of the cell that opened c ("" for none).
+func (c *Comm) Owner() string { return c.owner }
+
+// Owned returns how many open comms belong to key.
+func Owned(key string) int {
+	registry.Lock()
+	defer registry.Unlock()
+	n := 0
+	for _, c := range registry.comms {
+		if c.owner == key {
+			n++
+		}
+	}
+	return n
+}
+
+// CloseOwned closes every open comm that belongs to key as Close does,
+// sending each a comm_close with empty data, then calls each one's
+// OnClose callback with an empty Message (as if the front end had closed
+// it), so that what holds the comm can release it; it returns how many it
+// closed. An empty key closes nothing.
+func CloseOwned(key string) int {
+	if key == "" {
+		return 0
+	}
+	var closed []*Comm
+	for _, c := range open() {
+		if c.owner == key && c.markClosed() {
+			closed = append(closed, c)
+		}
+	}
+	for _, c := range closed {
+		_ = send("comm_close", map[string]any{"comm_id": c.id, "data": map[string]any{}}, nil, nil)
+	}
+	for _, c := range closed {
+		c.mu.Lock()
+		f := c.onClose
+		c.onClose = nil
+		c.mu.Unlock()
+		if f != nil {
+			f(Message{Data: map[string]any{}})
+		}
+	}
+	return len(closed)
+}
+
+// CloseAll forgets every open comm, for a kernel that ends: each is marked
+// closed (Send fails with ErrClosed) and its callbacks are dropped, not
+// called; nothing is sent. It returns how many there were. Registered
+// targets stay.
+func CloseAll() int {
+	n := 0
+	for _, c := range open() {
+		if c.markClosed() {
+			n++
+		}
+		c.mu.Lock()
+		c.onClose = nil
+		c.mu.Unlock()
+	}
+	return n
+}
+
+// open returns the open comms, in no order.
+func open() []*Comm {
+	registry.Lock()
+	defer registry.Unlock()
+	out := make([]*Comm, 0, len(registry.comms))
+	for _, c := range registry.comms {
+		out = append(out, c)
 	}
 	return out
 }

@@ -125,3 +125,50 @@ func TestDetached(t *testing.T) {
 		t.Error("Open with no target name succeeded")
 	}
 }
+
+// TestOwners: comms belong to the owner set when they open, callbacks
+// open comms under their comm's owner, CloseOwned closes one owner's
+// (sending comm_close, calling OnClose), CloseAll forgets the rest.
+func TestOwners(t *testing.T) {
+	r := install(t)
+	defer SetOwner(SetOwner("cell:a"))
+	a, _ := Open("t", Message{})
+	var child *Comm
+	a.OnMessage(func(Message) { child, _ = Open("t", Message{}) })
+	closedA := 0
+	a.OnClose(func(Message) { closedA++ })
+	SetOwner("cell:b")
+	b, _ := Open("t", Message{})
+	SetOwner("")
+	HandleMessage(a.ID(), Message{})
+	if child == nil || child.Owner() != "cell:a" || a.Owner() != "cell:a" || b.Owner() != "cell:b" {
+		t.Fatalf("owners: a %q, child %v, b %q", a.Owner(), child, b.Owner())
+	}
+	r.mu.Lock()
+	r.msgs = nil
+	r.mu.Unlock()
+	if n := Owned("cell:a"); n != 2 {
+		t.Errorf("Owned(cell:a) = %d, want 2", n)
+	}
+	if n := CloseOwned("cell:a"); n != 2 {
+		t.Errorf("CloseOwned closed %d comms, want 2", n)
+	}
+	if !a.Closed() || !child.Closed() || b.Closed() || closedA != 1 {
+		t.Errorf("closed: a %v child %v b %v; a's OnClose called %d times", a.Closed(), child.Closed(), b.Closed(), closedA)
+	}
+	r.mu.Lock()
+	if len(r.msgs) != 2 || r.msgs[0].msgType != "comm_close" {
+		t.Errorf("sent %v, want two comm_close", r.msgs)
+	}
+	r.msgs = nil
+	r.mu.Unlock()
+	if n := CloseOwned(""); n != 0 {
+		t.Errorf("CloseOwned(\"\") closed %d", n)
+	}
+	if n := CloseAll(); n != 1 || !b.Closed() || len(List("")) != 0 {
+		t.Errorf("CloseAll: %d, b closed %v, left %v", n, b.Closed(), List(""))
+	}
+	if len(r.msgs) != 0 {
+		t.Errorf("CloseAll sent %v", r.msgs)
+	}
+}

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -11,33 +12,87 @@ import (
 // execute_reply and its idle status have arrived, over loopback ZeroMQ
 // with zmq4 clients in the same process. It reports the median and 90th
 // percentile in microseconds. "capture" runs with fd capture on (one Sync
-// per cell), as the real kernel does.
+// per cell), as the real kernel does; "comms100" with 100 comms open (other
+// cells' widgets) and the request's metadata.cellId set, as JupyterLab sends
+// it.
 func BenchmarkExecuteRoundTrip(b *testing.B) {
 	for _, tc := range []struct {
 		name    string
 		capture bool
-	}{{"nocapture", false}, {"capture", true}} {
+		comms   int
+	}{{"nocapture", false, 0}, {"capture", true, 0}, {"comms100", false, 100}} {
 		b.Run(tc.name, func(b *testing.B) {
 			// Serve is started and stopped inside the function (not in a
 			// cleanup) so that fd capture never spans the framework's output.
 			k := startKernel(b, func(o *Options) { o.NoCapture = !tc.capture; o.Logger = discardLogger() })
 			c := dialClient(b, k.ci)
+			for i := range tc.comms {
+				openComms(b, c, fmt.Sprintf("widget-cell-%d", i))
+			}
 			req := map[string]any{"code": "1+1", "silent": false, "store_history": true, "user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": true}
 			times := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for range b.N {
 				start := time.Now()
-				h := c.send("shell", "execute_request", req)
+				h := c.sendMessage("shell", "execute_request", req, map[string]any{"cellId": "trivial-cell"}, nil)
 				c.replyTo(c.shellCh, h.MsgID)
 				c.iopubFor(h.MsgID)
 				times = append(times, time.Since(start))
 			}
 			b.StopTimer()
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50_µs")
-			b.ReportMetric(float64(times[len(times)*9/10].Microseconds()), "p90_µs")
+			reportPercentiles(b, times)
 			c.close()
 			k.stop(b)
 		})
 	}
+}
+
+// openComms runs a cell (metadata.cellId cellID) that opens a comm.
+func openComms(b *testing.B, c *testClient, cellID string) string {
+	b.Helper()
+	req := map[string]any{"code": "commopen bench.target", "silent": false, "store_history": true, "user_expressions": map[string]any{}, "allow_stdin": false, "stop_on_error": true}
+	h := c.sendMessage("shell", "execute_request", req, map[string]any{"cellId": cellID}, nil)
+	c.replyTo(c.shellCh, h.MsgID)
+	var id string
+	for _, m := range c.iopubFor(h.MsgID) {
+		if m.Header.MsgType == "execute_result" {
+			id, _ = content(b, m)["data"].(map[string]any)["text/plain"].(string)
+		}
+	}
+	return id
+}
+
+// BenchmarkCommRoundTrip measures a comm_msg whose callback answers with a
+// comm_msg (a widget's update and the kernel's reply), from sending it
+// until the answer and the idle status have arrived, with 100 comms open.
+// It reports the median and 90th percentile in microseconds.
+func BenchmarkCommRoundTrip(b *testing.B) {
+	k := startKernel(b, func(o *Options) { o.Logger = discardLogger() })
+	c := dialClient(b, k.ci)
+	var id string
+	for i := range 100 {
+		id = openComms(b, c, fmt.Sprintf("widget-cell-%d", i))
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		_, io := c.commMsg(id, "echo", i, nil)
+		if len(io) != 3 {
+			b.Fatalf("IOPub %v", types(b, io))
+		}
+		times = append(times, time.Since(start))
+	}
+	b.StopTimer()
+	reportPercentiles(b, times)
+	c.close()
+	k.stop(b)
+}
+
+// reportPercentiles reports the median and 90th percentile of times, in
+// microseconds.
+func reportPercentiles(b *testing.B, times []time.Duration) {
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50_µs")
+	b.ReportMetric(float64(times[len(times)*9/10].Microseconds()), "p90_µs")
 }

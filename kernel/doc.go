@@ -12,6 +12,19 @@
 // time in arrival order; control requests are served concurrently, so an
 // interrupt reaches a running cell.
 //
+// Comms (comm.go): Serve installs package comm's Transport, so that cells
+// and compiled packages open comms and send on them (comm_open, comm_msg,
+// comm_close on IOPub, binary buffers as extra frames, parented to the
+// request being handled), and serves the front end's comm_open, comm_msg
+// and comm_close on the shell channel, between busy and idle statuses
+// parented to each. Their callbacks run like cells, one at a time on the
+// shell goroutine (through the Engine's RunCallback when it implements
+// CallbackRunner): output parented to the comm message, interruptible,
+// a panic published as an error under it. comm_info_request lists the
+// open comms, filtered by target_name; a comm_open to an unknown target is
+// answered with a comm_close. A cell's comms are closed when the same cell
+// (metadata.cellId) runs again, and every comm when Serve returns.
+//
 // Output written to fds 1 and 2 while the kernel runs (by interpreted
 // code, compiled Go, C or child processes) is captured (package capture)
 // and streamed as stream messages, coalesced over a few milliseconds and

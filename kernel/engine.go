@@ -12,7 +12,8 @@ import (
 //
 // The server calls Execute, Complete, Inspect and IsComplete from one
 // goroutine, one request at a time, and cancels Execute's context on an
-// interrupt.
+// interrupt. An Engine may also implement CallbackRunner (comm.go) to run
+// the callbacks of comms as it runs cells.
 type Engine interface {
 	// Execute runs one cell. It returns the bundle of the cell's final
 	// expression for execute_result (nil when there is none) or an error;

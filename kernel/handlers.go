@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/comm"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/wire"
 	"github.com/graphnb/graphnb/kernel/zmtp"
@@ -21,7 +22,7 @@ import (
 // Unknown message types: a "<name>_request" is answered with a
 // "<name>_reply" of status "error" (ename "UnsupportedRequest"), so a
 // client waiting for the reply does not hang; anything else is logged and
-// ignored. comm_msg and comm_close are ignored (no comms exist).
+// ignored. Comm messages are served in comm.go.
 func (s *server) handle(sock *zmtp.Router, channel string, m *wire.Message) {
 	t := m.Header.MsgType
 	if channel == "shell" && s.abort > 0 {
@@ -55,11 +56,13 @@ func (s *server) handle(sock *zmtp.Router, channel string, m *wire.Message) {
 	case "history_request":
 		s.handleHistory(sock, m)
 	case "comm_info_request":
-		s.reply(sock, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
-	case "comm_open":
-		s.handleCommOpen(m)
-	case "comm_msg", "comm_close":
-		s.log.Debug("ignoring a comm message: no comms are open", "msg_type", t)
+		s.handleCommInfo(sock, m)
+	case "comm_open", "comm_msg", "comm_close":
+		if channel != "shell" {
+			s.log.Warn("ignoring a comm message off the shell channel", "channel", channel, "msg_type", t)
+			return
+		}
+		s.handleComm(m)
 	default:
 		if name, ok := strings.CutSuffix(t, "_request"); ok {
 			s.log.Warn("unsupported request", "channel", channel, "msg_type", t)
@@ -161,13 +164,22 @@ func (s *server) handleExecute(sock *zmtp.Router, m *wire.Message) {
 		s.publish("execute_input", m.Header, map[string]any{"code": c.Code, "execution_count": count})
 	}
 
+	// The comms an earlier run of this cell opened are released first (see
+	// comm.go).
+	owner := commOwner(m)
+	if owner != "" && comm.Owned(owner) > 0 {
+		s.runCallback(m, func() { comm.CloseOwned(owner) })
+	}
+
 	parent := m.Header
 	payload := []any{}
 	cell := Cell{Count: count, Silent: c.Silent, AsyncError: func(err error) { s.asyncError(parent, err) },
 		Page: func(data display.Bundle) {
 			payload = append(payload, map[string]any{"source": "page", "data": data, "start": 0})
 		}}
+	comm.SetOwner(owner)
 	bundle, err := s.run(c.Code, cell)
+	comm.SetOwner("")
 	s.syncOutput()
 
 	if err != nil {
@@ -204,6 +216,19 @@ func (s *server) handleExecute(sock *zmtp.Router, m *wire.Message) {
 // run executes code on the engine with a context the interrupt handler can
 // cancel; a panic in the engine becomes an error.
 func (s *server) run(code string, cell Cell) (b display.Bundle, err error) {
+	err = s.interruptible(func(ctx context.Context) error {
+		var err error
+		b, err = s.eng.Execute(ctx, code, cell)
+		return err
+	})
+	return b, err
+}
+
+// interruptible runs f, a cell or a comm callback, on the calling
+// goroutine with the cancellation point cleared and a context that an
+// interrupt cancels, serving reads of fd 0 meanwhile; a panic in f
+// becomes an error.
+func (s *server) interruptible(f func(ctx context.Context) error) (err error) {
 	ctx, cancelRun := context.WithCancel(context.Background())
 	s.runMu.Lock()
 	cancel.Clear()
@@ -217,10 +242,10 @@ func (s *server) run(code string, cell Cell) (b display.Bundle, err error) {
 		cancelRun()
 		inputDone()
 		if r := recover(); r != nil {
-			b, err = nil, &panicError{value: fmt.Sprint(r)}
+			err = &panicError{value: fmt.Sprint(r)}
 		}
 	}()
-	return s.eng.Execute(ctx, code, cell)
+	return f(ctx)
 }
 
 // panicError is a panic that escaped the engine.
@@ -357,15 +382,4 @@ func (s *server) handleHistory(sock *zmtp.Router, m *wire.Message) {
 		return
 	}
 	s.reply(sock, m, "history_reply", map[string]any{"status": "ok", "history": s.hist.query(c)})
-}
-
-// handleCommOpen closes every comm a client opens: no comm targets exist.
-func (s *server) handleCommOpen(m *wire.Message) {
-	var c struct {
-		CommID     string `json:"comm_id"`
-		TargetName string `json:"target_name"`
-	}
-	_ = json.Unmarshal(m.Content, &c)
-	s.log.Warn("no such comm target; closing the comm", "target_name", c.TargetName, "comm_id", c.CommID)
-	s.publish("comm_close", m.Header, map[string]any{"comm_id": c.CommID, "data": map[string]any{}})
 }

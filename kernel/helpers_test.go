@@ -45,6 +45,7 @@ type fakeEngine struct {
 	srv *server // set by the test hook before serving starts
 
 	started    chan string   // the code of every cell that starts
+	callbacks  chan string   // the "do" of every comm callback that starts (comm_test.go)
 	cancelSeen chan bool     // "sleep": cancel.Requested() when the context ended
 	release    chan struct{} // "block" waits for it
 	mu         sync.Mutex
@@ -54,6 +55,7 @@ type fakeEngine struct {
 func newFakeEngine() *fakeEngine {
 	return &fakeEngine{
 		started:    make(chan string, 1000),
+		callbacks:  make(chan string, 1000),
 		cancelSeen: make(chan bool, 10),
 		release:    make(chan struct{}),
 	}
@@ -79,6 +81,7 @@ func newFakeEngine() *fakeEngine {
 //	waitqueue N       → waits until N requests are queued, then fails
 //	cell              → returns the Cell it was given as text
 //	page TEXT         → shows TEXT in the pager (Cell.Page)
+//	commopen TARGET   → opens a comm (comm_test.go's commHandler); its id is the result
 //	readline          → reads a line of os.Stdin (bufio): "got: LINE"
 //	readtwo           → reads two words with fmt.Fscanln(os.Stdin, …)
 //	input P, password P → display.Input(P), display.Password(P)
@@ -159,6 +162,8 @@ func (f *fakeEngine) Execute(ctx context.Context, code string, cell Cell) (displ
 			time.Sleep(time.Millisecond)
 		}
 		return nil, &testCellError{"TestError", "failed with requests queued"}
+	case "commopen":
+		return f.openComm(arg)
 	case "page":
 		cell.Page(display.Bundle{"text/plain": arg})
 		return nil, nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/capture"
+	"github.com/graphnb/graphnb/comm"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/kernel/input"
 	"github.com/graphnb/graphnb/kernel/wire"
@@ -213,6 +214,12 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 
 	prevSink := display.SetSink(sink{s})
 	defer display.SetSink(prevSink)
+	prevComm := comm.SetTransport(commTransport{s})
+	defer func() {
+		comm.SetTransport(prevComm)
+		comm.CloseAll()
+		comm.SetOwner("")
+	}()
 	if !opt.NoSignals {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt)
@@ -488,6 +495,12 @@ func (p *publisher) start(sock *zmtp.Pub) {
 }
 
 func (p *publisher) publish(msgType string, parent wire.Header, content any) error {
+	return p.publishFrames(msgType, parent, content, nil, nil)
+}
+
+// publishFrames publishes a message with metadata and binary buffers (the
+// frames after content, as comm messages carry them).
+func (p *publisher) publishFrames(msgType string, parent wire.Header, content any, metadata map[string]any, buffers [][]byte) error {
 	b, err := json.Marshal(content)
 	if err != nil {
 		p.s.log.Error("cannot encode an IOPub message", "msg_type", msgType, "err", err)
@@ -497,7 +510,9 @@ func (p *publisher) publish(msgType string, parent wire.Header, content any) err
 		Identities: [][]byte{[]byte(msgType)},
 		Header:     p.s.newHeader(msgType),
 		Parent:     parent,
+		Metadata:   metadata,
 		Content:    b,
+		Buffers:    buffers,
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/capture"
+	"github.com/graphnb/graphnb/comm"
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/session"
 )
@@ -102,7 +103,10 @@ var execMu sync.Mutex
 //     display id replaces the data of every earlier output of that id, in
 //     whichever cell it is; display.Clear clears the cell's outputs;
 //   - the value of a cell's final expression is its execute_result;
-//   - a failure is an error output (ename, evalue, traceback).
+//   - a failure is an error output (ename, evalue, traceback);
+//   - the state of the Jupyter widgets the cells open (comms to
+//     "jupyter.widget") is saved in the notebook's metadata, as nbclient
+//     saves it (widgets.go); every comm is closed when the run ends.
 //
 // Before running, every code cell loses its outputs and execution count,
 // and Params are injected (see InjectParameters; an error there wraps
@@ -182,6 +186,13 @@ func Execute(ctx context.Context, nb *Notebook, opt ExecOptions) error {
 	}
 	prevSink := display.SetSink(r)
 	defer display.SetSink(prevSink)
+	widgets := newWidgetRecorder()
+	prevComm := comm.SetTransport(widgets)
+	defer func() {
+		comm.SetTransport(prevComm)
+		widgets.store(nb)
+		comm.CloseAll()
+	}()
 	defer r.finish(nb)
 
 	total := 0

@@ -4,6 +4,9 @@ with errors allowed, and checks that every cell shows the same: the same
 text on each stream, and the same results (text/plain) and errors (ename,
 evalue) in the same order. (The interleaving of stdout and stderr is not
 compared: the kernel's capture does not keep it yet — issue 13, case 10.)
+It also checks that both save the same widget state in the notebook's
+metadata (metadata.widgets, which nbclient records from the kernel's comm
+messages and graphnb exec from the cells' comms), comm ids aside.
 Exits 1 with the first difference.
 
     /usr/bin/python3 ops/compare_runners.py bin/graphnb ops/testdata/runners.ipynb
@@ -40,6 +43,19 @@ def summary(nb):
     return cells
 
 
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def widget_state(nb):
+    """The saved widget state without the comm ids, which differ from run
+    to run: its versions, and its models sorted by their JSON."""
+    ws = nb["metadata"].get("widgets", {}).get(WIDGET_STATE)
+    if ws is None:
+        return None
+    models = sorted(json.dumps(m, sort_keys=True) for m in ws["state"].values())
+    return ws["version_major"], ws["version_minor"], models
+
+
 def main():
     graphnb, path = sys.argv[1], sys.argv[2]
     nb = nbformat.read(path, as_version=4)
@@ -60,7 +76,12 @@ def main():
         if k != e:
             print(f"cell {i + 1} differs:\n  kernel:       {k}\n  graphnb exec: {e}")
             return 1
-    print(f"{path}: the kernel and graphnb exec show the same for all {len(kernel)} code cells")
+    kw, ew = widget_state(nb), widget_state(ex)
+    if kw != ew:
+        print(f"the saved widget state differs:\n  kernel:       {kw}\n  graphnb exec: {ew}")
+        return 1
+    widgets = f" and save the same state of {len(kw[2])} widgets" if kw else ""
+    print(f"{path}: the kernel and graphnb exec show the same for all {len(kernel)} code cells{widgets}")
     return 0
 
 

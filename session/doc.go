@@ -4,7 +4,8 @@
 // symbols).
 //
 // *Session implements the kernel's Engine (Execute, Complete, Inspect,
-// IsComplete; the kernel's Cell is an alias of session.Cell) and
+// IsComplete; the kernel's Cell is an alias of session.Cell), its
+// CallbackRunner (RunCallback: a comm's callbacks run as cells do) and
 // complete.Scope (Names, Packages, Members, Value); notebook's executor
 // (graphnb exec) runs cells through the same Session. Failures are *Error
 // values with Jupyter's ename, evalue and traceback.
@@ -165,4 +166,10 @@
 // id yaegi gave them once the stopped program has ended). A goroutine that
 // panics while a cell runs fails that cell; one that panics between cells
 // is reported through the AsyncError of the cell that started it.
+//
+// RunCallback (callback.go) runs a function that compiled code calls on
+// the cells' behalf — a comm's OnMessage, a widget's OnChange, closures of
+// the cells — the same way: one at a time with the cells, on a goroutine
+// of its own, stopped by cancelling its context, a panic returned as an
+// *Error whose traceback names the cell lines it went through.
 package session

@@ -255,7 +255,7 @@ func (s *Session) Close() {
 //
 // Execute is where every front end (the kernel through cmd/graphnb,
 // graphnb exec) gets the cell's cancellation point cleared before the
-// cell runs (below) and a panic that escapes the interpreter turned into
+// cell runs (enter) and a panic that escapes the interpreter turned into
 // an *Error named "panic" (recoverPanic): they need not do either.
 func (s *Session) Execute(ctx context.Context, code string, cell Cell) (b display.Bundle, err error) {
 	if s.closed.Load() {
@@ -268,15 +268,34 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (b displa
 		cell.AsyncError = func(error) {}
 	}
 	s.current.Store(&cell)
+	ctx, rc, leave := s.enter(ctx)
+	defer leave()
+	if err := s.drainStalled(ctx); err != nil {
+		return nil, err
+	}
+
+	x := &execution{s: s, ctx: ctx, cell: cell, serial: s.register(code, cell.Count)}
+	defer s.updateRenderer()
+	defer x.forget()
+	b, err = x.run(code)
+	if gerr := rc.failure(); gerr != nil {
+		return nil, gerr
+	}
+	return b, err
+}
+
+// enter prepares a run of the cells' code (a cell, or a callback given
+// to compiled code) under s.mu. It returns the run's context, which ends
+// on an interrupt or when a goroutine of the cells panics (rc records the
+// panic), and leave, to call when the run ends.
+func (s *Session) enter(ctx context.Context) (_ context.Context, rc *runningCell, leave func()) {
 	s.stdio[0].refresh()
 	s.stdio[1].refresh()
 	// A goroutine that panics while the cell runs fails the cell, as it
 	// would end a program: the cell is stopped, and the panic is its error.
 	ctx, cancelCell := context.WithCancelCause(ctx)
-	defer cancelCell(nil)
-	rc := &runningCell{cancel: cancelCell}
+	rc = &runningCell{cancel: cancelCell}
 	s.running.Store(rc)
-	defer s.running.Store(nil)
 	// An interrupt requests cancellation of compiled code (cancel.Check
 	// fails) and wakes time.Sleep. This is cancel.Bind, plus waiting for
 	// the request to be made before the cell returns, so that it cannot
@@ -293,29 +312,29 @@ func (s *Session) Execute(ctx context.Context, code string, cell Cell) (b displa
 		s.interrupt()
 		close(fired)
 	})
-	defer func() {
+	s.filter.take()
+	return ctx, rc, func() {
 		if !stop() {
 			<-fired
 		}
-	}()
-	s.filter.take()
-	if s.stalled != nil {
-		if err := s.drain(ctx); err != nil {
-			return nil, err
-		}
-		// A request made by an interrupt of this cell meanwhile has
-		// ended ctx, which x.run sees.
-		cancel.Clear()
+		s.running.Store(nil)
+		cancelCell(nil)
 	}
+}
 
-	x := &execution{s: s, ctx: ctx, cell: cell, serial: s.register(code, cell.Count)}
-	defer s.updateRenderer()
-	defer x.forget()
-	b, err = x.run(code)
-	if gerr := rc.failure(); gerr != nil {
-		return nil, gerr
+// drainStalled waits, as drain, for an interrupted program still in a
+// compiled call, then clears the cancellation point.
+func (s *Session) drainStalled(ctx context.Context) error {
+	if s.stalled == nil {
+		return nil
 	}
-	return b, err
+	if err := s.drain(ctx); err != nil {
+		return err
+	}
+	// A request made by an interrupt of this run meanwhile has ended
+	// ctx, which the run sees.
+	cancel.Clear()
+	return nil
 }
 
 // recoverPanic, deferred by Execute, turns a panic that escaped the

@@ -107,6 +107,15 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 		}
 	case <-ctx.Done():
 	}
+	s.stopRun(ended)
+	return reflect.Value{}, ctx.Err(), true
+}
+
+// stopRun stops the interpreted code running on a goroutine that closes
+// ended when it returns, for an interrupt: see runProgram. It leaves
+// s.stalled set when that goroutine is still in a compiled call after
+// stopGrace.
+func (s *Session) stopRun(ended <-chan struct{}) {
 	id := runID(s.in)
 	old := atomic.LoadUint64(id)
 	yaegiStop(s.in)
@@ -125,7 +134,6 @@ func (s *Session) runProgram(ctx context.Context, prog *interp.Program) (v refle
 	case <-t.C:
 		s.stalled = &stalledProgram{ended: ended, id: old, serial: s.current.Load()}
 	}
-	return reflect.Value{}, ctx.Err(), true
 }
 
 // errGoexit is runProgram's error when the program called runtime.Goexit,

@@ -26,6 +26,10 @@ type engine struct{ *session.Session }
 
 var _ kernel.Engine = engine{}
 
+// The session runs comm callbacks as it runs cells (interruptible,
+// panics with cell tracebacks).
+var _ kernel.CallbackRunner = engine{}
+
 // Execute runs a cell; kernel.Cell and session.Cell have the same fields.
 func (e engine) Execute(ctx context.Context, code string, c kernel.Cell) (display.Bundle, error) {
 	return e.Session.Execute(ctx, code, session.Cell(c))

@@ -318,7 +318,7 @@ const Module = "github.com/graphnb/graphnb"
 // GraphnbPackages are the graphnb packages the index documents, relative to
 // the module root.
 var GraphnbPackages = []string{
-	"cancel", "display",
+	"cancel", "comm", "display",
 	"graph", "graph/gen", "graph/graphio", "graph/spec",
 	"algo/bfs", "algo/sssp", "algo/mst", "algo/apsp", "algo/densebf", "bench", "plots", "gpu",
 }

@@ -1,0 +1,184 @@
+package widgets
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+)
+
+// The value plumbing the controls share: typed OnChange callbacks, the
+// hooks Interact adds, and the conversions of what the front end sends.
+
+// watchers holds a control's OnChange callbacks and Interact's hooks.
+type watchers[T any] struct {
+	fs    []func(old, new T)
+	hooks []func()
+}
+
+func (w *watchers[T]) dropCallbacks() { w.fs, w.hooks = nil, nil }
+
+// onChange adds f under b.mu.
+func onChange[T any](b *base, w *watchers[T], f func(old, new T)) {
+	if f == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		w.fs = append(w.fs, f)
+	}
+}
+
+// hook adds f, run after every change of the value (Interact).
+func hook[T any](b *base, w *watchers[T], f func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		w.hooks = append(w.hooks, f)
+	}
+}
+
+// firing returns the function that runs w's callbacks for a change from
+// old to new, one at a time, each guarded (a panic is reported and the
+// others still run). b.mu is held; the returned function runs without it.
+func firing[T any](b *base, w *watchers[T], old, new T) func() {
+	fs := append([]func(old, new T){}, w.fs...)
+	hooks := append([]func(){}, w.hooks...)
+	name := b.k.name
+	return func() {
+		for _, f := range fs {
+			safely(name+" OnChange callback", func() { f(old, new) })
+		}
+		for _, h := range hooks {
+			safely(name+" interact", h)
+		}
+	}
+}
+
+// set stores v in *field under b.mu, and when it changed sends keys to
+// the front end and runs the callbacks.
+func set[T comparable](b *base, w *watchers[T], field *T, v T, keys ...string) {
+	b.mu.Lock()
+	old := *field
+	*field = v
+	var fire func()
+	if old != v {
+		fire = firing(b, w, old, v)
+	}
+	b.mu.Unlock()
+	if fire == nil {
+		return
+	}
+	b.send(keys...)
+	fire()
+}
+
+// get reads *field under b.mu.
+func get[T any](b *base, field *T) T {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return *field
+}
+
+// number is the value type of numeric controls.
+type number interface{ ~int | ~float64 }
+
+// checkBounds returns min, max and step fixed up where they make no
+// sense (min > max: swapped; step ≤ 0 or NaN: 1), saying so on standard
+// error.
+func checkBounds[T number](name string, min, max, step T) (T, T, T) {
+	if min > max {
+		report("%s: min %v is above max %v; they are swapped", name, min, max)
+		min, max = max, min
+	}
+	if !(step > 0) {
+		report("%s: step %v is not positive; 1 is used", name, step)
+		step = 1
+	}
+	return min, max, step
+}
+
+// clamp returns v within [min, max] and whether it had to move (NaN
+// goes to min).
+func clamp[T number](v, min, max T) (T, bool) {
+	switch {
+	case v < min || v != v:
+		return min, true
+	case v > max:
+		return max, true
+	}
+	return v, false
+}
+
+// asInt converts a JSON number to an int; fractions and non-numbers are
+// refused.
+func asInt(v any) (int, error) {
+	f, err := asFloat(v)
+	if err != nil {
+		return 0, err
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, fmt.Errorf("%v is not an integer", v)
+	}
+	return int(f), nil
+}
+
+// asFloat converts a JSON number (float64, json.Number or an integer) to
+// a float64.
+func asFloat(v any) (float64, error) {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("%v is not a finite number", x)
+		}
+		return x, nil
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a number", string(x))
+		}
+		return asFloat(f)
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case rv.CanInt():
+		return float64(rv.Int()), nil
+	case rv.CanUint():
+		return float64(rv.Uint()), nil
+	}
+	return 0, fmt.Errorf("%#v is not a number", v)
+}
+
+func asBool(v any) (bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("%#v is not true or false", v)
+	}
+	return b, nil
+}
+
+func asString(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%#v is not a string", v)
+	}
+	return s, nil
+}
+
+// asIntPair converts a JSON array of two integers (a range slider's value).
+func asIntPair(v any) ([2]int, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != 2 {
+		return [2]int{}, fmt.Errorf("%#v is not a pair [lower, upper]", v)
+	}
+	lo, err := asInt(a[0])
+	if err != nil {
+		return [2]int{}, err
+	}
+	hi, err := asInt(a[1])
+	if err != nil {
+		return [2]int{}, err
+	}
+	return [2]int{lo, hi}, nil
+}

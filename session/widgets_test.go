@@ -2,6 +2,7 @@ package session
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/graphnb/graphnb/comm"
@@ -49,5 +50,49 @@ err`, Cell{Count: 9}); err != nil {
 	}
 	if got := text(mustRun(t, s, `err.Error()`)); !strings.Contains(got, "parameter 1 of fn is string") {
 		t.Errorf("a mismatched Interact: %s", got)
+	}
+}
+
+// displayRecorder is a comm transport that counts {method: "display"}
+// messages (protocol 1's way of showing a widget).
+type displayRecorder struct {
+	mu       sync.Mutex
+	displays int
+}
+
+func (r *displayRecorder) Send(msgType string, content, metadata map[string]any, buffers [][]byte) error {
+	if data, _ := content["data"].(map[string]any); msgType == "comm_msg" && data["method"] == "display" {
+		r.mu.Lock()
+		r.displays++
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// TestWidgetsClassicDisplay: in protocol 1 (the classic notebook), a cell
+// whose last expression is a box asks the front end to display it once,
+// and boxes take widgets built in cells.
+func TestWidgetsClassicDisplay(t *testing.T) {
+	rec := &displayRecorder{}
+	prevT := comm.SetTransport(rec)
+	prevP := widgets.SetProtocol(widgets.Protocol1)
+	t.Cleanup(func() {
+		widgets.CloseAll()
+		comm.SetTransport(prevT)
+		widgets.SetProtocol(prevP)
+	})
+	s, _ := newTestSession(t, nil)
+	mustRun(t, s, `import "github.com/graphnb/graphnb/widgets"`)
+	b := mustRun(t, s, `a := widgets.NewIntSlider("a", 0, 9, 1, 3)
+box := widgets.NewTab([]string{"one", "two"}, widgets.NewVBox(a, widgets.NewLabel("x")), widgets.NewHTML("<i>y</i>"))
+box`)
+	if _, ok := b["application/vnd.jupyter.widget-view+json"]; !ok || text(b) != "" {
+		t.Errorf("bundle %v", b)
+	}
+	if rec.displays != 1 {
+		t.Errorf("%d display messages, want 1", rec.displays)
+	}
+	if got := text(mustRun(t, s, `len(box.Children())`)); got != "2" {
+		t.Errorf("children: %s", got)
 	}
 }

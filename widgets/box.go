@@ -28,11 +28,11 @@ type Box struct {
 func newBox(k *kind, titles []string, children []Widget) *Box {
 	b := &Box{children: slices.Clone(children), titles: slices.Clone(titles)}
 	for i, c := range children {
-		if c == nil || c.core().c == nil {
+		if unopened(c) {
 			report("%s: child %d is nil; it is left out", k.name, i)
 		}
 	}
-	b.children = slices.DeleteFunc(b.children, func(c Widget) bool { return c == nil || c.core().c == nil })
+	b.children = slices.DeleteFunc(b.children, func(c Widget) bool { return unopened(c) })
 	b.open(k, b)
 	return b
 }
@@ -118,7 +118,7 @@ func (b *Box) Children() []Widget {
 
 // SetChildren replaces the widgets in the box.
 func (b *Box) SetChildren(children ...Widget) {
-	children = slices.DeleteFunc(slices.Clone(children), func(c Widget) bool { return c == nil || c.core().c == nil })
+	children = slices.DeleteFunc(slices.Clone(children), func(c Widget) bool { return unopened(c) })
 	b.mu.Lock()
 	b.children = children
 	if b.selected >= len(children) {

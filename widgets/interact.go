@@ -62,9 +62,12 @@ func interact(name string, fn any, controls []Widget, manual bool) (*Box, error)
 	}
 	vs := make([]valued, len(controls))
 	for i, c := range controls {
+		if unopened(c) {
+			return nil, fmt.Errorf("widgets.%s: control %d is nil", name, i+1)
+		}
 		v, ok := c.(valued)
-		if !ok || c == nil {
-			return nil, fmt.Errorf("widgets.%s: control %d (%T) has no value to pass to fn", name, i+1, c)
+		if !ok {
+			return nil, fmt.Errorf("widgets.%s: control %d (%s) has no value to pass to fn", name, i+1, c.core().k.name)
 		}
 		if want := t.In(i); !v.valueType().AssignableTo(want) {
 			return nil, fmt.Errorf("widgets.%s: parameter %d of fn is %v, but control %d (%s %q) gives %v", name, i+1, want, i+1, c.core().k.name, c.core().Description(), v.valueType())

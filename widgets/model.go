@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -542,4 +543,16 @@ func shortStack() string {
 		lines = lines[:6]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// unopened reports whether w is nil (a nil interface or a nil pointer of
+// a widget type) or was never opened: nothing a box or Interact can use.
+func unopened(w Widget) bool {
+	if w == nil {
+		return true
+	}
+	if v := reflect.ValueOf(w); v.Kind() == reflect.Pointer && v.IsNil() {
+		return true
+	}
+	return w.core().c == nil
 }

@@ -655,3 +655,15 @@ func TestCellStarted(t *testing.T) {
 		t.Errorf("CloseAll left %d models", OpenModels())
 	}
 }
+
+func TestNilChildren(t *testing.T) {
+	_, reports := setup(t, Protocol2)
+	var s *IntSlider
+	b := NewHBox(nil, s, NewLabel("x"))
+	if len(b.Children()) != 1 || strings.Count(reports.String(), "is nil; it is left out") != 2 {
+		t.Errorf("children %v, reports %q", b.Children(), reports)
+	}
+	if _, err := Interact(func(int) {}, s); err == nil || !strings.Contains(err.Error(), "control 1") {
+		t.Errorf("Interact with a nil slider: %v", err)
+	}
+}

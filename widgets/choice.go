@@ -56,22 +56,7 @@ func (t *Toggle) syncState(Protocol) map[string]any {
 }
 
 func (t *Toggle) applyState(st map[string]any) ([]string, func(), error) {
-	x, ok := st["value"]
-	if !ok {
-		return nil, nil, nil
-	}
-	v, err := asBool(x)
-	if err != nil {
-		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	old := t.value
-	t.value = v
-	if old == v {
-		return nil, nil, nil
-	}
-	return nil, firing(&t.base, &t.w, old, v), nil
+	return applyValue(&t.base, &t.w, &t.value, st, asBool, nil)
 }
 
 func (t *Toggle) dropCallbacks() { t.mu.Lock(); t.w.dropCallbacks(); t.mu.Unlock() }
@@ -310,22 +295,10 @@ func (s *Text) syncState(Protocol) map[string]any {
 }
 
 func (s *Text) applyState(st map[string]any) ([]string, func(), error) {
-	x, ok := st["value"]
-	if !ok || s.k != kindText {
+	if s.k != kindText { // a Label or HTML: shown, not edited
 		return nil, nil, nil
 	}
-	v, err := asString(x)
-	if err != nil {
-		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.value
-	s.value = v
-	if old == v {
-		return nil, nil, nil
-	}
-	return nil, firing(&s.base, &s.w, old, v), nil
+	return applyValue(&s.base, &s.w, &s.value, st, asString, nil)
 }
 
 func (s *Text) dropCallbacks() { s.mu.Lock(); s.w.dropCallbacks(); s.mu.Unlock() }

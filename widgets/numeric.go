@@ -1,7 +1,6 @@
 package widgets
 
 import (
-	"fmt"
 	"reflect"
 )
 
@@ -53,28 +52,11 @@ func (s *IntSlider) syncState(p Protocol) map[string]any {
 }
 
 func (s *IntSlider) applyState(st map[string]any) ([]string, func(), error) {
-	x, ok := st["value"]
-	if !ok {
-		return nil, nil, nil
-	}
-	v, err := asInt(x)
-	if err != nil {
-		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, clamped := clamp(v, s.min, s.max)
-	var resend []string
-	if clamped {
-		resend = []string{"value"}
-	}
-	old := s.value
-	s.value = v
-	if old == v {
-		return resend, nil, nil
-	}
-	return resend, firing(&s.base, &s.w, old, v), nil
+	return applyValue(&s.base, &s.w, &s.value, st, asInt, s.clampValue)
 }
+
+// clampValue clamps v into min…max. s.mu is held.
+func (s *IntSlider) clampValue(v int) (int, bool) { return clamp(v, s.min, s.max) }
 
 func (s *IntSlider) dropCallbacks() { s.mu.Lock(); s.w.dropCallbacks(); s.mu.Unlock() }
 
@@ -134,28 +116,11 @@ func (s *FloatSlider) syncState(p Protocol) map[string]any {
 }
 
 func (s *FloatSlider) applyState(st map[string]any) ([]string, func(), error) {
-	x, ok := st["value"]
-	if !ok {
-		return nil, nil, nil
-	}
-	v, err := asFloat(x)
-	if err != nil {
-		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, clamped := clamp(v, s.min, s.max)
-	var resend []string
-	if clamped {
-		resend = []string{"value"}
-	}
-	old := s.value
-	s.value = v
-	if old == v {
-		return resend, nil, nil
-	}
-	return resend, firing(&s.base, &s.w, old, v), nil
+	return applyValue(&s.base, &s.w, &s.value, st, asFloat, s.clampValue)
 }
+
+// clampValue clamps v into min…max. s.mu is held.
+func (s *FloatSlider) clampValue(v float64) (float64, bool) { return clamp(v, s.min, s.max) }
 
 func (s *FloatSlider) dropCallbacks() { s.mu.Lock(); s.w.dropCallbacks(); s.mu.Unlock() }
 
@@ -224,27 +189,7 @@ func (s *IntRangeSlider) syncState(p Protocol) map[string]any {
 }
 
 func (s *IntRangeSlider) applyState(st map[string]any) ([]string, func(), error) {
-	x, ok := st["value"]
-	if !ok {
-		return nil, nil, nil
-	}
-	v, err := asIntPair(x)
-	if err != nil {
-		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, fixed := s.fix(v)
-	var resend []string
-	if fixed {
-		resend = []string{"value"}
-	}
-	old := s.value
-	s.value = v
-	if old == v {
-		return resend, nil, nil
-	}
-	return resend, firing(&s.base, &s.w, old, v), nil
+	return applyValue(&s.base, &s.w, &s.value, st, asIntPair, s.fix)
 }
 
 func (s *IntRangeSlider) dropCallbacks() { s.mu.Lock(); s.w.dropCallbacks(); s.mu.Unlock() }
@@ -293,22 +238,7 @@ func (t *IntText) syncState(Protocol) map[string]any {
 }
 
 func (t *IntText) applyState(st map[string]any) ([]string, func(), error) {
-	x, ok := st["value"]
-	if !ok {
-		return nil, nil, nil
-	}
-	v, err := asInt(x)
-	if err != nil {
-		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	old := t.value
-	t.value = v
-	if old == v {
-		return nil, nil, nil
-	}
-	return nil, firing(&t.base, &t.w, old, v), nil
+	return applyValue(&t.base, &t.w, &t.value, st, asInt, nil)
 }
 
 func (t *IntText) dropCallbacks() { t.mu.Lock(); t.w.dropCallbacks(); t.mu.Unlock() }
@@ -346,22 +276,7 @@ func (t *FloatText) syncState(Protocol) map[string]any {
 }
 
 func (t *FloatText) applyState(st map[string]any) ([]string, func(), error) {
-	x, ok := st["value"]
-	if !ok {
-		return nil, nil, nil
-	}
-	v, err := asFloat(x)
-	if err != nil {
-		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	old := t.value
-	t.value = v
-	if old == v {
-		return nil, nil, nil
-	}
-	return nil, firing(&t.base, &t.w, old, v), nil
+	return applyValue(&t.base, &t.w, &t.value, st, asFloat, nil)
 }
 
 func (t *FloatText) dropCallbacks() { t.mu.Lock(); t.w.dropCallbacks(); t.mu.Unlock() }

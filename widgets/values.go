@@ -182,3 +182,34 @@ func asIntPair(v any) ([2]int, error) {
 	}
 	return [2]int{lo, hi}, nil
 }
+
+// applyValue takes the front end's "value" from st into *field: parse
+// converts it (an error refuses it, and the value in place is sent back),
+// fix (nil: none) corrects it, e.g. clamps it into min…max, and reports
+// whether it had to (the corrected value is then sent back). It returns
+// what a control's applyState returns.
+func applyValue[T comparable](b *base, w *watchers[T], field *T, st map[string]any, parse func(any) (T, error), fix func(T) (T, bool)) ([]string, func(), error) {
+	x, ok := st["value"]
+	if !ok {
+		return nil, nil, nil
+	}
+	v, err := parse(x)
+	if err != nil {
+		return []string{"value"}, nil, fmt.Errorf("value refused: %v", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var resend []string
+	if fix != nil {
+		var fixed bool
+		if v, fixed = fix(v); fixed {
+			resend = []string{"value"}
+		}
+	}
+	old := *field
+	*field = v
+	if old == v {
+		return resend, nil, nil
+	}
+	return resend, firing(b, w, old, v), nil
+}

@@ -81,7 +81,7 @@ func interact(name string, fn any, controls []Widget, manual bool) (*Box, error)
 			args[i] = reflect.ValueOf(v.current()).Convert(t.In(i))
 		}
 		out.mu.Lock()
-		out.outputs, out.clearNext = nil, false
+		out.reset()
 		closed := out.closed
 		out.mu.Unlock()
 		if closed {
@@ -89,7 +89,7 @@ func interact(name string, fn any, controls []Widget, manual bool) (*Box, error)
 		}
 		out.Capture(func() {
 			if err := showResults(f.Call(args)); err != nil {
-				out.add(errorOutput("error", err.Error()))
+				out.add(errorOutput("error", err.Error()), "")
 			}
 		})
 	}

@@ -30,7 +30,8 @@ var kindOutput = &kind{name: "Output", model1: "HTMLModel", view1: "HTMLView", m
 type Output struct {
 	base
 	outputs   []map[string]any
-	clearNext bool // ClearOutput(wait=true) seen: clear before the next output
+	ids       []string // the display id of each output ("" for none)
+	clearNext bool     // ClearOutput(wait=true) seen: clear before the next output
 }
 
 // NewOutput returns an empty output area.
@@ -69,13 +70,16 @@ func (o *Output) Outputs() []map[string]any {
 // syncOutputs sends the outputs to the front end.
 func (o *Output) syncOutputs() { o.send("outputs", "value") }
 
-// add appends an output dict (replacing the outputs if a clear is
-// pending). It does not send.
-func (o *Output) add(out map[string]any) {
+// reset empties the outputs. o.mu is held.
+func (o *Output) reset() { o.outputs, o.ids, o.clearNext = nil, nil, false }
+
+// add appends an output dict shown under display id id ("" for none),
+// replacing the outputs if a clear is pending. It does not send.
+func (o *Output) add(out map[string]any, id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.clearNext {
-		o.outputs, o.clearNext = nil, false
+		o.reset()
 	}
 	// Consecutive text on one stream joins, as notebooks save it.
 	if n := len(o.outputs); n > 0 && out["output_type"] == "stream" {
@@ -86,19 +90,20 @@ func (o *Output) add(out map[string]any) {
 		}
 	}
 	o.outputs = append(o.outputs, out)
+	o.ids = append(o.ids, id)
 }
 
 // Clear empties the output area.
 func (o *Output) Clear() {
 	o.mu.Lock()
-	o.outputs, o.clearNext = nil, false
+	o.reset()
 	o.mu.Unlock()
 	o.syncOutputs()
 }
 
 // Print appends text to the area as standard output.
 func (o *Output) Print(a ...any) {
-	o.add(map[string]any{"output_type": "stream", "name": "stdout", "text": fmt.Sprint(a...)})
+	o.add(map[string]any{"output_type": "stream", "name": "stdout", "text": fmt.Sprint(a...)}, "")
 	o.syncOutputs()
 }
 
@@ -122,7 +127,7 @@ func (o *Output) Capture(f func()) error {
 	}()
 	err := capturePanic(f)
 	if err != nil {
-		o.add(errorOutput("panic", err.Error()))
+		o.add(errorOutput("panic", err.Error()), "")
 	}
 	return err
 }
@@ -152,20 +157,17 @@ func (s outputSink) Display(data display.Bundle, metadata map[string]any, displa
 	}
 	out := map[string]any{"output_type": "display_data", "data": map[string]any(maps.Clone(data)), "metadata": metadata}
 	o := s.o
-	if displayID != "" {
-		out["transient"] = map[string]any{"display_id": displayID}
-		if update {
-			o.mu.Lock()
-			for i, x := range o.outputs {
-				if t, ok := x["transient"].(map[string]any); ok && t["display_id"] == displayID {
-					o.outputs[i] = out
-				}
+	if update {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		for i, id := range o.ids {
+			if id == displayID && id != "" {
+				o.outputs[i] = out
 			}
-			o.mu.Unlock()
-			return
 		}
+		return
 	}
-	o.add(out)
+	o.add(out, displayID)
 }
 
 func (s outputSink) ClearOutput(wait bool) {
@@ -176,7 +178,7 @@ func (s outputSink) ClearOutput(wait bool) {
 		o.clearNext = true
 		return
 	}
-	o.outputs = nil
+	o.reset()
 }
 
 // outputsHTML draws outputs as one HTML fragment (protocol 1's Output):

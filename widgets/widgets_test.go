@@ -2,6 +2,7 @@ package widgets
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"runtime"
 	"slices"
@@ -401,6 +402,17 @@ func TestOutputCapture(t *testing.T) {
 			if len(outs) != 4 || outs[0]["data"].(map[string]any)["text/html"] != "<b>x</b>" ||
 				outs[1]["data"].(map[string]any)["text/plain"] != `"second"` || outs[2]["text"] != "a line\nmore\n" || outs[3]["output_type"] != "error" {
 				t.Fatalf("outputs %v", outs)
+			}
+			nbformat := map[any][]string{ // the keys nbformat 4 allows in each output
+				"display_data": {"data", "metadata", "output_type"},
+				"stream":       {"name", "output_type", "text"},
+				"error":        {"ename", "evalue", "output_type", "traceback"},
+			}
+			for _, out := range outs {
+				keys := slices.Sorted(maps.Keys(out))
+				if want := nbformat[out["output_type"]]; !slices.Equal(keys, want) {
+					t.Errorf("output keys %v, want nbformat's %v", keys, want)
+				}
 			}
 			ups := fe.updates(o.ModelID())
 			last := ups[len(ups)-1]

@@ -72,7 +72,7 @@ func (t *Toggle) OnChange(f func(old, new bool)) { onChange(&t.base, &t.w, f) }
 
 func (t *Toggle) valueType() reflect.Type { return reflect.TypeFor[bool]() }
 func (t *Toggle) current() any            { return t.Value() }
-func (t *Toggle) onAny(f func())          { hook(&t.base, &t.w, f) }
+func (t *Toggle) onAny(f func()) func()   { return hook(&t.base, &t.w, f) }
 
 // Choice selects one of a list of options (strings): a Dropdown,
 // RadioButtons or ToggleButtons.
@@ -221,7 +221,7 @@ func (c *Choice) OnChange(f func(old, new string)) { onChange(&c.base, &c.w, f) 
 
 func (c *Choice) valueType() reflect.Type { return reflect.TypeFor[string]() }
 func (c *Choice) current() any            { return c.Value() }
-func (c *Choice) onAny(f func())          { hook(&c.base, &c.w, f) }
+func (c *Choice) onAny(f func()) func()   { return hook(&c.base, &c.w, f) }
 
 // Button is a push button; OnClick callbacks run on each click.
 type Button struct {
@@ -322,7 +322,7 @@ func (s *Text) SetContinuousUpdate(on bool) *Text {
 
 func (s *Text) valueType() reflect.Type { return reflect.TypeFor[string]() }
 func (s *Text) current() any            { return s.Value() }
-func (s *Text) onAny(f func())          { hook(&s.base, &s.w, f) }
+func (s *Text) onAny(f func()) func()   { return hook(&s.base, &s.w, f) }
 
 func clickMessage() comm.Message {
 	return comm.Message{Data: map[string]any{"method": "custom", "content": map[string]any{"event": "click"}}}

@@ -12,7 +12,7 @@ type valued interface {
 	Widget
 	valueType() reflect.Type
 	current() any
-	onAny(f func())
+	onAny(f func()) (remove func())
 }
 
 var errorType = reflect.TypeFor[error]()
@@ -28,7 +28,7 @@ var errorType = reflect.TypeFor[error]()
 //	ui
 //
 // fn's parameters match the controls one for one in order: int for
-// IntSlider, IntText and Progress, float64 for FloatSlider and FloatText,
+// IntSlider and IntText, float64 for FloatSlider and FloatText,
 // [2]int for IntRangeSlider, bool for Checkbox and ToggleButton, string
 // for Dropdown, RadioButtons, ToggleButtons and Text. fn may return
 // nothing, a value, an error, or a value and an error; a non-nil error
@@ -95,6 +95,7 @@ func interact(name string, fn any, controls []Widget, manual bool) (*Box, error)
 	}
 	children := append([]Widget{}, controls...)
 	var owned []Widget
+	var unhooks []func()
 	if manual {
 		b := NewButton("Run")
 		b.OnClick(run)
@@ -102,13 +103,13 @@ func interact(name string, fn any, controls []Widget, manual bool) (*Box, error)
 		owned = append(owned, b)
 	} else {
 		for _, v := range vs {
-			v.onAny(run)
+			unhooks = append(unhooks, v.onAny(run))
 		}
 	}
 	children = append(children, out)
 	owned = append(owned, out)
 	box := NewVBox(children...)
-	box.owned = owned
+	box.owned, box.cleanup = owned, unhooks
 	if !manual {
 		run()
 	}

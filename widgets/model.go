@@ -63,6 +63,7 @@ type base struct {
 	closed   bool
 	onClick  []func() // Button's
 	owned    []Widget // closed with this widget (Interact's output and button)
+	cleanup  []func() // run when it closes (Interact's hooks on the controls)
 	owner    string   // the cell key it was created under (CellStarted)
 }
 
@@ -397,8 +398,8 @@ func (b *base) release(closeComm bool) {
 	}
 	b.closed = true
 	b.onClick = nil
-	owned := b.owned
-	b.owned = nil
+	owned, cleanup := b.owned, b.cleanup
+	b.owned, b.cleanup = nil, nil
 	aux := []*base{b.layout, b.style}
 	b.mu.Unlock()
 	if r, ok := b.ctl.(interface{ dropCallbacks() }); ok {
@@ -415,6 +416,9 @@ func (b *base) release(closeComm bool) {
 	}
 	for _, w := range owned {
 		w.Close()
+	}
+	for _, f := range cleanup {
+		f()
 	}
 }
 

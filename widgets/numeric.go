@@ -85,7 +85,7 @@ func (s *IntSlider) SetContinuousUpdate(on bool) *IntSlider {
 
 func (s *IntSlider) valueType() reflect.Type { return reflect.TypeFor[int]() }
 func (s *IntSlider) current() any            { return s.Value() }
-func (s *IntSlider) onAny(f func())          { hook(&s.base, &s.w, f) }
+func (s *IntSlider) onAny(f func()) func()   { return hook(&s.base, &s.w, f) }
 
 // FloatSlider is a slider over float64 values min…max in steps of step.
 type FloatSlider struct {
@@ -146,7 +146,7 @@ func (s *FloatSlider) SetContinuousUpdate(on bool) *FloatSlider {
 
 func (s *FloatSlider) valueType() reflect.Type { return reflect.TypeFor[float64]() }
 func (s *FloatSlider) current() any            { return s.Value() }
-func (s *FloatSlider) onAny(f func())          { hook(&s.base, &s.w, f) }
+func (s *FloatSlider) onAny(f func()) func()   { return hook(&s.base, &s.w, f) }
 
 // IntRangeSlider selects a range [lower, upper] of integers within min…max.
 type IntRangeSlider struct {
@@ -216,7 +216,7 @@ func (s *IntRangeSlider) SetContinuousUpdate(on bool) *IntRangeSlider {
 
 func (s *IntRangeSlider) valueType() reflect.Type { return reflect.TypeFor[[2]int]() }
 func (s *IntRangeSlider) current() any            { return s.Value() }
-func (s *IntRangeSlider) onAny(f func())          { hook(&s.base, &s.w, f) }
+func (s *IntRangeSlider) onAny(f func()) func()   { return hook(&s.base, &s.w, f) }
 
 // IntText is a box to type an integer in.
 type IntText struct {
@@ -254,7 +254,7 @@ func (t *IntText) OnChange(f func(old, new int)) { onChange(&t.base, &t.w, f) }
 
 func (t *IntText) valueType() reflect.Type { return reflect.TypeFor[int]() }
 func (t *IntText) current() any            { return t.Value() }
-func (t *IntText) onAny(f func())          { hook(&t.base, &t.w, f) }
+func (t *IntText) onAny(f func()) func()   { return hook(&t.base, &t.w, f) }
 
 // FloatText is a box to type a number in.
 type FloatText struct {
@@ -292,7 +292,7 @@ func (t *FloatText) OnChange(f func(old, new float64)) { onChange(&t.base, &t.w,
 
 func (t *FloatText) valueType() reflect.Type { return reflect.TypeFor[float64]() }
 func (t *FloatText) current() any            { return t.Value() }
-func (t *FloatText) onAny(f func())          { hook(&t.base, &t.w, f) }
+func (t *FloatText) onAny(f func()) func()   { return hook(&t.base, &t.w, f) }
 
 // Progress is a progress bar showing value within min…max.
 type Progress struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 )
 
 // The value plumbing the controls share: typed OnChange callbacks, the
@@ -13,7 +14,7 @@ import (
 // watchers holds a control's OnChange callbacks and Interact's hooks.
 type watchers[T any] struct {
 	fs    []func(old, new T)
-	hooks []func()
+	hooks []*func()
 }
 
 func (w *watchers[T]) dropCallbacks() { w.fs, w.hooks = nil, nil }
@@ -30,12 +31,20 @@ func onChange[T any](b *base, w *watchers[T], f func(old, new T)) {
 	}
 }
 
-// hook adds f, run after every change of the value (Interact).
-func hook[T any](b *base, w *watchers[T], f func()) {
+// hook adds f, run after every change of the value (Interact), and
+// returns what removes it.
+func hook[T any](b *base, w *watchers[T], f func()) (remove func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.closed {
-		w.hooks = append(w.hooks, f)
+	if b.closed {
+		return func() {}
+	}
+	h := &f
+	w.hooks = append(w.hooks, h)
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		w.hooks = slices.DeleteFunc(w.hooks, func(x *func()) bool { return x == h })
 	}
 }
 
@@ -44,14 +53,14 @@ func hook[T any](b *base, w *watchers[T], f func()) {
 // others still run). b.mu is held; the returned function runs without it.
 func firing[T any](b *base, w *watchers[T], old, new T) func() {
 	fs := append([]func(old, new T){}, w.fs...)
-	hooks := append([]func(){}, w.hooks...)
+	hooks := append([]*func(){}, w.hooks...)
 	name := b.k.name
 	return func() {
 		for _, f := range fs {
 			safely(name+" OnChange callback", func() { f(old, new) })
 		}
 		for _, h := range hooks {
-			safely(name+" interact", h)
+			safely(name+" interact", *h)
 		}
 	}
 }

@@ -516,6 +516,9 @@ func TestInteract(t *testing.T) {
 	if !out.Closed() || scale.Closed() {
 		t.Errorf("closing the interact box: output closed %v, control closed %v", out.Closed(), scale.Closed())
 	}
+	if len(scale.w.hooks) != 1 || len(cache.w.hooks) != 0 {
+		t.Errorf("after closing one of two Interacts: %d and %d hooks left, want 1 and 0", len(scale.w.hooks), len(cache.w.hooks))
+	}
 }
 
 func TestInteractManual(t *testing.T) {

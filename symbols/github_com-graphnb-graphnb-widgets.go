@@ -12,13 +12,11 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/widgets/widgets"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"CellStarted":       reflect.ValueOf(widgets.CellStarted),
 		"CloseAll":          reflect.ValueOf(widgets.CloseAll),
 		"ControlTarget":     reflect.ValueOf(constant.MakeFromLiteral("\"jupyter.widget.control\"", token.STRING, 0)),
 		"CurrentProtocol":   reflect.ValueOf(widgets.CurrentProtocol),
 		"Interact":          reflect.ValueOf(widgets.Interact),
 		"InteractManual":    reflect.ValueOf(widgets.InteractManual),
-		"ManagerState":      reflect.ValueOf(widgets.ManagerState),
 		"NewAccordion":      reflect.ValueOf(widgets.NewAccordion),
 		"NewButton":         reflect.ValueOf(widgets.NewButton),
 		"NewCheckbox":       reflect.ValueOf(widgets.NewCheckbox),

@@ -38,7 +38,7 @@
 // place; InteractManual waits for a click on its "Run" button. An Output
 // captures what a function displays (Capture swaps the display sink while
 // it runs) into its own outputs state, so it renders in both protocols
-// and is saved with the notebook's widget state (ManagerState).
+// and is saved with the notebook's widget state.
 //
 // Two dialects of the protocol are spoken (see Protocol): protocol 2 as
 // ipywidgets 8 speaks it (JupyterLab, Notebook 7, VS Code, Voilà,
@@ -53,10 +53,10 @@
 // dialect it was made in.
 //
 // Widgets live until Close (which closes their comms and drops their
-// callbacks), CloseAll, or the front end closing them. A host that knows
-// cells by id calls CellStarted(id) before each execution: widgets made by
-// an earlier run of that cell are then closed, so re-running a cell
-// releases its old widgets.
+// callbacks), CloseAll, or their comm being closed by the front end or by
+// the kernel, which releases the widget the same way: the kernel closes
+// the comms a cell opened before it runs that cell again, so re-running a
+// cell releases the widgets its earlier run made.
 //
 // Print statements (fmt.Println) inside a callback are not captured by an
 // Output: interpreted code prints to the kernel's own output stream,

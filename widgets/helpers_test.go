@@ -111,7 +111,6 @@ func setup(t *testing.T, p Protocol) (*frontEnd, *bytes.Buffer) {
 	reportTo = func() io.Writer { return lockedWriter{&rmu, &reports} }
 	t.Cleanup(func() {
 		CloseAll()
-		CellStarted("")
 		comm.SetTransport(prev)
 		proto.Lock()
 		proto.current, proto.forced = oldProto, oldForced

@@ -64,7 +64,6 @@ type base struct {
 	onClick  []func() // Button's
 	owned    []Widget // closed with this widget (Interact's output and button)
 	cleanup  []func() // run when it closes (Interact's hooks on the controls)
-	owner    string   // the cell key it was created under (CellStarted)
 }
 
 func (b *base) core() *base { return b }
@@ -109,8 +108,8 @@ func (b *base) SetDisabled(d bool) {
 	b.send("disabled")
 }
 
-// Closed reports whether the widget was closed (by Close, CloseAll,
-// CellStarted or the front end).
+// Closed reports whether the widget was closed (by Close, CloseAll, or
+// its comm being closed by the front end or the kernel).
 func (b *base) Closed() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -422,18 +421,15 @@ func (b *base) release(closeComm bool) {
 	}
 }
 
-// The open widgets, by model id, and the cell key widgets are created
-// under.
+// The open widgets, by model id.
 var registry = struct {
 	sync.Mutex
-	live  map[string]*base
-	owner string
+	live map[string]*base
 }{live: map[string]*base{}}
 
 func track(b *base) {
 	registry.Lock()
 	defer registry.Unlock()
-	b.owner = registry.owner
 	registry.live[b.id()] = b
 }
 
@@ -466,48 +462,12 @@ func OpenModels() int {
 	return len(registry.live)
 }
 
-// CellStarted tells the package that the cell named key (the front end's
-// cell id) starts running. Widgets made by an earlier run of that cell
-// are closed — a re-run cell releases the widgets it made before — and
-// widgets made from now on belong to key. Hosts call it before each
-// execution; without calls (key ""), widgets live until Close or CloseAll.
-// A widget made inside a callback belongs to the cell that last started.
-func CellStarted(key string) {
-	registry.Lock()
-	var stale []*base
-	if key != "" {
-		for _, b := range registry.live {
-			if b.owner == key {
-				stale = append(stale, b)
-			}
-		}
-	}
-	registry.owner = key
-	registry.Unlock()
-	for _, b := range stale {
-		b.Close()
-	}
-}
-
 // CloseAll closes every open widget (a kernel restart, the end of
 // graphnb exec).
 func CloseAll() {
 	for _, b := range liveWidgets() {
 		b.Close()
 	}
-}
-
-// ManagerState returns the state of every open widget as
-// "application/vnd.jupyter.widget-state+json" holds it in a notebook's
-// metadata: {version_major: 2, version_minor: 0, state: {model id:
-// {model_name, model_module, model_module_version, state}}}. graphnb exec
-// saves it so that nbconvert's HTML and GitHub show the last values.
-func ManagerState() map[string]any {
-	state := map[string]any{}
-	for _, b := range liveWidgets() {
-		state[b.id()] = b.saved()
-	}
-	return map[string]any{"version_major": 2, "version_minor": 0, "state": state}
 }
 
 // reportTo is where refused updates and failed callbacks are reported:

@@ -582,20 +582,6 @@ func TestHandshakes(t *testing.T) {
 	comm.HandleClose("control-1", comm.Message{})
 }
 
-func TestManagerState(t *testing.T) {
-	setup(t, Protocol2)
-	s := NewIntSlider("scale", 0, 9, 1, 7)
-	ms := ManagerState()
-	state := ms["state"].(map[string]any)
-	e := state[s.ModelID()].(map[string]any)
-	if ms["version_major"] != 2 || ms["version_minor"] != 0 || e["model_name"] != "IntSliderModel" || e["model_module_version"] != "2.0.0" || e["state"].(map[string]any)["value"] != 7 {
-		t.Errorf("ManagerState %v", ms)
-	}
-	if len(state) != 3 { // the slider, its layout and its style
-		t.Errorf("%d models, want 3", len(state))
-	}
-}
-
 // TestCloseAndLeaks: 100 widgets open 300 comms and no goroutine; closing
 // them closes every comm and drops callbacks; a closed widget ignores the
 // front end and sends nothing.
@@ -652,33 +638,32 @@ func TestCloseAndLeaks(t *testing.T) {
 	}
 }
 
-// TestCellStarted: re-running a cell closes the widgets its earlier run
-// made, and only those.
-func TestCellStarted(t *testing.T) {
+// TestReleasedByHost: when the host closes every comm a cell opened (the
+// kernel does before running the cell again), in any order, each of the
+// cell's widgets is released: closed, forgotten, its Interact hooks gone.
+func TestReleasedByHost(t *testing.T) {
 	setup(t, Protocol2)
-	CellStarted("cell-a")
-	a1, a2 := NewCheckbox("a1", true), NewButton("a2")
-	CellStarted("cell-b")
-	b := NewIntSlider("b", 0, 1, 1, 0)
-	CellStarted("cell-a")
-	a3 := NewCheckbox("a3", true)
-	if !a1.Closed() || !a2.Closed() || b.Closed() || a3.Closed() {
-		t.Errorf("after re-running cell-a: a1 %v a2 %v b %v a3 %v", a1.Closed(), a2.Closed(), b.Closed(), a3.Closed())
+	other := NewIntSlider("other cell", 0, 9, 1, 0)
+	before := comm.List("")
+	s := NewIntSlider("n", 0, 9, 1, 0)
+	ui, err := Interact(func(n, m int) int { return n + m }, s, other)
+	if err != nil {
+		t.Fatal(err)
 	}
-	CloseAll()
-	if !b.Closed() || !a3.Closed() || OpenModels() != 0 {
-		t.Errorf("CloseAll left %d models", OpenModels())
+	var ids []string
+	for id := range comm.List("") {
+		if _, ok := before[id]; !ok {
+			ids = append(ids, id)
+		}
 	}
-}
-
-func TestNilChildren(t *testing.T) {
-	_, reports := setup(t, Protocol2)
-	var s *IntSlider
-	b := NewHBox(nil, s, NewLabel("x"))
-	if len(b.Children()) != 1 || strings.Count(reports.String(), "is nil; it is left out") != 2 {
-		t.Errorf("children %v, reports %q", b.Children(), reports)
+	if len(ids) != 7 { // slider, output, box, a layout for each, a style for the slider
+		t.Fatalf("the cell opened %d comms, want 7", len(ids))
 	}
-	if _, err := Interact(func(int) {}, s); err == nil || !strings.Contains(err.Error(), "control 1") {
-		t.Errorf("Interact with a nil slider: %v", err)
+	for _, id := range ids { // map order: any order
+		comm.HandleClose(id, comm.Message{})
+	}
+	if !s.Closed() || !ui.Closed() || other.Closed() || OpenModels() != 3 || len(other.w.hooks) != 0 {
+		t.Errorf("after the host closed the cell's comms: slider %v box %v other %v, %d models, %d hooks on the other cell's slider",
+			s.Closed(), ui.Closed(), other.Closed(), OpenModels(), len(other.w.hooks))
 	}
 }

@@ -31,7 +31,9 @@
 // a message on standard error, which the kernel shows in the cell's
 // output. Callbacks run on the kernel's execution thread, one at a time,
 // as the kernel delivers comm messages; a callback that panics is reported
-// the same way and the widget keeps working.
+// the same way and the widget keeps working. Once an interrupt is
+// requested (package cancel: the kernel's interrupt button while a
+// callback runs), the change's remaining callbacks are skipped.
 //
 // Interact(fn, controls...) calls fn with the controls' values now and
 // after every change and shows its result in an Output, replaced in

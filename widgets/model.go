@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/comm"
 )
 
@@ -308,6 +309,9 @@ func (b *base) handle(m comm.Message) {
 			fs := append([]func(){}, b.onClick...)
 			b.mu.Unlock()
 			for _, f := range fs {
+				if cancel.Requested() {
+					break
+				}
 				safely(b.k.name+" OnClick", f)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"slices"
+
+	"github.com/graphnb/graphnb/cancel"
 )
 
 // The value plumbing the controls share: typed OnChange callbacks, the
@@ -50,16 +52,24 @@ func hook[T any](b *base, w *watchers[T], f func()) (remove func()) {
 
 // firing returns the function that runs w's callbacks for a change from
 // old to new, one at a time, each guarded (a panic is reported and the
-// others still run). b.mu is held; the returned function runs without it.
+// others still run), stopping when an interrupt was requested (package
+// cancel): the kernel's interrupt of a callback ends the chain too. b.mu
+// is held; the returned function runs without it.
 func firing[T any](b *base, w *watchers[T], old, new T) func() {
 	fs := append([]func(old, new T){}, w.fs...)
 	hooks := append([]*func(){}, w.hooks...)
 	name := b.k.name
 	return func() {
 		for _, f := range fs {
+			if cancel.Requested() {
+				return
+			}
 			safely(name+" OnChange callback", func() { f(old, new) })
 		}
 		for _, h := range hooks {
+			if cancel.Requested() {
+				return
+			}
 			safely(name+" interact", *h)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/comm"
 	"github.com/graphnb/graphnb/display"
 )
@@ -665,5 +666,34 @@ func TestReleasedByHost(t *testing.T) {
 	if !s.Closed() || !ui.Closed() || other.Closed() || OpenModels() != 3 || len(other.w.hooks) != 0 {
 		t.Errorf("after the host closed the cell's comms: slider %v box %v other %v, %d models, %d hooks on the other cell's slider",
 			s.Closed(), ui.Closed(), other.Closed(), OpenModels(), len(other.w.hooks))
+	}
+}
+
+// TestInterruptEndsTheChain: after an interrupt request (the kernel's
+// interrupt of a callback), the remaining callbacks of the change do not
+// run; the next change runs them again.
+func TestInterruptEndsTheChain(t *testing.T) {
+	setup(t, Protocol2)
+	t.Cleanup(cancel.Clear)
+	s := NewIntSlider("n", 0, 9, 1, 0)
+	var ran []string
+	s.OnChange(func(int, int) { ran = append(ran, "first"); cancel.Request() })
+	s.OnChange(func(int, int) { ran = append(ran, "second") })
+	if _, err := Interact(func(int) { ran = append(ran, "interact") }, s); err != nil {
+		t.Fatal(err)
+	}
+	ran = nil
+	fromFrontEnd(t, s, update(Protocol2, "value", 1))
+	if !slices.Equal(ran, []string{"first"}) {
+		t.Errorf("with an interrupt requested by the first callback, ran %v", ran)
+	}
+	b := NewButton("b")
+	b.OnClick(func() { ran = append(ran, "click") })
+	ran = nil
+	b.Click()
+	cancel.Clear()
+	b.Click()
+	if !slices.Equal(ran, []string{"click"}) {
+		t.Errorf("clicks while interrupted and after: %v", ran)
 	}
 }

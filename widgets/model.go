@@ -377,6 +377,11 @@ func (b *base) plain() string {
 			parts[i] = fmt.Sprintf("%s=%v", strings.TrimPrefix(k, "_options_"), v)
 		}
 	}
+	if box, ok := b.ctl.(*Box); ok {
+		for _, c := range box.children {
+			parts = append(parts, c.core().k.name)
+		}
+	}
 	if b.closed {
 		parts = append(parts, "closed")
 	}

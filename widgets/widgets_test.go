@@ -451,6 +451,9 @@ func TestInteract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := ui.String(); got != "VBox(IntSlider, Checkbox, Output)" {
+		t.Errorf("the box's text form: %s", got)
+	}
 	children := ui.Children()
 	out, ok := children[2].(*Output)
 	if len(children) != 3 || children[0] != Widget(scale) || children[1] != Widget(cache) || !ok {

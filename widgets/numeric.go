@@ -2,6 +2,7 @@ package widgets
 
 import (
 	"reflect"
+	"time"
 )
 
 var (
@@ -299,7 +300,11 @@ type Progress struct {
 	base
 	value, min, max int
 	w               watchers[int]
+	lastSent        time.Time // Callback's last update sent
 }
+
+// progressInterval is the least time between two updates Callback sends.
+const progressInterval = 100 * time.Millisecond
 
 // NewProgress returns a bar labelled description over min…max at value
 // (clamped).
@@ -327,4 +332,29 @@ func (p *Progress) SetValue(v int) {
 	v, _ = clamp(v, p.min, p.max)
 	p.mu.Unlock()
 	set(&p.base, &p.w, &p.value, v, "value")
+}
+
+// Callback returns a function for compiled code that reports progress
+// (the func(done, total int64) of display.Progress.Callback, which
+// graphnb's sweeps take), safe from any goroutine: it sets max to total
+// when total > 0 and the bar to done, sending at most ten updates a
+// second to the front end; the last one (done ≥ total) is always sent.
+func (p *Progress) Callback() func(done, total int64) {
+	return func(done, total int64) {
+		p.mu.Lock()
+		if total > 0 && int(total) != p.max {
+			p.max = int(total)
+		}
+		p.value, _ = clamp(int(done), p.min, p.max)
+		now := time.Now()
+		final := p.value >= p.max
+		due := final || now.Sub(p.lastSent) >= progressInterval
+		if due {
+			p.lastSent = now
+		}
+		p.mu.Unlock()
+		if due {
+			p.send("value", "max")
+		}
+	}
 }

@@ -700,3 +700,19 @@ func TestInterruptEndsTheChain(t *testing.T) {
 		t.Errorf("clicks while interrupted and after: %v", ran)
 	}
 }
+
+// TestProgressCallback: compiled code's progress reports reach the bar,
+// at most ten a second, the last one always.
+func TestProgressCallback(t *testing.T) {
+	fe, _ := setup(t, Protocol2)
+	p := NewProgress("sweep", 0, 1, 0)
+	report := p.Callback()
+	for i := int64(0); i <= 1000; i++ {
+		report(i, 1000)
+	}
+	ups := fe.updates(p.ModelID())
+	last := ups[len(ups)-1]
+	if p.Value() != 1000 || last["value"] != 1000.0 || last["max"] != 1000.0 || len(ups) > 3 {
+		t.Errorf("value %d, %d updates, the last %v", p.Value(), len(ups), last)
+	}
+}

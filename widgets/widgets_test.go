@@ -716,3 +716,29 @@ func TestProgressCallback(t *testing.T) {
 		t.Errorf("value %d, %d updates, the last %v", p.Value(), len(ups), last)
 	}
 }
+
+// TestMalformedMessagesNeverPanic sends every control messages of every
+// odd shape a front end (or a bug) could produce: each is refused,
+// ignored or (a valid value among them) taken, never a panic.
+func TestMalformedMessagesNeverPanic(t *testing.T) {
+	for _, p := range []Protocol{Protocol1, Protocol2} {
+		setup(t, p)
+		values := []any{nil, true, "x", 1.5, -1e300, 7.0, []any{}, []any{1.0}, []any{"a", "b"}, []any{9.0, 1.0}, map[string]any{"a": 1.0}}
+		for name, w := range every() {
+			for _, data := range []map[string]any{
+				{}, {"method": 7.0}, {"method": "update"}, {"method": "update", "state": "x"}, {"method": "backbone", "sync_data": nil},
+				{"method": "custom"}, {"method": "custom", "content": "click"}, {"method": "request_state", "state": 1.0},
+			} {
+				comm.HandleMessage(w.ModelID(), comm.Message{Data: data})
+			}
+			for _, key := range []string{"value", "index", "selected_index", "outputs", "children", "_options_labels"} {
+				for _, v := range values {
+					comm.HandleMessage(w.ModelID(), comm.Message{Data: update(p, key, v)})
+				}
+			}
+			if w.core().Closed() {
+				t.Errorf("%s: closed by malformed messages", name)
+			}
+		}
+	}
+}

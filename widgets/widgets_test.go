@@ -742,3 +742,20 @@ func TestMalformedMessagesNeverPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestNilChildren: a nil widget given to a box or Interact is refused
+// with a message, never a panic.
+func TestNilChildren(t *testing.T) {
+	_, reports := setup(t, Protocol2)
+	var s *IntSlider
+	b := NewHBox(nil, s, NewLabel("x"))
+	if len(b.Children()) != 1 || strings.Count(reports.String(), "is nil; it is left out") != 2 {
+		t.Errorf("children %v, reports %q", b.Children(), reports)
+	}
+	if _, err := Interact(func(int) {}, s); err == nil || !strings.Contains(err.Error(), "control 1 is nil") {
+		t.Errorf("Interact with a nil slider: %v", err)
+	}
+	if _, err := Interact(func(int) {}, NewButton("b")); err == nil || !strings.Contains(err.Error(), "control 1 (Button) has no value") {
+		t.Errorf("Interact with a button: %v", err)
+	}
+}

@@ -15,10 +15,17 @@ import (
 type pointGraph struct {
 	host *graph.CSR
 	dev  *gpu.Graph
-	// offsets is the CSR offsets on the host, for choosing roots.
-	offsets []int64
-	n       int
-	arcs    int64
+	n    int
+	arcs int64
+}
+
+// roots draws k search roots (graph.CSR.Roots): from the host copy, or
+// from the device graph's offsets of the vertices sampled only.
+func (g *pointGraph) roots(k int, seed uint64) ([]int32, error) {
+	if g.host != nil {
+		return g.host.Roots(k, seed), nil
+	}
+	return g.dev.Roots(k, seed)
 }
 
 // hostCSR returns the host copy, downloading it on first use; copied is

@@ -380,7 +380,9 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 				}
 				roots := []int32{-1}
 				if p.rooted {
-					roots = graph.RootsFromOffsets(g.offsets, p.Roots, p.Seed)
+					if roots, err = g.roots(p.Roots, p.Seed); err != nil {
+						return fmt.Errorf("bench: choosing roots of %s: %w", pt.spec, err)
+					}
 					if len(roots) == 0 {
 						return fmt.Errorf("bench: graph %s has no vertex with an arc to start from", pt.spec)
 					}
@@ -425,9 +427,7 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 
 // makeGraph makes the point's graph: on dev when it is a GPU, the
 // generator has a device form and a variant can take a resident graph
-// (PrepareResident), else on the host. The host CSR offsets are at hand
-// either way, for the roots (a device graph downloads them, 8 bytes per
-// vertex, counted in the generation time).
+// (PrepareResident), else on the host.
 func (p *plan) makeGraph(dev *gpu.Device, pt point) (*pointGraph, error) {
 	resident := false
 	for _, v := range p.Variants {
@@ -443,19 +443,14 @@ func (p *plan) makeGraph(dev *gpu.Device, pt point) (*pointGraph, error) {
 			return nil, err
 		}
 		if ok {
-			off, err := dg.Offsets.ToHost()
-			if err != nil {
-				dg.Close()
-				return nil, fmt.Errorf("downloading the offsets of the device graph: %w", err)
-			}
-			return &pointGraph{dev: dg, offsets: off, n: dg.N, arcs: dg.Arcs}, nil
+			return &pointGraph{dev: dg, n: dg.N, arcs: dg.Arcs}, nil
 		}
 	}
 	h, err := spec.Load(pt.spec, p.options())
 	if err != nil {
 		return nil, err
 	}
-	return &pointGraph{host: h, offsets: h.Offsets, n: h.NumVertices(), arcs: h.NumArcs()}, nil
+	return &pointGraph{host: h, n: h.NumVertices(), arcs: h.NumArcs()}, nil
 }
 
 // measure prepares v on g, runs it from every root and closes it,

@@ -123,6 +123,7 @@ func TestGPUBuffersAndGraphs(t *testing.T) {
 	d := requireGPU(t)
 	checkBuffers(t, d)
 	checkGraphs(t, d)
+	checkGraphRoots(t, d)
 	// 8-byte fills with unequal halves go through doubling copies.
 	n := 1_000_003
 	b := must[*Float64s](t)(d.AllocFloat64s(n))

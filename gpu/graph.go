@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
@@ -142,6 +143,66 @@ func (g *Graph) Download() (*graph.CSR, error) {
 		}
 	}
 	return out, nil
+}
+
+// rootsAskAll is the number of candidates above which Graph.Roots reads
+// the whole offsets array rather than each candidate's pair of offsets
+// (one small copy each, about 10 µs).
+const rootsAskAll = 4096
+
+// Roots is graph.CSR.Roots for the resident graph: the same roots as its
+// host copy's for the same k and seed. It reads only the offsets of the
+// vertices it samples (16 bytes each) — a sweep needs no copy of the
+// offsets to choose its roots — unless the draws keep failing (a graph of
+// mostly isolated vertices), when it reads them all; with a host copy at
+// hand it reads that.
+func (g *Graph) Roots(k int, seed uint64) ([]int32, error) {
+	if g.closed.Load() {
+		return nil, errors.New("gpu: Graph.Roots: the graph was closed")
+	}
+	var all []int64
+	if g.HasHost() {
+		h, err := g.Host()
+		if err != nil {
+			return nil, err
+		}
+		all = h.Offsets
+	} else if g.dev.host {
+		all = g.Offsets.HostData()
+	}
+	return graph.RootsWhere(g.N, k, seed, func(vs []int32) ([]bool, error) {
+		if all == nil && len(vs) > rootsAskAll {
+			var err error
+			if all, err = g.Offsets.ToHost(); err != nil {
+				return nil, fmt.Errorf("gpu: Graph.Roots: %w", err)
+			}
+		}
+		has := make([]bool, len(vs))
+		if all != nil {
+			for i, v := range vs {
+				has[i] = all[v+1] > all[v]
+			}
+			return has, nil
+		}
+		base, err := g.Offsets.devicePtr(g.dev)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: Graph.Roots: %w", err)
+		}
+		var pair [2]int64
+		err = g.dev.exec(func(t *Thread) error {
+			for i, v := range vs {
+				if err := t.dtoh("Graph.Roots", unsafe.Pointer(&pair[0]), base+uint64(v)*8, 16); err != nil {
+					return err
+				}
+				has[i] = pair[1] > pair[0]
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gpu: Graph.Roots: %w", err)
+		}
+		return has, nil
+	})
 }
 
 func weightKind(w32, w64 bool) string {

@@ -65,3 +65,56 @@ func TestNewGraphRefusesBadShapes(t *testing.T) {
 		}
 	}
 }
+
+func init() {
+	addScenario("graph_roots", nil, func(t *testing.T) { checkGraphRoots(t, fakeDevice(t)) })
+}
+
+// TestGraphRootsHost is checkGraphRoots on the host device.
+func TestGraphRootsHost(t *testing.T) { checkGraphRoots(t, Host()) }
+
+// checkGraphRoots checks that a graph made on d (no host copy) draws the
+// roots its host copy draws, on graphs with few and with mostly isolated
+// vertices (the fallback that reads every offset).
+func checkGraphRoots(t *testing.T, d *Device) {
+	for _, c := range []struct {
+		n, every int // every: one vertex in `every` has an arc
+		k        int
+	}{{50, 1, 8}, {50, 3, 64}, {6000, 1, 64}, {6000, 200, 64}, {1, 1, 3}} {
+		off := make([]int64, c.n+1)
+		var adj []int32
+		for v := range c.n {
+			off[v+1] = off[v]
+			if v%c.every == 0 && c.n > 1 {
+				adj = append(adj, int32((v+1)%c.n))
+				off[v+1]++
+			}
+		}
+		doff, err := d.Int64sFrom(off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dadj, err := d.Int32sFrom(append(adj, 0)[:len(adj)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := d.NewGraph(c.n, true, doff, dadj, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(3) {
+			got, err := g.Roots(c.k, seed)
+			want := graph.RootsFromOffsets(off, c.k, seed)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("n %d, one in %d with an arc, k %d, seed %d: Graph.Roots %v (%v), host %v", c.n, c.every, c.k, seed, got, err, want)
+			}
+		}
+		if g.HasHost() {
+			t.Errorf("n %d: Roots made a host copy", c.n)
+		}
+		g.Close()
+		if _, err := g.Roots(1, 1); err == nil {
+			t.Error("Roots on a closed graph succeeded")
+		}
+	}
+}

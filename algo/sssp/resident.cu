@@ -86,47 +86,64 @@ extern "C" __global__ void sssprs_wstats_w64(const double *ws, i64 m, i64 chunk,
 	rs_wstats<double>(ws, m, chunk, neg, mx, sum, count);
 }
 
-// sssprs_wstats_total (one thread) folds the chunks in order into out =
+// sssprs_wstats_total (one warp) folds the chunks in order into out =
 // {first negative index, bits of the largest finite weight, bits of the
-// sum, count}.
+// sum, count}: the lanes load 32 chunks' words at a time (coalesced) and
+// every lane folds them in order, each broadcast from the lane that
+// loaded it.
 extern "C" __global__ void sssprs_wstats_total(const i64 *neg, const double *mx, const double *sum, const i64 *count,
                                                i64 chunks, i64 *out) {
-	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	if (blockIdx.x != 0 || threadIdx.x >= 32) return;
+	int lane = threadIdx.x;
 	i64 ng = -1, cnt = 0;
 	double x_max = 0, s = 0;
-	for (i64 c = 0; c < chunks; c++) {
-		if (ng < 0) ng = neg[c];
-		x_max = mx[c] > x_max ? mx[c] : x_max;
-		s += sum[c];
-		cnt += count[c];
+	for (i64 base = 0; base < chunks; base += 32) {
+		i64 c = base + lane;
+		bool in = c < chunks;
+		i64 my_ng = in ? neg[c] : -1, my_cnt = in ? count[c] : 0;
+		double my_mx = in ? mx[c] : 0, my_sum = in ? sum[c] : 0;
+		for (int l = 0; l < 32 && base + l < chunks; l++) { // warp-uniform
+			i64 c_ng = __shfl_sync(RS_FULL, my_ng, l), c_cnt = __shfl_sync(RS_FULL, my_cnt, l);
+			double c_mx = __shfl_sync(RS_FULL, my_mx, l), c_sum = __shfl_sync(RS_FULL, my_sum, l);
+			if (ng < 0) ng = c_ng;
+			x_max = c_mx > x_max ? c_mx : x_max;
+			s += c_sum;
+			cnt += c_cnt;
+		}
 	}
-	out[0] = ng;
-	out[1] = __double_as_longlong(x_max);
-	out[2] = __double_as_longlong(s);
-	out[3] = cnt;
+	if (lane == 0) {
+		out[0] = ng;
+		out[1] = __double_as_longlong(x_max);
+		out[2] = __double_as_longlong(s);
+		out[3] = cnt;
+	}
 }
 
 // ---- the light-first split (gpu.go's lightFirst) ----
 
 // rs_split_tile places one warp's tile of up to 32 arcs [base, end):
-// lights at *kl, heavies at *kh, each in order, and advances both.
+// lights at *kl, heavies at *kh, each in order, and advances both. With
+// whole, the tile is a vertex's whole list and *kh is not yet known: the
+// heavies go right after the tile's lights (*kh = *kl + their count).
 template <typename W>
 static __device__ __forceinline__ void rs_split_tile(i64 base, i64 end, const int *adj, const W *ws, double delta,
-                                                     int *adjOut, W *wsOut, i64 *kl, i64 *kh) {
+                                                     int *adjOut, W *wsOut, i64 *kl, i64 *kh, bool whole) {
 	int lane = threadIdx.x & 31;
 	i64 k = base + lane;
 	bool in = k < end;
 	W w = in ? ws[k] : (W)0;
+	int a = in ? adj[k] : 0;
 	bool light = in && (double)w < delta;
 	unsigned bl = __ballot_sync(RS_FULL, light), bh = __ballot_sync(RS_FULL, in && !light);
 	unsigned below = (1u << lane) - 1;
+	if (whole) *kh = *kl + __popc(bl);
 	if (light) {
 		i64 at = *kl + __popc(bl & below);
-		adjOut[at] = adj[k];
+		adjOut[at] = a;
 		wsOut[at] = w;
 	} else if (in) {
 		i64 at = *kh + __popc(bh & below);
-		adjOut[at] = adj[k];
+		adjOut[at] = a;
 		wsOut[at] = w;
 	}
 	*kl += __popc(bl);
@@ -157,9 +174,16 @@ static __device__ __forceinline__ void rs_split(const i64 *off, const int *adj, 
 			if ((threadIdx.x & 31) == 0) big[atomicAdd(&ctl[RS_BIGS], 1ull)] = (int)v;
 			continue;
 		}
+		if (hi - lo <= 32) { // one tile (most vertices): its arcs read once
+			i64 kl = lo, kh = lo;
+			rs_split_tile<W>(lo, hi, adj, ws, delta, adjOut, wsOut, &kl, &kh, true);
+			if ((threadIdx.x & 31) == 0) lend[v] = kl;
+			continue;
+		}
 		i64 kl = lo, kh = lo + rs_lights<W>(lo, hi, ws, delta);
 		if ((threadIdx.x & 31) == 0) lend[v] = kh;
-		for (i64 base = lo; base < hi; base += 32) rs_split_tile<W>(base, hi, adj, ws, delta, adjOut, wsOut, &kl, &kh);
+		for (i64 base = lo; base < hi; base += 32)
+			rs_split_tile<W>(base, hi, adj, ws, delta, adjOut, wsOut, &kl, &kh, false);
 	}
 }
 
@@ -220,7 +244,7 @@ static __device__ __forceinline__ void rs_split_big(const i64 *off, const int *a
 				sh += heavies[i];
 			}
 			__syncthreads();
-			if (base < hi) rs_split_tile<W>(base, hi, adj, ws, delta, adjOut, wsOut, &bl, &bh);
+			if (base < hi) rs_split_tile<W>(base, hi, adj, ws, delta, adjOut, wsOut, &bl, &bh, false);
 			kl += sl;
 			kh += sh;
 		}

@@ -24,7 +24,7 @@ fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
 fake::Table table({
     small(fake::kernel("sssprs_wstats_w32", sssprs_wstats_w32, direct)),
     small(fake::kernel("sssprs_wstats_w64", sssprs_wstats_w64, direct)),
-    fake::kernel("sssprs_wstats_total", sssprs_wstats_total, direct),
+    fake::kernel("sssprs_wstats_total", sssprs_wstats_total),
     small(fake::kernel("sssprs_split_w32", sssprs_split_w32)),
     small(fake::kernel("sssprs_split_w64", sssprs_split_w64)),
     small(fake::kernel("sssprs_split_big_w32", sssprs_split_big_w32)),

@@ -51,10 +51,23 @@ func TestFakeGPUExplorer(t *testing.T) {
 }
 
 // TestFakeGPUExplorerChild is TestFakeGPUExplorer's child.
-func TestFakeGPUExplorerChild(t *testing.T) {
-	dev := fakegpu.Device(t)
-	onDevice := checkExplorer(t, dev, 7)
-	onHost := checkExplorer(t, gpu.Host(), 7)
+func TestFakeGPUExplorerChild(t *testing.T) { compareExplorers(t, fakegpu.Device(t), 7) }
+
+// TestGPUExplorer is TestFakeGPUExplorer on a real GPU.
+func TestGPUExplorer(t *testing.T) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		t.Skip(gpu.DefaultReason())
+	}
+	compareExplorers(t, dev, 14)
+}
+
+// compareExplorers runs checkExplorer on dev and on the host device and
+// compares the points: made and validated on the device, the same
+// traversed edges run for run.
+func compareExplorers(t *testing.T, dev *gpu.Device, scale int) {
+	onDevice := checkExplorer(t, dev, scale)
+	onHost := checkExplorer(t, gpu.Host(), scale)
 	for i, r := range onDevice.Rows {
 		if !r.GraphOnDevice || r.Checker != "device" {
 			t.Errorf("%s: graph on the device %v, checker %q; want true, \"device\"", r.Variant, r.GraphOnDevice, r.Checker)

@@ -194,14 +194,19 @@ func (e *Explorer) Close() error {
 	return err
 }
 
-// Summary is a one-line Markdown card of the row: variant, graph, mean
+// Summary is a one-line Markdown card of the row: variant (and what ran
+// in its place on the host device), graph, mean
 // rate with its extremes, time per run and how the runs were validated.
 func (r Row) Summary() string {
 	checked := "not validated"
 	if r.NumValidated > 0 {
 		checked = fmt.Sprintf("%d/%d runs validated (%s checker)", r.NumValidated, r.NumRuns, r.Checker)
 	}
+	variant := r.Variant
+	if r.Ran != "" {
+		variant += " (ran: " + r.Ran + ")"
+	}
 	return fmt.Sprintf("**%s** on %s (%d vertices, %d arcs): **%.3g G arcs/s** (%.3g–%.3g), %v per run, %.1f iterations; prepared in %v; %s",
-		r.Variant, r.Graph, r.Vertices, r.Arcs, r.MeanArcsPerSecond/1e9, r.MinArcsPerSecond/1e9, r.MaxArcsPerSecond/1e9,
+		variant, r.Graph, r.Vertices, r.Arcs, r.MeanArcsPerSecond/1e9, r.MinArcsPerSecond/1e9, r.MaxArcsPerSecond/1e9,
 		r.MeanTime.Round(time.Microsecond), r.MeanIterations, r.PrepTime.Round(time.Microsecond), checked)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/graphnb/graphnb/algo/mst"
 	"github.com/graphnb/graphnb/algo/sssp"
 	"github.com/graphnb/graphnb/gpu"
-	"github.com/graphnb/graphnb/graph"
 )
 
 // Switches are the sparse studies' optimizations as notebook 07's
@@ -168,7 +167,10 @@ func (e *Explorer) Measure(v Variant, roots int) (Row, error) {
 		GraphTime: e.made, GraphOnDevice: e.graph.dev != nil && !e.dev.IsHost(), Device: e.dev.String()}
 	ids := []int32{-1}
 	if p.rooted {
-		if ids = graph.RootsFromOffsets(e.graph.offsets, roots, p.Seed); len(ids) == 0 {
+		if ids, err = e.graph.roots(roots, p.Seed); err != nil {
+			return Row{}, fmt.Errorf("bench: choosing roots of %s: %w", pt.spec, err)
+		}
+		if len(ids) == 0 {
 			return Row{}, fmt.Errorf("bench: %s has no vertex with an arc to start from", pt.spec)
 		}
 	}

@@ -32,6 +32,7 @@ func init() {
 		"RankWeights32":      reflect.ValueOf(graph.RankWeights32),
 		"Rate":               reflect.ValueOf(graph.Rate),
 		"RootsFromOffsets":   reflect.ValueOf(graph.RootsFromOffsets),
+		"RootsWhere":         reflect.ValueOf(graph.RootsWhere),
 		"SI":                 reflect.ValueOf(graph.SI),
 		"SegmentSizeFor":     reflect.ValueOf(graph.SegmentSizeFor),
 		"SegmentsTouched":    reflect.ValueOf(graph.SegmentsTouched),

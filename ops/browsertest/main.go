@@ -6,9 +6,10 @@
 //   - the chart: a cell that draws a chart (package plots) shows it as a
 //     decoded <img>;
 //   - the widgets: a cell makes an R-MAT graph (-scale) on the CPU and a
-//     widgets.Interact over an IntSlider (the BFS root) and a Checkbox
-//     (direction-optimizing or top-down) whose function runs one BFS,
-//     validates it and returns a chart of the rates so far. The test moves
+//     widgets.Interact over an IntSlider (the first BFS root) and a
+//     Checkbox (direction-optimizing or top-down) whose function measures
+//     a sweep point — -roots searches, each validated, their mean rate —
+//     and returns a chart of the points so far. The test moves
 //     the slider (-moves times, a mouse click on its track) and clicks the
 //     checkbox (after every second move) through the DOM, and checks that
 //     the chart image changed after each and that the text the function
@@ -27,7 +28,7 @@
 // Usage (ops/kernel-tests.sh runs it):
 //
 //	browsertest -data JUPYTER_DATA_DIR -out DIR [-chromium /usr/bin/chromium]
-//	    [-python /usr/bin/python3] [-timeout 4m] [-scale 16] [-moves 6]
+//	    [-python /usr/bin/python3] [-timeout 4m] [-scale 16] [-roots 4] [-moves 6]
 //	    [-idle 5s] [-idle-widgets 100]
 //
 // JUPYTER_DATA_DIR must hold the graphnb kernelspec (graphnb install).
@@ -54,7 +55,7 @@ import (
 type config struct {
 	data, out, chromium, python string
 	timeout                     time.Duration
-	scale, moves                int
+	scale, roots, moves         int
 	idle                        time.Duration
 	idleWidgets                 int
 }
@@ -67,6 +68,7 @@ func main() {
 	flag.StringVar(&c.python, "python", "/usr/bin/python3", "Python with Debian's Jupyter")
 	flag.DurationVar(&c.timeout, "timeout", 4*time.Minute, "give up after this long")
 	flag.IntVar(&c.scale, "scale", 16, "R-MAT scale of the graph the Interact's BFS runs on (2^scale vertices)")
+	flag.IntVar(&c.roots, "roots", 4, "BFS roots per point: each change runs and validates that many searches")
 	flag.IntVar(&c.moves, "moves", 6, "how many times to move the slider (the checkbox is clicked after every second move)")
 	flag.DurationVar(&c.idle, "idle", 5*time.Second, "how long to read the kernel's CPU time while the page is idle (0: skip)")
 	flag.IntVar(&c.idleWidgets, "idle-widgets", 100, "how many sliders are shown during the idle CPU reading")
@@ -75,8 +77,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "browsertest: -data JUPYTER_DATA_DIR is required")
 		os.Exit(2)
 	}
-	if c.scale < 6 || c.scale > 26 || c.moves < 2 || c.idleWidgets < 0 {
-		fmt.Fprintln(os.Stderr, "browsertest: -scale must be 6..26, -moves at least 2, -idle-widgets not negative")
+	if c.scale < 6 || c.scale > 26 || c.roots < 1 || c.roots > 64 || c.moves < 2 || c.idleWidgets < 0 {
+		fmt.Fprintln(os.Stderr, "browsertest: -scale must be 6..26, -roots 1..64, -moves at least 2, -idle-widgets not negative")
 		os.Exit(2)
 	}
 	if err := run(c); err != nil {
@@ -97,7 +99,7 @@ func run(c config) error {
 		return err
 	}
 	defer os.RemoveAll(nbDir)
-	if err := writeNotebook(filepath.Join(nbDir, "browser.ipynb"), c.scale); err != nil {
+	if err := writeNotebook(filepath.Join(nbDir, "browser.ipynb"), c.scale, c.roots); err != nil {
 		return err
 	}
 	port, err := freePort()

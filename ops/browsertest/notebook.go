@@ -22,43 +22,54 @@ c := plots.New("browser test", "vertices", "GTEPS")
 c.Log2X = true
 c.Line("bfs", xs, []float64{1, 3, 2})`
 
-// interactCell (a format string: the R-MAT scale) makes an R-MAT graph
-// on the CPU and an Interact over a root slider and a
-// "direction-optimizing" checkbox: each change runs one BFS from the
-// chosen root, validates it (bfs.Check), records the values in seen,
-// prints the result (which lands in the Interact's Output) and returns a
-// chart of the rates measured so far, titled with the root and variant so
-// that every change draws a different image.
+// interactCell (a format string: the R-MAT scale, then the roots per
+// point) makes an R-MAT graph on the CPU, kept for every change, and an
+// Interact over a root slider and a "direction-optimizing" checkbox: each
+// change measures one sweep point as package bench does — the chosen
+// variant from the slider's root and the next ones, every run validated
+// by bfs.Check (outside the timed region), the mean of the stored arcs
+// per second — records the values in seen, prints the point (which lands
+// in the Interact's Output) and returns a chart of the points so far,
+// titled with the root and variant so that every change draws a
+// different image.
 const interactCell = `import "github.com/graphnb/graphnb/widgets"
 g, err := gen.RMAT(%d, 16, gen.Seed(1))
 if err != nil {
 	panic(err)
 }
-roots := g.Roots(64, 1)
+const perPoint = %d
+roots := g.Roots(64+perPoint, 1)
 var seen []string
-var runs, rates []float64
-root := widgets.NewIntSlider("root", 0, len(roots)-1, 1, 0)
+var points, rates []float64
+root := widgets.NewIntSlider("root", 0, len(roots)-perPoint, 1, 0)
 diropt := widgets.NewCheckbox("direction-optimizing", true)
 ui, err := widgets.Interact(func(i int, do bool) (*plots.Chart, error) {
-	var r *bfs.Result
-	var err error
-	if do {
-		r, err = bfs.DirectionOptimizing(g, roots[i], bfs.Options{})
-	} else {
-		r, err = bfs.TopDown(g, roots[i])
-	}
-	if err == nil {
-		err = bfs.Check(g, r)
-	}
-	if err != nil {
-		return nil, err
+	var algorithm string
+	var sum float64
+	for _, src := range roots[i : i+perPoint] {
+		var r *bfs.Result
+		var err error
+		if do {
+			r, err = bfs.DirectionOptimizing(g, src, bfs.Options{})
+		} else {
+			r, err = bfs.TopDown(g, src)
+		}
+		if err == nil {
+			err = bfs.Check(g, r)
+		}
+		if err != nil {
+			return nil, err
+		}
+		algorithm = r.Algorithm
+		sum += r.TEPS.ArcsPerSecond
 	}
 	seen = append(seen, fmt.Sprintf("%%d/%%v", i, do))
-	fmt.Println("validated:", r.Algorithm, "from", roots[i])
-	runs = append(runs, float64(len(runs)+1))
-	rates = append(rates, r.TEPS.ArcsPerSecond/1e6)
-	title := fmt.Sprintf("BFS from root %%d (%%s), validated", roots[i], r.Algorithm)
-	return plots.New(title, "run", "M arcs/s").Line("bfs", runs, rates), nil
+	mean := sum / perPoint / 1e6
+	fmt.Printf("validated: %%s from %%d roots: %%.0f M arcs/s\n", algorithm, perPoint, mean)
+	points = append(points, float64(len(points)+1))
+	rates = append(rates, mean)
+	title := fmt.Sprintf("BFS from root %%d on (%%s), validated", roots[i], algorithm)
+	return plots.New(title, "point", "M arcs/s").Line("bfs", points, rates), nil
 }, root, diropt)
 if err != nil {
 	panic(err)
@@ -81,10 +92,10 @@ for i := range many {
 widgets.NewVBox(many...)`
 
 // writeNotebook writes an nbformat 4 notebook of the chart cell and the
-// Interact cell at the given R-MAT scale.
-func writeNotebook(path string, scale int) error {
+// Interact cell at the given R-MAT scale and roots per point.
+func writeNotebook(path string, scale, roots int) error {
 	var cells []any
-	for i, src := range []string{chartCell, fmt.Sprintf(interactCell, scale)} {
+	for i, src := range []string{chartCell, fmt.Sprintf(interactCell, scale, roots)} {
 		cells = append(cells, map[string]any{
 			"cell_type": "code", "id": fmt.Sprint("cell", i), "metadata": map[string]any{}, "execution_count": nil,
 			"outputs": []any{}, "source": strings.SplitAfter(src, "\n"),

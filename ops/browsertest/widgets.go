@@ -98,7 +98,7 @@ func checkWidgets(browser context.Context, c config) error {
 		return fmt.Errorf("the kernel's function saw %v, the page set %v", seen, want)
 	}
 	fmt.Printf("browsertest: widgets: the kernel (pid %d) saw every value: %s\n", pid, strings.Join(seen, " "))
-	fmt.Printf("browsertest: widgets: slider move → redrawn chart (R-MAT scale %d: %s; one BFS validated, on the CPU): %s\n", c.scale, graphSize, stats(slider))
+	fmt.Printf("browsertest: widgets: slider move → redrawn chart (R-MAT scale %d: %s; a point of %d BFS runs, each validated, on the CPU): %s\n", c.scale, graphSize, c.roots, stats(slider))
 	fmt.Printf("browsertest: widgets: checkbox click → redrawn chart: %s\n", stats(checkbox))
 	kernelPID = pid
 	// The screenshot shows the widgets.

@@ -68,7 +68,7 @@ ui, err := widgets.Interact(func(i int, do bool) (*plots.Chart, error) {
 	fmt.Printf("validated: %%s from %%d roots: %%.0f M arcs/s\n", algorithm, perPoint, mean)
 	points = append(points, float64(len(points)+1))
 	rates = append(rates, mean)
-	title := fmt.Sprintf("BFS from root %%d on (%%s), validated", roots[i], algorithm)
+	title := fmt.Sprintf("BFS point from root %%d (%%s), validated", roots[i], algorithm)
 	return plots.New(title, "point", "M arcs/s").Line("bfs", points, rates), nil
 }, root, diropt)
 if err != nil {

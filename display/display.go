@@ -17,6 +17,12 @@
 // and updated in place at most ten times a second; its Callback is a plain
 // func(done, total int64) that compiled code calls from any goroutine.
 //
+// A sink that is also a Streamer takes the text printed to standard
+// output and error as well, while it is installed: the hosts that capture
+// fds 1 and 2 hand it the text, and Flush (the host's flusher) delivers
+// what is pending, so that such a sink is installed and removed at a
+// clean boundary (widgets.Output's Capture does).
+//
 // Input and Password ask the user for a line of text (Python's input and
 // getpass): the kernel's sink sends an input_request, and the front end
 // shows a text field (hiding a password).

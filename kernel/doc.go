@@ -29,7 +29,11 @@
 // code, compiled Go, C or child processes) is captured (package capture)
 // and streamed as stream messages, coalesced over a few milliseconds and
 // always flushed before a reply; explicit displays arrive through the
-// display package's Sink, which Serve installs. A cell that reads os.Stdin
+// display package's Sink, which Serve installs. While the installed sink
+// is a display.Streamer (a widgets.Output capturing a callback), the
+// captured text goes to it instead of IOPub; Serve installs display's
+// flusher (a sync of the captured output), so that such a sink can flush
+// the text printed before it is installed and removed (display.Flush). A cell that reads os.Stdin
 // (package input notices the read) or calls display.Input or Password
 // sends an input_request on stdin to the client that sent the cell, when
 // its execute_request allows stdin; otherwise the read gets end of file

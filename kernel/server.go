@@ -214,6 +214,8 @@ func Serve(ctx context.Context, ci ConnectionInfo, eng Engine, opt Options) erro
 
 	prevSink := display.SetSink(sink{s})
 	defer display.SetSink(prevSink)
+	prevFlusher := display.SetFlusher(s.syncOutput)
+	defer display.SetFlusher(prevFlusher)
 	prevComm := comm.SetTransport(commTransport{s})
 	defer func() {
 		comm.SetTransport(prevComm)
@@ -559,7 +561,14 @@ func (s *server) syncOutput() {
 	s.streams.flush(true)
 }
 
+// publishStream sends captured text as a stream message under parent, or
+// hands it to the installed display sink when that is a display.Streamer
+// (a widgets.Output capturing a callback's output).
 func (s *server) publishStream(name string, parent wire.Header, text string) {
+	if st, ok := display.CurrentSink().(display.Streamer); ok {
+		st.Stream(name, text)
+		return
+	}
 	s.publish("stream", parent, map[string]any{"name": name, "text": text})
 }
 

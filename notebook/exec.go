@@ -98,7 +98,9 @@ var execMu sync.Mutex
 //   - output written to fds 1 and 2 (interpreted code, compiled Go, C) is
 //     captured as the kernel captures it and kept as stream outputs,
 //     consecutive writes to one stream merged into one output, and a
-//     line rewritten with \r kept in its final form;
+//     line rewritten with \r kept in its final form; while the installed
+//     display sink is a display.Streamer (a widgets.Output capturing a
+//     callback), the text goes to it instead;
 //   - explicit displays become display_data outputs; an update of a
 //     display id replaces the data of every earlier output of that id, in
 //     whichever cell it is; display.Clear clears the cell's outputs;
@@ -186,6 +188,8 @@ func Execute(ctx context.Context, nb *Notebook, opt ExecOptions) error {
 	}
 	prevSink := display.SetSink(r)
 	defer display.SetSink(prevSink)
+	prevFlusher := display.SetFlusher(r.sync)
+	defer display.SetFlusher(prevFlusher)
 	widgets := newWidgetRecorder()
 	prevComm := comm.SetTransport(widgets)
 	defer func() {
@@ -343,9 +347,15 @@ func (r *recorder) write(stream string, data []byte) {
 func (r *recorder) flushPending() { r.pending.Flush(true, r.appendText) }
 
 // appendText adds stream text to the current cell, extending its last
-// output when that is the same stream.
+// output when that is the same stream, or hands it to the installed
+// display sink when that is a display.Streamer (a widgets.Output
+// capturing a callback's output), as the kernel does.
 func (r *recorder) appendText(stream string, b []byte) {
 	if len(b) == 0 || r.cur == nil || r.done {
+		return
+	}
+	if st, ok := display.CurrentSink().(display.Streamer); ok {
+		st.Stream(stream, string(b))
 		return
 	}
 	r.clearIfWaiting()

@@ -78,3 +78,57 @@ func mustMarshal(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestExecuteCallbackPrintsIntoOutput: what Interact's fn prints lands
+// in its Output (saved in the widget state), not in the cell that runs
+// it, both when the Interact's cell runs and when a later cell moves the
+// slider; what the cells print around it stays theirs.
+func TestExecuteCallbackPrintsIntoOutput(t *testing.T) {
+	nb := notebookOf(`import "github.com/graphnb/graphnb/widgets"
+fmt.Println("before")
+s := widgets.NewIntSlider("n", 0, 10, 1, 1)
+ui, _ := widgets.Interact(func(n int) int { fmt.Println("printed", n); return n * 10 }, s)
+fmt.Println("after")
+ui`, `s.SetValue(7)
+fmt.Println("moved")`)
+	if ce := run(t, nb, ExecOptions{}); ce != nil {
+		t.Fatalf("%v: %s", ce, ce.EValue)
+	}
+	c0, c1 := nb.Cells[0].Outputs, nb.Cells[1].Outputs
+	if k := kinds(c0); len(k) != 2 || k[0] != "stream:stdout" || c0[0].Text != "before\nafter\n" || k[1] != ExecuteResult {
+		t.Errorf("the Interact's cell: %v %q", k, c0[0].Text)
+	}
+	if k := kinds(c1); len(k) != 1 || k[0] != "stream:stdout" || c1[0].Text != "moved\n" {
+		t.Errorf("the cell that moves the slider: %v", k)
+	}
+	var ws struct {
+		State map[string]struct {
+			ModelName string `json:"model_name"`
+			State     struct {
+				Outputs []map[string]any `json:"outputs"`
+			} `json:"state"`
+		} `json:"state"`
+	}
+	var widgets map[string]json.RawMessage
+	if ok, err := nb.Metadata.Get("widgets", &widgets); !ok || err != nil {
+		t.Fatalf("no widgets metadata (%v)", err)
+	}
+	if err := json.Unmarshal(widgets[WidgetStateMIME], &ws); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range ws.State {
+		if m.ModelName != "OutputModel" {
+			continue
+		}
+		found = true
+		outs := m.State.Outputs
+		if len(outs) != 2 || outs[0]["output_type"] != "stream" || outs[0]["text"] != "printed 7\n" ||
+			outs[1]["output_type"] != "display_data" {
+			t.Errorf("the Output's saved outputs %v", outs)
+		}
+	}
+	if !found {
+		t.Errorf("no OutputModel in the saved state %s", widgets[WidgetStateMIME])
+	}
+}

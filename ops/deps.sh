@@ -6,7 +6,8 @@
 set -euo pipefail
 
 packages=(jupyter-notebook jupyter-nbconvert python3-jupyter-client python3-nbclient
-          python3-ipykernel python3-jupyter-kernel-test python3-nbformat chromium)
+          python3-ipykernel python3-jupyter-kernel-test python3-nbformat chromium
+          jupyter-nbextension-jupyter-js-widgets)
 
 missing=()
 for p in "${packages[@]}"; do

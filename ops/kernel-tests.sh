@@ -5,10 +5,12 @@
 #      CPU without a GPU) twice — by nbconvert with the kernel, and by
 #      graphnb exec — its outputs checked each time; and a notebook of
 #      cells that must show alike under both (ops/compare_runners.py),
-#   3. a real browser: Chromium running a chart cell in the classic notebook.
+#   3. a real browser: Chromium running a chart cell and a widgets.Interact
+#      (slider and checkbox moved through the DOM, latencies and the idle
+#      kernel's CPU printed) in the classic notebook (ops/browsertest).
 # The kernelspec goes into a throw-away Jupyter data directory. Artifacts:
 # out/notebooks/*.ipynb (nbconvert), out/notebooks/exec/*.ipynb (graphnb exec),
-# out/browser/screenshot.png.
+# out/browser/screenshot.png, out/browser/browsertest.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ops/deps.sh
@@ -40,4 +42,4 @@ $py ops/compare_runners.py bin/graphnb ops/testdata/runners.ipynb
 
 echo "--- browser (Chromium + classic notebook)"
 (cd ops/browsertest && go build -o ../../bin/browsertest .)
-bin/browsertest -data "$data" -out out/browser
+bin/browsertest -data "$data" -out out/browser | tee out/browser/browsertest.txt

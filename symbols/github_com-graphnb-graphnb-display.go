@@ -14,6 +14,7 @@ func init() {
 		"CurrentSink":         reflect.ValueOf(display.CurrentSink),
 		"ErrInputInterrupted": reflect.ValueOf(&display.ErrInputInterrupted).Elem(),
 		"ErrNoInput":          reflect.ValueOf(&display.ErrNoInput).Elem(),
+		"Flush":               reflect.ValueOf(display.Flush),
 		"HTML":                reflect.ValueOf(display.HTML),
 		"Image":               reflect.ValueOf(display.Image),
 		"Input":               reflect.ValueOf(display.Input),
@@ -28,6 +29,7 @@ func init() {
 		"ProgressInterval":    reflect.ValueOf(display.ProgressInterval),
 		"Render":              reflect.ValueOf(display.Render),
 		"SVG":                 reflect.ValueOf(display.SVG),
+		"SetFlusher":          reflect.ValueOf(display.SetFlusher),
 		"SetRenderer":         reflect.ValueOf(display.SetRenderer),
 		"SetSink":             reflect.ValueOf(display.SetSink),
 		"Show":                reflect.ValueOf(display.Show),
@@ -44,6 +46,7 @@ func init() {
 		"Prompter":    reflect.ValueOf((*display.Prompter)(nil)),
 		"SVGer":       reflect.ValueOf((*display.SVGer)(nil)),
 		"Sink":        reflect.ValueOf((*display.Sink)(nil)),
+		"Streamer":    reflect.ValueOf((*display.Streamer)(nil)),
 
 		// interface wrapper definitions
 		"_HTMLer":      reflect.ValueOf((*_github_com_graphnb_graphnb_display_HTMLer)(nil)),
@@ -53,6 +56,7 @@ func init() {
 		"_Prompter":    reflect.ValueOf((*_github_com_graphnb_graphnb_display_Prompter)(nil)),
 		"_SVGer":       reflect.ValueOf((*_github_com_graphnb_graphnb_display_SVGer)(nil)),
 		"_Sink":        reflect.ValueOf((*_github_com_graphnb_graphnb_display_Sink)(nil)),
+		"_Streamer":    reflect.ValueOf((*_github_com_graphnb_graphnb_display_Streamer)(nil)),
 	}
 }
 
@@ -128,4 +132,14 @@ func (W _github_com_graphnb_graphnb_display_Sink) ClearOutput(wait bool) {
 }
 func (W _github_com_graphnb_graphnb_display_Sink) Display(data display.Bundle, metadata map[string]any, displayID string, update bool) {
 	W.WDisplay(data, metadata, displayID, update)
+}
+
+// _github_com_graphnb_graphnb_display_Streamer is an interface wrapper for Streamer type
+type _github_com_graphnb_graphnb_display_Streamer struct {
+	IValue  interface{}
+	WStream func(name string, text string)
+}
+
+func (W _github_com_graphnb_graphnb_display_Streamer) Stream(name string, text string) {
+	W.WStream(name, text)
 }

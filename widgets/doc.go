@@ -60,8 +60,10 @@
 // the comms a cell opened before it runs that cell again, so re-running a
 // cell releases the widgets its earlier run made.
 //
-// Print statements (fmt.Println) inside a callback are not captured by an
-// Output: interpreted code prints to the kernel's own output stream,
-// which the kernel sends as the callback's output. Use Output.Print or
-// display calls inside Capture.
+// Text printed inside Capture (fmt.Println in Interact's fn, or in a
+// callback that Capture wraps) lands in the Output as stream outputs:
+// the host that captures fds 1 and 2 (the kernel, graphnb exec) hands it
+// to the display.Streamer sink Capture installs. Printed outside an
+// Output, a callback's text is the kernel's stream output of the comm
+// message (the classic notebook shows it under the cell).
 package widgets

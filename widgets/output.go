@@ -24,9 +24,8 @@ var kindOutput = &kind{name: "Output", model1: "HTMLModel", view1: "HTMLView", m
 // The outputs are nbformat output dicts ({"output_type": "display_data",
 // "data": bundle, "metadata": {}}, "stream" and "error" ones), kept in the
 // model's state: they render in both protocols and are saved with the
-// notebook's widget state. Printing with fmt inside Capture is not
-// captured (interpreted code prints to the kernel's own stream); use
-// Print, or display.Text.
+// notebook's widget state. Text printed inside Capture (fmt.Println)
+// becomes stream outputs of the area, as does Print.
 type Output struct {
 	base
 	outputs   []map[string]any
@@ -114,14 +113,23 @@ func (o *Output) Show(v any) {
 }
 
 // Capture runs f with the displays it makes (display.Show, display.HTML,
-// a display.Handle's updates, display.Clear, …) going to this area
-// instead of the cell, and sends the new outputs to the front end once f
-// returns. A panic in f is shown in the area as an error and returned;
-// the widget keeps working. While f runs, displays made by other
-// goroutines land here too.
+// a display.Handle's updates, display.Clear, …) and the text it prints to
+// standard output and error (fmt.Println, log output, a child process's
+// output) going to this area instead of the cell, and sends the new
+// outputs to the front end once f returns. A panic in f is shown in the
+// area as an error and returned; the widget keeps working. While f runs,
+// displays and prints of other goroutines land here too.
+//
+// Printed text is captured by the host (the kernel or graphnb exec),
+// which hands it to the display sink Capture installs (a
+// display.Streamer) and flushes it (display.Flush) before Capture
+// restores the previous sink; without such a host (a plain Go program)
+// it goes to the process's standard output as usual.
 func (o *Output) Capture(f func()) error {
+	display.Flush() // what was printed before stays out
 	prev := display.SetSink(outputSink{o})
 	defer func() {
+		display.Flush() // what f printed comes in
 		display.SetSink(prev)
 		o.syncOutputs()
 	}()
@@ -148,10 +156,14 @@ func capturePanic(f func()) (err error) {
 	return nil
 }
 
-// outputSink is the display sink Capture installs.
+// outputSink is the display sink Capture installs; as a
+// display.Streamer it also takes the text the host captures.
 type outputSink struct{ o *Output }
 
+var _ display.Streamer = outputSink{}
+
 func (s outputSink) Display(data display.Bundle, metadata map[string]any, displayID string, update bool) {
+	display.Flush() // text printed before the display stays before it
 	if metadata == nil {
 		metadata = map[string]any{}
 	}
@@ -170,7 +182,14 @@ func (s outputSink) Display(data display.Bundle, metadata map[string]any, displa
 	o.add(out, displayID)
 }
 
+// Stream appends printed text as a stream output (display.Streamer): the
+// host calls it with what f prints while Capture runs.
+func (s outputSink) Stream(name, text string) {
+	s.o.add(map[string]any{"output_type": "stream", "name": name, "text": text}, "")
+}
+
 func (s outputSink) ClearOutput(wait bool) {
+	display.Flush()
 	o := s.o
 	o.mu.Lock()
 	defer o.mu.Unlock()

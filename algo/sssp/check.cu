@@ -17,7 +17,8 @@
 //
 // The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
 // ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
-// algo/internal/devcheck/check.cuh, compiled before this file.
+// algo/internal/devcheck/check.cuh, and csr_advance is
+// algo/internal/devcsr/csr.cuh, both compiled before this file.
 
 // Control words (the Go side, devcheck.go, declares the same).
 #define CK_REACHED 1 // vertices with a finite distance
@@ -170,36 +171,6 @@ extern "C" __global__ void ssspck_coo_w64(const int *st, const int *en, const do
 	ck_coo<double>(st, en, ws, m, d, par, src, tol, mark, ctl);
 }
 
-// ck_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
-// off[v] ≤ k < m: a few steps forward, else a galloping search from v
-// (probes 4, 8, 16, … rows ahead, then halving) — a tile may span long
-// runs of vertices with few or no arcs, and the rows near v are the ones
-// this lane just read, where a search over the whole of off would start
-// far away each time.
-static __device__ __forceinline__ int ck_advance(const i64 *off, i64 n, int v, i64 k) {
-	for (int i = 0; i < 4; i++, v++) {
-		if (off[v + 1] > k) return v;
-	}
-	i64 lo = v, hi = n, step = 4; // off[lo] ≤ k < off[n]
-	while (lo + step < n) {
-		if (off[lo + step] > k) {
-			hi = lo + step;
-			break;
-		}
-		lo += step;
-		step *= 2;
-	}
-	while (hi - lo > 1) { // off[lo] ≤ k < off[hi]
-		i64 mid = lo + (hi - lo) / 2;
-		if (off[mid] <= k) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return (int)lo;
-}
-
 #define CK_STEPS 8  // 32-arc steps per warp tile
 // Blocks per SM the undirected pass is compiled for (__launch_bounds__):
 // 4 caps it at 64 registers, for 50% occupancy instead of 37.5% at its
@@ -237,7 +208,7 @@ static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, co
 		for (int s = 0; s < CK_STEPS; s++) {
 			i64 k = base + 32 * s;
 			if (k >= end) break;
-			u = ck_advance(off, n, u, k);
+			u = csr_advance(off, n, u, k);
 			if (ck_arc_at((u64)k, u, head[s], w[s], d[u], dv[s], par, src, tol, mark, ctl)) arcs++;
 		}
 	}
@@ -282,7 +253,7 @@ static __device__ __forceinline__ void ck_undirected(const i64 *off, const int *
 #pragma unroll
 		for (int s = 0; s < CK_STEPS; s++) {
 			i64 k = base + 32 * s;
-			if (k < end) u = ck_advance(off, n, u, k);
+			if (k < end) u = csr_advance(off, n, u, k);
 			row[s] = k < end ? u : n;
 		}
 #pragma unroll

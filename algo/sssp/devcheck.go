@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/graphnb/graphnb/algo/internal/devcheck"
+	"github.com/graphnb/graphnb/algo/internal/devcsr"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 )
@@ -19,8 +20,9 @@ import (
 var checkBody string
 
 // checkSource is what NVRTC compiles: the shared helpers of
-// algo/internal/devcheck (check.cuh), then check.cu.
-var checkSource = devcheck.Source(checkBody)
+// algo/internal/devcheck (check.cuh) and algo/internal/devcsr (csr.cuh),
+// then check.cu.
+var checkSource = devcheck.Source(devcsr.Prepend(checkBody))
 
 var checkModule = gpu.ModuleCache{Name: "sssp_check.cu", Source: checkSource,
 	Options: []gpu.CompileOption{gpu.Flag("--fmad=false")}}

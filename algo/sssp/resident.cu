@@ -3,13 +3,13 @@
 // light-first arc split of PrepareResident, and, after each run, the
 // parents from the distances, the float32 → float64 widening and the
 // reached count. It shares no code with sssp.cu (the searches) or check.cu
-// (the check). The Go side compiles it with --fmad=false.
+// (the check) but csr.cuh's row search (algo/internal/devcsr, compiled
+// before this file). The Go side compiles it with --fmad=false.
 //
 // Distances are double or float (+Inf: unreached), parents int (-1: none);
 // weights float or double, or NULL for unit weights; every kernel but the
 // one-thread ones is grid-stride over blocks of RS_BLOCK threads.
 
-typedef long long i64;
 typedef unsigned long long u64;
 
 #define RS_BLOCK 256
@@ -407,51 +407,6 @@ extern "C" __global__ void sssprs_parents_init_d32(const float *d, int *par, int
 	rs_parents_init<float>(d, par, cand, n, src);
 }
 
-// rs_tail returns the vertex u with off[u] ≤ k < off[u+1].
-static __device__ __forceinline__ int rs_tail(const i64 *off, i64 n, i64 k) {
-	i64 lo = 0, len = n; // the answer is in [lo, lo+len)
-	while (len > 1) {
-		i64 half = len / 2;
-		if (off[lo + half] <= k) {
-			lo += half;
-			len -= half;
-		} else {
-			len = half;
-		}
-	}
-	return (int)lo;
-}
-
-// rs_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
-// off[v] ≤ k < m: a few steps forward, else a galloping search from v
-// (probes 4, 8, 16, … rows ahead, then halving) — a tile may span long
-// runs of vertices with few or no arcs, and the rows near v are the ones
-// this lane just read, where a search over the whole of off would start
-// far away each time.
-static __device__ __forceinline__ int rs_advance(const i64 *off, i64 n, int v, i64 k) {
-	for (int i = 0; i < 4; i++, v++) {
-		if (off[v + 1] > k) return v;
-	}
-	i64 lo = v, hi = n, step = 4; // off[lo] ≤ k < off[n]
-	while (lo + step < n) {
-		if (off[lo + step] > k) {
-			hi = lo + step;
-			break;
-		}
-		lo += step;
-		step *= 2;
-	}
-	while (hi - lo > 1) { // off[lo] ≤ k < off[hi]
-		i64 mid = lo + (hi - lo) / 2;
-		if (off[mid] <= k) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return (int)lo;
-}
-
 // rs_offer is the arc u→v of weight w offered to v: with adopt == 0, u to
 // par[v] when the arc is tight and d[u] < d[v] (par[v] is then RS_ORPHAN
 // or an earlier offer, -1 for an unreached v, which keeps it); with adopt
@@ -475,9 +430,9 @@ static __device__ __forceinline__ void rs_parents(const i64 *off, const int *adj
 	i64 tiles = (m + RS_TILE - 1) / RS_TILE, lane = threadIdx.x & 31;
 	for (i64 t = rs_tid() >> 5; t < tiles; t += rs_threads() >> 5) {
 		i64 end = (t + 1) * RS_TILE < m ? (t + 1) * RS_TILE : m;
-		int u = rs_tail(off, n, t * RS_TILE);
+		int u = csr_tail(off, n, t * RS_TILE);
 		for (i64 k = t * RS_TILE + lane; k < end; k += 32) {
-			u = rs_advance(off, n, u, k);
+			u = csr_advance(off, n, u, k);
 			int v = adj[k];
 			rs_offer<D>(u, v, d[u], d[v], ws ? (D)ws[k] : (D)1, par, cand, adopt);
 		}
@@ -501,7 +456,7 @@ static __device__ __forceinline__ void rs_parents_undirected(const i64 *off, con
 	for (i64 t = rs_tid() >> 5; t < tiles; t += rs_threads() >> 5) { // warp-uniform
 		i64 end = (t + 1) * RS_TILE < m ? (t + 1) * RS_TILE : m;
 		i64 base = t * RS_TILE + lane;
-		int r = rs_tail(off, n, t * RS_TILE), other[RS_STEPS], row[RS_STEPS];
+		int r = csr_tail(off, n, t * RS_TILE), other[RS_STEPS], row[RS_STEPS];
 		D w[RS_STEPS], dother[RS_STEPS];
 #pragma unroll
 		for (int s = 0; s < RS_STEPS; s++) { // the loads of the tile first, to overlap
@@ -512,7 +467,7 @@ static __device__ __forceinline__ void rs_parents_undirected(const i64 *off, con
 #pragma unroll
 		for (int s = 0; s < RS_STEPS; s++) {
 			i64 k = base + 32 * s;
-			if (k < end) r = rs_advance(off, n, r, k);
+			if (k < end) r = csr_advance(off, n, r, k);
 			row[s] = k < end ? r : -1;
 		}
 #pragma unroll

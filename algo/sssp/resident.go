@@ -8,19 +8,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/devcsr"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 )
 
-// residentSource is the device work around the searches (resident.cu): the
+// residentBody is the device work around the searches (resident.cu): the
 // weight statistics and light-first split of PrepareResident, the parents,
-// widening and counts after each run. A module of its own, compiled
-// without fused multiply-adds.
+// widening and counts after each run.
 //
 //go:embed resident.cu
-var residentSource string
+var residentBody string
+
+// residentSource is what NVRTC compiles: csr.cuh's row search
+// (algo/internal/devcsr), then resident.cu. A module of its own, compiled
+// without fused multiply-adds.
+var residentSource = devcsr.Prepend(residentBody)
 
 var residentModule = gpu.ModuleCache{Name: "sssp_resident.cu", Source: residentSource,
 	Options: []gpu.CompileOption{gpu.Flag("--fmad=false")}}

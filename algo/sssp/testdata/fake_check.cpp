@@ -5,6 +5,7 @@
 #include "cuda_emu.h"
 
 #include "../../internal/devcheck/check.cuh"
+#include "../../internal/devcsr/csr.cuh"
 #include "check.cu"
 
 #include "fake_launch.h"

@@ -7,6 +7,7 @@
 // as plain calls.
 #include "cuda_emu.h"
 
+#include "../../internal/devcsr/csr.cuh"
 #include "resident.cu"
 
 #include "fake_launch.h"

@@ -19,7 +19,7 @@
 // unreached; integer sums are exact in double).
 //
 // The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
-// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// csr_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
 // algo/internal/devcheck/check.cuh, compiled before this file.
 
 #define INF_I32 1073741823

@@ -31,7 +31,7 @@
 // blocks of CK_BLOCK threads.
 //
 // The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
-// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// csr_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
 // algo/internal/devcheck/check.cuh, compiled before this file.
 
 // Control words (the Go side, devcheck.go, declares the same).
@@ -165,19 +165,19 @@ extern "C" __global__ void bfsck_coo(const int *st, const int *en, i64 m, const 
 	ck_block_add(marked, &ctl[CK_MARKS]);
 }
 
-// bfsck_tails fills tails[c] with the tail of arc c*CK_CHUNK, the first
+// bfscsr_tails fills tails[c] with the tail of arc c*CK_CHUNK, the first
 // arc of bfsck_csr's chunk c, for the chunks of the m arcs: a table of
 // the graph, built by the first check and kept, so that a check spends no
 // binary search per chunk.
-extern "C" __global__ void bfsck_tails(const i64 *off, i64 n, i64 m, int *tails) {
+extern "C" __global__ void bfscsr_tails(const i64 *off, i64 n, i64 m, int *tails) {
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
 	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		tails[c] = ck_tail(off, n, c * CK_CHUNK);
+		tails[c] = csr_tail(off, n, c * CK_CHUNK);
 	}
 }
 
 // bfsck_csr checks the m arcs of a CSR, CK_CHUNK consecutive arcs per
-// thread (the first tail from bfsck_tails's table; the tail's level and
+// thread (the first tail from bfscsr_tails's table; the tail's level and
 // parent then stay in registers), and counts the arcs that leave a
 // reached vertex into ctl[CK_ARCS]. The heads' levels are read from lv8,
 // a byte each. Rule 5 on an undirected graph, whose CSR stores both arcs
@@ -279,7 +279,7 @@ extern "C" __global__ void bfsck_explain(u64 key, int coo, const int *st, const 
 			u = idx % 2 ? en[e] : st[e];
 			v = idx % 2 ? st[e] : en[e];
 		} else {
-			u = ck_tail(off, n, (i64)idx);
+			u = csr_tail(off, n, (i64)idx);
 			v = adj[idx];
 		}
 	}

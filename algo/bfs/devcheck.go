@@ -26,7 +26,7 @@ var checkModule = gpu.ModuleCache{Name: "bfs_check.cu", Source: checkSource}
 const (
 	kCkClear    = "bfsck_clear"
 	kCkVertices = "bfsck_vertices"
-	kCkTails    = "bfsck_tails"
+	kCkTails    = "bfscsr_tails"
 	kCkAnc      = "bfsck_anc"
 	kCkJump     = "bfsck_jump"
 	kCkCOO      = "bfsck_coo"
@@ -63,7 +63,7 @@ const (
 // check of a Prepared and kept with it: the levels as bytes, the
 // parent-arc marks (a bit per vertex), the control words followed by the
 // level counts, the explanation of a failure and, for a CSR, the chunk
-// tails (bfsck_tails); the pointer-jumping ancestors from the first cycle
+// tails (bfscsr_tails); the pointer-jumping ancestors from the first cycle
 // search, and Check's copies of a host result's levels and parents from
 // its first call.
 type checkState struct {
@@ -243,7 +243,7 @@ func (p *Prepared) checkState(nlevels int) (*checkState, error) {
 	return ck, nil
 }
 
-// chunkTails returns the table of bfsck_tails for p's CSR: the tail of
+// chunkTails returns the table of bfscsr_tails for p's CSR: the tail of
 // the first arc of each chunk of ckChunk arcs.
 func (p *Prepared) chunkTails(ck *checkState) (*gpu.Int32s, error) {
 	chunks := int((p.arcs + ckChunk - 1) / ckChunk)

@@ -18,7 +18,7 @@
 // at u*n + v, or transposed (at v*n + u: the coarse method's layout).
 //
 // The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
-// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// csr_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
 // algo/internal/devcheck/check.cuh, compiled before this file.
 
 #define CK_TILE 256 // entries of the outer loop per block of the bound kernel

@@ -30,7 +30,7 @@
 // CK_BLOCK threads; the scan kernels need exactly their grid.
 //
 // The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
-// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
+// csr_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
 // algo/internal/devcheck/check.cuh, compiled before this file.
 
 #define CK_END 0xffffffffu // no successor: the last arc of a tour
@@ -158,7 +158,7 @@ extern "C" __global__ void mstck_span(const i64 *off, const int *adj, i64 n, i64
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
 	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
 		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
-		int u = ck_tail(off, n, k);
+		int u = csr_tail(off, n, k);
 		for (; k < end; k++) {
 			while (off[u + 1] <= k) u++;
 			if (comp[u] != comp[adj[k]]) ck_fail(ctl, R_SPAN, (u64)k);
@@ -386,7 +386,7 @@ static __device__ __forceinline__ void ck_minimal(const i64 *off, const int *adj
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
 	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
 		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
-		int u = ck_tail(off, n, k);
+		int u = csr_tail(off, n, k);
 		for (; k < end; k++) {
 			while (off[u + 1] <= k) u++;
 			int v = adj[k];
@@ -434,7 +434,7 @@ static __device__ __forceinline__ void ck_explain(u64 key, const i64 *off, const
 			}
 		}
 	} else if (rule == R_SPAN || rule == R_MINIMAL) {
-		u = ck_tail(off, n, (i64)idx), v = adj[idx];
+		u = csr_tail(off, n, (i64)idx), v = adj[idx];
 		a = comp[u], b = comp[v];
 		if (rule == R_MINIMAL) x = ck_w(ws, (i64)idx), y = (double)lf.pathmax((int)u, (int)v);
 	}

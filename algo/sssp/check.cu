@@ -15,10 +15,10 @@
 // float or double, or NULL for unit weights; every kernel is grid-stride
 // over blocks of CK_BLOCK threads.
 //
-// The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add,
-// ck_tail), the types and CK_BLOCK, CK_FULL, CK_ERR are
-// algo/internal/devcheck/check.cuh, and csr_advance is
-// algo/internal/devcsr/csr.cuh, both compiled before this file.
+// The shared helpers (ck_fail, ck_inf, ck_warp_sum, ck_block_add), the
+// types and CK_BLOCK, CK_FULL, CK_ERR are algo/internal/devcheck/check.cuh,
+// and csr_tail, csr_advance algo/internal/devcsr/csr.cuh, both compiled
+// before this file.
 
 // Control words (the Go side, devcheck.go, declares the same).
 #define CK_REACHED 1 // vertices with a finite distance
@@ -194,7 +194,7 @@ static __device__ __forceinline__ void ck_csr(const i64 *off, const int *adj, co
 	for (i64 t = warp; t < tiles; t += warps) {
 		i64 end = (t + 1) * CK_TILE < m ? (t + 1) * CK_TILE : m;
 		i64 base = t * CK_TILE + lane;
-		int u = ck_tail(off, n, t * CK_TILE), head[CK_STEPS];
+		int u = csr_tail(off, n, t * CK_TILE), head[CK_STEPS];
 		double w[CK_STEPS], dv[CK_STEPS];
 #pragma unroll
 		for (int s = 0; s < CK_STEPS; s++) {
@@ -242,7 +242,7 @@ static __device__ __forceinline__ void ck_undirected(const i64 *off, const int *
 	for (i64 t = warp; t < tiles; t += warps) {
 		i64 end = (t + 1) * CK_TILE < m ? (t + 1) * CK_TILE : m;
 		i64 base = t * CK_TILE + lane;
-		int u = ck_tail(off, n, t * CK_TILE), head[CK_STEPS], row[CK_STEPS];
+		int u = csr_tail(off, n, t * CK_TILE), head[CK_STEPS], row[CK_STEPS];
 		double w[CK_STEPS], dv[CK_STEPS];
 #pragma unroll
 		for (int s = 0; s < CK_STEPS; s++) {
@@ -317,7 +317,7 @@ extern "C" __global__ void ssspck_explain(u64 key, int form, const int *st, cons
 			u = st[k];
 			v = en[k];
 		} else {
-			u = ck_tail(off, n, k);
+			u = csr_tail(off, n, k);
 			v = adj[k];
 		}
 		if (form != CK_FORM_CSR && idx % 2) {

@@ -7,7 +7,6 @@ import (
 	"math/bits"
 
 	"github.com/graphnb/graphnb/algo/internal/devcheck"
-	"github.com/graphnb/graphnb/algo/internal/devcsr"
 	"github.com/graphnb/graphnb/algo/internal/prepared"
 	"github.com/graphnb/graphnb/gpu"
 )
@@ -20,9 +19,9 @@ import (
 var checkBody string
 
 // checkSource is what NVRTC compiles: the shared helpers of
-// algo/internal/devcheck (check.cuh) and algo/internal/devcsr (csr.cuh),
+// algo/internal/devcsr (csr.cuh) and algo/internal/devcheck (check.cuh),
 // then check.cu.
-var checkSource = devcheck.Source(devcsr.Prepend(checkBody))
+var checkSource = devcheck.Source(checkBody)
 
 var checkModule = gpu.ModuleCache{Name: "sssp_check.cu", Source: checkSource,
 	Options: []gpu.CompileOption{gpu.Flag("--fmad=false")}}

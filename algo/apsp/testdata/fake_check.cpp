@@ -5,6 +5,7 @@
 // calls.
 #include "cuda_emu.h"
 
+#include "../../internal/devcsr/csr.cuh"
 #include "../../internal/devcheck/check.cuh"
 #include "check.cu"
 

@@ -4,6 +4,7 @@
 // wrap (bfsck_clear runs on one block). Those without barriers or warp collectives run as plain calls.
 #include "cuda_emu.h"
 
+#include "../../internal/devcsr/csr.cuh"
 #include "../../internal/devcheck/check.cuh"
 #include "check.cu"
 
@@ -24,7 +25,7 @@ fake::Table table({
     small(fake::kernel("bfsck_vertices", bfsck_vertices)),
     small(fake::kernel("bfsck_anc", bfsck_anc, direct)),
     small(fake::kernel("bfsck_jump", bfsck_jump, direct)),
-    small(fake::kernel("bfsck_tails", bfsck_tails, direct)),
+    small(fake::kernel("bfscsr_tails", bfscsr_tails, direct)),
     small(fake::kernel("bfsck_coo", bfsck_coo)),
     small(fake::kernel("bfsck_csr", bfsck_csr)),
     small(fake::kernel("bfsck_treearc", bfsck_treearc, direct)),

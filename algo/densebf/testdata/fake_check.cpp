@@ -5,6 +5,7 @@
 // barrier or a warp collective, so all run as plain calls.
 #include "cuda_emu.h"
 
+#include "../../internal/devcsr/csr.cuh"
 #include "../../internal/devcheck/check.cuh"
 #include "check.cu"
 

@@ -1,8 +1,9 @@
 // check.cuh: what the device checks of the algorithm packages (each
 // package's check.cu) share. NVRTC takes no #include, so the Go side
 // (devcheck.Source) compiles this text followed by the package's
-// check.cu; the fake GPU's testdata/fake_check.cpp includes this file
-// before check.cu, so both compile the same text.
+// check.cu, after algo/internal/devcsr's csr.cuh (csr_tail, csr_advance:
+// an arc's row); the fake GPU's testdata/fake_check.cpp includes both
+// files before check.cu, so both compile the same text.
 //
 // A failure is recorded as one 64-bit key, rule << 48 | index, kept at its
 // minimum with atomicMin in ctl[CK_ERR]: the lowest rule wins, then the
@@ -47,20 +48,4 @@ static __device__ __forceinline__ void ck_block_add(u64 x, u64 *dst) {
 		if (lane == 0 && y != 0) atomicAdd(dst, y);
 	}
 	__syncthreads();
-}
-
-// ck_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
-// off[n] (the last such u when several are empty): the tail of arc k of
-// a CSR.
-static __device__ __forceinline__ int ck_tail(const i64 *off, i64 n, i64 k) {
-	i64 lo = 0, hi = n; // off[lo] ≤ k < off[hi]
-	while (hi - lo > 1) {
-		i64 mid = lo + (hi - lo) / 2;
-		if (off[mid] <= k) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return (int)lo;
 }

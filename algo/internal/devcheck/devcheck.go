@@ -1,7 +1,7 @@
 // Package devcheck holds what the device checks of the algorithm packages
 // (bfs, sssp, mst, apsp, densebf: each package's check.cu and devcheck.go)
 // share: the CUDA helpers of check.cuh, compiled before each package's
-// check.cu, and on the Go side the control word that holds the failure
+// check.cu (after devcsr's csr.cuh), and on the Go side the control word that holds the failure
 // key and the key's layout (the kernels are looked up with
 // gpu.ModuleCache.Functions).
 //
@@ -14,16 +14,19 @@ package devcheck
 
 import (
 	_ "embed"
+
+	"github.com/graphnb/graphnb/algo/internal/devcsr"
 )
 
 //go:embed check.cuh
 var helpers string
 
-// Source returns the text a package compiles for its device check: the
-// shared helpers of check.cuh, then body (the package's check.cu). NVRTC
-// takes no #include, so the text is joined here; the fake GPU's
-// testdata/fake_check.cpp includes check.cuh before check.cu instead.
-func Source(body string) string { return helpers + "\n" + body }
+// Source returns the text a package compiles for its device check:
+// devcsr's csr.cuh (an arc's row), the shared helpers of check.cuh, then
+// body (the package's check.cu). NVRTC takes no #include, so the text is
+// joined here; the fake GPU's testdata/fake_check.cpp includes csr.cuh and
+// check.cuh before check.cu instead.
+func Source(body string) string { return devcsr.Prepend(helpers + "\n" + body) }
 
 const (
 	// ErrWord is the index of the control word that holds the smallest

@@ -4,14 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graphnb/graphnb/algo/internal/devcsr"
 	"github.com/graphnb/graphnb/internal/cudasrc"
 )
 
 func TestSource(t *testing.T) {
 	body := "extern \"C\" __global__ void k(u64 *ctl) { ck_fail(ctl, 1, 2); }\n"
 	src := Source(body)
-	if !strings.HasPrefix(src, helpers) || !strings.HasSuffix(src, body) {
-		t.Fatal("Source is not the helpers followed by the body")
+	if want := devcsr.Prepend(helpers + "\n" + body); src != want || !strings.HasSuffix(src, body) {
+		t.Fatal("Source is not csr.cuh, the helpers, then the body")
 	}
 	cudasrc.Check(t, "check.cuh", src, 1, []string{"k"})
 	cudasrc.CheckDefines(t, "check.cuh", helpers, map[string]int64{"CK_ERR": ErrWord, "CK_BLOCK": 256})

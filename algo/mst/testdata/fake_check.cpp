@@ -7,6 +7,7 @@
 // sequentially in direct mode.
 #include "cuda_emu.h"
 
+#include "../../internal/devcsr/csr.cuh"
 #include "../../internal/devcheck/check.cuh"
 #include "check.cu"
 

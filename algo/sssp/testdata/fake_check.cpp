@@ -4,8 +4,8 @@
 // wrap. Those without barriers or warp collectives run as plain calls.
 #include "cuda_emu.h"
 
-#include "../../internal/devcheck/check.cuh"
 #include "../../internal/devcsr/csr.cuh"
+#include "../../internal/devcheck/check.cuh"
 #include "check.cu"
 
 #include "fake_launch.h"

@@ -5,10 +5,9 @@
 
 typedef long long i64;
 
-// csr_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
-// off[n]: a binary search over all of off.
-static __device__ __forceinline__ int csr_tail(const i64 *off, i64 n, i64 k) {
-	i64 lo = 0, hi = n; // off[lo] ≤ k < off[hi]
+// csr_bisect returns the vertex u in [lo, hi) with off[u] ≤ k < off[u+1],
+// given off[lo] ≤ k < off[hi].
+static __device__ __forceinline__ int csr_bisect(const i64 *off, i64 lo, i64 hi, i64 k) {
 	while (hi - lo > 1) {
 		i64 mid = lo + (hi - lo) / 2;
 		if (off[mid] <= k) {
@@ -19,6 +18,10 @@ static __device__ __forceinline__ int csr_tail(const i64 *off, i64 n, i64 k) {
 	}
 	return (int)lo;
 }
+
+// csr_tail returns the vertex u with off[u] ≤ k < off[u+1], for 0 ≤ k <
+// off[n]: a binary search over all of off.
+static __device__ __forceinline__ int csr_tail(const i64 *off, i64 n, i64 k) { return csr_bisect(off, 0, n, k); }
 
 // csr_advance returns the vertex u ≥ v with off[u] ≤ k < off[u+1], for
 // off[v] ≤ k < off[n]: a few steps forward, else a galloping search from v
@@ -39,13 +42,5 @@ static __device__ __forceinline__ int csr_advance(const i64 *off, i64 n, int v, 
 		lo += step;
 		step *= 2;
 	}
-	while (hi - lo > 1) { // off[lo] ≤ k < off[hi]
-		i64 mid = lo + (hi - lo) / 2;
-		if (off[mid] <= k) {
-			lo = mid;
-		} else {
-			hi = mid;
-		}
-	}
-	return (int)lo;
+	return csr_bisect(off, lo, hi, k);
 }

@@ -66,10 +66,6 @@ func TestNewGraphRefusesBadShapes(t *testing.T) {
 	}
 }
 
-func init() {
-	addScenario("graph_roots", nil, func(t *testing.T) { checkGraphRoots(t, fakeDevice(t)) })
-}
-
 // TestGraphRootsHost is checkGraphRoots on the host device.
 func TestGraphRootsHost(t *testing.T) { checkGraphRoots(t, Host()) }
 

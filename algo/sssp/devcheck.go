@@ -93,6 +93,7 @@ const (
 // explanation of a failure.
 type checkState struct {
 	fn      map[string]*gpu.Function
+	sms     int // the device's multiprocessors, for the grids
 	dist    *gpu.Float64s
 	parents *gpu.Int32s
 	anc     *gpu.Int32s
@@ -196,7 +197,11 @@ func (p *Prepared) checkState() (*checkState, error) {
 	if err != nil {
 		return nil, err
 	}
-	ck := &checkState{fn: fn}
+	info, err := p.Device().Info() // once: it measures the free memory on the device thread
+	if err != nil {
+		return nil, err
+	}
+	ck := &checkState{fn: fn, sms: info.SMs}
 	mem, n := p.mem, p.n
 	if ck.anc, err = mem.AllocInt32s(n); err != nil {
 		return nil, err
@@ -228,13 +233,9 @@ func checkGrid(n int, sms int) gpu.Dim {
 // checkDevice runs check.cu on the distances and parents on the device,
 // a result from src claiming reached vertices and componentEdges.
 func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.Int32s, src int32, reached, componentEdges int64, tol float64) error {
-	n, fn := p.n, ck.fn
-	info, err := p.Device().Info()
-	if err != nil {
-		return fmt.Errorf("sssp: device check: %w", err)
-	}
+	n, fn, sms := p.n, ck.fn, ck.sms
 	block := gpu.D1(blockSize)
-	vgrid := checkGrid(n, info.SMs)
+	vgrid := checkGrid(n, sms)
 	var w32 *gpu.Float32s
 	var w64 *gpu.Float64s
 	if p.w64 {
@@ -243,7 +244,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 		w32, _ = p.weights.(*gpu.Float32s)
 	}
 	ctl := make([]uint64, ckWords)
-	err = p.Device().Exec(func(t *gpu.Thread) error {
+	err := p.Device().Exec(func(t *gpu.Thread) error {
 		if err := ck.ctl.Upload(devcheck.Initial(ckWords)); err != nil {
 			return err
 		}
@@ -259,7 +260,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 			if p.w64 {
 				f, ws = fn[kCkCOO64], w64
 			}
-			err = t.Launch(f, checkGrid(int(p.coo.Edges), info.SMs), block, 0, p.coo.Start, p.coo.End, ws, p.coo.Edges,
+			err = t.Launch(f, checkGrid(int(p.coo.Edges), sms), block, 0, p.coo.Start, p.coo.End, ws, p.coo.Edges,
 				dist, parents, src, tol, ck.mark, ck.ctl)
 		} else {
 			f32, f64 := fn[kCkCSR32], fn[kCkCSR64]
@@ -271,7 +272,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 				f, ws = f64, w64
 			}
 			m := p.csr.Arcs
-			err = t.Launch(f, checkGrid(int((m+ckTile-1)/ckTile)*32, info.SMs), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
+			err = t.Launch(f, checkGrid(int((m+ckTile-1)/ckTile)*32, sms), block, 0, p.csr.Offsets, p.csr.Adj, ws, int64(n), m,
 				dist, parents, src, tol, ck.mark, ck.ctl)
 		}
 		if err != nil {
@@ -282,7 +283,7 @@ func (p *Prepared) checkDevice(ck *checkState, dist *gpu.Float64s, parents *gpu.
 		// parent paths are short: after jumpsUnread rounds, the control
 		// words are read after each one, and the jumping stops at a round
 		// that changed nothing.
-		if err := t.Launch(fn[kCkChase], checkGrid(int(ck.flatCap), info.SMs), block, 0, ck.anc, ck.flat, ck.flatCap, chaseTuning.steps, src, ck.ctl); err != nil {
+		if err := t.Launch(fn[kCkChase], checkGrid(int(ck.flatCap), sms), block, 0, ck.anc, ck.flat, ck.flatCap, chaseTuning.steps, src, ck.ctl); err != nil {
 			return err
 		}
 		if err := ck.ctl.Download(ctl); err != nil {

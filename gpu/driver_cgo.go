@@ -66,6 +66,7 @@ typedef CUresult (*PFN_cuStreamDestroy_v2)(CUstream h);
 typedef CUresult (*PFN_cuEventCreate)(CUevent *ph, unsigned int flags);
 typedef CUresult (*PFN_cuEventRecord)(CUevent h, CUstream s);
 typedef CUresult (*PFN_cuEventSynchronize)(CUevent h);
+typedef CUresult (*PFN_cuEventQuery)(CUevent h);
 typedef CUresult (*PFN_cuEventElapsedTime_v2)(float *ms, CUevent start, CUevent end);
 typedef CUresult (*PFN_cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
 typedef CUresult (*PFN_cuEventDestroy_v2)(CUevent h);
@@ -112,7 +113,7 @@ typedef nvrtcResult (*PFN_nvrtcGetPTX)(nvrtcProgram prog, char *ptx);
 	X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemsetD8_v2) X(cuMemsetD32_v2) \
 	X(cuMemGetInfo_v2) X(cuMemHostRegister_v2) X(cuMemHostUnregister) \
 	X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamDestroy_v2) \
-	X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventDestroy_v2) \
+	X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery) X(cuEventDestroy_v2) \
 	X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleGetFunction) X(cuModuleUnload) \
 	X(cuLaunchKernel) X(cuFuncGetAttribute) X(cuFuncSetAttribute) \
 	X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
@@ -271,6 +272,7 @@ static int gnb_cuEventCreate(uintptr_t *e) {
 }
 static int gnb_cuEventRecord(uintptr_t e, uintptr_t s) { return gnb_cu.cuEventRecord((CUevent)e, (CUstream)s); }
 static int gnb_cuEventSynchronize(uintptr_t e) { return gnb_cu.cuEventSynchronize((CUevent)e); }
+static int gnb_cuEventQuery(uintptr_t e) { return gnb_cu.cuEventQuery((CUevent)e); }
 static int gnb_cuEventElapsedTime(float *ms, uintptr_t a, uintptr_t b) { return gnb_cu.elapsed(ms, (CUevent)a, (CUevent)b); }
 static int gnb_cuEventDestroy(uintptr_t e) { return gnb_cu.cuEventDestroy_v2((CUevent)e); }
 static int gnb_cuModuleLoadData(uintptr_t *m, const void *image) {
@@ -540,6 +542,7 @@ func cuStreamSync(s uintptr) int            { return int(C.gnb_cuStreamSynchroni
 func cuStreamDestroy(s uintptr) int         { return int(C.gnb_cuStreamDestroy(C.uintptr_t(s))) }
 func cuEventRecord(e, s uintptr) int        { return int(C.gnb_cuEventRecord(C.uintptr_t(e), C.uintptr_t(s))) }
 func cuEventSync(e uintptr) int             { return int(C.gnb_cuEventSynchronize(C.uintptr_t(e))) }
+func cuEventQuery(e uintptr) int            { return int(C.gnb_cuEventQuery(C.uintptr_t(e))) }
 func cuEventDestroy(e uintptr) int          { return int(C.gnb_cuEventDestroy(C.uintptr_t(e))) }
 func cuModuleUnload(m uintptr) int          { return int(C.gnb_cuModuleUnload(C.uintptr_t(m))) }
 func cuHostUnregister(p unsafe.Pointer) int { return int(C.gnb_cuMemHostUnregister(p)) }

@@ -67,6 +67,7 @@ func cuStreamDestroy(uintptr) int                                               
 func cuEventCreate() (uintptr, int)                                             { return 0, notAvailable }
 func cuEventRecord(uintptr, uintptr) int                                        { return notAvailable }
 func cuEventSync(uintptr) int                                                   { return notAvailable }
+func cuEventQuery(uintptr) int                                                  { return notAvailable }
 func cuEventElapsed(uintptr, uintptr) (float32, int)                            { return 0, notAvailable }
 func cuEventDestroy(uintptr) int                                                { return notAvailable }
 func cuModuleLoad([]byte) (uintptr, int)                                        { return 0, notAvailable }

@@ -4,12 +4,17 @@ package symbols
 
 import (
 	"github.com/graphnb/graphnb/gpu"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/graphnb/graphnb/gpu/gpu"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Block":              reflect.ValueOf(gpu.Block),
+		"BlockAlign":         reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
+		"BlockSize":          reflect.ValueOf(gpu.BlockSize),
 		"Blocks":             reflect.ValueOf(gpu.Blocks),
 		"D1":                 reflect.ValueOf(gpu.D1),
 		"D2":                 reflect.ValueOf(gpu.D2),
@@ -29,9 +34,14 @@ func init() {
 		"ErrOutOfMemory":     reflect.ValueOf(&gpu.ErrOutOfMemory).Elem(),
 		"Flag":               reflect.ValueOf(gpu.Flag),
 		"Host":               reflect.ValueOf(gpu.Host),
+		"JoinGroup":          reflect.ValueOf(gpu.JoinGroup),
 		"NewAllocations":     reflect.ValueOf(gpu.NewAllocations),
+		"NewGroup":           reflect.ValueOf(gpu.NewGroup),
+		"NewPartGraph":       reflect.ValueOf(gpu.NewPartGraph),
 		"NoCache":            reflect.ValueOf(gpu.NoCache),
 		"Open":               reflect.ValueOf(gpu.Open),
+		"Owner":              reflect.ValueOf(gpu.Owner),
+		"SpanOf":             reflect.ValueOf(gpu.SpanOf),
 		"Status":             reflect.ValueOf(gpu.Status),
 
 		// type definitions
@@ -49,12 +59,17 @@ func init() {
 		"FuncAttributes": reflect.ValueOf((*gpu.FuncAttributes)(nil)),
 		"Function":       reflect.ValueOf((*gpu.Function)(nil)),
 		"Graph":          reflect.ValueOf((*gpu.Graph)(nil)),
+		"Group":          reflect.ValueOf((*gpu.Group)(nil)),
 		"Info":           reflect.ValueOf((*gpu.Info)(nil)),
 		"Int32s":         reflect.ValueOf((*gpu.Int32s)(nil)),
 		"Int64s":         reflect.ValueOf((*gpu.Int64s)(nil)),
 		"Module":         reflect.ValueOf((*gpu.Module)(nil)),
 		"ModuleCache":    reflect.ValueOf((*gpu.ModuleCache)(nil)),
+		"Part":           reflect.ValueOf((*gpu.Part)(nil)),
+		"PartGraph":      reflect.ValueOf((*gpu.PartGraph)(nil)),
 		"Pinned":         reflect.ValueOf((*gpu.Pinned)(nil)),
+		"Rank":           reflect.ValueOf((*gpu.Rank)(nil)),
+		"Span":           reflect.ValueOf((*gpu.Span)(nil)),
 		"Stream":         reflect.ValueOf((*gpu.Stream)(nil)),
 		"Thread":         reflect.ValueOf((*gpu.Thread)(nil)),
 		"Uint32s":        reflect.ValueOf((*gpu.Uint32s)(nil)),

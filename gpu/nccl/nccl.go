@@ -1,0 +1,147 @@
+// Package nccl is graphnb's binding to NCCL, NVIDIA's library of
+// collectives between GPUs: the communicator, all-reduce, all-gather,
+// broadcast and point-to-point send and receive (grouped, for
+// all-to-all(v)). Package gpu builds its device groups (gpu.Group) on it;
+// cells use those, not this package.
+//
+// # Loading
+//
+// NCCL is not linked: Load dlopens libnccl.so.2 at run time, like the CUDA
+// driver and NVRTC, from GRAPHNB_NCCL when set (a file), else the system's
+// library (the loader's search path), else the nvidia-nccl-cu13 (or -cu12)
+// wheel's lib folder under a Python site-packages or dist-packages folder.
+// A missing library is an error that lists the places tried and says how
+// to install NCCL or point GRAPHNB_NCCL at it.
+//
+// Before it loads the library, Load sets NCCL_NVLS_ENABLE=0 in the
+// process environment, whatever it was: NVLink multicast (NVLS) stays off,
+// because on a shared machine a program that uses it can put the GPUs out
+// of service; graphnb never calls the multicast API. It also sets
+// NCCL_COMM_BLOCKING=0: every communicator is non-blocking, so that no
+// NCCL call can wait for ever on a rank that failed (see Comm.Wait).
+//
+// # Threads and pointers
+//
+// NCCL calls that take a communicator must run on an OS thread where the
+// CUDA context of the communicator's device is current (package gpu calls
+// them on the device's thread). Buffers are device pointers (uint64) and
+// streams CUDA stream handles (uintptr, 0 = the legacy default stream).
+// Collectives only queue work on the stream: the data is there once the
+// stream has reached it, which Comm.Wait waits for with a timeout.
+//
+// # Errors
+//
+// Every failure is an *Error naming the NCCL call, its result code and
+// name, NCCL's own message (ncclGetLastError) and what to do.
+package nccl
+
+import (
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// UniqueID identifies a communicator being created: one rank makes it
+// (NewUniqueID) and every rank passes the same bytes to InitRank. It holds
+// the address rank 0 listens on (NCCL_UNIQUE_ID_BYTES = 128).
+type UniqueID [128]byte
+
+// String is the ID in hexadecimal (256 characters), as ParseUniqueID reads it.
+func (id UniqueID) String() string { return hex.EncodeToString(id[:]) }
+
+// ParseUniqueID reads an ID written by UniqueID.String.
+func ParseUniqueID(s string) (UniqueID, error) {
+	var id UniqueID
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(id) {
+		return id, fmt.Errorf("nccl: %q is not a unique id: want %d hexadecimal digits (UniqueID.String)", abbreviate(s), 2*len(id))
+	}
+	copy(id[:], b)
+	return id, nil
+}
+
+func abbreviate(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
+
+// DataType is an element type of NCCL (ncclDataType_t).
+type DataType int
+
+// The element types graphnb uses, with NCCL's numbering.
+const (
+	Int8    DataType = 0
+	Uint8   DataType = 1
+	Int32   DataType = 2
+	Uint32  DataType = 3
+	Int64   DataType = 4
+	Uint64  DataType = 5
+	Float32 DataType = 7
+	Float64 DataType = 8
+)
+
+// Size is the element's size in bytes.
+func (t DataType) Size() int {
+	switch t {
+	case Int8, Uint8:
+		return 1
+	case Int32, Uint32, Float32:
+		return 4
+	case Int64, Uint64, Float64:
+		return 8
+	}
+	return 0
+}
+
+// Op is a reduction operator (ncclRedOp_t).
+type Op int
+
+// The reductions, with NCCL's numbering.
+const (
+	Sum  Op = 0
+	Prod Op = 1
+	Max  Op = 2
+	Min  Op = 3
+)
+
+// Error is a failed NCCL call.
+type Error struct {
+	// Call is the NCCL function, e.g. "ncclAllReduce"; Rank the caller's
+	// rank (-1 before the communicator exists).
+	Call string
+	Rank int
+	// Result is the ncclResult_t and Name its name ("ncclRemoteError");
+	// Msg is NCCL's explanation (ncclGetErrorString and ncclGetLastError).
+	Result int
+	Name   string
+	Msg    string
+	// Hint says what to do.
+	Hint string
+}
+
+// Error formats the failure.
+func (e *Error) Error() string {
+	s := "nccl: " + e.Call
+	if e.Rank >= 0 {
+		s += fmt.Sprintf(" on rank %d", e.Rank)
+	}
+	s += fmt.Sprintf(": %s (%d)", e.Name, e.Result)
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+// ErrTimeout is wrapped by the error of a call or a wait that did not
+// finish in time (a peer rank failed, stalled or never joined); the
+// communicator has been aborted by then.
+var ErrTimeout = fmt.Errorf("nccl: timed out")
+
+// DefaultTimeout is how long InitRank and Wait wait when given 0, unless
+// GRAPHNB_NCCL_TIMEOUT (a Go duration, e.g. "30s") says otherwise.
+const DefaultTimeout = 2 * time.Minute

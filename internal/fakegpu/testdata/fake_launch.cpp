@@ -8,6 +8,7 @@
 // libcuda.so.1 for a package's TestFakeGPU.
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,11 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	if (!ours) {
 		return 0; // the fake driver's own test kernels
 	}
+	// One kernel at a time in the whole process: with several fake devices
+	// (a gpu.Group) launches come from several device threads, and the
+	// emulator's __shared__ statics and readable list are per process.
+	static std::mutex one;
+	std::lock_guard<std::mutex> hold(one);
 	l.grid.x = gx, l.grid.y = gy, l.grid.z = gz;
 	l.block.x = bx, l.block.y = by, l.block.z = bz;
 	l.shared = shared;

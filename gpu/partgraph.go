@@ -107,6 +107,58 @@ func NewPartGraph(g *Group, n int, directed bool, parts []*Part) (*PartGraph, er
 	return pg, nil
 }
 
+// UploadParts splits c by vertex blocks over g and uploads each part of
+// this process's ranks to its rank's device: a graph read from a file or
+// generated on the host, searched over a group. Every process of the group
+// calls it with the same graph (a collective).
+func UploadParts(g *Group, c *graph.CSR) (*PartGraph, error) {
+	if g == nil || c == nil || len(c.Offsets) == 0 {
+		return nil, errors.New("gpu: UploadParts: nil group or empty graph")
+	}
+	if c.Weights != nil && c.Weights64 != nil {
+		return nil, errors.New("gpu: UploadParts: the graph has both float32 and float64 weights; keep one")
+	}
+	n := c.NumVertices()
+	var parts []*Part
+	fail := func(err error) (*PartGraph, error) {
+		for _, p := range parts {
+			err = errors.Join(err, p.Offsets.Free(), p.Adj.Free(), p.Weights.Free(), p.Weights64.Free())
+		}
+		return nil, fmt.Errorf("gpu: UploadParts: %w", err)
+	}
+	for _, r := range g.ranks {
+		lo, hi := Block(n, g.size, r.rank)
+		a, b := c.Offsets[lo], c.Offsets[hi]
+		off := make([]int64, hi-lo+1)
+		for i := range off {
+			off[i] = c.Offsets[lo+i] - a
+		}
+		p := &Part{Lo: lo, Hi: hi}
+		parts = append(parts, p)
+		var err error
+		if p.Offsets, err = r.dev.Int64sFrom(off); err != nil {
+			return fail(err)
+		}
+		if p.Adj, err = r.dev.Int32sFrom(c.Adj[a:b]); err != nil {
+			return fail(err)
+		}
+		switch {
+		case c.Weights != nil:
+			p.Weights, err = r.dev.Float32sFrom(c.Weights[a:b])
+		case c.Weights64 != nil:
+			p.Weights64, err = r.dev.Float64sFrom(c.Weights64[a:b])
+		}
+		if err != nil {
+			return fail(err)
+		}
+	}
+	pg, err := NewPartGraph(g, n, c.Directed, parts)
+	if err != nil {
+		return fail(err)
+	}
+	return pg, nil
+}
+
 // local is the rank's index in this process's ranks.
 func (r *Rank) local() int {
 	for i, q := range r.g.ranks {

@@ -642,7 +642,7 @@ func TestFakeGPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_dp.cpp"), b.CXX("testdata/fake_check.cpp"),
-			b.CXX("../../gpu/transform/testdata/fake_kernels.cpp", "-I../../gpu/transform")}
+			b.CXX("testdata/fake_multi.cpp"), b.CXX("../../gpu/transform/testdata/fake_kernels.cpp", "-I../../gpu/transform")}
 	})
 }
 
@@ -681,6 +681,8 @@ func TestFakeGPUChild(t *testing.T) {
 		checkResident(t, dev, small)
 	})
 	t.Run("device_result", func(t *testing.T) { checkDeviceResultLifecycle(t, dev, g) })
+	t.Run("group_of_one", func(t *testing.T) { checkGroup(t, []*gpu.Device{dev}, cases) })
+	t.Run("group_check_catches", func(t *testing.T) { checkGroupCatches(t, []*gpu.Device{dev}) })
 	checkOneShotFreeError(t, dev)
 }
 

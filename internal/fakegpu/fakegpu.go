@@ -134,7 +134,9 @@ func Run(t *testing.T, child string, timeout time.Duration, compile func(b *Buil
 		strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	ctx, stop := context.WithTimeout(context.Background(), timeout)
 	defer stop()
-	cmd := exec.CommandContext(ctx, exe, "-test.run=^"+child+"$", "-test.v", "-test.count=1")
+	// FAKEGPU_SUBTESTS narrows the child to some subtests while developing
+	// (e.g. FAKEGPU_SUBTESTS=group go test -run TestFakeGPU ./algo/bfs).
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^"+child+"$/"+os.Getenv("FAKEGPU_SUBTESTS"), "-test.v", "-test.count=1")
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {

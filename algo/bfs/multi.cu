@@ -1,0 +1,236 @@
+// Kernels of the BFS over a group of GPUs (multi.go): a direction-
+// optimizing search over a 1D partition, and its Graph500 check. Compiled
+// at run time by NVRTC (no #include). Launched with blocks of MB_BLOCK
+// threads.
+//
+// Rank r owns the vertices [lo, lo+B) (B = gpu.BlockSize, a multiple of 64,
+// lo = r·B) and their arcs as a CSR (off: local rows, adj: global
+// targets). Its levels and parents hold B entries, indexed by v - lo
+// (entries past the last vertex stay -1). Bitmaps of all vertices (vis,
+// cur, nxt) hold size·B bits as 32-bit words, so vertex v is bit v&31 of
+// word v>>5 and rank r's vertices are the words [r·B/32, (r+1)·B/32).
+
+typedef unsigned int u32;
+typedef long long i64;
+typedef unsigned long long u64;
+
+#define MB_BLOCK 256
+#define MB_MAX_RANKS 64
+#define FULL_MASK 0xffffffffu
+
+// Control words of mb_bm2q: [MB_NF] next frontier's vertices, [MB_MF] their
+// arcs.
+#define MB_NF 0
+#define MB_MF 1
+
+__device__ __forceinline__ bool bit(const u32 *bm, i64 v) { return (bm[v >> 5] >> (v & 31)) & 1u; }
+
+__device__ __forceinline__ u64 mb_warp_sum(u64 x) {
+	for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
+	return x;
+}
+
+// mb_init sets levels and parents to -1, the source's (when this rank owns
+// it) to 0 and itself.
+extern "C" __global__ void mb_init(int *levels, int *parents, i64 nb, i64 lo, int src) {
+	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nb; i += (i64)gridDim.x * blockDim.x) {
+		bool s = lo + i == src;
+		levels[i] = s ? 0 : -1;
+		parents[i] = s ? src : -1;
+	}
+}
+
+// mb_zero clears nw words.
+extern "C" __global__ void mb_zero(u32 *w, i64 nw) {
+	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nw; i += (i64)gridDim.x * blockDim.x) w[i] = 0;
+}
+
+// mb_set_bit sets bit v of bm (one thread).
+extern "C" __global__ void mb_set_bit(u32 *bm, int v) {
+	if (blockIdx.x == 0 && threadIdx.x == 0) bm[v >> 5] |= 1u << (v & 31);
+}
+
+// mb_or adds x's bits to vis.
+extern "C" __global__ void mb_or(u32 *vis, const u32 *x, i64 nw) {
+	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nw; i += (i64)gridDim.x * blockDim.x) vis[i] |= x[i];
+}
+
+// mb_bm2q lists the vertices of this rank's block whose bits are set in
+// blk (nw words, bit i = vertex lo+i) into q, adding their number to
+// ctl[MB_NF] and their arcs to ctl[MB_MF]. Queue order is unspecified.
+extern "C" __global__ void mb_bm2q(const u32 *blk, i64 nw, i64 lo, const i64 *off, int *q, u64 *ctl) {
+	u64 arcs = 0;
+	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nw; i += (i64)gridDim.x * blockDim.x) {
+		u32 w = blk[i];
+		if (!w) continue;
+		u64 at = atomicAdd(ctl + MB_NF, (u64)__popc(w));
+		while (w) {
+			int b = __ffs(w) - 1;
+			w &= w - 1;
+			i64 li = i * 32 + b;
+			q[at++] = (int)(lo + li);
+			arcs += (u64)(off[li + 1] - off[li]);
+		}
+	}
+	arcs = mb_warp_sum(arcs);
+	if ((threadIdx.x & 31) == 0 && arcs) atomicAdd(ctl + MB_MF, arcs);
+}
+
+// td_scan walks the arcs of the frontier q (a warp per vertex) and calls
+// f(target, source) for every target not yet visited.
+template <typename F>
+__device__ __forceinline__ void td_scan(const int *q, i64 nq, const i64 *off, const int *adj, i64 lo, const u32 *vis,
+                                        F f) {
+	i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
+	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	int lane = threadIdx.x & 31;
+	for (i64 k = warp; k < nq; k += warps) {
+		int u = q[k];
+		i64 a = off[u - lo], e = off[u - lo + 1];
+		for (a += lane; a < e; a += 32) {
+			int w = adj[a];
+			if (!bit(vis, w)) f(w, u);
+		}
+	}
+}
+
+// mb_td_count counts, per owner rank, the arcs from the frontier to
+// unvisited vertices: counts[o] += arcs whose target is in rank o's block
+// (bsize vertices per block).
+extern "C" __global__ void mb_td_count(const int *q, i64 nq, const i64 *off, const int *adj, i64 lo, const u32 *vis,
+                                       i64 bsize, int ranks, u64 *counts) {
+	__shared__ unsigned s_cnt[MB_MAX_RANKS];
+	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
+	__syncthreads();
+	td_scan(q, nq, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
+	__syncthreads();
+	for (int i = threadIdx.x; i < ranks; i += blockDim.x)
+		if (s_cnt[i]) atomicAdd(counts + i, (u64)s_cnt[i]);
+}
+
+// mb_td_fill writes the (target, source) pairs mb_td_count counted into
+// pairs, grouped by owner: cursor[o] starts at owner o's first pair and
+// moves on as each block reserves its share. The walk is mb_td_count's,
+// done twice per block: once to count, once to write.
+extern "C" __global__ void mb_td_fill(const int *q, i64 nq, const i64 *off, const int *adj, i64 lo, const u32 *vis,
+                                      i64 bsize, int ranks, u64 *cursor, int *pairs) {
+	__shared__ unsigned s_cnt[MB_MAX_RANKS];
+	__shared__ u64 s_base[MB_MAX_RANKS];
+	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
+	__syncthreads();
+	td_scan(q, nq, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
+	__syncthreads();
+	for (int i = threadIdx.x; i < ranks; i += blockDim.x) {
+		s_base[i] = s_cnt[i] ? atomicAdd(cursor + i, (u64)s_cnt[i]) : 0;
+		s_cnt[i] = 0;
+	}
+	__syncthreads();
+	td_scan(q, nq, off, adj, lo, vis, [&](int w, int u) {
+		int o = (int)(w / bsize);
+		u64 at = s_base[o] + atomicAdd(&s_cnt[o], 1u);
+		pairs[2 * at] = w;
+		pairs[2 * at + 1] = u;
+	});
+}
+
+// mb_td_apply claims, for every received (target, source) pair whose
+// target is still unvisited, the target at level with source as parent,
+// and sets its bit in nxt (this rank's words: bit i = vertex lo+i).
+extern "C" __global__ void mb_td_apply(const int *pairs, i64 np, i64 lo, int level, int *levels, int *parents, u32 *nxt) {
+	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < np; i += (i64)gridDim.x * blockDim.x) {
+		i64 li = pairs[2 * i] - lo;
+		if (atomicCAS(levels + li, -1, level) == -1) {
+			parents[li] = pairs[2 * i + 1];
+			atomicOr(nxt + (li >> 5), 1u << (li & 31));
+		}
+	}
+}
+
+// mb_bu is a bottom-up step: every unvisited vertex of the block looks for
+// a neighbour in the frontier cur (a bitmap of all vertices) and, on the
+// first found, takes level and that parent and sets its bit in nxt.
+extern "C" __global__ void mb_bu(const i64 *off, const int *adj, i64 nl, i64 lo, int level, int *levels, int *parents,
+                                 const u32 *cur, u32 *nxt) {
+	for (i64 li = blockIdx.x * (i64)blockDim.x + threadIdx.x; li < nl; li += (i64)gridDim.x * blockDim.x) {
+		if (levels[li] != -1) continue;
+		for (i64 a = off[li], e = off[li + 1]; a < e; a++) {
+			int u = adj[a];
+			if (bit(cur, u)) {
+				levels[li] = level;
+				parents[li] = u;
+				atomicOr(nxt + (li >> 5), 1u << (li & 31));
+				break;
+			}
+		}
+	}
+}
+
+// ---- the check ----
+//
+// glv holds every vertex's level (all ranks' levels gathered, index = the
+// vertex). ck[2·rule] counts violations of a rule and ck[2·rule+1] holds
+// the least vertex that broke it (start at ~0); ck[MBCK_REACHED] counts
+// the block's reached vertices and ck[MBCK_ARCS] their arcs.
+#define MBCK_ROOT 0        // the source has level 0 and is its own parent
+#define MBCK_UNREACHED 1   // an unreached vertex has no parent
+#define MBCK_TREE 2        // a reached vertex (not the source) has level > 0 and a parent one level up
+#define MBCK_SPAN 3        // no arc joins a reached and an unreached vertex
+#define MBCK_GAP 4         // arcs join levels at most 1 apart
+#define MBCK_PARENT_ARC 5  // the parent arc is an arc of the graph
+#define MBCK_RULES 6
+#define MBCK_REACHED 12
+#define MBCK_ARCS 13
+#define MBCK_WORDS 14
+
+__device__ __forceinline__ void ck_fail(u64 *ck, int rule, i64 v) {
+	atomicAdd(ck + 2 * rule, 1ull);
+	atomicMin(ck + 2 * rule + 1, (u64)v);
+}
+
+// mbck_clear starts the check words.
+extern "C" __global__ void mbck_clear(u64 *ck) {
+	int i = threadIdx.x;
+	if (i < MBCK_WORDS) ck[i] = (i < 2 * MBCK_RULES && (i & 1)) ? ~0ull : 0;
+}
+
+// mbck_block checks the block's vertices and arcs, a warp per vertex.
+extern "C" __global__ void mbck_block(const i64 *off, const int *adj, i64 nl, i64 lo, i64 n, int src, const int *levels,
+                                      const int *parents, const int *glv, u64 *ck) {
+	i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
+	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	int lane = threadIdx.x & 31;
+	u64 reached = 0, arcs = 0;
+	for (i64 li = warp; li < nl; li += warps) {
+		i64 v = lo + li;
+		int lv = levels[li], p = parents[li];
+		i64 a = off[li], e = off[li + 1];
+		if (lane == 0) {
+			if (v == src) {
+				if (lv != 0 || p != src) ck_fail(ck, MBCK_ROOT, v);
+			} else if (lv < 0) {
+				if (lv != -1 || p != -1) ck_fail(ck, MBCK_UNREACHED, v);
+			} else if (lv == 0 || p < 0 || p >= n || glv[p] != lv - 1) {
+				ck_fail(ck, MBCK_TREE, v);
+			}
+			if (lv >= 0) {
+				reached++;
+				arcs += (u64)(e - a);
+			}
+		}
+		bool found = false;
+		for (a += lane; a < e; a += 32) {
+			int w = adj[a];
+			int lw = glv[w];
+			if ((lv < 0) != (lw < 0)) ck_fail(ck, MBCK_SPAN, v);
+			else if (lv >= 0 && (lw - lv > 1 || lv - lw > 1)) ck_fail(ck, MBCK_GAP, v);
+			if (w == p) found = true;
+		}
+		if (__ballot_sync(FULL_MASK, found) == 0 && lane == 0 && lv > 0) ck_fail(ck, MBCK_PARENT_ARC, v);
+	}
+	reached = mb_warp_sum(reached);
+	arcs = mb_warp_sum(arcs);
+	if (lane == 0) {
+		if (reached) atomicAdd(ck + MBCK_REACHED, reached);
+		if (arcs) atomicAdd(ck + MBCK_ARCS, arcs);
+	}
+}

@@ -1,0 +1,678 @@
+package bfs
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/nccl"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// BFS over a group of GPUs (gpu.Group): a direction-optimizing search on a
+// graph split by vertex blocks (gpu.PartGraph), every rank expanding its
+// own vertices, and its Graph500 check on the devices. multi.cu has the
+// kernels and the layout of the per-rank arrays.
+
+//go:embed multi.cu
+var multiSource string
+
+// Kernels of multi.cu.
+const (
+	kMBInit     = "mb_init"
+	kMBZero     = "mb_zero"
+	kMBSetBit   = "mb_set_bit"
+	kMBOr       = "mb_or"
+	kMBBM2Q     = "mb_bm2q"
+	kMBTDCount  = "mb_td_count"
+	kMBTDFill   = "mb_td_fill"
+	kMBTDApply  = "mb_td_apply"
+	kMBBU       = "mb_bu"
+	kMBCKClear  = "mbck_clear"
+	kMBCKBlock  = "mbck_block"
+	mbMaxRanks  = 64 // multi.cu MB_MAX_RANKS
+	mbckRules   = 6  // multi.cu MBCK_RULES
+	mbckReached = 12 // multi.cu MBCK_REACHED
+	mbckArcs    = 13 // multi.cu MBCK_ARCS
+	mbckWords   = 14 // multi.cu MBCK_WORDS
+)
+
+var multiKernelNames = []string{kMBInit, kMBZero, kMBSetBit, kMBOr, kMBBM2Q, kMBTDCount, kMBTDFill, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
+
+// multiKernels caches multi.cu's kernels per device.
+var multiKernels sync.Map // *gpu.Device → map[string]*gpu.Function
+
+func multiKernelsFor(dev *gpu.Device) (map[string]*gpu.Function, error) {
+	if v, ok := multiKernels.Load(dev); ok {
+		return v.(map[string]*gpu.Function), nil
+	}
+	m, err := dev.Compile("graphnb_bfs_multi", multiSource)
+	if err != nil {
+		return nil, fmt.Errorf("bfs: compiling the group BFS kernels: %w", err)
+	}
+	fn, err := lookup(m, multiKernelNames)
+	if err != nil {
+		return nil, err
+	}
+	multiKernels.Store(dev, fn)
+	return fn, nil
+}
+
+// GroupOptions are the knobs of a search over a group.
+type GroupOptions struct {
+	// Alpha and Beta tune the direction switch as in Options (0: DefaultAlpha,
+	// DefaultBeta), applied to the whole graph's frontier.
+	Alpha, Beta int
+	// TopDownOnly keeps every step top-down.
+	TopDownOnly bool
+}
+
+// GroupPrepared is a partitioned graph made ready for searches over its
+// group: each rank's levels, parents, bitmaps and exchange buffers live on
+// its device and are reused by every Run. Its methods are collectives:
+// call them in every process of the group, in the same order.
+type GroupPrepared struct {
+	pg          *gpu.PartGraph
+	opt         GroupOptions
+	alpha, beta int64
+	ranks       []*rankState // this process's ranks
+	host        *graph.CSR   // a host group's whole graph
+	runs        int          // Run calls so far: a result is valid until the next
+	closed      bool
+}
+
+// rankState is one rank's buffers (multi.cu describes the layout).
+type rankState struct {
+	r      *gpu.Rank
+	part   *gpu.Part
+	fn     map[string]*gpu.Function
+	lo, nl int64 // first vertex, vertices of the block
+	bsize  int64 // gpu.BlockSize: entries of levels and parents
+	sms    int
+
+	levels, parents *gpu.Int32s
+	vis, cur, nxt   *gpu.Uint32s // size·bsize bits each
+	q               *gpu.Int32s  // the block's frontier
+	ctl             *gpu.Uint64s // mb_bm2q's words
+	counts, cursor  *gpu.Uint64s // per owner rank
+	send, recv      *gpu.Int32s  // (target, source) pairs, grown on demand
+	glv             *gpu.Int32s  // every vertex's level, for the check
+	ck              *gpu.Uint64s
+}
+
+// PrepareGroup readies pg (an undirected graph, e.g. from
+// gpugen.RMATParts) for searches over its group, allocating each rank's
+// buffers on its device: 4 arrays of a block (levels, parents, queue, and
+// the check's gathered levels of every vertex, made at the first Check)
+// and three bitmaps of every vertex. A group of the host device searches
+// its one part with DirectionOptimizing.
+func PrepareGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupPrepared, error) {
+	if pg == nil || pg.Group == nil {
+		return nil, errors.New("bfs: PrepareGroup: nil partitioned graph; make one with gpugen.RMATParts")
+	}
+	if err := pg.Group.Err(); err != nil {
+		return nil, err
+	}
+	if pg.Directed {
+		return nil, errors.New("bfs: PrepareGroup: the graph is directed; a search over a group needs an undirected graph (bottom-up steps read a vertex's arcs as its in-arcs); search a directed graph on one GPU with bfs.Prepare")
+	}
+	if size := pg.Group.Size(); size > mbMaxRanks {
+		return nil, fmt.Errorf("bfs: PrepareGroup: a group of %d ranks; the kernels count per rank in shared memory for at most %d", size, mbMaxRanks)
+	}
+	alpha, beta, err := Options{Alpha: o.Alpha, Beta: o.Beta}.switchParams()
+	if err != nil {
+		return nil, err
+	}
+	p := &GroupPrepared{pg: pg, opt: o, alpha: alpha, beta: beta}
+	if pg.Group.IsHost() {
+		if p.host, err = pg.Host(); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	size := pg.Group.Size()
+	bsize := int64(gpu.BlockSize(pg.N, size))
+	for _, part := range pg.Parts {
+		rs := &rankState{r: part.Rank, part: part, lo: int64(part.Lo), nl: int64(part.Hi - part.Lo), bsize: bsize}
+		p.ranks = append(p.ranks, rs)
+		if err := rs.alloc(size); err != nil {
+			return nil, errors.Join(fmt.Errorf("bfs: PrepareGroup: rank %d: %w", rs.r.Rank(), err), p.Close())
+		}
+	}
+	return p, nil
+}
+
+// alloc compiles the kernels and allocates the rank's buffers.
+func (rs *rankState) alloc(size int) error {
+	dev := rs.r.Device()
+	info, err := dev.Info()
+	if err != nil {
+		return err
+	}
+	rs.sms = max(info.SMs, 1)
+	if rs.fn, err = multiKernelsFor(dev); err != nil {
+		return err
+	}
+	words := int(int64(size) * rs.bsize / 32)
+	b := int(rs.bsize)
+	if rs.levels, err = dev.AllocInt32s(b); err != nil {
+		return err
+	}
+	if rs.parents, err = dev.AllocInt32s(b); err != nil {
+		return err
+	}
+	if rs.q, err = dev.AllocInt32s(b); err != nil {
+		return err
+	}
+	for _, bm := range []**gpu.Uint32s{&rs.vis, &rs.cur, &rs.nxt} {
+		if *bm, err = dev.AllocUint32s(words); err != nil {
+			return err
+		}
+	}
+	if rs.ctl, err = dev.AllocUint64s(2); err != nil {
+		return err
+	}
+	if rs.counts, err = dev.AllocUint64s(size); err != nil {
+		return err
+	}
+	if rs.cursor, err = dev.AllocUint64s(size); err != nil {
+		return err
+	}
+	rs.ck, err = dev.AllocUint64s(mbckWords)
+	return err
+}
+
+func (rs *rankState) free() error {
+	return errors.Join(rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
+		rs.ctl.Free(), rs.counts.Free(), rs.cursor.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
+}
+
+// Close frees every rank's buffers; idempotent. The graph stays.
+func (p *GroupPrepared) Close() error {
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	var errs []error
+	for _, rs := range p.ranks {
+		errs = append(errs, rs.free())
+	}
+	return errors.Join(errs...)
+}
+
+// GroupResult is a search over a group. Its levels and parents stay on the
+// ranks' devices (Result gathers them) and are valid until the next Run
+// of the same GroupPrepared.
+type GroupResult struct {
+	// Source, FrontierSizes, Directions, Iterations, Reached and
+	// ComponentEdges are as in Result, over the whole graph.
+	Source         int32
+	FrontierSizes  []int64
+	Directions     []Direction
+	Iterations     int
+	Reached        int64
+	ComponentEdges int64
+	// Time is the search's wall time (host clock, from the first launch to
+	// the last level's end, the slowest rank); Comm is the part of it the
+	// slowest rank spent in collectives (waiting for the others included).
+	Time, Comm time.Duration
+	// Exchanged is the bytes the ranks sent to each other: frontier
+	// pairs and frontier bitmaps, over all ranks.
+	Exchanged int64
+	// TEPS is graph.Rate(ComponentEdges, the graph's arcs, Time).
+	TEPS graph.TEPS
+	// Ranks is the group's size.
+	Ranks int
+
+	p    *GroupPrepared
+	run  int
+	host *Result // a host group's result
+}
+
+// String is a one-line summary.
+func (r *GroupResult) String() string {
+	if r == nil {
+		return "bfs: <nil group result>"
+	}
+	share := 0.0
+	if r.Time > 0 {
+		share = 100 * float64(r.Comm) / float64(r.Time)
+	}
+	return fmt.Sprintf("bfs over %d rank(s) from %d: %d vertices reached in %d levels, %v (%.0f%% in collectives), %s",
+		r.Ranks, r.Source, r.Reached, len(r.FrontierSizes), r.Time, share, r.TEPS)
+}
+
+// rankOut is what one rank's search reports.
+type rankOut struct {
+	time, comm time.Duration
+	sent       int64
+}
+
+// Run searches from src over the group. Every process of the group calls
+// it with the same src.
+func (p *GroupPrepared) Run(src int32) (*GroupResult, error) {
+	if p.closed {
+		return nil, errors.New("bfs: GroupPrepared is closed; prepare the graph again")
+	}
+	if src < 0 || int(src) >= p.pg.N {
+		return nil, fmt.Errorf("bfs: source %d out of range [0, %d)", src, p.pg.N)
+	}
+	p.runs++
+	res := &GroupResult{Source: src, Ranks: p.pg.Group.Size(), p: p, run: p.runs}
+	if p.host != nil {
+		r, err := DirectionOptimizing(p.host, src, Options{Alpha: p.opt.Alpha, Beta: p.opt.Beta, TopDownOnly: p.opt.TopDownOnly})
+		if err != nil {
+			return nil, err
+		}
+		res.host, res.FrontierSizes, res.Directions, res.Iterations = r, r.FrontierSizes, r.Directions, r.Iterations
+		res.Reached, res.ComponentEdges, res.Time, res.TEPS = r.Reached, r.ComponentEdges, r.Time, r.TEPS
+		return res, nil
+	}
+	outs := make([]rankOut, len(p.ranks))
+	var mu sync.Mutex
+	err := p.pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
+		for i, rs := range p.ranks {
+			if rs.r == r {
+				// Every rank takes the same decisions from the same reduced
+				// values; rank 0 of this process fills the shared record.
+				return p.runRank(rs, t, src, &outs[i], res, &mu)
+			}
+		}
+		return fmt.Errorf("bfs: rank %d has no buffers", r.Rank())
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bfs: search from %d over %d ranks: %w", src, res.Ranks, err)
+	}
+	for _, o := range outs {
+		res.Time = max(res.Time, o.time)
+		res.Comm = max(res.Comm, o.comm)
+		res.Exchanged += o.sent
+	}
+	if len(p.ranks) < res.Ranks {
+		// Other processes' bytes: each process reports its own; sum them
+		// in a collective would cost a round trip per run, so scale.
+		res.Exchanged = res.Exchanged * int64(res.Ranks) / int64(len(p.ranks))
+	}
+	res.TEPS = graph.Rate(res.ComponentEdges, p.pg.Arcs, res.Time)
+	return res, nil
+}
+
+// runRank is one rank's search (see multi.cu for the buffers).
+func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *rankOut, res *GroupResult, mu *sync.Mutex) error {
+	fn := rs.fn
+	size := rs.r.Size()
+	rank := rs.r.Rank()
+	lw := rs.bsize / 32      // words of the rank's block
+	nw := int64(size) * lw   // words of a bitmap of every vertex
+	blockOff := uint64(int64(rank) * lw * 4)
+	grid := gpu.D1(rs.sms * blocksPerSM)
+	block := gpu.D1(blockSize)
+	launch := func(name string, g gpu.Dim, args ...any) error { return t.Launch(fn[name], g, block, 0, args...) }
+	var comm time.Duration
+	reduce := func(vals []int64) ([]int64, error) {
+		start := time.Now()
+		v, err := rs.r.AllReduceInt64(t, vals, nccl.Sum)
+		comm += time.Since(start)
+		return v, err
+	}
+	nxtSpan, err := gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
+	if err != nil {
+		return err
+	}
+	nxtAll, err := gpu.SpanOf(rs.nxt, 0, -1)
+	if err != nil {
+		return err
+	}
+	ctl := make([]uint64, 2)
+	counts := make([]uint64, size)
+	start := time.Now()
+	if err := launch(kMBInit, grid, rs.levels, rs.parents, rs.bsize, rs.lo, src); err != nil {
+		return err
+	}
+	for _, bm := range []*gpu.Uint32s{rs.vis, rs.cur} {
+		if err := launch(kMBZero, grid, bm, nw); err != nil {
+			return err
+		}
+		if err := launch(kMBSetBit, gpu.D1(1), bm, src); err != nil {
+			return err
+		}
+	}
+	// The first frontier: the source, listed by its owner.
+	if err := rs.ctl.Fill(0); err != nil {
+		return err
+	}
+	if err := launch(kMBBM2Q, grid, rs.cur.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, rs.q, rs.ctl); err != nil {
+		return err
+	}
+	if err := rs.ctl.Download(ctl); err != nil {
+		return err
+	}
+	nql := int64(ctl[0])
+	g, err := reduce([]int64{int64(ctl[0]), int64(ctl[1])})
+	if err != nil {
+		return err
+	}
+	nf, mf := g[0], g[1]
+	arcs := p.pg.Arcs
+	mu0 := arcs - mf
+	compArcs := mf
+	var sizes []int64
+	var dirs []Direction
+	bottomUp, prevNF := false, int64(0)
+	var sent int64
+	for level := int32(1); nf > 0; level++ {
+		if err := cancel.Check(); err != nil {
+			return err
+		}
+		sizes = append(sizes, nf)
+		switch {
+		case !bottomUp && !p.opt.TopDownOnly && mf > mu0/p.alpha:
+			bottomUp = true
+		case bottomUp && nf < prevNF && nf < int64(p.pg.N)/p.beta:
+			bottomUp = false
+		}
+		prevNF = nf
+		if err := launch(kMBZero, grid, rs.nxt.Ptr()+blockOff, lw); err != nil {
+			return err
+		}
+		if bottomUp {
+			dirs = append(dirs, BottomUpStep)
+			if err := launch(kMBBU, grid, rs.part.Offsets, rs.part.Adj, rs.nl, rs.lo, level, rs.levels, rs.parents, rs.cur, rs.nxt.Ptr()+blockOff); err != nil {
+				return err
+			}
+		} else {
+			dirs = append(dirs, TopDownStep)
+			n, err := p.topDown(rs, t, launch, reduce, nql, level, counts)
+			if err != nil {
+				return err
+			}
+			sent += n
+		}
+		// Everyone's new vertices, to every rank.
+		t0 := time.Now()
+		if err := rs.r.AllGather(t, nxtSpan, nxtAll); err != nil {
+			return err
+		}
+		comm += time.Since(t0)
+		sent += 4 * lw * int64(size-1)
+		if err := launch(kMBOr, grid, rs.vis, rs.nxt, nw); err != nil {
+			return err
+		}
+		if err := rs.ctl.Fill(0); err != nil {
+			return err
+		}
+		if err := launch(kMBBM2Q, grid, rs.nxt.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, rs.q, rs.ctl); err != nil {
+			return err
+		}
+		if err := rs.ctl.Download(ctl); err != nil {
+			return err
+		}
+		nql = int64(ctl[0])
+		if g, err = reduce([]int64{int64(ctl[0]), int64(ctl[1])}); err != nil {
+			return err
+		}
+		nf, mf = g[0], g[1]
+		mu0 -= mf
+		compArcs += mf
+		rs.cur, rs.nxt = rs.nxt, rs.cur
+		nxtSpan, _ = gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
+		nxtAll, _ = gpu.SpanOf(rs.nxt, 0, -1)
+	}
+	out.time, out.comm, out.sent = time.Since(start), comm, sent
+	mu.Lock()
+	defer mu.Unlock()
+	if res.FrontierSizes == nil {
+		res.FrontierSizes, res.Directions, res.Iterations = sizes, dirs, len(sizes)
+		for _, s := range sizes {
+			res.Reached += s
+		}
+		res.ComponentEdges = compArcs / 2
+	}
+	return nil
+}
+
+// topDown is a top-down step of one rank: the (target, source) pairs of
+// the block's frontier (nql vertices in rs.q) to unvisited targets are
+// counted per owner, exchanged and claimed by their owners. It returns the
+// bytes sent to other ranks.
+func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string, gpu.Dim, ...any) error,
+	reduce func([]int64) ([]int64, error), nql int64, level int32, counts []uint64) (int64, error) {
+	size, rank := rs.r.Size(), rs.r.Rank()
+	grid := gpu.D1(rs.sms * blocksPerSM)
+	if err := rs.counts.Fill(0); err != nil {
+		return 0, err
+	}
+	if nql > 0 {
+		if err := launch(kMBTDCount, grid, rs.q, nql, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.counts); err != nil {
+			return 0, err
+		}
+	}
+	if err := rs.counts.Download(counts); err != nil {
+		return 0, err
+	}
+	// Every rank's row of the count matrix, summed: M[i·size+k] is what
+	// rank i sends to rank k.
+	row := make([]int64, size*size)
+	for k, c := range counts {
+		row[rank*size+k] = int64(c)
+	}
+	m, err := reduce(row)
+	if err != nil {
+		return 0, err
+	}
+	sendCounts, recvCounts := make([]int, size), make([]int, size)
+	cursor := make([]uint64, size)
+	var nsend, nrecv, sent int64
+	for k := 0; k < size; k++ {
+		sendCounts[k] = int(2 * m[rank*size+k])
+		recvCounts[k] = int(2 * m[k*size+rank])
+		cursor[k] = uint64(nsend)
+		nsend += m[rank*size+k]
+		nrecv += m[k*size+rank]
+		if k != rank {
+			sent += 8 * m[rank*size+k]
+		}
+	}
+	if rs.send, err = grow(rs.r.Device(), rs.send, 2*nsend); err != nil {
+		return 0, err
+	}
+	if rs.recv, err = grow(rs.r.Device(), rs.recv, 2*nrecv); err != nil {
+		return 0, err
+	}
+	if nsend > 0 {
+		if err := rs.cursor.Upload(cursor); err != nil {
+			return 0, err
+		}
+		if err := launch(kMBTDFill, grid, rs.q, nql, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.cursor, rs.send); err != nil {
+			return 0, err
+		}
+	}
+	sendSpan, err := gpu.SpanOf(rs.send, 0, -1)
+	if err != nil {
+		return 0, err
+	}
+	recvSpan, err := gpu.SpanOf(rs.recv, 0, -1)
+	if err != nil {
+		return 0, err
+	}
+	if err := rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts); err != nil {
+		return 0, err
+	}
+	if nrecv > 0 {
+		blockOff := uint64(int64(rank) * rs.bsize / 32 * 4)
+		if err := launch(kMBTDApply, grid, rs.recv, nrecv, rs.lo, level, rs.levels, rs.parents, rs.nxt.Ptr()+blockOff); err != nil {
+			return 0, err
+		}
+	}
+	return sent, nil
+}
+
+// grow returns b if it holds n elements, else a new buffer of at least n
+// (with room to spare, so that a sweep reallocates rarely).
+func grow(dev *gpu.Device, b *gpu.Int32s, n int64) (*gpu.Int32s, error) {
+	if b != nil && int64(b.Len()) >= n {
+		return b, nil
+	}
+	if err := b.Free(); err != nil {
+		return nil, err
+	}
+	return dev.AllocInt32s(int(max(n+n/2, 1024)))
+}
+
+// Check validates r on the devices by the Graph500 rules (as Check does on
+// the host): the source is the root, every reached vertex's parent is one
+// level up and joined to it by an arc, unreached vertices have no parent,
+// no arc joins a reached and an unreached vertex or levels more than one
+// apart; and the reached vertices and component edges agree with r's.
+// Each rank checks its block's vertices and arcs against every vertex's
+// levels (gathered from all ranks); the violations are summed over the
+// group. A failure names the rule and the least vertex that broke it.
+func (p *GroupPrepared) Check(r *GroupResult) error {
+	if r == nil || r.p != p {
+		return errors.New("bfs: GroupPrepared.Check: the result is not of this GroupPrepared")
+	}
+	if r.run != p.runs {
+		return fmt.Errorf("bfs: GroupPrepared.Check: the result of run %d was overwritten by run %d; check a result before the next Run", r.run, p.runs)
+	}
+	if p.host != nil {
+		return Check(p.host, r.host)
+	}
+	sums := make([]int64, mbckWords)
+	err := p.pg.Group.Run(func(gr *gpu.Rank, t *gpu.Thread) error {
+		for _, rs := range p.ranks {
+			if rs.r == gr {
+				s, err := p.checkRank(rs, t, r.Source)
+				if err == nil && gr == p.ranks[0].r {
+					copy(sums, s)
+				}
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bfs: checking the search from %d: %w", r.Source, err)
+	}
+	rules := []string{
+		"the source must have level 0 and be its own parent",
+		"an unreached vertex must have level -1 and parent -1",
+		"a reached vertex other than the source must have a parent one level up",
+		"no arc may join a reached and an unreached vertex (the tree must span the component)",
+		"an arc must join levels at most 1 apart",
+		"a vertex's parent must be one of its neighbours",
+	}
+	var errs []error
+	for i, rule := range rules {
+		if n := sums[2*i]; n > 0 {
+			errs = append(errs, fmt.Errorf("%d vertices break the rule %q, the first %d", n, rule, sums[2*i+1]))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("bfs: the search from %d over %d ranks is wrong: %w", r.Source, r.Ranks, errors.Join(errs...))
+	}
+	if sums[mbckReached] != r.Reached || sums[mbckArcs]/2 != r.ComponentEdges {
+		return fmt.Errorf("bfs: the search from %d over %d ranks reports %d vertices and %d component edges; the check counts %d and %d",
+			r.Source, r.Ranks, r.Reached, r.ComponentEdges, sums[mbckReached], sums[mbckArcs]/2)
+	}
+	return nil
+}
+
+// checkRank gathers every vertex's level, checks the rank's block and
+// reduces the check's words over the group: counts and totals summed,
+// first vertices the least.
+func (p *GroupPrepared) checkRank(rs *rankState, t *gpu.Thread, src int32) ([]int64, error) {
+	size := rs.r.Size()
+	var err error
+	if rs.glv == nil {
+		if rs.glv, err = rs.r.Device().AllocInt32s(int(int64(size) * rs.bsize)); err != nil {
+			return nil, err
+		}
+	}
+	mine, err := gpu.SpanOf(rs.levels, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	all, err := gpu.SpanOf(rs.glv, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	if err := rs.r.AllGather(t, mine, all); err != nil {
+		return nil, err
+	}
+	fn := rs.fn
+	if err := t.Launch(fn[kMBCKClear], gpu.D1(1), gpu.D1(32), 0, rs.ck); err != nil {
+		return nil, err
+	}
+	if err := t.Launch(fn[kMBCKBlock], gpu.D1(rs.sms*blocksPerSM), gpu.D1(blockSize), 0, rs.part.Offsets, rs.part.Adj,
+		rs.nl, rs.lo, int64(p.pg.N), src, rs.levels, rs.parents, rs.glv, rs.ck); err != nil {
+		return nil, err
+	}
+	ck := make([]uint64, mbckWords)
+	if err := rs.ck.Download(ck); err != nil {
+		return nil, err
+	}
+	sum := make([]int64, mbckWords)
+	least := make([]int64, mbckRules)
+	for i, w := range ck {
+		switch {
+		case i < 2*mbckRules && i%2 == 1:
+			least[i/2] = math.MaxInt64
+			if w != math.MaxUint64 {
+				least[i/2] = int64(w)
+			}
+		default:
+			sum[i] = int64(w)
+		}
+	}
+	if sum, err = rs.r.AllReduceInt64(t, sum, nccl.Sum); err != nil {
+		return nil, err
+	}
+	if least, err = rs.r.AllReduceInt64(t, least, nccl.Min); err != nil {
+		return nil, err
+	}
+	for i, v := range least {
+		sum[2*i+1] = v
+	}
+	return sum, nil
+}
+
+// Result gathers the levels and parents of every rank into an ordinary
+// Result (for the host checker, rendering, or comparing with one GPU). It
+// needs every rank in this process, and r must be the latest run.
+func (r *GroupResult) Result() (*Result, error) {
+	p := r.p
+	if r.host != nil {
+		return r.host, nil
+	}
+	if r.run != p.runs {
+		return nil, fmt.Errorf("bfs: GroupResult.Result: run %d was overwritten by run %d", r.run, p.runs)
+	}
+	if len(p.ranks) != r.Ranks {
+		return nil, fmt.Errorf("bfs: GroupResult.Result: this process holds %d of %d ranks; gather where all ranks are", len(p.ranks), r.Ranks)
+	}
+	n := p.pg.N
+	out := &Result{
+		Algorithm: fmt.Sprintf("gpu BFS over %d ranks (direction-optimizing, 1D)", r.Ranks), Source: r.Source,
+		Levels: make([]int32, 0, n), Parents: make([]int32, 0, n),
+		FrontierSizes: r.FrontierSizes, Directions: r.Directions, Iterations: r.Iterations,
+		Reached: r.Reached, ComponentEdges: r.ComponentEdges, Time: r.Time, TEPS: r.TEPS,
+	}
+	for _, rs := range p.ranks {
+		lv, err := rs.levels.ToHost()
+		if err != nil {
+			return nil, err
+		}
+		par, err := rs.parents.ToHost()
+		if err != nil {
+			return nil, err
+		}
+		out.Levels = append(out.Levels, lv[:rs.nl]...)
+		out.Parents = append(out.Parents, par[:rs.nl]...)
+	}
+	return out, nil
+}

@@ -1,0 +1,177 @@
+package bfs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+)
+
+// checkGroup searches cases over a group made of devs: every result must
+// pass the group's device check and the host Check, and have the levels
+// of the sequential TopDown (the parents may differ).
+func checkGroup(t *testing.T, devs []*gpu.Device, cases []gpuCase) {
+	t.Helper()
+	g, err := gpu.NewGroup(devs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, c := range cases {
+		if c.g.Directed {
+			continue
+		}
+		pg, err := gpu.UploadParts(g, c.g)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, o := range []GroupOptions{{}, {TopDownOnly: true}, {Alpha: 1, Beta: 1 << 20}} {
+			p, err := PrepareGroup(pg, o)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			for _, src := range c.roots {
+				r, err := p.Run(src)
+				if err != nil {
+					t.Fatalf("%s from %d (%+v): %v", c.name, src, o, err)
+				}
+				if err := p.Check(r); err != nil {
+					t.Errorf("%s from %d (%+v): device check: %v", c.name, src, o, err)
+				}
+				hr, err := r.Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := Check(c.g, hr); err != nil {
+					t.Errorf("%s from %d (%+v): host check: %v", c.name, src, o, err)
+				}
+				want, err := TopDown(c.g, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for v := range want.Levels {
+					if hr.Levels[v] != want.Levels[v] {
+						t.Errorf("%s from %d (%+v): level of %d is %d, want %d", c.name, src, o, v, hr.Levels[v], want.Levels[v])
+						break
+					}
+				}
+				if r.Reached != want.Reached || r.ComponentEdges != want.ComponentEdges {
+					t.Errorf("%s from %d: reached %d, %d component edges; want %d, %d", c.name, src, r.Reached, r.ComponentEdges, want.Reached, want.ComponentEdges)
+				}
+			}
+			if err := p.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+		if err := pg.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// checkGroupCatches corrupts a result on the devices and expects the
+// group's check to name the broken rule.
+func checkGroupCatches(t *testing.T, devs []*gpu.Device) {
+	t.Helper()
+	c, err := gen.RMAT(9, 8, gen.Seed(5), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gpu.NewGroup(devs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	pg, err := gpu.UploadParts(g, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	p, err := PrepareGroup(pg, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	src := c.Roots(1, 1)[0]
+	for _, m := range []struct {
+		name, want string
+		edit       func(lv, par []int32, v int)
+	}{
+		{"level", "levels at most 1 apart", func(lv, par []int32, v int) { lv[v] += 2 }},
+		{"parent", "a parent one level up", func(lv, par []int32, v int) { par[v] = int32(v) }},
+		{"unreached", "reached and an unreached", func(lv, par []int32, v int) { lv[v], par[v] = -1, -1 }},
+	} {
+		r, err := p.Run(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := p.ranks[len(p.ranks)-1]
+		lv, _ := rs.levels.ToHost()
+		par, _ := rs.parents.ToHost()
+		v := -1
+		for i := range int(rs.nl) {
+			if lv[i] > 0 && rs.lo+int64(i) != int64(src) {
+				v = i
+				break
+			}
+		}
+		if v < 0 {
+			t.Fatal("no reached vertex in the last block")
+		}
+		m.edit(lv, par, v)
+		if err := rs.levels.Upload(lv); err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.parents.Upload(par); err != nil {
+			t.Fatal(err)
+		}
+		err = p.Check(r)
+		if err == nil || !strings.Contains(err.Error(), m.want) {
+			t.Errorf("%s corrupted: check says %v; want %q", m.name, err, m.want)
+		}
+	}
+}
+
+// On the host device a group searches with the CPU code.
+func TestGroupOnHost(t *testing.T) {
+	g, err := gpu.NewGroup(gpu.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := gen.RMAT(8, 16, gen.Seed(3), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := gpu.UploadParts(g, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PrepareGroup(pg, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(r); err != nil {
+		t.Error(err)
+	}
+	if _, err := p.Run(int32(c.NumVertices())); err == nil {
+		t.Error("a source out of range: no error")
+	}
+	d, err := graph.Build(graph.EdgeList{N: 3, Src: []int32{0, 1}, Dst: []int32{1, 2}}, graph.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Directed = true
+	pd, err := gpu.UploadParts(g, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PrepareGroup(pd, GroupOptions{}); err == nil || !strings.Contains(err.Error(), "directed") {
+		t.Errorf("a directed graph: %v; want a refusal", err)
+	}
+}

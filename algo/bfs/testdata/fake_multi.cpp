@@ -1,0 +1,36 @@
+// fake_multi.cpp: multi.cu's kernels (the BFS over a group of GPUs and its
+// check) for the fake GPU (internal/fakegpu/testdata/fake_launch.h). Every
+// kernel is grid-stride: at most two blocks compute the same as the full
+// grid and make the loops wrap. Those without barriers or warp collectives
+// run as plain calls.
+#include "cuda_emu.h"
+
+#include "multi.cu"
+
+#include "fake_launch.h"
+
+namespace {
+
+void prepare(fake::Launch &l) { l.oneDimWarps(); }
+
+fake::Package pkg({"mb_", "mbck_"}, prepare);
+
+const emu::Options direct{emu::Mode::direct};
+
+fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
+
+fake::Table table({
+    small(fake::kernel("mb_init", mb_init, direct)),
+    small(fake::kernel("mb_zero", mb_zero, direct)),
+    fake::kernel("mb_set_bit", mb_set_bit, direct),
+    small(fake::kernel("mb_or", mb_or, direct)),
+    small(fake::kernel("mb_bm2q", mb_bm2q)),
+    small(fake::kernel("mb_td_count", mb_td_count)),
+    small(fake::kernel("mb_td_fill", mb_td_fill)),
+    small(fake::kernel("mb_td_apply", mb_td_apply, direct)),
+    small(fake::kernel("mb_bu", mb_bu, direct)),
+    fake::kernel("mbck_clear", mbck_clear, direct),
+    small(fake::kernel("mbck_block", mbck_block)),
+});
+
+} // namespace

@@ -30,6 +30,11 @@ type Variant struct {
 	// copies one to the host only for a variant without PrepareResident
 	// (counted in Row.CopyTime). Nil: the variant always gets a host CSR.
 	PrepareResident func(g *gpu.Graph) (Runner, error)
+	// PrepareGroup, when set, readies the variant for a graph split over
+	// a group of GPUs (Sweep.Group); a group sweep takes only such
+	// variants. Its Runner's Run and Check are collectives: every process
+	// of the group runs the same sweep.
+	PrepareGroup func(g *gpu.PartGraph) (Runner, error)
 }
 
 // Runner runs a prepared variant on one graph.
@@ -95,6 +100,10 @@ type Run struct {
 	// ComponentEdges is the Graph500 numerator: input edges of the
 	// traversed component (every edge for MST).
 	ComponentEdges int64 `json:"component_edges"`
+	// Comm is, for a run over a group of GPUs, the part of Time the
+	// slowest rank spent in collectives (waiting for the others
+	// included); zero on one device.
+	Comm time.Duration `json:"comm_ns,omitempty"`
 }
 
 // Rooted reports whether algo runs from a root: true for "bfs", "sssp",

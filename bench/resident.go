@@ -13,17 +13,21 @@ import (
 // otherwise it is made on the host (host) and each GPU variant uploads
 // what it needs.
 type pointGraph struct {
-	host *graph.CSR
-	dev  *gpu.Graph
-	n    int
+	host  *graph.CSR
+	dev   *gpu.Graph
+	parts *gpu.PartGraph // a group sweep's graph
+	n     int
 	arcs int64
 }
 
 // roots draws k search roots (graph.CSR.Roots): from the host copy, or
 // from the device graph's offsets of the vertices sampled only.
 func (g *pointGraph) roots(k int, seed uint64) ([]int32, error) {
-	if g.host != nil {
+	switch {
+	case g.host != nil:
 		return g.host.Roots(k, seed), nil
+	case g.parts != nil:
+		return g.parts.Roots(k, seed)
 	}
 	return g.dev.Roots(k, seed)
 }
@@ -43,6 +47,9 @@ func (g *pointGraph) hostCSR() (h *graph.CSR, copied time.Duration, err error) {
 
 // close frees the device copy.
 func (g *pointGraph) close() error {
+	if g.parts != nil {
+		return g.parts.Close()
+	}
 	if g.dev == nil {
 		return nil
 	}

@@ -98,6 +98,11 @@ type Sweep struct {
 	// Repetitions is the number of runs per root for rooted algorithms
 	// (0 → 1) and per graph for unrooted ones (0 → 3).
 	Repetitions int
+	// Group, when set, runs the sweep over a group of GPUs: each graph is
+	// made split over the group (spec.Spec.MakeParts) and every variant
+	// must have PrepareGroup. Run's dev is then ignored. With a group of
+	// several processes, every process runs the same sweep.
+	Group *gpu.Group
 }
 
 // point is one graph of a sweep; file marks a graph read from a file,
@@ -340,6 +345,14 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 	if err != nil {
 		return nil, err
 	}
+	if s.Group != nil {
+		dev = s.Group.Devices()[0]
+		for _, v := range p.Variants {
+			if v.PrepareGroup == nil {
+				return nil, fmt.Errorf("bench: variant %q does not run over a group of GPUs; the group variants of %s are %v", v.Label, p.Algo, groupNames(p.Algo))
+			}
+		}
+	}
 	if dev == nil {
 		dev = gpu.Default()
 	}
@@ -347,6 +360,10 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 		progress = func(int64, int64) {}
 	}
 	t := &Table{Meta: p.meta(dev)}
+	if s.Group != nil {
+		t.Meta.Ranks = s.Group.Size()
+		t.Meta.Device = s.Group.String()
+	}
 	started := time.Now()
 	perVariant := int64(p.Repetitions)
 	if p.rooted {
@@ -393,7 +410,7 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 				}
 				for _, v := range p.Variants {
 					row := Row{Variant: v.Label, Scale: pt.scale, Graph: pt.spec, Vertices: g.n,
-						Arcs: g.arcs, GraphTime: graphTime, GraphOnDevice: g.dev != nil, Device: t.Meta.Device, Host: t.Meta.Host.line()}
+						Arcs: g.arcs, GraphTime: graphTime, GraphOnDevice: g.dev != nil || (g.parts != nil && !g.parts.Group.IsHost()), Device: t.Meta.Device, Host: t.Meta.Host.line()}
 					hostCopy, err := p.measure(dev, g, v, roots, &row, func() {
 						done++
 						progress(done, total)
@@ -429,6 +446,17 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 // generator has a device form and a variant can take a resident graph
 // (PrepareResident), else on the host.
 func (p *plan) makeGraph(dev *gpu.Device, pt point) (*pointGraph, error) {
+	if p.Group != nil {
+		sp, err := spec.Parse(pt.spec)
+		if err != nil {
+			return nil, err
+		}
+		pg, err := sp.MakeParts(p.Group, p.options())
+		if err != nil {
+			return nil, err
+		}
+		return &pointGraph{parts: pg, n: pg.N, arcs: pg.Arcs}, nil
+	}
 	resident := false
 	for _, v := range p.Variants {
 		resident = resident || v.PrepareResident != nil
@@ -473,9 +501,12 @@ func (p *plan) measure(dev *gpu.Device, g *pointGraph, v Variant, roots []int32,
 	start := time.Now()
 	defer func() { row.WallTime = time.Since(start) }()
 	var r Runner
-	if g.dev != nil && v.PrepareResident != nil {
+	switch {
+	case g.parts != nil:
+		r, err = v.PrepareGroup(g.parts)
+	case g.dev != nil && v.PrepareResident != nil:
 		r, err = v.PrepareResident(g.dev)
-	} else {
+	default:
 		var h *graph.CSR
 		if h, hostCopy, err = g.hostCSR(); err != nil {
 			return 0, fmt.Errorf("bench: copying graph %s to the host for %s: %w", row.Graph, v.Label, err)

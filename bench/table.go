@@ -50,6 +50,9 @@ type Meta struct {
 	// (compute capability, SMs, memory, driver and NVRTC versions).
 	Device     string   `json:"device"`
 	DeviceInfo gpu.Info `json:"device_info"`
+	// Ranks is the size of the group of GPUs the sweep ran over (0: one
+	// device); Device is then rank 0's device in this process.
+	Ranks int `json:"ranks,omitempty"`
 	// Host describes the CPU the sweep ran on.
 	Host Host `json:"host"`
 	// Algo, Family, Scales, Sizes, EdgeFactor, Weights, Permute and Seed

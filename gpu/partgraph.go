@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/graphnb/graphnb/gpu/nccl"
 	"github.com/graphnb/graphnb/graph"
@@ -157,6 +158,57 @@ func UploadParts(g *Group, c *graph.CSR) (*PartGraph, error) {
 		return fail(err)
 	}
 	return pg, nil
+}
+
+// Roots draws k search roots among the vertices with an arc: the roots
+// graph.CSR.Roots gives on the whole graph with the same k and seed. Each
+// rank answers for its own vertices (a few offsets read per candidate)
+// and the answers are summed over the group, so it is a collective: every
+// process of the group calls it with the same k and seed.
+func (pg *PartGraph) Roots(k int, seed uint64) ([]int32, error) {
+	return graph.RootsWhere(pg.N, k, seed, func(vs []int32) ([]bool, error) {
+		has := make([]bool, len(vs))
+		if pg.Group.IsHost() {
+			off := pg.Parts[0].Offsets.HostData()
+			for i, v := range vs {
+				has[i] = off[v+1] > off[v]
+			}
+			return has, nil
+		}
+		sums := make([]int64, len(vs))
+		err := pg.Group.Run(func(r *Rank, t *Thread) error {
+			p := pg.Parts[r.local()]
+			base, err := p.Offsets.devicePtr(r.dev)
+			if err != nil {
+				return err
+			}
+			mine := make([]int64, len(vs))
+			var pair [2]int64
+			for i, v := range vs {
+				if int(v) < p.Lo || int(v) >= p.Hi {
+					continue
+				}
+				if err := t.dtoh("PartGraph.Roots", unsafe.Pointer(&pair[0]), base+uint64(int(v)-p.Lo)*8, 16); err != nil {
+					return err
+				}
+				if pair[1] > pair[0] {
+					mine[i] = 1
+				}
+			}
+			all, err := r.AllReduceInt64(t, mine, nccl.Sum)
+			if err == nil && r.local() == 0 {
+				copy(sums, all)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gpu: PartGraph.Roots: %w", err)
+		}
+		for i, s := range sums {
+			has[i] = s > 0
+		}
+		return has, nil
+	})
 }
 
 // local is the rank's index in this process's ranks.

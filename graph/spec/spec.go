@@ -274,3 +274,18 @@ func (sp Spec) MakeOnDevice(dev *gpu.Device, o Options) (g *gpu.Graph, ok bool, 
 	}
 	return g, true, nil
 }
+
+// MakeParts makes the graph split over group g by vertex blocks
+// (gpu.PartGraph): every rank builds its own part on its device. Every
+// process of the group calls it with the same spec and options (a
+// collective). On a group of the host device the one part is Make's graph.
+func (sp Spec) MakeParts(g *gpu.Group, o Options) (*gpu.PartGraph, error) {
+	if g == nil {
+		return nil, errors.New("spec: MakeParts: nil group")
+	}
+	h, err := sp.Make(o)
+	if err != nil {
+		return nil, err
+	}
+	return gpu.UploadParts(g, h)
+}

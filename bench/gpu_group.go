@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"errors"
+	"time"
+
+	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// BFSGroup is the direction-optimizing BFS over a group of GPUs
+// (bfs.PrepareGroup) as a variant of a group sweep (Sweep.Group): each run
+// is validated on the devices by the group's Graph500 check, and reports
+// the share of its time spent in collectives (Run.Comm).
+func BFSGroup(o bfs.GroupOptions) Variant {
+	label := "direction-optimizing over a group"
+	if o.TopDownOnly {
+		label = "top-down over a group"
+	}
+	return Variant{Label: label, Algo: "bfs",
+		Prepare: func(*gpu.Device, *graph.CSR) (Runner, error) { return nil, errNotGroup },
+		PrepareGroup: func(pg *gpu.PartGraph) (Runner, error) {
+			t0 := time.Now()
+			p, err := bfs.PrepareGroup(pg, o)
+			if err != nil {
+				return nil, err
+			}
+			checker := "device"
+			if pg.Group.IsHost() {
+				checker = "cpu"
+			}
+			return &groupRunner[*bfs.GroupResult]{
+				common: common{size: inputSize{pg.Arcs / 2, pg.Arcs}, prep: time.Since(t0), close: p.Close, checker: checker},
+				run:    p.Run, check: p.Check,
+				scalars: func(r *bfs.GroupResult) (time.Duration, time.Duration, int, int64) {
+					return r.Time, r.Comm, r.Iterations, r.ComponentEdges
+				}}, nil
+		}}
+}
+
+// errNotGroup is the error of a group variant's Prepare on one device.
+var errNotGroup = errors.New("bench: this variant runs over a group of GPUs only (Sweep.Group; graphnb bench -gpus or -ranks)")
+
+// groupRunner runs a variant prepared over a group; its results stay on
+// the devices and are validated there.
+type groupRunner[R any] struct {
+	common
+	run     func(src int32) (R, error)
+	check   func(R) error
+	scalars func(R) (t, comm time.Duration, iterations int, componentEdges int64)
+	last    R
+	has     bool
+}
+
+func (r *groupRunner[R]) Run(root int32) (Run, error) {
+	res, err := r.run(root)
+	if err != nil {
+		r.has = false
+		return Run{}, err
+	}
+	r.last, r.has = res, true
+	t, comm, it, ce := r.scalars(res)
+	return Run{Root: root, Time: t, Comm: comm, Iterations: it, TEPS: graph.Rate(ce, r.size.arcs, t), ComponentEdges: ce}, nil
+}
+
+func (r *groupRunner[R]) Check() error {
+	if !r.has {
+		return noResult
+	}
+	return r.check(r.last)
+}
+
+// groupNames lists the registered group variants of algo.
+func groupNames(algo string) []string {
+	var names []string
+	for _, e := range Entries(algo) {
+		if v := e.New(); v.PrepareGroup != nil {
+			names = append(names, e.Name)
+		}
+	}
+	return names
+}
+
+// The group variants are registered as "group/" and the slug of their
+// label's method: "group/direction-optimizing", "group/top-down".
+func init() {
+	Register(Entry{Name: "group/direction-optimizing", Algo: "bfs", Doc: "GPU BFS over a group of GPUs (graphnb bench -gpus N or -ranks N): direction-optimizing, 1D partition, validated on the devices",
+		New: func() Variant { return BFSGroup(bfs.GroupOptions{}) }})
+	Register(Entry{Name: "group/top-down", Algo: "bfs", Doc: "GPU BFS over a group of GPUs, top-down steps only (frontier pairs exchanged every level)",
+		New: func() Variant { return BFSGroup(bfs.GroupOptions{TopDownOnly: true}) }})
+}

@@ -1,0 +1,47 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/gpu"
+)
+
+// A group sweep on the host device's group runs the group variants' CPU
+// code, validated, and refuses a variant that cannot run over a group.
+func TestGroupSweepOnHost(t *testing.T) {
+	g, err := gpu.NewGroup(gpu.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	v, err := Lookup("bfs", "group/direction-optimizing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Sweep{Algo: "bfs", Family: "rmat", Scales: []int{8, 9}, Roots: 4, Variants: []Variant{v}, Group: g}.Run(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Meta.Ranks != 1 || len(tab.Rows) != 2 {
+		t.Fatalf("ranks %d, %d rows; want 1 and 2", tab.Meta.Ranks, len(tab.Rows))
+	}
+	for _, r := range tab.Rows {
+		if len(r.Runs) != 4 || r.Checker != "cpu" {
+			t.Errorf("%s s%d: %d runs checked by %q; want 4 by cpu", r.Variant, r.Scale, len(r.Runs), r.Checker)
+		}
+		for _, x := range r.Runs {
+			if !x.Validated || x.TEPS.Graph500 <= 0 {
+				t.Errorf("s%d root %d: validated %v, %v", r.Scale, x.Root, x.Validated, x.TEPS)
+			}
+		}
+	}
+	_, err = Sweep{Algo: "bfs", Family: "rmat", Scales: []int{8}, Roots: 2, Variants: []Variant{BFSGPU(bfs.Variant{Label: "one device"})}, Group: g}.Run(nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "group/direction-optimizing") {
+		t.Errorf("a one-device variant in a group sweep: %v; want a refusal naming the group variants", err)
+	}
+	if _, err := BFSGroup(bfs.GroupOptions{}).Prepare(gpu.Host(), nil); err == nil {
+		t.Error("a group variant prepared on one device: no error")
+	}
+}

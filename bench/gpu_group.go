@@ -90,3 +90,17 @@ func init() {
 	Register(Entry{Name: "group/top-down", Algo: "bfs", Doc: "GPU BFS over a group of GPUs, top-down steps only (frontier pairs exchanged every level)",
 		New: func() Variant { return BFSGroup(bfs.GroupOptions{TopDownOnly: true}) }})
 }
+
+// CommShare is the share of the row's run time spent in collectives
+// (Run.Comm over Run.Time, summed over the runs): 0 on one device.
+func (r Row) CommShare() float64 {
+	var t, c time.Duration
+	for _, x := range r.Runs {
+		t += x.Time
+		c += x.Comm
+	}
+	if t <= 0 {
+		return 0
+	}
+	return float64(c) / float64(t)
+}

@@ -23,6 +23,7 @@ func init() {
 		"EdgeScan":               reflect.ValueOf(bfs.EdgeScan),
 		"ModernVariants":         reflect.ValueOf(bfs.ModernVariants),
 		"Prepare":                reflect.ValueOf(bfs.Prepare),
+		"PrepareGroup":           reflect.ValueOf(bfs.PrepareGroup),
 		"PrepareResident":        reflect.ValueOf(bfs.PrepareResident),
 		"Run":                    reflect.ValueOf(bfs.Run),
 		"SeedVariants":           reflect.ValueOf(bfs.SeedVariants),
@@ -30,12 +31,15 @@ func init() {
 		"TopDownStep":            reflect.ValueOf(bfs.TopDownStep),
 
 		// type definitions
-		"DeviceResult": reflect.ValueOf((*bfs.DeviceResult)(nil)),
-		"Direction":    reflect.ValueOf((*bfs.Direction)(nil)),
-		"Method":       reflect.ValueOf((*bfs.Method)(nil)),
-		"Options":      reflect.ValueOf((*bfs.Options)(nil)),
-		"Prepared":     reflect.ValueOf((*bfs.Prepared)(nil)),
-		"Result":       reflect.ValueOf((*bfs.Result)(nil)),
-		"Variant":      reflect.ValueOf((*bfs.Variant)(nil)),
+		"DeviceResult":  reflect.ValueOf((*bfs.DeviceResult)(nil)),
+		"Direction":     reflect.ValueOf((*bfs.Direction)(nil)),
+		"GroupOptions":  reflect.ValueOf((*bfs.GroupOptions)(nil)),
+		"GroupPrepared": reflect.ValueOf((*bfs.GroupPrepared)(nil)),
+		"GroupResult":   reflect.ValueOf((*bfs.GroupResult)(nil)),
+		"Method":        reflect.ValueOf((*bfs.Method)(nil)),
+		"Options":       reflect.ValueOf((*bfs.Options)(nil)),
+		"Prepared":      reflect.ValueOf((*bfs.Prepared)(nil)),
+		"Result":        reflect.ValueOf((*bfs.Result)(nil)),
+		"Variant":       reflect.ValueOf((*bfs.Variant)(nil)),
 	}
 }

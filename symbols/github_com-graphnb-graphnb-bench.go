@@ -21,6 +21,7 @@ func init() {
 		"Algos":                      reflect.ValueOf(bench.Algos),
 		"BFSDirectionOptimizing":     reflect.ValueOf(bench.BFSDirectionOptimizing),
 		"BFSGPU":                     reflect.ValueOf(bench.BFSGPU),
+		"BFSGroup":                   reflect.ValueOf(bench.BFSGroup),
 		"BFSParallelTopDown":         reflect.ValueOf(bench.BFSParallelTopDown),
 		"BFSRunner":                  reflect.ValueOf(bench.BFSRunner),
 		"BFSTopDown":                 reflect.ValueOf(bench.BFSTopDown),

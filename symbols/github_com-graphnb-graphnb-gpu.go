@@ -43,6 +43,7 @@ func init() {
 		"Owner":              reflect.ValueOf(gpu.Owner),
 		"SpanOf":             reflect.ValueOf(gpu.SpanOf),
 		"Status":             reflect.ValueOf(gpu.Status),
+		"UploadParts":        reflect.ValueOf(gpu.UploadParts),
 
 		// type definitions
 		"Allocations":    reflect.ValueOf((*gpu.Allocations)(nil)),

@@ -171,6 +171,27 @@ func TestFakeVersionAndID(t *testing.T) {
 	}
 }
 
+// TestLoadMissingSymbol opens a library without NCCL's symbols.
+func TestLoadMissingSymbol(t *testing.T) {
+	loadFake(t)
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc")
+	}
+	dir := t.TempDir()
+	src, lib := filepath.Join(dir, "empty.c"), filepath.Join(dir, "libempty.so")
+	if err := os.WriteFile(src, []byte("int graphnb_nothing;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", lib, src).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	_, err = open("", []string{lib})
+	if !errors.Is(err, ErrNoNCCL) || !strings.Contains(err.Error(), "lacks the symbol ncclGetVersion") {
+		t.Errorf("open of a library without NCCL: %v", err)
+	}
+}
+
 // TestFakeCollectives runs every collective on 1, 2 and 3 in-process ranks
 // and checks the results against Go.
 func TestFakeCollectives(t *testing.T) {

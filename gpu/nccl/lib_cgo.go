@@ -55,25 +55,29 @@ static gnb_nccl_sym gnb_nccl_syms[] = { GNB_NCCL_SYMBOLS(GNB_ENTRY) {0, 0} };
 
 static char gnb_nccl_dlerr[1024];
 
-// gnb_nccl_load opens path and fills the table: 0; -1 when dlopen fails
-// (gnb_nccl_dlerror says why); 1+i when symbol i is missing.
+// gnb_nccl_load opens path and checks its symbols: 0; -1 when dlopen
+// fails (gnb_nccl_dlerror says why); 1+i when symbol i is missing. The
+// first library that loads fills the table; later ones are only checked.
 static int gnb_nccl_load(const char *path) {
-	if (gnb_nccl.lib) return 0;
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
 		snprintf(gnb_nccl_dlerr, sizeof gnb_nccl_dlerr, "%s", e ? e : "unknown dlopen error");
 		return -1;
 	}
+	void *found[sizeof gnb_nccl_syms / sizeof gnb_nccl_syms[0]];
 	for (int i = 0; gnb_nccl_syms[i].name; i++) {
-		void *p = dlsym(h, gnb_nccl_syms[i].name);
-		if (!p) {
-			memset(&gnb_nccl, 0, sizeof gnb_nccl);
+		found[i] = dlsym(h, gnb_nccl_syms[i].name);
+		if (!found[i]) {
 			dlclose(h);
 			return i + 1;
 		}
-		*gnb_nccl_syms[i].slot = p;
 	}
+	if (gnb_nccl.lib) {
+		dlclose(h);
+		return 0;
+	}
+	for (int i = 0; gnb_nccl_syms[i].name; i++) *gnb_nccl_syms[i].slot = found[i];
 	gnb_nccl.lib = h;
 	return 0;
 }
@@ -194,3 +198,6 @@ func cErrorString(r int) string { return C.GoString(C.gnb_ncclGetErrorString(C.i
 func cLastError(h uintptr) string {
 	return C.GoString(C.gnb_ncclGetLastError(C.uintptr_t(h)))
 }
+
+// cgoBuilt reports whether this build can load NCCL.
+const cgoBuilt = true

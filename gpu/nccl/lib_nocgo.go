@@ -27,3 +27,6 @@ func cGroupStart() int                                       { return notLoaded 
 func cGroupEnd() int                                         { return notLoaded }
 func cErrorString(int) string                                { return "" }
 func cLastError(uintptr) string                              { return "" }
+
+// cgoBuilt reports whether this build can load NCCL.
+const cgoBuilt = false

@@ -635,7 +635,7 @@ func checkGPURunOneShot(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // testdata/fake_dp.cpp, internal/fakegpu). It runs them in a child
 // process, where gpu.Default() is the fake device. Needs gcc and g++.
 func TestFakeGPU(t *testing.T) {
-	fakegpu.Run(t, "TestFakeGPUChild", 4*time.Minute, func(b *fakegpu.Builder) []string {
+	fakegpu.RunN(t, "TestFakeGPUChild", 4*time.Minute, 3, func(b *fakegpu.Builder) []string {
 		// C++ cannot parse a device-side launch: the emulator queues it.
 		dp := regexp.MustCompile(`(\w+)<<<(.*?)>>>\((.*?)\);`).ReplaceAllString(dpSource, "emu::child($2, [=] { $1($3); });")
 		if err := os.WriteFile(filepath.Join(b.Dir, "dp_emu.cu"), []byte(dp), 0o644); err != nil {
@@ -681,8 +681,14 @@ func TestFakeGPUChild(t *testing.T) {
 		checkResident(t, dev, small)
 	})
 	t.Run("device_result", func(t *testing.T) { checkDeviceResultLifecycle(t, dev, g) })
-	t.Run("group_of_one", func(t *testing.T) { checkGroup(t, []*gpu.Device{dev}, cases) })
-	t.Run("group_check_catches", func(t *testing.T) { checkGroupCatches(t, []*gpu.Device{dev}) })
+	devs, err := gpu.Devices()
+	if err != nil || len(devs) != 3 {
+		t.Fatalf("the fake driver's devices: %v, %v; want 3", devs, err)
+	}
+	t.Run("group_of_one", func(t *testing.T) { checkGroup(t, devs[:1], cases) })
+	t.Run("group_of_two", func(t *testing.T) { checkGroup(t, devs[:2], cases) })
+	t.Run("group_of_three", func(t *testing.T) { checkGroup(t, devs, cases) })
+	t.Run("group_check_catches", func(t *testing.T) { checkGroupCatches(t, devs) })
 	checkOneShotFreeError(t, dev)
 }
 

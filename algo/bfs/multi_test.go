@@ -97,11 +97,11 @@ func checkGroupCatches(t *testing.T, devs []*gpu.Device) {
 	src := c.Roots(1, 1)[0]
 	for _, m := range []struct {
 		name, want string
-		edit       func(lv, par []int32, v int)
+		edit       func(lv, par []int32, i int, v int32)
 	}{
-		{"level", "levels at most 1 apart", func(lv, par []int32, v int) { lv[v] += 2 }},
-		{"parent", "a parent one level up", func(lv, par []int32, v int) { par[v] = int32(v) }},
-		{"unreached", "reached and an unreached", func(lv, par []int32, v int) { lv[v], par[v] = -1, -1 }},
+		{"level", "levels at most 1 apart", func(lv, par []int32, i int, v int32) { lv[i] += 2 }},
+		{"parent", "a parent one level up", func(lv, par []int32, i int, v int32) { par[i] = v }},
+		{"unreached", "reached and an unreached", func(lv, par []int32, i int, v int32) { lv[i], par[i] = -1, -1 }},
 	} {
 		r, err := p.Run(src)
 		if err != nil {
@@ -120,7 +120,7 @@ func checkGroupCatches(t *testing.T, devs []*gpu.Device) {
 		if v < 0 {
 			t.Fatal("no reached vertex in the last block")
 		}
-		m.edit(lv, par, v)
+		m.edit(lv, par, v, int32(rs.lo)+int32(v))
 		if err := rs.levels.Upload(lv); err != nil {
 			t.Fatal(err)
 		}

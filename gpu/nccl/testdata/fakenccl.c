@@ -64,11 +64,12 @@ enum { OP_ALLREDUCE, OP_ALLGATHER, OP_BROADCAST, OP_P2P };
 enum { FAIL_NONE, FAIL_ERROR, FAIL_STALL, FAIL_EXIT };
 
 /* One send or receive of a point-to-point group. */
-struct p2p { int send; int peer; char *buf; size_t bytes; };
+struct p2p { int send; int peer; char *buf; size_t bytes; long seq; };
 
 struct op {
 	int kind;
-	long k;
+	long k;    /* this rank's operation number (logs, failure injection) */
+	long key;  /* a collective's number, the same on every rank (file names) */
 	int stalled;
 	const char *send;
 	char *recv;
@@ -86,6 +87,12 @@ typedef struct ncclComm {
 	int err;           /* sticky error (ncclSuccess while healthy) */
 	int gone;
 	long nextop;       /* number of the last operation issued */
+	long nextcoll;     /* number of the last collective issued */
+	/* Point-to-point operations are matched per pair of ranks, as NCCL
+	 * does: the n-th send from a to b meets the n-th receive of b from a,
+	 * whatever other operations a and b issue (a rank with nothing to
+	 * send or receive issues no group at all). */
+	long sendSeq[256], recvSeq[256];
 	struct op *head, *tail;
 	struct op *group;  /* the point-to-point op of the open group, if any */
 	int failop, failmode;
@@ -277,13 +284,13 @@ static int complete(ncclComm_t c, struct op *o) {
 	case OP_ALLREDUCE:
 	case OP_ALLGATHER:
 		for (int r = 0; r < c->size; r++) {
-			path(p, sizeof p, c, "op%ld.%d", o->k, r);
+			path(p, sizeof p, c, "op%ld.%d", o->key, r);
 			if (!exists(p)) return 0;
 		}
 		if (bytes == 0) return 1;
 		if (o->kind == OP_ALLGATHER) {
 			for (int r = 0; r < c->size; r++) {
-				path(p, sizeof p, c, "op%ld.%d", o->k, r);
+				path(p, sizeof p, c, "op%ld.%d", o->key, r);
 				if (get(p, o->recv + (size_t)r * bytes, bytes) != 0) return -1;
 			}
 			return 1;
@@ -292,7 +299,7 @@ static int complete(ncclComm_t c, struct op *o) {
 			char *acc = malloc(bytes), *x = malloc(bytes);
 			int bad = 0;
 			for (int r = 0; r < c->size && !bad; r++) {
-				path(p, sizeof p, c, "op%ld.%d", o->k, r);
+				path(p, sizeof p, c, "op%ld.%d", o->key, r);
 				if (get(p, r == 0 ? acc : x, bytes) != 0) bad = 1;
 				else if (r > 0) reduce(acc, x, o->count, o->type, o->redop);
 			}
@@ -302,20 +309,20 @@ static int complete(ncclComm_t c, struct op *o) {
 			return bad ? -1 : 1;
 		}
 	case OP_BROADCAST:
-		path(p, sizeof p, c, "op%ld.%d", o->k, o->root);
+		path(p, sizeof p, c, "op%ld.%d", o->key, o->root);
 		if (!exists(p)) return 0;
 		if (bytes == 0) return 1;
 		return get(p, o->recv, bytes) == 0 ? 1 : -1;
 	case OP_P2P:
 		for (int i = 0; i < o->nparts; i++) {
 			if (o->parts[i].send) continue;
-			path(p, sizeof p, c, "op%ld.%dto%d", o->k, o->parts[i].peer, c->rank);
+			path(p, sizeof p, c, "p2p%ld.%dto%d", o->parts[i].seq, o->parts[i].peer, c->rank);
 			if (!exists(p)) return 0;
 		}
 		for (int i = 0; i < o->nparts; i++) {
 			struct p2p *q = &o->parts[i];
 			if (q->send) continue;
-			path(p, sizeof p, c, "op%ld.%dto%d", o->k, q->peer, c->rank);
+			path(p, sizeof p, c, "p2p%ld.%dto%d", q->seq, q->peer, c->rank);
 			if (get(p, q->buf, q->bytes) != 0) return -1;
 		}
 		return 1;
@@ -418,8 +425,8 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
 
 ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank) {
 	*out = 0;
-	if (nranks < 1 || rank < 0 || rank >= nranks) {
-		seterr("fake NCCL: rank %d of %d", rank, nranks);
+	if (nranks < 1 || nranks > 256 || rank < 0 || rank >= nranks) {
+		seterr("fake NCCL: rank %d of %d (the fake holds 1 to 256 ranks)", rank, nranks);
 		return ncclInvalidArgument;
 	}
 	id.internal[sizeof id.internal - 1] = 0;
@@ -527,6 +534,7 @@ static int start(ncclComm_t c, const char *call) {
 /* finish ends a collective call: inject failures, contribute, maybe block. */
 static int collective(ncclComm_t c, struct op *o, const char *call, int contributes) {
 	o->k = ++c->nextop;
+	o->key = ++c->nextcoll;
 	flog("%s rank=%d op=%ld count=%zu type=%d", call, c->rank, o->k, o->count, o->type);
 	switch (inject(c, o->k, call)) {
 	case 1: freeop(o); return ncclSystemError;
@@ -534,7 +542,7 @@ static int collective(ncclComm_t c, struct op *o, const char *call, int contribu
 	}
 	if (contributes) {
 		char p[256];
-		path(p, sizeof p, c, "op%ld.%d", o->k, c->rank);
+		path(p, sizeof p, c, "op%ld.%d", o->key, c->rank);
 		size_t bytes = o->count * typesize(o->type);
 		if (put(p, bytes ? o->send : "", bytes) != 0) {
 			c->err = ncclSystemError;
@@ -608,7 +616,8 @@ static int p2p(int send, const void *buf, size_t count, int type, int peer, nccl
 		o->cap = o->cap ? 2 * o->cap : 8;
 		o->parts = realloc(o->parts, (size_t)o->cap * sizeof *o->parts);
 	}
-	o->parts[o->nparts++] = (struct p2p){send, peer, (char *)buf, count * typesize(type)};
+	long seq = send ? c->sendSeq[peer]++ : c->recvSeq[peer]++;
+	o->parts[o->nparts++] = (struct p2p){send, peer, (char *)buf, count * typesize(type), seq};
 	return ncclSuccess;
 }
 
@@ -636,7 +645,7 @@ static int closegroup(ncclComm_t c) {
 		struct p2p *q = &o->parts[i];
 		if (!q->send) continue;
 		char p[256];
-		path(p, sizeof p, c, "op%ld.%dto%d", o->k, c->rank, q->peer);
+		path(p, sizeof p, c, "p2p%ld.%dto%d", q->seq, c->rank, q->peer);
 		if (put(p, q->bytes ? q->buf : "", q->bytes) != 0) {
 			c->err = ncclSystemError;
 			seterr("fake NCCL: writing %s: %s", p, strerror(errno));

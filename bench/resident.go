@@ -17,7 +17,7 @@ type pointGraph struct {
 	dev   *gpu.Graph
 	parts *gpu.PartGraph // a group sweep's graph
 	n     int
-	arcs int64
+	arcs  int64
 }
 
 // roots draws k search roots (graph.CSR.Roots): from the host copy, or

@@ -307,8 +307,8 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	fn := rs.fn
 	size := rs.r.Size()
 	rank := rs.r.Rank()
-	lw := rs.bsize / 32      // words of the rank's block
-	nw := int64(size) * lw   // words of a bitmap of every vertex
+	lw := rs.bsize / 32    // words of the rank's block
+	nw := int64(size) * lw // words of a bitmap of every vertex
 	blockOff := uint64(int64(rank) * lw * 4)
 	grid := gpu.D1(rs.sms * blocksPerSM)
 	block := gpu.D1(blockSize)

@@ -101,7 +101,7 @@ func (g *groupFlags) spawn(args []string, stdout, stderr io.Writer) (started boo
 		return false, nil
 	}
 	if _, isRank, err := launch.FromEnv(); isRank {
-		return false, err
+		return err != nil, err // a rank runs the command itself
 	}
 	if err := haveGPUs("-ranks", g.ranks); err != nil {
 		return true, err
@@ -191,9 +191,6 @@ func (g *groupFlags) join() (*gpu.Group, error) {
 	id, err := r.ShareID(ctx, func() (nccl.UniqueID, error) {
 		if r.Size == 1 { // a group of one needs no NCCL
 			return nccl.UniqueID{}, nil
-		}
-		if err := nccl.Load(); err != nil {
-			return nccl.UniqueID{}, err
 		}
 		return nccl.NewUniqueID()
 	})

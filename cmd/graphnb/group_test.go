@@ -3,13 +3,16 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 	"github.com/graphnb/graphnb/launch"
 )
@@ -69,6 +72,38 @@ func TestFakeGPUGroup(t *testing.T) {
 
 func TestFakeGPUGroupChild(t *testing.T) {
 	fakegpu.Device(t)
+	checkGroups(t, 2, "Fake")
+
+	// a rank that dies while joining: the other is stopped, the error
+	// names the rank and its exit status
+	t.Setenv("FAKE_NCCL_FAIL", "rank=1,op=0,mode=exit")
+	start := time.Now()
+	code, _, stderr := runCLI("run", "bfs", "path:100", "-roots", "1", "-ranks", "2")
+	if want := "launch: rank 1 (GPU 1) failed: exit status 3; rank 0 was stopped"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("a rank dies: exit %d, want 1 and %q on stderr:\n%s", code, want, stderr)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("a rank died: the launcher ended after %v", d)
+	}
+}
+
+// TestGPUGroup runs the group flags on the GPUs of a machine that has
+// two or more (the GPU machine: ops/gpu-test.sh with TESTRUN=TestGPUGroup).
+func TestGPUGroup(t *testing.T) {
+	if fakegpu.IsChild() {
+		t.Skip("the fake GPU's test is TestFakeGPUGroup")
+	}
+	devs, err := gpu.Devices()
+	if len(devs) < 2 {
+		t.Skipf("needs two GPUs: this machine has %d (%v)", len(devs), err)
+	}
+	checkGroups(t, len(devs), "")
+}
+
+// checkGroups runs the group flags on a machine of n GPUs whose names
+// start with name: -gpus 1 and 2, -ranks 1 and 2 (file and TCP
+// rendezvous), bench with -ranks 2, and too many of either.
+func checkGroups(t *testing.T, n int, name string) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -98,12 +133,13 @@ func TestFakeGPUGroupChild(t *testing.T) {
 		}
 	}
 
-	ok("one GPU in process", []string{"-gpus", "1"}, "group  group of 1 rank: 0 Fake")
-	ok("two GPUs in process", []string{"-gpus", "2"}, "group  group of 2 ranks: 0 Fake", ", 1 Fake")
-	fails("too many GPUs", []string{"-gpus", "3"}, "-gpus 3: this machine has 2 GPUs")
-	fails("too many ranks", []string{"-ranks", "3"}, "-ranks 3: this machine has 2 GPUs")
-	ok("one rank", []string{"-ranks", "1"}, "group  group of 1 rank: 0 Fake", "valid")
-	out := ok("two ranks", []string{"-ranks", "2"}, "group  group of 2 ranks (1 in this process): 0 Fake", "valid")
+	ok("one GPU in process", []string{"-gpus", "1"}, "group  group of 1 rank: 0 "+name)
+	ok("two GPUs in process", []string{"-gpus", "2"}, "group  group of 2 ranks: 0 "+name, ", 1 "+name)
+	too := fmt.Sprintf(" %d: this machine has %d GPUs", n+1, n)
+	fails("too many GPUs", []string{"-gpus", strconv.Itoa(n + 1)}, "-gpus"+too)
+	fails("too many ranks", []string{"-ranks", strconv.Itoa(n + 1)}, "-ranks"+too)
+	ok("one rank", []string{"-ranks", "1"}, "group  group of 1 rank: 0 "+name, "valid")
+	out := ok("two ranks", []string{"-ranks", "2"}, "group  group of 2 ranks (1 in this process): 0 "+name, "valid")
 	if n := strings.Count(out, "algo "); n != 1 {
 		t.Errorf("two ranks: %d algo lines on stdout, want rank 0's only:\n%s", n, out)
 	}
@@ -122,14 +158,5 @@ func TestFakeGPUGroupChild(t *testing.T) {
 		t.Errorf("bench -ranks 2: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	} else if b, err := os.ReadFile(filepath.Join(dir, "t.json")); err != nil || !json.Valid(b) {
 		t.Errorf("bench -ranks 2 wrote %q (%v); want a JSON table", b, err)
-	}
-
-	// a rank that dies while joining: the other is stopped, the error
-	// names the rank and its exit status
-	t.Setenv("FAKE_NCCL_FAIL", "rank=1,op=0,mode=exit")
-	start := time.Now()
-	fails("a rank dies", []string{"-ranks", "2"}, "launch: rank 1 (GPU 1) failed: exit status 3; rank 0 was stopped")
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("a rank died: the launcher ended after %v", d)
 	}
 }

@@ -14,9 +14,11 @@
 //	                    gpu.Default picks); without it, the local rank
 //	GRAPHNB_RENDEZVOUS  where the unique id is shared: file:PATH or
 //	                    tcp:HOST:PORT (HOST: rank 0's host)
-//	GRAPHNB_RUN_ID      a token naming this run, so that a rendezvous
-//	                    never takes an id of an earlier run (required by
-//	                    file:, checked by tcp: when set)
+//	GRAPHNB_RUN_ID      a token naming this run, new for every run, so
+//	                    that a rendezvous never takes an id of an earlier
+//	                    run (required by file:, checked by tcp:); the
+//	                    launcher makes a random one for a group on one
+//	                    host
 //	NCCL_NVLS_ENABLE=0  NVLink multicast stays off (see package nccl)
 //
 // A process with GRAPHNB_RANK set is a rank: it must not start ranks of

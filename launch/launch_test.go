@@ -399,3 +399,50 @@ func TestSpawnOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnHosts runs a group of 4 as two launchers of 2 ranks, as on two
+// hosts: a TCP rendezvous without a run token, and a file one with.
+func TestSpawnHosts(t *testing.T) {
+	for _, kind := range []string{"tcp", "file"} {
+		t.Run(kind, func(t *testing.T) {
+			rv, run := freeTCP(t), ""
+			if kind == "file" {
+				rv, run = "file:"+filepath.Join(t.TempDir(), "id"), "job7"
+			}
+			var (
+				wg   sync.WaitGroup
+				outs [2]string
+				errs [2]error
+			)
+			for h := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					o := Options{Ranks: 2, RankBase: 2 * h, World: 4, Rendezvous: rv, RunID: run, AllStdout: true}
+					var stderr string
+					outs[h], stderr, errs[h] = spawnTest(t, context.Background(), o)
+					if errs[h] != nil {
+						errs[h] = fmt.Errorf("%w\nstderr:\n%s", errs[h], stderr)
+					}
+				}()
+			}
+			wg.Wait()
+			for h := range 2 {
+				if errs[h] != nil {
+					t.Fatalf("launcher %d: %v", h, errs[h])
+				}
+			}
+			id := "id of " + run + "\n"
+			for h, want := range [][]string{
+				{"rank 0 of 4 on device 0, nvls 0: id " + id, "[rank 1] rank 1 of 4 on device 1, nvls 0: id " + id},
+				{"rank 2 of 4 on device 0, nvls 0: id " + id, "[rank 3] rank 3 of 4 on device 1, nvls 0: id " + id},
+			} {
+				for _, w := range want {
+					if !strings.Contains(outs[h], w) {
+						t.Errorf("launcher %d's stdout lacks %q:\n%s", h, w, outs[h])
+					}
+				}
+			}
+		})
+	}
+}

@@ -35,7 +35,7 @@ type Options struct {
 	// RunID is the run's token (GRAPHNB_RUN_ID); "": a random one for a
 	// group on this host only. A group over several hosts gets none by
 	// default (a tcp: rendezvous then works without; a file: one needs
-	// the same token on every host).
+	// the same token on every host, and a new one for every run).
 	RunID string
 	// Env are more variables (NAME=value) for every process.
 	Env []string

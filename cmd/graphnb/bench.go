@@ -127,14 +127,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return usagef("bench: -baseline %q is not a variant of this sweep; use one of its names or labels: %s", f.baseline, strings.Join(labels, ", "))
 		}
 	}
-	if err := f.group.check(f.device); err != nil {
-		return err
-	}
-	if started, err := f.group.spawn(args, stdout, stderr); started {
-		return err
-	}
-	grp, closeGroup, err := openGroup(&f.group)
-	if err != nil {
+	grp, closeGroup, done, err := f.group.start(f.device, args, stdout, stderr)
+	if done || err != nil {
 		return err
 	}
 	defer closeGroup()

@@ -82,6 +82,22 @@ func (g *groupFlags) leader() bool {
 	return g.ranks == 0 || !ok || err != nil || r.Rank == 0
 }
 
+// start does what the group flags ask for at the start of the command
+// (args: its arguments; device: its -device, "" if none): it checks them,
+// then with -ranks in the launcher runs the ranks and waits for them
+// (done: the command has nothing left to do), else opens the group
+// (openGroup; nil without a group flag) and returns it with its closer.
+func (g *groupFlags) start(device string, args []string, stdout, stderr io.Writer) (grp *gpu.Group, closer func(), done bool, err error) {
+	if err := g.check(device); err != nil {
+		return nil, nil, true, err
+	}
+	if started, err := g.spawn(args, stdout, stderr); started {
+		return nil, nil, true, err
+	}
+	grp, closer, err = openGroup(g)
+	return grp, closer, err != nil, err
+}
+
 // selfCommand is the command line that runs graphnb with args (tests
 // replace it: their binary is not graphnb).
 var selfCommand = func(args []string) ([]string, error) {

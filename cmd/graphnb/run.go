@@ -214,14 +214,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.validate(fs, *source); err != nil {
 		return err
 	}
-	if err := group.check(""); err != nil {
-		return err
-	}
-	if started, err := group.spawn(args, stdout, stderr); started {
-		return err
-	}
-	grp, closeGroup, err := openGroup(&group)
-	if err != nil {
+	grp, closeGroup, done, err := group.start("", args, stdout, stderr)
+	if done || err != nil {
 		return err
 	}
 	defer closeGroup()

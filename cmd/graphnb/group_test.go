@@ -85,6 +85,16 @@ func TestFakeGPUGroupChild(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("a rank died: the launcher ended after %v", d)
 	}
+
+	// a rank that never joins: both fail at the timeout, with NCCL's
+	// error, and the launcher quotes the first
+	t.Setenv("FAKE_NCCL_FAIL", "rank=1,op=0,mode=stall")
+	t.Setenv("GRAPHNB_NCCL_TIMEOUT", "2s")
+	code, _, stderr = runCLI("run", "bfs", "path:100", "-roots", "1", "-ranks", "2")
+	if want := "failed: exit status 1"; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "timed out") {
+		t.Errorf("a rank never joins: exit %d, want 1, %q and a timeout on stderr:\n%s", code, want, stderr)
+	}
+	t.Log(stderr)
 }
 
 // TestGPUGroup runs the group flags on the GPUs of a machine that has

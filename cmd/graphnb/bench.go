@@ -39,7 +39,9 @@ SWEEP:   JSON or YAML with the fields of the flags: {"algo": "sssp",
          family: rmat, scales: 14-16, variants: cpu/dijkstra, roots: 32;
          flags given on the command line override it.
 
-Ctrl-C stops the sweep at the next run; what was measured is still written.`
+Ctrl-C stops the sweep at the next run; what was measured is still written.
+
+` + groupHelp
 
 // benchFlags are the flags of "graphnb bench".
 type benchFlags struct {
@@ -52,6 +54,7 @@ type benchFlags struct {
 	out, csv, runsCSV, chart    string
 	baseline, speedupChart      string
 	from                        string
+	group                       groupFlags
 }
 
 func (f *benchFlags) register(fs *flag.FlagSet) {
@@ -77,6 +80,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.speedupChart, "speedup-png", "", "with -baseline: draw the speedup chart to this file")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&f.list, "list", false, "list the variant names and exit")
+	f.group.register(fs, "bench")
 	fs.StringVar(&f.from, "from", "", "run nothing: reload these comma-separated result files (JSON written by -o), merged in order (a point of a later file replaces the same variant and graph of an earlier one), and print, chart and export them")
 }
 
@@ -123,10 +127,20 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return usagef("bench: -baseline %q is not a variant of this sweep; use one of its names or labels: %s", f.baseline, strings.Join(labels, ", "))
 		}
 	}
+	grp, closeGroup, done, err := f.group.start(f.device, args, stdout, stderr)
+	if done || err != nil {
+		return err
+	}
+	defer closeGroup()
 	dev, err := f.openDevice()
 	if err != nil {
 		return err
 	}
+	if grp != nil { // until the sweeps take a group: this process's first GPU
+		dev = grp.Devices()[0]
+	}
+	leader := f.group.leader() // the other ranks write nothing
+	f.quiet = f.quiet || !leader
 
 	var progress func(done, total int64)
 	var bar *display.Progress
@@ -150,6 +164,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return usageError{runErr.Error()}
 	}
 	tab.Meta.Command = commandLine(args)
+	if !leader {
+		return runErr
+	}
 	if err := f.write(tab, stdout, stderr); err != nil {
 		return err
 	}

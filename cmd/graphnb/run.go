@@ -184,9 +184,11 @@ func findAlgorithm(name string) (algorithm, bool) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "run ALGO GRAPH [flags]\n\nALGO: "+algoList)
+	fs := newFlagSet("run", "run ALGO GRAPH [flags]\n\nALGO: "+algoList+"\n\n"+groupHelp)
 	var gf graphFlags
 	gf.register(fs)
+	var group groupFlags
+	group.register(fs, "run")
 	var f runFlags
 	roots := fs.Int("roots", 4, "number of random roots (rooted algorithms)")
 	source := fs.Int("source", -1, "run from this one vertex instead of random roots")
@@ -212,6 +214,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.validate(fs, *source); err != nil {
 		return err
 	}
+	grp, closeGroup, done, err := group.start("", args, stdout, stderr)
+	if done || err != nil {
+		return err
+	}
+	defer closeGroup()
 	start := time.Now()
 	g, sp, err := gf.load(pos[1])
 	if err != nil {
@@ -219,6 +226,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, g, time.Since(start).Seconds())
 	fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, algo.label)
+	if grp != nil { // the algorithms take a group in a later step
+		fmt.Fprintf(stdout, "group  %s\n", grp)
+	}
 
 	srcs := []int32{0}
 	if algo.rooted {

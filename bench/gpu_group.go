@@ -1,7 +1,8 @@
 package bench
 
 import (
-	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/graphnb/graphnb/algo/bfs"
@@ -19,7 +20,6 @@ func BFSGroup(o bfs.GroupOptions) Variant {
 		label = "top-down over a group"
 	}
 	return Variant{Label: label, Algo: "bfs",
-		Prepare: func(*gpu.Device, *graph.CSR) (Runner, error) { return nil, errNotGroup },
 		PrepareGroup: func(pg *gpu.PartGraph) (Runner, error) {
 			t0 := time.Now()
 			p, err := bfs.PrepareGroup(pg, o)
@@ -38,9 +38,6 @@ func BFSGroup(o bfs.GroupOptions) Variant {
 				}}, nil
 		}}
 }
-
-// errNotGroup is the error of a group variant's Prepare on one device.
-var errNotGroup = errors.New("bench: this variant runs over a group of GPUs only (Sweep.Group; graphnb bench -gpus or -ranks)")
 
 // groupRunner runs a variant prepared over a group; its results stay on
 // the devices and are validated there.
@@ -69,6 +66,27 @@ func (r *groupRunner[R]) Check() error {
 		return noResult
 	}
 	return r.check(r.last)
+}
+
+// GroupVariants builds every registered variant of algo that runs over a
+// group of GPUs (Variant.PrepareGroup): a group sweep's default.
+func GroupVariants(algo string) ([]Variant, error) {
+	names := groupNames(algo)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("bench: no %s variant runs over a group of GPUs yet; the group variants are %s", algo, strings.Join(allGroupNames(), ", "))
+	}
+	return LookupAll(algo, names...)
+}
+
+// allGroupNames lists every registered group variant as ALGO/NAME.
+func allGroupNames() []string {
+	var out []string
+	for _, algo := range Algos() {
+		for _, n := range groupNames(algo) {
+			out = append(out, algo+" "+n)
+		}
+	}
+	return out
 }
 
 // groupNames lists the registered group variants of algo.

@@ -41,7 +41,21 @@ func TestGroupSweepOnHost(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "group/direction-optimizing") {
 		t.Errorf("a one-device variant in a group sweep: %v; want a refusal naming the group variants", err)
 	}
-	if _, err := BFSGroup(bfs.GroupOptions{}).Prepare(gpu.Host(), nil); err == nil {
-		t.Error("a group variant prepared on one device: no error")
+	_, err = Sweep{Algo: "bfs", Family: "rmat", Scales: []int{8}, Roots: 2, Variants: []Variant{v}}.Run(gpu.Host(), nil)
+	if err == nil || !strings.Contains(err.Error(), "only over a group") {
+		t.Errorf("a group variant in a one-device sweep: %v; want a refusal", err)
+	}
+	all, err := LookupAll("bfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range all {
+		if x.PrepareGroup != nil {
+			t.Errorf("LookupAll(\"bfs\") holds the group variant %q", x.Label)
+		}
+	}
+	gv, err := GroupVariants("bfs")
+	if err != nil || len(gv) != 2 {
+		t.Errorf("GroupVariants(\"bfs\"): %d, %v; want the two group BFS", len(gv), err)
 	}
 }

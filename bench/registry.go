@@ -108,10 +108,15 @@ func Lookup(algo, name string) (Variant, error) {
 }
 
 // LookupAll builds the named variants of algo; no names means every
-// registered variant of algo.
+// registered variant of algo that runs on one device (the group variants,
+// which run only over a group of GPUs, are left out: GroupVariants).
 func LookupAll(algo string, names ...string) ([]Variant, error) {
 	if len(names) == 0 {
-		names = Names(algo)
+		for _, e := range Entries(algo) {
+			if e.New().PrepareGroup == nil {
+				names = append(names, e.Name)
+			}
+		}
 		if len(names) == 0 {
 			return nil, fmt.Errorf("bench: no variants for algorithm %q; choose one of %s", algo, strings.Join(Algos(), ", "))
 		}

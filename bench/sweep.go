@@ -202,8 +202,10 @@ func (s Sweep) resolve() (*plan, error) {
 			return nil, fmt.Errorf("bench: variant %d has no label", i)
 		case labels[v.Label]:
 			return nil, fmt.Errorf("bench: two variants are labelled %q; labels name the curves and must differ", v.Label)
-		case v.Prepare == nil:
+		case v.Prepare == nil && v.PrepareGroup == nil:
 			return nil, fmt.Errorf("bench: variant %q has no Prepare function", v.Label)
+		case v.PrepareGroup == nil && s.Group != nil:
+			return nil, fmt.Errorf("bench: variant %q does not run over a group of GPUs; the group variants of %s are %v", v.Label, v.Algo, groupNames(v.Algo))
 		}
 		labels[v.Label] = true
 		if s.Algo == "" {
@@ -347,10 +349,10 @@ func (s Sweep) Run(dev *gpu.Device, progress func(done, total int64)) (*Table, e
 	}
 	if s.Group != nil {
 		dev = s.Group.Devices()[0]
-		for _, v := range p.Variants {
-			if v.PrepareGroup == nil {
-				return nil, fmt.Errorf("bench: variant %q does not run over a group of GPUs; the group variants of %s are %v", v.Label, p.Algo, groupNames(p.Algo))
-			}
+	}
+	for _, v := range p.Variants {
+		if v.Prepare == nil && s.Group == nil {
+			return nil, fmt.Errorf("bench: variant %q runs only over a group of GPUs: set Sweep.Group (graphnb bench -gpus N or -ranks N)", v.Label)
 		}
 	}
 	if dev == nil {

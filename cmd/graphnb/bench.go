@@ -107,6 +107,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if !f.group.none() && len(sp.Variants) == 0 { // every variant that runs over a group
+		if sweep.Variants, err = bench.GroupVariants(sweep.Algo); err != nil {
+			return usageError{err.Error()}
+		}
+	}
 	if err := sweep.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
@@ -136,8 +141,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if grp != nil { // until the sweeps take a group: this process's first GPU
-		dev = grp.Devices()[0]
+	if grp != nil {
+		sweep.Group = grp
 	}
 	leader := f.group.leader() // the other ranks write nothing
 	f.quiet = f.quiet || !leader

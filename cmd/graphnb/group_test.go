@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/bench"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 	"github.com/graphnb/graphnb/launch"
@@ -67,7 +67,9 @@ func TestGraphnbProcess(t *testing.T) {
 // TestFakeGPUGroup runs the group flags on two fake GPUs with the fake
 // NCCL: -gpus in one process, -ranks as processes of this test binary.
 func TestFakeGPUGroup(t *testing.T) {
-	fakegpu.RunN(t, "TestFakeGPUGroupChild", 3*time.Minute, 2, func(b *fakegpu.Builder) []string { return nil })
+	fakegpu.RunN(t, "TestFakeGPUGroupChild", 3*time.Minute, 2, func(b *fakegpu.Builder) []string {
+		return []string{b.CXX("../../algo/bfs/testdata/fake_multi.cpp", "-I../../algo/bfs")}
+	})
 }
 
 func TestFakeGPUGroupChild(t *testing.T) {
@@ -161,12 +163,32 @@ func checkGroups(t *testing.T, n int, name string) {
 	ln.Close()
 	ok("two ranks over TCP", []string{"-ranks", "2", "-rendezvous", "tcp:" + addr}, "group  group of 2 ranks (1 in this process)")
 
-	// bench: rank 0 writes the table, the others nothing
+	// bench: rank 0 writes the table, the others nothing; the default
+	// variants are the group ones, every run validated on the devices
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI("bench", "bfs", "grid:8x8", "-variants", "cpu/do", "-roots", "2", "-quiet", "-ranks", "2", "-o", filepath.Join(dir, "t.json"))
-	if code != 0 {
-		t.Errorf("bench -ranks 2: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	} else if b, err := os.ReadFile(filepath.Join(dir, "t.json")); err != nil || !json.Valid(b) {
-		t.Errorf("bench -ranks 2 wrote %q (%v); want a JSON table", b, err)
+	for _, flags := range [][]string{{"-ranks", "2"}, {"-gpus", "2"}} {
+		out := filepath.Join(dir, flags[0]+".json")
+		code, stdout, stderr := runCLI(append([]string{"bench", "bfs", "grid:8x8", "-roots", "2", "-quiet", "-o", out}, flags...)...)
+		if code != 0 {
+			t.Errorf("bench %v: exit %d\nstdout:\n%s\nstderr:\n%s", flags, code, stdout, stderr)
+			continue
+		}
+		tab, err := bench.LoadFile(out)
+		if err != nil {
+			t.Errorf("bench %v wrote no table: %v", flags, err)
+			continue
+		}
+		if tab.Meta.Ranks != 2 || len(tab.Rows) != 2 {
+			t.Errorf("bench %v: %d ranks, %d rows; want 2 and the 2 group variants", flags, tab.Meta.Ranks, len(tab.Rows))
+		}
+		for _, r := range tab.Rows {
+			if r.Checker != "device" || len(r.Runs) != 2 || !r.Runs[0].Validated {
+				t.Errorf("bench %v: %s: checker %q, %d runs; want 2 validated on the devices", flags, r.Variant, r.Checker, len(r.Runs))
+			}
+		}
+	}
+	code, _, stderr := runCLI("bench", "bfs", "grid:8x8", "-roots", "2", "-quiet", "-gpus", "2", "-variants", "cpu/do", "-o", filepath.Join(dir, "x.json"))
+	if code == 0 || !strings.Contains(stderr, "does not run over a group") {
+		t.Errorf("bench -gpus 2 -variants cpu/do: exit %d, %s; want a refusal naming the group variants", code, stderr)
 	}
 }

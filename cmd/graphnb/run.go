@@ -226,8 +226,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, g, time.Since(start).Seconds())
 	fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, algo.label)
-	if grp != nil { // the algorithms take a group in a later step
+	runRoot := func(src int32) (outcome, error) { return algo.run(g, src, f) }
+	if grp != nil {
 		fmt.Fprintf(stdout, "group  %s\n", grp)
+		run, closeRun, err := groupRunner(grp, algo.name, g)
+		if err != nil {
+			return err
+		}
+		defer closeRun()
+		runRoot = func(src int32) (outcome, error) { return run(src, !*noCheck) }
 	}
 
 	srcs := []int32{0}
@@ -247,7 +254,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var rates []graph.TEPS
 	for _, src := range srcs {
-		o, err := algo.run(g, src, f)
+		o, err := runRoot(src)
 		if err != nil {
 			return err
 		}

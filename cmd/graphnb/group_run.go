@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+)
+
+// groupAlgorithms are what "graphnb run" runs over a group of GPUs: for
+// each, a function that prepares the split graph and returns the run of one
+// root. Every process of a -ranks group runs the same calls.
+var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, check bool) (outcome, error), close func() error, err error){
+	"bfs": func(pg *gpu.PartGraph) (func(int32, bool) (outcome, error), func() error, error) {
+		p, err := bfs.PrepareGroup(pg, bfs.GroupOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(src int32, check bool) (outcome, error) {
+			r, err := p.Run(src)
+			if err != nil {
+				return outcome{}, err
+			}
+			o := outcome{time: r.Time, teps: r.TEPS,
+				summary: fmt.Sprintf("reached %d, %d levels, %.0f%% of the time in collectives", r.Reached, len(r.FrontierSizes), 100*share(r.Comm.Seconds(), r.Time.Seconds())),
+				check:   func() error { return nil }}
+			if check { // the device check, a collective: every rank runs it
+				err := p.Check(r)
+				o.check = func() error { return err }
+			}
+			return o, nil
+		}, p.Close, nil
+	},
+}
+
+// share is part/whole, 0 for an empty whole.
+func share(part, whole float64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return part / whole
+}
+
+// groupRunner prepares algo over grp on g split by vertex blocks, or says
+// which algorithms run over a group.
+func groupRunner(grp *gpu.Group, algo string, g *graph.CSR) (run func(src int32, check bool) (outcome, error), close func() error, err error) {
+	prep, ok := groupAlgorithms[algo]
+	if !ok {
+		var names []string
+		for n := range groupAlgorithms {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, nil, usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo, strings.Join(names, ", "))
+	}
+	pg, err := gpu.UploadParts(grp, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	run, closeRun, err := prep(pg)
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("run: %w", err), pg.Close())
+	}
+	return run, func() error { return errors.Join(closeRun(), pg.Close()) }, nil
+}

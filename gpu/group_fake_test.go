@@ -72,16 +72,6 @@ func fakeGroup(t *testing.T) *Group {
 	return g
 }
 
-// span is SpanOf that fails the rank's function instead of returning an
-// error.
-func span(buf any, off, n int) Span {
-	s, err := SpanOf(buf, off, n)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 // checkGroupCollectives runs every collective of a Rank on device buffers
 // and checks the results on the host.
 func checkGroupCollectives(r *Rank, t *Thread) error {
@@ -224,6 +214,13 @@ func init() {
 				if err := g.Run(checkGroupCollectives); err != nil {
 					t.Fatal(err)
 				}
+			}
+			// The GPU tests' checks, small.
+			if err := g.Run(func(r *Rank, th *Thread) error { return checkCollectivesAt(r, th, 12*n) }); err != nil {
+				t.Fatal(err)
+			}
+			if d, err := timeAllReduce(g, 4096, 1, 2); err != nil || d <= 0 {
+				t.Errorf("timeAllReduce: %v, %v", d, err)
 			}
 			if g.Err() != nil {
 				t.Errorf("Err() = %v", g.Err())

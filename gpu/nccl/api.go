@@ -353,7 +353,7 @@ func (c *Comm) call(name string, r int) error {
 	case resSuccess:
 		return nil
 	case resInProgress:
-		return c.settle(name, "the call to be enqueued")
+		return c.settle(name, "the call to settle")
 	}
 	return c.fail(name, r, nil)
 }

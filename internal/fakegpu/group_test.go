@@ -97,3 +97,33 @@ func TestFakeGPUGroupChild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFakeGPURanks checks RunRanks and JoinedGroup: a group of two
+// processes, one fake GPU each, all-reduces a buffer.
+func TestFakeGPURanks(t *testing.T) {
+	RunN(t, "TestFakeGPURanksChild", time.Minute, 2, func(b *Builder) []string { return nil })
+}
+
+func TestFakeGPURanksChild(t *testing.T) {
+	RunRanks(t, "TestFakeGPURank", 2, 45*time.Second)
+}
+
+func TestFakeGPURank(t *testing.T) {
+	g := JoinedGroup(t)
+	if g.Size() != 2 || len(g.Ranks()) != 1 {
+		t.Fatalf("JoinedGroup is a %s", g)
+	}
+	err := g.Run(func(r *gpu.Rank, th *gpu.Thread) error {
+		if r.Device().Ordinal() != r.Rank() {
+			return fmt.Errorf("rank %d on device %d", r.Rank(), r.Device().Ordinal())
+		}
+		got, err := r.AllReduceInt64(th, []int64{int64(r.Rank()) + 1}, nccl.Sum)
+		if err == nil && got[0] != 3 {
+			err = fmt.Errorf("rank %d: AllReduceInt64 gave %v, want [3]", r.Rank(), got)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

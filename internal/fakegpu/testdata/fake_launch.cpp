@@ -127,11 +127,12 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	if (!ours) {
 		return 0; // the fake driver's own test kernels
 	}
-	// One kernel at a time in the whole process: with several fake devices
-	// (a gpu.Group) launches come from several device threads, and the
-	// emulator's __shared__ statics and readable list are per process.
-	static std::mutex one;
-	std::lock_guard<std::mutex> hold(one);
+	// One emulated launch at a time: the emulator's per-launch state
+	// (emu::readable, emu::error, emu::children, __shared__ statics) is
+	// global, and the ranks of a device group launch from several threads
+	// at once.
+	static std::mutex launchMu;
+	std::lock_guard<std::mutex> serial(launchMu);
 	l.grid.x = gx, l.grid.y = gy, l.grid.z = gz;
 	l.block.x = bx, l.block.y = by, l.block.z = bz;
 	l.shared = shared;

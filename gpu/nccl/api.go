@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -319,7 +320,7 @@ func (c *Comm) settle(call, waiting string) error {
 // asynchronous error, done's error or the timeout.
 func (c *Comm) poll(call, waiting string, timeout time.Duration, done func() (bool, error)) error {
 	start := time.Now()
-	sleep := time.Microsecond
+	sleep := 10 * time.Microsecond
 	for {
 		async, r := cCommGetAsyncError(c.h)
 		switch {
@@ -339,12 +340,22 @@ func (c *Comm) poll(call, waiting string, timeout time.Duration, done func() (bo
 			return c.fail(call, 0, fmt.Errorf("%w: %s on rank %d of %d waited %v for %s (a rank failed, stalled or never came); the communicator was aborted; GRAPHNB_NCCL_TIMEOUT sets the limit",
 				ErrTimeout, call, c.rank, c.size, waited.Round(time.Millisecond), waiting))
 		}
+		// Collectives of a BFS level take tens of microseconds: poll
+		// without sleeping at first (a sleep costs about as much), then
+		// back off to a millisecond.
+		if time.Since(start) < spinFor {
+			runtime.Gosched()
+			continue
+		}
 		time.Sleep(sleep)
 		if sleep < time.Millisecond {
 			sleep *= 2
 		}
 	}
 }
+
+// spinFor is how long poll checks without sleeping.
+const spinFor = 500 * time.Microsecond
 
 // call checks result r of an enqueueing call: success, in progress
 // (settled), or an error that aborts the communicator.
@@ -468,8 +479,9 @@ func (c *Comm) AllToAllV(send uint64, sendCounts, sendOffsets []int, recv uint64
 // ncclRemoteError, …) aborts the communicator and is returned as an
 // *Error; so is done's error. After timeout (0: the default, see Timeout)
 // it aborts the communicator and returns an error wrapping ErrTimeout that
-// names the rank and how long it waited. It polls, sleeping 1 µs at first
-// and twice as long each time up to a millisecond.
+// names the rank and how long it waited. It polls without sleeping for
+// the first 0.5 ms, then sleeping 10 µs and twice as long each time up to
+// a millisecond.
 func (c *Comm) Wait(timeout time.Duration, done func() (bool, error)) error {
 	if err := c.usable("Wait"); err != nil {
 		return err

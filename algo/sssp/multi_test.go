@@ -1,0 +1,352 @@
+package sssp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/fakegpu"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
+)
+
+// uploadParts splits g by gpu.Block over grp's ranks (all in this
+// process) and uploads each part to its rank's device: a PartGraph for
+// tests, until the partitioned generator makes them on the devices.
+func uploadParts(t testing.TB, grp *gpu.Group, g *graph.CSR) *gpu.PartGraph {
+	t.Helper()
+	n := g.NumVertices()
+	var parts []*gpu.Part
+	for _, r := range grp.Ranks() {
+		dev := r.Device()
+		lo, hi := gpu.Block(n, grp.Size(), r.Rank())
+		a0, a1 := g.Offsets[lo], g.Offsets[hi]
+		off := make([]int64, hi-lo+1)
+		for i := range off {
+			off[i] = g.Offsets[lo+i] - a0
+		}
+		p := &gpu.Part{Lo: lo, Hi: hi}
+		var err error
+		if p.Offsets, err = dev.Int64sFrom(off); err != nil {
+			t.Fatal(err)
+		}
+		if p.Adj, err = dev.Int32sFrom(g.Adj[a0:a1]); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case g.Weights64 != nil:
+			p.Weights64, err = dev.Float64sFrom(g.Weights64[a0:a1])
+		case g.Weights != nil:
+			p.Weights, err = dev.Float32sFrom(g.Weights[a0:a1])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	pg, err := gpu.NewPartGraph(grp, n, g.Directed, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	return pg
+}
+
+// groupCases are the graphs of the group tests: the shortest-path cases
+// of internal/testgraphs, small R-MATs (float32, float64 and no weights),
+// a random graph with integer weights, directed ones, and graphs with
+// unreachable vertices.
+func groupCases(t testing.TB) []gpuCase {
+	var cases []gpuCase
+	for _, c := range tg.ShortestPaths() {
+		cases = append(cases, gpuCase{name: c.Name, g: c.Graph(t), srcs: []int32{c.Source}})
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	integer := func(r *rand.Rand) float64 { return float64(r.IntN(8)) }
+	cases = append(cases,
+		gpuCase{name: "rmat_s7", g: mustGraph(t)(gen.RMAT(7, 8, gen.Seed(1)))},
+		gpuCase{name: "rmat_s7_float64", g: mustGraph(t)(gen.RMAT(7, 8, gen.Seed(2), gen.Float64()))},
+		gpuCase{name: "rmat_s7_unweighted", g: mustGraph(t)(gen.RMAT(7, 8, gen.Seed(3), gen.Unweighted()))},
+		gpuCase{name: "rmat_s7_integer", g: mustGraph(t)(gen.RMAT(7, 8, gen.Seed(4), gen.Integer(9)))},
+		gpuCase{name: "random_directed", g: tg.Build(t, 200, true, tg.Float32, tg.Random(r, 200, 900, func(r *rand.Rand) float64 { return r.Float64() })...)},
+		gpuCase{name: "random_integer", g: tg.Build(t, 150, false, tg.Float32, tg.Random(r, 150, 400, integer)...)},
+		gpuCase{name: "random_integer_directed", g: tg.Build(t, 150, true, tg.Float64, tg.Random(r, 150, 600, integer)...)},
+		gpuCase{name: "two_components", g: twoComponents(t), srcs: []int32{0, 100}},
+		gpuCase{name: "zero_weights", g: tg.Build(t, 6, false, tg.Float32,
+			tg.Edge{0, 1, 0}, tg.Edge{1, 2, 0}, tg.Edge{2, 0, 0}, tg.Edge{2, 3, 1}, tg.Edge{3, 4, 0}, tg.Edge{4, 5, 0}, tg.Edge{5, 3, 0}), srcs: []int32{1}},
+	)
+	for i := range cases {
+		c := &cases[i]
+		if c.srcs == nil {
+			c.srcs = append([]int32{0}, c.g.Roots(1, 9)...)
+		}
+	}
+	return cases
+}
+
+// checkGroupRuns runs RunGroup on every case and source and compares it
+// with DeltaStepping (Dist, bit for bit) and with the single-GPU near-far
+// method's RunOnDevice (Dist and the parent tree, which depends only on
+// the distances), and validates it with GroupResult.Check.
+func checkGroupRuns(t *testing.T, dev *gpu.Device, grp *gpu.Group, cases []gpuCase) {
+	for _, c := range cases {
+		pg := uploadParts(t, grp, c.g)
+		var single *Prepared
+		if !dev.IsHost() {
+			var err error
+			if single, err = Prepare(dev, c.g, Options{Method: NearFar, Parents: true}); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+		for _, src := range c.srcs {
+			name := fmt.Sprintf("%s from %d", c.name, src)
+			want, err := DeltaStepping(c.g, src, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := RunGroup(pg, int(src), GroupOptions{Parents: true})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, err := res.Result()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if err := sameDist(got.Dist, want.Dist); err != nil {
+				t.Errorf("%s: against DeltaStepping: %v", name, err)
+			}
+			if got.Reached != want.Reached || got.ComponentEdges != want.ComponentEdges {
+				t.Errorf("%s: Reached %d, ComponentEdges %d; DeltaStepping says %d, %d", name, got.Reached, got.ComponentEdges, want.Reached, want.ComponentEdges)
+			}
+			if err := Check(c.g, got); err != nil {
+				t.Errorf("%s: the host check: %v", name, err)
+			}
+			if err := res.Check(); err != nil {
+				t.Errorf("%s: the group's check: %v", name, err)
+			}
+			if single != nil {
+				checkAgainstSingle(t, name, single, src, res, got)
+			}
+			if err := res.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+		single.Close()
+	}
+}
+
+// checkAgainstSingle compares a group's result with the single GPU's
+// near-far run: Δ, distances and parents.
+func checkAgainstSingle(t *testing.T, name string, single *Prepared, src int32, res *GroupResult, got *Result) {
+	t.Helper()
+	sr, err := single.Run(src)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if err := sameDist(got.Dist, sr.Dist); err != nil {
+		t.Errorf("%s: against the single GPU: %v", name, err)
+	}
+	if res.Delta != single.Delta() {
+		t.Errorf("%s: Δ = %v, the single GPU's near-far uses %v", name, res.Delta, single.Delta())
+	}
+	for v := range got.Parents {
+		if got.Parents[v] != sr.Parents[v] {
+			t.Errorf("%s: Parents[%d] = %d, the single GPU's tree says %d", name, v, got.Parents[v], sr.Parents[v])
+			break
+		}
+	}
+}
+
+// TestRunGroupHost runs RunGroup on a group of the host device: the
+// CPU's DeltaStepping on the one part.
+func TestRunGroupHost(t *testing.T) {
+	grp, err := gpu.NewGroup(gpu.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grp.Close()
+	checkGroupRuns(t, gpu.Host(), grp, groupCases(t))
+	checkGroupErrors(t, grp)
+}
+
+// checkGroupErrors checks RunGroup's refusals: a source out of range, a
+// bad Δ, an interrupt, a negative weight.
+func checkGroupErrors(t *testing.T, grp *gpu.Group) {
+	g := mustGraph(t)(gen.Path(10, gen.Seed(1)))
+	pg := uploadParts(t, grp, g)
+	for _, src := range []int{-1, 10} {
+		if r, err := RunGroup(pg, src, GroupOptions{}); r != nil || err == nil || !strings.Contains(err.Error(), "is not a vertex") {
+			t.Errorf("RunGroup from %d: %v, %v; want an error naming the source", src, r, err)
+		}
+	}
+	if r, err := RunGroup(pg, 0, GroupOptions{Delta: math.NaN()}); r != nil || err == nil || !strings.Contains(err.Error(), "Δ") {
+		t.Errorf("RunGroup with Δ NaN: %v, %v; want an error", r, err)
+	}
+	if r, err := RunGroup(nil, 0, GroupOptions{}); r != nil || err == nil {
+		t.Errorf("RunGroup(nil): %v, %v; want an error", r, err)
+	}
+	cancel.Request()
+	r, err := RunGroup(pg, 0, GroupOptions{})
+	cancel.Clear()
+	if r != nil || !errors.Is(err, cancel.ErrInterrupted) {
+		t.Errorf("RunGroup interrupted: %v, %v; want cancel.ErrInterrupted", r, err)
+	}
+	neg := tg.Build(t, 3, false, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, -1})
+	if r, err := RunGroup(uploadParts(t, grp, neg), 0, GroupOptions{}); r != nil || err == nil || !strings.Contains(err.Error(), "negative") {
+		t.Errorf("RunGroup with a negative weight: %v, %v; want an error", r, err)
+	}
+}
+
+// TestFakeGPUGroup runs the group tests on a one-rank group of the fake
+// GPU (see TestFakeGPU), with and without loopback (every relaxation sent
+// through the packing, the all-to-all and the owner's minima).
+func TestFakeGPUGroup(t *testing.T) {
+	fakegpu.Run(t, "TestFakeGPUGroupChild", 5*time.Minute, func(b *fakegpu.Builder) []string {
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
+	})
+}
+
+// TestFakeGPUGroupChild is TestFakeGPUGroup's child process.
+func TestFakeGPUGroupChild(t *testing.T) {
+	dev := fakegpu.Device(t)
+	nearFarTuning.batch = 3 // fewer idle launches (see TestFakeGPUChild)
+	grp, err := gpu.NewGroup(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grp.Close()
+	cases := groupCases(t)
+	t.Run("runs", func(t *testing.T) { checkGroupRuns(t, dev, grp, cases) })
+	t.Run("loopback", func(t *testing.T) {
+		groupTuning.loopback = true
+		defer func() { groupTuning.loopback = false }()
+		checkGroupRuns(t, dev, grp, cases)
+	})
+	t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
+	t.Run("check_catches", func(t *testing.T) { checkGroupCatches(t, grp) })
+	t.Run("stats", func(t *testing.T) { checkGroupStats(t, grp) })
+}
+
+// checkGroupStats checks the figures of a loopback run: relaxations,
+// bytes sent (16 per pair), the communication share.
+func checkGroupStats(t *testing.T, grp *gpu.Group) {
+	g := mustGraph(t)(gen.RMAT(7, 8, gen.Seed(1)))
+	pg := uploadParts(t, grp, g)
+	groupTuning.loopback = true
+	defer func() { groupTuning.loopback = false }()
+	res, err := RunGroup(pg, 0, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	if res.Relaxations <= 0 || res.ExchangedBytes <= 0 || res.ExchangedBytes%16 != 0 || res.Rounds < 1 || res.Phases < 1 {
+		t.Errorf("%v: want relaxations, bytes (a multiple of 16), rounds and phases", res)
+	}
+	if s := res.CommShare(); !(s >= 0 && s <= 1) || len(res.Ranks) != 1 || res.Ranks[0].Time != res.Time {
+		t.Errorf("%v: communication share %v, ranks %+v", res, s, res.Ranks)
+	}
+	if _, err := res.Parents(); err == nil {
+		t.Error("Parents without the Parents option: no error")
+	}
+	if err := res.Check(); err == nil || !strings.Contains(err.Error(), "Parents") {
+		t.Errorf("Check without parents: %v; want an error", err)
+	}
+}
+
+// checkGroupCatches corrupts a run's distances and parents on the device
+// and checks that GroupResult.Check names the broken rule and the vertex.
+func checkGroupCatches(t *testing.T, grp *gpu.Group) {
+	g := mustGraph(t)(gen.RMAT(7, 8, gen.Seed(1)))
+	pg := uploadParts(t, grp, g)
+	want, err := DeltaStepping(g, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A reached vertex other than the source, with a parent other than
+	// the source.
+	v := -1
+	for u := range want.Dist {
+		if u != 0 && !math.IsInf(want.Dist[u], 1) && want.Parents[u] != 0 {
+			v = u
+			break
+		}
+	}
+	if v < 0 {
+		t.Fatal("no vertex to corrupt")
+	}
+	for _, c := range []struct {
+		name, rule string
+		dist       func(d []float64)
+		par        func(p []int32)
+	}{
+		{"longer", "vertex " + strconv.Itoa(v), func(d []float64) { d[v] += 1 }, nil},
+		{"source", "source", func(d []float64) { d[0] = 1 }, nil},
+		{"parent", "parent arc: vertex " + strconv.Itoa(v), nil, func(p []int32) { p[v] = 0 }},
+		{"unreached", "reach: vertex " + strconv.Itoa(v), nil, func(p []int32) { p[v] = -1 }},
+		{"cycle", "", nil, func(p []int32) { p[v], p[p[v]] = p[p[v]], int32(v) }},
+	} {
+		res, err := RunGroup(pg, 0, GroupOptions{Parents: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gr := res.ranks[0]
+		if c.dist != nil {
+			d, _ := gr.dist.ToHost()
+			c.dist(d)
+			if err := gr.dist.Upload(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.par != nil {
+			p, _ := gr.parents.ToHost()
+			c.par(p)
+			if err := gr.parents.Upload(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err = res.Check()
+		if err == nil || !strings.Contains(err.Error(), c.rule) || !regexp.MustCompile(`\d+ failures over the group`).MatchString(err.Error()) {
+			t.Errorf("%s: Check: %v; want an error naming %q and the failure count", c.name, err, c.rule)
+		}
+		res.Close()
+	}
+}
+
+// TestMultiConstants compares multi.go's control words with multi.cu's.
+func TestMultiConstants(t *testing.T) {
+	src, err := os.ReadFile("multi.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{"MS_QLEN": msQLen, "MS_FMIN": msFMin, "MS_SCANNED": msScanned,
+		"MS_LOWERED": msLowered, "MS_REACHED": msReached, "MS_DEGREES": msDegrees, "MS_LEFT": msLeft,
+		"MS_ADOPTED": msAdopted, "MS_LOWEST": msLowest, "MS_COUNT0": msCount0, "MS_ORPHAN": msOrphan,
+		"MSCK_ERRORS": msckErrors, "MSCK_JUMPED": msckJumped, "MSCK_REACHED": msckReach, "MSCK_WORDS": msckWords} {
+		m := regexp.MustCompile(`#define ` + name + ` \(?(-?\d+)\)?`).FindSubmatch(src)
+		if m == nil {
+			t.Errorf("multi.cu does not define %s", name)
+			continue
+		}
+		if got, _ := strconv.Atoi(string(m[1])); got != want {
+			t.Errorf("multi.cu's %s = %d, multi.go's %d", name, got, want)
+		}
+	}
+	if msckJumped != ckJumped {
+		t.Errorf("MSCK_JUMPED %d is not check.cu's CK_JUMPED %d (ssspck_jump writes it)", msckJumped, ckJumped)
+	}
+	for _, k := range multiKernelNames() {
+		if !strings.Contains(string(src), "__global__ void "+k+"(") {
+			t.Errorf("multi.cu declares no kernel %s", k)
+		}
+	}
+}

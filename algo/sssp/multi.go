@@ -213,16 +213,24 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 	}
 	res.ranks = ranks
 	var sums sync.Mutex
+	var stop error
 	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
 		gr := ranks[localIndex(pg, r)]
 		if err := gr.prepare(t, o.Parents); err != nil {
 			return err
 		}
 		delta, err := gr.delta(t, o)
-		if err != nil {
-			return err
+		var rounds, phases int
+		if err == nil {
+			rounds, phases, err = gr.search(t, int32(source), delta)
 		}
-		rounds, phases, err := gr.search(t, int32(source), delta)
+		if as, ok := err.(agreedStop); ok {
+			// Every rank stops here alike: the group stays usable.
+			sums.Lock()
+			stop = as.err
+			sums.Unlock()
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -258,9 +266,19 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("sssp: RunGroup from %d: %w", source, err), res.Close())
 	}
+	if stop != nil {
+		return nil, errors.Join(stop, res.Close())
+	}
 	res.TEPS = graph.Rate(res.ComponentEdges, pg.Arcs, res.Time)
 	return res, nil
 }
+
+// agreedStop is an error every rank of the group meets at the same
+// point, having agreed on it through a collective (bad weights, an
+// interrupt): the ranks stop without breaking the group.
+type agreedStop struct{ err error }
+
+func (e agreedStop) Error() string { return e.err.Error() }
 
 // localIndex is r's index among pg's parts.
 func localIndex(pg *gpu.PartGraph, r *gpu.Rank) int {
@@ -376,7 +394,7 @@ func (gr *groupRank) delta(t *gpu.Thread, o GroupOptions) (float64, error) {
 	var arcs int64
 	for k := range size {
 		if neg := all[3*k]; neg > 0 {
-			return 0, fmt.Errorf("sssp: RunGroup: a negative or NaN weight at arc %d of rank %d's part (Δ-stepping needs weights ≥ 0)", neg-1, k)
+			return 0, agreedStop{fmt.Errorf("sssp: RunGroup: a negative or NaN weight at arc %d of rank %d's part (Δ-stepping needs weights ≥ 0)", neg-1, k)}
 		}
 		sum += math.Float64frombits(uint64(all[3*k+1])) * float64(all[3*k+2])
 		arcs += all[3*k+2]
@@ -487,7 +505,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 			return 0, 0, err
 		}
 		if all[size*size+1] > 0 {
-			return 0, 0, cancel.ErrInterrupted
+			return 0, 0, agreedStop{fmt.Errorf("sssp: RunGroup: %w", cancel.ErrInterrupted)}
 		}
 		if all[size*size] == 0 {
 			// The phase is over: the next threshold from the least active

@@ -70,6 +70,19 @@ extern "C" __global__ void msssp_init(double *dist, i64 B, int *act, i64 nl, i64
 	}
 }
 
+// msssp_reset starts a round: no vertex queued, no active distance seen,
+// no vertex listed for any of the size owners (the counters of relaxed
+// arcs and lowered distances go on).
+extern "C" __global__ void msssp_reset(u64 *ctl, int size) {
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < MS_COUNT0 + size; i += gridDim.x * blockDim.x) {
+		if (i == MS_FMIN) {
+			ctl[i] = ms_inf_bits();
+		} else if (i == MS_QLEN || i >= MS_COUNT0) {
+			ctl[i] = 0;
+		}
+	}
+}
+
 // msssp_frontier queues the active vertices below thr (bits of T) and
 // makes them inactive; the others left active lower ctl[MS_FMIN].
 extern "C" __global__ void msssp_frontier(const double *dist, int *act, i64 nl, u64 thr, int *queue, u64 *ctl) {

@@ -49,7 +49,7 @@ const (
 
 // multiKernelNames lists the kernels of multi.cu the Go side launches.
 func multiKernelNames() []string {
-	return []string{"msssp_init", "msssp_frontier", "msssp_relax_w32", "msssp_relax_w64", "msssp_pack", "msssp_apply",
+	return []string{"msssp_init", "msssp_reset", "msssp_frontier", "msssp_relax_w32", "msssp_relax_w64", "msssp_pack", "msssp_apply",
 		"msssp_fill_int", "msssp_offer_w32", "msssp_offer_w64", "msssp_take",
 		"msssp_ck_vertices", "msssp_ck_tree", "msssp_ck_arcs_w32", "msssp_ck_arcs_w64", "msssp_ck_parent_arcs"}
 }
@@ -462,8 +462,10 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 	thr := nextThreshold(0, delta)
 	phases = 1
 	size, me := gr.size, gr.r.Rank()
-	reset := make([]uint64, len(gr.ctlHost))
 	ctl := gr.ctlHost
+	if err := gr.ctl.Fill(0); err != nil {
+		return 0, 0, err
+	}
 	relax := "msssp_relax_" + gr.wtag
 	loopArg := int32(0)
 	if loop {
@@ -475,9 +477,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 		if rounds > limit {
 			return 0, 0, fmt.Errorf("no convergence after %d rounds (a bug: please report it)", limit)
 		}
-		reset[msFMin] = math.Float64bits(math.Inf(1))
-		reset[msScanned], reset[msLowered] = ctl[msScanned], ctl[msLowered]
-		if err := gr.ctl.Upload(reset); err != nil {
+		if err := t.Launch(gr.fn["msssp_reset"], gpu.D1(1), gpu.D1(32), 0, gr.ctl, int32(size)); err != nil {
 			return 0, 0, err
 		}
 		if err := gr.launch(t, "msssp_frontier", gr.dist, gr.act, nl, thr, gr.queue, gr.ctl); err != nil {
@@ -521,7 +521,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 			phases++
 			continue
 		}
-		if !remote {
+		if !remote || !anyListed(all[:size*size]) {
 			continue
 		}
 		if err := gr.exchange(t, all, out, rbest, send, recv); err != nil {
@@ -536,6 +536,17 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 	gr.stats.Relaxations = int64(ctl[msScanned])
 	gr.stats.Lowered = int64(ctl[msLowered])
 	return rounds, phases, nil
+}
+
+// anyListed reports whether any rank listed a vertex for any owner (the
+// counts matrix is the same on every rank: all skip the exchange alike).
+func anyListed(counts []int64) bool {
+	for _, c := range counts {
+		if c != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // exchange packs the vertices listed per owner with their candidates,

@@ -288,6 +288,9 @@ func checkGroupStats(t *testing.T, grp *gpu.Group) {
 	if res.Relaxations <= 0 || res.ExchangedBytes <= 0 || res.ExchangedBytes%16 != 0 || res.Rounds < 1 || res.Phases < 1 {
 		t.Errorf("%v: want relaxations, bytes (a multiple of 16), rounds and phases", res)
 	}
+	if low := res.Ranks[0].Lowered; low < res.Reached-1 {
+		t.Errorf("%v: %d distances lowered for %d vertices reached besides the source", res, low, res.Reached-1)
+	}
 	if s := res.CommShare(); !(s >= 0 && s <= 1) || len(res.Ranks) != 1 || res.Ranks[0].Time != res.Time {
 		t.Errorf("%v: communication share %v, ranks %+v", res, s, res.Ranks)
 	}

@@ -56,6 +56,7 @@ fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
 
 fake::Table multiTable({
     small(fake::kernel("msssp_init", msssp_init, direct)),
+    fake::kernel("msssp_reset", msssp_reset, direct),
     small(fake::kernel("msssp_frontier", msssp_frontier, direct)),
     small(fake::kernel("msssp_relax_w32", msssp_relax_w32, direct)),
     small(fake::kernel("msssp_relax_w64", msssp_relax_w64, direct)),

@@ -155,6 +155,10 @@ type groupRank struct {
 	ctl     *gpu.Uint64s
 	stats   RankStats
 	ctlHost []uint64
+	// commTime is the time in collectives so far; interrupted is set by
+	// a launch that met an interrupt (see launch).
+	commTime    time.Duration
+	interrupted bool
 }
 
 // RunGroup computes shortest paths from source over pg, a graph split
@@ -216,49 +220,7 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 	var stop error
 	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
 		gr := ranks[localIndex(pg, r)]
-		if err := gr.prepare(t, o.Parents); err != nil {
-			return err
-		}
-		delta, err := gr.delta(t, o)
-		var rounds, phases int
-		if err == nil {
-			rounds, phases, err = gr.search(t, int32(source), delta)
-		}
-		if as, ok := err.(agreedStop); ok {
-			// Every rank stops here alike: the group stays usable.
-			sums.Lock()
-			stop = as.err
-			sums.Unlock()
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		start := time.Now()
-		reached, degrees, err := gr.finish(t, int32(source), o.Parents)
-		tree := time.Since(start)
-		if err != nil {
-			return err
-		}
-		sent, err := gr.r.AllReduceInt64(t, []int64{gr.stats.SentBytes, gr.stats.Relaxations}, nccl.Sum)
-		if err != nil {
-			return err
-		}
-		sums.Lock()
-		defer sums.Unlock()
-		res.Delta, res.Rounds, res.Phases, res.Reached = delta, rounds, phases, reached
-		res.ComponentEdges = degrees
-		if !pg.Directed {
-			res.ComponentEdges /= 2
-		}
-		res.ExchangedBytes, res.Relaxations = sent[0], sent[1]
-		if gr.stats.Time > res.Time {
-			res.Time, res.CommTime = gr.stats.Time, gr.stats.CommTime
-		}
-		if o.Parents {
-			res.TreeTime = max(res.TreeTime, tree)
-		}
-		return nil
+		return keepAgreedStop(&sums, &stop, gr.run(t, res, &sums, int32(source), o))
 	})
 	for _, gr := range ranks {
 		res.Ranks = append(res.Ranks, gr.stats)
@@ -271,6 +233,61 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 	}
 	res.TEPS = graph.Rate(res.ComponentEdges, pg.Arcs, res.Time)
 	return res, nil
+}
+
+// run is one rank's share of RunGroup: its search, tree and counts,
+// added to res under mu.
+func (gr *groupRank) run(t *gpu.Thread, res *GroupResult, mu *sync.Mutex, src int32, o GroupOptions) error {
+	if err := gr.prepare(t, o.Parents); err != nil {
+		return err
+	}
+	delta, err := gr.delta(t, o)
+	if err != nil {
+		return err
+	}
+	rounds, phases, err := gr.search(t, src, delta)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	reached, degrees, err := gr.finish(t, src, o.Parents)
+	tree := time.Since(start)
+	if err != nil {
+		return err
+	}
+	sent, err := gr.comm(t, []int64{gr.stats.SentBytes, gr.stats.Relaxations}, nccl.Sum)
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	res.Delta, res.Rounds, res.Phases, res.Reached = delta, rounds, phases, reached
+	res.ComponentEdges = degrees
+	if !res.pg.Directed {
+		res.ComponentEdges /= 2
+	}
+	res.ExchangedBytes, res.Relaxations = sent[0], sent[1]
+	if gr.stats.Time > res.Time {
+		res.Time, res.CommTime = gr.stats.Time, gr.stats.CommTime
+	}
+	if o.Parents {
+		res.TreeTime = max(res.TreeTime, tree)
+	}
+	return nil
+}
+
+// keepAgreedStop returns nil for an agreedStop, kept in *stop (under mu):
+// every rank stops there alike and the group stays usable. Other errors
+// are returned (they break the group).
+func keepAgreedStop(mu *sync.Mutex, stop *error, err error) error {
+	var as agreedStop
+	if !errors.As(err, &as) {
+		return err
+	}
+	mu.Lock()
+	*stop = as.err
+	mu.Unlock()
+	return nil
 }
 
 // agreedStop is an error every rank of the group meets at the same
@@ -409,17 +426,49 @@ func (gr *groupRank) delta(t *gpu.Thread, o GroupOptions) (float64, error) {
 	return nearFarDelta(gr.n, arcs, weightStats{negArc: -1, mean: mean}, Options{DeltaFactor: o.DeltaFactor}), nil
 }
 
-// comm is AllReduceInt64, its time counted in the rank's CommTime.
+// comm is AllReduceInt64 with the group's agreement on interrupts: it
+// carries whether this rank was interrupted (cancel.Check, or a launch
+// that met the interrupt: see launch) and returns an agreedStop on every
+// rank when any was. Its time counts in the rank's communication time.
 func (gr *groupRank) comm(t *gpu.Thread, vals []int64, op nccl.Op) ([]int64, error) {
+	flag := int64(0)
+	if gr.interrupted || cancel.Check() != nil {
+		flag = 1
+	}
+	if op == nccl.Min {
+		flag = -flag
+	}
 	start := time.Now()
-	out, err := gr.r.AllReduceInt64(t, vals, op)
-	gr.stats.CommTime += time.Since(start)
-	return out, err
+	out, err := gr.r.AllReduceInt64(t, append(vals[:len(vals):len(vals)], flag), op)
+	gr.commTime += time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	if out[len(vals)] != 0 {
+		return nil, agreedStop{fmt.Errorf("sssp: RunGroup: %w", cancel.ErrInterrupted)}
+	}
+	return out[:len(vals)], nil
 }
 
-// launch launches a grid-stride kernel of multi.cu.
+// launch launches a grid-stride kernel of multi.cu (f: another module's).
+// A launch refused because of an interrupt (every launch polls
+// cancel.Check) is noted and skipped, not returned: the rank goes on to
+// the next comm, where the whole group agrees to stop, instead of
+// leaving the other ranks waiting.
 func (gr *groupRank) launch(t *gpu.Thread, name string, args ...any) error {
-	return t.Launch(gr.fn[name], gr.grid, gpu.D1(blockSize), 0, args...)
+	return gr.launchOn(t, gr.fn[name], gr.grid, args...)
+}
+
+func (gr *groupRank) launchOn(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
+	if gr.interrupted {
+		return nil
+	}
+	err := t.Launch(f, grid, gpu.D1(blockSize), 0, args...)
+	if errors.Is(err, cancel.ErrInterrupted) {
+		gr.interrupted = true
+		return nil
+	}
+	return err
 }
 
 // search is the Δ-stepping loop (see RunGroup); it returns the rounds and
@@ -455,7 +504,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 		return 0, 0, err
 	}
 	start := time.Now()
-	gr.stats.CommTime = 0
+	gr.commTime = 0
 	if err := gr.launch(t, "msssp_init", gr.dist, bs, gr.act, nl, lo, src, rbest, rstamp, n); err != nil {
 		return 0, 0, err
 	}
@@ -477,7 +526,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 		if rounds > limit {
 			return 0, 0, fmt.Errorf("no convergence after %d rounds (a bug: please report it)", limit)
 		}
-		if err := t.Launch(gr.fn["msssp_reset"], gpu.D1(1), gpu.D1(32), 0, gr.ctl, int32(size)); err != nil {
+		if err := gr.launchOn(t, gr.fn["msssp_reset"], gpu.D1(1), gr.ctl, int32(size)); err != nil {
 			return 0, 0, err
 		}
 		if err := gr.launch(t, "msssp_frontier", gr.dist, gr.act, nl, thr, gr.queue, gr.ctl); err != nil {
@@ -490,22 +539,15 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 		if err := gr.ctl.Download(ctl); err != nil {
 			return 0, 0, err
 		}
-		// Every rank's counts per owner in its row, its queue length and
-		// whether it was interrupted.
-		vals := make([]int64, size*size+2)
+		// Every rank's counts per owner in its row, and its queue length.
+		vals := make([]int64, size*size+1)
 		for k := range size {
 			vals[me*size+k] = int64(ctl[msCount0+k])
 		}
 		vals[size*size] = int64(ctl[msQLen])
-		if cancel.Check() != nil {
-			vals[size*size+1] = 1
-		}
 		all, err := gr.comm(t, vals, nccl.Sum)
 		if err != nil {
 			return 0, 0, err
-		}
-		if all[size*size+1] > 0 {
-			return 0, 0, agreedStop{fmt.Errorf("sssp: RunGroup: %w", cancel.ErrInterrupted)}
 		}
 		if all[size*size] == 0 {
 			// The phase is over: the next threshold from the least active
@@ -533,6 +575,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 	}
 	gr.stats.Rank = gr.r.Rank()
 	gr.stats.Time = time.Since(start)
+	gr.stats.CommTime = gr.commTime
 	gr.stats.Relaxations = int64(ctl[msScanned])
 	gr.stats.Lowered = int64(ctl[msLowered])
 	return rounds, phases, nil
@@ -580,7 +623,7 @@ func (gr *groupRank) exchange(t *gpu.Thread, all []int64, out *gpu.Int32s, rbest
 	}
 	start := time.Now()
 	err = gr.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts)
-	gr.stats.CommTime += time.Since(start)
+	gr.commTime += time.Since(start)
 	if err != nil {
 		return err
 	}
@@ -656,7 +699,7 @@ func (gr *groupRank) finish(t *gpu.Thread, src int32, parents bool) (reached, de
 			return 0, 0, err
 		}
 		if round == 0 {
-			counts, err := gr.r.AllReduceInt64(t, []int64{int64(ctl[msReached]), int64(ctl[msDegrees])}, nccl.Sum)
+			counts, err := gr.comm(t, []int64{int64(ctl[msReached]), int64(ctl[msDegrees])}, nccl.Sum)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -665,7 +708,7 @@ func (gr *groupRank) finish(t *gpu.Thread, src int32, parents bool) (reached, de
 		if !parents {
 			return reached, degrees, nil
 		}
-		left, err := gr.r.AllReduceInt64(t, []int64{int64(ctl[msLeft]), int64(ctl[msAdopted])}, nccl.Sum)
+		left, err := gr.comm(t, []int64{int64(ctl[msLeft]), int64(ctl[msAdopted])}, nccl.Sum)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -677,15 +720,12 @@ func (gr *groupRank) finish(t *gpu.Thread, src int32, parents bool) (reached, de
 			if ctl[msLeft] > 0 {
 				low = int64(ctl[msLowest])
 			}
-			lowest, err := gr.r.AllReduceInt64(t, []int64{low}, nccl.Min)
+			lowest, err := gr.comm(t, []int64{low}, nccl.Min)
 			if err != nil {
 				return 0, 0, err
 			}
 			return 0, 0, fmt.Errorf("vertex %d has a finite distance but no path of tight arcs from the source %d: "+
 				"the distances are not a fixed point of the arcs", lowest[0], src)
-		}
-		if err := cancel.Check(); err != nil {
-			return 0, 0, fmt.Errorf("building the parent tree: %w", err)
 		}
 	}
 }
@@ -839,12 +879,18 @@ func (r *GroupResult) Check() error {
 	}
 	keys := make([]int64, len(ranks))
 	counts := make([][]int64, len(ranks))
+	var mu sync.Mutex
+	var stop error
 	err := r.pg.Group.Run(func(rk *gpu.Rank, t *gpu.Thread) error {
 		i := localIndex(r.pg, rk)
 		var err error
+		ranks[i].interrupted = false
 		keys[i], counts[i], err = ranks[i].check(t, r.Source)
-		return err
+		return keepAgreedStop(&mu, &stop, err)
 	})
+	if err == nil {
+		err = stop
+	}
 	if err != nil {
 		return fmt.Errorf("sssp: device check over the group: %w", err)
 	}
@@ -921,7 +967,7 @@ func (gr *groupRank) check(t *gpu.Thread, src int32) (int64, []int64, error) {
 	ctl := make([]uint64, msckWords)
 	rounds := bits.Len(uint(n)) + 1
 	for round := 1; round <= rounds; round++ {
-		if err := t.Launch(ck[kCkJump], gr.grid, gpu.D1(blockSize), 0, anc, n, uint64(round), ctlBuf); err != nil {
+		if err := gr.launchOn(t, ck[kCkJump], gr.grid, anc, n, uint64(round), ctlBuf); err != nil {
 			return 0, nil, err
 		}
 		if round >= jumpsUnread && round < rounds {
@@ -953,7 +999,7 @@ func (gr *groupRank) check(t *gpu.Thread, src int32) (int64, []int64, error) {
 	if err := ctlBuf.Download(ctl); err != nil {
 		return 0, nil, err
 	}
-	counts, err := gr.r.AllReduceInt64(t, []int64{int64(ctl[msckErrors]), int64(ctl[msckReach])}, nccl.Sum)
+	counts, err := gr.comm(t, []int64{int64(ctl[msckErrors]), int64(ctl[msckReach])}, nccl.Sum)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -961,7 +1007,7 @@ func (gr *groupRank) check(t *gpu.Thread, src int32) (int64, []int64, error) {
 	if ctl[ckErr] != ckNone {
 		key = int64(ctl[ckErr])
 	}
-	least, err := gr.r.AllReduceInt64(t, []int64{key}, nccl.Min)
+	least, err := gr.comm(t, []int64{key}, nccl.Min)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -263,14 +263,40 @@ func checkGroupInterrupt(t *testing.T, grp *gpu.Group) {
 	if err := grp.Err(); err != nil {
 		t.Fatalf("the group after an interrupt: %v", err)
 	}
-	r, err = RunGroup(pg, 0, GroupOptions{Delta: 1000})
+	small := uploadParts(t, grp, tg.Build(t, 200, false, tg.Unweighted, tg.Path(200, nil)...))
+	r, err = RunGroup(small, 0, GroupOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := r.Dist(); d[2999] != 2999 {
-		t.Errorf("after an interrupt: Dist[2999] = %v, want 2999", d[2999])
+	if d, _ := r.Dist(); d[199] != 199 {
+		t.Errorf("after an interrupt: Dist[199] = %v, want 199", d[199])
 	}
 	r.Close()
+}
+
+// TestFakeGPUGroups runs the group tests on groups of 2 and 3 fake GPUs
+// joined by the fake NCCL (internal/fakegpu.RunN): the exchange between
+// ranks, the gathered distances and parents, the reduced candidates and
+// marks.
+func TestFakeGPUGroups(t *testing.T) {
+	for _, ranks := range []int{2, 3} {
+		t.Run(fmt.Sprintf("ranks%d", ranks), func(t *testing.T) {
+			fakegpu.RunN(t, "TestFakeGPUGroupsChild", 5*time.Minute, ranks, func(b *fakegpu.Builder) []string {
+				return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
+			})
+		})
+	}
+}
+
+// TestFakeGPUGroupsChild is TestFakeGPUGroups' child process.
+func TestFakeGPUGroupsChild(t *testing.T) {
+	grp := fakegpu.Group(t)
+	nearFarTuning.batch = 3 // fewer idle launches (see TestFakeGPUChild)
+	t.Logf("%v", grp)
+	t.Run("runs", func(t *testing.T) { checkGroupRuns(t, grp.Devices()[0], grp, groupCases(t)) })
+	t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
+	t.Run("check_catches", func(t *testing.T) { checkGroupCatches(t, grp) })
+	t.Run("interrupt", func(t *testing.T) { checkGroupInterrupt(t, grp) })
 }
 
 // checkGroupStats checks the figures of a loopback run: relaxations,
@@ -338,26 +364,44 @@ func checkGroupCatches(t *testing.T, grp *gpu.Group) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gr := res.ranks[0]
 		if c.dist != nil {
-			d, _ := gr.dist.ToHost()
-			c.dist(d)
-			if err := gr.dist.Upload(d); err != nil {
-				t.Fatal(err)
-			}
+			editBlocks(t, res, func(gr *groupRank) any { return gr.dist }, c.dist)
 		}
 		if c.par != nil {
-			p, _ := gr.parents.ToHost()
-			c.par(p)
-			if err := gr.parents.Upload(p); err != nil {
-				t.Fatal(err)
-			}
+			editBlocks(t, res, func(gr *groupRank) any { return gr.parents }, c.par)
 		}
 		err = res.Check()
 		if err == nil || !strings.Contains(err.Error(), c.rule) || !regexp.MustCompile(`\d+ failures over the group`).MatchString(err.Error()) {
 			t.Errorf("%s: Check: %v; want an error naming %q and the failure count", c.name, err, c.rule)
 		}
 		res.Close()
+	}
+}
+
+// editBlocks gathers the ranks' blocks of buf (a *gpu.Float64s or
+// *gpu.Int32s of every rank) into one array of the N vertices, lets edit
+// change it, and writes the blocks back: a corruption for the check tests.
+func editBlocks[T float64 | int32](t *testing.T, res *GroupResult, buf func(*groupRank) any, edit func([]T)) {
+	t.Helper()
+	type dev interface {
+		Download([]T) error
+		Upload([]T) error
+	}
+	var all []T
+	blocks := make([][]T, len(res.ranks))
+	for i, gr := range res.ranks {
+		blocks[i] = make([]T, gr.bs)
+		if err := buf(gr).(dev).Download(blocks[i]); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, blocks[i][:gr.nl]...)
+	}
+	edit(all)
+	for i, gr := range res.ranks {
+		copy(blocks[i], all[gr.lo:gr.lo+gr.nl])
+		if err := buf(gr).(dev).Upload(blocks[i]); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -11,8 +11,10 @@
  *     the communicator is ready once every rank's join file exists.
  *   - Each collective (and each ncclGroupStart/End group of sends and
  *     receives) is the communicator's next operation k = 1, 2, …; at call
- *     time the rank writes what it sends to files (opK.R for collectives,
- *     opK.RtoP for a send to P), atomically (write, then rename). An
+ *     time the rank writes what it sends to files (opN.R for the N-th
+ *     collective, p2pN.RtoP for the N-th send from R to P: a rank whose
+ *     group has nothing to send or receive, as NCCL allows, takes no
+ *     number), atomically (write, then rename). An
  *     operation completes, in order, once the files it needs exist: then
  *     its receive buffers are filled.
  *   - Progress happens when a call or ncclCommGetAsyncError polls;
@@ -63,12 +65,16 @@ typedef struct { char internal[128]; } ncclUniqueId;
 enum { OP_ALLREDUCE, OP_ALLGATHER, OP_BROADCAST, OP_P2P };
 enum { FAIL_NONE, FAIL_ERROR, FAIL_STALL, FAIL_EXIT };
 
-/* One send or receive of a point-to-point group. */
-struct p2p { int send; int peer; char *buf; size_t bytes; };
+/* One send or receive of a point-to-point group; seq numbers the
+ * transfers between this rank and peer in that direction (files
+ * p2pSEQ.RtoP), so that a rank whose group holds no transfer at all (NCCL
+ * allows an empty group) takes no number. */
+struct p2p { int send; int peer; char *buf; size_t bytes; long seq; };
 
 struct op {
 	int kind;
 	long k;
+	long seq; /* collectives: the number in the files opSEQ.R */
 	int stalled;
 	const char *send;
 	char *recv;
@@ -86,6 +92,8 @@ typedef struct ncclComm {
 	int err;           /* sticky error (ncclSuccess while healthy) */
 	int gone;
 	long nextop;       /* number of the last operation issued */
+	long ncoll;        /* number of the last collective issued */
+	long *sendseq, *recvseq; /* per peer: the last p2p transfer's number */
 	struct op *head, *tail;
 	struct op *group;  /* the point-to-point op of the open group, if any */
 	int failop, failmode;
@@ -277,13 +285,13 @@ static int complete(ncclComm_t c, struct op *o) {
 	case OP_ALLREDUCE:
 	case OP_ALLGATHER:
 		for (int r = 0; r < c->size; r++) {
-			path(p, sizeof p, c, "op%ld.%d", o->k, r);
+			path(p, sizeof p, c, "op%ld.%d", o->seq, r);
 			if (!exists(p)) return 0;
 		}
 		if (bytes == 0) return 1;
 		if (o->kind == OP_ALLGATHER) {
 			for (int r = 0; r < c->size; r++) {
-				path(p, sizeof p, c, "op%ld.%d", o->k, r);
+				path(p, sizeof p, c, "op%ld.%d", o->seq, r);
 				if (get(p, o->recv + (size_t)r * bytes, bytes) != 0) return -1;
 			}
 			return 1;
@@ -292,7 +300,7 @@ static int complete(ncclComm_t c, struct op *o) {
 			char *acc = malloc(bytes), *x = malloc(bytes);
 			int bad = 0;
 			for (int r = 0; r < c->size && !bad; r++) {
-				path(p, sizeof p, c, "op%ld.%d", o->k, r);
+				path(p, sizeof p, c, "op%ld.%d", o->seq, r);
 				if (get(p, r == 0 ? acc : x, bytes) != 0) bad = 1;
 				else if (r > 0) reduce(acc, x, o->count, o->type, o->redop);
 			}
@@ -302,20 +310,20 @@ static int complete(ncclComm_t c, struct op *o) {
 			return bad ? -1 : 1;
 		}
 	case OP_BROADCAST:
-		path(p, sizeof p, c, "op%ld.%d", o->k, o->root);
+		path(p, sizeof p, c, "op%ld.%d", o->seq, o->root);
 		if (!exists(p)) return 0;
 		if (bytes == 0) return 1;
 		return get(p, o->recv, bytes) == 0 ? 1 : -1;
 	case OP_P2P:
 		for (int i = 0; i < o->nparts; i++) {
 			if (o->parts[i].send) continue;
-			path(p, sizeof p, c, "op%ld.%dto%d", o->k, o->parts[i].peer, c->rank);
+			path(p, sizeof p, c, "p2p%ld.%dto%d", o->parts[i].seq, o->parts[i].peer, c->rank);
 			if (!exists(p)) return 0;
 		}
 		for (int i = 0; i < o->nparts; i++) {
 			struct p2p *q = &o->parts[i];
 			if (q->send) continue;
-			path(p, sizeof p, c, "op%ld.%dto%d", o->k, q->peer, c->rank);
+			path(p, sizeof p, c, "p2p%ld.%dto%d", q->seq, q->peer, c->rank);
 			if (get(p, q->buf, q->bytes) != 0) return -1;
 		}
 		return 1;
@@ -432,11 +440,15 @@ ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int 
 	snprintf(c->dir, sizeof c->dir, "%s", id.internal);
 	c->rank = rank;
 	c->size = nranks;
+	c->sendseq = calloc((size_t)nranks, sizeof *c->sendseq);
+	c->recvseq = calloc((size_t)nranks, sizeof *c->recvseq);
 	parsefail(c);
 	char p[256];
 	path(p, sizeof p, c, "join.%d", rank);
 	if (exists(p)) {
 		seterr("fake NCCL: rank %d joined twice", rank);
+		free(c->sendseq);
+		free(c->recvseq);
 		free(c);
 		return ncclInvalidUsage;
 	}
@@ -482,6 +494,8 @@ out:
 		c->head = o->next;
 		freeop(o);
 	}
+	free(c->sendseq);
+	free(c->recvseq);
 	free(c);
 }
 
@@ -527,6 +541,7 @@ static int start(ncclComm_t c, const char *call) {
 /* finish ends a collective call: inject failures, contribute, maybe block. */
 static int collective(ncclComm_t c, struct op *o, const char *call, int contributes) {
 	o->k = ++c->nextop;
+	o->seq = ++c->ncoll;
 	flog("%s rank=%d op=%ld count=%zu type=%d", call, c->rank, o->k, o->count, o->type);
 	switch (inject(c, o->k, call)) {
 	case 1: freeop(o); return ncclSystemError;
@@ -534,7 +549,7 @@ static int collective(ncclComm_t c, struct op *o, const char *call, int contribu
 	}
 	if (contributes) {
 		char p[256];
-		path(p, sizeof p, c, "op%ld.%d", o->k, c->rank);
+		path(p, sizeof p, c, "op%ld.%d", o->seq, c->rank);
 		size_t bytes = o->count * typesize(o->type);
 		if (put(p, bytes ? o->send : "", bytes) != 0) {
 			c->err = ncclSystemError;
@@ -634,9 +649,10 @@ static int closegroup(ncclComm_t c) {
 	}
 	for (int i = 0; i < o->nparts; i++) {
 		struct p2p *q = &o->parts[i];
+		q->seq = ++(q->send ? c->sendseq : c->recvseq)[q->peer];
 		if (!q->send) continue;
 		char p[256];
-		path(p, sizeof p, c, "op%ld.%dto%d", o->k, c->rank, q->peer);
+		path(p, sizeof p, c, "p2p%ld.%dto%d", q->seq, c->rank, q->peer);
 		if (put(p, q->bytes ? q->buf : "", q->bytes) != 0) {
 			c->err = ncclSystemError;
 			seterr("fake NCCL: writing %s: %s", p, strerror(errno));

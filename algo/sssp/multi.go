@@ -730,39 +730,28 @@ func (gr *groupRank) finish(t *gpu.Thread, src int32, parents bool) (reached, de
 	}
 }
 
+// gatherBlocks gathers every rank's block (the first bs entries of
+// block) into all (bs·size entries: vertex v at v), on this rank.
+func (gr *groupRank) gatherBlocks(t *gpu.Thread, block, all any) error {
+	send, err := gpu.SpanOf(block, 0, gr.bs)
+	if err != nil {
+		return err
+	}
+	recv, err := gpu.SpanOf(all, 0, -1)
+	if err != nil {
+		return err
+	}
+	return gr.r.AllGather(t, send, recv)
+}
+
 // gatherDist returns every rank's block of distances, gathered on this
-// rank (bs·size entries: vertex v at v).
+// rank (see gatherBlocks), allocated from a.
 func (gr *groupRank) gatherDist(t *gpu.Thread, a *gpu.Allocations) (*gpu.Float64s, error) {
 	gd, err := a.AllocFloat64s(gr.bs * gr.size)
 	if err != nil {
 		return nil, err
 	}
-	send, err := gpu.SpanOf(gr.dist, 0, gr.bs)
-	if err != nil {
-		return nil, err
-	}
-	recv, err := gpu.SpanOf(gd, 0, -1)
-	if err != nil {
-		return nil, err
-	}
-	return gd, gr.r.AllGather(t, send, recv)
-}
-
-// gatherParents is gatherDist for the parents.
-func (gr *groupRank) gatherParents(t *gpu.Thread, a *gpu.Allocations) (*gpu.Int32s, error) {
-	gp, err := a.AllocInt32s(gr.bs * gr.size)
-	if err != nil {
-		return nil, err
-	}
-	send, err := gpu.SpanOf(gr.parents, 0, gr.bs)
-	if err != nil {
-		return nil, err
-	}
-	recv, err := gpu.SpanOf(gp, 0, -1)
-	if err != nil {
-		return nil, err
-	}
-	return gp, gr.r.AllGather(t, send, recv)
+	return gd, gr.gatherBlocks(t, gr.dist, gd)
 }
 
 // Close frees the ranks' device memory; idempotent. A Dist or Parents
@@ -940,11 +929,14 @@ func (gr *groupRank) check(t *gpu.Thread, src int32) (int64, []int64, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	gp, err := gr.gatherParents(t, scratch)
+	span := gr.bs * gr.size
+	gp, err := scratch.AllocInt32s(span)
 	if err != nil {
 		return 0, nil, err
 	}
-	span := gr.bs * gr.size
+	if err := gr.gatherBlocks(t, gr.parents, gp); err != nil {
+		return 0, nil, err
+	}
 	anc, err := scratch.AllocInt32s(span)
 	if err != nil {
 		return 0, nil, err

@@ -227,16 +227,23 @@ func TestFakeGPUGroupChild(t *testing.T) {
 	}
 	defer grp.Close()
 	cases := groupCases(t)
+	checkOneRank(t, dev, grp, cases)
+	t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
+	t.Run("interrupt", func(t *testing.T) { checkGroupInterrupt(t, grp) })
+	t.Run("stats", func(t *testing.T) { checkGroupStats(t, grp) })
+}
+
+// checkOneRank runs the cases on a one-rank group, with and without
+// loopback (every relaxation sent through the packing, the all-to-all
+// and the owner's minima), and the check's corruption tests.
+func checkOneRank(t *testing.T, dev *gpu.Device, grp *gpu.Group, cases []gpuCase) {
 	t.Run("runs", func(t *testing.T) { checkGroupRuns(t, dev, grp, cases) })
 	t.Run("loopback", func(t *testing.T) {
 		groupTuning.loopback = true
 		defer func() { groupTuning.loopback = false }()
 		checkGroupRuns(t, dev, grp, cases)
 	})
-	t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
 	t.Run("check_catches", func(t *testing.T) { checkGroupCatches(t, grp) })
-	t.Run("interrupt", func(t *testing.T) { checkGroupInterrupt(t, grp) })
-	t.Run("stats", func(t *testing.T) { checkGroupStats(t, grp) })
 }
 
 // checkGroupInterrupt interrupts a long run (a path walked one vertex per
@@ -470,13 +477,7 @@ func TestGPUGroup(t *testing.T) {
 	cases := append(groupCases(t), gpuCase{name: "rmat_s12", g: mustGraph(t)(gen.RMAT(12, 16, gen.Seed(7))), srcs: []int32{0, 5}})
 	one := groupOfAll(t, true)
 	dev := one.Devices()[0]
-	t.Run("one", func(t *testing.T) { checkGroupRuns(t, dev, one, cases) })
-	t.Run("one_loopback", func(t *testing.T) {
-		groupTuning.loopback = true
-		defer func() { groupTuning.loopback = false }()
-		checkGroupRuns(t, dev, one, cases)
-	})
-	t.Run("one_check_catches", func(t *testing.T) { checkGroupCatches(t, one) })
+	t.Run("one", func(t *testing.T) { checkOneRank(t, dev, one, cases) })
 	t.Run("all", func(t *testing.T) {
 		all := groupOfAll(t, false)
 		t.Logf("%v", all)
@@ -486,8 +487,9 @@ func TestGPUGroup(t *testing.T) {
 }
 
 // BenchmarkRunGroup runs RunGroup on R-MAT graphs (gen.RMAT(S, 16,
-// gen.Seed(1)), float32 weights in [0, 1)) of scales 22 and 24 split over
-// every GPU (GRAPHNB_GROUP_GPUS: the first that many), from
+// gen.Seed(1)), float32 weights in [0, 1)) of scales 22 and 24, on GPU 0
+// alone (gpus1, the baseline) and split over every GPU (gpusN;
+// GRAPHNB_GROUP_GPUS: the first that many), from
 // GRAPHNB_BENCH_ROOTS roots (default 8; graph.Roots with seed 2), each
 // result validated with GroupResult.Check (outside the timing) before it
 // counts. One op is a run from every root. Reported: ms per run (the
@@ -496,51 +498,65 @@ func TestGPUGroup(t *testing.T) {
 // exchanged per run. The graph is generated on the host and uploaded in
 // parts (until the partitioned generator lands).
 func BenchmarkRunGroup(b *testing.B) {
-	grp := groupOfAll(b, false)
+	groups := []*gpu.Group{groupOfAll(b, true)}
+	if all := groupOfAll(b, false); all.Size() > 1 {
+		groups = append(groups, all)
+	}
 	roots := gpuBenchRoots(b)
 	for _, scale := range []int{22, 24} {
-		b.Run(fmt.Sprintf("rmat_s%d/gpus%d", scale, grp.Size()), func(b *testing.B) {
-			g, err := gen.RMAT(scale, 16, gen.Seed(1))
+		var g *graph.CSR // built by the first sub-benchmark of the scale that runs
+		var srcs []int32
+		for _, grp := range groups {
+			b.Run(fmt.Sprintf("rmat_s%d/gpus%d", scale, grp.Size()), func(b *testing.B) {
+				if g == nil {
+					var err error
+					if g, err = gen.RMAT(scale, 16, gen.Seed(1)); err != nil {
+						b.Fatal(err)
+					}
+					srcs = g.Roots(roots, 2)
+				}
+				pg := uploadParts(b, grp, g)
+				benchRunGroup(b, pg, srcs)
+			})
+		}
+	}
+}
+
+// benchRunGroup is one sub-benchmark of BenchmarkRunGroup.
+func benchRunGroup(b *testing.B, pg *gpu.PartGraph, srcs []int32) {
+	var invG500, ms, comm, rounds, phases, relax, bytes float64
+	runs := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, src := range srcs {
+			r, err := RunGroup(pg, int(src), GroupOptions{Parents: true})
 			if err != nil {
 				b.Fatal(err)
 			}
-			srcs := g.Roots(roots, 2)
-			pg := uploadParts(b, grp, g)
-			var invG500, ms, comm, rounds, phases, relax, bytes float64
-			runs := 0
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for _, src := range srcs {
-					r, err := RunGroup(pg, int(src), GroupOptions{Parents: true})
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.StopTimer()
-					if err := r.Check(); err != nil {
-						b.Fatalf("%s from %d: the result fails the check, so its time does not count: %v", r.Algorithm, src, err)
-					}
-					b.StartTimer()
-					invG500 += 1 / r.TEPS.Graph500
-					ms += float64(r.Time.Microseconds()) / 1000
-					comm += r.CommShare()
-					rounds += float64(r.Rounds)
-					phases += float64(r.Phases)
-					relax += float64(r.Relaxations) / float64(pg.Arcs)
-					bytes += float64(r.ExchangedBytes)
-					runs++
-					if err := r.Close(); err != nil {
-						b.Fatal(err)
-					}
-				}
+			b.StopTimer()
+			if err := r.Check(); err != nil {
+				b.Fatalf("%s from %d: the result fails the check, so its time does not count: %v", r.Algorithm, src, err)
 			}
-			k := float64(runs)
-			b.ReportMetric(ms/k, "ms/run")
-			b.ReportMetric(k/invG500/1e9, "GTEPS")
-			b.ReportMetric(comm/k, "comm-share")
-			b.ReportMetric(rounds/k, "rounds")
-			b.ReportMetric(phases/k, "phases")
-			b.ReportMetric(relax/k, "relax/arc")
-			b.ReportMetric(bytes/k/1e6, "MB-exchanged")
-		})
+			b.StartTimer()
+			invG500 += 1 / r.TEPS.Graph500
+			ms += float64(r.Time.Microseconds()) / 1000
+			comm += r.CommShare()
+			rounds += float64(r.Rounds)
+			phases += float64(r.Phases)
+			relax += float64(r.Relaxations) / float64(pg.Arcs)
+			bytes += float64(r.ExchangedBytes)
+			runs++
+			if err := r.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
+	k := float64(runs)
+	b.ReportMetric(ms/k, "ms/run")
+	b.ReportMetric(k/invG500/1e9, "GTEPS")
+	b.ReportMetric(comm/k, "comm-share")
+	b.ReportMetric(rounds/k, "rounds")
+	b.ReportMetric(phases/k, "phases")
+	b.ReportMetric(relax/k, "relax/arc")
+	b.ReportMetric(bytes/k/1e6, "MB-exchanged")
 }

@@ -201,7 +201,7 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 	if !(o.Delta >= 0) || math.IsInf(o.Delta, 1) || !(o.DeltaFactor >= 0) || math.IsInf(o.DeltaFactor, 1) {
 		return nil, fmt.Errorf("sssp: RunGroup: Δ = %g and Δ factor %g must be positive numbers, or 0 for the default", o.Delta, o.DeltaFactor)
 	}
-	if int64(pg.N)+pg.Arcs > math.MaxInt64/2 || pg.N > math.MaxInt32 {
+	if pg.N > math.MaxInt32 {
 		return nil, fmt.Errorf("sssp: RunGroup: %d vertices exceed the 32-bit vertex numbers", pg.N)
 	}
 	if err := cancel.Check(); err != nil {
@@ -438,13 +438,27 @@ func (gr *groupRank) comm(t *gpu.Thread, vals []int64, op nccl.Op) ([]int64, err
 	if op == nccl.Min {
 		flag = -flag
 	}
+	// Every call sends the same length (the longest: the round's counts
+	// matrix), so that gpu.Rank keeps one scratch buffer instead of
+	// reallocating it whenever the length changes.
+	width := max(3*gr.size, gr.size*gr.size+1) + 1
+	pad := int64(0)
+	if op == nccl.Min {
+		pad = math.MaxInt64
+	}
+	send := make([]int64, width)
+	copy(send, vals)
+	for i := len(vals); i < width-1; i++ {
+		send[i] = pad
+	}
+	send[width-1] = flag
 	start := time.Now()
-	out, err := gr.r.AllReduceInt64(t, append(vals[:len(vals):len(vals)], flag), op)
+	out, err := gr.r.AllReduceInt64(t, send, op)
 	gr.commTime += time.Since(start)
 	if err != nil {
 		return nil, err
 	}
-	if out[len(vals)] != 0 {
+	if out[width-1] != 0 {
 		return nil, agreedStop{fmt.Errorf("sssp: RunGroup: %w", cancel.ErrInterrupted)}
 	}
 	return out[:len(vals)], nil
@@ -520,7 +534,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 	if loop {
 		loopArg = 1
 	}
-	limit := 4*gr.n + 1024 // far above any real run: a guard against a bug
+	limit := 16*gr.n + 4096 // far above any real run (2 rounds per phase on a path): a guard against a bug
 	for {
 		rounds++
 		if rounds > limit {

@@ -304,6 +304,43 @@ func TestFakeGPUGroupsChild(t *testing.T) {
 	t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
 	t.Run("check_catches", func(t *testing.T) { checkGroupCatches(t, grp) })
 	t.Run("interrupt", func(t *testing.T) { checkGroupInterrupt(t, grp) })
+	t.Run("failing_rank", checkFailingRank)
+}
+
+// checkFailingRank makes a group whose rank 1 fails its 6th NCCL
+// operation (the fake NCCL's failure injection: the partitioned graph's
+// arc count is the first, RunGroup's weight scan the second, its rounds
+// the next) and checks that RunGroup returns, on every rank, an error
+// that names the failure, and leaves the group broken. (On 3 fake GPUs
+// it took 6 ms: rank 1's AllToAllV failed, ranks 0 and 2 saw its abort.)
+func checkFailingRank(t *testing.T) {
+	t.Setenv("FAKE_NCCL_FAIL", "rank=1,op=6,mode=error")
+	devs, err := gpu.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grp, err := gpu.NewGroup(devs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grp.Close()
+	g := mustGraph(t)(gen.RMAT(8, 8, gen.Seed(1)))
+	pg := uploadParts(t, grp, g)
+	r, err := RunGroup(pg, 0, GroupOptions{Parents: true})
+	if r != nil || err == nil {
+		t.Fatalf("RunGroup with a failing rank: %v, %v; want an error", r, err)
+	}
+	for _, rk := range grp.Ranks() {
+		if want := fmt.Sprintf("rank %d ", rk.Rank()); !strings.Contains(err.Error(), want) {
+			t.Errorf("RunGroup with a failing rank: %v; want every rank's error (%q)", err, want)
+		}
+	}
+	if !strings.Contains(err.Error(), "injected failure") {
+		t.Errorf("RunGroup with a failing rank: %v; want the failing rank's own error", err)
+	}
+	if grp.Err() == nil {
+		t.Error("the group is not broken after a rank failed")
+	}
 }
 
 // checkGroupStats checks the figures of a loopback run: relaxations,

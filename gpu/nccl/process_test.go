@@ -75,7 +75,8 @@ func TestFakeProcesses(t *testing.T) {
 					cmd := exec.CommandContext(ctx, exe, "-test.run=^TestFakeProcessChild$", "-test.v", "-test.count=1")
 					cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %d %s", processEnv, r, tc.size, id),
 						"FAKE_NCCL_FAIL="+tc.fail, "FAKE_NCCL_LOG="+log)
-					outs[r], err = cmd.CombinedOutput()
+					out, err := cmd.CombinedOutput()
+					outs[r] = out
 					var ee *exec.ExitError
 					if errors.As(err, &ee) {
 						codes[r] = ee.ExitCode()

@@ -42,9 +42,22 @@
 //
 // The fake NCCL moves data through files in a directory under the
 // child's TMPDIR (the test's scratch directory), so its ranks may also be
-// processes: a child may start more children of the test binary that
-// call gpu.JoinGroup with an id from nccl.NewUniqueID (share it as
-// UniqueID.String). Collectives time out after GRAPHNB_NCCL_TIMEOUT,
+// processes, as with gpu.JoinGroup (one rank per process):
+//
+//	func TestFakeGPURanks(t *testing.T) {
+//		fakegpu.RunN(t, "TestFakeGPURanksChild", 3*time.Minute, 2, build)
+//	}
+//
+//	func TestFakeGPURanksChild(t *testing.T) {
+//		fakegpu.RunRanks(t, "TestFakeGPURank", 2, 2*time.Minute) // 2 processes
+//	}
+//
+//	func TestFakeGPURank(t *testing.T) {
+//		g := fakegpu.JoinedGroup(t) // this process's rank; skips elsewhere
+//		… g.Run(…) …
+//	}
+//
+// Collectives time out after GRAPHNB_NCCL_TIMEOUT,
 // which RunN sets to a minute (Group.SetTimeout changes it). The fake's
 // failure injection (FAKE_NCCL_FAIL="rank=R,op=K,mode=error|stall|exit",
 // see fakenccl.c) can be set with os.Setenv in the child before the group
@@ -65,6 +78,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/nccl"
 )
 
 // childEnv marks the child process.
@@ -223,6 +237,83 @@ func Group(t *testing.T) *gpu.Group {
 		t.Fatal(err)
 	}
 	g, err := gpu.NewGroup(devs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := g.Close(); err != nil {
+			t.Errorf("closing the %s: %v", g, err)
+		}
+	})
+	return g
+}
+
+// rankEnv tells a process RunRanks started its rank: "rank size id".
+const rankEnv = "GRAPHNB_FAKE_GPU_RANK"
+
+// RunRanks, in the child process RunN started (with at least size
+// devices), runs the test named child in size processes of this test
+// binary at once, one rank each of a group made with gpu.JoinGroup (the
+// child gets its part with JoinedGroup), and fails t with their output
+// unless every one passes within timeout. It skips t outside RunN's child
+// and inside a rank process.
+func RunRanks(t *testing.T, child string, size int, timeout time.Duration) {
+	t.Helper()
+	if os.Getenv(childEnv) == "" || os.Getenv(rankEnv) != "" {
+		t.Skip("runs only in the child of a fakegpu.RunN")
+	}
+	id, err := nccl.NewUniqueID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithTimeout(context.Background(), timeout)
+	defer stop()
+	outs := make([][]byte, size)
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for r := 0; r < size; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.CommandContext(ctx, exe, "-test.run=^"+child+"$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %d %s", rankEnv, r, size, id))
+			outs[r], errs[r] = cmd.CombinedOutput()
+		}()
+	}
+	wg.Wait()
+	for r := 0; r < size; r++ {
+		switch {
+		case ctx.Err() != nil:
+			t.Errorf("rank %d of %d ran past %v:\n%s", r, size, timeout, outs[r])
+		case errs[r] != nil || !bytes.Contains(outs[r], []byte("--- PASS: "+child)):
+			t.Errorf("rank %d of %d failed (%v):\n%s", r, size, errs[r], outs[r])
+		}
+	}
+}
+
+// JoinedGroup is, in a process RunRanks started, this rank's part of the
+// group (gpu.JoinGroup on fake device number rank), closed when t ends; it
+// skips t anywhere else.
+func JoinedGroup(t *testing.T) *gpu.Group {
+	t.Helper()
+	var rank, size int
+	var hexID string
+	if _, err := fmt.Sscanf(os.Getenv(rankEnv), "%d %d %s", &rank, &size, &hexID); err != nil {
+		t.Skip("runs only in a process of fakegpu.RunRanks")
+	}
+	id, err := nccl.ParseUniqueID(hexID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := gpu.Open(rank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gpu.JoinGroup(dev, rank, size, id)
 	if err != nil {
 		t.Fatal(err)
 	}

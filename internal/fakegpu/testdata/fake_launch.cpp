@@ -106,11 +106,6 @@ std::string Launch::define(const char *macro, const char *def) const {
 
 extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                               unsigned shared, void *s, void **params, void **extra) {
-	// One launch at a time over every fake device: the emulator's launch
-	// state (gridDim, blockDim, emu::order, emu::readable) is global, and
-	// the ranks of a device group launch from several threads at once.
-	static std::mutex launchMu;
-	std::lock_guard<std::mutex> hold(launchMu);
 	int r = fake_orig_cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 	if (r != 0) {
 		return r;

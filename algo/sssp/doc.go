@@ -106,6 +106,23 @@
 // On the host device all of these work: RunOnDevice keeps the CPU's
 // Result, CheckDevice is Check, PrepareResident is Prepare of g.Host().
 //
+// Over a group of GPUs (multi.go, multi.cu): RunGroup(pg, source, o) runs
+// Δ-stepping on a gpu.PartGraph, each rank holding the float64 distances
+// of its block of vertices and the arcs leaving them. Per round a rank
+// relaxes the arcs of its active vertices below the threshold, lowering
+// its own targets in place and sending the best candidate for each remote
+// target to its owner ((vertex, distance) pairs: the counts in an
+// AllReduceInt64, the pairs in an AllToAllV, applied with atomic minima);
+// a phase ends when no rank has an active vertex below the threshold.
+// The distances equal the other methods' bit for bit; the parent tree
+// (RunOnDevice's, from the distances gathered on every rank) and the
+// certificate (GroupResult.Check: CheckDevice's rules, each rank on its
+// block and arcs, the failures counted over the group) are made on the
+// devices; GroupResult.Dist and Parents gather them to the host on
+// request. A group of the host device runs DeltaStepping. GroupResult
+// reports the communication share of the time, the relaxations and the
+// bytes exchanged.
+//
 // Check validates a result: the distances are a fixed point of every arc,
 // every parent arc is tight, the parents form a tree rooted at the source,
 // and the bookkeeping matches (README, "Measuring": every GPU result is

@@ -649,6 +649,12 @@ func PrepareResident(g *gpu.Graph, o Options) (*Prepared, error) {
 // weightChunk weights in order, then the chunks in order (resident.cu),
 // so the sums are the host's bit for bit. Four words are read back.
 func (p *Prepared) deviceWeightStats(fn map[string]*gpu.Function, g *gpu.Graph) (weightStats, error) {
+	return deviceWeightStats(p.mem, fn, g)
+}
+
+// deviceWeightStats is Prepared.deviceWeightStats with its scratch
+// allocated from mem, on mem's device (also RunGroup's, on each part).
+func deviceWeightStats(mem *gpu.Allocations, fn map[string]*gpu.Function, g *gpu.Graph) (weightStats, error) {
 	m := g.Arcs
 	var ws any
 	kernel := "sssprs_wstats_w32"
@@ -668,7 +674,7 @@ func (p *Prepared) deviceWeightStats(fn map[string]*gpu.Function, g *gpu.Graph) 
 		return weightStats{negArc: -1}, nil
 	}
 	chunks := max(int((m+weightChunk-1)/weightChunk), 1)
-	part := p.mem.Sub() // freed when done
+	part := mem.Sub() // freed when done
 	defer part.Free()
 	neg, err := part.AllocInt64s(chunks)
 	if err != nil {
@@ -691,7 +697,7 @@ func (p *Prepared) deviceWeightStats(fn map[string]*gpu.Function, g *gpu.Graph) 
 		return weightStats{}, err
 	}
 	words := make([]int64, 4)
-	err = p.Device().Exec(func(t *gpu.Thread) error {
+	err = mem.Device().Exec(func(t *gpu.Thread) error {
 		// Small blocks: one thread per chunk, so spread them over the SMs.
 		if err := t.Launch(fn[kernel], gpu.Blocks(chunks, 32), gpu.D1(32), 0, ws, m, int64(weightChunk), neg, mx, sum, count); err != nil {
 			return err

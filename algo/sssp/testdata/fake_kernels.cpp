@@ -1,10 +1,15 @@
 // fake_kernels.cpp: sssp.cu's kernels for the fake GPU
 // (internal/fakegpu/testdata/fake_launch.h). They run as OS threads: the
 // near-far step's epilogue waits, spinning, for the other blocks of the
-// grid.
+// grid. Also multi.cu's (RunGroup), compiled as NVRTC compiles them:
+// after csr.cuh and check.cuh.
 #include "cuda_emu.h"
 
 #include "sssp.cu"
+
+#include "../../internal/devcsr/csr.cuh"
+#include "../../internal/devcheck/check.cuh"
+#include "multi.cu"
 
 #include "fake_launch.h"
 
@@ -39,6 +44,33 @@ fake::Table table({
     step(fake::kernel("sssp_nf_step_d64_w64", sssp_nf_step_d64_w64, threads)),
     step(fake::kernel("sssp_nf_step_d32_w32", sssp_nf_step_d32_w32, threads)),
     step(fake::kernel("sssp_nf_step_d32_w64", sssp_nf_step_d32_w64, threads)),
+});
+
+// multi.cu: grid-stride kernels without barriers or warp collectives,
+// run as plain calls on at most two blocks.
+fake::Package multiPkg({"msssp_"}, prepare);
+
+const emu::Options direct{emu::Mode::direct};
+
+fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
+
+fake::Table multiTable({
+    small(fake::kernel("msssp_init", msssp_init, direct)),
+    fake::kernel("msssp_reset", msssp_reset, direct),
+    small(fake::kernel("msssp_frontier", msssp_frontier, direct)),
+    small(fake::kernel("msssp_relax_w32", msssp_relax_w32, direct)),
+    small(fake::kernel("msssp_relax_w64", msssp_relax_w64, direct)),
+    small(fake::kernel("msssp_pack", msssp_pack, direct)),
+    small(fake::kernel("msssp_apply", msssp_apply, direct)),
+    small(fake::kernel("msssp_fill_int", msssp_fill_int, direct)),
+    small(fake::kernel("msssp_offer_w32", msssp_offer_w32, direct)),
+    small(fake::kernel("msssp_offer_w64", msssp_offer_w64, direct)),
+    small(fake::kernel("msssp_take", msssp_take, direct)),
+    small(fake::kernel("msssp_ck_vertices", msssp_ck_vertices, direct)),
+    small(fake::kernel("msssp_ck_tree", msssp_ck_tree, direct)),
+    small(fake::kernel("msssp_ck_arcs_w32", msssp_ck_arcs_w32, direct)),
+    small(fake::kernel("msssp_ck_arcs_w64", msssp_ck_arcs_w64, direct)),
+    small(fake::kernel("msssp_ck_parent_arcs", msssp_ck_parent_arcs, direct)),
 });
 
 } // namespace

@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/algo/sssp"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 )
@@ -39,18 +41,52 @@ func BFSGroup(o bfs.GroupOptions) Variant {
 		}}
 }
 
+// SSSPGroup is Δ-stepping over a group of GPUs (sssp.RunGroup) as a
+// variant of a group sweep: parents built and every run validated on the
+// devices by the group's certificate check.
+func SSSPGroup(o sssp.GroupOptions) Variant {
+	o.Parents = true // the check needs them
+	return Variant{Label: "delta-stepping over a group", Algo: "sssp",
+		PrepareGroup: func(pg *gpu.PartGraph) (Runner, error) {
+			checker := "device"
+			if pg.Group.IsHost() {
+				checker = "cpu"
+			}
+			return &groupRunner[*sssp.GroupResult]{
+				common: common{size: inputSize{pg.Arcs / 2, pg.Arcs}, checker: checker, close: func() error { return nil }},
+				run:    func(src int32) (*sssp.GroupResult, error) { return sssp.RunGroup(pg, int(src), o) },
+				check:  (*sssp.GroupResult).Check,
+				free:   (*sssp.GroupResult).Close,
+				scalars: func(r *sssp.GroupResult) (time.Duration, time.Duration, int, int64) {
+					return r.Time, r.CommTime, r.Rounds, r.ComponentEdges
+				}}, nil
+		}}
+}
+
 // groupRunner runs a variant prepared over a group; its results stay on
 // the devices and are validated there.
 type groupRunner[R any] struct {
 	common
 	run     func(src int32) (R, error)
 	check   func(R) error
+	free    func(R) error // frees a result before the next run (nil: nothing to free)
 	scalars func(R) (t, comm time.Duration, iterations int, componentEdges int64)
 	last    R
 	has     bool
 }
 
+func (r *groupRunner[R]) release() error {
+	if !r.has || r.free == nil {
+		return nil
+	}
+	r.has = false
+	return r.free(r.last)
+}
+
 func (r *groupRunner[R]) Run(root int32) (Run, error) {
+	if err := r.release(); err != nil {
+		return Run{}, err
+	}
 	res, err := r.run(root)
 	if err != nil {
 		r.has = false
@@ -66,6 +102,11 @@ func (r *groupRunner[R]) Check() error {
 		return noResult
 	}
 	return r.check(r.last)
+}
+
+// Close frees the last result, then what Prepare allocated.
+func (r *groupRunner[R]) Close() error {
+	return errors.Join(r.release(), r.common.Close())
 }
 
 // GroupVariants builds every registered variant of algo that runs over a
@@ -100,11 +141,13 @@ func groupNames(algo string) []string {
 	return names
 }
 
-// The group variants are registered as "group/" and the slug of their
-// label's method: "group/direction-optimizing", "group/top-down".
+// The group variants are registered as "group/" and their method:
+// "group/direction-optimizing", "group/top-down" (bfs), "group/delta-stepping" (sssp).
 func init() {
 	Register(Entry{Name: "group/direction-optimizing", Algo: "bfs", Doc: "GPU BFS over a group of GPUs (graphnb bench -gpus N or -ranks N): direction-optimizing, 1D partition, validated on the devices",
 		New: func() Variant { return BFSGroup(bfs.GroupOptions{}) }})
+	Register(Entry{Name: "group/delta-stepping", Algo: "sssp", Doc: "GPU SSSP over a group of GPUs (graphnb bench -gpus N or -ranks N): Δ-stepping, 1D partition, (vertex, distance) pairs exchanged each round, validated on the devices",
+		New: func() Variant { return SSSPGroup(sssp.GroupOptions{}) }})
 	Register(Entry{Name: "group/top-down", Algo: "bfs", Doc: "GPU BFS over a group of GPUs, top-down steps only (frontier pairs exchanged every level)",
 		New: func() Variant { return BFSGroup(bfs.GroupOptions{TopDownOnly: true}) }})
 }

@@ -58,4 +58,18 @@ func TestGroupSweepOnHost(t *testing.T) {
 	if err != nil || len(gv) != 2 {
 		t.Errorf("GroupVariants(\"bfs\"): %d, %v; want the two group BFS", len(gv), err)
 	}
+	sv, err := GroupVariants("sssp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := Sweep{Algo: "sssp", Family: "rmat", Scales: []int{8}, Roots: 3, Variants: sv, Group: g}.Run(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Rows) != 1 || len(st.Rows[0].Runs) != 3 || !st.Rows[0].Runs[2].Validated {
+		t.Errorf("the SSSP group sweep: %+v; want 3 validated runs", st.Rows)
+	}
+	if _, err := GroupVariants("apsp"); err == nil || !strings.Contains(err.Error(), "bfs group/direction-optimizing") {
+		t.Errorf("GroupVariants(\"apsp\"): %v; want the list of group variants", err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/algo/sssp"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 )
@@ -34,6 +35,28 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 			}
 			return o, nil
 		}, p.Close, nil
+	},
+	"sssp": func(pg *gpu.PartGraph) (func(int32, bool) (outcome, error), func() error, error) {
+		var last *sssp.GroupResult
+		run := func(src int32, check bool) (outcome, error) {
+			if err := last.Close(); err != nil {
+				return outcome{}, err
+			}
+			r, err := sssp.RunGroup(pg, int(src), sssp.GroupOptions{Parents: check})
+			if err != nil {
+				return outcome{}, err
+			}
+			last = r
+			o := outcome{time: r.Time, teps: r.TEPS,
+				summary: fmt.Sprintf("reached %d, %d rounds, %.0f%% of the time in collectives", r.Reached, r.Rounds, 100*r.CommShare()),
+				check:   func() error { return nil }}
+			if check { // the device check, a collective: every rank runs it
+				err := r.Check()
+				o.check = func() error { return err }
+			}
+			return o, nil
+		}
+		return run, func() error { return last.Close() }, nil
 	},
 }
 

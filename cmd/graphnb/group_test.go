@@ -68,7 +68,9 @@ func TestGraphnbProcess(t *testing.T) {
 // NCCL: -gpus in one process, -ranks as processes of this test binary.
 func TestFakeGPUGroup(t *testing.T) {
 	fakegpu.RunN(t, "TestFakeGPUGroupChild", 3*time.Minute, 2, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("../../algo/bfs/testdata/fake_multi.cpp", "-I../../algo/bfs")}
+		return []string{b.CXX("../../algo/bfs/testdata/fake_multi.cpp", "-I../../algo/bfs"),
+			b.CXX("../../algo/sssp/testdata/fake_kernels.cpp", "-I../../algo/sssp"), b.CXX("../../algo/sssp/testdata/fake_resident.cpp", "-I../../algo/sssp"),
+			b.CXX("../../algo/sssp/testdata/fake_check.cpp", "-I../../algo/sssp")}
 	})
 }
 
@@ -186,6 +188,15 @@ func checkGroups(t *testing.T, n int, name string) {
 				t.Errorf("bench %v: %s: checker %q, %d runs; want 2 validated on the devices", flags, r.Variant, r.Checker, len(r.Runs))
 			}
 		}
+	}
+	for _, flags := range [][]string{{"-gpus", "2"}, {"-ranks", "2"}} {
+		code, stdout, stderr := runCLI(append([]string{"run", "sssp", "rmat:8", "-roots", "2"}, flags...)...)
+		if code != 0 || strings.Count(stdout, "(reached") != 2 || !strings.Contains(stdout, "valid") {
+			t.Errorf("run sssp %v: exit %d\nstdout:\n%s\nstderr:\n%s", flags, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runCLI("run", "mst", "grid:4x4", "-gpus", "2"); code != 2 || !strings.Contains(stderr, "over a group: bfs, sssp") {
+		t.Errorf("run mst -gpus 2: exit %d, %s; want a refusal listing bfs and sssp", code, stderr)
 	}
 	code, _, stderr := runCLI("bench", "bfs", "grid:8x8", "-roots", "2", "-quiet", "-gpus", "2", "-variants", "cpu/do", "-o", filepath.Join(dir, "x.json"))
 	if code == 0 || !strings.Contains(stderr, "does not run over a group") {

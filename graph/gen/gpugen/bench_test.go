@@ -90,3 +90,97 @@ func benchGenerate(b *testing.B, generate func(scale int) (*gpu.Graph, error), s
 	}
 	b.ReportMetric(float64(arcs), "arcs")
 }
+
+// BenchmarkRMATParts generates R-MAT graphs (edge factor 16, uniform
+// float32 weights; "perm": with gen.PermuteVertices(true), Graph500's
+// balanced layout) partitioned over groups of the first 1, 2, 4 and 8
+// GPUs (those the machine has), scales 20 to 26, and reports
+//
+//	ms/graph     wall time of one RMATParts call, from the plan to every
+//	             part resident and the PartGraph made (the modules
+//	             compiled before timing)
+//	draw_ms, sort_ms, exchange_ms, sort_received_ms, csr_ms
+//	             the phases (PartPhases) of the slowest rank in each
+//	             phase, each ended by a device synchronisation
+//	arcs         arcs of the graph
+//	imbalance    the most arcs a rank received over the mean
+//
+// Compare ranks1 with BenchmarkGPURMAT at the same scale (one GPU, no
+// exchange) and the ranks with one another. Without a GPU it skips. On
+// the GPU machine:
+//
+//	./graph_gen_gpugen.test -test.run '^$' -test.bench 'RMATParts|GPURMAT/s24_ef16_uniform' -test.benchtime 3x
+func BenchmarkRMATParts(b *testing.B) {
+	gpuDevice(b)
+	devs, err := gpu.Devices()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ranks := range []int{1, 2, 4, 8} {
+		if ranks > len(devs) {
+			break
+		}
+		g, err := gpu.NewGroup(devs[:ranks]...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, scale := range []int{20, 22, 24, 26} {
+			for _, perm := range []bool{false, true} {
+				name := fmt.Sprintf("s%d_ranks%d", scale, ranks)
+				if perm {
+					name += "_perm"
+				}
+				b.Run(name, func(b *testing.B) { benchParts(b, g, scale, gen.PermuteVertices(perm)) })
+			}
+		}
+		if err := g.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchParts times RMATPartsTimed(g, scale, 16, opts...) after a scale-10
+// generation has compiled the modules on every device.
+func benchParts(b *testing.B, g *gpu.Group, scale int, opts ...gen.Option) {
+	warm, err := RMATParts(g, 10, 16, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	warm.Close()
+	var total, draw, sort, exchange, sortReceived, csr time.Duration
+	var arcs int64
+	imbalance := 0.0
+	for b.Loop() {
+		start := time.Now()
+		pg, phases, err := RMATPartsTimed(g, scale, 16, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+		arcs = pg.Arcs
+		var most, sum int64
+		var slowest PartPhases
+		for _, p := range phases {
+			most, sum = max(most, p.Received), sum+p.Received
+			slowest.Draw, slowest.Sort = max(slowest.Draw, p.Draw), max(slowest.Sort, p.Sort)
+			slowest.Exchange, slowest.SortReceived = max(slowest.Exchange, p.Exchange), max(slowest.SortReceived, p.SortReceived)
+			slowest.CSR = max(slowest.CSR, p.CSR)
+		}
+		draw, sort, exchange = draw+slowest.Draw, sort+slowest.Sort, exchange+slowest.Exchange
+		sortReceived, csr = sortReceived+slowest.SortReceived, csr+slowest.CSR
+		imbalance = float64(most) * float64(len(phases)) / float64(max(sum, 1))
+		if err := pg.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / n }
+	b.ReportMetric(ms(total), "ms/graph")
+	b.ReportMetric(ms(draw), "draw_ms")
+	b.ReportMetric(ms(sort), "sort_ms")
+	b.ReportMetric(ms(exchange), "exchange_ms")
+	b.ReportMetric(ms(sortReceived), "sort_received_ms")
+	b.ReportMetric(ms(csr), "csr_ms")
+	b.ReportMetric(float64(arcs), "arcs")
+	b.ReportMetric(imbalance, "imbalance")
+}

@@ -25,6 +25,9 @@
 //                  not a self-loop and numbers the kept arcs in each tile;
 //                  gg_scan_* scans the tiles' counts
 //   gg_compact_*   writes Adj, the minimum weight of each run, and Offsets
+//                  (rows from lo: a rank's part of a partitioned graph)
+//   gg_owner_bounds  parts.go: where each rank's arcs start among a
+//                  rank's sorted arcs (the counts it sends to each)
 //
 // Kernels that use __syncthreads or ballots expect blocks of GG_BLOCK
 // threads. No headers (NVRTC has none at run time).
@@ -465,17 +468,18 @@ __device__ __forceinline__ u64 gg_order(double f) {
 // gg_place(i) is the number of kept arcs before arc i (gg_place(n): all
 // of them). A kept arc i goes to adj[gg_place(i)] with the least weight
 // of its run; the first arc of each source s sets offsets[t] =
-// gg_place(i) for every t from the previous arc's source + 1 to s, the
-// last arc the offsets after its source up to nv.
+// gg_place(i) for every row t from the previous arc's source + 1 to s,
+// the last arc the offsets after its source up to nv. Rows count from
+// vertex lo (every source is in lo … lo+nv-1; lo = 0 for a whole graph).
 template <typename W>
 __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, const unsigned *pos,
-                           const unsigned *sums, int *adj, W *wOut, long long *offsets, long long nv) {
+                           const unsigned *sums, int *adj, W *wOut, long long *offsets, long long lo, long long nv) {
 	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) {
 		return;
 	}
 	u64 k = keys[i];
-	long long s = (long long)(k >> scale);
+	long long s = (long long)(k >> scale) - lo;
 	unsigned p = gg_place(pos, sums, i);
 	if (gg_keep(keys, i, scale)) {
 		adj[p] = (int)(k & ((1ULL << scale) - 1));
@@ -489,7 +493,7 @@ __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, 
 			wOut[p] = best;
 		}
 	}
-	long long prev = i == 0 ? -1 : (long long)(keys[i - 1] >> scale);
+	long long prev = i == 0 ? -1 : (long long)(keys[i - 1] >> scale) - lo;
 	for (long long t = prev + 1; t <= s; t++) {
 		offsets[t] = p;
 	}
@@ -502,10 +506,37 @@ __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, 
 }
 
 extern "C" __global__ void gg_compact_f32(const u64 *keys, const float *w, long long n, int scale, const unsigned *pos,
-                                          const unsigned *sums, int *adj, float *wOut, long long *offsets, long long nv) {
-	gg_compact<float>(keys, w, n, scale, pos, sums, adj, wOut, offsets, nv);
+                                          const unsigned *sums, int *adj, float *wOut, long long *offsets, long long lo,
+                                          long long nv) {
+	gg_compact<float>(keys, w, n, scale, pos, sums, adj, wOut, offsets, lo, nv);
 }
 extern "C" __global__ void gg_compact_f64(const u64 *keys, const double *w, long long n, int scale, const unsigned *pos,
-                                          const unsigned *sums, int *adj, double *wOut, long long *offsets, long long nv) {
-	gg_compact<double>(keys, w, n, scale, pos, sums, adj, wOut, offsets, nv);
+                                          const unsigned *sums, int *adj, double *wOut, long long *offsets, long long lo,
+                                          long long nv) {
+	gg_compact<double>(keys, w, n, scale, pos, sums, adj, wOut, offsets, lo, nv);
+}
+
+// ---- partitioned graphs ----
+
+// gg_owner_bounds: thread k (0 ≤ k ≤ size) writes to bounds[k] the first
+// of the n sorted keys whose source is at least k·block (n when none),
+// so that rank k's arcs, those of sources k·block … (k+1)·block-1, are
+// bounds[k] … bounds[k+1]-1.
+extern "C" __global__ void gg_owner_bounds(const u64 *keys, long long n, int scale, long long block, int size,
+                                           long long *bounds) {
+	long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (k > size) {
+		return;
+	}
+	u64 want = (u64)(k * block) << scale;
+	long long a = 0, b = n;
+	while (a < b) {
+		long long m = (a + b) / 2;
+		if (keys[m] < want) {
+			a = m + 1;
+		} else {
+			b = m;
+		}
+	}
+	bounds[k] = a;
 }

@@ -1,0 +1,557 @@
+package gpugen
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/gpu/nccl"
+	"github.com/graphnb/graphnb/gpu/transform"
+	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/card"
+)
+
+// RMATParts generates gen.RMAT(scale, edgeFactor, opts...) over the ranks
+// of g, partitioned by vertex blocks: rank r's Part holds the rows
+// gpu.Block(N, Size, r) of the graph RMAT would make on one device, edge
+// for edge and bit for bit (targets global, weights of the plan's kind),
+// and no device or host ever holds the whole graph. Arguments and
+// options are checked as gen.RMAT checks them, with the same errors.
+// Every rank of the group must call it (in every process of a group that
+// spans several), with the same arguments.
+//
+// Each rank draws a contiguous, balanced share of the plan's chunks of
+// edges (gen.PlanRMAT), sorts its arcs by (source, target), sends every
+// other rank the arcs whose source is in that rank's block (the counts
+// first, then the arcs and their weights: Rank.AllToAllV), sorts what it
+// received and deduplicates it as RMAT does (the duplicates of an arc all
+// reach its source's owner), writing its Part's CSR. Each rank's arcs,
+// drawn and received, are numbered in 32 bits, so a graph needs about
+// 2·edgeFactor·2^scale / 2^32 ranks or more: with fewer, it is refused
+// with an error wrapping ErrTooBig that says so. Memory: a rank needs
+// about (17 + 2w) bytes per arc it draws, then (8 + w) per arc it draws
+// and receives while exchanging and about (18 + 2w) per arc received while
+// building its part (w = 4 for float32 weights, 8 for float64, 0
+// unweighted); every rank's free memory is checked against its need
+// before it draws and again once the counts are known, on every rank at
+// once, so a graph that does not fit is refused on all ranks with an
+// error wrapping ErrTooBig that names the rank and both figures, and the
+// group stays usable. Without the vertex permutation
+// (gen.PermuteVertices(true), what Graph500 uses) R-MAT's low vertices
+// hold most arcs, so rank 0 receives far more than the others.
+//
+// An interrupt (package cancel) stops every rank between launches with an
+// error matching cancel.ErrInterrupted; as for any failure inside
+// gpu.Group.Run, the group is then broken (make a new one). What was
+// allocated is freed on every error.
+//
+// On a group of the host device (gpu.NewGroup(gpu.Host())) the one Part
+// is gen.RMAT's graph.
+func RMATParts(g *gpu.Group, scale, edgeFactor int, opts ...gen.Option) (*gpu.PartGraph, error) {
+	pg, _, err := RMATPartsTimed(g, scale, edgeFactor, opts...)
+	return pg, err
+}
+
+// PartPhases are one rank's figures of a partitioned generation
+// (RMATPartsTimed): the arcs it drew and received, and the wall time of
+// each of its phases, each ended by a device synchronisation.
+type PartPhases struct {
+	Rank int
+	// Drawn is the number of arcs the rank drew (both arcs of each of its
+	// edges); Received the arcs it received from all ranks, itself
+	// included (its part before deduplication); Kept the arcs of its part.
+	Drawn, Received, Kept int64
+	// Draw: the random streams' states and the edges drawn (buffers
+	// allocated). Sort: the drawn arcs sorted and counted by owner.
+	// Exchange: the counts and free memory exchanged, the receive buffers
+	// allocated, the arcs and weights exchanged. SortReceived: the
+	// received arcs sorted. CSR: deduplication and the part's arrays.
+	Draw, Sort, Exchange, SortReceived, CSR time.Duration
+}
+
+// Total is the sum of the phases.
+func (p PartPhases) Total() time.Duration {
+	return p.Draw + p.Sort + p.Exchange + p.SortReceived + p.CSR
+}
+
+// String is one line: "rank 0: drew …, received …, kept … arcs; draw …
+// sort … exchange … sort_received … csr … ms".
+func (p PartPhases) String() string {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	return fmt.Sprintf("rank %d: drew %d, received %d, kept %d arcs; draw %.1f sort %.1f exchange %.1f sort_received %.1f csr %.1f ms (total %.1f)",
+		p.Rank, p.Drawn, p.Received, p.Kept, ms(p.Draw), ms(p.Sort), ms(p.Exchange), ms(p.SortReceived), ms(p.CSR), ms(p.Total()))
+}
+
+// RMATPartsTimed is RMATParts that also returns the figures of each rank
+// of this process (PartPhases), in rank order (none on the host group).
+func RMATPartsTimed(g *gpu.Group, scale, edgeFactor int, opts ...gen.Option) (*gpu.PartGraph, []PartPhases, error) {
+	if g == nil {
+		return nil, nil, errors.New("gpugen: RMATParts: nil group; make one with gpu.NewGroup(gpu.Devices()...) (gpu.NewGroup(gpu.Host()) for the CPU)")
+	}
+	p, err := gen.PlanRMAT(scale, edgeFactor, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := g.Err(); err != nil {
+		return nil, nil, fmt.Errorf("gpugen: RMATParts: %w", err)
+	}
+	if g.IsHost() {
+		pg, err := hostParts(g, scale, edgeFactor, opts)
+		return pg, nil, err
+	}
+	what := fmt.Sprintf("R-MAT scale %d, edge factor %d over %d ranks", scale, edgeFactor, g.Size())
+	if len(p.Tables)/tableWords > maxTables {
+		return nil, nil, fmt.Errorf("gpugen: R-MAT scale %d needs %d alias tables, the kernel holds %d", scale, len(p.Tables)/tableWords, maxTables)
+	}
+	if a := drawnArcs(p, g.Size(), 0); a > maxArcs {
+		return nil, nil, fmt.Errorf("gpugen: %s: rank 0 would draw %d arcs; the device generator numbers a rank's arcs in 32 bits (at most %d): use %d ranks or more (%w)",
+			what, a, int64(maxArcs), (2*int64(p.Edges)+maxArcs-1)/maxArcs, ErrTooBig)
+	}
+	ranks := g.Ranks()
+	parts := make([]*gpu.Part, len(ranks))
+	phases := make([]PartPhases, len(ranks))
+	refused := make([]error, len(ranks))
+	err = g.Run(func(r *gpu.Rank, t *gpu.Thread) error {
+		i := localIndex(ranks, r)
+		var err error
+		parts[i], refused[i], err = rmatPart(p, r, t, &phases[i])
+		return err
+	})
+	if err == nil {
+		err = errors.Join(refused...)
+	}
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("gpugen: %s: %w", what, err), freeParts(parts))
+	}
+	pg, err := gpu.NewPartGraph(g, p.N, false, parts)
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("gpugen: %s: %w", what, err), freeParts(parts))
+	}
+	return pg, phases, nil
+}
+
+// hostParts is RMATParts on the host group: gen.RMAT's graph as its one
+// part.
+func hostParts(g *gpu.Group, scale, edgeFactor int, opts []gen.Option) (*gpu.PartGraph, error) {
+	c, err := gen.RMAT(scale, edgeFactor, opts...)
+	if err != nil {
+		return nil, err
+	}
+	dev := g.Devices()[0]
+	part := &gpu.Part{Lo: 0, Hi: c.NumVertices()}
+	fail := func(err error) (*gpu.PartGraph, error) {
+		return nil, errors.Join(fmt.Errorf("gpugen: RMATParts: %w", err), freeParts([]*gpu.Part{part}))
+	}
+	if part.Offsets, err = dev.Int64sFrom(c.Offsets); err != nil {
+		return fail(err)
+	}
+	if part.Adj, err = dev.Int32sFrom(c.Adj); err != nil {
+		return fail(err)
+	}
+	switch {
+	case c.Weights != nil:
+		part.Weights, err = dev.Float32sFrom(c.Weights)
+	case c.Weights64 != nil:
+		part.Weights64, err = dev.Float64sFrom(c.Weights64)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	pg, err := gpu.NewPartGraph(g, c.NumVertices(), false, []*gpu.Part{part})
+	if err != nil {
+		return fail(err)
+	}
+	return pg, nil
+}
+
+// freeParts frees the parts made (nil entries skipped).
+func freeParts(parts []*gpu.Part) error {
+	var errs []error
+	for _, p := range parts {
+		if p != nil {
+			errs = append(errs, p.Offsets.Free(), p.Adj.Free(), p.Weights.Free(), p.Weights64.Free())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// localIndex is r's index among the group's ranks of this process.
+func localIndex(ranks []*gpu.Rank, r *gpu.Rank) int {
+	for i, q := range ranks {
+		if q == r {
+			return i
+		}
+	}
+	panic("gpugen: a rank outside its group")
+}
+
+// chunkRange is rank's share [c0, c1) of chunks chunks over size ranks:
+// contiguous, the counts differing by at most one.
+func chunkRange(chunks, size, rank int) (c0, c1 int) {
+	return rank * chunks / size, (rank + 1) * chunks / size
+}
+
+// drawnArcs is the number of arcs rank draws: both arcs of each edge of
+// its chunks.
+func drawnArcs(p *gen.RMATPlan, size, rank int) int64 {
+	c0, c1 := chunkRange(p.Chunks, size, rank)
+	return 2 * int64(min(c1*p.ChunkEdges, p.Edges)-min(c0*p.ChunkEdges, p.Edges))
+}
+
+// localPlan is the plan of chunks [c0, c1) of p alone: their edges, and
+// the states of their streams; the edges keep their global meaning.
+func localPlan(p *gen.RMATPlan, c0, c1 int) *gen.RMATPlan {
+	q := *p
+	q.Chunks = c1 - c0
+	q.Edges = min(c1*p.ChunkEdges, p.Edges) - min(c0*p.ChunkEdges, p.Edges)
+	q.EdgeStates = p.EdgeStates[stateWords*c0 : stateWords*c1]
+	if p.WeightStates != nil {
+		q.WeightStates = p.WeightStates[stateWords*c0 : stateWords*c1]
+	}
+	return &q
+}
+
+// drawBytes is the device memory a rank needs to draw and sort arcs arcs
+// of chunks chunks of p: the arcs and weights, the sort's scratch, the
+// streams' segment states and a MiB for the small buffers.
+func drawBytes(p *gen.RMATPlan, arcs int64, chunks int) int64 {
+	wb := weightBytes(p.Weights, p.Float64)
+	segs := int64(chunks) * int64(p.ChunkEdges/segEdges)
+	return arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb)) + 2*segs*stateWords*8 + 1<<20
+}
+
+// receiveBytes is the device memory a rank that holds drawn arcs (sorted,
+// the sort's scratch freed) needs besides them to receive received arcs
+// and build its part of rows vertices: the receive buffers while the
+// drawn arcs are held, then the sort and the CSR of the received arcs
+// once the drawn ones are freed.
+func receiveBytes(wb, drawn, received int64, rows int) int64 {
+	return max(received*(8+wb), pipelineBytes(received, rows, wb)-drawn*(8+wb))
+}
+
+// arcExchanger sends each rank k its share (rg.send[k] arcs, in rank
+// order) of rg's drawn arcs and weights and receives the arcs and
+// weights of every rank (rg.recv[k] from rank k, in rank order) into
+// rg.keys and rg.w32 or rg.w64: gpu.Rank's AllToAllV (rankExchanger), or
+// a test's stand-in that runs several ranks on one device in turn.
+type arcExchanger interface {
+	exchange(t *gpu.Thread, rg *rankGen) error
+}
+
+// rankExchanger exchanges through a gpu.Rank's collectives.
+type rankExchanger struct{ r *gpu.Rank }
+
+func (x rankExchanger) exchange(t *gpu.Thread, rg *rankGen) error {
+	pairs := []struct{ send, recv any }{{rg.drawn.keys, rg.keys}}
+	switch {
+	case rg.w32 != nil:
+		pairs = append(pairs, struct{ send, recv any }{rg.drawn.w32, rg.w32})
+	case rg.w64 != nil:
+		pairs = append(pairs, struct{ send, recv any }{rg.drawn.w64, rg.w64})
+	}
+	for _, p := range pairs {
+		send, err := gpu.SpanOf(p.send, 0, -1)
+		if err != nil {
+			return err
+		}
+		recv, err := gpu.SpanOf(p.recv, 0, -1)
+		if err != nil {
+			return err
+		}
+		if err := x.r.AllToAllV(t, send, rg.send, recv, rg.recv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// arcs are arcs on the device: keys (source << scale | target) and the
+// weights of the plan's kind (nil buffers where absent).
+type arcs struct {
+	keys *gpu.Uint64s
+	w32  *gpu.Float32s
+	w64  *gpu.Float64s
+}
+
+// rankGen is one rank's share of a partitioned generation, on its
+// device's thread; its methods are the steps of rmatPart, in order.
+type rankGen struct {
+	*run
+	p          *gen.RMATPlan
+	rank, size int
+	// lo and hi bound the rank's block; c0, c1 its chunks.
+	lo, hi, c0, c1 int
+	// drawn are the arcs the rank drew, in drawnMem (freed once sent);
+	// the embedded arcs are those it received, then its part's.
+	drawn    arcs
+	drawnMem *gpu.Allocations
+	arcs
+	// send[k] and recv[k] are the arcs sent to and received from rank k.
+	send, recv []int
+	// free is each rank's free device memory before the exchange, and
+	// drawnAll and recvAll each rank's drawn and received arcs.
+	free, drawnAll, recvAll []int64
+	phases                  *PartPhases
+	last                    time.Time
+}
+
+// newRankGen prepares rank's share on the device thread t; tmp holds its
+// scratch (freed by the caller).
+func newRankGen(p *gen.RMATPlan, rank, size int, t *gpu.Thread, tmp *gpu.Allocations, phases *PartPhases) (*rankGen, error) {
+	fn, err := kernels.Functions(t.Device(), kernelNames)
+	if err != nil {
+		return nil, err
+	}
+	rg := &rankGen{p: p, rank: rank, size: size, phases: phases, drawnMem: tmp.Sub()}
+	rg.lo, rg.hi = gpu.Block(p.N, size, rank)
+	rg.c0, rg.c1 = chunkRange(p.Chunks, size, rank)
+	rg.run = &run{t: t, fn: fn, tmp: tmp, scale: p.Scale, n: rg.hi - rg.lo}
+	*phases = PartPhases{Rank: rank}
+	return rg, nil
+}
+
+// lap synchronises the device and adds the time since the last lap to d.
+func (rg *rankGen) lap(d *time.Duration) error {
+	if err := rg.t.Synchronize(); err != nil {
+		return err
+	}
+	now := time.Now()
+	*d += now.Sub(rg.last)
+	rg.last = now
+	return nil
+}
+
+// tooBig is the refusal of rank k's work for memory, the same on every
+// rank.
+func (rg *rankGen) tooBig(k int, doing string, need, free int64) error {
+	dev := ""
+	if k == rg.rank {
+		dev = fmt.Sprintf(" (%v)", rg.t.Device())
+	}
+	return fmt.Errorf("rank %d%s needs about %s more device memory %s, %s is free: close device-resident graphs and prepared algorithms you no longer need there, use more GPUs or lower the scale (%w)",
+		k, dev, card.Bytes(need), doing, card.Bytes(free), ErrTooBig)
+}
+
+// freeMemory is the rank's contribution to the first exchange: its free
+// device memory at index rank of size values (the others 0).
+func (rg *rankGen) freeMemory() ([]int64, error) {
+	info, err := rg.t.Device().Info()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]int64, rg.size)
+	vals[rg.rank] = info.FreeMemory
+	return vals, nil
+}
+
+// checkDraw refuses, on every rank alike, a generation whose drawing
+// does not fit some rank's device, given every rank's free memory (the
+// sum of every rank's freeMemory).
+func (rg *rankGen) checkDraw(free []int64) (refused error) {
+	for k := range rg.size {
+		c0, c1 := chunkRange(rg.p.Chunks, rg.size, k)
+		a := drawnArcs(rg.p, rg.size, k)
+		if need := drawBytes(rg.p, a, c1-c0); need > free[k] {
+			return rg.tooBig(k, fmt.Sprintf("to draw and sort its %d arcs", a), need, free[k])
+		}
+	}
+	return nil
+}
+
+// draw draws the rank's edges (both arcs of each) and their weights.
+func (rg *rankGen) draw() error {
+	d := *rg.run
+	d.tmp = rg.drawnMem
+	q := localPlan(rg.p, rg.c0, rg.c1)
+	var err error
+	rg.last = time.Now()
+	if q.Chunks == 0 {
+		rg.drawn, err = allocArcs(rg.drawnMem, 0, rg.p)
+	} else {
+		rg.drawn.keys, rg.drawn.w32, rg.drawn.w64, err = d.rmatEdges(q)
+	}
+	if err != nil {
+		return err
+	}
+	rg.phases.Drawn = int64(rg.drawn.keys.Len())
+	return rg.lap(&rg.phases.Draw)
+}
+
+// allocArcs allocates n arcs with weights of p's kind in mem.
+func allocArcs(mem *gpu.Allocations, n int, p *gen.RMATPlan) (arcs, error) {
+	var a arcs
+	var err error
+	if a.keys, err = mem.AllocUint64s(n); err != nil {
+		return a, err
+	}
+	switch {
+	case p.Weights == gen.NoWeights:
+	case p.Float64:
+		a.w64, err = mem.AllocFloat64s(n)
+	default:
+		a.w32, err = mem.AllocFloat32s(n)
+	}
+	return a, err
+}
+
+// sortDrawn sorts the drawn arcs and counts those of each rank's block.
+func (rg *rankGen) sortDrawn() error {
+	if err := rg.sort(rg.drawn.keys, rg.drawn.w32, rg.drawn.w64); err != nil {
+		return err
+	}
+	bounds, err := rg.drawnMem.AllocInt64s(rg.size + 1)
+	if err != nil {
+		return err
+	}
+	n := int64(rg.drawn.keys.Len())
+	err = rg.launch(kBounds, int64(rg.size+1), rg.drawn.keys, n, rg.scale, int64(gpu.BlockSize(rg.p.N, rg.size)), rg.size, bounds)
+	if err != nil {
+		return err
+	}
+	b, err := bounds.ToHost()
+	if err != nil {
+		return err
+	}
+	rg.send = make([]int, rg.size)
+	for k := range rg.size {
+		rg.send[k] = int(b[k+1] - b[k])
+	}
+	return rg.lap(&rg.phases.Sort)
+}
+
+// counts is the rank's contribution to the second exchange: with S
+// ranks, S·S counts of arcs (from rank s to rank d at s·S+d; the rank
+// fills its row) and S free memories (the rank's at S·S+rank).
+func (rg *rankGen) counts() ([]int64, error) {
+	info, err := rg.t.Device().Info()
+	if err != nil {
+		return nil, err
+	}
+	size := rg.size
+	vals := make([]int64, size*size+size)
+	for k, c := range rg.send {
+		vals[rg.rank*size+k] = int64(c)
+	}
+	vals[size*size+rg.rank] = info.FreeMemory
+	return vals, nil
+}
+
+// checkCounts takes the sum of every rank's counts: the arcs each rank
+// receives from each, and refuses, on every rank alike, a generation
+// whose exchange or part does not fit some rank's device or 32-bit
+// numbering.
+func (rg *rankGen) checkCounts(all []int64) (refused error) {
+	size := rg.size
+	rg.free = all[size*size:]
+	rg.drawnAll, rg.recvAll = make([]int64, size), make([]int64, size)
+	rg.recv = make([]int, size)
+	for s := range size {
+		for d := range size {
+			rg.drawnAll[s] += all[s*size+d]
+			rg.recvAll[d] += all[s*size+d]
+		}
+		rg.recv[s] = int(all[s*size+rg.rank])
+	}
+	wb := weightBytes(rg.p.Weights, rg.p.Float64)
+	for k := range size {
+		lo, hi := gpu.Block(rg.p.N, size, k)
+		b := rg.recvAll[k]
+		if b > maxArcs {
+			return fmt.Errorf("rank %d would receive %d arcs (vertices %d … %d); the device generator numbers a rank's arcs in 32 bits (at most %d): use more ranks, or gen.PermuteVertices(true) to spread R-MAT's arcs over them (%w)",
+				k, b, lo, hi-1, int64(maxArcs), ErrTooBig)
+		}
+		if need := receiveBytes(wb, rg.drawnAll[k], b, hi-lo); need > rg.free[k] {
+			return rg.tooBig(k, fmt.Sprintf("to receive its %d arcs and build its part", b), need, rg.free[k])
+		}
+	}
+	return nil
+}
+
+// receive allocates the received arcs and exchanges.
+func (rg *rankGen) receive(x arcExchanger) error {
+	var err error
+	rg.phases.Received = rg.recvAll[rg.rank]
+	if rg.arcs, err = allocArcs(rg.tmp, int(rg.phases.Received), rg.p); err != nil {
+		return err
+	}
+	if err := x.exchange(rg.t, rg); err != nil {
+		return err
+	}
+	return rg.lap(&rg.phases.Exchange)
+}
+
+// freeDrawn frees the drawn arcs, once every rank has received them.
+func (rg *rankGen) freeDrawn() error {
+	rg.drawn = arcs{}
+	return rg.drawnMem.Free()
+}
+
+// build sorts the received arcs and writes the part's CSR.
+func (rg *rankGen) build() (*gpu.Part, error) {
+	if err := rg.sort(rg.keys, rg.w32, rg.w64); err != nil {
+		return nil, err
+	}
+	if err := rg.lap(&rg.phases.SortReceived); err != nil {
+		return nil, err
+	}
+	a, err := rg.csrArrays(rg.keys, rg.w32, rg.w64, rg.lo, rg.hi-rg.lo)
+	if err != nil {
+		return nil, err
+	}
+	part := &gpu.Part{Lo: rg.lo, Hi: rg.hi, Offsets: a.offsets, Adj: a.adj, Weights: a.w32, Weights64: a.w64}
+	rg.phases.Kept = int64(a.adj.Len())
+	if err := rg.lap(&rg.phases.CSR); err != nil {
+		return nil, errors.Join(err, a.free())
+	}
+	return part, nil
+}
+
+// rmatPart is rank r's share of RMATParts on its device thread t: its
+// part, or a refusal (the same on every rank, the group intact), or an
+// error.
+func rmatPart(p *gen.RMATPlan, r *gpu.Rank, t *gpu.Thread, phases *PartPhases) (part *gpu.Part, refused, err error) {
+	tmp := gpu.NewAllocations(t.Device())
+	defer func() { err = errors.Join(err, tmp.Free()) }()
+	rg, err := newRankGen(p, r.Rank(), r.Size(), t, tmp, phases)
+	if err != nil {
+		return nil, nil, err
+	}
+	x := rankExchanger{r}
+	vals, err := rg.freeMemory()
+	if err != nil {
+		return nil, nil, err
+	}
+	free, err := r.AllReduceInt64(t, vals, nccl.Sum)
+	if err != nil {
+		return nil, nil, err
+	}
+	if refused := rg.checkDraw(free); refused != nil {
+		return nil, refused, nil
+	}
+	if err := rg.draw(); err != nil {
+		return nil, nil, err
+	}
+	if err := rg.sortDrawn(); err != nil {
+		return nil, nil, err
+	}
+	if vals, err = rg.counts(); err != nil {
+		return nil, nil, err
+	}
+	all, err := r.AllReduceInt64(t, vals, nccl.Sum)
+	if err != nil {
+		return nil, nil, err
+	}
+	if refused := rg.checkCounts(all); refused != nil {
+		return nil, refused, nil
+	}
+	if err := rg.receive(x); err != nil {
+		return nil, nil, err
+	}
+	// AllToAllV returned: every rank has its arcs from this one.
+	if err := rg.freeDrawn(); err != nil {
+		return nil, nil, err
+	}
+	part, err = rg.build()
+	return part, nil, err
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/gpu/nccl"
 	"github.com/graphnb/graphnb/gpu/transform"
+	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/internal/card"
 )
@@ -87,61 +88,131 @@ func (p PartPhases) String() string {
 // of this process (PartPhases), in rank order (none on the host group).
 func RMATPartsTimed(g *gpu.Group, scale, edgeFactor int, opts ...gen.Option) (*gpu.PartGraph, []PartPhases, error) {
 	if g == nil {
-		return nil, nil, errors.New("gpugen: RMATParts: nil group; make one with gpu.NewGroup(gpu.Devices()...) (gpu.NewGroup(gpu.Host()) for the CPU)")
+		return nil, nil, errNilGroup("RMATParts")
 	}
-	p, err := gen.PlanRMAT(scale, edgeFactor, opts...)
+	job, err := rmatJob(scale, edgeFactor, opts, g.Size())
 	if err != nil {
 		return nil, nil, err
 	}
+	return job.run(g)
+}
+
+// rmatJob is RMATParts' job over size ranks.
+func rmatJob(scale, edgeFactor int, opts []gen.Option, size int) (*partJob, error) {
+	p, err := gen.PlanRMAT(scale, edgeFactor, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Tables)/tableWords > maxTables {
+		return nil, fmt.Errorf("gpugen: R-MAT scale %d needs %d alias tables, the kernel holds %d", scale, len(p.Tables)/tableWords, maxTables)
+	}
+	return &partJob{what: fmt.Sprintf("R-MAT scale %d, edge factor %d over %d ranks", scale, edgeFactor, size),
+		scale: p.Scale, n: p.N, common: p.PlanCommon,
+		source: func() partSource { return &rmatSource{p: p} },
+		host:   func() (*graph.CSR, error) { return gen.RMAT(scale, edgeFactor, opts...) }}, nil
+}
+
+// SSCA2Parts is RMATParts for gen.SSCA2(scale, opts...): rank r's Part
+// holds the rows gpu.Block(N, Size, r) of SSCA2's graph, bit for bit. Each
+// rank counts, then writes, the edges of a balanced, contiguous share of
+// the plan's chunks of vertices (gen.PlanSSCA2), numbered after those of
+// the ranks before it (an exchange of the counts), draws their weights,
+// and exchanges, sorts and builds its part as RMATParts does; its memory
+// is checked once its edges are counted. On the host group the one Part
+// is gen.SSCA2's graph.
+func SSCA2Parts(g *gpu.Group, scale int, opts ...gen.Option) (*gpu.PartGraph, error) {
+	pg, _, err := SSCA2PartsTimed(g, scale, opts...)
+	return pg, err
+}
+
+// SSCA2PartsTimed is SSCA2Parts that also returns the figures of each
+// rank of this process (PartPhases), in rank order (none on the host
+// group).
+func SSCA2PartsTimed(g *gpu.Group, scale int, opts ...gen.Option) (*gpu.PartGraph, []PartPhases, error) {
+	if g == nil {
+		return nil, nil, errNilGroup("SSCA2Parts")
+	}
+	job, err := ssca2Job(scale, opts, g.Size())
+	if err != nil {
+		return nil, nil, err
+	}
+	return job.run(g)
+}
+
+// ssca2Job is SSCA2Parts' job over size ranks.
+func ssca2Job(scale int, opts []gen.Option, size int) (*partJob, error) {
+	p, err := gen.PlanSSCA2(scale, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if p.ChunkVertices%ssca2Part != 0 {
+		return nil, fmt.Errorf("gpugen: SSCA2: chunks of %d vertices are not parts of %d", p.ChunkVertices, ssca2Part)
+	}
+	return &partJob{what: fmt.Sprintf("SSCA2 scale %d over %d ranks", scale, size),
+		scale: p.Scale, n: p.N, common: p.PlanCommon,
+		source: func() partSource { return &ssca2Source{p: p} },
+		host:   func() (*graph.CSR, error) { return gen.SSCA2(scale, opts...) }}, nil
+}
+
+// errNilGroup is the error of a generation over a nil group.
+func errNilGroup(fn string) error {
+	return fmt.Errorf("gpugen: %s: nil group; make one with gpu.NewGroup(gpu.Devices()...) (gpu.NewGroup(gpu.Host()) for the CPU)", fn)
+}
+
+// partJob is a partitioned generation: its description for errors, the
+// graph's key bits and vertices, its weights, each rank's generator and
+// the host generator (for the host group).
+type partJob struct {
+	what     string
+	scale, n int
+	common   gen.PlanCommon
+	source   func() partSource
+	host     func() (*graph.CSR, error)
+}
+
+// run runs the job over g.
+func (job *partJob) run(g *gpu.Group) (*gpu.PartGraph, []PartPhases, error) {
 	if err := g.Err(); err != nil {
-		return nil, nil, fmt.Errorf("gpugen: RMATParts: %w", err)
+		return nil, nil, fmt.Errorf("gpugen: %s: %w", job.what, err)
 	}
 	if g.IsHost() {
-		pg, err := hostParts(g, scale, edgeFactor, opts)
+		pg, err := hostParts(g, job.host)
 		return pg, nil, err
-	}
-	what := fmt.Sprintf("R-MAT scale %d, edge factor %d over %d ranks", scale, edgeFactor, g.Size())
-	if len(p.Tables)/tableWords > maxTables {
-		return nil, nil, fmt.Errorf("gpugen: R-MAT scale %d needs %d alias tables, the kernel holds %d", scale, len(p.Tables)/tableWords, maxTables)
-	}
-	if a := drawnArcs(p, g.Size(), 0); a > maxArcs {
-		return nil, nil, fmt.Errorf("gpugen: %s: rank 0 would draw %d arcs; the device generator numbers a rank's arcs in 32 bits (at most %d): use %d ranks or more (%w)",
-			what, a, int64(maxArcs), (2*int64(p.Edges)+maxArcs-1)/maxArcs, ErrTooBig)
 	}
 	ranks := g.Ranks()
 	parts := make([]*gpu.Part, len(ranks))
 	phases := make([]PartPhases, len(ranks))
 	refused := make([]error, len(ranks))
-	err = g.Run(func(r *gpu.Rank, t *gpu.Thread) error {
+	err := g.Run(func(r *gpu.Rank, t *gpu.Thread) error {
 		i := localIndex(ranks, r)
 		var err error
-		parts[i], refused[i], err = rmatPart(p, r, t, &phases[i])
+		parts[i], refused[i], err = job.part(r, t, &phases[i])
 		return err
 	})
 	if err == nil {
 		err = errors.Join(refused...)
 	}
 	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("gpugen: %s: %w", what, err), freeParts(parts))
+		return nil, nil, errors.Join(fmt.Errorf("gpugen: %s: %w", job.what, err), freeParts(parts))
 	}
-	pg, err := gpu.NewPartGraph(g, p.N, false, parts)
+	pg, err := gpu.NewPartGraph(g, job.n, false, parts)
 	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("gpugen: %s: %w", what, err), freeParts(parts))
+		return nil, nil, errors.Join(fmt.Errorf("gpugen: %s: %w", job.what, err), freeParts(parts))
 	}
 	return pg, phases, nil
 }
 
-// hostParts is RMATParts on the host group: gen.RMAT's graph as its one
-// part.
-func hostParts(g *gpu.Group, scale, edgeFactor int, opts []gen.Option) (*gpu.PartGraph, error) {
-	c, err := gen.RMAT(scale, edgeFactor, opts...)
+// hostParts is a partitioned generation on the host group: the host
+// generator's graph as its one part.
+func hostParts(g *gpu.Group, generate func() (*graph.CSR, error)) (*gpu.PartGraph, error) {
+	c, err := generate()
 	if err != nil {
 		return nil, err
 	}
 	dev := g.Devices()[0]
 	part := &gpu.Part{Lo: 0, Hi: c.NumVertices()}
 	fail := func(err error) (*gpu.PartGraph, error) {
-		return nil, errors.Join(fmt.Errorf("gpugen: RMATParts: %w", err), freeParts([]*gpu.Part{part}))
+		return nil, errors.Join(fmt.Errorf("gpugen: %w", err), freeParts([]*gpu.Part{part}))
 	}
 	if part.Offsets, err = dev.Int64sFrom(c.Offsets); err != nil {
 		return fail(err)
@@ -192,8 +263,8 @@ func chunkRange(chunks, size, rank int) (c0, c1 int) {
 	return rank * chunks / size, (rank + 1) * chunks / size
 }
 
-// drawnArcs is the number of arcs rank draws: both arcs of each edge of
-// its chunks.
+// drawnArcs is the number of arcs rank draws of R-MAT plan p: both arcs
+// of each edge of its chunks.
 func drawnArcs(p *gen.RMATPlan, size, rank int) int64 {
 	c0, c1 := chunkRange(p.Chunks, size, rank)
 	return 2 * int64(min(c1*p.ChunkEdges, p.Edges)-min(c0*p.ChunkEdges, p.Edges))
@@ -212,12 +283,13 @@ func localPlan(p *gen.RMATPlan, c0, c1 int) *gen.RMATPlan {
 	return &q
 }
 
-// drawBytes is the device memory a rank needs to draw and sort arcs arcs
-// of chunks chunks of p: the arcs and weights, the sort's scratch, the
-// streams' segment states and a MiB for the small buffers.
-func drawBytes(p *gen.RMATPlan, arcs int64, chunks int) int64 {
-	wb := weightBytes(p.Weights, p.Float64)
-	segs := int64(chunks) * int64(p.ChunkEdges/segEdges)
+// drawBytes is the device memory a rank needs to draw and sort the arcs
+// of edges edges with weights of wb bytes: the arcs and weights, the
+// sort's scratch, the random streams' segment states (edge and weight
+// streams) and a MiB for the small buffers.
+func drawBytes(edges, wb int64) int64 {
+	arcs := 2 * edges
+	segs := edges/segEdges + 2
 	return arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb)) + 2*segs*stateWords*8 + 1<<20
 }
 
@@ -228,6 +300,59 @@ func drawBytes(p *gen.RMATPlan, arcs int64, chunks int) int64 {
 // once the drawn ones are freed.
 func receiveBytes(wb, drawn, received int64, rows int) int64 {
 	return max(received*(8+wb), pipelineBytes(received, rows, wb)-drawn*(8+wb))
+}
+
+// partSource is what one rank of a partitioned generation draws: its
+// share of R-MAT's (rmatSource) or SSCA#2's (ssca2Source) edges.
+type partSource interface {
+	// count prepares the rank's share on its device (buffers in d.tmp)
+	// and returns its number of edges.
+	count(d *run, rank, size int) (edges int64, err error)
+	// draw writes both arcs of each of them, and their weights, in
+	// buffers of d.tmp; first is the number of edges of the ranks before
+	// this one and total the graph's.
+	draw(d *run, first, total int64) (arcs, error)
+}
+
+// rmatSource draws a rank's chunks of an R-MAT plan.
+type rmatSource struct {
+	p *gen.RMATPlan
+	q *gen.RMATPlan // the rank's chunks
+}
+
+func (s *rmatSource) count(_ *run, rank, size int) (int64, error) {
+	c0, c1 := chunkRange(s.p.Chunks, size, rank)
+	s.q = localPlan(s.p, c0, c1)
+	return int64(s.q.Edges), nil
+}
+
+func (s *rmatSource) draw(d *run, _, _ int64) (a arcs, err error) {
+	if s.q.Chunks == 0 {
+		return allocArcs(d.tmp, 0, s.p.PlanCommon)
+	}
+	a.keys, a.w32, a.w64, err = d.rmatEdges(s.q)
+	return a, err
+}
+
+// ssca2Source draws a rank's chunks of vertices of an SSCA#2 plan.
+type ssca2Source struct {
+	p *gen.SSCA2Plan
+	c *ssca2Counted
+}
+
+func (s *ssca2Source) count(d *run, rank, size int) (int64, error) {
+	c0, c1 := chunkRange(s.p.Chunks, size, rank)
+	var err error
+	s.c, err = d.ssca2Count(s.p, c0, c1)
+	if err != nil {
+		return 0, err
+	}
+	return int64(s.c.edges), nil
+}
+
+func (s *ssca2Source) draw(d *run, first, total int64) (a arcs, err error) {
+	a.keys, a.w32, a.w64, err = d.ssca2Emit(s.p, s.c, uint64(first), uint64(total))
+	return a, err
 }
 
 // arcExchanger sends each rank k its share (rg.send[k] arcs, in rank
@@ -275,13 +400,18 @@ type arcs struct {
 }
 
 // rankGen is one rank's share of a partitioned generation, on its
-// device's thread; its methods are the steps of rmatPart, in order.
+// device's thread; its methods are the steps of partJob.part, in order.
 type rankGen struct {
 	*run
-	p          *gen.RMATPlan
+	src        partSource
+	common     gen.PlanCommon
 	rank, size int
-	// lo and hi bound the rank's block; c0, c1 its chunks.
-	lo, hi, c0, c1 int
+	// lo and hi bound the rank's block of the graph's N vertices.
+	lo, hi, N int
+	// edges is each rank's number of edges; first the edges of the ranks
+	// before this one, total the graph's.
+	edges        []int64
+	first, total int64
 	// drawn are the arcs the rank drew, in drawnMem (freed once sent);
 	// the embedded arcs are those it received, then its part's.
 	drawn    arcs
@@ -289,24 +419,22 @@ type rankGen struct {
 	arcs
 	// send[k] and recv[k] are the arcs sent to and received from rank k.
 	send, recv []int
-	// free is each rank's free device memory before the exchange, and
-	// drawnAll and recvAll each rank's drawn and received arcs.
-	free, drawnAll, recvAll []int64
-	phases                  *PartPhases
-	last                    time.Time
+	// recvAll is each rank's received arcs.
+	recvAll []int64
+	phases  *PartPhases
+	last    time.Time
 }
 
-// newRankGen prepares rank's share on the device thread t; tmp holds its
-// scratch (freed by the caller).
-func newRankGen(p *gen.RMATPlan, rank, size int, t *gpu.Thread, tmp *gpu.Allocations, phases *PartPhases) (*rankGen, error) {
+// newRankGen prepares rank's share of job on the device thread t; tmp
+// holds its scratch (freed by the caller).
+func newRankGen(job *partJob, rank, size int, t *gpu.Thread, tmp *gpu.Allocations, phases *PartPhases) (*rankGen, error) {
 	fn, err := kernels.Functions(t.Device(), kernelNames)
 	if err != nil {
 		return nil, err
 	}
-	rg := &rankGen{p: p, rank: rank, size: size, phases: phases, drawnMem: tmp.Sub()}
-	rg.lo, rg.hi = gpu.Block(p.N, size, rank)
-	rg.c0, rg.c1 = chunkRange(p.Chunks, size, rank)
-	rg.run = &run{t: t, fn: fn, tmp: tmp, scale: p.Scale, n: rg.hi - rg.lo}
+	rg := &rankGen{src: job.source(), common: job.common, rank: rank, size: size, N: job.n, phases: phases, drawnMem: tmp.Sub()}
+	rg.lo, rg.hi = gpu.Block(job.n, size, rank)
+	rg.run = &run{t: t, fn: fn, tmp: tmp, scale: job.scale, n: rg.hi - rg.lo}
 	*phases = PartPhases{Rank: rank}
 	return rg, nil
 }
@@ -322,6 +450,16 @@ func (rg *rankGen) lap(d *time.Duration) error {
 	return nil
 }
 
+// weightBytes is the size of a weight of the graph.
+func (rg *rankGen) weightBytes() int64 { return weightBytes(rg.common.Weights, rg.common.Float64) }
+
+// drawer is the run that draws: its buffers in drawnMem.
+func (rg *rankGen) drawer() *run {
+	d := *rg.run
+	d.tmp = rg.drawnMem
+	return &d
+}
+
 // tooBig is the refusal of rank k's work for memory, the same on every
 // rank.
 func (rg *rankGen) tooBig(k int, doing string, need, free int64) error {
@@ -333,27 +471,47 @@ func (rg *rankGen) tooBig(k int, doing string, need, free int64) error {
 		k, dev, card.Bytes(need), doing, card.Bytes(free), ErrTooBig)
 }
 
-// freeMemory is the rank's contribution to the first exchange: its free
-// device memory at index rank of size values (the others 0).
-func (rg *rankGen) freeMemory() ([]int64, error) {
+// tooManyArcs is the refusal of a rank's arcs over the 32-bit numbering.
+func tooManyArcs(k int, doing string, arcs int64) error {
+	return fmt.Errorf("rank %d would %s %d arcs; the device generator numbers a rank's arcs in 32 bits (at most %d): use more ranks (%w)",
+		k, doing, arcs, int64(maxArcs), ErrTooBig)
+}
+
+// count counts the rank's edges and returns its contribution to the first
+// exchange: with S ranks, its free device memory at index rank and its
+// edges at S+rank (the others 0).
+func (rg *rankGen) count() ([]int64, error) {
 	info, err := rg.t.Device().Info()
 	if err != nil {
 		return nil, err
 	}
-	vals := make([]int64, rg.size)
-	vals[rg.rank] = info.FreeMemory
+	edges, err := rg.src.count(rg.drawer(), rg.rank, rg.size)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]int64, 2*rg.size)
+	vals[rg.rank] = info.FreeMemory - rg.drawnMem.Bytes()
+	vals[rg.size+rg.rank] = edges
 	return vals, nil
 }
 
-// checkDraw refuses, on every rank alike, a generation whose drawing
-// does not fit some rank's device, given every rank's free memory (the
-// sum of every rank's freeMemory).
-func (rg *rankGen) checkDraw(free []int64) (refused error) {
-	for k := range rg.size {
-		c0, c1 := chunkRange(rg.p.Chunks, rg.size, k)
-		a := drawnArcs(rg.p, rg.size, k)
-		if need := drawBytes(rg.p, a, c1-c0); need > free[k] {
-			return rg.tooBig(k, fmt.Sprintf("to draw and sort its %d arcs", a), need, free[k])
+// checkDraw takes the sum of every rank's count and refuses, on every
+// rank alike, a generation whose drawing does not fit some rank's device
+// or 32-bit numbering.
+func (rg *rankGen) checkDraw(all []int64) (refused error) {
+	free := all[:rg.size]
+	rg.edges = all[rg.size:]
+	wb := rg.weightBytes()
+	for k, e := range rg.edges {
+		if k < rg.rank {
+			rg.first += e
+		}
+		rg.total += e
+		if 2*e > maxArcs {
+			return tooManyArcs(k, "draw", 2*e)
+		}
+		if need := drawBytes(e, wb); need > free[k] {
+			return rg.tooBig(k, fmt.Sprintf("to draw and sort its %d arcs", 2*e), need, free[k])
 		}
 	}
 	return nil
@@ -361,33 +519,25 @@ func (rg *rankGen) checkDraw(free []int64) (refused error) {
 
 // draw draws the rank's edges (both arcs of each) and their weights.
 func (rg *rankGen) draw() error {
-	d := *rg.run
-	d.tmp = rg.drawnMem
-	q := localPlan(rg.p, rg.c0, rg.c1)
-	var err error
 	rg.last = time.Now()
-	if q.Chunks == 0 {
-		rg.drawn, err = allocArcs(rg.drawnMem, 0, rg.p)
-	} else {
-		rg.drawn.keys, rg.drawn.w32, rg.drawn.w64, err = d.rmatEdges(q)
-	}
-	if err != nil {
+	var err error
+	if rg.drawn, err = rg.src.draw(rg.drawer(), rg.first, rg.total); err != nil {
 		return err
 	}
 	rg.phases.Drawn = int64(rg.drawn.keys.Len())
 	return rg.lap(&rg.phases.Draw)
 }
 
-// allocArcs allocates n arcs with weights of p's kind in mem.
-func allocArcs(mem *gpu.Allocations, n int, p *gen.RMATPlan) (arcs, error) {
+// allocArcs allocates n arcs with weights of c's kind in mem.
+func allocArcs(mem *gpu.Allocations, n int, c gen.PlanCommon) (arcs, error) {
 	var a arcs
 	var err error
 	if a.keys, err = mem.AllocUint64s(n); err != nil {
 		return a, err
 	}
 	switch {
-	case p.Weights == gen.NoWeights:
-	case p.Float64:
+	case c.Weights == gen.NoWeights:
+	case c.Float64:
 		a.w64, err = mem.AllocFloat64s(n)
 	default:
 		a.w32, err = mem.AllocFloat32s(n)
@@ -405,7 +555,7 @@ func (rg *rankGen) sortDrawn() error {
 		return err
 	}
 	n := int64(rg.drawn.keys.Len())
-	err = rg.launch(kBounds, int64(rg.size+1), rg.drawn.keys, n, rg.scale, int64(gpu.BlockSize(rg.p.N, rg.size)), rg.size, bounds)
+	err = rg.launch(kBounds, int64(rg.size+1), rg.drawn.keys, n, rg.scale, int64(gpu.BlockSize(rg.N, rg.size)), rg.size, bounds)
 	if err != nil {
 		return err
 	}
@@ -443,26 +593,24 @@ func (rg *rankGen) counts() ([]int64, error) {
 // numbering.
 func (rg *rankGen) checkCounts(all []int64) (refused error) {
 	size := rg.size
-	rg.free = all[size*size:]
-	rg.drawnAll, rg.recvAll = make([]int64, size), make([]int64, size)
+	free := all[size*size:]
+	rg.recvAll = make([]int64, size)
 	rg.recv = make([]int, size)
 	for s := range size {
 		for d := range size {
-			rg.drawnAll[s] += all[s*size+d]
 			rg.recvAll[d] += all[s*size+d]
 		}
 		rg.recv[s] = int(all[s*size+rg.rank])
 	}
-	wb := weightBytes(rg.p.Weights, rg.p.Float64)
+	wb := rg.weightBytes()
 	for k := range size {
-		lo, hi := gpu.Block(rg.p.N, size, k)
+		lo, hi := gpu.Block(rg.N, size, k)
 		b := rg.recvAll[k]
 		if b > maxArcs {
-			return fmt.Errorf("rank %d would receive %d arcs (vertices %d … %d); the device generator numbers a rank's arcs in 32 bits (at most %d): use more ranks, or gen.PermuteVertices(true) to spread R-MAT's arcs over them (%w)",
-				k, b, lo, hi-1, int64(maxArcs), ErrTooBig)
+			return fmt.Errorf("%w; the arcs of vertices %d … %d go to rank %d: spread them with gen.PermuteVertices(true)", tooManyArcs(k, "receive", b), lo, hi-1, k)
 		}
-		if need := receiveBytes(wb, rg.drawnAll[k], b, hi-lo); need > rg.free[k] {
-			return rg.tooBig(k, fmt.Sprintf("to receive its %d arcs and build its part", b), need, rg.free[k])
+		if need := receiveBytes(wb, 2*rg.edges[k], b, hi-lo); need > free[k] {
+			return rg.tooBig(k, fmt.Sprintf("to receive its %d arcs and build its part", b), need, free[k])
 		}
 	}
 	return nil
@@ -472,7 +620,7 @@ func (rg *rankGen) checkCounts(all []int64) (refused error) {
 func (rg *rankGen) receive(x arcExchanger) error {
 	var err error
 	rg.phases.Received = rg.recvAll[rg.rank]
-	if rg.arcs, err = allocArcs(rg.tmp, int(rg.phases.Received), rg.p); err != nil {
+	if rg.arcs, err = allocArcs(rg.tmp, int(rg.phases.Received), rg.common); err != nil {
 		return err
 	}
 	if err := x.exchange(rg.t, rg); err != nil {
@@ -507,26 +655,24 @@ func (rg *rankGen) build() (*gpu.Part, error) {
 	return part, nil
 }
 
-// rmatPart is rank r's share of RMATParts on its device thread t: its
-// part, or a refusal (the same on every rank, the group intact), or an
-// error.
-func rmatPart(p *gen.RMATPlan, r *gpu.Rank, t *gpu.Thread, phases *PartPhases) (part *gpu.Part, refused, err error) {
+// part is rank r's share of the job on its device thread t: its part, or
+// a refusal (the same on every rank, the group intact), or an error.
+func (job *partJob) part(r *gpu.Rank, t *gpu.Thread, phases *PartPhases) (part *gpu.Part, refused, err error) {
 	tmp := gpu.NewAllocations(t.Device())
 	defer func() { err = errors.Join(err, tmp.Free()) }()
-	rg, err := newRankGen(p, r.Rank(), r.Size(), t, tmp, phases)
+	rg, err := newRankGen(job, r.Rank(), r.Size(), t, tmp, phases)
 	if err != nil {
 		return nil, nil, err
 	}
-	x := rankExchanger{r}
-	vals, err := rg.freeMemory()
+	vals, err := rg.count()
 	if err != nil {
 		return nil, nil, err
 	}
-	free, err := r.AllReduceInt64(t, vals, nccl.Sum)
+	all, err := r.AllReduceInt64(t, vals, nccl.Sum)
 	if err != nil {
 		return nil, nil, err
 	}
-	if refused := rg.checkDraw(free); refused != nil {
+	if refused := rg.checkDraw(all); refused != nil {
 		return nil, refused, nil
 	}
 	if err := rg.draw(); err != nil {
@@ -538,14 +684,13 @@ func rmatPart(p *gen.RMATPlan, r *gpu.Rank, t *gpu.Thread, phases *PartPhases) (
 	if vals, err = rg.counts(); err != nil {
 		return nil, nil, err
 	}
-	all, err := r.AllReduceInt64(t, vals, nccl.Sum)
-	if err != nil {
+	if all, err = r.AllReduceInt64(t, vals, nccl.Sum); err != nil {
 		return nil, nil, err
 	}
 	if refused := rg.checkCounts(all); refused != nil {
 		return nil, refused, nil
 	}
-	if err := rg.receive(x); err != nil {
+	if err := rg.receive(rankExchanger{r}); err != nil {
 		return nil, nil, err
 	}
 	// AllToAllV returned: every rank has its arcs from this one.

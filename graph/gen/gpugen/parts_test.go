@@ -65,26 +65,22 @@ func rowsOf(c *graph.CSR, lo, hi int) *graph.CSR {
 	return r
 }
 
-// partCSR downloads a part's arrays.
+// partCSR downloads a part's arrays (weights of a weighted part with no
+// arcs empty, not nil).
 func partCSR(t *testing.T, p *gpu.Part) *graph.CSR {
 	t.Helper()
-	var c graph.CSR
-	var err error
-	if c.Offsets, err = p.Offsets.ToHost(); err != nil {
-		t.Fatal(err)
-	}
-	if c.Adj, err = p.Adj.ToHost(); err != nil {
-		t.Fatal(err)
-	}
+	c := graph.CSR{Offsets: make([]int64, p.Offsets.Len()), Adj: make([]int32, p.Adj.Len())}
+	err := errors.Join(p.Offsets.Download(c.Offsets), p.Adj.Download(c.Adj))
 	if p.Weights != nil {
-		if c.Weights, err = p.Weights.ToHost(); err != nil {
-			t.Fatal(err)
-		}
+		c.Weights = make([]float32, p.Weights.Len())
+		err = errors.Join(err, p.Weights.Download(c.Weights))
 	}
 	if p.Weights64 != nil {
-		if c.Weights64, err = p.Weights64.ToHost(); err != nil {
-			t.Fatal(err)
-		}
+		c.Weights64 = make([]float64, p.Weights64.Len())
+		err = errors.Join(err, p.Weights64.Download(c.Weights64))
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	return &c
 }
@@ -95,45 +91,66 @@ func partCSR(t *testing.T, p *gpu.Part) *graph.CSR {
 func checkParts(t *testing.T, g *gpu.Group, cases []rmatCase) {
 	t.Helper()
 	for _, c := range cases {
-		want, err := gen.RMAT(c.scale, c.ef, c.opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pg, phases, err := RMATPartsTimed(g, c.scale, c.ef, c.opts...)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if pg.N != want.NumVertices() || pg.Arcs != want.NumArcs() || pg.Directed || len(pg.Parts) != len(g.Ranks()) {
-			t.Fatalf("%s: %v with %d parts, directed %v; want %d vertices, %d arcs, undirected", c.name, pg, len(pg.Parts), pg.Directed, want.NumVertices(), want.NumArcs())
-		}
-		for i, p := range pg.Parts {
-			r := g.Ranks()[i]
-			lo, hi := gpu.Block(pg.N, g.Size(), r.Rank())
-			if p.Lo != lo || p.Hi != hi || p.Rank != r {
-				t.Fatalf("%s: part %d holds [%d, %d) of rank %v; want [%d, %d) of rank %d", c.name, i, p.Lo, p.Hi, p.Rank, lo, hi, r.Rank())
-			}
-			sameCSR(t, fmt.Sprintf("%s rank %d", c.name, r.Rank()), partCSR(t, p), rowsOf(want, lo, hi))
-			if !g.IsHost() && (phases[i].Rank != r.Rank() || phases[i].Kept != int64(p.Adj.Len())) {
-				t.Fatalf("%s: phases %v for rank %d with %d arcs", c.name, phases[i], r.Rank(), p.Adj.Len())
-			}
-		}
-		if len(pg.Parts) == g.Size() {
-			got, err := pg.Host()
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameCSR(t, c.name, got, want)
-		}
-		if err := pg.Close(); err != nil {
-			t.Error(err)
+		comparePartsWithHost(t, g, c.name, func() (*graph.CSR, error) { return gen.RMAT(c.scale, c.ef, c.opts...) },
+			func() (*gpu.PartGraph, []PartPhases, error) { return RMATPartsTimed(g, c.scale, c.ef, c.opts...) })
+	}
+}
+
+// checkSSCA2Parts is checkParts for SSCA2Parts at scales lo..hi with
+// every option set of ssca2Sets.
+func checkSSCA2Parts(t *testing.T, g *gpu.Group, lo, hi int) {
+	t.Helper()
+	for scale := lo; scale <= hi; scale++ {
+		for _, s := range ssca2Sets() {
+			comparePartsWithHost(t, g, fmt.Sprintf("ssca2_s%d_%s", scale, s.name), func() (*graph.CSR, error) { return gen.SSCA2(scale, s.opts...) },
+				func() (*gpu.PartGraph, []PartPhases, error) { return SSCA2PartsTimed(g, scale, s.opts...) })
 		}
 	}
 }
 
-// virtualParts runs RMATParts' steps for size ranks in turn on one
-// device (the collectives done on the host), as rmatPart runs them on
-// each rank of a group: the multi-rank logic without several GPUs.
-func virtualParts(dev *gpu.Device, p *gen.RMATPlan, size int) (parts []*gpu.Part, phases []PartPhases, refused, err error) {
+// comparePartsWithHost runs a partitioned generator over g and its host
+// twin and compares each rank's part with its rows of the host graph,
+// and the assembled graph with it, bit for bit.
+func comparePartsWithHost(t *testing.T, g *gpu.Group, name string, host func() (*graph.CSR, error), parts func() (*gpu.PartGraph, []PartPhases, error)) {
+	t.Helper()
+	want, err := host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, phases, err := parts()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if pg.N != want.NumVertices() || pg.Arcs != want.NumArcs() || pg.Directed || len(pg.Parts) != len(g.Ranks()) {
+		t.Fatalf("%s: %v with %d parts, directed %v; want %d vertices, %d arcs, undirected", name, pg, len(pg.Parts), pg.Directed, want.NumVertices(), want.NumArcs())
+	}
+	for i, p := range pg.Parts {
+		r := g.Ranks()[i]
+		lo, hi := gpu.Block(pg.N, g.Size(), r.Rank())
+		if p.Lo != lo || p.Hi != hi || p.Rank != r {
+			t.Fatalf("%s: part %d holds [%d, %d) of rank %v; want [%d, %d) of rank %d", name, i, p.Lo, p.Hi, p.Rank, lo, hi, r.Rank())
+		}
+		sameCSR(t, fmt.Sprintf("%s rank %d", name, r.Rank()), partCSR(t, p), rowsOf(want, lo, hi))
+		if !g.IsHost() && (phases[i].Rank != r.Rank() || phases[i].Kept != int64(p.Adj.Len())) {
+			t.Fatalf("%s: phases %v for rank %d with %d arcs", name, phases[i], r.Rank(), p.Adj.Len())
+		}
+	}
+	if len(pg.Parts) == g.Size() {
+		got, err := pg.Host()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameCSR(t, name, got, want)
+	}
+	if err := pg.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// virtualParts runs job's steps for size ranks in turn on one device
+// (the collectives done on the host), as partJob.part runs them on each
+// rank of a group: the multi-rank logic without several GPUs.
+func virtualParts(dev *gpu.Device, job *partJob, size int) (parts []*gpu.Part, phases []PartPhases, refused, err error) {
 	parts = make([]*gpu.Part, size)
 	phases = make([]PartPhases, size)
 	err = dev.Exec(func(t *gpu.Thread) error {
@@ -142,7 +159,7 @@ func virtualParts(dev *gpu.Device, p *gen.RMATPlan, size int) (parts []*gpu.Part
 		rgs := make([]*rankGen, size)
 		for k := range rgs {
 			var err error
-			if rgs[k], err = newRankGen(p, k, size, t, tmp.Sub(), &phases[k]); err != nil {
+			if rgs[k], err = newRankGen(job, k, size, t, tmp.Sub(), &phases[k]); err != nil {
 				return err
 			}
 		}
@@ -162,12 +179,12 @@ func virtualParts(dev *gpu.Device, p *gen.RMATPlan, size int) (parts []*gpu.Part
 			}
 			return total, nil
 		}
-		free, err := sum((*rankGen).freeMemory)
+		counted, err := sum((*rankGen).count)
 		if err != nil {
 			return err
 		}
 		for _, rg := range rgs {
-			if refused = rg.checkDraw(free); refused != nil {
+			if refused = rg.checkDraw(counted); refused != nil {
 				return nil
 			}
 		}
@@ -261,43 +278,62 @@ func (x hostExchanger) exchange(t *gpu.Thread, rg *rankGen) error {
 // of gen.RMAT for every case.
 func checkVirtualParts(t *testing.T, dev *gpu.Device, size int, cases []rmatCase) {
 	t.Helper()
-	used := dev.MemoryUsed()
 	for _, c := range cases {
-		name := fmt.Sprintf("%s_%dranks", c.name, size)
-		want, err := gen.RMAT(c.scale, c.ef, c.opts...)
+		job, err := rmatJob(c.scale, c.ef, c.opts, size)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := gen.PlanRMAT(c.scale, c.ef, c.opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts, phases, refused, err := virtualParts(dev, p, size)
-		if err != nil || refused != nil {
-			t.Fatalf("%s: %v %v", name, err, refused)
-		}
-		var drawn, received int64
-		for k, part := range parts {
-			lo, hi := gpu.Block(p.N, size, k)
-			if part.Lo != lo || part.Hi != hi {
-				t.Fatalf("%s: rank %d holds [%d, %d), want [%d, %d)", name, k, part.Lo, part.Hi, lo, hi)
+		compareVirtual(t, dev, fmt.Sprintf("%s_%dranks", c.name, size), size, job)
+	}
+}
+
+// checkVirtualSSCA2 is checkVirtualParts for SSCA2 at the given scales
+// with every option set of ssca2Sets.
+func checkVirtualSSCA2(t *testing.T, dev *gpu.Device, size int, scales ...int) {
+	t.Helper()
+	for _, scale := range scales {
+		for _, s := range ssca2Sets() {
+			job, err := ssca2Job(scale, s.opts, size)
+			if err != nil {
+				t.Fatal(err)
 			}
-			sameCSR(t, fmt.Sprintf("%s rank %d", name, k), partCSR(t, part), rowsOf(want, lo, hi))
-			drawn += phases[k].Drawn
-			received += phases[k].Received
-			if phases[k].Drawn != drawnArcs(p, size, k) {
-				t.Errorf("%s: rank %d drew %d arcs, want %d", name, k, phases[k].Drawn, drawnArcs(p, size, k))
-			}
-		}
-		if drawn != 2*int64(p.Edges) || received != drawn {
-			t.Errorf("%s: %d arcs drawn and %d received, want %d", name, drawn, received, 2*p.Edges)
-		}
-		if err := freeParts(parts); err != nil {
-			t.Error(err)
+			compareVirtual(t, dev, fmt.Sprintf("ssca2_s%d_%s_%dranks", scale, s.name, size), size, job)
 		}
 	}
+}
+
+// compareVirtual compares virtualParts of job over size ranks with the
+// rows of job's host graph, and checks that every drawn arc was received
+// once and that nothing stays allocated.
+func compareVirtual(t *testing.T, dev *gpu.Device, name string, size int, job *partJob) {
+	t.Helper()
+	used := dev.MemoryUsed()
+	want, err := job.host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, phases, refused, err := virtualParts(dev, job, size)
+	if err != nil || refused != nil {
+		t.Fatalf("%s: %v %v", name, err, refused)
+	}
+	var drawn, received int64
+	for k, part := range parts {
+		lo, hi := gpu.Block(job.n, size, k)
+		if part.Lo != lo || part.Hi != hi {
+			t.Fatalf("%s: rank %d holds [%d, %d), want [%d, %d)", name, k, part.Lo, part.Hi, lo, hi)
+		}
+		sameCSR(t, fmt.Sprintf("%s rank %d", name, k), partCSR(t, part), rowsOf(want, lo, hi))
+		drawn += phases[k].Drawn
+		received += phases[k].Received
+	}
+	if received != drawn {
+		t.Errorf("%s: %d arcs drawn and %d received", name, drawn, received)
+	}
+	if err := freeParts(parts); err != nil {
+		t.Error(err)
+	}
 	if got := dev.MemoryUsed(); got != used {
-		t.Errorf("%d ranks: %d bytes left allocated", size, got-used)
+		t.Errorf("%s: %d bytes left allocated", name, got-used)
 	}
 }
 
@@ -325,6 +361,24 @@ func checkPartsErrors(t *testing.T, g *gpu.Group) {
 	}
 	if _, err := RMATParts(nil, 10, 16); err == nil || !strings.Contains(err.Error(), "nil group") {
 		t.Errorf("nil group: %v", err)
+	}
+	if _, err := SSCA2Parts(nil, 10); err == nil || !strings.Contains(err.Error(), "nil group") {
+		t.Errorf("SSCA2Parts, nil group: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		scale int
+		opts  []gen.Option
+	}{
+		{"scale0", 0, nil},
+		{"clique", 4, []gen.Option{gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 17, MaxParallelEdges: 1})}},
+		{"int0", 8, []gen.Option{gen.Integer(0)}},
+	} {
+		_, want := gen.SSCA2(c.scale, c.opts...)
+		_, err := SSCA2Parts(g, c.scale, c.opts...)
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("SSCA2Parts %s: error %v, want gen.SSCA2's %v", c.name, err, want)
+		}
 	}
 	if g.IsHost() {
 		return
@@ -377,6 +431,7 @@ func TestPartsHostGroup(t *testing.T) {
 	defer g.Close()
 	checkParts(t, g, []rmatCase{{8, 16, "s8", nil}, {7, 3, "s7_permuted_int_f64", []gen.Option{gen.PermuteVertices(true), gen.Integer(5), gen.Float64()}},
 		{6, 2, "s6_unweighted", []gen.Option{gen.Unweighted()}}})
+	checkSSCA2Parts(t, g, 6, 6)
 	checkPartsErrors(t, g)
 }
 
@@ -439,6 +494,20 @@ func TestFakeGPUPartsChild(t *testing.T) {
 	// Many ranks: some draw nothing, some own no vertices.
 	checkVirtualParts(t, dev, 5, []rmatCase{{4, 16, "s4", nil}, {9, 1, "s9_permuted", []gen.Option{gen.PermuteVertices(true)}},
 		{11, 40, "s11_ef40_int_f64", []gen.Option{gen.Integer(1000), gen.Float64()}}})
+	checkSSCA2Parts(t, g, 6, 8)
+	checkVirtualSSCA2(t, dev, 2, 7)
+	// Several chunks of vertices over 2 and 3 ranks (the weights' streams
+	// split between ranks), small cliques.
+	small := gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 4, ProbIntercliqueEdges: 0.2, MaxParallelEdges: 2, MaxIntWeight: 1000})
+	for _, size := range []int{2, 3} {
+		for _, opts := range [][]gen.Option{{small, gen.Seed(3)}, {small, gen.Uniform(), gen.Float64(), gen.PermuteVertices(false)}} {
+			job, err := ssca2Job(13, opts, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareVirtual(t, dev, fmt.Sprintf("ssca2_s13_small_cliques_%dranks", size), size, job)
+		}
+	}
 	checkPartsCancel(t, g)
 	g2, err := gpu.NewGroup(dev)
 	if err != nil {
@@ -481,29 +550,67 @@ func TestGPURMATParts(t *testing.T) {
 	checkPartsErrors(t, g2)
 }
 
-// compareWithRMAT compares RMATParts over g with RMAT's graph on the
-// first device of g, without gen.RMAT.
-func compareWithRMAT(t *testing.T, g *gpu.Group, c rmatCase) {
-	one, err := RMAT(g.Devices()[0], c.scale, c.ef, c.opts...)
+// TestGPUSSCA2Parts compares SSCA2Parts with gen.SSCA2 on a group of the
+// first GPU and, with two GPUs or more, on a group of two: scales 6..16
+// and every option set, then scale 20 (with SSCA2's graph on one GPU).
+func TestGPUSSCA2Parts(t *testing.T) {
+	dev := gpuDevice(t)
+	g, err := gpu.NewGroup(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer one.Close()
+	defer g.Close()
+	checkSSCA2Parts(t, g, 6, 16)
+	devs, err := gpu.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(devs) < 2 {
+		t.Skip("one GPU: the two-rank half needs two")
+	}
+	g2, err := gpu.NewGroup(devs[:2]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	checkSSCA2Parts(t, g2, 6, 16)
+	comparePartsWithDevice(t, g2, "ssca2_s20", func() (*gpu.Graph, error) { return SSCA2(devs[0], 20) },
+		func() (*gpu.PartGraph, []PartPhases, error) { return SSCA2PartsTimed(g2, 20) })
+}
+
+// compareWithRMAT compares RMATParts over g with RMAT's graph on the
+// first device of g, without gen.RMAT.
+func compareWithRMAT(t *testing.T, g *gpu.Group, c rmatCase) {
+	comparePartsWithDevice(t, g, c.name, func() (*gpu.Graph, error) { return RMAT(g.Devices()[0], c.scale, c.ef, c.opts...) },
+		func() (*gpu.PartGraph, []PartPhases, error) { return RMATPartsTimed(g, c.scale, c.ef, c.opts...) })
+}
+
+// comparePartsWithDevice compares a partitioned generation with the
+// graph a one-device generator makes, and logs the ranks' phases.
+func comparePartsWithDevice(t *testing.T, g *gpu.Group, name string, device func() (*gpu.Graph, error), parts func() (*gpu.PartGraph, []PartPhases, error)) {
+	t.Helper()
+	one, err := device()
+	if err != nil {
+		t.Fatal(err)
+	}
 	want, err := one.Host()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, phases, err := RMATPartsTimed(g, c.scale, c.ef, c.opts...)
+	if err := one.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pg, phases, err := parts()
 	if err != nil {
-		t.Fatalf("%s: %v", c.name, err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	defer pg.Close()
 	got, err := pg.Host()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameCSR(t, c.name+" vs RMAT", got, want)
+	sameCSR(t, name+" vs one device", got, want)
 	for _, p := range phases {
-		t.Logf("%s: %v", c.name, p)
+		t.Logf("%s: %v", name, p)
 	}
 }

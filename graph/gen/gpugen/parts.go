@@ -32,7 +32,7 @@ import (
 // 2·edgeFactor·2^scale / 2^32 ranks or more: with fewer, it is refused
 // with an error wrapping ErrTooBig that says so. Memory: a rank needs
 // about (17 + 2w) bytes per arc it draws, then (8 + w) per arc it draws
-// and receives while exchanging and about (18 + 2w) per arc received while
+// and receives while exchanging and about (17 + 2w) per arc received while
 // building its part (w = 4 for float32 weights, 8 for float64, 0
 // unweighted); every rank's free memory is checked against its need
 // before it draws and again once the counts are known, on every rank at
@@ -55,15 +55,18 @@ func RMATParts(g *gpu.Group, scale, edgeFactor int, opts ...gen.Option) (*gpu.Pa
 }
 
 // PartPhases are one rank's figures of a partitioned generation
-// (RMATPartsTimed): the arcs it drew and received, and the wall time of
-// each of its phases, each ended by a device synchronisation.
+// (RMATPartsTimed, SSCA2PartsTimed): the arcs it drew and received, and
+// the wall time of each of its phases, each ended by a device
+// synchronisation (a phase that ends in an exchange includes the wait
+// for the slowest rank).
 type PartPhases struct {
 	Rank int
 	// Drawn is the number of arcs the rank drew (both arcs of each of its
 	// edges); Received the arcs it received from all ranks, itself
 	// included (its part before deduplication); Kept the arcs of its part.
 	Drawn, Received, Kept int64
-	// Draw: the random streams' states and the edges drawn (buffers
+	// Draw: the edges counted (SSCA#2), the edge counts and free memory
+	// exchanged, the random streams' states, the edges drawn (buffers
 	// allocated). Sort: the drawn arcs sorted and counted by owner.
 	// Exchange: the counts and free memory exchanged, the receive buffers
 	// allocated, the arcs and weights exchanged. SortReceived: the
@@ -189,8 +192,10 @@ func (job *partJob) run(g *gpu.Group) (*gpu.PartGraph, []PartPhases, error) {
 		parts[i], refused[i], err = job.part(r, t, &phases[i])
 		return err
 	})
-	if err == nil {
-		err = errors.Join(refused...)
+	for _, r := range refused { // the same refusal on every rank
+		if err == nil && r != nil {
+			err = r
+		}
 	}
 	if err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("gpugen: %s: %w", job.what, err), freeParts(parts))
@@ -481,6 +486,7 @@ func tooManyArcs(k int, doing string, arcs int64) error {
 // exchange: with S ranks, its free device memory at index rank and its
 // edges at S+rank (the others 0).
 func (rg *rankGen) count() ([]int64, error) {
+	rg.last = time.Now()
 	info, err := rg.t.Device().Info()
 	if err != nil {
 		return nil, err
@@ -519,7 +525,6 @@ func (rg *rankGen) checkDraw(all []int64) (refused error) {
 
 // draw draws the rank's edges (both arcs of each) and their weights.
 func (rg *rankGen) draw() error {
-	rg.last = time.Now()
 	var err error
 	if rg.drawn, err = rg.src.draw(rg.drawer(), rg.first, rg.total); err != nil {
 		return err

@@ -3,7 +3,6 @@ package gpu
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -129,14 +128,7 @@ func JoinGroup(dev *Device, rank, size int, id nccl.UniqueID) (*Group, error) {
 }
 
 // groupTimeout is GRAPHNB_NCCL_TIMEOUT or nccl.DefaultTimeout.
-func groupTimeout() time.Duration {
-	if v := os.Getenv("GRAPHNB_NCCL_TIMEOUT"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			return d
-		}
-	}
-	return nccl.DefaultTimeout
-}
+func groupTimeout() time.Duration { return nccl.Timeout(0) }
 
 // connect creates every local rank's communicator, concurrently (each
 // waits for all ranks), and aborts those made when one fails.
@@ -212,6 +204,11 @@ func (g *Group) SetTimeout(d time.Duration) {
 		d = groupTimeout()
 	}
 	g.timeout = d
+	for _, r := range g.ranks {
+		if r.comm != nil {
+			r.comm.SetTimeout(d)
+		}
+	}
 }
 
 // Err is nil while the group works, else the failure that broke it.

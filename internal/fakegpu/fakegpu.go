@@ -22,6 +22,33 @@
 //		dev := fakegpu.Device(t) // skips unless this is the child
 //		… the GPU checks on dev …
 //	}
+//
+// # Several devices and NCCL
+//
+// RunN is Run with several fake devices (FAKE_CUDA_DEVICES) and package
+// nccl's fake NCCL (gpu/nccl/testdata/fakenccl.c, built with gcc and
+// loaded through GRAPHNB_NCCL), so that code over a gpu.Group runs in CI:
+//
+//	func TestFakeGPUGroup(t *testing.T) {
+//		fakegpu.RunN(t, "TestFakeGPUGroupChild", 3*time.Minute, 2, func(b *fakegpu.Builder) []string {
+//			return []string{b.CXX("testdata/fake_kernels.cpp")}
+//		})
+//	}
+//
+//	func TestFakeGPUGroupChild(t *testing.T) {
+//		g := fakegpu.Group(t) // a group of every fake device; skips unless the child
+//		… g.Run(func(r *gpu.Rank, th *gpu.Thread) error { … }) …
+//	}
+//
+// The fake NCCL moves data through files in a directory under the
+// child's TMPDIR (the test's scratch directory), so its ranks may also be
+// processes: a child may start more children of the test binary that
+// call gpu.JoinGroup with an id from nccl.NewUniqueID (share it as
+// UniqueID.String). Collectives time out after GRAPHNB_NCCL_TIMEOUT,
+// which RunN sets to a minute (Group.SetTimeout changes it). The fake's
+// failure injection (FAKE_NCCL_FAIL="rank=R,op=K,mode=error|stall|exit",
+// see fakenccl.c) can be set with os.Setenv in the child before the group
+// is made.
 package fakegpu
 
 import (
@@ -87,6 +114,22 @@ func (b *Builder) exec(name string, args ...string) {
 // without gcc and g++, and in the child process itself.
 func Run(t *testing.T, child string, timeout time.Duration, compile func(b *Builder) []string) {
 	t.Helper()
+	run(t, child, timeout, 0, compile)
+}
+
+// RunN is Run with devices fake GPUs in the child and the fake NCCL
+// (GRAPHNB_NCCL), for tests of device groups (see the package doc).
+func RunN(t *testing.T, child string, timeout time.Duration, devices int, compile func(b *Builder) []string) {
+	t.Helper()
+	if devices < 1 || devices > 8 {
+		t.Fatalf("fakegpu.RunN: %d devices; the fake driver has 1 to 8", devices)
+	}
+	run(t, child, timeout, devices, compile)
+}
+
+// run is Run, and with devices > 0 RunN.
+func run(t *testing.T, child string, timeout time.Duration, devices int, compile func(b *Builder) []string) {
+	t.Helper()
 	if os.Getenv(childEnv) != "" {
 		t.Skip("the parent test; this is the child process")
 	}
@@ -112,6 +155,9 @@ func Run(t *testing.T, child string, timeout time.Duration, compile func(b *Buil
 	if len(b.errs) == 0 {
 		b.exec(gxx, append(append([]string{"-shared", "-o", filepath.Join(b.Dir, "libcuda.so.1"), driver}, objs...), "-lpthread")...)
 		b.exec(gcc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(b.Dir, "libnvrtc.so.13"), filepath.Join(fake, "fakenvrtc.c"))
+		if devices > 0 {
+			b.exec(gcc, "-shared", "-fPIC", "-O1", "-o", filepath.Join(b.Dir, "libnccl.so.2"), FakeNCCLSource(), "-lpthread")
+		}
 	}
 	if len(b.errs) > 0 {
 		t.Fatalf("building the fake GPU:\n%s", strings.Join(b.errs, "\n"))
@@ -132,6 +178,13 @@ func Run(t *testing.T, child string, timeout time.Duration, compile func(b *Buil
 		"GRAPHNB_CUDADEVRT="+devrt,
 		"GRAPHNB_CACHE="+filepath.Join(b.Dir, "cache"),
 		strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	if devices > 0 {
+		env = append(env,
+			fmt.Sprintf("FAKE_CUDA_DEVICES=%d", devices),
+			"GRAPHNB_NCCL="+filepath.Join(b.Dir, "libnccl.so.2"),
+			"GRAPHNB_NCCL_TIMEOUT=1m",
+			"TMPDIR="+b.Dir)
+	}
 	ctx, stop := context.WithTimeout(context.Background(), timeout)
 	defer stop()
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^"+child+"$", "-test.v", "-test.count=1")
@@ -158,6 +211,33 @@ func Device(t *testing.T) *gpu.Device {
 		t.Fatalf("gpu.Default() is %v, not the fake GPU: %s", dev, gpu.DefaultReason())
 	}
 	return dev
+}
+
+// Group returns a group of every fake GPU (gpu.NewGroup) in the child
+// process RunN started, closed when t ends, and skips t anywhere else.
+func Group(t *testing.T) *gpu.Group {
+	t.Helper()
+	Device(t)
+	devs, err := gpu.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gpu.NewGroup(devs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := g.Close(); err != nil {
+			t.Errorf("closing the %s: %v", g, err)
+		}
+	})
+	return g
+}
+
+// FakeNCCLSource is the path of the fake NCCL's C source
+// (gpu/nccl/testdata/fakenccl.c), for a test that builds it itself.
+func FakeNCCLSource() string {
+	return filepath.Join(testdataDir(), "..", "nccl", "testdata", "fakenccl.c")
 }
 
 // testdataDir is gpu/testdata, found from this file's place in the module.

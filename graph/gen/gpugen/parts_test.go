@@ -384,6 +384,7 @@ func checkPartsErrors(t *testing.T, g *gpu.Group) {
 		return
 	}
 	dev := g.Devices()[0]
+	refuseMemory(g) // the ranks' scratch for collectives takes its size
 	used := dev.MemoryUsed()
 	// 2^33 arcs: over 32 bits per rank below 3 ranks.
 	if g.Size() < 3 {
@@ -391,8 +392,7 @@ func checkPartsErrors(t *testing.T, g *gpu.Group) {
 			t.Errorf("scale 28 over %d ranks: %v, want the 32-bit limit", g.Size(), err)
 		}
 	}
-	// About 4·10^9 arcs of float64 weights per rank: about 130 GB each.
-	_, err := RMATParts(g, 27, 15*g.Size(), gen.Float64())
+	err := refuseMemory(g)
 	if err == nil || !strings.Contains(err.Error(), "device memory") || !strings.Contains(err.Error(), "rank 0") || !errors.Is(err, ErrTooBig) {
 		t.Errorf("scale 27, edge factor %d: %v, want the memory error", 15*g.Size(), err)
 	}
@@ -404,10 +404,18 @@ func checkPartsErrors(t *testing.T, g *gpu.Group) {
 	}
 }
 
+// refuseMemory runs a generation refused for memory on any device: about
+// 4·10^9 arcs of float64 weights per rank, about 130 GB each.
+func refuseMemory(g *gpu.Group) error {
+	_, err := RMATParts(g, 27, 15*g.Size(), gen.Float64())
+	return err
+}
+
 // checkPartsCancel: an interrupt stops RMATParts with cancel's error,
 // frees what it allocated and breaks the group (Group.Run's rule).
 func checkPartsCancel(t *testing.T, g *gpu.Group) {
 	dev := g.Devices()[0]
+	refuseMemory(g) // the ranks' scratch for collectives takes its size
 	used := dev.MemoryUsed()
 	cancel.Request()
 	_, err := RMATParts(g, 8, 16)
@@ -515,6 +523,42 @@ func TestFakeGPUPartsChild(t *testing.T) {
 	}
 	defer g2.Close()
 	checkParts(t, g2, []rmatCase{{6, 16, "after_cancel", nil}})
+}
+
+// TestFakeGPUParts2 and TestFakeGPUParts3 run the partitioned
+// comparisons on groups of two and three emulated GPUs joined by the fake
+// NCCL.
+func TestFakeGPUParts2(t *testing.T) { runFakeGroup(t, 2) }
+func TestFakeGPUParts3(t *testing.T) { runFakeGroup(t, 3) }
+
+func runFakeGroup(t *testing.T, devices int) {
+	fakegpu.RunN(t, "TestFakeGPUPartsGroupChild", 4*time.Minute, devices, func(b *fakegpu.Builder) []string {
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("../../../gpu/transform/testdata/fake_kernels.cpp")}
+	})
+}
+
+// TestFakeGPUPartsGroupChild is the child of TestFakeGPUParts2 and 3.
+//
+// The fake NCCL numbers a communicator's operations, and a rank whose
+// AllToAllV neither sends nor receives (an NCCL group with no calls)
+// issues none there, so its later operations no longer match its peers'
+// (real NCCL has no such numbering): on three ranks the graphs are
+// chosen so that every rank sends or receives arcs (every block holds
+// vertices with arcs: 512 vertices or more).
+func TestFakeGPUPartsGroupChild(t *testing.T) {
+	g := fakegpu.Group(t)
+	cases := slices.DeleteFunc(partCases(true), func(c rmatCase) bool {
+		return c.scale < 10 && c.scale%g.Size() != 0 || g.Size() > 2 && c.scale < 9
+	})
+	checkParts(t, g, cases)
+	if g.Size() == 2 {
+		checkSSCA2Parts(t, g, 7, 7)
+	}
+	small := gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 4, ProbIntercliqueEdges: 0.2, MaxParallelEdges: 2, MaxIntWeight: 1000})
+	comparePartsWithHost(t, g, "ssca2_s13_small_cliques", func() (*graph.CSR, error) { return gen.SSCA2(13, small, gen.Seed(3)) },
+		func() (*gpu.PartGraph, []PartPhases, error) { return SSCA2PartsTimed(g, 13, small, gen.Seed(3)) })
+	checkPartsErrors(t, g)
+	checkPartsCancel(t, g)
 }
 
 // TestGPURMATParts compares RMATParts with gen.RMAT on a group of the

@@ -68,6 +68,8 @@ type PartPhases struct {
 	// Draw: the edges counted (SSCA#2), the edge counts and free memory
 	// exchanged, the random streams' states, the edges drawn (buffers
 	// allocated). Sort: the drawn arcs sorted and counted by owner.
+	// SortReceived is about 0 where one rank sent all the arcs (a group
+	// of one).
 	// Exchange: the counts and free memory exchanged, the receive buffers
 	// allocated, the arcs and weights exchanged. SortReceived: the
 	// received arcs sorted. CSR: deduplication and the part's arrays.
@@ -266,13 +268,6 @@ func localIndex(ranks []*gpu.Rank, r *gpu.Rank) int {
 // contiguous, the counts differing by at most one.
 func chunkRange(chunks, size, rank int) (c0, c1 int) {
 	return rank * chunks / size, (rank + 1) * chunks / size
-}
-
-// drawnArcs is the number of arcs rank draws of R-MAT plan p: both arcs
-// of each edge of its chunks.
-func drawnArcs(p *gen.RMATPlan, size, rank int) int64 {
-	c0, c1 := chunkRange(p.Chunks, size, rank)
-	return 2 * int64(min(c1*p.ChunkEdges, p.Edges)-min(c0*p.ChunkEdges, p.Edges))
 }
 
 // localPlan is the plan of chunks [c0, c1) of p alone: their edges, and
@@ -640,10 +635,19 @@ func (rg *rankGen) freeDrawn() error {
 	return rg.drawnMem.Free()
 }
 
-// build sorts the received arcs and writes the part's CSR.
+// build sorts the received arcs (runs of sorted arcs, one per sender:
+// sorted already when one rank sent them all) and writes the part's CSR.
 func (rg *rankGen) build() (*gpu.Part, error) {
-	if err := rg.sort(rg.keys, rg.w32, rg.w64); err != nil {
-		return nil, err
+	senders := 0
+	for _, c := range rg.recv {
+		if c > 0 {
+			senders++
+		}
+	}
+	if senders > 1 {
+		if err := rg.sort(rg.keys, rg.w32, rg.w64); err != nil {
+			return nil, err
+		}
 	}
 	if err := rg.lap(&rg.phases.SortReceived); err != nil {
 		return nil, err

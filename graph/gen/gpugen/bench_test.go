@@ -109,7 +109,9 @@ func benchGenerate(b *testing.B, generate func(scale int) (*gpu.Graph, error), s
 // exchange) and the ranks with one another. Without a GPU it skips. On
 // the GPU machine:
 //
-//	./graph_gen_gpugen.test -test.run '^$' -test.bench 'RMATParts|SSCA2Parts|GPURMAT/s24_ef16_uniform|GPUSSCA2/s24' -test.benchtime 3x
+//	./graph_gen_gpugen.test -test.run '^$' -test.bench '(RMATParts|SSCA2Parts|GPURMAT|GPUSSCA2)/s24($|_ranks|_ef16_uniform)' -test.benchtime 3x
+//
+// (the scale 24 rows of all four, the one-GPU generators for reference).
 func BenchmarkRMATParts(b *testing.B) {
 	benchGroups(b, func(b *testing.B, g *gpu.Group, ranks int) {
 		for _, scale := range []int{20, 22, 24, 26} {

@@ -111,7 +111,7 @@ func rmatJob(scale, edgeFactor int, opts []gen.Option, size int) (*partJob, erro
 	if len(p.Tables)/tableWords > maxTables {
 		return nil, fmt.Errorf("gpugen: R-MAT scale %d needs %d alias tables, the kernel holds %d", scale, len(p.Tables)/tableWords, maxTables)
 	}
-	return &partJob{what: fmt.Sprintf("R-MAT scale %d, edge factor %d over %d ranks", scale, edgeFactor, size),
+	return &partJob{what: fmt.Sprintf("R-MAT scale %d, edge factor %d over %s", scale, edgeFactor, ranksOf(size)),
 		scale: p.Scale, n: p.N, common: p.PlanCommon,
 		source: func() partSource { return &rmatSource{p: p} },
 		host:   func() (*graph.CSR, error) { return gen.RMAT(scale, edgeFactor, opts...) }}, nil
@@ -153,10 +153,18 @@ func ssca2Job(scale int, opts []gen.Option, size int) (*partJob, error) {
 	if p.ChunkVertices%ssca2Part != 0 {
 		return nil, fmt.Errorf("gpugen: SSCA2: chunks of %d vertices are not parts of %d", p.ChunkVertices, ssca2Part)
 	}
-	return &partJob{what: fmt.Sprintf("SSCA2 scale %d over %d ranks", scale, size),
+	return &partJob{what: fmt.Sprintf("SSCA2 scale %d over %s", scale, ranksOf(size)),
 		scale: p.Scale, n: p.N, common: p.PlanCommon,
 		source: func() partSource { return &ssca2Source{p: p} },
 		host:   func() (*graph.CSR, error) { return gen.SSCA2(scale, opts...) }}, nil
+}
+
+// ranksOf is "1 rank", "2 ranks", ….
+func ranksOf(size int) string {
+	if size == 1 {
+		return "1 rank"
+	}
+	return fmt.Sprintf("%d ranks", size)
 }
 
 // errNilGroup is the error of a generation over a nil group.
@@ -461,14 +469,15 @@ func (rg *rankGen) drawer() *run {
 }
 
 // tooBig is the refusal of rank k's work for memory, the same on every
-// rank.
-func (rg *rankGen) tooBig(k int, doing string, need, free int64) error {
+// rank: k needs need bytes (of device memory, or more device memory)
+// for what it is doing and free are free.
+func (rg *rankGen) tooBig(k int, need int64, memory, doing string, free int64) error {
 	dev := ""
 	if k == rg.rank {
 		dev = fmt.Sprintf(" (%v)", rg.t.Device())
 	}
-	return fmt.Errorf("rank %d%s needs about %s more device memory %s, %s is free: close device-resident graphs and prepared algorithms you no longer need there, use more GPUs or lower the scale (%w)",
-		k, dev, card.Bytes(need), doing, card.Bytes(free), ErrTooBig)
+	return fmt.Errorf("rank %d%s needs about %s %s %s, %s is free: close device-resident graphs and prepared algorithms you no longer need there, use more GPUs or lower the scale (%w)",
+		k, dev, card.Bytes(need), memory, doing, card.Bytes(free), ErrTooBig)
 }
 
 // tooManyArcs is the refusal of a rank's arcs over the 32-bit numbering.
@@ -512,7 +521,7 @@ func (rg *rankGen) checkDraw(all []int64) (refused error) {
 			return tooManyArcs(k, "draw", 2*e)
 		}
 		if need := drawBytes(e, wb); need > free[k] {
-			return rg.tooBig(k, fmt.Sprintf("to draw and sort its %d arcs", 2*e), need, free[k])
+			return rg.tooBig(k, need, "of device memory", fmt.Sprintf("to draw and sort its %d arcs", 2*e), free[k])
 		}
 	}
 	return nil
@@ -610,7 +619,7 @@ func (rg *rankGen) checkCounts(all []int64) (refused error) {
 			return fmt.Errorf("%w; the arcs of vertices %d … %d go to rank %d: spread them with gen.PermuteVertices(true)", tooManyArcs(k, "receive", b), lo, hi-1, k)
 		}
 		if need := receiveBytes(wb, 2*rg.edges[k], b, hi-lo); need > free[k] {
-			return rg.tooBig(k, fmt.Sprintf("to receive its %d arcs and build its part", b), need, free[k])
+			return rg.tooBig(k, need, "more device memory", fmt.Sprintf("to receive its %d arcs and build its part", b), free[k])
 		}
 	}
 	return nil

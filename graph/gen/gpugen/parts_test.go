@@ -18,7 +18,8 @@ import (
 // On the GPU machine (two GPUs for TestGPURMATParts' second half):
 //
 //	PKGS=graph/gen/gpugen ops/gpu-test.sh build
-//	PKGS=graph/gen/gpugen TESTRUN='GPURMATParts' BENCH='RMATParts' ops/gpu-test.sh run
+//	PKGS=graph/gen/gpugen TESTRUN='GPU(RMAT|SSCA2)Parts' \
+//	  BENCH='(RMATParts|SSCA2Parts|GPURMAT|GPUSSCA2)/s24($|_ranks|_ef16_uniform)' ops/gpu-test.sh run
 
 // partCases are the generations the partitioned comparisons cover: on
 // the emulator scales 4..8 with every option set at edge factor 1 and a

@@ -659,3 +659,36 @@ func comparePartsWithDevice(t *testing.T, g *gpu.Group, name string, device func
 		t.Logf("%s: %v", name, p)
 	}
 }
+
+// TestCheckCounts: once the counts are exchanged, every rank learns what
+// it receives from each, and a rank that would receive more arcs than 32
+// bits number, or than its device's free memory holds, refuses the
+// generation on every rank alike, naming it.
+func TestCheckCounts(t *testing.T) {
+	const n = 1 << 20
+	// Rank 1's view of two ranks: rank 0 sends it 5 arcs, itself 7; rank
+	// 1 sends rank 0 3 arcs and itself 11.
+	counts := func(free0, free1 int64, sendTo0 int64) []int64 {
+		return []int64{7, 5, sendTo0, 11, free0, free1}
+	}
+	view := func() *rankGen {
+		return &rankGen{rank: 1, size: 2, N: n, common: gen.PlanCommon{Weights: gen.UniformWeights}, edges: []int64{6, 7}}
+	}
+	rg := view()
+	if refused := rg.checkCounts(counts(1<<40, 1<<40, 3)); refused != nil {
+		t.Fatal(refused)
+	}
+	if !slices.Equal(rg.recv, []int{5, 11}) || !slices.Equal(rg.recvAll, []int64{10, 16}) {
+		t.Errorf("rank 1 receives %v (ranks: %v), want [5 11] ([10 16])", rg.recv, rg.recvAll)
+	}
+	refused := view().checkCounts(counts(1<<40, 1<<40, maxArcs))
+	if refused == nil || !strings.Contains(refused.Error(), "rank 0 would receive") || !strings.Contains(refused.Error(), "32 bits") ||
+		!strings.Contains(refused.Error(), "PermuteVertices") || !errors.Is(refused, ErrTooBig) {
+		t.Errorf("rank 0 over 32 bits: %v", refused)
+	}
+	refused = view().checkCounts(counts(1000, 1<<40, 3))
+	if refused == nil || !strings.Contains(refused.Error(), "rank 0 needs about") || !strings.Contains(refused.Error(), "more device memory to receive its 10 arcs") ||
+		!errors.Is(refused, ErrTooBig) {
+		t.Errorf("rank 0 short of memory: %v", refused)
+	}
+}

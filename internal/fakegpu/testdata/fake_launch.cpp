@@ -8,7 +8,6 @@
 // libcuda.so.1 for a package's TestFakeGPU.
 #include <cstdio>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -106,10 +105,6 @@ std::string Launch::define(const char *macro, const char *def) const {
 
 extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                               unsigned shared, void *s, void **params, void **extra) {
-	// The emulator's scheduler and tables are process-wide: the launches
-	// of several devices' threads (a device group) run one at a time.
-	static std::mutex *one = new std::mutex;
-	std::lock_guard<std::mutex> hold(*one);
 	int r = fake_orig_cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
 	if (r != 0) {
 		return r;

@@ -488,7 +488,10 @@ func (c *Comm) Abort() error {
 		return nil
 	}
 	c.aborted = true
-	if r := cCommAbort(c.h); r != resSuccess {
+	// ncclCommAbort frees the communicator before it returns; a
+	// non-blocking one may still say ncclInProgress, which asks nothing
+	// more of the caller here.
+	if r := cCommAbort(c.h); r != resSuccess && r != resInProgress {
 		return newError("ncclCommAbort", c.rank, r, 0)
 	}
 	return nil
@@ -511,7 +514,7 @@ func (c *Comm) Close(timeout time.Duration) error {
 		return c.fail("ncclCommFinalize", r, nil)
 	}
 	c.aborted = true
-	if r := cCommDestroy(c.h); r != resSuccess {
+	if r := cCommDestroy(c.h); r != resSuccess && r != resInProgress {
 		return newError("ncclCommDestroy", c.rank, r, 0)
 	}
 	return nil

@@ -7,11 +7,16 @@
 // # Loading
 //
 // NCCL is not linked: Load dlopens libnccl.so.2 at run time, like the CUDA
-// driver and NVRTC, from GRAPHNB_NCCL when set (a file), else the system's
-// library (the loader's search path), else the nvidia-nccl-cu13 (or -cu12)
-// wheel's lib folder under a Python site-packages or dist-packages folder.
-// A missing library is an error that lists the places tried and says how
-// to install NCCL or point GRAPHNB_NCCL at it.
+// driver and NVRTC, from GRAPHNB_NCCL when set (that file only), else the
+// system's library (the loader's search path, e.g.
+// /usr/lib/x86_64-linux-gnu), $CUDA_HOME/lib64, /usr/local/cuda/lib64,
+// else the nvidia-nccl-cu13 (or -cu12) wheel's nvidia/nccl/lib under the
+// site-packages or dist-packages of $VIRTUAL_ENV/lib/python3*,
+// /usr/lib/python3*, /usr/local/lib/python3*, /opt/*/.venv/lib/python3*
+// and ~/.local/lib/python3*. A missing library is an error wrapping
+// ErrNoNCCL that lists the places tried and says how to install NCCL or
+// point GRAPHNB_NCCL at it. graphnb needs NCCL 2.14 or later
+// (non-blocking communicators).
 //
 // Before it loads the library, Load sets NCCL_NVLS_ENABLE=0 in the
 // process environment, whatever it was: NVLink multicast (NVLS) stays off,
@@ -29,10 +34,33 @@
 // Collectives only queue work on the stream: the data is there once the
 // stream has reached it, which Comm.Wait waits for with a timeout.
 //
+// # Waiting and failures
+//
+// Communicators are non-blocking: a call may return ncclInProgress, and
+// then the binding polls ncclCommGetAsyncError until the call has settled,
+// at most the communicator's timeout (InitRank's, or SetTimeout's).
+// Comm.Wait polls the same way until the queued work is done. A rank that
+// failed elsewhere shows as an asynchronous error (ncclRemoteError) or, when
+// it died or stalled silently, as a timeout: every wait ends with an error,
+// never hangs, and aborts the communicator (ncclCommAbort), which cannot
+// be used again. Timeouts of 0 mean the default: GRAPHNB_NCCL_TIMEOUT (a Go
+// duration, read once per process) or DefaultTimeout.
+//
 // # Errors
 //
-// Every failure is an *Error naming the NCCL call, its result code and
-// name, NCCL's own message (ncclGetLastError) and what to do.
+// Every failure of an NCCL call is an *Error naming the call, the rank,
+// its result code and name, NCCL's own message (ncclGetErrorString and
+// ncclGetLastError) and what to do; a timeout wraps ErrTimeout; a missing
+// library wraps ErrNoNCCL.
+//
+// # Testing without GPUs
+//
+// testdata/fakenccl.c is a fake libnccl.so.2 with the same symbols and
+// observable behaviour on host memory, for ranks that are threads or
+// processes, with failure injection (FAKE_NCCL_FAIL); its header says how
+// it works. This package's tests build it with gcc (its source is embedded
+// in the test binary); package gpu's fake-driver tests and
+// internal/fakegpu.RunN use it for device groups on fake GPUs.
 package nccl
 
 import (
@@ -142,6 +170,7 @@ func (e *Error) Error() string {
 // communicator has been aborted by then.
 var ErrTimeout = fmt.Errorf("nccl: timed out")
 
-// DefaultTimeout is how long InitRank and Wait wait when given 0, unless
-// GRAPHNB_NCCL_TIMEOUT (a Go duration, e.g. "30s") says otherwise.
+// DefaultTimeout is how long InitRank, Wait and Close wait when given 0,
+// unless GRAPHNB_NCCL_TIMEOUT (a Go duration, e.g. "30s") says otherwise
+// (see Timeout).
 const DefaultTimeout = 2 * time.Minute

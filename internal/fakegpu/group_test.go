@@ -1,6 +1,8 @@
 package fakegpu
 
 import (
+	_ "embed"
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,10 +10,15 @@ import (
 	"github.com/graphnb/graphnb/gpu/nccl"
 )
 
+//go:embed testdata/group_kernels.cu
+var groupKernels string
+
 // TestFakeGPUGroup checks RunN and Group: two fake devices joined by the
-// fake NCCL all-reduce a buffer.
+// fake NCCL all-reduce a buffer, and launch kernels at the same time.
 func TestFakeGPUGroup(t *testing.T) {
-	RunN(t, "TestFakeGPUGroupChild", time.Minute, 2, func(b *Builder) []string { return nil })
+	RunN(t, "TestFakeGPUGroupChild", time.Minute, 2, func(b *Builder) []string {
+		return []string{b.CXX("testdata/group_kernels.cpp", "-Itestdata")}
+	})
 }
 
 func TestFakeGPUGroupChild(t *testing.T) {
@@ -38,6 +45,51 @@ func TestFakeGPUGroupChild(t *testing.T) {
 		}
 		if got[0] != 3 || got[1] != 20 {
 			t.Errorf("rank %d: AllReduce gave %v, want [3 20]", r.Rank(), got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both ranks launch at once, many times: the emulator runs one
+	// launch at a time, each seeing only its own buffers.
+	err = g.Run(func(r *gpu.Rank, th *gpu.Thread) error {
+		m, err := r.Device().Compile("fgroup", groupKernels)
+		if err != nil {
+			return err
+		}
+		f, err := m.Function("fgroup_affine")
+		if err != nil {
+			return err
+		}
+		const n = 300
+		in, err := r.Device().Int64sFrom(make([]int64, n))
+		if err != nil {
+			return err
+		}
+		out, err := r.Device().AllocInt64s(n)
+		if err != nil {
+			return err
+		}
+		k := int64(r.Rank() + 2)
+		for i := 0; i < 50; i++ {
+			if err := th.Launch(f, gpu.D1((n+127)/128), gpu.D1(128), 0, in, out, n, k); err != nil {
+				return fmt.Errorf("rank %d, launch %d: %w", r.Rank(), i, err)
+			}
+			in, out = out, in
+		}
+		got, err := in.ToHost()
+		if err != nil {
+			return err
+		}
+		want := int64(0)
+		for i := 0; i < 50; i++ {
+			want = want*k + 1
+		}
+		for i, v := range got {
+			if v != want {
+				return fmt.Errorf("rank %d: element %d is %d, want %d", r.Rank(), i, v, want)
+			}
 		}
 		return nil
 	})

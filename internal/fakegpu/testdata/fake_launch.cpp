@@ -8,6 +8,7 @@
 // libcuda.so.1 for a package's TestFakeGPU.
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,11 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 	if (!ours) {
 		return 0; // the fake driver's own test kernels
 	}
+	// One emulated launch at a time: the emulator's per-launch state
+	// (emu::readable, emu::error, emu::children) is global, and the ranks
+	// of a device group launch from several threads at once.
+	static std::mutex launchMu;
+	std::lock_guard<std::mutex> serial(launchMu);
 	l.grid.x = gx, l.grid.y = gy, l.grid.z = gz;
 	l.block.x = bx, l.block.y = by, l.block.z = bz;
 	l.shared = shared;

@@ -241,6 +241,12 @@ func (pg *PartGraph) Host() (*graph.CSR, error) {
 		return nil, fmt.Errorf("gpu: PartGraph.Host: this process holds %d of %d parts; assemble the graph where all ranks are", len(pg.Parts), pg.Group.size)
 	}
 	c := &graph.CSR{Directed: pg.Directed, Offsets: make([]int64, 1, pg.N+1)}
+	switch { // weighted with no arcs: empty weights, not none
+	case pg.Parts[0].Weights != nil:
+		c.Weights = []float32{}
+	case pg.Parts[0].Weights64 != nil:
+		c.Weights64 = []float64{}
+	}
 	for _, p := range pg.Parts {
 		off, err := p.Offsets.ToHost()
 		if err != nil {

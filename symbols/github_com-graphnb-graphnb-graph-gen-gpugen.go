@@ -10,8 +10,15 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/graph/gen/gpugen/gpugen"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ErrTooBig": reflect.ValueOf(&gpugen.ErrTooBig).Elem(),
-		"RMAT":      reflect.ValueOf(gpugen.RMAT),
-		"SSCA2":     reflect.ValueOf(gpugen.SSCA2),
+		"ErrTooBig":       reflect.ValueOf(&gpugen.ErrTooBig).Elem(),
+		"RMAT":            reflect.ValueOf(gpugen.RMAT),
+		"RMATParts":       reflect.ValueOf(gpugen.RMATParts),
+		"RMATPartsTimed":  reflect.ValueOf(gpugen.RMATPartsTimed),
+		"SSCA2":           reflect.ValueOf(gpugen.SSCA2),
+		"SSCA2Parts":      reflect.ValueOf(gpugen.SSCA2Parts),
+		"SSCA2PartsTimed": reflect.ValueOf(gpugen.SSCA2PartsTimed),
+
+		// type definitions
+		"PartPhases": reflect.ValueOf((*gpugen.PartPhases)(nil)),
 	}
 }

@@ -90,3 +90,124 @@ func benchGenerate(b *testing.B, generate func(scale int) (*gpu.Graph, error), s
 	}
 	b.ReportMetric(float64(arcs), "arcs")
 }
+
+// BenchmarkRMATParts generates R-MAT graphs (edge factor 16, uniform
+// float32 weights; "perm": with gen.PermuteVertices(true), Graph500's
+// balanced layout) partitioned over groups of the first 1, 2, 4 and 8
+// GPUs (those the machine has), scales 20 to 26, and reports
+//
+//	ms/graph     wall time of one RMATParts call, from the plan to every
+//	             part resident and the PartGraph made (the modules
+//	             compiled before timing)
+//	draw_ms, sort_ms, exchange_ms, sort_received_ms, csr_ms
+//	             the phases (PartPhases) of the slowest rank in each
+//	             phase, each ended by a device synchronisation
+//	arcs         arcs of the graph
+//	imbalance    the most arcs a rank received over the mean
+//
+// Compare ranks1 with BenchmarkGPURMAT at the same scale (one GPU, no
+// exchange) and the ranks with one another. Without a GPU it skips. On
+// the GPU machine:
+//
+//	./graph_gen_gpugen.test -test.run '^$' -test.bench '(RMATParts|SSCA2Parts|GPURMAT|GPUSSCA2)/s24($|_ranks|_ef16_uniform)' -test.benchtime 3x
+//
+// (the scale 24 rows of all four, the one-GPU generators for reference).
+func BenchmarkRMATParts(b *testing.B) {
+	benchGroups(b, func(b *testing.B, g *gpu.Group, ranks int) {
+		for _, scale := range []int{20, 22, 24, 26} {
+			for _, perm := range []bool{false, true} {
+				name := fmt.Sprintf("s%d_ranks%d", scale, ranks)
+				if perm {
+					name += "_perm"
+				}
+				b.Run(name, func(b *testing.B) {
+					benchParts(b, func(scale int) (*gpu.PartGraph, []PartPhases, error) {
+						return RMATPartsTimed(g, scale, 16, gen.PermuteVertices(perm))
+					}, scale)
+				})
+			}
+		}
+	})
+}
+
+// BenchmarkSSCA2Parts is BenchmarkRMATParts for SSCA2Parts with the
+// default parameters (integer weights, permuted), scales 20, 22 and 24;
+// compare with BenchmarkGPUSSCA2.
+func BenchmarkSSCA2Parts(b *testing.B) {
+	benchGroups(b, func(b *testing.B, g *gpu.Group, ranks int) {
+		for _, scale := range []int{20, 22, 24} {
+			b.Run(fmt.Sprintf("s%d_ranks%d", scale, ranks), func(b *testing.B) {
+				benchParts(b, func(scale int) (*gpu.PartGraph, []PartPhases, error) { return SSCA2PartsTimed(g, scale) }, scale)
+			})
+		}
+	})
+}
+
+// benchGroups runs bench on groups of the first 1, 2, 4 and 8 GPUs, as
+// many as the machine has.
+func benchGroups(b *testing.B, bench func(b *testing.B, g *gpu.Group, ranks int)) {
+	gpuDevice(b)
+	devs, err := gpu.Devices()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ranks := range []int{1, 2, 4, 8} {
+		if ranks > len(devs) {
+			break
+		}
+		g, err := gpu.NewGroup(devs[:ranks]...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bench(b, g, ranks)
+		if err := g.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchParts times generate(scale), after generate(10) has compiled the
+// modules on every device, and reports BenchmarkRMATParts' metrics.
+func benchParts(b *testing.B, generate func(scale int) (*gpu.PartGraph, []PartPhases, error), scale int) {
+	warm, _, err := generate(10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	warm.Close()
+	var total time.Duration
+	var slowest PartPhases // summed over the iterations
+	var arcs int64
+	imbalance := 0.0
+	for b.Loop() {
+		start := time.Now()
+		pg, phases, err := generate(scale)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+		arcs = pg.Arcs
+		var most, sum int64
+		var s PartPhases
+		for _, p := range phases {
+			most, sum = max(most, p.Received), sum+p.Received
+			s.Draw, s.Sort, s.Exchange = max(s.Draw, p.Draw), max(s.Sort, p.Sort), max(s.Exchange, p.Exchange)
+			s.SortReceived, s.CSR = max(s.SortReceived, p.SortReceived), max(s.CSR, p.CSR)
+		}
+		slowest.Draw, slowest.Sort, slowest.Exchange = slowest.Draw+s.Draw, slowest.Sort+s.Sort, slowest.Exchange+s.Exchange
+		slowest.SortReceived, slowest.CSR = slowest.SortReceived+s.SortReceived, slowest.CSR+s.CSR
+		imbalance = float64(most) * float64(len(phases)) / float64(max(sum, 1))
+		if err := pg.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / n }
+	b.ReportMetric(ms(total), "ms/graph")
+	b.ReportMetric(ms(slowest.Draw), "draw_ms")
+	b.ReportMetric(ms(slowest.Sort), "sort_ms")
+	b.ReportMetric(ms(slowest.Exchange), "exchange_ms")
+	b.ReportMetric(ms(slowest.SortReceived), "sort_received_ms")
+	b.ReportMetric(ms(slowest.CSR), "csr_ms")
+	b.ReportMetric(float64(arcs), "arcs")
+	b.ReportMetric(imbalance, "imbalance")
+}

@@ -17,6 +17,14 @@
 // thread per chunk of vertices counts, then writes, its edges; the
 // weights, the sort and the CSR follow as for RMAT.
 //
+// RMATParts makes RMAT's graph partitioned over a device group
+// (gpu.Group) by vertex blocks, as a gpu.PartGraph whose parts are RMAT's
+// rows, bit for bit, with no host or device ever holding the whole graph:
+// each rank draws a share of the plan's chunks, sorts its arcs, sends
+// each rank the arcs of its block (Rank.AllToAllV), then sorts what it
+// received and builds its part as RMAT builds its CSR. RMATPartsTimed
+// also returns each rank's phase times (PartPhases).
+//
 // The kernels (gen.cu) are compiled by NVRTC on first use; their memory
 // need is checked against the device's free memory before anything is
 // generated, and an interrupt stops a generation between launches.

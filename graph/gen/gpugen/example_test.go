@@ -39,3 +39,25 @@ func ExampleSSCA2() {
 	fmt.Println(g.N, g.Weights != nil)
 	// Output: 4096 true
 }
+
+// A graph generated partitioned over a device group: rank r holds the
+// rows of its block of vertices, the same rows as the whole graph's. Here
+// a group of the host device (one part); gpu.NewGroup(devs...) with
+// devs from gpu.Devices() spreads the graph over the GPUs.
+func ExampleRMATParts() {
+	g, err := gpu.NewGroup(gpu.Host())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer g.Close()
+	pg, err := gpugen.RMATParts(g, 10, 16, gen.PermuteVertices(true))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pg.Close()
+	p := pg.Parts[0]
+	fmt.Println(pg.N, len(pg.Parts), p.Lo, p.Hi, p.Adj.Len() == int(pg.Arcs))
+	// Output: 1024 1 0 1024 true
+}

@@ -25,6 +25,9 @@
 //                  not a self-loop and numbers the kept arcs in each tile;
 //                  gg_scan_* scans the tiles' counts
 //   gg_compact_*   writes Adj, the minimum weight of each run, and Offsets
+//                  (rows from lo: a rank's part of a partitioned graph)
+//   gg_owner_bounds  parts.go: where each rank's arcs start among a
+//                  rank's sorted arcs (the counts it sends to each)
 //
 // Kernels that use __syncthreads or ballots expect blocks of GG_BLOCK
 // threads. No headers (NVRTC has none at run time).
@@ -283,12 +286,13 @@ __device__ u64 gg_ssca2(long long lo, long long hi, u64 &s0, u64 &s1, u64 &s2, u
 	return e - first;
 }
 
-// gg_ssca2_count: thread c runs chunk c's stream over its vertices, by
-// parts of GG_SSCA2_PART vertices; part p of the chunk (global index
-// c·parts + p) gets its starting state in pstates and its edge count in
-// counts.
-extern "C" __global__ void gg_ssca2_count(const int *starts, long long nstarts, long long n, int chunkV, long long chunks,
-                                          const u64 *states, u64 maxPar, u64 inter, int scale, u64 *pstates, u64 *counts) {
+// gg_ssca2_count: thread c runs the stream of chunk c0 + c (from
+// states[4c..]) over its vertices, by parts of GG_SSCA2_PART vertices;
+// part p of the chunk (index c·parts + p among the chunks' parts) gets
+// its starting state in pstates and its edge count in counts.
+extern "C" __global__ void gg_ssca2_count(const int *starts, long long nstarts, long long n, int chunkV, long long c0,
+                                          long long chunks, const u64 *states, u64 maxPar, u64 inter, int scale,
+                                          u64 *pstates, u64 *counts) {
 	long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (c >= chunks) {
 		return;
@@ -297,7 +301,7 @@ extern "C" __global__ void gg_ssca2_count(const int *starts, long long nstarts, 
 	int parts = chunkV / GG_SSCA2_PART;
 	for (int p = 0; p < parts; p++) {
 		long long g = c * parts + p;
-		long long lo = c * chunkV + (long long)p * GG_SSCA2_PART, hi = lo + GG_SSCA2_PART < n ? lo + GG_SSCA2_PART : n;
+		long long lo = (c0 + c) * chunkV + (long long)p * GG_SSCA2_PART, hi = lo + GG_SSCA2_PART < n ? lo + GG_SSCA2_PART : n;
 		pstates[4 * g] = s0;
 		pstates[4 * g + 1] = s1;
 		pstates[4 * g + 2] = s2;
@@ -308,16 +312,17 @@ extern "C" __global__ void gg_ssca2_count(const int *starts, long long nstarts, 
 	}
 }
 
-// gg_ssca2_emit: thread g writes the arcs of part g's edges from edge
-// first[g], from the state gg_ssca2_count recorded.
-extern "C" __global__ void gg_ssca2_emit(const int *starts, long long nstarts, long long n, long long partsTotal,
-                                         const u64 *pstates, u64 maxPar, u64 inter, int scale, int perm, int half, u64 pk0,
-                                         u64 pk1, u64 pk2, u64 pk3, const u64 *first, u64 *keys) {
+// gg_ssca2_emit: thread g writes the arcs of part p0 + g's edges from
+// edge first[g], from the state gg_ssca2_count recorded (pstates[4g..]).
+extern "C" __global__ void gg_ssca2_emit(const int *starts, long long nstarts, long long n, long long p0,
+                                         long long partsTotal, const u64 *pstates, u64 maxPar, u64 inter, int scale,
+                                         int perm, int half, u64 pk0, u64 pk1, u64 pk2, u64 pk3, const u64 *first,
+                                         u64 *keys) {
 	long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (g >= partsTotal) {
 		return;
 	}
-	long long lo = g * GG_SSCA2_PART, hi = lo + GG_SSCA2_PART < n ? lo + GG_SSCA2_PART : n;
+	long long lo = (p0 + g) * GG_SSCA2_PART, hi = lo + GG_SSCA2_PART < n ? lo + GG_SSCA2_PART : n;
 	if (lo >= hi) {
 		return;
 	}
@@ -327,32 +332,38 @@ extern "C" __global__ void gg_ssca2_emit(const int *starts, long long nstarts, l
 }
 
 // gg_weights: thread = segment g of the weight streams (as gg_edges)
-// draws the weights of edges [c·chunk + j·GG_SEG, …) below m for both
-// arcs of each.
+// draws the weights of edges [c·chunk + j·GG_SEG, …) below m and writes
+// those from edge first on (0 for a whole graph; a rank's first edge
+// within its first stream) for both arcs of each, edge i at 2(i-first).
 template <typename W>
-__device__ void gg_weights(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long m, int kind,
-                           u64 maxW, W *w) {
+__device__ void gg_weights(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long first,
+                           long long m, int kind, u64 maxW, W *w) {
 	long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (g >= segsTotal) {
 		return;
 	}
 	long long lo, hi;
 	gg_segment(g, segs, chunk, m, lo, hi);
+	if (hi <= first) {
+		return;
+	}
 	u64 s0 = wstates[4 * g], s1 = wstates[4 * g + 1], s2 = wstates[4 * g + 2], s3 = wstates[4 * g + 3];
 	for (long long i = lo; i < hi; i++) {
 		W wt = gg_weight<W>(gg_next(s0, s1, s2, s3), kind, maxW);
-		w[2 * i] = wt;
-		w[2 * i + 1] = wt;
+		if (i >= first) {
+			w[2 * (i - first)] = wt;
+			w[2 * (i - first) + 1] = wt;
+		}
 	}
 }
 
-extern "C" __global__ void gg_weights_f32(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long m,
-                                          int kind, u64 maxW, float *w) {
-	gg_weights<float>(wstates, segsTotal, segs, chunk, m, kind, maxW, w);
+extern "C" __global__ void gg_weights_f32(const u64 *wstates, long long segsTotal, int segs, long long chunk,
+                                          long long first, long long m, int kind, u64 maxW, float *w) {
+	gg_weights<float>(wstates, segsTotal, segs, chunk, first, m, kind, maxW, w);
 }
-extern "C" __global__ void gg_weights_f64(const u64 *wstates, long long segsTotal, int segs, long long chunk, long long m,
-                                          int kind, u64 maxW, double *w) {
-	gg_weights<double>(wstates, segsTotal, segs, chunk, m, kind, maxW, w);
+extern "C" __global__ void gg_weights_f64(const u64 *wstates, long long segsTotal, int segs, long long chunk,
+                                          long long first, long long m, int kind, u64 maxW, double *w) {
+	gg_weights<double>(wstates, segsTotal, segs, chunk, first, m, kind, maxW, w);
 }
 
 // ---- exclusive scan of unsigned ints, in place ----
@@ -465,17 +476,18 @@ __device__ __forceinline__ u64 gg_order(double f) {
 // gg_place(i) is the number of kept arcs before arc i (gg_place(n): all
 // of them). A kept arc i goes to adj[gg_place(i)] with the least weight
 // of its run; the first arc of each source s sets offsets[t] =
-// gg_place(i) for every t from the previous arc's source + 1 to s, the
-// last arc the offsets after its source up to nv.
+// gg_place(i) for every row t from the previous arc's source + 1 to s,
+// the last arc the offsets after its source up to nv. Rows count from
+// vertex lo (every source is in lo … lo+nv-1; lo = 0 for a whole graph).
 template <typename W>
 __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, const unsigned *pos,
-                           const unsigned *sums, int *adj, W *wOut, long long *offsets, long long nv) {
+                           const unsigned *sums, int *adj, W *wOut, long long *offsets, long long lo, long long nv) {
 	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n) {
 		return;
 	}
 	u64 k = keys[i];
-	long long s = (long long)(k >> scale);
+	long long s = (long long)(k >> scale) - lo;
 	unsigned p = gg_place(pos, sums, i);
 	if (gg_keep(keys, i, scale)) {
 		adj[p] = (int)(k & ((1ULL << scale) - 1));
@@ -489,7 +501,7 @@ __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, 
 			wOut[p] = best;
 		}
 	}
-	long long prev = i == 0 ? -1 : (long long)(keys[i - 1] >> scale);
+	long long prev = i == 0 ? -1 : (long long)(keys[i - 1] >> scale) - lo;
 	for (long long t = prev + 1; t <= s; t++) {
 		offsets[t] = p;
 	}
@@ -502,10 +514,37 @@ __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, 
 }
 
 extern "C" __global__ void gg_compact_f32(const u64 *keys, const float *w, long long n, int scale, const unsigned *pos,
-                                          const unsigned *sums, int *adj, float *wOut, long long *offsets, long long nv) {
-	gg_compact<float>(keys, w, n, scale, pos, sums, adj, wOut, offsets, nv);
+                                          const unsigned *sums, int *adj, float *wOut, long long *offsets, long long lo,
+                                          long long nv) {
+	gg_compact<float>(keys, w, n, scale, pos, sums, adj, wOut, offsets, lo, nv);
 }
 extern "C" __global__ void gg_compact_f64(const u64 *keys, const double *w, long long n, int scale, const unsigned *pos,
-                                          const unsigned *sums, int *adj, double *wOut, long long *offsets, long long nv) {
-	gg_compact<double>(keys, w, n, scale, pos, sums, adj, wOut, offsets, nv);
+                                          const unsigned *sums, int *adj, double *wOut, long long *offsets, long long lo,
+                                          long long nv) {
+	gg_compact<double>(keys, w, n, scale, pos, sums, adj, wOut, offsets, lo, nv);
+}
+
+// ---- partitioned graphs ----
+
+// gg_owner_bounds: thread k (0 ≤ k ≤ size) writes to bounds[k] the first
+// of the n sorted keys whose source is at least k·block (n when none),
+// so that rank k's arcs, those of sources k·block … (k+1)·block-1, are
+// bounds[k] … bounds[k+1]-1.
+extern "C" __global__ void gg_owner_bounds(const u64 *keys, long long n, int scale, long long block, int size,
+                                           long long *bounds) {
+	long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (k > size) {
+		return;
+	}
+	u64 want = (u64)(k * block) << scale;
+	long long a = 0, b = n;
+	while (a < b) {
+		long long m = (a + b) / 2;
+		if (keys[m] < want) {
+			a = m + 1;
+		} else {
+			b = m;
+		}
+	}
+	bounds[k] = a;
 }

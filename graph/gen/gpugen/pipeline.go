@@ -43,10 +43,11 @@ const (
 	kSSCA2Emit  = "gg_ssca2_emit"
 	kWeightsF32 = "gg_weights_f32"
 	kWeightsF64 = "gg_weights_f64"
+	kBounds     = "gg_owner_bounds"
 )
 
 var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emit, kWeightsF32, kWeightsF64,
-	kScanTiles, kScanAdd, kTake, kKeepScan, kCompactF32, kCompactF64}
+	kScanTiles, kScanAdd, kTake, kKeepScan, kCompactF32, kCompactF64, kBounds}
 
 // phaseLog, when set (by benchmarks), receives the duration of each
 // phase of a generation on a GPU, in order: "states" (the streams'
@@ -243,70 +244,92 @@ func (r *run) scan(a *gpu.Uint32s, n int64) error {
 }
 
 // csr numbers the arcs to keep (in tiles, then the tiles' counts) and
-// writes the CSR.
+// writes the CSR of the whole graph.
 func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Graph, error) {
+	a, err := r.csrArrays(keys, w32, w64, 0, r.n)
+	if err != nil {
+		return nil, err
+	}
+	g, err := r.t.Device().NewGraph(r.n, false, a.offsets, a.adj, a.w32, a.w64)
+	if err != nil {
+		return nil, errors.Join(err, a.free())
+	}
+	return g, nil
+}
+
+// csrArrays are the arrays of a CSR, allocated on the device (not in
+// r.tmp): they outlive the generation.
+type csrArrays struct {
+	offsets *gpu.Int64s
+	adj     *gpu.Int32s
+	w32     *gpu.Float32s
+	w64     *gpu.Float64s
+}
+
+// free releases the arrays.
+func (a csrArrays) free() error {
+	return errors.Join(a.offsets.Free(), a.adj.Free(), a.w32.Free(), a.w64.Free())
+}
+
+// csrArrays builds the CSR of rows vertices from lo on (every source of
+// the sorted keys is among them; targets stay global): it numbers the
+// arcs to keep (in tiles, then the tiles' counts) and writes the arrays.
+func (r *run) csrArrays(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s, lo, rows int) (csrArrays, error) {
 	tmp, d := r.tmp, r.t.Device()
+	var a csrArrays
 	n := int64(keys.Len())
 	pos, err := tmp.AllocUint32s(int(n + 1))
 	if err != nil {
-		return nil, err
+		return a, err
 	}
 	tiles := (n + 1 + scanTile - 1) / scanTile
 	sums, err := tmp.AllocUint32s(int(tiles))
 	if err != nil {
-		return nil, err
+		return a, err
 	}
 	if err := r.launchBlocks(kKeepScan, tiles, keys, n, r.scale, pos, sums); err != nil {
-		return nil, err
+		return a, err
 	}
 	if err := r.scan(sums, tiles); err != nil {
-		return nil, err
+		return a, err
 	}
 	one, err := tmp.AllocUint32s(1)
 	if err != nil {
-		return nil, err
+		return a, err
 	}
 	if err := r.launch(kTake, 1, pos, sums, n, one); err != nil {
-		return nil, err
+		return a, err
 	}
 	total, err := one.ToHost()
 	if err != nil {
-		return nil, err
+		return a, err
 	}
 	kept := int(total[0])
-	var offsets *gpu.Int64s
-	var adj *gpu.Int32s
-	var o32 *gpu.Float32s
-	var o64 *gpu.Float64s
-	fail := func(err error) (*gpu.Graph, error) {
-		return nil, errors.Join(err, offsets.Free(), adj.Free(), o32.Free(), o64.Free())
+	fail := func(err error) (csrArrays, error) {
+		return csrArrays{}, errors.Join(err, a.free())
 	}
-	if offsets, err = d.AllocInt64s(r.n + 1); err != nil {
+	if a.offsets, err = d.AllocInt64s(rows + 1); err != nil {
 		return fail(err)
 	}
-	if adj, err = d.AllocInt32s(kept); err != nil {
+	if a.adj, err = d.AllocInt32s(kept); err != nil {
 		return fail(err)
 	}
 	switch {
 	case w32 != nil:
-		if o32, err = d.AllocFloat32s(kept); err != nil {
+		if a.w32, err = d.AllocFloat32s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, adj, o32, offsets, int64(r.n))
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, a.adj, a.w32, a.offsets, int64(lo), int64(rows))
 	case w64 != nil:
-		if o64, err = d.AllocFloat64s(kept); err != nil {
+		if a.w64, err = d.AllocFloat64s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, sums, adj, o64, offsets, int64(r.n))
+		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, sums, a.adj, a.w64, a.offsets, int64(lo), int64(rows))
 	default:
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, adj, o32, offsets, int64(r.n))
+		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, a.adj, a.w32, a.offsets, int64(lo), int64(rows))
 	}
 	if err != nil {
 		return fail(err)
 	}
-	g, err := d.NewGraph(r.n, false, offsets, adj, o32, o64)
-	if err != nil {
-		return fail(err)
-	}
-	return g, nil
+	return a, nil
 }

@@ -70,55 +70,80 @@ func ssca2Bytes(p *gen.SSCA2Plan, arcs float64) int64 {
 // ssca2Edges counts the edges per chunk, sums the counts on the host,
 // writes the arcs and draws the weights.
 func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s, err error) {
-	tmp := r.tmp
-	starts, err := tmp.Int32sFrom(p.Starts)
+	c, err := r.ssca2Count(p, 0, p.Chunks)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	states, err := tmp.Uint64sFrom(p.EdgeStates)
-	if err != nil {
-		return nil, nil, nil, err
+	if 2*c.edges > maxArcs {
+		return nil, nil, nil, fmt.Errorf("%d edges, %d arcs before deduplication; the device generator numbers arcs in 32 bits (at most %d): use gen.SSCA2 and upload the graph (%w)", c.edges, 2*c.edges, int64(maxArcs), ErrTooBig)
 	}
-	if p.ChunkVertices%ssca2Part != 0 {
-		return nil, nil, nil, fmt.Errorf("chunks of %d vertices are not parts of %d", p.ChunkVertices, ssca2Part)
-	}
-	chunks := int64(p.Chunks)
-	parts := chunks * int64(p.ChunkVertices/ssca2Part)
-	counts, err := tmp.AllocUint64s(int(parts))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	pstates, err := tmp.AllocUint64s(int(parts) * stateWords)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	shape := []any{uint64(p.MaxParallelEdges), p.InterThreshold, p.Scale}
-	err = r.launch(kSSCA2Count, chunks, append([]any{starts, int64(len(p.Starts)), int64(p.N), p.ChunkVertices, chunks, states}, append(shape, pstates, counts)...)...)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cnt, err := counts.ToHost()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var edges uint64
-	for c, k := range cnt {
-		cnt[c] = edges
-		edges += k
-	}
-	if 2*edges > maxArcs {
-		return nil, nil, nil, fmt.Errorf("%d edges, %d arcs before deduplication; the device generator numbers arcs in 32 bits (at most %d): use gen.SSCA2 and upload the graph (%w)", edges, 2*edges, int64(maxArcs), ErrTooBig)
-	}
-	if err := checkFree(r.t.Device(), what, ssca2Bytes(p, float64(2*edges)), "gen.SSCA2"); err != nil {
+	if err := checkFree(r.t.Device(), what, ssca2Bytes(p, float64(2*c.edges)), "gen.SSCA2"); err != nil {
 		return nil, nil, nil, err
 	}
 	if err := r.phase("states"); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := counts.Upload(cnt); err != nil {
-		return nil, nil, nil, err
+	return r.ssca2Emit(p, c, 0, c.edges)
+}
+
+// ssca2Counted is what ssca2Count leaves for ssca2Emit: the chunks
+// [c0, c1) of the plan, their vertices' clique starts and the state and
+// first edge (counted from the chunks' first) of each of their parts.
+type ssca2Counted struct {
+	c0, c1  int
+	starts  *gpu.Int32s
+	pstates *gpu.Uint64s
+	first   *gpu.Uint64s
+	// edges is the number of edges of the chunks.
+	edges uint64
+}
+
+// ssca2Count counts the edges of each part of the vertices of chunks
+// [c0, c1), in buffers of r.tmp, and numbers the parts' edges from 0.
+func (r *run) ssca2Count(p *gen.SSCA2Plan, c0, c1 int) (*ssca2Counted, error) {
+	tmp := r.tmp
+	if p.ChunkVertices%ssca2Part != 0 {
+		return nil, fmt.Errorf("chunks of %d vertices are not parts of %d", p.ChunkVertices, ssca2Part)
 	}
-	if keys, err = tmp.AllocUint64s(int(2 * edges)); err != nil {
+	c := &ssca2Counted{c0: c0, c1: c1}
+	var err error
+	if c.starts, err = tmp.Int32sFrom(p.Starts); err != nil {
+		return nil, err
+	}
+	states, err := tmp.Uint64sFrom(p.EdgeStates[stateWords*c0 : stateWords*c1])
+	if err != nil {
+		return nil, err
+	}
+	chunks := int64(c1 - c0)
+	parts := chunks * int64(p.ChunkVertices/ssca2Part)
+	if c.first, err = tmp.AllocUint64s(int(parts)); err != nil {
+		return nil, err
+	}
+	if c.pstates, err = tmp.AllocUint64s(int(parts) * stateWords); err != nil {
+		return nil, err
+	}
+	err = r.launch(kSSCA2Count, chunks, c.starts, int64(len(p.Starts)), int64(p.N), p.ChunkVertices, int64(c0), chunks, states,
+		uint64(p.MaxParallelEdges), p.InterThreshold, p.Scale, c.pstates, c.first)
+	if err != nil {
+		return nil, err
+	}
+	cnt, err := c.first.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range cnt {
+		cnt[i] = c.edges
+		c.edges += k
+	}
+	return c, c.first.Upload(cnt)
+}
+
+// ssca2Emit writes both arcs of each edge ssca2Count counted, and draws
+// the weights of those edges, the first of them being edge first of the
+// graph's total edges.
+func (r *run) ssca2Emit(p *gen.SSCA2Plan, c *ssca2Counted, first, total uint64) (keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s, err error) {
+	tmp := r.tmp
+	if keys, err = tmp.AllocUint64s(int(2 * c.edges)); err != nil {
 		return nil, nil, nil, err
 	}
 	perm := 0
@@ -126,18 +151,24 @@ func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 
 		perm = 1
 	}
 	k := p.PermuteKeys
-	err = r.launch(kSSCA2Emit, parts, append([]any{starts, int64(len(p.Starts)), int64(p.N), parts, pstates},
-		append(shape, perm, int(p.PermuteHalf), k[0], k[1], k[2], k[3], counts, keys)...)...)
+	perChunk := int64(p.ChunkVertices / ssca2Part)
+	parts := int64(c.c1-c.c0) * perChunk
+	err = r.launch(kSSCA2Emit, parts, c.starts, int64(len(p.Starts)), int64(p.N), int64(c.c0)*perChunk, parts, c.pstates,
+		uint64(p.MaxParallelEdges), p.InterThreshold, p.Scale, perm, int(p.PermuteHalf), k[0], k[1], k[2], k[3], c.first, keys)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ws := p.WeightStates(int(edges))
+	ws := p.WeightStates(int(total))
 	if ws == nil {
 		return keys, nil, nil, nil
 	}
-	wchunks := int64(len(ws) / stateWords)
+	// The weight streams of the edges [first, first+edges): those of
+	// chunks w0 … w1-1 of WeightChunkEdges edges.
+	wce := uint64(p.WeightChunkEdges)
+	w0, w1 := first/wce, (first+c.edges+wce-1)/wce
+	wchunks := int64(w1 - w0)
 	segs := p.WeightChunkEdges / segEdges
-	wstart, err := tmp.Uint64sFrom(ws)
+	wstart, err := tmp.Uint64sFrom(ws[stateWords*w0 : stateWords*w1])
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -153,14 +184,15 @@ func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 
 		kind = wInt
 	}
 	segsTotal := wchunks * int64(segs)
-	wargs := []any{wstates, segsTotal, segs, int64(p.WeightChunkEdges), int64(edges), kind, uint64(p.MaxWeight)}
+	from := int64(first - w0*wce)
+	wargs := []any{wstates, segsTotal, segs, int64(wce), from, from + int64(c.edges), kind, uint64(p.MaxWeight)}
 	if p.Float64 {
-		if w64, err = tmp.AllocFloat64s(int(2 * edges)); err != nil {
+		if w64, err = tmp.AllocFloat64s(int(2 * c.edges)); err != nil {
 			return nil, nil, nil, err
 		}
 		err = r.launch(kWeightsF64, segsTotal, append(wargs, w64)...)
 	} else {
-		if w32, err = tmp.AllocFloat32s(int(2 * edges)); err != nil {
+		if w32, err = tmp.AllocFloat32s(int(2 * c.edges)); err != nil {
 			return nil, nil, nil, err
 		}
 		err = r.launch(kWeightsF32, segsTotal, append(wargs, w32)...)

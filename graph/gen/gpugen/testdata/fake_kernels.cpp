@@ -30,6 +30,7 @@ fake::Table table({
     fake::kernel("gg_keep_scan", gg_keep_scan),
     fake::kernel("gg_compact_f32", gg_compact_f32, direct),
     fake::kernel("gg_compact_f64", gg_compact_f64, direct),
+    fake::kernel("gg_owner_bounds", gg_owner_bounds, direct),
 });
 
 } // namespace

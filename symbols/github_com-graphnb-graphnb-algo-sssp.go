@@ -36,13 +36,17 @@ func init() {
 		"Prepare":               reflect.ValueOf(sssp.Prepare),
 		"PrepareResident":       reflect.ValueOf(sssp.PrepareResident),
 		"Run":                   reflect.ValueOf(sssp.Run),
+		"RunGroup":              reflect.ValueOf(sssp.RunGroup),
 		"SeedVariants":          reflect.ValueOf(sssp.SeedVariants),
 
 		// type definitions
 		"DeviceResult": reflect.ValueOf((*sssp.DeviceResult)(nil)),
+		"GroupOptions": reflect.ValueOf((*sssp.GroupOptions)(nil)),
+		"GroupResult":  reflect.ValueOf((*sssp.GroupResult)(nil)),
 		"Method":       reflect.ValueOf((*sssp.Method)(nil)),
 		"Options":      reflect.ValueOf((*sssp.Options)(nil)),
 		"Prepared":     reflect.ValueOf((*sssp.Prepared)(nil)),
+		"RankStats":    reflect.ValueOf((*sssp.RankStats)(nil)),
 		"Result":       reflect.ValueOf((*sssp.Result)(nil)),
 		"Variant":      reflect.ValueOf((*sssp.Variant)(nil)),
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/graph/gen/gpugen"
 )
 
 // realGPUs returns the machine's GPUs, skipping without one.
@@ -36,7 +37,9 @@ func TestGroupGPU(t *testing.T) {
 
 // BenchmarkGroup measures the BFS over groups of 1, 2, 4, … GPUs (every
 // GPU at most) on one R-MAT graph (scale GRAPHNB_BENCH_SCALE, default 22,
-// edge factor 16, seed 1, unweighted, vertices permuted as Graph500 does),
+// edge factor 16, seed 1, unweighted, vertices permuted as Graph500 does;
+// generated on the host for the one-GPU search, partitioned on the GPUs
+// with gpugen.RMATParts for the groups),
 // from GRAPHNB_BENCH_ROOTS roots (default 16), every run validated on the
 // devices, beside the one-GPU direction-optimizing search on the same
 // graph and roots. Metrics:
@@ -91,7 +94,7 @@ func BenchmarkGroup(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer grp.Close()
-			pg, err := gpu.UploadParts(grp, g)
+			pg, err := gpugen.RMATParts(grp, scale, 16, gen.Seed(1), gen.Unweighted(), gen.PermuteVertices(true))
 			if err != nil {
 				b.Fatal(err)
 			}

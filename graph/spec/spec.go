@@ -276,12 +276,26 @@ func (sp Spec) MakeOnDevice(dev *gpu.Device, o Options) (g *gpu.Graph, ok bool, 
 }
 
 // MakeParts makes the graph split over group g by vertex blocks
-// (gpu.PartGraph): every rank builds its own part on its device. Every
-// process of the group calls it with the same spec and options (a
-// collective). On a group of the host device the one part is Make's graph.
+// (gpu.PartGraph). R-MAT and SSCA#2 are generated partitioned on the GPUs
+// (gpugen.RMATParts, gpugen.SSCA2Parts): every rank draws a share of the
+// edges and keeps the arcs of its block, so no host or GPU holds the whole
+// graph. Other kinds (and files) are made on the host and split
+// (gpu.UploadParts). Every process of the group calls it with the same
+// spec and options (a collective). On a group of the host device the one
+// part is Make's graph.
 func (sp Spec) MakeParts(g *gpu.Group, o Options) (*gpu.PartGraph, error) {
 	if g == nil {
 		return nil, errors.New("spec: MakeParts: nil group")
+	}
+	if sp.Kind == "rmat" || sp.Kind == "ssca2" {
+		opts, err := o.genOptions()
+		if err != nil {
+			return nil, err
+		}
+		if sp.Kind == "rmat" {
+			return gpugen.RMATParts(g, sp.Scale, sp.EdgeFactor, opts...)
+		}
+		return gpugen.SSCA2Parts(g, sp.Scale, opts...)
 	}
 	h, err := sp.Make(o)
 	if err != nil {

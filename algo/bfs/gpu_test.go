@@ -688,6 +688,12 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("group_of_one", func(t *testing.T) { checkGroup(t, devs[:1], cases) })
 	t.Run("group_of_two", func(t *testing.T) { checkGroup(t, devs[:2], cases) })
 	t.Run("group_of_three", func(t *testing.T) { checkGroup(t, devs, cases) })
+	t.Run("group_big_vertices", func(t *testing.T) {
+		// every vertex of more than 8 arcs takes the top-down path of hubs
+		defer func(d int64) { groupBigDegree = d }(groupBigDegree)
+		groupBigDegree = 8
+		checkGroup(t, devs[:2], cases)
+	})
 	t.Run("group_check_catches", func(t *testing.T) { checkGroupCatches(t, devs) })
 	checkOneShotFreeError(t, dev)
 }

@@ -19,9 +19,12 @@ typedef unsigned long long u64;
 #define FULL_MASK 0xffffffffu
 
 // Control words of mb_bm2q: [MB_NF] next frontier's vertices, [MB_MF] their
-// arcs.
+// arcs, [MB_NBIG] those of more than bigdeg arcs (listed apart: a top-down
+// step spreads each one's arcs over the whole grid, where a warp alone
+// would crawl through an R-MAT hub's millions).
 #define MB_NF 0
 #define MB_MF 1
+#define MB_NBIG 2
 
 __device__ __forceinline__ bool bit(const u32 *bm, i64 v) { return (bm[v >> 5] >> (v & 31)) & 1u; }
 
@@ -57,8 +60,9 @@ extern "C" __global__ void mb_or(u32 *vis, const u32 *x, i64 nw) {
 
 // mb_bm2q lists the vertices of this rank's block whose bits are set in
 // blk (nw words, bit i = vertex lo+i) into q, adding their number to
-// ctl[MB_NF] and their arcs to ctl[MB_MF]. Queue order is unspecified.
-extern "C" __global__ void mb_bm2q(const u32 *blk, i64 nw, i64 lo, const i64 *off, int *q, u64 *ctl) {
+// ctl[MB_NF] and their arcs to ctl[MB_MF]; those of more than bigdeg arcs
+// also go to big (counted in ctl[MB_NBIG]). Queue order is unspecified.
+extern "C" __global__ void mb_bm2q(const u32 *blk, i64 nw, i64 lo, const i64 *off, i64 bigdeg, int *q, int *big, u64 *ctl) {
 	u64 arcs = 0;
 	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nw; i += (i64)gridDim.x * blockDim.x) {
 		u32 w = blk[i];
@@ -69,25 +73,38 @@ extern "C" __global__ void mb_bm2q(const u32 *blk, i64 nw, i64 lo, const i64 *of
 			w &= w - 1;
 			i64 li = i * 32 + b;
 			q[at++] = (int)(lo + li);
-			arcs += (u64)(off[li + 1] - off[li]);
+			i64 deg = off[li + 1] - off[li];
+			arcs += (u64)deg;
+			if (deg > bigdeg) big[atomicAdd(ctl + MB_NBIG, 1ull)] = (int)(lo + li);
 		}
 	}
 	arcs = mb_warp_sum(arcs);
 	if ((threadIdx.x & 31) == 0 && arcs) atomicAdd(ctl + MB_MF, arcs);
 }
 
-// td_scan walks the arcs of the frontier q (a warp per vertex) and calls
-// f(target, source) for every target not yet visited.
+// td_scan walks the arcs of the frontier q (nq vertices, a warp per vertex
+// of at most bigdeg arcs) and of its big vertices (nbig, each spread
+// over the whole grid) and calls f(target, source) for every target not yet
+// visited. Every block walks the same arcs on every call.
 template <typename F>
-__device__ __forceinline__ void td_scan(const int *q, i64 nq, const i64 *off, const int *adj, i64 lo, const u32 *vis,
-                                        F f) {
-	i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
-	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+__device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off,
+                                        const int *adj, i64 lo, const u32 *vis, F f) {
+	i64 tid = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+	i64 threads = (i64)gridDim.x * blockDim.x;
+	i64 warp = tid >> 5, warps = threads >> 5;
 	int lane = threadIdx.x & 31;
 	for (i64 k = warp; k < nq; k += warps) {
 		int u = q[k];
 		i64 a = off[u - lo], e = off[u - lo + 1];
+		if (e - a > bigdeg) continue;
 		for (a += lane; a < e; a += 32) {
+			int w = adj[a];
+			if (!bit(vis, w)) f(w, u);
+		}
+	}
+	for (i64 k = 0; k < nbig; k++) {
+		int u = big[k];
+		for (i64 a = off[u - lo] + tid, e = off[u - lo + 1]; a < e; a += threads) {
 			int w = adj[a];
 			if (!bit(vis, w)) f(w, u);
 		}
@@ -97,12 +114,12 @@ __device__ __forceinline__ void td_scan(const int *q, i64 nq, const i64 *off, co
 // mb_td_count counts, per owner rank, the arcs from the frontier to
 // unvisited vertices: counts[o] += arcs whose target is in rank o's block
 // (bsize vertices per block).
-extern "C" __global__ void mb_td_count(const int *q, i64 nq, const i64 *off, const int *adj, i64 lo, const u32 *vis,
-                                       i64 bsize, int ranks, u64 *counts) {
+extern "C" __global__ void mb_td_count(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
+                                       i64 lo, const u32 *vis, i64 bsize, int ranks, u64 *counts) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
-	td_scan(q, nq, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
+	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
 	__syncthreads();
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x)
 		if (s_cnt[i]) atomicAdd(counts + i, (u64)s_cnt[i]);
@@ -112,20 +129,20 @@ extern "C" __global__ void mb_td_count(const int *q, i64 nq, const i64 *off, con
 // pairs, grouped by owner: cursor[o] starts at owner o's first pair and
 // moves on as each block reserves its share. The walk is mb_td_count's,
 // done twice per block: once to count, once to write.
-extern "C" __global__ void mb_td_fill(const int *q, i64 nq, const i64 *off, const int *adj, i64 lo, const u32 *vis,
-                                      i64 bsize, int ranks, u64 *cursor, int *pairs) {
+extern "C" __global__ void mb_td_fill(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
+                                      i64 lo, const u32 *vis, i64 bsize, int ranks, u64 *cursor, int *pairs) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	__shared__ u64 s_base[MB_MAX_RANKS];
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
-	td_scan(q, nq, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
+	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
 	__syncthreads();
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) {
 		s_base[i] = s_cnt[i] ? atomicAdd(cursor + i, (u64)s_cnt[i]) : 0;
 		s_cnt[i] = 0;
 	}
 	__syncthreads();
-	td_scan(q, nq, off, adj, lo, vis, [&](int w, int u) {
+	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
 		int o = (int)(w / bsize);
 		u64 at = s_base[o] + atomicAdd(&s_cnt[o], 1u);
 		pairs[2 * at] = w;

@@ -40,9 +40,18 @@ const (
 	mbckReached = 12 // multi.cu MBCK_REACHED
 	mbckArcs    = 13 // multi.cu MBCK_ARCS
 	mbckWords   = 14 // multi.cu MBCK_WORDS
+	mbNF        = 0  // multi.cu MB_NF
+	mbMF        = 1  // multi.cu MB_MF
+	mbNBig      = 2  // multi.cu MB_NBIG
+	mbCtlWords  = 3
 )
 
 var multiKernelNames = []string{kMBInit, kMBZero, kMBSetBit, kMBOr, kMBBM2Q, kMBTDCount, kMBTDFill, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
+
+// groupBigDegree is the degree above which a top-down step spreads a
+// frontier vertex's arcs over the whole grid instead of one warp (tests
+// lower it to reach that path on small graphs).
+var groupBigDegree int64 = 1024
 
 // multiKernels caches multi.cu's kernels per device.
 var multiKernels sync.Map // *gpu.Device → map[string]*gpu.Function
@@ -97,7 +106,7 @@ type rankState struct {
 
 	levels, parents *gpu.Int32s
 	vis, cur, nxt   *gpu.Uint32s // size·bsize bits each
-	q               *gpu.Int32s  // the block's frontier
+	q, big          *gpu.Int32s  // the block's frontier, and its vertices of many arcs
 	ctl             *gpu.Uint64s // mb_bm2q's words
 	counts, cursor  *gpu.Uint64s // per owner rank
 	send, recv      *gpu.Int32s  // (target, source) pairs, grown on demand
@@ -169,12 +178,15 @@ func (rs *rankState) alloc(size int) error {
 	if rs.q, err = dev.AllocInt32s(b); err != nil {
 		return err
 	}
+	if rs.big, err = dev.AllocInt32s(b); err != nil {
+		return err
+	}
 	for _, bm := range []**gpu.Uint32s{&rs.vis, &rs.cur, &rs.nxt} {
 		if *bm, err = dev.AllocUint32s(words); err != nil {
 			return err
 		}
 	}
-	if rs.ctl, err = dev.AllocUint64s(2); err != nil {
+	if rs.ctl, err = dev.AllocUint64s(mbCtlWords); err != nil {
 		return err
 	}
 	if rs.counts, err = dev.AllocUint64s(size); err != nil {
@@ -188,7 +200,7 @@ func (rs *rankState) alloc(size int) error {
 }
 
 func (rs *rankState) free() error {
-	return errors.Join(rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
+	return errors.Join(rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.big.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
 		rs.ctl.Free(), rs.counts.Free(), rs.cursor.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
 }
 
@@ -328,7 +340,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	if err != nil {
 		return err
 	}
-	ctl := make([]uint64, 2)
+	ctl := make([]uint64, mbCtlWords)
 	counts := make([]uint64, size)
 	start := time.Now()
 	if err := launch(kMBInit, grid, rs.levels, rs.parents, rs.bsize, rs.lo, src); err != nil {
@@ -346,14 +358,14 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	if err := rs.ctl.Fill(0); err != nil {
 		return err
 	}
-	if err := launch(kMBBM2Q, grid, rs.cur.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, rs.q, rs.ctl); err != nil {
+	if err := launch(kMBBM2Q, grid, rs.cur.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
 		return err
 	}
 	if err := rs.ctl.Download(ctl); err != nil {
 		return err
 	}
-	nql := int64(ctl[0])
-	g, err := reduce([]int64{int64(ctl[0]), int64(ctl[1])})
+	nql, nbig := int64(ctl[mbNF]), int64(ctl[mbNBig])
+	g, err := reduce([]int64{int64(ctl[mbNF]), int64(ctl[mbMF])})
 	if err != nil {
 		return err
 	}
@@ -387,7 +399,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			}
 		} else {
 			dirs = append(dirs, TopDownStep)
-			n, err := p.topDown(rs, t, launch, reduce, nql, level, counts)
+			n, err := p.topDown(rs, t, launch, reduce, nql, nbig, level, counts)
 			if err != nil {
 				return err
 			}
@@ -406,14 +418,14 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		if err := rs.ctl.Fill(0); err != nil {
 			return err
 		}
-		if err := launch(kMBBM2Q, grid, rs.nxt.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, rs.q, rs.ctl); err != nil {
+		if err := launch(kMBBM2Q, grid, rs.nxt.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
 			return err
 		}
 		if err := rs.ctl.Download(ctl); err != nil {
 			return err
 		}
-		nql = int64(ctl[0])
-		if g, err = reduce([]int64{int64(ctl[0]), int64(ctl[1])}); err != nil {
+		nql, nbig = int64(ctl[mbNF]), int64(ctl[mbNBig])
+		if g, err = reduce([]int64{int64(ctl[mbNF]), int64(ctl[mbMF])}); err != nil {
 			return err
 		}
 		nf, mf = g[0], g[1]
@@ -441,14 +453,14 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 // counted per owner, exchanged and claimed by their owners. It returns the
 // bytes sent to other ranks.
 func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string, gpu.Dim, ...any) error,
-	reduce func([]int64) ([]int64, error), nql int64, level int32, counts []uint64) (int64, error) {
+	reduce func([]int64) ([]int64, error), nql, nbig int64, level int32, counts []uint64) (int64, error) {
 	size, rank := rs.r.Size(), rs.r.Rank()
 	grid := gpu.D1(rs.sms * blocksPerSM)
 	if err := rs.counts.Fill(0); err != nil {
 		return 0, err
 	}
 	if nql > 0 {
-		if err := launch(kMBTDCount, grid, rs.q, nql, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.counts); err != nil {
+		if err := launch(kMBTDCount, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.counts); err != nil {
 			return 0, err
 		}
 	}
@@ -488,7 +500,7 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 		if err := rs.cursor.Upload(cursor); err != nil {
 			return 0, err
 		}
-		if err := launch(kMBTDFill, grid, rs.q, nql, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.cursor, rs.send); err != nil {
+		if err := launch(kMBTDFill, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.cursor, rs.send); err != nil {
 			return 0, err
 		}
 	}

@@ -165,20 +165,38 @@ extern "C" __global__ void mb_td_apply(const int *pairs, i64 np, i64 lo, int lev
 
 // mb_bu is a bottom-up step: every unvisited vertex of the block looks for
 // a neighbour in the frontier cur (a bitmap of all vertices) and, on the
-// first found, takes level and that parent and sets its bit in nxt.
+// first found, takes level and that parent. A warp owns a 32-vertex word
+// of the block: words whose vertices are all visited (vis, the bitmap of
+// all vertices) cost one load, and the warp writes the word of nxt (this
+// rank's words) with its finds, no atomics.
 extern "C" __global__ void mb_bu(const i64 *off, const int *adj, i64 nl, i64 lo, int level, int *levels, int *parents,
-                                 const u32 *cur, u32 *nxt) {
-	for (i64 li = blockIdx.x * (i64)blockDim.x + threadIdx.x; li < nl; li += (i64)gridDim.x * blockDim.x) {
-		if (levels[li] != -1) continue;
-		for (i64 a = off[li], e = off[li + 1]; a < e; a++) {
-			int u = adj[a];
-			if (bit(cur, u)) {
-				levels[li] = level;
-				parents[li] = u;
-				atomicOr(nxt + (li >> 5), 1u << (li & 31));
-				break;
+                                 const u32 *vis, const u32 *cur, u32 *nxt) {
+	int lane = threadIdx.x & 31;
+	i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
+	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+	i64 words = (nl + 31) / 32;
+	const u32 *bvis = vis + (lo >> 5);
+	for (i64 w = warp; w < words; w += warps) {
+		u32 vw = bvis[w];
+		if (vw == FULL_MASK) {
+			if (lane == 0) nxt[w] = 0;
+			continue;
+		}
+		i64 li = w * 32 + lane;
+		bool found = false;
+		if (li < nl && ((vw >> lane) & 1u) == 0) {
+			for (i64 a = __ldg(off + li), e = __ldg(off + li + 1); a < e; a++) {
+				int u = __ldg(adj + a);
+				if ((__ldg(cur + (u >> 5)) >> (u & 31)) & 1u) {
+					levels[li] = level;
+					parents[li] = u;
+					found = true;
+					break;
+				}
 			}
 		}
+		u32 fm = __ballot_sync(FULL_MASK, found);
+		if (lane == 0) nxt[w] = fm;
 	}
 }
 

@@ -394,7 +394,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		}
 		if bottomUp {
 			dirs = append(dirs, BottomUpStep)
-			if err := launch(kMBBU, grid, rs.part.Offsets, rs.part.Adj, rs.nl, rs.lo, level, rs.levels, rs.parents, rs.cur, rs.nxt.Ptr()+blockOff); err != nil {
+			if err := launch(kMBBU, grid, rs.part.Offsets, rs.part.Adj, rs.nl, rs.lo, level, rs.levels, rs.parents, rs.vis, rs.cur, rs.nxt.Ptr()+blockOff); err != nil {
 				return err
 			}
 		} else {

@@ -28,7 +28,7 @@ fake::Table table({
     small(fake::kernel("mb_td_count", mb_td_count)),
     small(fake::kernel("mb_td_fill", mb_td_fill)),
     small(fake::kernel("mb_td_apply", mb_td_apply, direct)),
-    small(fake::kernel("mb_bu", mb_bu, direct)),
+    small(fake::kernel("mb_bu", mb_bu)),
     fake::kernel("mbck_clear", mbck_clear, direct),
     small(fake::kernel("mbck_block", mbck_block)),
 });

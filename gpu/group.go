@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/graphnb/graphnb/gpu/nccl"
 )
@@ -580,25 +581,28 @@ func (r *Rank) AllReduceInt64(t *Thread, vals []int64, op nccl.Op) ([]int64, err
 	if r.comm == nil || len(vals) == 0 {
 		return append([]int64(nil), vals...), r.spans("AllReduceInt64")
 	}
-	if r.scratch == nil || r.scratch.Len() != len(vals) {
+	// The scratch only grows (an allocation costs more than the
+	// collective); the values go to and come from its first elements.
+	if r.scratch == nil || r.scratch.Len() < len(vals) {
 		if err := r.scratch.Free(); err != nil {
 			return nil, err
 		}
 		var err error
-		if r.scratch, err = r.dev.AllocInt64s(len(vals)); err != nil {
+		if r.scratch, err = r.dev.AllocInt64s(max(len(vals), 64)); err != nil {
 			return nil, err
 		}
 	}
-	if err := r.scratch.Upload(vals); err != nil {
-		return nil, err
-	}
 	s, err := SpanOf(r.scratch, 0, len(vals))
 	if err != nil {
+		return nil, err
+	}
+	bytes := int64(8 * len(vals))
+	if err := t.htod("AllReduceInt64", s.ptr, unsafe.Pointer(&vals[0]), bytes); err != nil {
 		return nil, err
 	}
 	if err := r.AllReduce(t, s, s, op); err != nil {
 		return nil, err
 	}
 	out := make([]int64, len(vals))
-	return out, r.scratch.Download(out)
+	return out, t.dtoh("AllReduceInt64", unsafe.Pointer(&out[0]), s.ptr, bytes)
 }

@@ -111,31 +111,48 @@ __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i6
 	}
 }
 
-// mb_td_count counts, per owner rank, the arcs from the frontier to
-// unvisited vertices: counts[o] += arcs whose target is in rank o's block
-// (bsize vertices per block).
+// mb_td_count claims the frontier's unvisited targets in the rank's own
+// block at once (level, parent, bit in nxt: the rank's words) and counts,
+// per other owner rank, the arcs to its unvisited targets: counts[o] +=
+// arcs whose target is in rank o's block (bsize vertices per block).
 extern "C" __global__ void mb_td_count(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
-                                       i64 lo, const u32 *vis, i64 bsize, int ranks, u64 *counts) {
+                                       i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
+                                       int *parents, u32 *nxt, u64 *counts) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
-	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
+	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
+		int o = (int)(w / bsize);
+		if (o != rank) {
+			atomicAdd(&s_cnt[o], 1u);
+			return;
+		}
+		i64 li = w - lo;
+		if (atomicCAS(levels + li, -1, level) == -1) {
+			parents[li] = u;
+			atomicOr(nxt + (li >> 5), 1u << (li & 31));
+		}
+	});
 	__syncthreads();
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x)
 		if (s_cnt[i]) atomicAdd(counts + i, (u64)s_cnt[i]);
 }
 
-// mb_td_fill writes the (target, source) pairs mb_td_count counted into
-// pairs, grouped by owner: cursor[o] starts at owner o's first pair and
-// moves on as each block reserves its share. The walk is mb_td_count's,
-// done twice per block: once to count, once to write.
+// mb_td_fill writes the (target, source) pairs mb_td_count counted (those
+// of targets in other ranks' blocks) into pairs, grouped by owner:
+// cursor[o] starts at owner o's first pair and moves on as each block
+// reserves its share. The walk is mb_td_count's, done twice per block:
+// once to count, once to write.
 extern "C" __global__ void mb_td_fill(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
-                                      i64 lo, const u32 *vis, i64 bsize, int ranks, u64 *cursor, int *pairs) {
+                                      i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, u64 *cursor, int *pairs) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	__shared__ u64 s_base[MB_MAX_RANKS];
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
-	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int) { atomicAdd(&s_cnt[w / bsize], 1u); });
+	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int) {
+		int o = (int)(w / bsize);
+		if (o != rank) atomicAdd(&s_cnt[o], 1u);
+	});
 	__syncthreads();
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) {
 		s_base[i] = s_cnt[i] ? atomicAdd(cursor + i, (u64)s_cnt[i]) : 0;
@@ -144,6 +161,7 @@ extern "C" __global__ void mb_td_fill(const int *q, i64 nq, const int *big, i64 
 	__syncthreads();
 	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
 		int o = (int)(w / bsize);
+		if (o == rank) return;
 		u64 at = s_base[o] + atomicAdd(&s_cnt[o], 1u);
 		pairs[2 * at] = w;
 		pairs[2 * at + 1] = u;

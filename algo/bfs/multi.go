@@ -448,10 +448,11 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	return nil
 }
 
-// topDown is a top-down step of one rank: the (target, source) pairs of
-// the block's frontier (nql vertices in rs.q) to unvisited targets are
-// counted per owner, exchanged and claimed by their owners. It returns the
-// bytes sent to other ranks.
+// topDown is a top-down step of one rank: the block's frontier (nql
+// vertices in rs.q, nbig of them also in rs.big) claims its unvisited
+// targets in the block at once; the (target, source) pairs of the others
+// are counted per owner, exchanged and claimed by their owners. It returns
+// the bytes sent to other ranks.
 func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string, gpu.Dim, ...any) error,
 	reduce func([]int64) ([]int64, error), nql, nbig int64, level int32, counts []uint64) (int64, error) {
 	size, rank := rs.r.Size(), rs.r.Rank()
@@ -460,7 +461,8 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 		return 0, err
 	}
 	if nql > 0 {
-		if err := launch(kMBTDCount, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.counts); err != nil {
+		if err := launch(kMBTDCount, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank,
+			level, rs.levels, rs.parents, rs.nxt.Ptr()+uint64(int64(rank)*rs.bsize/32*4), rs.counts); err != nil {
 			return 0, err
 		}
 	}
@@ -500,7 +502,7 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 		if err := rs.cursor.Upload(cursor); err != nil {
 			return 0, err
 		}
-		if err := launch(kMBTDFill, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rs.cursor, rs.send); err != nil {
+		if err := launch(kMBTDFill, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank, rs.cursor, rs.send); err != nil {
 			return 0, err
 		}
 	}

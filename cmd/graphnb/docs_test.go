@@ -234,3 +234,48 @@ func TestReadmeGPUCells(t *testing.T) {
 		t.Errorf("the launch cell printed %q; want the reason it did not launch and x unchanged", last.String())
 	}
 }
+
+// TestReadmeGroupCells runs the cells of the README's "Many GPUs" section,
+// as written, on a machine without a GPU: a group of the host device, the
+// CPU search, every root valid.
+func TestReadmeGroupCells(t *testing.T) {
+	t.Setenv("GRAPHNB_DEVICE", "host")
+	cells := readmeBlocks(t, "## Many GPUs", "* **The split graph**")
+	if len(cells) != 2 {
+		t.Fatalf("the README's Many GPUs section has %d cells, want 2 (the group and the search)", len(cells))
+	}
+	var nb strings.Builder
+	nb.WriteString(`{"cells": [`)
+	for i, c := range cells {
+		src, _ := json.Marshal(c)
+		if i > 0 {
+			nb.WriteString(",")
+		}
+		fmt.Fprintf(&nb, `{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": %s}`, src)
+	}
+	nb.WriteString(`], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "group.ipynb"), filepath.Join(dir, "group.out.ipynb")
+	if err := os.WriteFile(in, []byte(nb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("exec", in, "-o", out); code != 0 {
+		t.Fatalf("the README's group cells fail on the CPU: exit %d, %s", code, stderr)
+	}
+	got, err := notebook.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, c := range got.Cells {
+		for _, o := range c.Outputs {
+			text.WriteString(o.Text)
+			if s, ok := o.Data["text/plain"].(string); ok {
+				text.WriteString(s)
+			}
+		}
+	}
+	if !strings.Contains(text.String(), "over a group of 1 rank") || strings.Count(text.String(), "bfs over 1 rank(s)") != 4 {
+		t.Errorf("the group cells printed %q; want the split graph and 4 searches", text.String())
+	}
+}

@@ -350,54 +350,33 @@ type Span struct {
 // *Uint64s, *Float32s, *Float64s or *Uint8s (n < 0: to the end).
 func SpanOf(buf any, off, n int) (Span, error) {
 	var (
-		b    interface{ Len() int }
-		ptr  func(*Device) (uint64, error)
-		dev  *Device
-		typ  nccl.DataType
-		name string
+		b     spannable
+		typ   nccl.DataType
+		name  string
+		isNil bool
 	)
 	switch x := buf.(type) {
 	case *Int32s:
-		b, ptr, typ, name = x, x.devicePtr, nccl.Int32, "Int32s"
-		if x != nil {
-			dev = x.Device()
-		}
+		b, typ, name, isNil = x, nccl.Int32, "Int32s", x == nil
 	case *Uint32s:
-		b, ptr, typ, name = x, x.devicePtr, nccl.Uint32, "Uint32s"
-		if x != nil {
-			dev = x.Device()
-		}
+		b, typ, name, isNil = x, nccl.Uint32, "Uint32s", x == nil
 	case *Int64s:
-		b, ptr, typ, name = x, x.devicePtr, nccl.Int64, "Int64s"
-		if x != nil {
-			dev = x.Device()
-		}
+		b, typ, name, isNil = x, nccl.Int64, "Int64s", x == nil
 	case *Uint64s:
-		b, ptr, typ, name = x, x.devicePtr, nccl.Uint64, "Uint64s"
-		if x != nil {
-			dev = x.Device()
-		}
+		b, typ, name, isNil = x, nccl.Uint64, "Uint64s", x == nil
 	case *Float32s:
-		b, ptr, typ, name = x, x.devicePtr, nccl.Float32, "Float32s"
-		if x != nil {
-			dev = x.Device()
-		}
+		b, typ, name, isNil = x, nccl.Float32, "Float32s", x == nil
 	case *Float64s:
-		b, ptr, typ, name = x, x.devicePtr, nccl.Float64, "Float64s"
-		if x != nil {
-			dev = x.Device()
-		}
+		b, typ, name, isNil = x, nccl.Float64, "Float64s", x == nil
 	case *Uint8s:
-		b, ptr, typ, name = x, x.devicePtr, nccl.Uint8, "Uint8s"
-		if x != nil {
-			dev = x.Device()
-		}
+		b, typ, name, isNil = x, nccl.Uint8, "Uint8s", x == nil
 	default:
 		return Span{}, fmt.Errorf("gpu: SpanOf: %T is not a device buffer (*gpu.Int32s, *gpu.Float32s, …)", buf)
 	}
-	if dev == nil {
+	if isNil {
 		return Span{}, fmt.Errorf("gpu: SpanOf: nil %s", name)
 	}
+	dev := b.Device()
 	l := b.Len()
 	if n < 0 {
 		n = l - off
@@ -405,11 +384,18 @@ func SpanOf(buf any, off, n int) (Span, error) {
 	if off < 0 || n < 0 || off+n > l {
 		return Span{}, fmt.Errorf("gpu: SpanOf: elements [%d, %d) of a %s of %d", off, off+n, name, l)
 	}
-	p, err := ptr(dev)
+	p, err := b.devicePtr(dev)
 	if err != nil {
 		return Span{}, err
 	}
 	return Span{ptr: p + uint64(off*typ.Size()), n: n, typ: typ, dev: dev, what: name}, nil
+}
+
+// spannable is what SpanOf needs of a typed buffer.
+type spannable interface {
+	Len() int
+	Device() *Device
+	devicePtr(*Device) (uint64, error)
 }
 
 // Len is the span's length in elements.

@@ -200,29 +200,7 @@ func TestReadmeGPUCells(t *testing.T) {
 	if len(cells) != 4 {
 		t.Fatalf("the README's GPU section has %d cells, want 4 (the test expects the device, upload, %%%%cuda and launch cells)", len(cells))
 	}
-	var nb strings.Builder
-	nb.WriteString(`{"cells": [`)
-	for i, c := range cells {
-		src, _ := json.Marshal(c)
-		if i > 0 {
-			nb.WriteString(",")
-		}
-		fmt.Fprintf(&nb, `{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, "source": %s}`, src)
-	}
-	nb.WriteString(`], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
-	dir := t.TempDir()
-	in, out := filepath.Join(dir, "readme.ipynb"), filepath.Join(dir, "readme.out.ipynb")
-	if err := os.WriteFile(in, []byte(nb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := runCLI("exec", in, "-o", out)
-	if code != 0 {
-		t.Fatalf("the README's GPU cells fail on the CPU: exit %d, %s", code, stderr)
-	}
-	got, err := notebook.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := execCells(t, "GPU", cells)
 	var last strings.Builder
 	for _, o := range got.Cells[len(got.Cells)-1].Outputs {
 		last.WriteString(o.Text)
@@ -244,6 +222,24 @@ func TestReadmeGroupCells(t *testing.T) {
 	if len(cells) != 2 {
 		t.Fatalf("the README's Many GPUs section has %d cells, want 2 (the group and the search)", len(cells))
 	}
+	var text strings.Builder
+	for _, c := range execCells(t, "Many GPUs", cells).Cells {
+		for _, o := range c.Outputs {
+			text.WriteString(o.Text)
+			if s, ok := o.Data["text/plain"].(string); ok {
+				text.WriteString(s)
+			}
+		}
+	}
+	if !strings.Contains(text.String(), "over a group of 1 rank") || strings.Count(text.String(), "bfs over 1 rank(s)") != 4 {
+		t.Errorf("the group cells printed %q; want the split graph and 4 searches", text.String())
+	}
+}
+
+// execCells runs cells as a notebook with graphnb exec on the CPU and
+// returns the executed notebook, failing t when a cell fails.
+func execCells(t *testing.T, what string, cells []string) *notebook.Notebook {
+	t.Helper()
 	var nb strings.Builder
 	nb.WriteString(`{"cells": [`)
 	for i, c := range cells {
@@ -255,27 +251,16 @@ func TestReadmeGroupCells(t *testing.T) {
 	}
 	nb.WriteString(`], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
 	dir := t.TempDir()
-	in, out := filepath.Join(dir, "group.ipynb"), filepath.Join(dir, "group.out.ipynb")
+	in, out := filepath.Join(dir, "cells.ipynb"), filepath.Join(dir, "cells.out.ipynb")
 	if err := os.WriteFile(in, []byte(nb.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI("exec", in, "-o", out); code != 0 {
-		t.Fatalf("the README's group cells fail on the CPU: exit %d, %s", code, stderr)
+		t.Fatalf("the README's %s cells fail on the CPU: exit %d, %s", what, code, stderr)
 	}
 	got, err := notebook.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var text strings.Builder
-	for _, c := range got.Cells {
-		for _, o := range c.Outputs {
-			text.WriteString(o.Text)
-			if s, ok := o.Data["text/plain"].(string); ok {
-				text.WriteString(s)
-			}
-		}
-	}
-	if !strings.Contains(text.String(), "over a group of 1 rank") || strings.Count(text.String(), "bfs over 1 rank(s)") != 4 {
-		t.Errorf("the group cells printed %q; want the split graph and 4 searches", text.String())
-	}
+	return got
 }

@@ -230,11 +230,12 @@ type GroupResult struct {
 	Reached        int64
 	ComponentEdges int64
 	// Time is the search's wall time (host clock, from the first launch to
-	// the last level's end, the slowest rank); Comm is the part of it the
-	// slowest rank spent in collectives (waiting for the others included).
+	// the last level's end, the slowest of this process's ranks); Comm is
+	// the longest time one of them spent in collectives (waiting for the
+	// others included).
 	Time, Comm time.Duration
-	// Exchanged is the bytes the ranks sent to each other: frontier
-	// pairs and frontier bitmaps, over all ranks.
+	// Exchanged is the bytes this process's ranks sent to other ranks:
+	// frontier pairs and their share of the gathered frontier bitmaps.
 	Exchanged int64
 	// TEPS is graph.Rate(ComponentEdges, the graph's arcs, Time).
 	TEPS graph.TEPS
@@ -291,7 +292,7 @@ func (p *GroupPrepared) Run(src int32) (*GroupResult, error) {
 		for i, rs := range p.ranks {
 			if rs.r == r {
 				// Every rank takes the same decisions from the same reduced
-				// values; rank 0 of this process fills the shared record.
+				// values; the first to finish fills the shared record.
 				return p.runRank(rs, t, src, &outs[i], res, &mu)
 			}
 		}
@@ -304,11 +305,6 @@ func (p *GroupPrepared) Run(src int32) (*GroupResult, error) {
 		res.Time = max(res.Time, o.time)
 		res.Comm = max(res.Comm, o.comm)
 		res.Exchanged += o.sent
-	}
-	if len(p.ranks) < res.Ranks {
-		// Other processes' bytes: each process reports its own; sum them
-		// in a collective would cost a round trip per run, so scale.
-		res.Exchanged = res.Exchanged * int64(res.Ranks) / int64(len(p.ranks))
 	}
 	res.TEPS = graph.Rate(res.ComponentEdges, p.pg.Arcs, res.Time)
 	return res, nil

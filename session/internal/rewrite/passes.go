@@ -62,6 +62,7 @@ var typedPasses = []pass{
 	{"structtags", "yaegi exports a cell struct's unexported fields (skip as Xskip), which encoding/json and encoding/xml then write", tagUnexportedFields},
 	{"reflectnames", "reflect cannot name a type yaegi builds for a cell: Name is \"\", String the structure", refuseReflectNames},
 	{"callbacks", "a panic in a callback that compiled code runs on a goroutine of its own (time.AfterFunc, context.AfterFunc, a finalizer) ends the process", guardCallbacks},
+	{"looplits", "yaegi puts a function literal's slot back when a call of it returns: a closure of a loop that returns on another goroutine hands the next iteration's use an earlier closure or nil", wrapLoopLiterals},
 }
 
 // syntaxPasses run in this order (Cell.Syntactic), after the session has

@@ -817,12 +817,23 @@ var predeclaredTypes = map[string]bool{
 //	{
 //		__gnb_f1, __gnb_a2 := f, a          // what Go evaluates at the go statement
 //		__gnb_h3 := __gnb.GoStart(serial, line)
-//		go func() {
-//			__gnb.GoWatch(__gnb_h3)            // its stack is watched (stack.go)
-//			defer func() { __gnb.GoEnd(__gnb_h3, recover()) }()
-//			__gnb_f1(__gnb_a2, b)          // b is a constant
+//		func() {
+//			go func() {
+//				__gnb.GoWatch(__gnb_h3)            // its stack is watched (stack.go)
+//				defer func() { __gnb.GoEnd(__gnb_h3, recover()) }()
+//				__gnb_f1(__gnb_a2, b)          // b is a constant
+//			}()
 //		}()
 //	}
+//
+// The go statement sits in a function literal called at once because
+// yaegi keeps a function literal's value in a slot of the frame it is
+// made in, and a call of that value puts the slot's earlier value back
+// when it returns. A goroutine of a loop's go statement that ends while
+// the next iteration's go statement runs would hand it a nil function (a
+// crash no recover can catch) or the earlier iteration's closure. Made
+// in a frame of its own, each goroutine's function has a slot no other
+// go statement reads.
 func (ci *cellInfo) goStmt(g *ast.GoStmt) ast.Stmt {
 	pos := g.Go
 	call := g.Call
@@ -880,7 +891,7 @@ func (ci *cellInfo) goStmt(g *ast.GoStmt) ast.Stmt {
 		&ast.AssignStmt{Lhs: []ast.Expr{ident(h, pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{
 			&ast.CallExpr{Fun: sel("__gnb", "GoStart"), Lparen: pos, Rparen: pos, Args: []ast.Expr{intLit(ci.serial), intLit(line)}},
 		}},
-		goSt)
+		&ast.ExprStmt{X: &ast.CallExpr{Fun: funcLit(goSt), Lparen: pos, Rparen: pos}})
 	return &ast.BlockStmt{Lbrace: pos, List: list, Rbrace: call.Rparen}
 }
 

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -46,10 +47,22 @@ import (
 // it saw when it compiled the code that uses it). Variables are values:
 // they are not recomputed.
 
-// checkGoVersion is the language version cells are checked against: yaegi
-// v0.16.1 implements Go 1.22 (with the kernel's help for range over int
-// and per-iteration loop variables).
-const checkGoVersion = "go1.22"
+// checkGoVersion is the language version cells are checked against: the
+// Go that built the kernel (its go/types). yaegi v0.16.1 implements Go
+// 1.22 (with the kernel's help for range over int and per-iteration loop
+// variables); the "language" pass writes what came later in Go 1.22
+// (new(expr)) or refuses it by name (range over a function, generic
+// aliases).
+var checkGoVersion = goVersionOf(runtime.Version())
+
+// goVersionOf is the language version ("go1.26") of a toolchain version
+// ("go1.26.8", "go1.27rc1"); go1.22 when it cannot tell.
+func goVersionOf(v string) string {
+	if m := regexp.MustCompile(`^go1\.(\d+)`).FindStringSubmatch(v); m != nil {
+		return "go1." + m[1]
+	}
+	return "go1.22"
+}
 
 // cellFuncName is the function whose body holds a cell's statements in
 // the checked file.

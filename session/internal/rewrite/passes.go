@@ -16,6 +16,7 @@ type pass struct {
 // typed_NAME.go with the exact rewrite in its doc.
 var typedPasses = []pass{
 	{"main", "yaegi runs a package's func main after every program once it is declared: a cell's main would run at once and after every later cell", renameMain},
+	{"language", "yaegi implements Go 1.22: new(expr) is written as Go 1.22; range over a function, generic aliases and self-referring constraints are refused", rewriteNewerLanguage},
 	{"available", "yaegi's tables hold Go 1.22's standard library: a newer function would fail to compile, or half a cell would", checkAvailable},
 	{"universe", "yaegi fails on a declaration of a predeclared name (const append = 1, var int, type error)", renameUniverse},
 	{"shadow", "in the top-level code of a cell, yaegi binds a variable declared in a block (x := 2 in { }, for i := …, if y := …) to the outer variable of that name", renameShadows},

@@ -337,6 +337,8 @@ func Helpers() map[string]reflect.Value {
 		"UnsafeSliceData":  reflect.ValueOf(unsafeSliceData),
 		"UnsafeString":     reflect.ValueOf(unsafeString),
 		"UnsafeStringData": reflect.ValueOf(unsafeStringData),
+		// Comparisons of interface values (typed_ifaceequal.go).
+		"Equal": reflect.ValueOf(interfaceEqual),
 	}
 }
 

@@ -329,7 +329,8 @@ func Helpers() map[string]reflect.Value {
 		// The length check of a slice converted to an array (typed_slicearray.go).
 		"SliceToArray": reflect.ValueOf(sliceToArray),
 		// The panic of a failed assertion to a cell's interface (typed_assertiface.go).
-		"AssertFailed": reflect.ValueOf(assertFailed),
+		"AssertFailed":      reflect.ValueOf(assertFailed),
+		"AssertFailedNamed": reflect.ValueOf(assertFailedNamed),
 		// The Go names of the cells' types (typenames.go).
 		"NameType": reflect.ValueOf(nameType),
 		// Package unsafe's functions yaegi lacks (typed_unsafe.go).

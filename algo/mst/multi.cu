@@ -1,0 +1,145 @@
+// multi.cu: Borůvka over a group of GPUs (multi.go), one rank per GPU, each
+// holding a block of vertices [lo, lo+nl) and their arcs (a CSR of nl rows
+// whose targets are global vertex numbers), and the part-wise rules of the
+// group's device check. Compiled after devcsr's csr.cuh, devcheck's
+// check.cuh and this package's check.cu (whose union-find, Euler tour and
+// lifting kernels the group check launches as they are, and whose Lift
+// tables and ck_fail these kernels use).
+//
+// Component labels comp[v] (all n vertices, on every rank) are vertex
+// ids: a component's label is its root, comp[r] == r. A round:
+//
+//   - mmst_min_w*(pass 0): every arc u→v of the part whose ends lie in
+//     different components lowers wkey[comp[u]], the ordered bits of its
+//     weight (the host then takes the minimum over the group: AllReduce);
+//   - mmst_min_w*(pass 1): the arcs of that weight lower ekey[comp[u]],
+//     (smaller end << 32 | larger end) (AllReduce minimum again): with
+//     the weight, the component's minimum outgoing edge in the package's
+//     strict order (weight, smaller end, larger end);
+//   - mmst_hook, mmst_choose, mmst_jump, mmst_relabel run identically on
+//     every rank (same inputs, same labels): each component hooks to the
+//     component across its edge, a mutual pair keeps the smaller label
+//     as root, the edges of the components that hooked are appended to
+//     the forest, pointer jumping finds the roots, labels follow them.
+//
+// Every kernel is grid-stride, without barriers or warp collectives.
+
+// Control words of a rank (multi.go's mm* constants; a test compares).
+#define MM_FOREST 1 // forest edges so far
+#define MM_JUMPED 2 // mmst_jump: the pass number, when it moved a pointer
+#define MM_NAN 3    // arcs with a NaN weight (mmst_min_w*, pass 0)
+#define MM_WORDS 4
+
+#define MM_NONE 0xffffffffffffffffull // no outgoing edge
+
+// mm_key maps a weight (unit weights without ws) to bits whose unsigned
+// order is the numeric order, −0 and +0 alike (gpu.go's ordered64).
+template <typename W> static __device__ __forceinline__ u64 mm_key(const W *ws, i64 k) {
+	double w = ws ? (double)ws[k] : 1.0;
+	u64 b = w == 0.0 ? 0ull : (u64)__double_as_longlong(w);
+	return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+}
+
+#define MM_CHUNK 8 // arcs per thread and binary search
+
+// mm_min scans the part's m arcs, MM_CHUNK per thread: pass 0 lowers
+// wkey of the tail's component with each arc that leaves it (and counts
+// NaN weights), pass 1 lowers ekey with those whose key is wkey's.
+template <typename W>
+static __device__ __forceinline__ void mm_min(const i64 *off, const int *adj, const W *ws, i64 lo, i64 nl, i64 m,
+                                              const int *comp, u64 *wkey, u64 *ekey, int pass, u64 *ctl) {
+	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
+	u64 nan = 0;
+	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
+		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
+		int r = csr_tail(off, nl, k);
+		for (; k < end; k++) {
+			while (off[r + 1] <= k) r++;
+			int u = (int)(lo + r), v = adj[k];
+			int cu = comp[u];
+			if (cu == comp[v]) continue;
+			if (ws && ws[k] != ws[k]) {
+				if (pass == 0) nan++;
+				continue;
+			}
+			u64 key = mm_key(ws, k);
+			if (pass == 0) {
+				if (key < wkey[cu]) atomicMin(&wkey[cu], key);
+			} else if (key == wkey[cu]) {
+				u64 e = u < v ? (u64)u << 32 | (u64)(u32)v : (u64)v << 32 | (u64)(u32)u;
+				if (e < ekey[cu]) atomicMin(&ekey[cu], e);
+			}
+		}
+	}
+	if (nan != 0) atomicAdd(&ctl[MM_NAN], nan);
+}
+
+extern "C" __global__ void mmst_min_w32(const i64 *off, const int *adj, const float *ws, i64 lo, i64 nl, i64 m,
+                                        const int *comp, u64 *wkey, u64 *ekey, int pass, u64 *ctl) {
+	mm_min<float>(off, adj, ws, lo, nl, m, comp, wkey, ekey, pass, ctl);
+}
+
+extern "C" __global__ void mmst_min_w64(const i64 *off, const int *adj, const double *ws, i64 lo, i64 nl, i64 m,
+                                        const int *comp, u64 *wkey, u64 *ekey, int pass, u64 *ctl) {
+	mm_min<double>(off, adj, ws, lo, nl, m, comp, wkey, ekey, pass, ctl);
+}
+
+// mmst_init labels every vertex with itself.
+extern "C" __global__ void mmst_init(int *comp, i64 n) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) comp[v] = (int)v;
+}
+
+// mmst_hook points every component c (comp[c] == c) at the component
+// across its minimum outgoing edge (itself without one); other vertices
+// point at themselves.
+extern "C" __global__ void mmst_hook(const int *comp, const u64 *wkey, const u64 *ekey, i64 n, int *hook) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		int c = (int)v, h = c;
+		if (comp[c] == c && wkey[c] != MM_NONE) {
+			u64 e = ekey[c];
+			int a = comp[(int)(e >> 32)], b = comp[(int)(u32)e];
+			h = a == c ? b : a;
+		}
+		hook[c] = h;
+	}
+}
+
+// mmst_choose breaks the mutual pairs of hook into root (the smaller
+// label stays a root) and appends the edge of every component that
+// hooked to the forest (fe: pairs of ekey, wkey, room for cap), so a
+// mutual pair's edge is appended once. The order of the appended edges depends on
+// timing; the host sorts the forest.
+extern "C" __global__ void mmst_choose(const int *hook, const u64 *wkey, const u64 *ekey, i64 n, int *root, u64 *fe,
+                                       u64 cap, u64 *ctl) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		int c = (int)v, d = hook[c];
+		if (d != c && hook[d] == c && c < d) d = c;
+		root[c] = d;
+		if (d != c) {
+			u64 at = atomicAdd(&ctl[MM_FOREST], 1ull);
+			if (at < cap) fe[2 * at] = ekey[c], fe[2 * at + 1] = wkey[c];
+		}
+	}
+}
+
+// mmst_jump is one pass of pointer jumping on root (in place: a pointer
+// only moves to an ancestor); it writes pass into ctl[MM_JUMPED] when it
+// moved one.
+extern "C" __global__ void mmst_jump(int *root, i64 n, u64 pass, u64 *ctl) {
+	bool moved = false;
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		int p = root[v], g = root[p];
+		if (g != p) {
+			root[v] = g;
+			moved = true;
+		}
+	}
+	if (moved) ctl[MM_JUMPED] = pass;
+}
+
+// mmst_relabel moves every vertex to its component's new root.
+extern "C" __global__ void mmst_relabel(int *comp, const int *root, i64 n) {
+	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
+		comp[v] = root[comp[v]];
+	}
+}

@@ -1,0 +1,316 @@
+package mst
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/cancel"
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/fakegpu"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
+)
+
+// splitGraph splits g over grp's ranks (gpu.UploadParts), closed with
+// the test.
+func splitGraph(t testing.TB, grp *gpu.Group, g *graph.CSR) *gpu.PartGraph {
+	t.Helper()
+	pg, err := gpu.UploadParts(grp, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	return pg
+}
+
+// groupCases are the graphs of the group tests: the package's small GPU
+// cases (R-MATs with float32, float64, integer and no weights, ties,
+// signed weights, two components and an isolated vertex, one vertex, no
+// vertex), the undirected graphs of internal/testgraphs, random graphs
+// with many ties and a graph with isolated vertices in every block.
+func groupCases(t testing.TB) []gpuCase {
+	cases := gpuCases(t, true)
+	for _, c := range tg.ShortestPaths() {
+		if !c.Directed {
+			cases = append(cases, gpuCase{"testgraphs_" + c.Name, c.Graph(t)})
+		}
+	}
+	r := rand.New(rand.NewPCG(40, 41))
+	integer := func(r *rand.Rand) float64 { return float64(r.IntN(3)) }
+	var sparse []tg.Edge
+	for i := 0; i+3 < 300; i += 7 { // vertices 7k+4 … 7k+6 isolated
+		sparse = append(sparse, tg.Edge{float64(i), float64(i + 1), float64(i % 5)}, tg.Edge{float64(i + 1), float64(i + 3), 2})
+	}
+	cases = append(cases,
+		gpuCase{"random_int_ties", tg.Build(t, 150, false, tg.Float32, tg.Random(r, 150, 500, integer)...)},
+		gpuCase{"random_int_ties_float64", tg.Build(t, 130, false, tg.Float64, tg.Random(r, 130, 400, integer)...)},
+		gpuCase{"random_unweighted", randomGraph(t, r, 140, 300, "unweighted")},
+		gpuCase{"isolated_in_every_block", tg.Build(t, 300, false, tg.Float32, sparse...)},
+	)
+	return cases
+}
+
+// checkGroupRuns runs RunGroup on every case and compares it with
+// Kruskal (Edges and Weight bit for bit, Trees) and the CPU's Check.
+func checkGroupRuns(t *testing.T, grp *gpu.Group, cases []gpuCase) {
+	for _, c := range cases {
+		pg := splitGraph(t, grp, c.g)
+		want, err := Kruskal(c.g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := RunGroup(pg, GroupOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		sameForest(t, c.name, res, want)
+		if math.IsInf(want.Weight, 0) {
+			// Check cannot sum infinite weights.
+		} else if err := Check(c.g, res.Result()); err != nil {
+			t.Errorf("%s: the CPU's check: %v", c.name, err)
+		}
+		if err := res.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// sameForest compares a group's forest with Kruskal's: the same edges
+// in the same order with bit-identical weights, the same Weight bits.
+func sameForest(t *testing.T, name string, res *GroupResult, want *Result) {
+	t.Helper()
+	same := len(res.Edges) == len(want.Edges)
+	for i := 0; same && i < len(res.Edges); i++ {
+		a, b := res.Edges[i], want.Edges[i]
+		same = a.U == b.U && a.V == b.V && (math.Float64bits(a.W) == math.Float64bits(b.W) || a.W == 0 && b.W == 0)
+	}
+	if !same {
+		t.Errorf("%s: %d edges %v…; Kruskal has %d: %v…", name, len(res.Edges), head(res.Edges), len(want.Edges), head(want.Edges))
+	}
+	if math.Float64bits(res.Weight) != math.Float64bits(want.Weight) && !(res.Weight == 0 && want.Weight == 0) {
+		t.Errorf("%s: weight %v, Kruskal's %v", name, res.Weight, want.Weight)
+	}
+	if res.Trees != want.Trees {
+		t.Errorf("%s: %d trees, Kruskal's %d", name, res.Trees, want.Trees)
+	}
+}
+
+// head is the first edges of a forest, for messages.
+func head(e []Edge) []Edge { return e[:min(len(e), 6)] }
+
+// TestRunGroupHost runs RunGroup on a group of the host device: the
+// CPU's Boruvka on the one part.
+func TestRunGroupHost(t *testing.T) {
+	grp, err := gpu.NewGroup(gpu.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grp.Close()
+	checkGroupRuns(t, grp, groupCases(t))
+	checkGroupErrors(t, grp)
+}
+
+// checkGroupErrors checks RunGroup's refusals: no graph, a directed one,
+// an interrupt before the run, a NaN weight.
+func checkGroupErrors(t *testing.T, grp *gpu.Group) {
+	if r, err := RunGroup(nil, GroupOptions{}); r != nil || err == nil {
+		t.Errorf("RunGroup(nil): %v, %v; want an error", r, err)
+	}
+	dir := tg.Build(t, 3, true, tg.Float32, tg.Edge{0, 1, 1}, tg.Edge{1, 2, 1})
+	if r, err := RunGroup(splitGraph(t, grp, dir), GroupOptions{}); r != nil || err == nil || !strings.Contains(err.Error(), "directed") {
+		t.Errorf("RunGroup on a directed graph: %v, %v; want an error", r, err)
+	}
+	pg := splitGraph(t, grp, mustGraph(t)(gen.Path(10, gen.Seed(1))))
+	cancel.Request()
+	r, err := RunGroup(pg, GroupOptions{})
+	cancel.Clear()
+	if r != nil || !errors.Is(err, cancel.ErrInterrupted) {
+		t.Errorf("RunGroup interrupted: %v, %v; want cancel.ErrInterrupted", r, err)
+	}
+	nan := &graph.CSR{Offsets: []int64{0, 1, 3, 4}, Adj: []int32{1, 0, 2, 1}, Weights64: []float64{1, 1, math.NaN(), math.NaN()}}
+	if r, err := RunGroup(splitGraph(t, grp, nan), GroupOptions{}); r != nil || err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("RunGroup with a NaN weight: %v, %v; want an error", r, err)
+	}
+	if err := grp.Err(); err != nil {
+		t.Errorf("the group after refusals: %v", err)
+	}
+}
+
+// fakeObjects are the kernel tables the fake group tests link: check.cu's
+// and multi.cu's (testdata/fake_check.cpp).
+func fakeObjects(b *fakegpu.Builder) []string { return []string{b.CXX("testdata/fake_check.cpp")} }
+
+// TestFakeGPUGroup runs the group tests on a one-rank group of the fake
+// GPU (the collectives are copies on the device).
+func TestFakeGPUGroup(t *testing.T) {
+	fakegpu.Run(t, "TestFakeGPUGroupChild", 5*time.Minute, fakeObjects)
+}
+
+// TestFakeGPUGroupChild is TestFakeGPUGroup's child process.
+func TestFakeGPUGroupChild(t *testing.T) {
+	dev := fakegpu.Device(t)
+	grp, err := gpu.NewGroup(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grp.Close()
+	checkGroup(t, grp)
+	t.Run("interrupt", func(t *testing.T) { checkGroupInterrupt(t, grp) })
+	t.Run("stats", func(t *testing.T) { checkGroupStats(t, grp) })
+}
+
+// checkGroup runs the group's runs, refusals and check tests.
+func checkGroup(t *testing.T, grp *gpu.Group) {
+	t.Run("runs", func(t *testing.T) { checkGroupRuns(t, grp, groupCases(t)) })
+	t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
+}
+
+// TestFakeGPUGroups runs the group tests on groups of 2 and 3 fake GPUs
+// joined by the fake NCCL (internal/fakegpu.RunN).
+func TestFakeGPUGroups(t *testing.T) {
+	for _, ranks := range []int{2, 3} {
+		t.Run(fmt.Sprintf("ranks%d", ranks), func(t *testing.T) {
+			fakegpu.RunN(t, "TestFakeGPUGroupsChild", 5*time.Minute, ranks, fakeObjects)
+		})
+	}
+}
+
+// TestFakeGPUGroupsChild is TestFakeGPUGroups' child process.
+func TestFakeGPUGroupsChild(t *testing.T) {
+	grp := fakegpu.Group(t)
+	t.Logf("%v", grp)
+	checkGroup(t, grp)
+	t.Run("interrupt", func(t *testing.T) { checkGroupInterrupt(t, grp) })
+	t.Run("failing_rank", checkFailingRank)
+}
+
+// checkGroupInterrupt interrupts a run on one rank only, in its third
+// round (groupTuning), and checks that every rank stops with cancel's
+// error and leaves the group usable.
+func checkGroupInterrupt(t *testing.T, grp *gpu.Group) {
+	g := tg.Build(t, 600, false, tg.Float32, tg.Path(600, func(i int) float64 { return float64(i % 7) })...)
+	pg := splitGraph(t, grp, g)
+	groupTuning.interruptAtRound = 3
+	r, err := RunGroup(pg, GroupOptions{})
+	groupTuning.interruptAtRound = 0
+	if r != nil || !errors.Is(err, cancel.ErrInterrupted) {
+		t.Fatalf("RunGroup interrupted in round 3 on rank 0: %v, %v; want cancel.ErrInterrupted", r, err)
+	}
+	if err := grp.Err(); err != nil {
+		t.Fatalf("the group after an interrupt: %v", err)
+	}
+	r, err = RunGroup(pg, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := Kruskal(g); len(r.Edges) != 599 || r.Weight != want.Weight {
+		t.Errorf("after an interrupt: %v; want Kruskal's %v", r, want)
+	}
+}
+
+// checkGroupStats checks a run's figures.
+func checkGroupStats(t *testing.T, grp *gpu.Group) {
+	g := mustGraph(t)(gen.RMAT(7, 8, gen.Seed(1)))
+	res, err := RunGroup(splitGraph(t, grp, g), GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(g.NumVertices())
+	if res.Rounds < 1 || res.N != int(n) || res.Arcs != g.NumArcs() || len(res.Ranks) != len(grp.Ranks()) {
+		t.Errorf("%v: rounds, N, arcs or ranks wrong: %+v", res, res)
+	}
+	for _, rs := range res.Ranks {
+		// Two all-reduces of N words per round, and one more round that
+		// finds no edge.
+		if want := 16 * n * int64(res.Rounds+1); rs.ReducedBytes != want {
+			t.Errorf("rank %d reduced %d bytes in %d rounds; want %d", rs.Rank, rs.ReducedBytes, res.Rounds, want)
+		}
+		if rs.CommTime > rs.Time || rs.Time > res.Time {
+			t.Errorf("rank %d: time %v, communication %v; the run's %v", rs.Rank, rs.Time, rs.CommTime, res.Time)
+		}
+	}
+	if s := res.CommShare(); !(s >= 0 && s <= 1) {
+		t.Errorf("communication share %v", s)
+	}
+	if !strings.Contains(res.String(), "rounds") {
+		t.Errorf("String: %q", res.String())
+	}
+}
+
+// checkFailingRank makes a group whose rank 1 fails its 3rd NCCL
+// operation (the fake NCCL's failure injection: the partitioned graph's
+// arc count is the first, the first round's all-reduces the second and
+// third) and checks that RunGroup returns, on every rank, an error that
+// names the failure, and leaves the group broken.
+func checkFailingRank(t *testing.T) {
+	t.Setenv("FAKE_NCCL_FAIL", "rank=1,op=3,mode=error")
+	devs, err := gpu.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grp, err := gpu.NewGroup(devs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grp.Close()
+	pg := splitGraph(t, grp, mustGraph(t)(gen.RMAT(7, 8, gen.Seed(1))))
+	r, err := RunGroup(pg, GroupOptions{})
+	if r != nil || err == nil {
+		t.Fatalf("RunGroup with a failing rank: %v, %v; want an error", r, err)
+	}
+	for _, rk := range grp.Ranks() {
+		if want := fmt.Sprintf("rank %d ", rk.Rank()); !strings.Contains(err.Error(), want) {
+			t.Errorf("RunGroup with a failing rank: %v; want every rank's error (%q)", err, want)
+		}
+	}
+	if !strings.Contains(err.Error(), "injected failure") {
+		t.Errorf("RunGroup with a failing rank: %v; want the failing rank's own error", err)
+	}
+	if grp.Err() == nil {
+		t.Error("the group is not broken after a rank failed")
+	}
+}
+
+// TestMultiConstants compares multi.go's control words and kernels with
+// multi.cu's.
+func TestMultiConstants(t *testing.T) {
+	src, err := os.ReadFile("multi.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{"MM_FOREST": mmForest, "MM_JUMPED": mmJumped, "MM_NAN": mmNaN, "MM_WORDS": mmWords} {
+		m := regexp.MustCompile(`#define ` + name + ` (\d+)`).FindSubmatch(src)
+		if m == nil {
+			t.Errorf("multi.cu does not define %s", name)
+			continue
+		}
+		if got, _ := strconv.Atoi(string(m[1])); got != want {
+			t.Errorf("multi.cu's %s = %d, multi.go's %d", name, got, want)
+		}
+	}
+	for _, k := range append(multiKernelNames(), groupCheckKernelNames()...) {
+		if !strings.Contains(string(src), "__global__ void "+k+"(") && !slices.Contains(checkKernelNames, k) {
+			t.Errorf("neither multi.cu nor check.cu declares a kernel %s", k)
+		}
+	}
+}
+
+// TestWeightOfKey checks that weightOfKey inverts ordered64.
+func TestWeightOfKey(t *testing.T) {
+	for _, w := range []float64{math.Inf(-1), -1e300, -2, -1e-300, 0, 1e-300, 0.5, 1, 3, float64(float32(0.1)), math.Inf(1)} {
+		if got := weightOfKey(ordered64(w)); math.Float64bits(got) != math.Float64bits(w) {
+			t.Errorf("weightOfKey(ordered64(%v)) = %v", w, got)
+		}
+	}
+}

@@ -143,3 +143,143 @@ extern "C" __global__ void mmst_relabel(int *comp, const int *root, i64 n) {
 		comp[v] = root[comp[v]];
 	}
 }
+
+// ---- the group's device check (GroupResult.Check) ----
+//
+// Each rank holds the whole forest (eu, ev, ew) and its trees (comp: the
+// union-find of check.cu, each vertex labelled with its tree's smallest
+// vertex), and checks its own part: the forest edges whose smaller end
+// it owns (rule 1), its arcs (rule 3) and, with the lifting tables of
+// check.cu built over the forest, the cycle property on its arcs (rule
+// 5). Failures are check.cu's keys, rule << 48 | index; an arc's index
+// is global: base (the arcs of the lower ranks) + its index in the part.
+
+// mm_ck_edges checks each forest edge i whose smaller end u is in the
+// block: an arc u→v of the part with weight ew[i] (ends in range: the
+// host checked them).
+template <typename W>
+static __device__ __forceinline__ void mm_ck_edges(const i64 *off, const int *adj, const W *ws, i64 lo, i64 nl,
+                                                   const int *eu, const int *ev, const double *ew, i64 f, u64 *ctl) {
+	for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < f; i += (i64)gridDim.x * blockDim.x) {
+		i64 r = (i64)eu[i] - lo;
+		if (r < 0 || r >= nl) continue;
+		int v = ev[i];
+		bool found = false, weight = false;
+		for (i64 k = off[r]; k < off[r + 1] && !weight; k++) {
+			if (adj[k] == v) {
+				found = true;
+				weight = ck_w(ws, k) == ew[i];
+			}
+		}
+		if (!found) {
+			ck_fail(ctl, R_EDGE, (u64)i);
+		} else if (!weight) {
+			ck_fail(ctl, R_WEIGHT, (u64)i);
+		}
+	}
+}
+
+extern "C" __global__ void mmst_ck_edges_w32(const i64 *off, const int *adj, const float *ws, i64 lo, i64 nl,
+                                             const int *eu, const int *ev, const double *ew, i64 f, u64 *ctl) {
+	mm_ck_edges<float>(off, adj, ws, lo, nl, eu, ev, ew, f, ctl);
+}
+
+extern "C" __global__ void mmst_ck_edges_w64(const i64 *off, const int *adj, const double *ws, i64 lo, i64 nl,
+                                             const int *eu, const int *ev, const double *ew, i64 f, u64 *ctl) {
+	mm_ck_edges<double>(off, adj, ws, lo, nl, eu, ev, ew, f, ctl);
+}
+
+// mmst_ck_span checks that every arc of the part joins two vertices of
+// one tree, MM_CHUNK arcs per thread.
+extern "C" __global__ void mmst_ck_span(const i64 *off, const int *adj, i64 lo, i64 nl, i64 m, u64 base,
+                                        const int *comp, u64 *ctl) {
+	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
+	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
+		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
+		int r = csr_tail(off, nl, k);
+		for (; k < end; k++) {
+			while (off[r + 1] <= k) r++;
+			if (comp[lo + r] != comp[adj[k]]) ck_fail(ctl, R_SPAN, base + (u64)k);
+		}
+	}
+}
+
+// mm_ck_minimal checks the cycle property on every edge {u, v} of the
+// part (its arc with u < v; the arc v→u is in v's part and skipped
+// there): w(u, v) ≥ the heaviest forest edge on the forest path.
+template <typename W>
+static __device__ __forceinline__ void mm_ck_minimal(const i64 *off, const int *adj, const W *ws, i64 lo, i64 nl,
+                                                     i64 m, u64 base, const Lift<W> &lf, u64 *ctl) {
+	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
+	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
+		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
+		int r = csr_tail(off, nl, k);
+		for (; k < end; k++) {
+			while (off[r + 1] <= k) r++;
+			int u = (int)(lo + r), v = adj[k];
+			if (u >= v) continue;
+			if (ws[k] < lf.pathmax(u, v)) ck_fail(ctl, R_MINIMAL, base + (u64)k);
+		}
+	}
+}
+
+extern "C" __global__ void mmst_ck_minimal_w32(const i64 *off, const int *adj, const float *ws, i64 lo, i64 nl, i64 m,
+                                               u64 base, int L, const u64 *ups, const u64 *mxs, const float *pw,
+                                               const u32 *rin, const u32 *rout, u64 *ctl) {
+	Lift<float> lf{ups, mxs, L, pw, rin, rout};
+	mm_ck_minimal<float>(off, adj, ws, lo, nl, m, base, lf, ctl);
+}
+
+extern "C" __global__ void mmst_ck_minimal_w64(const i64 *off, const int *adj, const double *ws, i64 lo, i64 nl,
+                                               i64 m, u64 base, int L, const u64 *ups, const u64 *mxs,
+                                               const double *pw, const u32 *rin, const u32 *rout, u64 *ctl) {
+	Lift<double> lf{ups, mxs, L, pw, rin, rout};
+	mm_ck_minimal<double>(off, adj, ws, lo, nl, m, base, lf, ctl);
+}
+
+// mm_ck_explain (thread 0) writes what the host words a failure with,
+// as check.cu's ck_explain: info = {u, v, a, b, bits of x, bits of y}
+// where for R_WEIGHT u–v is forest edge k (u in the block) and x the
+// weight of the part's first arc u→v; for R_SPAN and R_MINIMAL u→v is
+// arc k of the part, a and b the trees of u and v, x its weight and y
+// (R_MINIMAL) the heaviest forest edge on the path (lf unset otherwise).
+template <typename W>
+static __device__ __forceinline__ void mm_ck_explain(int rule, i64 k, const i64 *off, const int *adj, const W *ws,
+                                                     i64 lo, i64 nl, const int *eu, const int *ev, const int *comp,
+                                                     const Lift<W> &lf, i64 *info) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	i64 u = -1, v = -1, a = -1, b = -1;
+	double x = 0, y = 0;
+	if (rule == R_WEIGHT) {
+		u = eu[k], v = ev[k];
+		for (i64 j = off[u - lo]; j < off[u - lo + 1]; j++) {
+			if (adj[j] == v) {
+				x = ck_w(ws, j);
+				break;
+			}
+		}
+	} else {
+		u = lo + csr_tail(off, nl, k), v = adj[k];
+		a = comp[u], b = comp[v];
+		x = ck_w(ws, k);
+		if (rule == R_MINIMAL) y = (double)lf.pathmax((int)u, (int)v);
+	}
+	info[0] = u, info[1] = v, info[2] = a, info[3] = b;
+	info[4] = __double_as_longlong(x), info[5] = __double_as_longlong(y);
+}
+
+extern "C" __global__ void mmst_ck_explain_w32(int rule, i64 k, const i64 *off, const int *adj, const float *ws,
+                                               i64 lo, i64 nl, const int *eu, const int *ev, const int *comp, int L,
+                                               const u64 *ups, const u64 *mxs, const float *pw, const u32 *rin,
+                                               const u32 *rout, i64 *info) {
+	Lift<float> lf{ups, mxs, L, pw, rin, rout};
+	mm_ck_explain<float>(rule, k, off, adj, ws, lo, nl, eu, ev, comp, lf, info);
+}
+
+extern "C" __global__ void mmst_ck_explain_w64(int rule, i64 k, const i64 *off, const int *adj, const double *ws,
+                                               i64 lo, i64 nl, const int *eu, const int *ev, const int *comp, int L,
+                                               const u64 *ups, const u64 *mxs, const double *pw, const u32 *rin,
+                                               const u32 *rout, i64 *info) {
+	Lift<double> lf{ups, mxs, L, pw, rin, rout};
+	mm_ck_explain<double>(rule, k, off, adj, ws, lo, nl, eu, ev, comp, lf, info);
+}

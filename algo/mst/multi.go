@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -171,7 +172,7 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 	}
 	ranks := make([]*groupRank, len(pg.Parts))
 	for i, p := range pg.Parts {
-		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size(), first: i == 0}
+		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size(), first: i == 0, what: "RunGroup"}
 	}
 	var mu sync.Mutex
 	var stop error
@@ -266,7 +267,8 @@ type groupRank struct {
 	r       *gpu.Rank
 	part    *gpu.Part
 	n, size int
-	first   bool // this process's first rank: it hands over the forest
+	first   bool   // this process's first rank: it hands over the forest
+	what    string // "RunGroup" or "GroupResult.Check", for messages
 	mem     *gpu.Allocations
 	fn      map[string]*gpu.Function
 	grid    gpu.Dim
@@ -375,30 +377,36 @@ func (gr *groupRank) reduceMin(t *gpu.Thread, buf *gpu.Uint64s) error {
 	return err
 }
 
-// commWidth is the length of every comm: one per rank, and the flag.
-func (gr *groupRank) commWidth() int { return gr.size + 1 }
-
-// comm sums one value per rank over the group (vals[k] is rank k's
-// slot; this rank fills its own) with the group's agreement on
-// interrupts: it carries whether this rank was interrupted and returns
-// an agreedStop on every rank when any was. Its time counts as
+// agree reduces a few host values over the group (AllReduceInt64) with
+// the group's agreement on interrupts: it carries whether this rank was
+// interrupted (cancel.Check, or a launch that met the interrupt) and
+// returns an agreedStop on every rank when any was. Its time counts as
 // communication.
-func (gr *groupRank) comm(t *gpu.Thread, mine int64) ([]int64, error) {
-	send := make([]int64, gr.commWidth())
-	send[gr.r.Rank()] = mine
+func (gr *groupRank) agree(t *gpu.Thread, vals []int64, op nccl.Op) ([]int64, error) {
+	flag := int64(0)
 	if gr.interrupted || cancel.Check() != nil {
-		send[gr.size] = 1
+		flag = 1
+	}
+	if op == nccl.Min {
+		flag = -flag
 	}
 	start := time.Now()
-	out, err := gr.r.AllReduceInt64(t, send, nccl.Sum)
+	out, err := gr.r.AllReduceInt64(t, append(slices.Clone(vals), flag), op)
 	gr.commTime += time.Since(start)
 	if err != nil {
 		return nil, err
 	}
-	if out[gr.size] != 0 {
-		return nil, agreedStop{fmt.Errorf("mst: RunGroup: %w", cancel.ErrInterrupted)}
+	if out[len(vals)] != 0 {
+		return nil, agreedStop{fmt.Errorf("mst: %s: %w", gr.what, cancel.ErrInterrupted)}
 	}
-	return out[:gr.size], nil
+	return out[:len(vals)], nil
+}
+
+// slots returns every rank's value mine, in rank order (agree).
+func (gr *groupRank) slots(t *gpu.Thread, mine int64) ([]int64, error) {
+	vals := make([]int64, gr.size)
+	vals[gr.r.Rank()] = mine
+	return gr.agree(t, vals, nccl.Sum)
 }
 
 // run is one rank's RunGroup: the rounds, then (first rank) the forest's
@@ -458,7 +466,7 @@ func (gr *groupRank) run(t *gpu.Thread) error {
 		if err := gr.ctl.Download(ctl); err != nil {
 			return err
 		}
-		nan, err := gr.comm(t, int64(ctl[mmNaN]))
+		nan, err := gr.slots(t, int64(ctl[mmNaN]))
 		if err != nil {
 			return err
 		}
@@ -517,5 +525,248 @@ func (gr *groupRank) jump(t *gpu.Thread) error {
 }
 
 // groupCheckKernelNames lists the kernels GroupResult.Check launches from
-// multiModule.
-func groupCheckKernelNames() []string { return nil }
+// multiModule: check.cu's and multi.cu's part-wise rules.
+func groupCheckKernelNames() []string {
+	return append(slices.Clone(checkKernelNames), "mmst_ck_edges_w32", "mmst_ck_edges_w64", "mmst_ck_span",
+		"mmst_ck_minimal_w32", "mmst_ck_minimal_w64", "mmst_ck_explain_w32", "mmst_ck_explain_w64")
+}
+
+// Check validates the forest as a minimum spanning forest of the
+// group's graph, on the group's devices, independently of the Borůvka:
+// the rules of DeviceCheck.Check, each rank checking its own part.
+//
+//   - rule 1 (edges): every edge has 0 ≤ U < V < N (on the host, where
+//     Edges are), and each forest edge is an arc U→V of the part of U's
+//     rank with exactly the weight W (that rank checks it: every rank
+//     receives the whole forest, 16 bytes per edge);
+//   - rule 2 (forest): no cycle: every rank labels the trees with
+//     check.cu's lock-free union-find, which leaves N − len(Edges) trees
+//     exactly when there is none; the offending edge is then named by a
+//     union-find on the host (the forest has fewer than N edges);
+//   - rule 3 (spanning): each arc of each rank's part joins two vertices
+//     of one tree, so the trees are the graph's components, and Trees
+//     their number;
+//   - rule 4 (Weight is the sum of the edges within WeightTolerance) on
+//     the host;
+//   - rule 5 (the cycle property) when the graph is weighted: every rank
+//     roots the forest and builds the lifting tables with check.cu's
+//     kernels (as DeviceCheck does, on the whole forest), then checks the
+//     edges of its own part: none is lighter than the heaviest forest
+//     edge on the forest path between its ends.
+//
+// The failures are reduced over the group (a minimum of the failure
+// keys, AllReduceInt64), so every rank reports the same, lowest one: an
+// error naming the rule and the forest edge or the arc (its global
+// index: the arcs of the lower ranks first), explained by the rank that
+// holds it. Device memory per rank: DeviceCheck's, about 100 bytes per
+// vertex plus 8 or 12 per vertex and lifting level, freed before Check
+// returns. On a host group it is the CPU's Check. Interrupts are agreed
+// over the group as in RunGroup.
+func (r *GroupResult) Check() error {
+	if r == nil {
+		return errors.New("mst: GroupResult.Check: no result")
+	}
+	if r.host != nil {
+		return Check(r.host, r.Result())
+	}
+	n, f := r.N, len(r.Edges)
+	if n == 0 {
+		if f != 0 || r.Trees != 0 || r.Weight != 0 {
+			return fmt.Errorf("mst: device check over the group: the graph has no vertices, but the result has %d edges, %d trees and weight %g", f, r.Trees, r.Weight)
+		}
+		return nil
+	}
+	if f >= n {
+		return forestError(n, r.Edges) // a cycle, at least
+	}
+	for i, e := range r.Edges {
+		if e.U < 0 || int(e.V) >= n || e.U >= e.V {
+			return fmt.Errorf("mst: device check over the group: rule 1 (edges): forest edge %d (%d–%d) must have 0 ≤ U < V < %d", i, e.U, e.V, n)
+		}
+	}
+	eu, ev, ew := make([]int32, f), make([]int32, f), make([]float64, f)
+	for i, e := range r.Edges {
+		eu[i], ev[i], ew[i] = e.U, e.V, e.W
+	}
+	pg := r.pg
+	outs := make([]groupCheckOut, len(pg.Parts))
+	var mu sync.Mutex
+	var stop error
+	err := pg.Group.Run(func(rk *gpu.Rank, t *gpu.Thread) error {
+		i := localIndex(pg, rk)
+		gr := &groupRank{r: rk, part: pg.Parts[i], n: n, size: pg.Group.Size(), what: "GroupResult.Check"}
+		o, err := gr.check(t, eu, ev, ew)
+		outs[i] = o
+		err = errors.Join(err, gr.free())
+		var as agreedStop
+		if errors.As(err, &as) {
+			mu.Lock()
+			stop = as.err
+			mu.Unlock()
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mst: device check over the group: %w", err)
+	}
+	if stop != nil {
+		return stop
+	}
+	o := outs[0]
+	fail := func() error {
+		return fmt.Errorf("mst: device check over the group: %s", failureText(o.key, o.info, r.Edges, n))
+	}
+	if o.key != ckNone && devcheck.Rule(o.key) <= ruleWeight {
+		return fail()
+	}
+	if f != n-o.roots {
+		return forestError(n, r.Edges)
+	}
+	if o.key != ckNone && devcheck.Rule(o.key) <= ruleSpan {
+		return fail()
+	}
+	if r.Trees != o.roots {
+		return fmt.Errorf("mst: device check over the group: rule 3 (spanning): result says %d trees, but the graph has %d connected components", r.Trees, o.roots)
+	}
+	if err := weightError(r.Weight, r.Edges); err != nil {
+		return fmt.Errorf("mst: device check over the group: %w", err)
+	}
+	if o.key != ckNone {
+		return fail()
+	}
+	return nil
+}
+
+// groupCheckOut is what a rank's check found, the same on every rank:
+// the forest's trees, the least failure key over the group, and its
+// explanation (failureText's info).
+type groupCheckOut struct {
+	roots int
+	key   uint64
+	info  []int64
+}
+
+// check is one rank's share of GroupResult.Check.
+func (gr *groupRank) check(t *gpu.Thread, eu, ev []int32, ew []float64) (groupCheckOut, error) {
+	o := groupCheckOut{key: ckNone}
+	if err := gr.prepare(); err != nil {
+		return o, err
+	}
+	n, f := int64(gr.n), int64(len(eu))
+	lo, nl, m := int64(gr.part.Lo), int64(gr.part.Hi-gr.part.Lo), int64(gr.part.Adj.Len())
+	arcs, err := gr.slots(t, m)
+	if err != nil {
+		return o, err
+	}
+	var base int64
+	for _, a := range arcs[:gr.r.Rank()] {
+		base += a
+	}
+	p := gr.part
+	c := &DeviceCheck{g: &gpu.Graph{N: gr.n, Weights: p.Weights, Weights64: p.Weights64}, mem: gr.mem, fn: gr.fn}
+	if err := c.alloc(gr.n, int(f)); err != nil {
+		return o, err
+	}
+	ctl := devcheck.Initial(ckWords)
+	for _, err := range []error{c.eu.Upload(eu), c.ev.Upload(ev), c.ew.Upload(ew), c.ctl.Upload(ctl)} {
+		if err != nil {
+			return o, err
+		}
+	}
+	fn, chunks := gr.fn, grid((m+ckChunk-1)/ckChunk)
+	for _, l := range []struct {
+		f    string
+		grid gpu.Dim
+		args []any
+	}{
+		{kCkUFInit, grid(n), []any{c.comp, n}},
+		{kCkUFUnion, grid(f), []any{c.eu, c.ev, f, n, c.comp}},
+		{kCkUFFlatten, grid(n), []any{c.comp, n, c.ctl}},
+		{"mmst_ck_edges_" + gr.wtag, grid(f), []any{p.Offsets, p.Adj, gr.weights, lo, nl, c.eu, c.ev, c.ew, f, c.ctl}},
+		{"mmst_ck_span", chunks, []any{p.Offsets, p.Adj, lo, nl, m, uint64(base), c.comp, c.ctl}},
+	} {
+		if err := gr.launchOn(t, fn[l.f], l.grid, l.args...); err != nil {
+			return o, err
+		}
+	}
+	if err := c.ctl.Download(ctl); err != nil {
+		return o, err
+	}
+	o.roots = int(ctl[ckRoots])
+	if o.key, err = gr.leastKey(t, ctl[ckErr]); err != nil {
+		return o, err
+	}
+	if weighted := p.Weights != nil || p.Weights64 != nil; o.key == ckNone && f > 0 && f == n-int64(o.roots) && weighted {
+		if err := gr.interruptible(c.rootForest(t, int(f))); err != nil {
+			return o, err
+		}
+		if err := gr.launchOn(t, fn["mmst_ck_minimal_"+gr.wtag], chunks, p.Offsets, p.Adj, gr.weights, lo, nl, m, uint64(base),
+			int32(c.levels), c.upPtr, c.mxPt, c.pathWeights(), c.rin, c.rout, c.ctl); err != nil {
+			return o, err
+		}
+		if err := c.ctl.Download(ctl); err != nil {
+			return o, err
+		}
+		if o.key, err = gr.leastKey(t, ctl[ckErr]); err != nil {
+			return o, err
+		}
+	}
+	if o.key != ckNone {
+		o.info, err = gr.explain(t, c, o.key, eu, base, m)
+	}
+	return o, err
+}
+
+// interruptible notes an error of an interrupt as gr.interrupted (the
+// next agreement stops every rank) and returns the others.
+func (gr *groupRank) interruptible(err error) error {
+	if errors.Is(err, cancel.ErrInterrupted) {
+		gr.interrupted = true
+		return nil
+	}
+	return err
+}
+
+// leastKey is the least of the ranks' failure keys (ckNone for none).
+func (gr *groupRank) leastKey(t *gpu.Thread, key uint64) (uint64, error) {
+	k := int64(math.MaxInt64) // keys are below 2^63; none is the most
+	if key != ckNone {
+		k = int64(key)
+	}
+	least, err := gr.agree(t, []int64{k}, nccl.Min)
+	if err != nil || least[0] == math.MaxInt64 {
+		return ckNone, err
+	}
+	return uint64(least[0]), nil
+}
+
+// explain returns the explanation of failure key (failureText's info):
+// written by the rank that holds the forest edge's U (rule 1's weight)
+// or the arc (rules 3 and 5), and summed over the group, so that every
+// rank has it.
+func (gr *groupRank) explain(t *gpu.Thread, c *DeviceCheck, key uint64, eu []int32, base, m int64) ([]int64, error) {
+	rule, idx := int(devcheck.Rule(key)), int64(devcheck.Index(key))
+	k := int64(-1)
+	switch {
+	case rule == ruleWeight && int(eu[idx]) >= gr.part.Lo && int(eu[idx]) < gr.part.Hi:
+		k = idx
+	case (rule == ruleSpan || rule == ruleMinimal) && idx >= base && idx < base+m:
+		k = idx - base
+	}
+	info := make([]int64, 6)
+	if k >= 0 {
+		p := gr.part
+		err := t.Launch(gr.fn["mmst_ck_explain_"+gr.wtag], gpu.D1(1), gpu.D1(32), 0, int32(rule), k, p.Offsets, p.Adj, gr.weights,
+			int64(p.Lo), int64(p.Hi-p.Lo), c.eu, c.ev, c.comp, int32(c.levels), c.upPtr, c.mxPt, c.pathWeights(), c.rin, c.rout, c.info)
+		if err := gr.interruptible(err); err != nil {
+			return nil, err
+		}
+		if !gr.interrupted {
+			if err := c.info.Download(info); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return gr.agree(t, info, nccl.Sum)
+}

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
@@ -76,9 +76,11 @@ func checkGroupRuns(t *testing.T, grp *gpu.Group, cases []gpuCase) {
 		}
 		sameForest(t, c.name, res, want)
 		if math.IsInf(want.Weight, 0) {
-			// Check cannot sum infinite weights.
+			// The checks cannot sum infinite weights.
 		} else if err := Check(c.g, res.Result()); err != nil {
 			t.Errorf("%s: the CPU's check: %v", c.name, err)
+		} else if err := res.Check(); err != nil {
+			t.Errorf("%s: the group's check: %v", c.name, err)
 		}
 		if err := res.Close(); err != nil {
 			t.Error(err)
@@ -174,6 +176,100 @@ func TestFakeGPUGroupChild(t *testing.T) {
 func checkGroup(t *testing.T, grp *gpu.Group) {
 	t.Run("runs", func(t *testing.T) { checkGroupRuns(t, grp, groupCases(t)) })
 	t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
+	t.Run("check_catches", func(t *testing.T) { checkGroupCatches(t, grp) })
+	t.Run("check_agrees", func(t *testing.T) { checkGroupAgrees(t, grp, 12) })
+}
+
+// groupCheckCases are the graphs of the check tests: float32, float64
+// and integer weights with ties, and two components.
+func groupCheckCases(t testing.TB) []gpuCase {
+	return []gpuCase{
+		{"rmat_s7", mustGraph(t)(gen.RMAT(7, 8, gen.Seed(1)))},
+		{"rmat_s7_float64_int4", mustGraph(t)(gen.RMAT(7, 8, gen.Seed(8), gen.Integer(4), gen.Float64()))},
+		{"two_components", twoComponents(t)},
+	}
+}
+
+// withForest is res with the forest m (a changed copy of res's).
+func withForest(res *GroupResult, m *Result) *GroupResult {
+	c := *res
+	c.Edges, c.Weight, c.Trees = m.Edges, m.Weight, m.Trees
+	return &c
+}
+
+// checkGroupCatches plants every kind of error of the device check's
+// tests (mutations) in a group's forest and requires GroupResult.Check
+// to name it.
+func checkGroupCatches(t *testing.T, grp *gpu.Group) {
+	planted := map[string]bool{}
+	for _, c := range groupCheckCases(t) {
+		res, err := RunGroup(splitGraph(t, grp, c.g), GroupOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mu := range mutations {
+			m := cloneResult(res.Result())
+			if !mu.plant(t, c.g, m) {
+				continue // e.g. no heavier edge to swap in
+			}
+			planted[mu.name] = true
+			err := withForest(res, m).Check()
+			if err == nil || !strings.Contains(err.Error(), mu.want) || !strings.Contains(err.Error(), "rule") && mu.want != "result says" {
+				t.Errorf("%s, %s: the group's check says %v; want an error naming the rule and %q", c.name, mu.name, err, mu.want)
+			} else if err := namedArcIsTheGraphs(c.g, err.Error()); err != nil {
+				t.Errorf("%s, %s: %v", c.name, mu.name, err)
+			}
+		}
+		if err := res.Check(); err != nil {
+			t.Errorf("%s: the unchanged forest after the mutations: %v", c.name, err)
+		}
+	}
+	for _, mu := range mutations {
+		if !planted[mu.name] {
+			t.Errorf("%s: no graph offered a place for it", mu.name)
+		}
+	}
+}
+
+// namedArc finds the arc a failure of rule 3 or 5 names: "u→v (arc k"
+// or "u–v (arc k".
+var namedArc = regexp.MustCompile(`(\d+)[→–](\d+) \(arc (\d+)`)
+
+// namedArcIsTheGraphs checks that the arc a failure message names (if
+// any) is arc k of the whole graph g, from u to v: ranks number their
+// arcs after the lower ranks'.
+func namedArcIsTheGraphs(g *graph.CSR, msg string) error {
+	m := namedArc.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	u, _ := strconv.Atoi(m[1])
+	v, _ := strconv.Atoi(m[2])
+	k, _ := strconv.ParseInt(m[3], 10, 64)
+	if k >= g.NumArcs() || g.Adj[k] != int32(v) || g.Offsets[u] > k || k >= g.Offsets[u+1] {
+		return fmt.Errorf("%q names arc %d as %d→%d, which is not the graph's", msg, k, u, v)
+	}
+	return nil
+}
+
+// checkGroupAgrees checks random mutations of a group's forests with
+// GroupResult.Check and the CPU's Check: both accept or both reject.
+func checkGroupAgrees(t *testing.T, grp *gpu.Group, mutants int) {
+	rng := rand.New(rand.NewPCG(19, 2))
+	for _, c := range groupCheckCases(t) {
+		res, err := RunGroup(splitGraph(t, grp, c.g), GroupOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range mutants {
+			m := cloneResult(res.Result())
+			what := mutateRandomly(t, rng, c.g, m)
+			cpu, dev := Check(c.g, m), withForest(res, m).Check()
+			if (cpu == nil) != (dev == nil) {
+				t.Errorf("%s, %s: CPU check %v, the group's check %v", c.name, what, cpu, dev)
+			}
+		}
+	}
 }
 
 // TestFakeGPUGroups runs the group tests on groups of 2 and 3 fake GPUs
@@ -299,11 +395,7 @@ func TestMultiConstants(t *testing.T) {
 			t.Errorf("multi.cu's %s = %d, multi.go's %d", name, got, want)
 		}
 	}
-	for _, k := range append(multiKernelNames(), groupCheckKernelNames()...) {
-		if !strings.Contains(string(src), "__global__ void "+k+"(") && !slices.Contains(checkKernelNames, k) {
-			t.Errorf("neither multi.cu nor check.cu declares a kernel %s", k)
-		}
-	}
+	cudasrc.Check(t, "multi.cu", multiModule.Source, 1, append(multiKernelNames(), groupCheckKernelNames()...))
 }
 
 // TestWeightOfKey checks that weightOfKey inverts ordered64.

@@ -64,6 +64,13 @@ fake::Table multiTable({
     small(fake::kernel("mmst_choose", mmst_choose, direct)),
     small(fake::kernel("mmst_jump", mmst_jump, direct)),
     small(fake::kernel("mmst_relabel", mmst_relabel, direct)),
+    small(fake::kernel("mmst_ck_edges_w32", mmst_ck_edges_w32, direct)),
+    small(fake::kernel("mmst_ck_edges_w64", mmst_ck_edges_w64, direct)),
+    small(fake::kernel("mmst_ck_span", mmst_ck_span, direct)),
+    small(fake::kernel("mmst_ck_minimal_w32", mmst_ck_minimal_w32, direct)),
+    small(fake::kernel("mmst_ck_minimal_w64", mmst_ck_minimal_w64, direct)),
+    fake::kernel("mmst_ck_explain_w32", mmst_ck_explain_w32, direct),
+    fake::kernel("mmst_ck_explain_w64", mmst_ck_explain_w64, direct),
 });
 
 } // namespace

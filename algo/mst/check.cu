@@ -52,6 +52,22 @@ template <typename W> static __device__ __forceinline__ double ck_w(const W *ws,
 	return ws ? (double)ws[k] : 1.0;
 }
 
+// ck_edge_arcs checks forest edge i (weight w) against the arcs [k0, k1)
+// of one of its ends: one of them must lead to the other end b with
+// weight w (R_EDGE when none leads there, R_WEIGHT when none has w).
+template <typename W>
+static __device__ __forceinline__ void ck_edge_arcs(const int *adj, const W *ws, i64 k0, i64 k1, int b, double w, i64 i,
+                                                    u64 *ctl) {
+	bool found = false;
+	for (i64 k = k0; k < k1; k++) {
+		if (adj[k] == b) {
+			if (ck_w(ws, k) == w) return;
+			found = true;
+		}
+	}
+	ck_fail(ctl, found ? R_WEIGHT : R_EDGE, i);
+}
+
 // ck_edges checks each forest edge i: its ends, and an arc between them
 // of weight ew[i] in the shorter of the two lists.
 template <typename W>
@@ -65,18 +81,7 @@ static __device__ __forceinline__ void ck_edges(const i64 *off, const int *adj, 
 		}
 		int a = u, b = v;
 		if (off[v + 1] - off[v] < off[u + 1] - off[u]) a = v, b = u;
-		bool found = false, weight = false;
-		for (i64 k = off[a]; k < off[a + 1] && !weight; k++) {
-			if (adj[k] == b) {
-				found = true;
-				weight = ck_w(ws, k) == ew[i];
-			}
-		}
-		if (!found) {
-			ck_fail(ctl, R_EDGE, i);
-		} else if (!weight) {
-			ck_fail(ctl, R_WEIGHT, i);
-		}
+		ck_edge_arcs(adj, ws, off[a], off[a + 1], b, ew[i], i, ctl);
 	}
 }
 

@@ -42,35 +42,43 @@ template <typename W> static __device__ __forceinline__ u64 mm_key(const W *ws, 
 
 #define MM_CHUNK 8 // arcs per thread and binary search
 
+// mm_part_arcs calls visit(r, k) for every arc k of the part (m arcs, nl
+// rows), r its row, MM_CHUNK consecutive arcs per thread.
+template <typename F> static __device__ __forceinline__ void mm_part_arcs(const i64 *off, i64 nl, i64 m, F visit) {
+	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
+	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
+		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
+		int r = csr_tail(off, nl, k);
+		for (; k < end; k++) {
+			while (off[r + 1] <= k) r++;
+			visit(r, k);
+		}
+	}
+}
+
 // mm_min scans the part's m arcs, MM_CHUNK per thread: pass 0 lowers
 // wkey of the tail's component with each arc that leaves it (and counts
 // NaN weights), pass 1 lowers ekey with those whose key is wkey's.
 template <typename W>
 static __device__ __forceinline__ void mm_min(const i64 *off, const int *adj, const W *ws, i64 lo, i64 nl, i64 m,
                                               const int *comp, u64 *wkey, u64 *ekey, int pass, u64 *ctl) {
-	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
 	u64 nan = 0;
-	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
-		int r = csr_tail(off, nl, k);
-		for (; k < end; k++) {
-			while (off[r + 1] <= k) r++;
-			int u = (int)(lo + r), v = adj[k];
-			int cu = comp[u];
-			if (cu == comp[v]) continue;
-			if (ws && ws[k] != ws[k]) {
-				if (pass == 0) nan++;
-				continue;
-			}
-			u64 key = mm_key(ws, k);
-			if (pass == 0) {
-				if (key < wkey[cu]) atomicMin(&wkey[cu], key);
-			} else if (key == wkey[cu]) {
-				u64 e = u < v ? (u64)u << 32 | (u64)(u32)v : (u64)v << 32 | (u64)(u32)u;
-				if (e < ekey[cu]) atomicMin(&ekey[cu], e);
-			}
+	mm_part_arcs(off, nl, m, [&](int r, i64 k) {
+		int u = (int)(lo + r), v = adj[k];
+		int cu = comp[u];
+		if (cu == comp[v]) return;
+		if (ws && ws[k] != ws[k]) {
+			if (pass == 0) nan++;
+			return;
 		}
-	}
+		u64 key = mm_key(ws, k);
+		if (pass == 0) {
+			if (key < wkey[cu]) atomicMin(&wkey[cu], key);
+		} else if (key == wkey[cu]) {
+			u64 e = u < v ? (u64)u << 32 | (u64)(u32)v : (u64)v << 32 | (u64)(u32)u;
+			if (e < ekey[cu]) atomicMin(&ekey[cu], e);
+		}
+	});
 	if (nan != 0) atomicAdd(&ctl[MM_NAN], nan);
 }
 
@@ -163,19 +171,7 @@ static __device__ __forceinline__ void mm_ck_edges(const i64 *off, const int *ad
 	for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < f; i += (i64)gridDim.x * blockDim.x) {
 		i64 r = (i64)eu[i] - lo;
 		if (r < 0 || r >= nl) continue;
-		int v = ev[i];
-		bool found = false, weight = false;
-		for (i64 k = off[r]; k < off[r + 1] && !weight; k++) {
-			if (adj[k] == v) {
-				found = true;
-				weight = ck_w(ws, k) == ew[i];
-			}
-		}
-		if (!found) {
-			ck_fail(ctl, R_EDGE, (u64)i);
-		} else if (!weight) {
-			ck_fail(ctl, R_WEIGHT, (u64)i);
-		}
+		ck_edge_arcs(adj, ws, off[r], off[r + 1], ev[i], ew[i], i, ctl);
 	}
 }
 
@@ -193,15 +189,9 @@ extern "C" __global__ void mmst_ck_edges_w64(const i64 *off, const int *adj, con
 // one tree, MM_CHUNK arcs per thread.
 extern "C" __global__ void mmst_ck_span(const i64 *off, const int *adj, i64 lo, i64 nl, i64 m, u64 base,
                                         const int *comp, u64 *ctl) {
-	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
-	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
-		int r = csr_tail(off, nl, k);
-		for (; k < end; k++) {
-			while (off[r + 1] <= k) r++;
-			if (comp[lo + r] != comp[adj[k]]) ck_fail(ctl, R_SPAN, base + (u64)k);
-		}
-	}
+	mm_part_arcs(off, nl, m, [&](int r, i64 k) {
+		if (comp[lo + r] != comp[adj[k]]) ck_fail(ctl, R_SPAN, base + (u64)k);
+	});
 }
 
 // mm_ck_minimal checks the cycle property on every edge {u, v} of the
@@ -210,17 +200,10 @@ extern "C" __global__ void mmst_ck_span(const i64 *off, const int *adj, i64 lo, 
 template <typename W>
 static __device__ __forceinline__ void mm_ck_minimal(const i64 *off, const int *adj, const W *ws, i64 lo, i64 nl,
                                                      i64 m, u64 base, const Lift<W> &lf, u64 *ctl) {
-	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
-	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
-		int r = csr_tail(off, nl, k);
-		for (; k < end; k++) {
-			while (off[r + 1] <= k) r++;
-			int u = (int)(lo + r), v = adj[k];
-			if (u >= v) continue;
-			if (ws[k] < lf.pathmax(u, v)) ck_fail(ctl, R_MINIMAL, base + (u64)k);
-		}
-	}
+	mm_part_arcs(off, nl, m, [&](int r, i64 k) {
+		int u = (int)(lo + r), v = adj[k];
+		if (u < v && ws[k] < lf.pathmax(u, v)) ck_fail(ctl, R_MINIMAL, base + (u64)k);
+	});
 }
 
 extern "C" __global__ void mmst_ck_minimal_w32(const i64 *off, const int *adj, const float *ws, i64 lo, i64 nl, i64 m,

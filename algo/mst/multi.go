@@ -170,34 +170,16 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 	if pg.N == 0 {
 		return res, nil
 	}
-	ranks := make([]*groupRank, len(pg.Parts))
-	for i, p := range pg.Parts {
-		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size(), first: i == 0, what: "RunGroup"}
-	}
-	var mu sync.Mutex
-	var stop error
 	var forest []uint64
-	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
-		gr := ranks[localIndex(pg, r)]
+	ranks, err := runRanks(pg, "RunGroup", func(gr *groupRank, t *gpu.Thread) error {
 		err := gr.run(t)
 		if err == nil && gr.first {
 			forest = gr.forest
 		}
-		err = errors.Join(err, gr.free())
-		var as agreedStop
-		if errors.As(err, &as) {
-			mu.Lock()
-			stop = as.err
-			mu.Unlock()
-			return nil
-		}
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("mst: RunGroup: %w", err)
-	}
-	if stop != nil {
-		return nil, stop
+		return nil, err
 	}
 	for _, gr := range ranks {
 		res.Ranks = append(res.Ranks, gr.stats)
@@ -219,6 +201,36 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 	res.ForestTime = time.Since(start)
 	res.TEPS = graph.Rate(pg.Arcs/2, pg.Arcs, res.Time)
 	return res, nil
+}
+
+// runRanks runs f on a new groupRank of each of this process's ranks of
+// pg (Group.Run) and frees their memory. An agreedStop (every rank
+// stopped at the same point) is returned as its error, the group intact;
+// other errors, which break the group, are wrapped with what (the
+// operation's name).
+func runRanks(pg *gpu.PartGraph, what string, f func(gr *groupRank, t *gpu.Thread) error) ([]*groupRank, error) {
+	ranks := make([]*groupRank, len(pg.Parts))
+	for i, p := range pg.Parts {
+		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size(), first: i == 0, what: what}
+	}
+	var mu sync.Mutex
+	var stop error
+	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
+		gr := ranks[localIndex(pg, r)]
+		err := errors.Join(f(gr, t), gr.free())
+		var as agreedStop
+		if errors.As(err, &as) {
+			mu.Lock()
+			stop = as.err
+			mu.Unlock()
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mst: %s: %w", what, err)
+	}
+	return ranks, stop
 }
 
 // weightOfKey inverts ordered64: the weight whose ordered bits are key.
@@ -588,30 +600,13 @@ func (r *GroupResult) Check() error {
 	for i, e := range r.Edges {
 		eu[i], ev[i], ew[i] = e.U, e.V, e.W
 	}
-	pg := r.pg
-	outs := make([]groupCheckOut, len(pg.Parts))
-	var mu sync.Mutex
-	var stop error
-	err := pg.Group.Run(func(rk *gpu.Rank, t *gpu.Thread) error {
-		i := localIndex(pg, rk)
-		gr := &groupRank{r: rk, part: pg.Parts[i], n: n, size: pg.Group.Size(), what: "GroupResult.Check"}
-		o, err := gr.check(t, eu, ev, ew)
-		outs[i] = o
-		err = errors.Join(err, gr.free())
-		var as agreedStop
-		if errors.As(err, &as) {
-			mu.Lock()
-			stop = as.err
-			mu.Unlock()
-			return nil
-		}
+	outs := make([]groupCheckOut, len(r.pg.Parts))
+	if _, err := runRanks(r.pg, "GroupResult.Check", func(gr *groupRank, t *gpu.Thread) error {
+		var err error
+		outs[localIndex(r.pg, gr.r)], err = gr.check(t, eu, ev, ew)
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("mst: device check over the group: %w", err)
-	}
-	if stop != nil {
-		return stop
+	}); err != nil {
+		return err
 	}
 	o := outs[0]
 	fail := func() error {

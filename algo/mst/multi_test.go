@@ -16,6 +16,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/graph/gen/gpugen"
 	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 	tg "github.com/graphnb/graphnb/internal/testgraphs"
@@ -405,4 +406,157 @@ func TestWeightOfKey(t *testing.T) {
 			t.Errorf("weightOfKey(ordered64(%v)) = %v", w, got)
 		}
 	}
+}
+
+// realGPUs returns the machine's GPUs (GRAPHNB_GROUP_GPUS: the first
+// that many), skipping without one.
+func realGPUs(tb testing.TB) []*gpu.Device {
+	tb.Helper()
+	if gpu.Default().IsHost() {
+		tb.Skip(gpu.DefaultReason())
+	}
+	devs, err := gpu.Devices()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if v, err := strconv.Atoi(os.Getenv("GRAPHNB_GROUP_GPUS")); err == nil && v >= 1 && v < len(devs) {
+		devs = devs[:v]
+	}
+	return devs
+}
+
+// newGroup makes a group of devs, closed with the test; it fails when the
+// group cannot be made (several GPUs without NCCL included).
+func newGroup(tb testing.TB, devs []*gpu.Device) *gpu.Group {
+	tb.Helper()
+	grp, err := gpu.NewGroup(devs...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { grp.Close() })
+	return grp
+}
+
+// TestGroupGPU runs the group tests on a group of GPU 0 and on a group of
+// every GPU: the test graphs and the GPU tests' larger ones (forests
+// equal to Kruskal's, checked on the devices), the check's mutations, and
+// an R-MAT generated in parts on the GPUs (gpugen.RMATParts) against
+// Kruskal on the same graph made on the host.
+func TestGroupGPU(t *testing.T) {
+	devs := realGPUs(t)
+	cases := append(groupCases(t), gpuCases(t, false)...)
+	run := func(t *testing.T, grp *gpu.Group) {
+		t.Logf("%v", grp)
+		checkGroupRuns(t, grp, cases)
+		t.Run("errors", func(t *testing.T) { checkGroupErrors(t, grp) })
+		t.Run("check_catches", func(t *testing.T) { checkGroupCatches(t, grp) })
+		t.Run("check_agrees", func(t *testing.T) { checkGroupAgrees(t, grp, 40) })
+		t.Run("interrupt", func(t *testing.T) { checkGroupInterrupt(t, grp) })
+		t.Run("generated_parts", func(t *testing.T) { checkGeneratedParts(t, grp, 16) })
+	}
+	t.Run("one", func(t *testing.T) { run(t, newGroup(t, devs[:1])) })
+	if len(devs) > 1 {
+		t.Run(fmt.Sprintf("all_%d", len(devs)), func(t *testing.T) { run(t, newGroup(t, devs)) })
+	}
+}
+
+// checkGeneratedParts runs RunGroup on an R-MAT of the scale generated in
+// parts on grp's GPUs and compares the forest with Kruskal's on the same
+// graph generated on the host.
+func checkGeneratedParts(t *testing.T, grp *gpu.Group, scale int) {
+	opts := []gen.Option{gen.Seed(3), gen.PermuteVertices(true)}
+	pg, err := gpugen.RMATParts(grp, scale, 16, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	res, err := RunGroup(pg, GroupOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v", res)
+	want, err := Kruskal(mustGraph(t)(gen.RMAT(scale, 16, opts...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameForest(t, fmt.Sprintf("rmat_s%d in parts", scale), res, want)
+	if err := res.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+// BenchmarkRunGroup measures RunGroup on R-MAT graphs of scales 22 and 24
+// (edge factor 16, seed 1, float32 weights in [0, 1), vertices permuted
+// as Graph500 does, so that the blocks hold about as many arcs),
+// generated in parts on the GPUs (gpugen.RMATParts), over groups of 1, 2,
+// 4, … GPUs (every GPU at most; GRAPHNB_GROUP_GPUS: the first that many).
+// The last run of each sub-benchmark is validated with GroupResult.Check
+// (outside the timing) before its figures count. Metrics:
+//
+//	ms/run      the rounds over the group (Time: the slowest rank)
+//	MTEPS       stored arcs / Time (the MST study's MTEPS)
+//	comm_frac   the share of Time in collectives
+//	rounds      Borůvka rounds
+//	forest_ms   gathering and sorting the forest on the host (outside Time)
+//	check_ms    the device check of the last run
+//
+// On the GPU machine, e.g.
+//
+//	./algo_mst.test -test.run '^$' -test.bench 'RunGroup' -test.benchtime 3x
+func BenchmarkRunGroup(b *testing.B) {
+	devs := realGPUs(b)
+	for _, scale := range []int{22, 24} {
+		for _, k := range groupSizes(len(devs)) {
+			b.Run(fmt.Sprintf("rmat_s%d/gpus%d", scale, k), func(b *testing.B) {
+				grp := newGroup(b, devs[:k])
+				pg, err := gpugen.RMATParts(grp, scale, 16, gen.Seed(1), gen.PermuteVertices(true))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer pg.Close()
+				benchRunGroup(b, pg)
+			})
+		}
+	}
+}
+
+// groupSizes are 1, 2, 4, … below n, then n.
+func groupSizes(n int) []int {
+	var s []int
+	for k := 1; k < n; k *= 2 {
+		s = append(s, k)
+	}
+	return append(s, n)
+}
+
+// benchRunGroup is one sub-benchmark of BenchmarkRunGroup.
+func benchRunGroup(b *testing.B, pg *gpu.PartGraph) {
+	var total, comm, forest time.Duration
+	var rounds int
+	var last *GroupResult
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := RunGroup(pg, GroupOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += r.Time
+		comm += r.CommTime
+		forest += r.ForestTime
+		rounds += r.Rounds
+		last = r
+	}
+	b.StopTimer()
+	start := time.Now()
+	if err := last.Check(); err != nil {
+		b.Fatalf("%v: the forest fails the device check, so its time does not count: %v", last, err)
+	}
+	check := time.Since(start)
+	k := float64(b.N)
+	b.ReportMetric(float64(total.Microseconds())/1e3/k, "ms/run")
+	b.ReportMetric(float64(pg.Arcs)/(total.Seconds()/k)/1e6, "MTEPS")
+	b.ReportMetric(comm.Seconds()/total.Seconds(), "comm_frac")
+	b.ReportMetric(float64(rounds)/k, "rounds")
+	b.ReportMetric(float64(forest.Microseconds())/1e3/k, "forest_ms")
+	b.ReportMetric(float64(check.Microseconds())/1e3, "check_ms")
 }

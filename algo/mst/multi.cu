@@ -40,30 +40,14 @@ template <typename W> static __device__ __forceinline__ u64 mm_key(const W *ws, 
 	return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
 }
 
-#define MM_CHUNK 8 // arcs per thread and binary search
-
-// mm_part_arcs calls visit(r, k) for every arc k of the part (m arcs, nl
-// rows), r its row, MM_CHUNK consecutive arcs per thread.
-template <typename F> static __device__ __forceinline__ void mm_part_arcs(const i64 *off, i64 nl, i64 m, F visit) {
-	i64 chunks = (m + MM_CHUNK - 1) / MM_CHUNK;
-	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * MM_CHUNK, end = k + MM_CHUNK < m ? k + MM_CHUNK : m;
-		int r = csr_tail(off, nl, k);
-		for (; k < end; k++) {
-			while (off[r + 1] <= k) r++;
-			visit(r, k);
-		}
-	}
-}
-
-// mm_min scans the part's m arcs, MM_CHUNK per thread: pass 0 lowers
+// mm_min scans the part's m arcs, CK_CHUNK per thread: pass 0 lowers
 // wkey of the tail's component with each arc that leaves it (and counts
 // NaN weights), pass 1 lowers ekey with those whose key is wkey's.
 template <typename W>
 static __device__ __forceinline__ void mm_min(const i64 *off, const int *adj, const W *ws, i64 lo, i64 nl, i64 m,
                                               const int *comp, u64 *wkey, u64 *ekey, int pass, u64 *ctl) {
 	u64 nan = 0;
-	mm_part_arcs(off, nl, m, [&](int r, i64 k) {
+	ck_arcs(off, nl, m, [&](int r, i64 k) {
 		int u = (int)(lo + r), v = adj[k];
 		int cu = comp[u];
 		if (cu == comp[v]) return;
@@ -186,10 +170,10 @@ extern "C" __global__ void mmst_ck_edges_w64(const i64 *off, const int *adj, con
 }
 
 // mmst_ck_span checks that every arc of the part joins two vertices of
-// one tree, MM_CHUNK arcs per thread.
+// one tree, CK_CHUNK arcs per thread.
 extern "C" __global__ void mmst_ck_span(const i64 *off, const int *adj, i64 lo, i64 nl, i64 m, u64 base,
                                         const int *comp, u64 *ctl) {
-	mm_part_arcs(off, nl, m, [&](int r, i64 k) {
+	ck_arcs(off, nl, m, [&](int r, i64 k) {
 		if (comp[lo + r] != comp[adj[k]]) ck_fail(ctl, R_SPAN, base + (u64)k);
 	});
 }
@@ -200,7 +184,7 @@ extern "C" __global__ void mmst_ck_span(const i64 *off, const int *adj, i64 lo, 
 template <typename W>
 static __device__ __forceinline__ void mm_ck_minimal(const i64 *off, const int *adj, const W *ws, i64 lo, i64 nl,
                                                      i64 m, u64 base, const Lift<W> &lf, u64 *ctl) {
-	mm_part_arcs(off, nl, m, [&](int r, i64 k) {
+	ck_arcs(off, nl, m, [&](int r, i64 k) {
 		int u = (int)(lo + r), v = adj[k];
 		if (u < v && ws[k] < lf.pathmax(u, v)) ck_fail(ctl, R_MINIMAL, base + (u64)k);
 	});

@@ -292,6 +292,51 @@ func TestFakeGPUGroupsChild(t *testing.T) {
 	t.Run("failing_rank", checkFailingRank)
 }
 
+// TestFakeGPUGroupRanks runs RunGroup and its check over a group of 2
+// fake GPUs in 2 processes, one rank each (gpu.JoinGroup), as `graphnb
+// bench -ranks` does: every process gets the forest, and a failure in an
+// arc of the other process's part is named in both.
+func TestFakeGPUGroupRanks(t *testing.T) {
+	fakegpu.RunN(t, "TestFakeGPUGroupRanksChild", 5*time.Minute, 2, fakeObjects)
+}
+
+// TestFakeGPUGroupRanksChild is TestFakeGPUGroupRanks' child: it starts
+// the rank processes.
+func TestFakeGPUGroupRanksChild(t *testing.T) {
+	fakegpu.RunRanks(t, "TestFakeGPUGroupRank", 2, 3*time.Minute)
+}
+
+// TestFakeGPUGroupRank is one rank's process of TestFakeGPUGroupRanks.
+func TestFakeGPUGroupRank(t *testing.T) {
+	grp := fakegpu.JoinedGroup(t)
+	for _, c := range groupCheckCases(t) {
+		res, err := RunGroup(splitGraph(t, grp, c.g), GroupOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Kruskal(c.g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameForest(t, c.name, res, want)
+		if err := res.Check(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		for _, mu := range mutations {
+			m := cloneResult(res.Result())
+			if !mu.plant(t, c.g, m) {
+				continue
+			}
+			err := withForest(res, m).Check()
+			if err == nil || !strings.Contains(err.Error(), mu.want) {
+				t.Errorf("%s, %s: the group's check says %v; want an error naming %q", c.name, mu.name, err, mu.want)
+			} else if err := namedArcIsTheGraphs(c.g, err.Error()); err != nil {
+				t.Errorf("%s, %s: %v", c.name, mu.name, err)
+			}
+		}
+	}
+}
+
 // checkGroupInterrupt interrupts a run on one rank only, in its third
 // round (groupTuning), and checks that every rank stops with cancel's
 // error and leaves the group usable.

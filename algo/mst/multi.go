@@ -139,7 +139,9 @@ func (r *GroupResult) Close() error { return nil }
 //     outgoing arc.
 //
 // The forest is downloaded from this process's first rank and sorted on
-// the host: Edges and Weight equal Kruskal's bit for bit. Device memory
+// the host: Edges and Weight equal Kruskal's bit for bit (but for the
+// sign of a zero weight: the strict order does not tell −0 from +0, and
+// the forest's zeros are +0). Device memory
 // is 44 bytes per vertex of the graph on each rank, freed before
 // RunGroup returns. Each round costs two AllReduces of 8·N bytes and one
 // AllReduceInt64.

@@ -52,6 +52,22 @@ template <typename W> static __device__ __forceinline__ double ck_w(const W *ws,
 	return ws ? (double)ws[k] : 1.0;
 }
 
+// ck_edge_arcs checks forest edge i (weight w) against the arcs [k0, k1)
+// of one of its ends: one of them must lead to the other end b with
+// weight w (R_EDGE when none leads there, R_WEIGHT when none has w).
+template <typename W>
+static __device__ __forceinline__ void ck_edge_arcs(const int *adj, const W *ws, i64 k0, i64 k1, int b, double w, i64 i,
+                                                    u64 *ctl) {
+	bool found = false;
+	for (i64 k = k0; k < k1; k++) {
+		if (adj[k] == b) {
+			if (ck_w(ws, k) == w) return;
+			found = true;
+		}
+	}
+	ck_fail(ctl, found ? R_WEIGHT : R_EDGE, i);
+}
+
 // ck_edges checks each forest edge i: its ends, and an arc between them
 // of weight ew[i] in the shorter of the two lists.
 template <typename W>
@@ -65,18 +81,7 @@ static __device__ __forceinline__ void ck_edges(const i64 *off, const int *adj, 
 		}
 		int a = u, b = v;
 		if (off[v + 1] - off[v] < off[u + 1] - off[u]) a = v, b = u;
-		bool found = false, weight = false;
-		for (i64 k = off[a]; k < off[a + 1] && !weight; k++) {
-			if (adj[k] == b) {
-				found = true;
-				weight = ck_w(ws, k) == ew[i];
-			}
-		}
-		if (!found) {
-			ck_fail(ctl, R_EDGE, i);
-		} else if (!weight) {
-			ck_fail(ctl, R_WEIGHT, i);
-		}
+		ck_edge_arcs(adj, ws, off[a], off[a + 1], b, ew[i], i, ctl);
 	}
 }
 
@@ -152,18 +157,26 @@ extern "C" __global__ void mstck_uf_flatten(int *comp, i64 n, u64 *ctl) {
 
 #define CK_CHUNK 8 // arcs per thread and binary search
 
-// mstck_span checks that every arc of the graph joins two vertices of one
-// tree, CK_CHUNK consecutive arcs per thread.
-extern "C" __global__ void mstck_span(const i64 *off, const int *adj, i64 n, i64 m, const int *comp, u64 *ctl) {
+// ck_arcs calls visit(u, k) for every arc k of a CSR of n rows and m arcs
+// (off from 0), u its row, CK_CHUNK consecutive arcs per thread.
+template <typename F> static __device__ __forceinline__ void ck_arcs(const i64 *off, i64 n, i64 m, F visit) {
 	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
 	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
 		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
 		int u = csr_tail(off, n, k);
 		for (; k < end; k++) {
 			while (off[u + 1] <= k) u++;
-			if (comp[u] != comp[adj[k]]) ck_fail(ctl, R_SPAN, (u64)k);
+			visit(u, k);
 		}
 	}
+}
+
+// mstck_span checks that every arc of the graph joins two vertices of one
+// tree, CK_CHUNK consecutive arcs per thread.
+extern "C" __global__ void mstck_span(const i64 *off, const int *adj, i64 n, i64 m, const int *comp, u64 *ctl) {
+	ck_arcs(off, n, m, [&](int u, i64 k) {
+		if (comp[u] != comp[adj[k]]) ck_fail(ctl, R_SPAN, (u64)k);
+	});
 }
 
 // mstck_degree counts the forest arcs of every vertex (deg zeroed).
@@ -383,18 +396,10 @@ template <typename W> struct Lift {
 template <typename W>
 static __device__ __forceinline__ void ck_minimal(const i64 *off, const int *adj, const W *ws, i64 n, i64 m,
                                                   const Lift<W> &lf, u64 *ctl) {
-	i64 chunks = (m + CK_CHUNK - 1) / CK_CHUNK;
-	for (i64 c = (i64)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (i64)gridDim.x * blockDim.x) {
-		i64 k = c * CK_CHUNK, end = k + CK_CHUNK < m ? k + CK_CHUNK : m;
-		int u = csr_tail(off, n, k);
-		for (; k < end; k++) {
-			while (off[u + 1] <= k) u++;
-			int v = adj[k];
-			if (u >= v) continue;
-			W w = ws[k];
-			if (w < lf.pathmax(u, v)) ck_fail(ctl, R_MINIMAL, (u64)k);
-		}
-	}
+	ck_arcs(off, n, m, [&](int u, i64 k) {
+		int v = adj[k];
+		if (u < v && ws[k] < lf.pathmax(u, v)) ck_fail(ctl, R_MINIMAL, (u64)k);
+	});
 }
 
 extern "C" __global__ void mstck_minimal_w32(const i64 *off, const int *adj, const float *ws, i64 n, i64 m, int L,

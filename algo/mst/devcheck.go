@@ -286,13 +286,8 @@ func (c *DeviceCheck) Check(r *Result) error {
 	if r.Trees != int(roots) {
 		return fmt.Errorf("mst: device check: rule 3 (spanning): result says %d trees, but the graph has %d connected components", r.Trees, roots)
 	}
-	var sum, abs float64
-	for _, e := range r.Edges {
-		sum += e.W
-		abs += math.Abs(e.W)
-	}
-	if !(math.Abs(r.Weight-sum) <= WeightTolerance*abs) {
-		return fmt.Errorf("mst: device check: rule 4 (weight): result weight %.17g differs from the sum of its edges %.17g", r.Weight, sum)
+	if err := weightError(r.Weight, r.Edges); err != nil {
+		return fmt.Errorf("mst: device check: %w", err)
 	}
 	if f == 0 || (c.g.Weights == nil && c.g.Weights64 == nil) {
 		return nil
@@ -303,6 +298,20 @@ func (c *DeviceCheck) Check(r *Result) error {
 	}
 	if key != ckNone {
 		return c.failure(key, r)
+	}
+	return nil
+}
+
+// weightError checks rule 4: weight is the sum of the edges' weights
+// within WeightTolerance.
+func weightError(weight float64, edges []Edge) error {
+	var sum, abs float64
+	for _, e := range edges {
+		sum += e.W
+		abs += math.Abs(e.W)
+	}
+	if !(math.Abs(weight-sum) <= WeightTolerance*abs) {
+		return fmt.Errorf("rule 4 (weight): result weight %.17g differs from the sum of its edges %.17g", weight, sum)
 	}
 	return nil
 }
@@ -457,95 +466,113 @@ func (c *DeviceCheck) checkForest(r *Result) (roots, key uint64, err error) {
 // builds the lifting tables and checks rule 5; it returns the failure key.
 func (c *DeviceCheck) checkMinimal(f int) (uint64, error) {
 	g, fn := c.g, c.fn
-	n, arcs := int64(g.N), int64(2*f)
-	w64 := g.Weights64 != nil
-	block := gpu.D1(ckBlock)
+	n := int64(g.N)
 	ctl := make([]uint64, ckWords)
-	levels := 0
 	err := g.Device().Exec(func(t *gpu.Thread) error {
-		// The forest's CSR: degrees, their exclusive prefix sums, arcs.
-		if err := c.foff.Fill(0); err != nil {
+		if err := c.rootForest(t, f); err != nil {
 			return err
 		}
-		if err := t.Launch(fn[kCkDegree], grid(int64(f)), block, 0, c.eu, c.ev, int64(f), c.foff); err != nil {
-			return err
-		}
-		nb := (n + ckBlock) / ckBlock // blocks over n+1 entries
-		if err := t.Launch(fn[kCkScanLocal], gpu.D1(int(nb)), block, 0, c.foff, n+1, c.sums); err != nil {
-			return err
-		}
-		if err := t.Launch(fn[kCkScanSums], gpu.D1(1), block, 0, c.sums, nb); err != nil {
-			return err
-		}
-		if err := t.Launch(fn[kCkScanAdd], gpu.D1(int(nb)), block, 0, c.foff, n+1, c.sums); err != nil {
-			return err
-		}
-		if err := c.cur.CopyFrom(c.foff); err != nil {
-			return err
-		}
-		if err := t.Launch(fn[kCkFill], grid(int64(f)), block, 0, c.eu, c.ev, int64(f), c.cur, c.to, c.twin, c.eid); err != nil {
-			return err
-		}
-		// The Euler tours, ranked.
-		if err := t.Launch(fn[kCkTour], grid(arcs), block, 0, c.foff, c.to, c.twin, c.comp, arcs, c.succ[0], c.rank[0]); err != nil {
-			return err
-		}
-		cur := 0
-		for range bits.Len64(uint64(arcs)) + 1 {
-			if err := t.Launch(fn[kCkRank], grid(arcs), block, 0, c.succ[cur], c.rank[cur], c.succ[1-cur], c.rank[1-cur], arcs); err != nil {
-				return err
-			}
-			cur = 1 - cur
-		}
-		// Rooted: parents, edge weights, Euler ranks.
-		init, orient, pw := fn[kCkRootInit32], fn[kCkOrient32], any(nil)
-		if w64 {
-			init, orient, pw = fn[kCkRootInit64], fn[kCkOrient64], c.mx64[0]
-		} else {
-			pw = c.mx32[0]
-		}
-		if err := t.Launch(init, grid(n), block, 0, n, c.par, pw, c.rin, c.rout); err != nil {
-			return err
-		}
-		if err := t.Launch(orient, grid(arcs), block, 0, c.to, c.twin, c.eid, c.ew, arcs, c.rank[cur], c.par, pw, c.rin, c.rout); err != nil {
-			return err
-		}
-		// Lifting levels while some 2^k-th ancestor is not a root.
-		if err := c.ctl.Upload(devcheck.Initial(ckWords)); err != nil {
-			return err
-		}
-		for k := 0; ; k++ {
-			if err := t.Launch(fn[kCkDeep], grid(n), block, 0, c.ups[k], c.comp, n, int32(k), c.ctl); err != nil {
-				return err
-			}
-			if err := c.ctl.Download(ctl); err != nil {
-				return err
-			}
-			if ctl[ckDeep] < uint64(k)+1 || k+1 >= ckLevels {
-				levels = k + 1
-				break
-			}
-			if err := c.lift(t, k+1); err != nil {
-				return err
-			}
-		}
-		if err := c.uploadLevelPointers(); err != nil {
-			return err
-		}
+		pw := c.pathWeights()
 		w32b, w64b := c.weights()
 		m := g.Arcs
 		f, ws := fn[kCkMinimal32], any(w32b)
-		if w64 {
+		if w64b != nil {
 			f, ws = fn[kCkMinimal64], w64b
 		}
-		if err := t.Launch(f, grid((m+ckChunk-1)/ckChunk), block, 0, g.Offsets, g.Adj, ws, n, m, int32(levels),
+		if err := t.Launch(f, grid((m+ckChunk-1)/ckChunk), gpu.D1(ckBlock), 0, g.Offsets, g.Adj, ws, n, m, int32(c.levels),
 			c.upPtr, c.mxPt, pw, c.rin, c.rout, c.ctl); err != nil {
 			return err
 		}
 		return c.ctl.Download(ctl)
 	})
-	c.levels = levels
 	return ctl[ckErr], err
+}
+
+// pathWeights is lifting level 0's weights: each vertex's edge to its
+// parent (a *gpu.Float32s or *gpu.Float64s, as the graph's weights).
+func (c *DeviceCheck) pathWeights() any {
+	if c.mx64 != nil {
+		return c.mx64[0]
+	}
+	return c.mx32[0]
+}
+
+// rootForest roots the forest of f edges (uploaded in eu, ev, ew, its
+// trees in comp) by its Euler tours and builds the lifting tables
+// (c.levels of them, their addresses in upPtr and mxPt), on t: what rule
+// 5 reads, here and on each rank of a group (GroupResult.Check). It
+// resets ctl.
+func (c *DeviceCheck) rootForest(t *gpu.Thread, f int) error {
+	fn := c.fn
+	n, arcs := int64(c.g.N), int64(2*f)
+	block := gpu.D1(ckBlock)
+	ctl := make([]uint64, ckWords)
+	// The forest's CSR: degrees, their exclusive prefix sums, arcs.
+	if err := c.foff.Fill(0); err != nil {
+		return err
+	}
+	if err := t.Launch(fn[kCkDegree], grid(int64(f)), block, 0, c.eu, c.ev, int64(f), c.foff); err != nil {
+		return err
+	}
+	nb := (n + ckBlock) / ckBlock // blocks over n+1 entries
+	if err := t.Launch(fn[kCkScanLocal], gpu.D1(int(nb)), block, 0, c.foff, n+1, c.sums); err != nil {
+		return err
+	}
+	if err := t.Launch(fn[kCkScanSums], gpu.D1(1), block, 0, c.sums, nb); err != nil {
+		return err
+	}
+	if err := t.Launch(fn[kCkScanAdd], gpu.D1(int(nb)), block, 0, c.foff, n+1, c.sums); err != nil {
+		return err
+	}
+	if err := c.cur.CopyFrom(c.foff); err != nil {
+		return err
+	}
+	if err := t.Launch(fn[kCkFill], grid(int64(f)), block, 0, c.eu, c.ev, int64(f), c.cur, c.to, c.twin, c.eid); err != nil {
+		return err
+	}
+	// The Euler tours, ranked.
+	if err := t.Launch(fn[kCkTour], grid(arcs), block, 0, c.foff, c.to, c.twin, c.comp, arcs, c.succ[0], c.rank[0]); err != nil {
+		return err
+	}
+	cur := 0
+	for range bits.Len64(uint64(arcs)) + 1 {
+		if err := t.Launch(fn[kCkRank], grid(arcs), block, 0, c.succ[cur], c.rank[cur], c.succ[1-cur], c.rank[1-cur], arcs); err != nil {
+			return err
+		}
+		cur = 1 - cur
+	}
+	// Rooted: parents, edge weights, Euler ranks.
+	init, orient := fn[kCkRootInit32], fn[kCkOrient32]
+	if c.mx64 != nil {
+		init, orient = fn[kCkRootInit64], fn[kCkOrient64]
+	}
+	pw := c.pathWeights()
+	if err := t.Launch(init, grid(n), block, 0, n, c.par, pw, c.rin, c.rout); err != nil {
+		return err
+	}
+	if err := t.Launch(orient, grid(arcs), block, 0, c.to, c.twin, c.eid, c.ew, arcs, c.rank[cur], c.par, pw, c.rin, c.rout); err != nil {
+		return err
+	}
+	// Lifting levels while some 2^k-th ancestor is not a root.
+	if err := c.ctl.Upload(devcheck.Initial(ckWords)); err != nil {
+		return err
+	}
+	for k := 0; ; k++ {
+		if err := t.Launch(fn[kCkDeep], grid(n), block, 0, c.ups[k], c.comp, n, int32(k), c.ctl); err != nil {
+			return err
+		}
+		if err := c.ctl.Download(ctl); err != nil {
+			return err
+		}
+		if ctl[ckDeep] < uint64(k)+1 || k+1 >= ckLevels {
+			c.levels = k + 1
+			break
+		}
+		if err := c.lift(t, k+1); err != nil {
+			return err
+		}
+	}
+	return c.uploadLevelPointers()
 }
 
 // lift builds lifting level k (≥ 1) from level k−1, allocating it on first
@@ -597,12 +624,11 @@ func (c *DeviceCheck) uploadLevelPointers() error {
 }
 
 // failure words a failure key of check.cu, with the explanation the
-// device writes.
+// device writes (failureText).
 func (c *DeviceCheck) failure(key uint64, r *Result) error {
 	g := c.g
-	rule, idx := devcheck.Rule(key), int64(devcheck.Index(key))
 	info := make([]int64, 6)
-	if rule >= ruleWeight {
+	if devcheck.Rule(key) >= ruleWeight {
 		w32, w64 := c.weights()
 		f, pwb, ws := c.fn[kCkExplain32], any(nil), any(w32)
 		if w64 != nil {
@@ -621,18 +647,26 @@ func (c *DeviceCheck) failure(key uint64, r *Result) error {
 			return fmt.Errorf("mst: device check: explaining failure %#x: %w", key, err)
 		}
 	}
+	return fmt.Errorf("mst: device check: %s", failureText(key, info, r.Edges, g.N))
+}
+
+// failureText words failure key of check.cu (or of multi.cu's group
+// check) with the explanation info a kernel wrote (ck_explain's layout)
+// and the forest's edges, on a graph of n vertices.
+func failureText(key uint64, info []int64, edges []Edge, n int) string {
+	rule, idx := devcheck.Rule(key), int64(devcheck.Index(key))
 	u, v, a, b := info[0], info[1], info[2], info[3]
 	x, y := math.Float64frombits(uint64(info[4])), math.Float64frombits(uint64(info[5]))
 	var msg string
 	switch rule {
 	case ruleRange:
-		e := r.Edges[idx]
-		msg = fmt.Sprintf("rule 1 (edges): forest edge %d (%d–%d) must have 0 ≤ U < V < %d", idx, e.U, e.V, g.N)
+		e := edges[idx]
+		msg = fmt.Sprintf("rule 1 (edges): forest edge %d (%d–%d) must have 0 ≤ U < V < %d", idx, e.U, e.V, n)
 	case ruleEdge:
-		e := r.Edges[idx]
+		e := edges[idx]
 		msg = fmt.Sprintf("rule 1 (edges): forest edge %d (%d–%d) is not an edge of the graph", idx, e.U, e.V)
 	case ruleWeight:
-		msg = fmt.Sprintf("rule 1 (edges): forest edge %d (%d–%d) weighs %g, but the graph's edge weighs %g", idx, u, v, r.Edges[idx].W, x)
+		msg = fmt.Sprintf("rule 1 (edges): forest edge %d (%d–%d) weighs %g, but the graph's edge weighs %g", idx, u, v, edges[idx].W, x)
 	case ruleSpan:
 		msg = fmt.Sprintf("rule 3 (spanning): arc %d→%d (arc %d) joins the tree of %d to the tree of %d: the forest does not span the graph", u, v, idx, a, b)
 	case ruleMinimal:
@@ -641,5 +675,5 @@ func (c *DeviceCheck) failure(key uint64, r *Result) error {
 	default:
 		msg = fmt.Sprintf("unknown failure %#x", key)
 	}
-	return fmt.Errorf("mst: device check: %s", msg)
+	return msg
 }

@@ -65,4 +65,20 @@
 // lifting. A failure names the rule and the lowest offending forest edge
 // or arc. On the host device its Check is the CPU's Check (Kruskal as
 // reference). bench validates GPU runs with it.
+//
+// # Over a group of GPUs
+//
+// RunGroup (multi.go, multi.cu) runs Borůvka on a graph split by vertex
+// blocks over a gpu.Group (a gpu.PartGraph): every rank keeps the
+// component labels of all vertices (a label is a vertex id), finds each
+// component's minimum outgoing arc among its own arcs in the strict
+// order, and the group agrees on it with two AllReduce minima of N
+// words per round (the weight's ordered bits, then the packed ends);
+// hooking, pointer jumping and relabelling then run alike on every rank
+// with no exchange. The forest, sorted on the host, equals Kruskal's
+// edge for edge and Weight bit for bit. GroupResult.Check validates it
+// on the devices with DeviceCheck's five rules, each rank checking its
+// own part (check.cu's union-find, Euler tour and lifting kernels reused
+// on the whole forest) and the failures reduced over the group. A group
+// of the host device runs Boruvka.
 package mst

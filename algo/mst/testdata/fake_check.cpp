@@ -4,12 +4,14 @@
 // the loops wrap; the scan kernels need their whole grid (a block per
 // CK_BLOCK entries) and barriers, so they run as coroutines, as does the
 // root count (a warp shuffle). The union-find's atomicCAS loops run
-// sequentially in direct mode.
+// sequentially in direct mode. Also multi.cu's kernels (RunGroup and its
+// check), compiled as NVRTC compiles them: after check.cu.
 #include "cuda_emu.h"
 
 #include "../../internal/devcsr/csr.cuh"
 #include "../../internal/devcheck/check.cuh"
 #include "check.cu"
+#include "multi.cu"
 
 #include "fake_launch.h"
 
@@ -48,6 +50,27 @@ fake::Table table({
     small(fake::kernel("mstck_minimal_w64", mstck_minimal_w64, direct)),
     fake::kernel("mstck_explain_w32", mstck_explain_w32, direct),
     fake::kernel("mstck_explain_w64", mstck_explain_w64, direct),
+});
+
+// multi.cu: grid-stride kernels without barriers or warp collectives,
+// run as plain calls on at most two blocks.
+fake::Package multiPkg({"mmst_"}, prepare);
+
+fake::Table multiTable({
+    small(fake::kernel("mmst_init", mmst_init, direct)),
+    small(fake::kernel("mmst_min_w32", mmst_min_w32, direct)),
+    small(fake::kernel("mmst_min_w64", mmst_min_w64, direct)),
+    small(fake::kernel("mmst_hook", mmst_hook, direct)),
+    small(fake::kernel("mmst_choose", mmst_choose, direct)),
+    small(fake::kernel("mmst_jump", mmst_jump, direct)),
+    small(fake::kernel("mmst_relabel", mmst_relabel, direct)),
+    small(fake::kernel("mmst_ck_edges_w32", mmst_ck_edges_w32, direct)),
+    small(fake::kernel("mmst_ck_edges_w64", mmst_ck_edges_w64, direct)),
+    small(fake::kernel("mmst_ck_span", mmst_ck_span, direct)),
+    small(fake::kernel("mmst_ck_minimal_w32", mmst_ck_minimal_w32, direct)),
+    small(fake::kernel("mmst_ck_minimal_w64", mmst_ck_minimal_w64, direct)),
+    fake::kernel("mmst_ck_explain_w32", mmst_ck_explain_w32, direct),
+    fake::kernel("mmst_ck_explain_w64", mmst_ck_explain_w64, direct),
 });
 
 } // namespace

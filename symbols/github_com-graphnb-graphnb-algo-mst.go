@@ -23,15 +23,19 @@ func init() {
 		"Prepare":          reflect.ValueOf(mst.Prepare),
 		"PrepareResident":  reflect.ValueOf(mst.PrepareResident),
 		"Run":              reflect.ValueOf(mst.Run),
+		"RunGroup":         reflect.ValueOf(mst.RunGroup),
 		"SeedVariants":     reflect.ValueOf(mst.SeedVariants),
 		"WeightTolerance":  reflect.ValueOf(constant.MakeFromLiteral("9.999999999999999999805126070452280747003935210126535082508780761e-10", token.FLOAT, 0)),
 
 		// type definitions
-		"DeviceCheck": reflect.ValueOf((*mst.DeviceCheck)(nil)),
-		"Edge":        reflect.ValueOf((*mst.Edge)(nil)),
-		"Options":     reflect.ValueOf((*mst.Options)(nil)),
-		"Prepared":    reflect.ValueOf((*mst.Prepared)(nil)),
-		"Result":      reflect.ValueOf((*mst.Result)(nil)),
-		"Variant":     reflect.ValueOf((*mst.Variant)(nil)),
+		"DeviceCheck":  reflect.ValueOf((*mst.DeviceCheck)(nil)),
+		"Edge":         reflect.ValueOf((*mst.Edge)(nil)),
+		"GroupOptions": reflect.ValueOf((*mst.GroupOptions)(nil)),
+		"GroupResult":  reflect.ValueOf((*mst.GroupResult)(nil)),
+		"Options":      reflect.ValueOf((*mst.Options)(nil)),
+		"Prepared":     reflect.ValueOf((*mst.Prepared)(nil)),
+		"RankStats":    reflect.ValueOf((*mst.RankStats)(nil)),
+		"Result":       reflect.ValueOf((*mst.Result)(nil)),
+		"Variant":      reflect.ValueOf((*mst.Variant)(nil)),
 	}
 }

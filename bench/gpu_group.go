@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/algo/mst"
 	"github.com/graphnb/graphnb/algo/sssp"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -59,6 +60,29 @@ func SSSPGroup(o sssp.GroupOptions) Variant {
 				free:   (*sssp.GroupResult).Close,
 				scalars: func(r *sssp.GroupResult) (time.Duration, time.Duration, int, int64) {
 					return r.Time, r.CommTime, r.Rounds, r.ComponentEdges
+				}}, nil
+		}}
+}
+
+// MSTGroup is Borůvka over a group of GPUs (mst.RunGroup) as a variant of
+// a group sweep: every forest validated on the devices by the group's
+// check (forest, spanning, weight, cycle property). A run has no root
+// (the sweep's roots are repetitions); its rate is graph.Rate(arcs/2,
+// arcs, time), as the one-device MST variants report.
+func MSTGroup(o mst.GroupOptions) Variant {
+	return Variant{Label: "Borůvka over a group", Algo: "mst",
+		PrepareGroup: func(pg *gpu.PartGraph) (Runner, error) {
+			checker := "device"
+			if pg.Group.IsHost() {
+				checker = "cpu"
+			}
+			return &groupRunner[*mst.GroupResult]{
+				common: common{size: inputSize{pg.Arcs / 2, pg.Arcs}, checker: checker, close: func() error { return nil }},
+				run:    func(int32) (*mst.GroupResult, error) { return mst.RunGroup(pg, o) },
+				check:  (*mst.GroupResult).Check,
+				free:   (*mst.GroupResult).Close,
+				scalars: func(r *mst.GroupResult) (time.Duration, time.Duration, int, int64) {
+					return r.Time, r.CommTime, r.Rounds, r.Arcs / 2
 				}}, nil
 		}}
 }
@@ -142,12 +166,15 @@ func groupNames(algo string) []string {
 }
 
 // The group variants are registered as "group/" and their method:
-// "group/direction-optimizing", "group/top-down" (bfs), "group/delta-stepping" (sssp).
+// "group/direction-optimizing", "group/top-down" (bfs), "group/delta-stepping" (sssp),
+// "group/boruvka" (mst).
 func init() {
 	Register(Entry{Name: "group/direction-optimizing", Algo: "bfs", Doc: "GPU BFS over a group of GPUs (graphnb bench -gpus N or -ranks N): direction-optimizing, 1D partition, validated on the devices",
 		New: func() Variant { return BFSGroup(bfs.GroupOptions{}) }})
 	Register(Entry{Name: "group/delta-stepping", Algo: "sssp", Doc: "GPU SSSP over a group of GPUs (graphnb bench -gpus N or -ranks N): Δ-stepping, 1D partition, (vertex, distance) pairs exchanged each round, validated on the devices",
 		New: func() Variant { return SSSPGroup(sssp.GroupOptions{}) }})
+	Register(Entry{Name: "group/boruvka", Algo: "mst", Doc: "GPU MST over a group of GPUs (graphnb bench -gpus N or -ranks N): Borůvka, 1D partition, component labels on every GPU, two minimum all-reduces a round, validated on the devices",
+		New: func() Variant { return MSTGroup(mst.GroupOptions{}) }})
 	Register(Entry{Name: "group/top-down", Algo: "bfs", Doc: "GPU BFS over a group of GPUs, top-down steps only (frontier pairs exchanged every level)",
 		New: func() Variant { return BFSGroup(bfs.GroupOptions{TopDownOnly: true}) }})
 }

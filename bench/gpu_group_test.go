@@ -69,6 +69,22 @@ func TestGroupSweepOnHost(t *testing.T) {
 	if len(st.Rows) != 1 || len(st.Rows[0].Runs) != 3 || !st.Rows[0].Runs[2].Validated {
 		t.Errorf("the SSSP group sweep: %+v; want 3 validated runs", st.Rows)
 	}
+	mv, err := GroupVariants("mst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := Sweep{Algo: "mst", Family: "rmat", Scales: []int{8}, Variants: mv, Group: g}.Run(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mt.Rows) != 1 || len(mt.Rows[0].Runs) == 0 {
+		t.Fatalf("the MST group sweep: %+v; want one row of runs", mt.Rows)
+	}
+	for _, x := range mt.Rows[0].Runs {
+		if !x.Validated || x.TEPS.ArcsPerSecond <= 0 || x.ComponentEdges != mt.Rows[0].Arcs/2 {
+			t.Errorf("MST group run %+v: want validated, with a rate over arcs/2 = %d edges", x, mt.Rows[0].Arcs/2)
+		}
+	}
 	if _, err := GroupVariants("apsp"); err == nil || !strings.Contains(err.Error(), "bfs group/direction-optimizing") {
 		t.Errorf("GroupVariants(\"apsp\"): %v; want the list of group variants", err)
 	}

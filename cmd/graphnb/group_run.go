@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/graphnb/graphnb/algo/bfs"
+	"github.com/graphnb/graphnb/algo/mst"
 	"github.com/graphnb/graphnb/algo/sssp"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -57,6 +58,22 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 			return o, nil
 		}
 		return run, func() error { return last.Close() }, nil
+	},
+	"mst": func(pg *gpu.PartGraph) (func(int32, bool) (outcome, error), func() error, error) {
+		return func(_ int32, check bool) (outcome, error) {
+			r, err := mst.RunGroup(pg, mst.GroupOptions{})
+			if err != nil {
+				return outcome{}, err
+			}
+			o := outcome{time: r.Time, teps: r.TEPS,
+				summary: fmt.Sprintf("%d trees, %d edges of total weight %g, %d rounds, %.0f%% of the time in collectives", r.Trees, len(r.Edges), r.Weight, r.Rounds, 100*r.CommShare()),
+				check:   func() error { return nil }}
+			if check { // the device check, a collective: every rank runs it
+				err := r.Check()
+				o.check = func() error { return err }
+			}
+			return o, nil
+		}, func() error { return nil }, nil
 	},
 }
 

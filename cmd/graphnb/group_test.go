@@ -70,7 +70,7 @@ func TestFakeGPUGroup(t *testing.T) {
 	fakegpu.RunN(t, "TestFakeGPUGroupChild", 3*time.Minute, 2, func(b *fakegpu.Builder) []string {
 		return []string{b.CXX("../../algo/bfs/testdata/fake_multi.cpp", "-I../../algo/bfs"),
 			b.CXX("../../algo/sssp/testdata/fake_kernels.cpp", "-I../../algo/sssp"), b.CXX("../../algo/sssp/testdata/fake_resident.cpp", "-I../../algo/sssp"),
-			b.CXX("../../algo/sssp/testdata/fake_check.cpp", "-I../../algo/sssp")}
+			b.CXX("../../algo/sssp/testdata/fake_check.cpp", "-I../../algo/sssp"), b.CXX("../../algo/mst/testdata/fake_check.cpp", "-I../../algo/mst")}
 	})
 }
 
@@ -195,8 +195,14 @@ func checkGroups(t *testing.T, n int, name string) {
 			t.Errorf("run sssp %v: exit %d\nstdout:\n%s\nstderr:\n%s", flags, code, stdout, stderr)
 		}
 	}
-	if code, _, stderr := runCLI("run", "mst", "grid:4x4", "-gpus", "2"); code != 2 || !strings.Contains(stderr, "over a group: bfs, sssp") {
-		t.Errorf("run mst -gpus 2: exit %d, %s; want a refusal listing bfs and sssp", code, stderr)
+	for _, flags := range [][]string{{"-gpus", "2"}, {"-ranks", "2"}} {
+		code, stdout, stderr := runCLI(append([]string{"run", "mst", "rmat:8"}, flags...)...)
+		if code != 0 || !strings.Contains(stdout, "trees,") || !strings.Contains(stdout, "valid") {
+			t.Errorf("run mst %v: exit %d\nstdout:\n%s\nstderr:\n%s", flags, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runCLI("run", "apsp", "grid:4x4", "-gpus", "2"); code != 2 || !strings.Contains(stderr, "over a group: bfs, mst, sssp") {
+		t.Errorf("run apsp -gpus 2: exit %d, %s; want a refusal listing bfs, mst and sssp", code, stderr)
 	}
 	code, _, stderr := runCLI("bench", "bfs", "grid:8x8", "-roots", "2", "-quiet", "-gpus", "2", "-variants", "cpu/do", "-o", filepath.Join(dir, "x.json"))
 	if code == 0 || !strings.Contains(stderr, "does not run over a group") {

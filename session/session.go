@@ -847,6 +847,11 @@ func (x *execution) nodeText(n ast.Node) string {
 func (x *execution) autoImport() error {
 	s := x.s
 	imports := x.rw.Imports(func(name string) string { return s.tables.auto[name] }) // name → path
+	for name, p := range imports {
+		if x.here[name] == p {
+			delete(imports, name) // the cell imports it itself (yaegi refuses a second import)
+		}
+	}
 	if len(imports) == 0 {
 		return nil
 	}

@@ -24,7 +24,7 @@ var typedPasses = []pass{
 	{"constants", "yaegi evaluates some constant declarations wrongly (implicit repetition with iota in a typed group)", foldConstants},
 	{"commaok", "yaegi cannot compile a comma-ok definition (v, ok := m[k], <-ch, x.(T)) outside a function", wrapTopCommaOk},
 	{"topdefs", "yaegi cannot type a top-level definition from an index of a compiled value or a generic call", convertTopDefs},
-	{"blankfields", "yaegi cannot declare a struct type with several blank fields (reflect.StructOf: duplicate field X_)", checkBlankFields},
+	{"blankfields", "yaegi cannot declare a struct type with several blank fields (reflect.StructOf: duplicate field X_): all but the first get a name of their own", checkBlankFields},
 	{"unsafe", "yaegi computes unsafe.Sizeof, Offsetof and Alignof from its own layout, and lacks unsafe.Slice, SliceData, String and StringData", rewriteUnsafe},
 	{"make", "yaegi's make of a channel or slice of a bad size panics with reflect's strings, not Go's runtime errors", checkMakes},
 	{"slicearray", "yaegi's conversion of a slice too short for an array panics with reflect's text, not Go's runtime error", checkSliceToArray},

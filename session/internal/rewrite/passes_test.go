@@ -119,7 +119,7 @@ func TestPasses(t *testing.T) {
 		{pass: "print", code: `println(1, "a")`, want: []string{`__gnb.Println("`}},
 		{pass: "stringrange", code: "for i := range \"héllo\" {\n_ = i\n}", want: []string{"__gnb_unicode_utf8.DecodeRuneInString(", "i := __gnb_i"}},
 		{pass: "topdefer", code: "defer println()", refused: "defer in the top-level code of a cell"},
-		{pass: "blankfields", code: "type T struct{ _ int; _ int }", refused: "several blank (_) fields"},
+		{pass: "blankfields", code: "type T struct{ _ int; x, _ int; _ int }", want: []string{"_\t\tint", "x, __gnb_blank2\tint", "__gnb_blank3\tint"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pass, func(t *testing.T) {

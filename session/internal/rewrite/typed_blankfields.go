@@ -1,34 +1,45 @@
 package rewrite
 
-import "go/ast"
+import (
+	"go/ast"
+	"strconv"
+)
 
 // Blank fields: yaegi builds a struct type with reflect.StructOf and names
 // every blank field X_, so a struct with two blank fields fails to
-// compile ("reflect.StructOf: duplicate field X_", reported as an
-// internal error). The pass refuses such a struct with a message that
-// says so.
-
-// checkBlankFields refuses struct types with several blank fields.
+// compile ("reflect.StructOf: duplicate field X_"). The pass names every
+// blank field after the first by its position, the same in every struct:
+//
+//	struct{ x int; _ string; y float64; _ float64 }
+//	→ struct{ x int; _ string; y float64; __gnb_blank3 float64 }
+//
+// Nothing in Go can name a blank field, so no code sees the new name.
+// Comparisons stay Go's while the fields stay zero, which only package
+// unsafe could change (Go ignores blank fields in ==; the interpreter
+// compares them). Two struct types with blank fields at the same
+// positions stay identical, so conversions between them work.
 func checkBlankFields(x *Cell, ps []*Run) error {
-	var err error
 	inspect(ps, func(n ast.Node) bool {
 		st, ok := n.(*ast.StructType)
-		if !ok || err != nil {
-			return err == nil
+		if !ok {
+			return true
 		}
-		blanks := 0
+		blanks, index := 0, 0
 		for _, f := range st.Fields.List {
+			if len(f.Names) == 0 { // embedded
+				index++
+				continue
+			}
 			for _, id := range f.Names {
-				if id.Name != "_" {
-					continue
+				if id.Name == "_" {
+					if blanks++; blanks > 1 {
+						id.Name = "__gnb_blank" + strconv.Itoa(index)
+					}
 				}
-				if blanks++; blanks == 2 {
-					err = newError("Unsupported", "yaegi, the interpreter, cannot declare a struct type with several blank (_) fields; give all but one of them a name (e.g. pad1, pad2)", x.at(id))
-					return false
-				}
+				index++
 			}
 		}
 		return true
 	})
-	return err
+	return nil
 }

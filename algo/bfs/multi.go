@@ -247,17 +247,22 @@ type GroupResult struct {
 	host *Result // a host group's result
 }
 
+// CommShare is Comm / Time, the share of the search's time spent in
+// collectives (0 when Time is 0; 0 for a host group, which has none).
+func (r *GroupResult) CommShare() float64 {
+	if r.Time <= 0 {
+		return 0
+	}
+	return r.Comm.Seconds() / r.Time.Seconds()
+}
+
 // String is a one-line summary.
 func (r *GroupResult) String() string {
 	if r == nil {
 		return "bfs: <nil group result>"
 	}
-	share := 0.0
-	if r.Time > 0 {
-		share = 100 * float64(r.Comm) / float64(r.Time)
-	}
 	return fmt.Sprintf("bfs over %d rank(s) from %d: %d vertices reached in %d levels, %v (%.0f%% in collectives), %s",
-		r.Ranks, r.Source, r.Reached, len(r.FrontierSizes), r.Time, share, r.TEPS)
+		r.Ranks, r.Source, r.Reached, len(r.FrontierSizes), r.Time, 100*r.CommShare(), r.TEPS)
 }
 
 // rankOut is what one rank's search reports.

@@ -159,6 +159,9 @@ func TestGroupOnHost(t *testing.T) {
 	if err := p.Check(r); err != nil {
 		t.Error(err)
 	}
+	if s := r.CommShare(); s != 0 {
+		t.Errorf("a host group's CommShare is %v; want 0 (no collectives)", s)
+	}
 	if _, err := p.Run(int32(c.NumVertices())); err == nil {
 		t.Error("a source out of range: no error")
 	}

@@ -25,6 +25,10 @@ typedef unsigned long long u64;
 #define MB_NF 0
 #define MB_MF 1
 #define MB_NBIG 2
+// [MB_GNF] and [MB_GMF] are MB_NF and MB_MF summed over the group (an
+// AllReduce of words 0..1 into 3..4, multi.go).
+#define MB_GNF 3
+#define MB_GMF 4
 
 __device__ __forceinline__ bool bit(const u32 *bm, i64 v) { return (bm[v >> 5] >> (v & 31)) & 1u; }
 

@@ -43,7 +43,9 @@ const (
 	mbNF        = 0  // multi.cu MB_NF
 	mbMF        = 1  // multi.cu MB_MF
 	mbNBig      = 2  // multi.cu MB_NBIG
-	mbCtlWords  = 3
+	mbGNF       = 3  // the group's MB_NF (an AllReduce of every rank's)
+	mbGMF       = 4  // the group's MB_MF
+	mbCtlWords  = 5
 )
 
 var multiKernelNames = []string{kMBInit, kMBZero, kMBSetBit, kMBOr, kMBBM2Q, kMBTDCount, kMBTDFill, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
@@ -107,7 +109,7 @@ type rankState struct {
 	levels, parents *gpu.Int32s
 	vis, cur, nxt   *gpu.Uint32s // size·bsize bits each
 	q, big          *gpu.Int32s  // the block's frontier, and its vertices of many arcs
-	ctl             *gpu.Uint64s // mb_bm2q's words
+	ctl             *gpu.Uint64s // mb_bm2q's words and their sums over the group
 	counts, cursor  *gpu.Uint64s // per owner rank
 	send, recv      *gpu.Int32s  // (target, source) pairs, grown on demand
 	glv             *gpu.Int32s  // every vertex's level, for the check
@@ -362,15 +364,10 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	if err := launch(kMBBM2Q, grid, rs.cur.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
 		return err
 	}
-	if err := rs.ctl.Download(ctl); err != nil {
-		return err
-	}
-	nql, nbig := int64(ctl[mbNF]), int64(ctl[mbNBig])
-	g, err := reduce([]int64{int64(ctl[mbNF]), int64(ctl[mbMF])})
+	nql, nbig, nf, mf, err := rs.frontierSizes(t, ctl, &comm)
 	if err != nil {
 		return err
 	}
-	nf, mf := g[0], g[1]
 	arcs := p.pg.Arcs
 	mu0 := arcs - mf
 	compArcs := mf
@@ -422,14 +419,9 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		if err := launch(kMBBM2Q, grid, rs.nxt.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
 			return err
 		}
-		if err := rs.ctl.Download(ctl); err != nil {
+		if nql, nbig, nf, mf, err = rs.frontierSizes(t, ctl, &comm); err != nil {
 			return err
 		}
-		nql, nbig = int64(ctl[mbNF]), int64(ctl[mbNBig])
-		if g, err = reduce([]int64{int64(ctl[mbNF]), int64(ctl[mbMF])}); err != nil {
-			return err
-		}
-		nf, mf = g[0], g[1]
 		mu0 -= mf
 		compArcs += mf
 		rs.cur, rs.nxt = rs.nxt, rs.cur
@@ -447,6 +439,38 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		res.ComponentEdges = compArcs / 2
 	}
 	return nil
+}
+
+// frontierSizes reads the sizes mb_bm2q counted into ctl: the rank's
+// frontier vertices (nql) and those of many arcs (nbig), and the whole
+// frontier's vertices and arcs (nf, mf), summed over the group on the
+// device: one AllReduce (none in a group of one) and one download, the
+// level's only round trips besides its collectives. The AllReduce's wait
+// is added to comm.
+func (rs *rankState) frontierSizes(t *gpu.Thread, ctl []uint64, comm *time.Duration) (nql, nbig, nf, mf int64, err error) {
+	if rs.r.Size() > 1 {
+		local, err := gpu.SpanOf(rs.ctl, mbNF, 2)
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		group, err := gpu.SpanOf(rs.ctl, mbGNF, 2)
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		start := time.Now()
+		err = rs.r.AllReduce(t, local, group, nccl.Sum)
+		*comm += time.Since(start)
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+	}
+	if err := rs.ctl.Download(ctl); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	if rs.r.Size() == 1 {
+		ctl[mbGNF], ctl[mbGMF] = ctl[mbNF], ctl[mbMF]
+	}
+	return int64(ctl[mbNF]), int64(ctl[mbNBig]), int64(ctl[mbGNF]), int64(ctl[mbGMF]), nil
 }
 
 // topDown is a top-down step of one rank: the block's frontier (nql

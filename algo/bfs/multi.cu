@@ -89,7 +89,7 @@ extern "C" __global__ void mb_bm2q(const u32 *blk, i64 nw, i64 lo, const i64 *of
 // td_scan walks the arcs of the frontier q (nq vertices, a warp per vertex
 // of at most bigdeg arcs) and of its big vertices (nbig, each spread
 // over the whole grid) and calls f(target, source) for every target not yet
-// visited. Every block walks the same arcs on every call.
+// visited.
 template <typename F>
 __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off,
                                         const int *adj, i64 lo, const u32 *vis, F f) {
@@ -115,13 +115,30 @@ __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i6
 	}
 }
 
-// mb_td_count claims the frontier's unvisited targets in the rank's own
-// block at once (level, parent, bit in nxt: the rank's words) and counts,
-// per other owner rank, the arcs to its unvisited targets: counts[o] +=
-// arcs whose target is in rank o's block (bsize vertices per block).
-extern "C" __global__ void mb_td_count(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
-                                       i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
-                                       int *parents, u32 *nxt, u64 *counts) {
+// mb_push appends the pair (w, u) to pairs (length in *n): one atomic per
+// group of lanes that push together.
+__device__ __forceinline__ void mb_push(int *pairs, u64 *n, int w, int u) {
+	u32 mask = __activemask();
+	int lane = threadIdx.x & 31;
+	int leader = __ffs(mask) - 1;
+	u64 base = 0;
+	if (lane == leader) base = atomicAdd(n, (u64)__popc(mask));
+	base = __shfl_sync(mask, base, leader);
+	u64 at = base + __popc(mask & ((1u << lane) - 1u));
+	pairs[2 * at] = w;
+	pairs[2 * at + 1] = u;
+}
+
+// mb_td_walk is a top-down step's one walk over the frontier's arcs: it
+// claims the unvisited targets in the rank's own block at once (level,
+// parent, bit in nxt: the rank's words) and appends a (target, source)
+// pair for every unvisited target of another rank to stage (*nstage
+// pairs, in no order; room for every arc of the frontier), counting them
+// per owner: counts[o] += pairs whose target is in rank o's block (bsize
+// vertices per block).
+extern "C" __global__ void mb_td_walk(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
+                                      i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
+                                      int *parents, u32 *nxt, u64 *counts, u64 *nstage, int *stage) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
@@ -129,6 +146,7 @@ extern "C" __global__ void mb_td_count(const int *q, i64 nq, const int *big, i64
 		int o = (int)(w / bsize);
 		if (o != rank) {
 			atomicAdd(&s_cnt[o], 1u);
+			mb_push(stage, nstage, w, u);
 			return;
 		}
 		i64 li = w - lo;
@@ -142,34 +160,41 @@ extern "C" __global__ void mb_td_count(const int *q, i64 nq, const int *big, i64
 		if (s_cnt[i]) atomicAdd(counts + i, (u64)s_cnt[i]);
 }
 
-// mb_td_fill writes the (target, source) pairs mb_td_count counted (those
-// of targets in other ranks' blocks) into pairs, grouped by owner:
-// cursor[o] starts at owner o's first pair and moves on as each block
-// reserves its share. The walk is mb_td_count's, done twice per block:
-// once to count, once to write.
-extern "C" __global__ void mb_td_fill(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
-                                      i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, u64 *cursor, int *pairs) {
+// mb_td_pack copies mb_td_walk's pairs from stage to send grouped by
+// owner rank, in rank order (owner o's pairs start after those of the
+// ranks before it, counts[·] pairs each): each block takes a contiguous
+// share of the pairs, counts it per owner, reserves room with one atomic
+// per owner on cursor (zero before) and writes.
+extern "C" __global__ void mb_td_pack(const int *stage, const u64 *counts, i64 bsize, int ranks, u64 *cursor, int *send) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	__shared__ u64 s_base[MB_MAX_RANKS];
+	__shared__ u64 s_total;
+	if (threadIdx.x == 0) {
+		u64 sum = 0;
+		for (int i = 0; i < ranks; i++) {
+			s_base[i] = sum;
+			sum += counts[i];
+		}
+		s_total = sum;
+	}
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
-	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int) {
-		int o = (int)(w / bsize);
-		if (o != rank) atomicAdd(&s_cnt[o], 1u);
-	});
+	u64 share = (s_total + gridDim.x - 1) / gridDim.x;
+	u64 from = blockIdx.x * share, to = from + share < s_total ? from + share : s_total;
+	for (u64 i = from + threadIdx.x; i < to; i += blockDim.x) atomicAdd(&s_cnt[(int)(stage[2 * i] / bsize)], 1u);
 	__syncthreads();
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) {
-		s_base[i] = s_cnt[i] ? atomicAdd(cursor + i, (u64)s_cnt[i]) : 0;
+		s_base[i] += s_cnt[i] ? atomicAdd(cursor + i, (u64)s_cnt[i]) : 0;
 		s_cnt[i] = 0;
 	}
 	__syncthreads();
-	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
+	for (u64 i = from + threadIdx.x; i < to; i += blockDim.x) {
+		int w = stage[2 * i];
 		int o = (int)(w / bsize);
-		if (o == rank) return;
 		u64 at = s_base[o] + atomicAdd(&s_cnt[o], 1u);
-		pairs[2 * at] = w;
-		pairs[2 * at + 1] = u;
-	});
+		send[2 * at] = w;
+		send[2 * at + 1] = stage[2 * i + 1];
+	}
 }
 
 // mb_td_apply claims, for every received (target, source) pair whose

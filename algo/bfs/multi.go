@@ -29,8 +29,8 @@ const (
 	kMBSetBit   = "mb_set_bit"
 	kMBOr       = "mb_or"
 	kMBBM2Q     = "mb_bm2q"
-	kMBTDCount  = "mb_td_count"
-	kMBTDFill   = "mb_td_fill"
+	kMBTDWalk   = "mb_td_walk"
+	kMBTDPack   = "mb_td_pack"
 	kMBTDApply  = "mb_td_apply"
 	kMBBU       = "mb_bu"
 	kMBCKClear  = "mbck_clear"
@@ -48,7 +48,7 @@ const (
 	mbCtlWords  = 5
 )
 
-var multiKernelNames = []string{kMBInit, kMBZero, kMBSetBit, kMBOr, kMBBM2Q, kMBTDCount, kMBTDFill, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
+var multiKernelNames = []string{kMBInit, kMBZero, kMBSetBit, kMBOr, kMBBM2Q, kMBTDWalk, kMBTDPack, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
 
 // groupBigDegree is the degree above which a top-down step spreads a
 // frontier vertex's arcs over the whole grid instead of one warp (tests
@@ -110,8 +110,11 @@ type rankState struct {
 	vis, cur, nxt   *gpu.Uint32s // size·bsize bits each
 	q, big          *gpu.Int32s  // the block's frontier, and its vertices of many arcs
 	ctl             *gpu.Uint64s // mb_bm2q's words and their sums over the group
-	counts, cursor  *gpu.Uint64s // per owner rank
-	send, recv      *gpu.Int32s  // (target, source) pairs, grown on demand
+	counts          *gpu.Uint64s // pairs per owner rank, then the pairs staged
+	cursor          *gpu.Uint64s // per owner rank: mb_td_pack's
+	sizes           *gpu.Uint64s // every rank's counts (size × size)
+	stage           *gpu.Int32s  // (target, source) pairs as found, grown on demand
+	send, recv      *gpu.Int32s  // pairs grouped by owner rank, and received
 	glv             *gpu.Int32s  // every vertex's level, for the check
 	ck              *gpu.Uint64s
 }
@@ -191,7 +194,10 @@ func (rs *rankState) alloc(size int) error {
 	if rs.ctl, err = dev.AllocUint64s(mbCtlWords); err != nil {
 		return err
 	}
-	if rs.counts, err = dev.AllocUint64s(size); err != nil {
+	if rs.counts, err = dev.AllocUint64s(size + 1); err != nil {
+		return err
+	}
+	if rs.sizes, err = dev.AllocUint64s(size * size); err != nil {
 		return err
 	}
 	if rs.cursor, err = dev.AllocUint64s(size); err != nil {
@@ -203,7 +209,7 @@ func (rs *rankState) alloc(size int) error {
 
 func (rs *rankState) free() error {
 	return errors.Join(rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.big.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
-		rs.ctl.Free(), rs.counts.Free(), rs.cursor.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
+		rs.ctl.Free(), rs.counts.Free(), rs.cursor.Free(), rs.sizes.Free(), rs.stage.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
 }
 
 // Close frees every rank's buffers; idempotent. The graph stays.
@@ -329,12 +335,6 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	block := gpu.D1(blockSize)
 	launch := func(name string, g gpu.Dim, args ...any) error { return t.Launch(fn[name], g, block, 0, args...) }
 	var comm time.Duration
-	reduce := func(vals []int64) ([]int64, error) {
-		start := time.Now()
-		v, err := rs.r.AllReduceInt64(t, vals, nccl.Sum)
-		comm += time.Since(start)
-		return v, err
-	}
 	nxtSpan, err := gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
 	if err != nil {
 		return err
@@ -344,7 +344,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		return err
 	}
 	ctl := make([]uint64, mbCtlWords)
-	counts := make([]uint64, size)
+	counts := make([]uint64, size*size)
 	start := time.Now()
 	if err := launch(kMBInit, grid, rs.levels, rs.parents, rs.bsize, rs.lo, src); err != nil {
 		return err
@@ -365,6 +365,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		return err
 	}
 	nql, nbig, nf, mf, err := rs.frontierSizes(t, ctl, &comm)
+	mfl := int64(ctl[mbMF])
 	if err != nil {
 		return err
 	}
@@ -397,7 +398,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			}
 		} else {
 			dirs = append(dirs, TopDownStep)
-			n, err := p.topDown(rs, t, launch, reduce, nql, nbig, level, counts)
+			n, err := p.topDown(rs, t, launch, nql, nbig, mfl, level, counts, &comm)
 			if err != nil {
 				return err
 			}
@@ -422,6 +423,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		if nql, nbig, nf, mf, err = rs.frontierSizes(t, ctl, &comm); err != nil {
 			return err
 		}
+		mfl = int64(ctl[mbMF])
 		mu0 -= mf
 		compArcs += mf
 		rs.cur, rs.nxt = rs.nxt, rs.cur
@@ -473,63 +475,76 @@ func (rs *rankState) frontierSizes(t *gpu.Thread, ctl []uint64, comm *time.Durat
 	return int64(ctl[mbNF]), int64(ctl[mbNBig]), int64(ctl[mbGNF]), int64(ctl[mbGMF]), nil
 }
 
-// topDown is a top-down step of one rank: the block's frontier (nql
-// vertices in rs.q, nbig of them also in rs.big) claims its unvisited
-// targets in the block at once; the (target, source) pairs of the others
-// are counted per owner, exchanged and claimed by their owners. It returns
-// the bytes sent to other ranks.
+// topDown is a top-down step of one rank: one walk over the arcs of the
+// block's frontier (nql vertices in rs.q, nbig of them also in rs.big,
+// mfl arcs) claims its unvisited targets in the block at once and stages
+// a (target, source) pair for each of the others; the pairs are grouped
+// by owner, their numbers gathered (one AllGather and one download), the
+// pairs exchanged and claimed by their owners. It returns the bytes sent
+// to other ranks and adds the collectives' waits to comm.
 func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string, gpu.Dim, ...any) error,
-	reduce func([]int64) ([]int64, error), nql, nbig int64, level int32, counts []uint64) (int64, error) {
+	nql, nbig, mfl int64, level int32, counts []uint64, comm *time.Duration) (int64, error) {
 	size, rank := rs.r.Size(), rs.r.Rank()
 	grid := gpu.D1(rs.sms * blocksPerSM)
+	dev := rs.r.Device()
+	var err error
+	// At most one pair per arc of the frontier.
+	if rs.stage, err = grow(dev, rs.stage, 2*mfl); err != nil {
+		return 0, err
+	}
 	if err := rs.counts.Fill(0); err != nil {
 		return 0, err
 	}
 	if nql > 0 {
-		if err := launch(kMBTDCount, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank,
-			level, rs.levels, rs.parents, rs.nxt.Ptr()+uint64(int64(rank)*rs.bsize/32*4), rs.counts); err != nil {
+		if err := launch(kMBTDWalk, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank,
+			level, rs.levels, rs.parents, rs.nxt.Ptr()+uint64(int64(rank)*rs.bsize/32*4), rs.counts, rs.counts.Ptr()+uint64(8*size), rs.stage); err != nil {
 			return 0, err
 		}
 	}
-	if err := rs.counts.Download(counts); err != nil {
+	if size == 1 {
+		return 0, nil // every target is the rank's own
+	}
+	if rs.send, err = grow(dev, rs.send, 2*mfl); err != nil {
 		return 0, err
 	}
-	// Every rank's row of the count matrix, summed: M[i·size+k] is what
-	// rank i sends to rank k.
-	row := make([]int64, size*size)
-	for k, c := range counts {
-		row[rank*size+k] = int64(c)
+	if nql > 0 {
+		if err := rs.cursor.Fill(0); err != nil {
+			return 0, err
+		}
+		if err := launch(kMBTDPack, grid, rs.stage, rs.counts, rs.bsize, size, rs.cursor, rs.send); err != nil {
+			return 0, err
+		}
 	}
-	m, err := reduce(row)
+	// Every rank's counts: sizes[i·size+k] is what rank i sends to rank k.
+	mine, err := gpu.SpanOf(rs.counts, 0, size)
 	if err != nil {
 		return 0, err
 	}
+	all, err := gpu.SpanOf(rs.sizes, 0, -1)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	err = rs.r.AllGather(t, mine, all)
+	*comm += time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if err := rs.sizes.Download(counts); err != nil {
+		return 0, err
+	}
 	sendCounts, recvCounts := make([]int, size), make([]int, size)
-	cursor := make([]uint64, size)
-	var nsend, nrecv, sent int64
+	var nrecv, sent int64
 	for k := 0; k < size; k++ {
-		sendCounts[k] = int(2 * m[rank*size+k])
-		recvCounts[k] = int(2 * m[k*size+rank])
-		cursor[k] = uint64(nsend)
-		nsend += m[rank*size+k]
-		nrecv += m[k*size+rank]
+		out, in := int64(counts[rank*size+k]), int64(counts[k*size+rank])
+		sendCounts[k], recvCounts[k] = int(2*out), int(2*in)
+		nrecv += in
 		if k != rank {
-			sent += 8 * m[rank*size+k]
+			sent += 8 * out
 		}
 	}
-	if rs.send, err = grow(rs.r.Device(), rs.send, 2*nsend); err != nil {
+	if rs.recv, err = grow(dev, rs.recv, 2*nrecv); err != nil {
 		return 0, err
-	}
-	if rs.recv, err = grow(rs.r.Device(), rs.recv, 2*nrecv); err != nil {
-		return 0, err
-	}
-	if nsend > 0 {
-		if err := rs.cursor.Upload(cursor); err != nil {
-			return 0, err
-		}
-		if err := launch(kMBTDFill, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank, rs.cursor, rs.send); err != nil {
-			return 0, err
-		}
 	}
 	sendSpan, err := gpu.SpanOf(rs.send, 0, -1)
 	if err != nil {
@@ -539,7 +554,10 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	if err != nil {
 		return 0, err
 	}
-	if err := rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts); err != nil {
+	start = time.Now()
+	err = rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts)
+	*comm += time.Since(start)
+	if err != nil {
 		return 0, err
 	}
 	if nrecv > 0 {

@@ -25,10 +25,7 @@ var multiSource string
 // Kernels of multi.cu.
 const (
 	kMBInit     = "mb_init"
-	kMBZero     = "mb_zero"
-	kMBSetBit   = "mb_set_bit"
-	kMBOr       = "mb_or"
-	kMBBM2Q     = "mb_bm2q"
+	kMBMerge    = "mb_merge"
 	kMBTDWalk   = "mb_td_walk"
 	kMBTDPack   = "mb_td_pack"
 	kMBTDApply  = "mb_td_apply"
@@ -45,10 +42,10 @@ const (
 	mbNBig      = 2  // multi.cu MB_NBIG
 	mbGNF       = 3  // the group's MB_NF (an AllReduce of every rank's)
 	mbGMF       = 4  // the group's MB_MF
-	mbCtlWords  = 5
+	mbCtlWords  = 8  // multi.cu MB_CTL_WORDS
 )
 
-var multiKernelNames = []string{kMBInit, kMBZero, kMBSetBit, kMBOr, kMBBM2Q, kMBTDWalk, kMBTDPack, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
+var multiKernelNames = []string{kMBInit, kMBMerge, kMBTDWalk, kMBTDPack, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
 
 // groupBigDegree is the degree above which a top-down step spreads a
 // frontier vertex's arcs over the whole grid instead of one warp (tests
@@ -107,15 +104,14 @@ type rankState struct {
 	sms    int
 
 	levels, parents *gpu.Int32s
-	vis, cur, nxt   *gpu.Uint32s // size·bsize bits each
-	q, big          *gpu.Int32s  // the block's frontier, and its vertices of many arcs
-	ctl             *gpu.Uint64s // mb_bm2q's words and their sums over the group
-	counts          *gpu.Uint64s // pairs per owner rank, then the pairs staged
-	cursor          *gpu.Uint64s // per owner rank: mb_td_pack's
-	sizes           *gpu.Uint64s // every rank's counts (size × size)
-	stage           *gpu.Int32s  // (target, source) pairs as found, grown on demand
-	send, recv      *gpu.Int32s  // pairs grouped by owner rank, and received
-	glv             *gpu.Int32s  // every vertex's level, for the check
+	vis, cur, nxt   *gpu.Uint32s    // size·bsize bits each
+	q, big          *gpu.Int32s     // the block's frontier, and its vertices of many arcs
+	ctl             [2]*gpu.Uint64s // mb_merge's words and their sums over the group: level L's in ctl[L&1]
+	counts          *gpu.Uint64s    // pairs per owner rank, the pairs staged, mb_td_pack's cursor per owner rank
+	sizes           *gpu.Uint64s    // every rank's counts (size × size)
+	stage           *gpu.Int32s     // (target, source) pairs as found, grown on demand
+	send, recv      *gpu.Int32s     // pairs grouped by owner rank, and received
+	glv             *gpu.Int32s     // every vertex's level, for the check
 	ck              *gpu.Uint64s
 }
 
@@ -191,16 +187,15 @@ func (rs *rankState) alloc(size int) error {
 			return err
 		}
 	}
-	if rs.ctl, err = dev.AllocUint64s(mbCtlWords); err != nil {
-		return err
+	for i := range rs.ctl {
+		if rs.ctl[i], err = dev.AllocUint64s(mbCtlWords); err != nil {
+			return err
+		}
 	}
-	if rs.counts, err = dev.AllocUint64s(size + 1); err != nil {
+	if rs.counts, err = dev.AllocUint64s(2*size + 1); err != nil {
 		return err
 	}
 	if rs.sizes, err = dev.AllocUint64s(size * size); err != nil {
-		return err
-	}
-	if rs.cursor, err = dev.AllocUint64s(size); err != nil {
 		return err
 	}
 	rs.ck, err = dev.AllocUint64s(mbckWords)
@@ -209,7 +204,7 @@ func (rs *rankState) alloc(size int) error {
 
 func (rs *rankState) free() error {
 	return errors.Join(rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.big.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
-		rs.ctl.Free(), rs.counts.Free(), rs.cursor.Free(), rs.sizes.Free(), rs.stage.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
+		rs.ctl[0].Free(), rs.ctl[1].Free(), rs.counts.Free(), rs.sizes.Free(), rs.stage.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
 }
 
 // Close frees every rank's buffers; idempotent. The graph stays.
@@ -335,38 +330,30 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	block := gpu.D1(blockSize)
 	launch := func(name string, g gpu.Dim, args ...any) error { return t.Launch(fn[name], g, block, 0, args...) }
 	var comm time.Duration
-	nxtSpan, err := gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
-	if err != nil {
-		return err
-	}
-	nxtAll, err := gpu.SpanOf(rs.nxt, 0, -1)
-	if err != nil {
-		return err
-	}
 	ctl := make([]uint64, mbCtlWords)
 	counts := make([]uint64, size*size)
-	start := time.Now()
-	if err := launch(kMBInit, grid, rs.levels, rs.parents, rs.bsize, rs.lo, src); err != nil {
-		return err
+	// merge ends level L (see mb_merge) and reads its frontier's sizes.
+	var nql, nbig, nf, mf, mfl int64
+	merge := func(level int32) error {
+		err := launch(kMBMerge, grid, rs.nxt, rs.vis, nw, int64(rank)*lw, lw, rs.lo, rs.part.Offsets, groupBigDegree,
+			rs.q, rs.big, rs.cur.Ptr()+blockOff, rs.ctl[level&1], rs.ctl[(level+1)&1], rs.counts, 2*size+1)
+		if err != nil {
+			return err
+		}
+		if nql, nbig, nf, mf, err = rs.frontierSizes(t, rs.ctl[level&1], ctl, &comm); err != nil {
+			return err
+		}
+		mfl = int64(ctl[mbMF])
+		rs.cur, rs.nxt = rs.nxt, rs.cur
+		return nil
 	}
-	for _, bm := range []*gpu.Uint32s{rs.vis, rs.cur} {
-		if err := launch(kMBZero, grid, bm, nw); err != nil {
-			return err
-		}
-		if err := launch(kMBSetBit, gpu.D1(1), bm, src); err != nil {
-			return err
-		}
+	start := time.Now()
+	if err := launch(kMBInit, grid, rs.levels, rs.parents, rs.bsize, rs.lo, src, rs.vis, rs.cur, rs.nxt, nw,
+		rs.ctl[0], rs.ctl[1], rs.counts, 2*size+1); err != nil {
+		return err
 	}
 	// The first frontier: the source, listed by its owner.
-	if err := rs.ctl.Fill(0); err != nil {
-		return err
-	}
-	if err := launch(kMBBM2Q, grid, rs.cur.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
-		return err
-	}
-	nql, nbig, nf, mf, err := rs.frontierSizes(t, ctl, &comm)
-	mfl := int64(ctl[mbMF])
-	if err != nil {
+	if err := merge(0); err != nil {
 		return err
 	}
 	arcs := p.pg.Arcs
@@ -388,9 +375,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			bottomUp = false
 		}
 		prevNF = nf
-		if err := launch(kMBZero, grid, rs.nxt.Ptr()+blockOff, lw); err != nil {
-			return err
-		}
+		// nxt's block words are zero (mb_merge cleared them).
 		if bottomUp {
 			dirs = append(dirs, BottomUpStep)
 			if err := launch(kMBBU, grid, rs.part.Offsets, rs.part.Adj, rs.nl, rs.lo, level, rs.levels, rs.parents, rs.vis, rs.cur, rs.nxt.Ptr()+blockOff); err != nil {
@@ -405,30 +390,27 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			sent += n
 		}
 		// Everyone's new vertices, to every rank.
-		t0 := time.Now()
-		if err := rs.r.AllGather(t, nxtSpan, nxtAll); err != nil {
+		if size > 1 {
+			nxtSpan, err := gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
+			if err != nil {
+				return err
+			}
+			nxtAll, err := gpu.SpanOf(rs.nxt, 0, -1)
+			if err != nil {
+				return err
+			}
+			t0 := time.Now()
+			if err := rs.r.AllGather(t, nxtSpan, nxtAll); err != nil {
+				return err
+			}
+			comm += time.Since(t0)
+			sent += 4 * lw * int64(size-1)
+		}
+		if err := merge(level); err != nil {
 			return err
 		}
-		comm += time.Since(t0)
-		sent += 4 * lw * int64(size-1)
-		if err := launch(kMBOr, grid, rs.vis, rs.nxt, nw); err != nil {
-			return err
-		}
-		if err := rs.ctl.Fill(0); err != nil {
-			return err
-		}
-		if err := launch(kMBBM2Q, grid, rs.nxt.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
-			return err
-		}
-		if nql, nbig, nf, mf, err = rs.frontierSizes(t, ctl, &comm); err != nil {
-			return err
-		}
-		mfl = int64(ctl[mbMF])
 		mu0 -= mf
 		compArcs += mf
-		rs.cur, rs.nxt = rs.nxt, rs.cur
-		nxtSpan, _ = gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
-		nxtAll, _ = gpu.SpanOf(rs.nxt, 0, -1)
 	}
 	out.time, out.comm, out.sent = time.Since(start), comm, sent
 	mu.Lock()
@@ -443,19 +425,19 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	return nil
 }
 
-// frontierSizes reads the sizes mb_bm2q counted into ctl: the rank's
+// frontierSizes reads the sizes mb_merge counted into words: the rank's
 // frontier vertices (nql) and those of many arcs (nbig), and the whole
 // frontier's vertices and arcs (nf, mf), summed over the group on the
 // device: one AllReduce (none in a group of one) and one download, the
 // level's only round trips besides its collectives. The AllReduce's wait
 // is added to comm.
-func (rs *rankState) frontierSizes(t *gpu.Thread, ctl []uint64, comm *time.Duration) (nql, nbig, nf, mf int64, err error) {
+func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint64, comm *time.Duration) (nql, nbig, nf, mf int64, err error) {
 	if rs.r.Size() > 1 {
-		local, err := gpu.SpanOf(rs.ctl, mbNF, 2)
+		local, err := gpu.SpanOf(words, mbNF, 2)
 		if err != nil {
 			return 0, 0, 0, 0, err
 		}
-		group, err := gpu.SpanOf(rs.ctl, mbGNF, 2)
+		group, err := gpu.SpanOf(words, mbGNF, 2)
 		if err != nil {
 			return 0, 0, 0, 0, err
 		}
@@ -466,7 +448,7 @@ func (rs *rankState) frontierSizes(t *gpu.Thread, ctl []uint64, comm *time.Durat
 			return 0, 0, 0, 0, err
 		}
 	}
-	if err := rs.ctl.Download(ctl); err != nil {
+	if err := words.Download(ctl); err != nil {
 		return 0, 0, 0, 0, err
 	}
 	if rs.r.Size() == 1 {
@@ -492,9 +474,6 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	if rs.stage, err = grow(dev, rs.stage, 2*mfl); err != nil {
 		return 0, err
 	}
-	if err := rs.counts.Fill(0); err != nil {
-		return 0, err
-	}
 	if nql > 0 {
 		if err := launch(kMBTDWalk, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank,
 			level, rs.levels, rs.parents, rs.nxt.Ptr()+uint64(int64(rank)*rs.bsize/32*4), rs.counts, rs.counts.Ptr()+uint64(8*size), rs.stage); err != nil {
@@ -508,10 +487,7 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 		return 0, err
 	}
 	if nql > 0 {
-		if err := rs.cursor.Fill(0); err != nil {
-			return 0, err
-		}
-		if err := launch(kMBTDPack, grid, rs.stage, rs.counts, rs.bsize, size, rs.cursor, rs.send); err != nil {
+		if err := launch(kMBTDPack, grid, rs.stage, rs.counts, rs.bsize, size, rs.counts.Ptr()+uint64(8*(size+1)), rs.send); err != nil {
 			return 0, err
 		}
 	}

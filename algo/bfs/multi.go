@@ -112,6 +112,7 @@ type rankState struct {
 	stage           *gpu.Int32s     // (target, source) pairs as found, grown on demand
 	send, recv      *gpu.Int32s     // pairs grouped by owner rank, and received
 	glv             *gpu.Int32s     // every vertex's level, for the check
+	comm            commTimer
 	ck              *gpu.Uint64s
 }
 
@@ -203,7 +204,7 @@ func (rs *rankState) alloc(size int) error {
 }
 
 func (rs *rankState) free() error {
-	return errors.Join(rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.big.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
+	return errors.Join(rs.comm.close(), rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.big.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
 		rs.ctl[0].Free(), rs.ctl[1].Free(), rs.counts.Free(), rs.sizes.Free(), rs.stage.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
 }
 
@@ -234,8 +235,10 @@ type GroupResult struct {
 	ComponentEdges int64
 	// Time is the search's wall time (host clock, from the first launch to
 	// the last level's end, the slowest of this process's ranks); Comm is
-	// the longest time one of them spent in collectives (waiting for the
-	// others included).
+	// the longest GPU time one of them spent in collectives (waiting for
+	// the others included; timed with events from the end of the work
+	// queued before each collective to its end, so not the kernels whose
+	// results it carries).
 	Time, Comm time.Duration
 	// Exchanged is the bytes this process's ranks sent to other ranks:
 	// frontier pairs and their share of the gathered frontier bitmaps.
@@ -329,7 +332,8 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	grid := gpu.D1(rs.sms * blocksPerSM)
 	block := gpu.D1(blockSize)
 	launch := func(name string, g gpu.Dim, args ...any) error { return t.Launch(fn[name], g, block, 0, args...) }
-	var comm time.Duration
+	comm := &rs.comm
+	comm.total, comm.used = 0, 0
 	ctl := make([]uint64, mbCtlWords)
 	counts := make([]uint64, size*size)
 	// merge ends level L (see mb_merge) and reads its frontier's sizes.
@@ -340,7 +344,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		if err != nil {
 			return err
 		}
-		if nql, nbig, nf, mf, err = rs.frontierSizes(t, rs.ctl[level&1], ctl, &comm); err != nil {
+		if nql, nbig, nf, mf, err = rs.frontierSizes(t, rs.ctl[level&1], ctl, comm); err != nil {
 			return err
 		}
 		mfl = int64(ctl[mbMF])
@@ -383,7 +387,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			}
 		} else {
 			dirs = append(dirs, TopDownStep)
-			n, err := p.topDown(rs, t, launch, nql, nbig, mfl, level, counts, &comm)
+			n, err := p.topDown(rs, t, launch, nql, nbig, mfl, level, counts, comm)
 			if err != nil {
 				return err
 			}
@@ -399,11 +403,9 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			if err != nil {
 				return err
 			}
-			t0 := time.Now()
-			if err := rs.r.AllGather(t, nxtSpan, nxtAll); err != nil {
+			if err := comm.time(t, func() error { return rs.r.AllGather(t, nxtSpan, nxtAll) }); err != nil {
 				return err
 			}
-			comm += time.Since(t0)
 			sent += 4 * lw * int64(size-1)
 		}
 		if err := merge(level); err != nil {
@@ -412,7 +414,11 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		mu0 -= mf
 		compArcs += mf
 	}
-	out.time, out.comm, out.sent = time.Since(start), comm, sent
+	elapsed := time.Since(start)
+	if err := comm.settle(); err != nil {
+		return err
+	}
+	out.time, out.comm, out.sent = elapsed, comm.total, sent
 	mu.Lock()
 	defer mu.Unlock()
 	if res.FrontierSizes == nil {
@@ -429,9 +435,9 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 // frontier vertices (nql) and those of many arcs (nbig), and the whole
 // frontier's vertices and arcs (nf, mf), summed over the group on the
 // device: one AllReduce (none in a group of one) and one download, the
-// level's only round trips besides its collectives. The AllReduce's wait
-// is added to comm.
-func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint64, comm *time.Duration) (nql, nbig, nf, mf int64, err error) {
+// level's only round trips besides its collectives. The AllReduce is
+// timed by comm.
+func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint64, comm *commTimer) (nql, nbig, nf, mf int64, err error) {
 	if rs.r.Size() > 1 {
 		local, err := gpu.SpanOf(words, mbNF, 2)
 		if err != nil {
@@ -441,10 +447,7 @@ func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint
 		if err != nil {
 			return 0, 0, 0, 0, err
 		}
-		start := time.Now()
-		err = rs.r.AllReduce(t, local, group, nccl.Sum)
-		*comm += time.Since(start)
-		if err != nil {
+		if err := comm.time(t, func() error { return rs.r.AllReduce(t, local, group, nccl.Sum) }); err != nil {
 			return 0, 0, 0, 0, err
 		}
 	}
@@ -463,9 +466,9 @@ func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint
 // a (target, source) pair for each of the others; the pairs are grouped
 // by owner, their numbers gathered (one AllGather and one download), the
 // pairs exchanged and claimed by their owners. It returns the bytes sent
-// to other ranks and adds the collectives' waits to comm.
+// to other ranks; comm times its collectives.
 func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string, gpu.Dim, ...any) error,
-	nql, nbig, mfl int64, level int32, counts []uint64, comm *time.Duration) (int64, error) {
+	nql, nbig, mfl int64, level int32, counts []uint64, comm *commTimer) (int64, error) {
 	size, rank := rs.r.Size(), rs.r.Rank()
 	grid := gpu.D1(rs.sms * blocksPerSM)
 	dev := rs.r.Device()
@@ -500,10 +503,7 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	if err != nil {
 		return 0, err
 	}
-	start := time.Now()
-	err = rs.r.AllGather(t, mine, all)
-	*comm += time.Since(start)
-	if err != nil {
+	if err := comm.time(t, func() error { return rs.r.AllGather(t, mine, all) }); err != nil {
 		return 0, err
 	}
 	if err := rs.sizes.Download(counts); err != nil {
@@ -530,10 +530,7 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	if err != nil {
 		return 0, err
 	}
-	start = time.Now()
-	err = rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts)
-	*comm += time.Since(start)
-	if err != nil {
+	if err := comm.time(t, func() error { return rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts) }); err != nil {
 		return 0, err
 	}
 	if nrecv > 0 {
@@ -543,6 +540,73 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 		}
 	}
 	return sent, nil
+}
+
+// commTimer sums the GPU time of a rank's collectives: an event before
+// and one after each, read when the pool is full and at the end of a
+// search (all done by then), so timing adds no host round trip. A
+// collective's time runs from the end of the work queued before it to
+// its own end: its transfers and its wait for the other ranks, not the
+// kernels whose results it carries (a host clock around the call, which
+// waits for them, would count those too).
+type commTimer struct {
+	events []*gpu.Event // pairs: before, after
+	used   int          // events recorded since the last settle
+	total  time.Duration
+}
+
+// commEvents is the most events a commTimer holds (half of them pairs'
+// starts): enough for the levels of an R-MAT search between settles.
+const commEvents = 256
+
+// time runs the collective f between two events.
+func (c *commTimer) time(t *gpu.Thread, f func() error) error {
+	if c.used+2 > commEvents {
+		if err := c.settle(); err != nil {
+			return err
+		}
+	}
+	for len(c.events) < c.used+2 {
+		e, err := t.Device().NewEvent()
+		if err != nil {
+			return err
+		}
+		c.events = append(c.events, e)
+	}
+	if err := t.Record(c.events[c.used], nil); err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	if err := t.Record(c.events[c.used+1], nil); err != nil {
+		return err
+	}
+	c.used += 2
+	return nil
+}
+
+// settle adds the recorded pairs' times to total (waiting for the last).
+func (c *commTimer) settle() error {
+	for i := 0; i+1 < c.used; i += 2 {
+		d, err := gpu.Elapsed(c.events[i], c.events[i+1])
+		if err != nil {
+			return err
+		}
+		c.total += d
+	}
+	c.used = 0
+	return nil
+}
+
+// close destroys the events.
+func (c *commTimer) close() error {
+	var errs []error
+	for _, e := range c.events {
+		errs = append(errs, e.Close())
+	}
+	c.events = nil
+	return errors.Join(errs...)
 }
 
 // grow returns b if it holds n elements, else a new buffer of at least n

@@ -120,7 +120,10 @@ type rankState struct {
 // gpugen.RMATParts) for searches over its group, allocating each rank's
 // buffers on its device: 4 arrays of a block (levels, parents, queue, and
 // the check's gathered levels of every vertex, made at the first Check)
-// and three bitmaps of every vertex. A group of the host device searches
+// and three bitmaps of every vertex; top-down steps of a group of several
+// ranks also grow a staging and a send buffer of up to 12 bytes per arc of
+// the rank's largest top-down frontier (each with room to spare), and a
+// receive buffer. A group of the host device searches
 // its one part with DirectionOptimizing.
 func PrepareGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupPrepared, error) {
 	if pg == nil || pg.Group == nil {

@@ -123,8 +123,8 @@ type rankState struct {
 // and three bitmaps of every vertex; top-down steps of a group of several
 // ranks also grow a staging and a send buffer of up to 12 bytes per arc of
 // the rank's largest top-down frontier (each with room to spare), and a
-// receive buffer. A group of the host device searches
-// its one part with DirectionOptimizing.
+// receive buffer. A group of the host device searches its one part with
+// DirectionOptimizing.
 func PrepareGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupPrepared, error) {
 	if pg == nil || pg.Group == nil {
 		return nil, errors.New("bfs: PrepareGroup: nil partitioned graph; make one with gpugen.RMATParts")

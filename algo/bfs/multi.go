@@ -476,8 +476,12 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	grid := gpu.D1(rs.sms * blocksPerSM)
 	dev := rs.r.Device()
 	var err error
-	// At most one pair per arc of the frontier.
-	if rs.stage, err = grow(dev, rs.stage, 2*mfl); err != nil {
+	// At most one pair per arc of the frontier; none in a group of one.
+	staged := 2 * mfl
+	if size == 1 {
+		staged = 0
+	}
+	if rs.stage, err = grow(dev, rs.stage, staged); err != nil {
 		return 0, err
 	}
 	if nql > 0 {

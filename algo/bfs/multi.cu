@@ -109,8 +109,8 @@ extern "C" __global__ void mb_merge(const u32 *nxt, u32 *vis, i64 nw, i64 own, i
 
 // td_scan walks the arcs of the frontier q (nq vertices, a warp per vertex
 // of at most bigdeg arcs) and of its big vertices (nbig, each spread
-// over the whole grid) and calls f(target, source) for every target not yet
-// visited.
+// over the whole grid) and calls f(target, source) for every target not
+// marked in vis.
 template <typename F>
 __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off,
                                         const int *adj, i64 lo, const u32 *vis, F f) {
@@ -156,9 +156,12 @@ __device__ __forceinline__ void mb_push(int *pairs, u64 *n, int w, int u) {
 // pair for every unvisited target of another rank to stage (*nstage
 // pairs, in no order; room for every arc of the frontier), counting them
 // per owner: counts[o] += pairs whose target is in rank o's block (bsize
-// vertices per block).
+// vertices per block). A remote target gets one pair from this rank, not
+// one per arc: the first arc to reach it marks it in vis (its owner will
+// claim it at this level, so the mark is what the gathered frontier adds
+// to vis anyway) and the others skip it.
 extern "C" __global__ void mb_td_walk(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
-                                      i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
+                                      i64 lo, u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
                                       int *parents, u32 *nxt, u64 *counts, u64 *nstage, int *stage) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
@@ -166,6 +169,8 @@ extern "C" __global__ void mb_td_walk(const int *q, i64 nq, const int *big, i64 
 	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
 		int o = (int)(w / bsize);
 		if (o != rank) {
+			u32 b = 1u << (w & 31);
+			if (atomicOr(vis + (w >> 5), b) & b) return; // sent already
 			atomicAdd(&s_cnt[o], 1u);
 			mb_push(stage, nstage, w, u);
 			return;

@@ -18,13 +18,20 @@ typedef unsigned long long u64;
 #define MB_MAX_RANKS 64
 #define FULL_MASK 0xffffffffu
 
-// Control words of mb_bm2q: [MB_NF] next frontier's vertices, [MB_MF] their
-// arcs, [MB_NBIG] those of more than bigdeg arcs (listed apart: a top-down
-// step spreads each one's arcs over the whole grid, where a warp alone
-// would crawl through an R-MAT hub's millions).
+// Control words of mb_merge: [MB_NF] the frontier's vertices of the
+// rank's block, [MB_MF] their arcs, [MB_NBIG] those of more than bigdeg
+// arcs (listed apart: a top-down step spreads each one's arcs over the
+// whole grid, where a warp alone would crawl through an R-MAT hub's
+// millions); [MB_GNF] and [MB_GMF] are MB_NF and MB_MF summed over the
+// group (an AllReduce of words 0..1 into 3..4, multi.go). A rank has two
+// sets (MB_CTL_WORDS each): level L's mb_merge counts into set L&1 and
+// zeroes the other for level L+1, so the host never clears them.
 #define MB_NF 0
 #define MB_MF 1
 #define MB_NBIG 2
+#define MB_GNF 3
+#define MB_GMF 4
+#define MB_CTL_WORDS 8
 
 __device__ __forceinline__ bool bit(const u32 *bm, i64 v) { return (bm[v >> 5] >> (v & 31)) & 1u; }
 
@@ -33,45 +40,63 @@ __device__ __forceinline__ u64 mb_warp_sum(u64 x) {
 	return x;
 }
 
-// mb_init sets levels and parents to -1, the source's (when this rank owns
-// it) to 0 and itself.
-extern "C" __global__ void mb_init(int *levels, int *parents, i64 nb, i64 lo, int src) {
-	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nb; i += (i64)gridDim.x * blockDim.x) {
+// mb_init starts a search from src: levels and parents -1 but the
+// source's (when this rank owns it) 0 and itself; vis and cur empty, nxt
+// holding the source alone (nw words each: the first level's mb_merge
+// takes it from there); both control sets and the nx words of xc zero.
+extern "C" __global__ void mb_init(int *levels, int *parents, i64 nb, i64 lo, int src, u32 *vis, u32 *cur, u32 *nxt, i64 nw,
+                                   u64 *ctl0, u64 *ctl1, u64 *xc, int nx) {
+	i64 tid = blockIdx.x * (i64)blockDim.x + threadIdx.x, threads = (i64)gridDim.x * blockDim.x;
+	for (i64 i = tid; i < nb; i += threads) {
 		bool s = lo + i == src;
 		levels[i] = s ? 0 : -1;
 		parents[i] = s ? src : -1;
 	}
+	for (i64 i = tid; i < nw; i += threads) {
+		vis[i] = 0;
+		cur[i] = 0;
+		nxt[i] = i == (src >> 5) ? 1u << (src & 31) : 0;
+	}
+	if (tid < MB_CTL_WORDS) ctl0[tid] = ctl1[tid] = 0;
+	for (i64 i = tid; i < nx; i += threads) xc[i] = 0;
 }
 
-// mb_zero clears nw words.
-extern "C" __global__ void mb_zero(u32 *w, i64 nw) {
-	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nw; i += (i64)gridDim.x * blockDim.x) w[i] = 0;
-}
-
-// mb_set_bit sets bit v of bm (one thread).
-extern "C" __global__ void mb_set_bit(u32 *bm, int v) {
-	if (blockIdx.x == 0 && threadIdx.x == 0) bm[v >> 5] |= 1u << (v & 31);
-}
-
-// mb_or adds x's bits to vis.
-extern "C" __global__ void mb_or(u32 *vis, const u32 *x, i64 nw) {
-	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nw; i += (i64)gridDim.x * blockDim.x) vis[i] |= x[i];
-}
-
-// mb_bm2q lists the vertices of this rank's block whose bits are set in
-// blk (nw words, bit i = vertex lo+i) into q, adding their number to
-// ctl[MB_NF] and their arcs to ctl[MB_MF]; those of more than bigdeg arcs
-// also go to big (counted in ctl[MB_NBIG]). Queue order is unspecified.
-extern "C" __global__ void mb_bm2q(const u32 *blk, i64 nw, i64 lo, const i64 *off, i64 bigdeg, int *q, int *big, u64 *ctl) {
+// mb_merge ends a level, once nxt holds every rank's new vertices (nw
+// words): it adds them to vis (only the words with new bits are written),
+// lists those of the rank's block (words [own, own+lw), bit i = vertex
+// lo+i) into q and the ones of more than bigdeg arcs into big, counting
+// into ctl (MB_NF, MB_MF, MB_NBIG; zero before); and it clears what the
+// next level fills: dead (the block's lw words of the other bitmap, the
+// next nxt), ctlNext's counters and the nx words of xc. Queue order is
+// unspecified. One atomic per warp and word group for the queue.
+extern "C" __global__ void mb_merge(const u32 *nxt, u32 *vis, i64 nw, i64 own, i64 lw, i64 lo, const i64 *off, i64 bigdeg,
+                                    int *q, int *big, u32 *dead, u64 *ctl, u64 *ctlNext, u64 *xc, int nx) {
+	i64 tid = blockIdx.x * (i64)blockDim.x + threadIdx.x, threads = (i64)gridDim.x * blockDim.x;
+	int lane = threadIdx.x & 31;
+	if (tid <= MB_NBIG) ctlNext[tid] = 0;
+	for (i64 i = tid; i < nx; i += threads) xc[i] = 0;
 	u64 arcs = 0;
-	for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < nw; i += (i64)gridDim.x * blockDim.x) {
-		u32 w = blk[i];
-		if (!w) continue;
-		u64 at = atomicAdd(ctl + MB_NF, (u64)__popc(w));
-		while (w) {
-			int b = __ffs(w) - 1;
-			w &= w - 1;
-			i64 li = i * 32 + b;
+	for (i64 w0 = tid - lane; w0 < nw; w0 += threads) {
+		i64 i = w0 + lane;
+		u32 x = i < nw ? nxt[i] : 0;
+		if (x) vis[i] |= x;
+		bool mine = i >= own && i < own + lw;
+		if (mine) dead[i - own] = 0;
+		if (!mine) x = 0;
+		int c = __popc(x), incl = c;
+		for (int o = 1; o < 32; o <<= 1) {
+			int y = __shfl_up_sync(FULL_MASK, incl, o);
+			if (lane >= o) incl += y;
+		}
+		int total = __shfl_sync(FULL_MASK, incl, 31);
+		if (total == 0) continue;
+		u64 base = 0;
+		if (lane == 31) base = atomicAdd(ctl + MB_NF, (u64)total);
+		u64 at = __shfl_sync(FULL_MASK, base, 31) + (u64)(incl - c);
+		while (x) {
+			int b = __ffs(x) - 1;
+			x &= x - 1;
+			i64 li = (i - own) * 32 + b;
 			q[at++] = (int)(lo + li);
 			i64 deg = off[li + 1] - off[li];
 			arcs += (u64)deg;
@@ -79,13 +104,13 @@ extern "C" __global__ void mb_bm2q(const u32 *blk, i64 nw, i64 lo, const i64 *of
 		}
 	}
 	arcs = mb_warp_sum(arcs);
-	if ((threadIdx.x & 31) == 0 && arcs) atomicAdd(ctl + MB_MF, arcs);
+	if (lane == 0 && arcs) atomicAdd(ctl + MB_MF, arcs);
 }
 
 // td_scan walks the arcs of the frontier q (nq vertices, a warp per vertex
 // of at most bigdeg arcs) and of its big vertices (nbig, each spread
-// over the whole grid) and calls f(target, source) for every target not yet
-// visited. Every block walks the same arcs on every call.
+// over the whole grid) and calls f(target, source) for every target not
+// marked in vis.
 template <typename F>
 __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off,
                                         const int *adj, i64 lo, const u32 *vis, F f) {
@@ -111,20 +136,43 @@ __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i6
 	}
 }
 
-// mb_td_count claims the frontier's unvisited targets in the rank's own
-// block at once (level, parent, bit in nxt: the rank's words) and counts,
-// per other owner rank, the arcs to its unvisited targets: counts[o] +=
-// arcs whose target is in rank o's block (bsize vertices per block).
-extern "C" __global__ void mb_td_count(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
-                                       i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
-                                       int *parents, u32 *nxt, u64 *counts) {
+// mb_push appends the pair (w, u) to pairs (length in *n): one atomic per
+// group of lanes that push together.
+__device__ __forceinline__ void mb_push(int *pairs, u64 *n, int w, int u) {
+	u32 mask = __activemask();
+	int lane = threadIdx.x & 31;
+	int leader = __ffs(mask) - 1;
+	u64 base = 0;
+	if (lane == leader) base = atomicAdd(n, (u64)__popc(mask));
+	base = __shfl_sync(mask, base, leader);
+	u64 at = base + __popc(mask & ((1u << lane) - 1u));
+	pairs[2 * at] = w;
+	pairs[2 * at + 1] = u;
+}
+
+// mb_td_walk is a top-down step's one walk over the frontier's arcs: it
+// claims the unvisited targets in the rank's own block at once (level,
+// parent, bit in nxt: the rank's words) and appends a (target, source)
+// pair for every unvisited target of another rank to stage (*nstage
+// pairs, in no order; room for every arc of the frontier), counting them
+// per owner: counts[o] += pairs whose target is in rank o's block (bsize
+// vertices per block). A remote target gets one pair from this rank, not
+// one per arc: the first arc to reach it marks it in vis (its owner will
+// claim it at this level, so the mark is what the gathered frontier adds
+// to vis anyway) and the others skip it.
+extern "C" __global__ void mb_td_walk(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
+                                      i64 lo, u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
+                                      int *parents, u32 *nxt, u64 *counts, u64 *nstage, int *stage) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
 	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
 		int o = (int)(w / bsize);
 		if (o != rank) {
+			u32 b = 1u << (w & 31);
+			if (atomicOr(vis + (w >> 5), b) & b) return; // sent already
 			atomicAdd(&s_cnt[o], 1u);
+			mb_push(stage, nstage, w, u);
 			return;
 		}
 		i64 li = w - lo;
@@ -138,34 +186,41 @@ extern "C" __global__ void mb_td_count(const int *q, i64 nq, const int *big, i64
 		if (s_cnt[i]) atomicAdd(counts + i, (u64)s_cnt[i]);
 }
 
-// mb_td_fill writes the (target, source) pairs mb_td_count counted (those
-// of targets in other ranks' blocks) into pairs, grouped by owner:
-// cursor[o] starts at owner o's first pair and moves on as each block
-// reserves its share. The walk is mb_td_count's, done twice per block:
-// once to count, once to write.
-extern "C" __global__ void mb_td_fill(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
-                                      i64 lo, const u32 *vis, i64 bsize, int ranks, int rank, u64 *cursor, int *pairs) {
+// mb_td_pack copies mb_td_walk's pairs from stage to send grouped by
+// owner rank, in rank order (owner o's pairs start after those of the
+// ranks before it, counts[·] pairs each): each block takes a contiguous
+// share of the pairs, counts it per owner, reserves room with one atomic
+// per owner on cursor (zero before) and writes.
+extern "C" __global__ void mb_td_pack(const int *stage, const u64 *counts, i64 bsize, int ranks, u64 *cursor, int *send) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
 	__shared__ u64 s_base[MB_MAX_RANKS];
+	__shared__ u64 s_total;
+	if (threadIdx.x == 0) {
+		u64 sum = 0;
+		for (int i = 0; i < ranks; i++) {
+			s_base[i] = sum;
+			sum += counts[i];
+		}
+		s_total = sum;
+	}
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
-	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int) {
-		int o = (int)(w / bsize);
-		if (o != rank) atomicAdd(&s_cnt[o], 1u);
-	});
+	u64 share = (s_total + gridDim.x - 1) / gridDim.x;
+	u64 from = blockIdx.x * share, to = from + share < s_total ? from + share : s_total;
+	for (u64 i = from + threadIdx.x; i < to; i += blockDim.x) atomicAdd(&s_cnt[(int)(stage[2 * i] / bsize)], 1u);
 	__syncthreads();
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) {
-		s_base[i] = s_cnt[i] ? atomicAdd(cursor + i, (u64)s_cnt[i]) : 0;
+		s_base[i] += s_cnt[i] ? atomicAdd(cursor + i, (u64)s_cnt[i]) : 0;
 		s_cnt[i] = 0;
 	}
 	__syncthreads();
-	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
+	for (u64 i = from + threadIdx.x; i < to; i += blockDim.x) {
+		int w = stage[2 * i];
 		int o = (int)(w / bsize);
-		if (o == rank) return;
 		u64 at = s_base[o] + atomicAdd(&s_cnt[o], 1u);
-		pairs[2 * at] = w;
-		pairs[2 * at + 1] = u;
-	});
+		send[2 * at] = w;
+		send[2 * at + 1] = stage[2 * i + 1];
+	}
 }
 
 // mb_td_apply claims, for every received (target, source) pair whose

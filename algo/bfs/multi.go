@@ -25,12 +25,9 @@ var multiSource string
 // Kernels of multi.cu.
 const (
 	kMBInit     = "mb_init"
-	kMBZero     = "mb_zero"
-	kMBSetBit   = "mb_set_bit"
-	kMBOr       = "mb_or"
-	kMBBM2Q     = "mb_bm2q"
-	kMBTDCount  = "mb_td_count"
-	kMBTDFill   = "mb_td_fill"
+	kMBMerge    = "mb_merge"
+	kMBTDWalk   = "mb_td_walk"
+	kMBTDPack   = "mb_td_pack"
 	kMBTDApply  = "mb_td_apply"
 	kMBBU       = "mb_bu"
 	kMBCKClear  = "mbck_clear"
@@ -43,10 +40,12 @@ const (
 	mbNF        = 0  // multi.cu MB_NF
 	mbMF        = 1  // multi.cu MB_MF
 	mbNBig      = 2  // multi.cu MB_NBIG
-	mbCtlWords  = 3
+	mbGNF       = 3  // the group's MB_NF (an AllReduce of every rank's)
+	mbGMF       = 4  // the group's MB_MF
+	mbCtlWords  = 8  // multi.cu MB_CTL_WORDS
 )
 
-var multiKernelNames = []string{kMBInit, kMBZero, kMBSetBit, kMBOr, kMBBM2Q, kMBTDCount, kMBTDFill, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
+var multiKernelNames = []string{kMBInit, kMBMerge, kMBTDWalk, kMBTDPack, kMBTDApply, kMBBU, kMBCKClear, kMBCKBlock}
 
 // groupBigDegree is the degree above which a top-down step spreads a
 // frontier vertex's arcs over the whole grid instead of one warp (tests
@@ -105,12 +104,15 @@ type rankState struct {
 	sms    int
 
 	levels, parents *gpu.Int32s
-	vis, cur, nxt   *gpu.Uint32s // size·bsize bits each
-	q, big          *gpu.Int32s  // the block's frontier, and its vertices of many arcs
-	ctl             *gpu.Uint64s // mb_bm2q's words
-	counts, cursor  *gpu.Uint64s // per owner rank
-	send, recv      *gpu.Int32s  // (target, source) pairs, grown on demand
-	glv             *gpu.Int32s  // every vertex's level, for the check
+	vis, cur, nxt   *gpu.Uint32s    // size·bsize bits each
+	q, big          *gpu.Int32s     // the block's frontier, and its vertices of many arcs
+	ctl             [2]*gpu.Uint64s // mb_merge's words and their sums over the group: level L's in ctl[L&1]
+	counts          *gpu.Uint64s    // pairs per owner rank, the pairs staged, mb_td_pack's cursor per owner rank
+	sizes           *gpu.Uint64s    // every rank's counts (size × size)
+	stage           *gpu.Int32s     // (target, source) pairs as found, grown on demand
+	send, recv      *gpu.Int32s     // pairs grouped by owner rank, and received
+	glv             *gpu.Int32s     // every vertex's level, for the check
+	comm            commTimer
 	ck              *gpu.Uint64s
 }
 
@@ -118,8 +120,11 @@ type rankState struct {
 // gpugen.RMATParts) for searches over its group, allocating each rank's
 // buffers on its device: 4 arrays of a block (levels, parents, queue, and
 // the check's gathered levels of every vertex, made at the first Check)
-// and three bitmaps of every vertex. A group of the host device searches
-// its one part with DirectionOptimizing.
+// and three bitmaps of every vertex; top-down steps of a group of several
+// ranks also grow a staging and a send buffer of up to 12 bytes per arc of
+// the rank's largest top-down frontier (each with room to spare), and a
+// receive buffer. A group of the host device searches its one part with
+// DirectionOptimizing.
 func PrepareGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupPrepared, error) {
 	if pg == nil || pg.Group == nil {
 		return nil, errors.New("bfs: PrepareGroup: nil partitioned graph; make one with gpugen.RMATParts")
@@ -186,13 +191,15 @@ func (rs *rankState) alloc(size int) error {
 			return err
 		}
 	}
-	if rs.ctl, err = dev.AllocUint64s(mbCtlWords); err != nil {
+	for i := range rs.ctl {
+		if rs.ctl[i], err = dev.AllocUint64s(mbCtlWords); err != nil {
+			return err
+		}
+	}
+	if rs.counts, err = dev.AllocUint64s(2*size + 1); err != nil {
 		return err
 	}
-	if rs.counts, err = dev.AllocUint64s(size); err != nil {
-		return err
-	}
-	if rs.cursor, err = dev.AllocUint64s(size); err != nil {
+	if rs.sizes, err = dev.AllocUint64s(size * size); err != nil {
 		return err
 	}
 	rs.ck, err = dev.AllocUint64s(mbckWords)
@@ -200,8 +207,8 @@ func (rs *rankState) alloc(size int) error {
 }
 
 func (rs *rankState) free() error {
-	return errors.Join(rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.big.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
-		rs.ctl.Free(), rs.counts.Free(), rs.cursor.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
+	return errors.Join(rs.comm.close(), rs.levels.Free(), rs.parents.Free(), rs.q.Free(), rs.big.Free(), rs.vis.Free(), rs.cur.Free(), rs.nxt.Free(),
+		rs.ctl[0].Free(), rs.ctl[1].Free(), rs.counts.Free(), rs.sizes.Free(), rs.stage.Free(), rs.send.Free(), rs.recv.Free(), rs.glv.Free(), rs.ck.Free())
 }
 
 // Close frees every rank's buffers; idempotent. The graph stays.
@@ -231,8 +238,10 @@ type GroupResult struct {
 	ComponentEdges int64
 	// Time is the search's wall time (host clock, from the first launch to
 	// the last level's end, the slowest of this process's ranks); Comm is
-	// the longest time one of them spent in collectives (waiting for the
-	// others included).
+	// the longest GPU time one of them spent in collectives (waiting for
+	// the others included; timed with events from the end of the work
+	// queued before each collective to its end, so not the kernels whose
+	// results it carries).
 	Time, Comm time.Duration
 	// Exchanged is the bytes this process's ranks sent to other ranks:
 	// frontier pairs and their share of the gathered frontier bitmaps.
@@ -247,17 +256,22 @@ type GroupResult struct {
 	host *Result // a host group's result
 }
 
+// CommShare is Comm / Time, the share of the search's time spent in
+// collectives (0 when Time is 0; 0 for a host group, which has none).
+func (r *GroupResult) CommShare() float64 {
+	if r.Time <= 0 {
+		return 0
+	}
+	return r.Comm.Seconds() / r.Time.Seconds()
+}
+
 // String is a one-line summary.
 func (r *GroupResult) String() string {
 	if r == nil {
 		return "bfs: <nil group result>"
 	}
-	share := 0.0
-	if r.Time > 0 {
-		share = 100 * float64(r.Comm) / float64(r.Time)
-	}
 	return fmt.Sprintf("bfs over %d rank(s) from %d: %d vertices reached in %d levels, %v (%.0f%% in collectives), %s",
-		r.Ranks, r.Source, r.Reached, len(r.FrontierSizes), r.Time, share, r.TEPS)
+		r.Ranks, r.Source, r.Reached, len(r.FrontierSizes), r.Time, 100*r.CommShare(), r.TEPS)
 }
 
 // rankOut is what one rank's search reports.
@@ -321,51 +335,34 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	grid := gpu.D1(rs.sms * blocksPerSM)
 	block := gpu.D1(blockSize)
 	launch := func(name string, g gpu.Dim, args ...any) error { return t.Launch(fn[name], g, block, 0, args...) }
-	var comm time.Duration
-	reduce := func(vals []int64) ([]int64, error) {
-		start := time.Now()
-		v, err := rs.r.AllReduceInt64(t, vals, nccl.Sum)
-		comm += time.Since(start)
-		return v, err
-	}
-	nxtSpan, err := gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
-	if err != nil {
-		return err
-	}
-	nxtAll, err := gpu.SpanOf(rs.nxt, 0, -1)
-	if err != nil {
-		return err
-	}
+	comm := &rs.comm
+	comm.total, comm.used = 0, 0
 	ctl := make([]uint64, mbCtlWords)
-	counts := make([]uint64, size)
-	start := time.Now()
-	if err := launch(kMBInit, grid, rs.levels, rs.parents, rs.bsize, rs.lo, src); err != nil {
-		return err
+	counts := make([]uint64, size*size)
+	// merge ends level L (see mb_merge) and reads its frontier's sizes.
+	var nql, nbig, nf, mf, mfl int64
+	merge := func(level int32) error {
+		err := launch(kMBMerge, grid, rs.nxt, rs.vis, nw, int64(rank)*lw, lw, rs.lo, rs.part.Offsets, groupBigDegree,
+			rs.q, rs.big, rs.cur.Ptr()+blockOff, rs.ctl[level&1], rs.ctl[(level+1)&1], rs.counts, 2*size+1)
+		if err != nil {
+			return err
+		}
+		if nql, nbig, nf, mf, err = rs.frontierSizes(t, rs.ctl[level&1], ctl, comm); err != nil {
+			return err
+		}
+		mfl = int64(ctl[mbMF])
+		rs.cur, rs.nxt = rs.nxt, rs.cur
+		return nil
 	}
-	for _, bm := range []*gpu.Uint32s{rs.vis, rs.cur} {
-		if err := launch(kMBZero, grid, bm, nw); err != nil {
-			return err
-		}
-		if err := launch(kMBSetBit, gpu.D1(1), bm, src); err != nil {
-			return err
-		}
+	start := time.Now()
+	if err := launch(kMBInit, grid, rs.levels, rs.parents, rs.bsize, rs.lo, src, rs.vis, rs.cur, rs.nxt, nw,
+		rs.ctl[0], rs.ctl[1], rs.counts, 2*size+1); err != nil {
+		return err
 	}
 	// The first frontier: the source, listed by its owner.
-	if err := rs.ctl.Fill(0); err != nil {
+	if err := merge(0); err != nil {
 		return err
 	}
-	if err := launch(kMBBM2Q, grid, rs.cur.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
-		return err
-	}
-	if err := rs.ctl.Download(ctl); err != nil {
-		return err
-	}
-	nql, nbig := int64(ctl[mbNF]), int64(ctl[mbNBig])
-	g, err := reduce([]int64{int64(ctl[mbNF]), int64(ctl[mbMF])})
-	if err != nil {
-		return err
-	}
-	nf, mf := g[0], g[1]
 	arcs := p.pg.Arcs
 	mu0 := arcs - mf
 	compArcs := mf
@@ -385,9 +382,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			bottomUp = false
 		}
 		prevNF = nf
-		if err := launch(kMBZero, grid, rs.nxt.Ptr()+blockOff, lw); err != nil {
-			return err
-		}
+		// nxt's block words are zero (mb_merge cleared them).
 		if bottomUp {
 			dirs = append(dirs, BottomUpStep)
 			if err := launch(kMBBU, grid, rs.part.Offsets, rs.part.Adj, rs.nl, rs.lo, level, rs.levels, rs.parents, rs.vis, rs.cur, rs.nxt.Ptr()+blockOff); err != nil {
@@ -395,43 +390,38 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			}
 		} else {
 			dirs = append(dirs, TopDownStep)
-			n, err := p.topDown(rs, t, launch, reduce, nql, nbig, level, counts)
+			n, err := p.topDown(rs, t, launch, nql, nbig, mfl, level, counts, comm)
 			if err != nil {
 				return err
 			}
 			sent += n
 		}
 		// Everyone's new vertices, to every rank.
-		t0 := time.Now()
-		if err := rs.r.AllGather(t, nxtSpan, nxtAll); err != nil {
+		if size > 1 {
+			nxtSpan, err := gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
+			if err != nil {
+				return err
+			}
+			nxtAll, err := gpu.SpanOf(rs.nxt, 0, -1)
+			if err != nil {
+				return err
+			}
+			if err := comm.time(t, func() error { return rs.r.AllGather(t, nxtSpan, nxtAll) }); err != nil {
+				return err
+			}
+			sent += 4 * lw * int64(size-1)
+		}
+		if err := merge(level); err != nil {
 			return err
 		}
-		comm += time.Since(t0)
-		sent += 4 * lw * int64(size-1)
-		if err := launch(kMBOr, grid, rs.vis, rs.nxt, nw); err != nil {
-			return err
-		}
-		if err := rs.ctl.Fill(0); err != nil {
-			return err
-		}
-		if err := launch(kMBBM2Q, grid, rs.nxt.Ptr()+blockOff, lw, rs.lo, rs.part.Offsets, groupBigDegree, rs.q, rs.big, rs.ctl); err != nil {
-			return err
-		}
-		if err := rs.ctl.Download(ctl); err != nil {
-			return err
-		}
-		nql, nbig = int64(ctl[mbNF]), int64(ctl[mbNBig])
-		if g, err = reduce([]int64{int64(ctl[mbNF]), int64(ctl[mbMF])}); err != nil {
-			return err
-		}
-		nf, mf = g[0], g[1]
 		mu0 -= mf
 		compArcs += mf
-		rs.cur, rs.nxt = rs.nxt, rs.cur
-		nxtSpan, _ = gpu.SpanOf(rs.nxt, int(int64(rank)*lw), int(lw))
-		nxtAll, _ = gpu.SpanOf(rs.nxt, 0, -1)
 	}
-	out.time, out.comm, out.sent = time.Since(start), comm, sent
+	elapsed := time.Since(start)
+	if err := comm.settle(); err != nil {
+		return err
+	}
+	out.time, out.comm, out.sent = elapsed, comm.total, sent
 	mu.Lock()
 	defer mu.Unlock()
 	if res.FrontierSizes == nil {
@@ -444,63 +434,100 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	return nil
 }
 
-// topDown is a top-down step of one rank: the block's frontier (nql
-// vertices in rs.q, nbig of them also in rs.big) claims its unvisited
-// targets in the block at once; the (target, source) pairs of the others
-// are counted per owner, exchanged and claimed by their owners. It returns
-// the bytes sent to other ranks.
+// frontierSizes reads the sizes mb_merge counted into words: the rank's
+// frontier vertices (nql) and those of many arcs (nbig), and the whole
+// frontier's vertices and arcs (nf, mf), summed over the group on the
+// device: one AllReduce (none in a group of one) and one download, the
+// level's only round trips besides its collectives. The AllReduce is
+// timed by comm.
+func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint64, comm *commTimer) (nql, nbig, nf, mf int64, err error) {
+	if rs.r.Size() > 1 {
+		local, err := gpu.SpanOf(words, mbNF, 2)
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		group, err := gpu.SpanOf(words, mbGNF, 2)
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		if err := comm.time(t, func() error { return rs.r.AllReduce(t, local, group, nccl.Sum) }); err != nil {
+			return 0, 0, 0, 0, err
+		}
+	}
+	if err := words.Download(ctl); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	if rs.r.Size() == 1 {
+		ctl[mbGNF], ctl[mbGMF] = ctl[mbNF], ctl[mbMF]
+	}
+	return int64(ctl[mbNF]), int64(ctl[mbNBig]), int64(ctl[mbGNF]), int64(ctl[mbGMF]), nil
+}
+
+// topDown is a top-down step of one rank: one walk over the arcs of the
+// block's frontier (nql vertices in rs.q, nbig of them also in rs.big,
+// mfl arcs) claims its unvisited targets in the block at once and stages
+// a (target, source) pair for each of the others; the pairs are grouped
+// by owner, their numbers gathered (one AllGather and one download), the
+// pairs exchanged and claimed by their owners. It returns the bytes sent
+// to other ranks; comm times its collectives.
 func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string, gpu.Dim, ...any) error,
-	reduce func([]int64) ([]int64, error), nql, nbig int64, level int32, counts []uint64) (int64, error) {
+	nql, nbig, mfl int64, level int32, counts []uint64, comm *commTimer) (int64, error) {
 	size, rank := rs.r.Size(), rs.r.Rank()
 	grid := gpu.D1(rs.sms * blocksPerSM)
-	if err := rs.counts.Fill(0); err != nil {
+	dev := rs.r.Device()
+	var err error
+	// At most one pair per arc of the frontier; none in a group of one.
+	staged := 2 * mfl
+	if size == 1 {
+		staged = 0
+	}
+	if rs.stage, err = grow(dev, rs.stage, staged); err != nil {
 		return 0, err
 	}
 	if nql > 0 {
-		if err := launch(kMBTDCount, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank,
-			level, rs.levels, rs.parents, rs.nxt.Ptr()+uint64(int64(rank)*rs.bsize/32*4), rs.counts); err != nil {
+		if err := launch(kMBTDWalk, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank,
+			level, rs.levels, rs.parents, rs.nxt.Ptr()+uint64(int64(rank)*rs.bsize/32*4), rs.counts, rs.counts.Ptr()+uint64(8*size), rs.stage); err != nil {
 			return 0, err
 		}
 	}
-	if err := rs.counts.Download(counts); err != nil {
+	if size == 1 {
+		return 0, nil // every target is the rank's own
+	}
+	if rs.send, err = grow(dev, rs.send, 2*mfl); err != nil {
 		return 0, err
 	}
-	// Every rank's row of the count matrix, summed: M[i·size+k] is what
-	// rank i sends to rank k.
-	row := make([]int64, size*size)
-	for k, c := range counts {
-		row[rank*size+k] = int64(c)
+	if nql > 0 {
+		if err := launch(kMBTDPack, grid, rs.stage, rs.counts, rs.bsize, size, rs.counts.Ptr()+uint64(8*(size+1)), rs.send); err != nil {
+			return 0, err
+		}
 	}
-	m, err := reduce(row)
+	// Every rank's counts: sizes[i·size+k] is what rank i sends to rank k.
+	mine, err := gpu.SpanOf(rs.counts, 0, size)
 	if err != nil {
 		return 0, err
 	}
+	all, err := gpu.SpanOf(rs.sizes, 0, -1)
+	if err != nil {
+		return 0, err
+	}
+	if err := comm.time(t, func() error { return rs.r.AllGather(t, mine, all) }); err != nil {
+		return 0, err
+	}
+	if err := rs.sizes.Download(counts); err != nil {
+		return 0, err
+	}
 	sendCounts, recvCounts := make([]int, size), make([]int, size)
-	cursor := make([]uint64, size)
-	var nsend, nrecv, sent int64
+	var nrecv, sent int64
 	for k := 0; k < size; k++ {
-		sendCounts[k] = int(2 * m[rank*size+k])
-		recvCounts[k] = int(2 * m[k*size+rank])
-		cursor[k] = uint64(nsend)
-		nsend += m[rank*size+k]
-		nrecv += m[k*size+rank]
+		out, in := int64(counts[rank*size+k]), int64(counts[k*size+rank])
+		sendCounts[k], recvCounts[k] = int(2*out), int(2*in)
+		nrecv += in
 		if k != rank {
-			sent += 8 * m[rank*size+k]
+			sent += 8 * out
 		}
 	}
-	if rs.send, err = grow(rs.r.Device(), rs.send, 2*nsend); err != nil {
+	if rs.recv, err = grow(dev, rs.recv, 2*nrecv); err != nil {
 		return 0, err
-	}
-	if rs.recv, err = grow(rs.r.Device(), rs.recv, 2*nrecv); err != nil {
-		return 0, err
-	}
-	if nsend > 0 {
-		if err := rs.cursor.Upload(cursor); err != nil {
-			return 0, err
-		}
-		if err := launch(kMBTDFill, grid, rs.q, nql, rs.big, nbig, groupBigDegree, rs.part.Offsets, rs.part.Adj, rs.lo, rs.vis, rs.bsize, size, rank, rs.cursor, rs.send); err != nil {
-			return 0, err
-		}
 	}
 	sendSpan, err := gpu.SpanOf(rs.send, 0, -1)
 	if err != nil {
@@ -510,7 +537,7 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	if err != nil {
 		return 0, err
 	}
-	if err := rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts); err != nil {
+	if err := comm.time(t, func() error { return rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts) }); err != nil {
 		return 0, err
 	}
 	if nrecv > 0 {
@@ -520,6 +547,73 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 		}
 	}
 	return sent, nil
+}
+
+// commTimer sums the GPU time of a rank's collectives: an event before
+// and one after each, read when the pool is full and at the end of a
+// search (all done by then), so timing adds no host round trip. A
+// collective's time runs from the end of the work queued before it to
+// its own end: its transfers and its wait for the other ranks, not the
+// kernels whose results it carries (a host clock around the call, which
+// waits for them, would count those too).
+type commTimer struct {
+	events []*gpu.Event // pairs: before, after
+	used   int          // events recorded since the last settle
+	total  time.Duration
+}
+
+// commEvents is the most events a commTimer holds (half of them pairs'
+// starts): enough for the levels of an R-MAT search between settles.
+const commEvents = 256
+
+// time runs the collective f between two events.
+func (c *commTimer) time(t *gpu.Thread, f func() error) error {
+	if c.used+2 > commEvents {
+		if err := c.settle(); err != nil {
+			return err
+		}
+	}
+	for len(c.events) < c.used+2 {
+		e, err := t.Device().NewEvent()
+		if err != nil {
+			return err
+		}
+		c.events = append(c.events, e)
+	}
+	if err := t.Record(c.events[c.used], nil); err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	if err := t.Record(c.events[c.used+1], nil); err != nil {
+		return err
+	}
+	c.used += 2
+	return nil
+}
+
+// settle adds the recorded pairs' times to total (waiting for the last).
+func (c *commTimer) settle() error {
+	for i := 0; i+1 < c.used; i += 2 {
+		d, err := gpu.Elapsed(c.events[i], c.events[i+1])
+		if err != nil {
+			return err
+		}
+		c.total += d
+	}
+	c.used = 0
+	return nil
+}
+
+// close destroys the events.
+func (c *commTimer) close() error {
+	var errs []error
+	for _, e := range c.events {
+		errs = append(errs, e.Close())
+	}
+	c.events = nil
+	return errors.Join(errs...)
 }
 
 // grow returns b if it holds n elements, else a new buffer of at least n

@@ -40,6 +40,11 @@ func checkGroup(t *testing.T, devs []*gpu.Device, cases []gpuCase) {
 				if err := p.Check(r); err != nil {
 					t.Errorf("%s from %d (%+v): device check: %v", c.name, src, o, err)
 				}
+				// A group of one has no collectives; a larger one times its
+				// collectives with events (the fake driver's say 2.5 ms each).
+				if (len(devs) == 1) != (r.Comm == 0) || r.CommShare() < 0 {
+					t.Errorf("%s from %d (%+v): %d ranks spent %v in collectives (share %v)", c.name, src, o, len(devs), r.Comm, r.CommShare())
+				}
 				hr, err := r.Result()
 				if err != nil {
 					t.Fatal(err)
@@ -158,6 +163,9 @@ func TestGroupOnHost(t *testing.T) {
 	}
 	if err := p.Check(r); err != nil {
 		t.Error(err)
+	}
+	if s := r.CommShare(); s != 0 {
+		t.Errorf("a host group's CommShare is %v; want 0 (no collectives)", s)
 	}
 	if _, err := p.Run(int32(c.NumVertices())); err == nil {
 		t.Error("a source out of range: no error")

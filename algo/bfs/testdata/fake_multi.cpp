@@ -21,12 +21,9 @@ fake::Kernel small(const fake::Kernel &k) { return fake::maxGrid(k, 2); }
 
 fake::Table table({
     small(fake::kernel("mb_init", mb_init, direct)),
-    small(fake::kernel("mb_zero", mb_zero, direct)),
-    fake::kernel("mb_set_bit", mb_set_bit, direct),
-    small(fake::kernel("mb_or", mb_or, direct)),
-    small(fake::kernel("mb_bm2q", mb_bm2q)),
-    small(fake::kernel("mb_td_count", mb_td_count)),
-    small(fake::kernel("mb_td_fill", mb_td_fill)),
+    small(fake::kernel("mb_merge", mb_merge)),
+    small(fake::kernel("mb_td_walk", mb_td_walk)),
+    small(fake::kernel("mb_td_pack", mb_td_pack)),
     small(fake::kernel("mb_td_apply", mb_td_apply, direct)),
     small(fake::kernel("mb_bu", mb_bu)),
     fake::kernel("mbck_clear", mbck_clear, direct),

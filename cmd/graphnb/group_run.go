@@ -28,7 +28,7 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 				return outcome{}, err
 			}
 			o := outcome{time: r.Time, teps: r.TEPS,
-				summary: fmt.Sprintf("reached %d, %d levels, %.0f%% of the time in collectives", r.Reached, len(r.FrontierSizes), 100*share(r.Comm.Seconds(), r.Time.Seconds())),
+				summary: fmt.Sprintf("reached %d, %d levels, %.0f%% of the time in collectives", r.Reached, len(r.FrontierSizes), 100*r.CommShare()),
 				check:   func() error { return nil }}
 			if check { // the device check, a collective: every rank runs it
 				err := p.Check(r)
@@ -75,14 +75,6 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 			return o, nil
 		}, func() error { return nil }, nil
 	},
-}
-
-// share is part/whole, 0 for an empty whole.
-func share(part, whole float64) float64 {
-	if whole <= 0 {
-		return 0
-	}
-	return part / whole
 }
 
 // groupRunner prepares algo over grp on g split by vertex blocks, or says

@@ -44,6 +44,7 @@ func init() {
 		"LookupAll":                  reflect.ValueOf(bench.LookupAll),
 		"MSTBoruvka":                 reflect.ValueOf(bench.MSTBoruvka),
 		"MSTGPU":                     reflect.ValueOf(bench.MSTGPU),
+		"MSTGroup":                   reflect.ValueOf(bench.MSTGroup),
 		"MSTKruskal":                 reflect.ValueOf(bench.MSTKruskal),
 		"MSTRunner":                  reflect.ValueOf(bench.MSTRunner),
 		"Names":                      reflect.ValueOf(bench.Names),

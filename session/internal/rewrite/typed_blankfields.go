@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/token"
 	"strconv"
 )
 
@@ -18,8 +19,39 @@ import (
 // unsafe could change (Go ignores blank fields in ==; the interpreter
 // compares them). Two struct types with blank fields at the same
 // positions stay identical, so conversions between them work.
+//
+// A type declared as _ (type _ int: checked, then unusable) fails in
+// yaegi too ("cannot use _ as value"); the pass drops its declaration.
+// A package-level variable named _ (var _ = f()) gets a fresh name:
+// yaegi takes a later one for a variable that depends on an earlier one
+// and refuses the cell ("variable definition loop").
 func checkBlankFields(x *Cell, ps []*Run) error {
+	for _, p := range ps {
+		if !p.decl {
+			continue
+		}
+		for _, d := range p.file.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				for _, sp := range g.Specs {
+					for _, id := range sp.(*ast.ValueSpec).Names {
+						if id.Name == "_" {
+							id.Name = x.ci.tmpName("blank")
+						}
+					}
+				}
+			}
+		}
+	}
 	inspect(ps, func(n ast.Node) bool {
+		if g, ok := n.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			specs := g.Specs[:0]
+			for _, sp := range g.Specs {
+				if sp.(*ast.TypeSpec).Name.Name != "_" {
+					specs = append(specs, sp)
+				}
+			}
+			g.Specs = specs
+		}
 		st, ok := n.(*ast.StructType)
 		if !ok {
 			return true

@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -23,6 +25,10 @@ import (
 //	a == b  →  __gnb.Equal(a, b)
 //	a != b  →  !__gnb.Equal(a, b)
 //
+// A comparison of values whose type holds blank fields (in a struct, its
+// fields or array elements) goes through the same helper, which leaves
+// the blank fields out as Go does (the interpreter would compare them).
+//
 // The dynamic type yaegi gives a value of a cell's type is built by
 // reflect from its structure: values of two cell types of the same
 // structure, or of a cell's type and the unnamed type of its structure,
@@ -38,10 +44,11 @@ func compareInterfaces(x *Cell, ps []*Run) error {
 		if xt.Type == nil || yt.Type == nil || xt.IsNil() || yt.IsNil() {
 			return true
 		}
-		if !types.IsInterface(xt.Type) && !types.IsInterface(yt.Type) {
+		if isTypeParam(xt.Type) || isTypeParam(yt.Type) {
 			return true
 		}
-		if isTypeParam(xt.Type) || isTypeParam(yt.Type) || isCompiledInterface(xt.Type) || isCompiledInterface(yt.Type) {
+		blanks := hasBlankFields(xt.Type) || hasBlankFields(yt.Type)
+		if !blanks && (!types.IsInterface(xt.Type) && !types.IsInterface(yt.Type) || isCompiledInterface(xt.Type) || isCompiledInterface(yt.Type)) {
 			return true
 		}
 		pos := b.OpPos
@@ -57,6 +64,31 @@ func compareInterfaces(x *Cell, ps []*Run) error {
 	})
 	replaceAll(ps, with)
 	return nil
+}
+
+// hasBlankFields reports whether values of t hold blank struct fields
+// (in t, its fields or its elements), which Go's == ignores.
+func hasBlankFields(t types.Type) bool {
+	seen := map[types.Type]bool{}
+	var has func(t types.Type) bool
+	has = func(t types.Type) bool {
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+		switch u := t.Underlying().(type) {
+		case *types.Struct:
+			for i := 0; i < u.NumFields(); i++ {
+				if f := u.Field(i); f.Name() == "_" || has(f.Type()) {
+					return true
+				}
+			}
+		case *types.Array:
+			return has(u.Elem())
+		}
+		return false
+	}
+	return has(t)
 }
 
 // isTypeParam reports whether t is a type parameter (its interface is a
@@ -105,7 +137,67 @@ func unwrap(v any) any {
 }
 
 // interfaceEqual is __gnb.Equal: a == b as Go compares interface values,
-// after unwrap.
+// after unwrap, with the blank fields of struct values left out (yaegi
+// names a blank field X_, the blankfields pass the others __gnb_blankN).
 func interfaceEqual(a, b any) bool {
-	return unwrap(a) == unwrap(b)
+	a, b = unwrap(a), unwrap(b)
+	if a != nil && b != nil {
+		if t := reflect.TypeOf(a); t == reflect.TypeOf(b) && blankFieldsIn(t) {
+			a, b = withoutBlanks(a), withoutBlanks(b)
+		}
+	}
+	return a == b
+}
+
+// blankFieldsOf caches blankFieldsIn by type.
+var blankFieldsOf sync.Map // reflect.Type → bool
+
+// isBlankField reports whether a field of a struct type yaegi built was
+// blank in the cell.
+func isBlankField(f reflect.StructField) bool {
+	return f.Name == "X_" || strings.HasPrefix(f.Name, "X__gnb_blank")
+}
+
+// blankFieldsIn reports whether values of t hold blank fields.
+func blankFieldsIn(t reflect.Type) bool {
+	if v, ok := blankFieldsOf.Load(t); ok {
+		return v.(bool)
+	}
+	has := false
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := 0; i < t.NumField() && !has; i++ {
+			has = isBlankField(t.Field(i)) || blankFieldsIn(t.Field(i).Type)
+		}
+	case reflect.Array:
+		has = blankFieldsIn(t.Elem())
+	}
+	blankFieldsOf.Store(t, has)
+	return has
+}
+
+// withoutBlanks returns a copy of v with its blank fields zeroed.
+func withoutBlanks(v any) any {
+	c := reflect.New(reflect.TypeOf(v)).Elem()
+	c.Set(reflect.ValueOf(v))
+	var zero func(v reflect.Value)
+	zero = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				f := v.Field(i)
+				if isBlankField(v.Type().Field(i)) && f.CanSet() {
+					f.SetZero()
+				} else if blankFieldsIn(f.Type()) {
+					zero(f)
+				}
+			}
+		case reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				zero(v.Index(i))
+			}
+		}
+	}
+	zero(c)
+	return c.Interface()
 }

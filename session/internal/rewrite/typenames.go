@@ -66,8 +66,8 @@ func renameUnhashable(msg string) (string, bool) {
 	return "", false
 }
 
-// nameTypes returns the declarations (var _ = __gnb.NameType((*T)(nil),
-// "main.T")) that record the Go names of the named types a declaration
+// nameTypes returns the declarations (var __gnb_typenameN =
+// __gnb.NameType((*T)(nil), "main.T")) that record the Go names of the named types a declaration
 // declares (not interfaces, not generic types).
 func (x *Cell) nameTypes(g *ast.GenDecl) []ast.Decl {
 	var out []ast.Decl
@@ -86,7 +86,9 @@ func (x *Cell) nameTypes(g *ast.GenDecl) []ast.Decl {
 		call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: &ast.Ident{Name: "__gnb", NamePos: pos}, Sel: &ast.Ident{Name: "NameType", NamePos: pos}},
 			Lparen: pos, Args: []ast.Expr{ptr, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote("main." + obj.Name())}}, Rparen: pos}
 		out = append(out, &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
-			&ast.ValueSpec{Names: []*ast.Ident{{Name: "_", NamePos: pos}}, Values: []ast.Expr{call}},
+			// not _: yaegi takes a later var _ for one that depends on
+			// this one ("variable definition loop")
+			&ast.ValueSpec{Names: []*ast.Ident{{Name: x.ci.tmpName("typename"), NamePos: pos}}, Values: []ast.Expr{call}},
 		}})
 	}
 	return out

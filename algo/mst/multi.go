@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/algo/internal/devcheck"
+	"github.com/graphnb/graphnb/algo/internal/groupstep"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/gpu/nccl"
@@ -206,28 +207,21 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 }
 
 // runRanks runs f on a new groupRank of each of this process's ranks of
-// pg (Group.Run) and frees their memory. An agreedStop (every rank
+// pg (Group.Run) and frees their memory. A groupstep.Stop (every rank
 // stopped at the same point) is returned as its error, the group intact;
 // other errors, which break the group, are wrapped with what (the
 // operation's name).
 func runRanks(pg *gpu.PartGraph, what string, f func(gr *groupRank, t *gpu.Thread) error) ([]*groupRank, error) {
 	ranks := make([]*groupRank, len(pg.Parts))
 	for i, p := range pg.Parts {
-		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size(), first: i == 0, what: what}
+		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size(), first: i == 0, what: what,
+			Agreement: groupstep.Agreement{Rank: p.Rank, What: "mst: " + what, Block: ckBlock}}
 	}
 	var mu sync.Mutex
 	var stop error
 	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
 		gr := ranks[localIndex(pg, r)]
-		err := errors.Join(f(gr, t), gr.free())
-		var as agreedStop
-		if errors.As(err, &as) {
-			mu.Lock()
-			stop = as.err
-			mu.Unlock()
-			return nil
-		}
-		return err
+		return groupstep.Keep(&mu, &stop, errors.Join(f(gr, t), gr.free()))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("mst: %s: %w", what, err)
@@ -269,13 +263,6 @@ func localIndex(pg *gpu.PartGraph, r *gpu.Rank) int {
 	return -1
 }
 
-// agreedStop is an error every rank of the group meets at the same
-// point, having agreed on it through a collective (a NaN weight, an
-// interrupt): the ranks stop without breaking the group.
-type agreedStop struct{ err error }
-
-func (e agreedStop) Error() string { return e.err.Error() }
-
 // groupRank is one rank's state of a run or a check.
 type groupRank struct {
 	r       *gpu.Rank
@@ -294,11 +281,13 @@ type groupRank struct {
 	ctl              *gpu.Uint64s
 	ctlHost          []uint64
 
-	forest      []uint64 // (ekey, wkey) pairs of the forest, on the first rank
-	rounds      int
-	stats       RankStats
-	commTime    time.Duration
-	interrupted bool
+	forest []uint64 // (ekey, wkey) pairs of the forest, on the first rank
+	rounds int
+	stats  RankStats
+	// Agreement launches the kernels and agrees on stopping: its
+	// Interrupted is set by a launch that met an interrupt, its CommTime
+	// counts the AllReduceInt64 calls.
+	groupstep.Agreement
 }
 
 // prepare compiles the kernels and picks the weights.
@@ -353,25 +342,9 @@ func (gr *groupRank) free() error {
 }
 
 // launch launches a grid-stride kernel of multiModule over the graph's
-// vertices (see launchOn).
+// vertices (see groupstep.Agreement.Launch).
 func (gr *groupRank) launch(t *gpu.Thread, name string, args ...any) error {
-	return gr.launchOn(t, gr.fn[name], gr.grid, args...)
-}
-
-// launchOn launches f. A launch refused because of an interrupt (every
-// launch polls cancel.Check) is noted and skipped, not returned: the
-// rank goes on to the next agreement (comm), where the whole group
-// agrees to stop, instead of leaving the other ranks waiting.
-func (gr *groupRank) launchOn(t *gpu.Thread, f *gpu.Function, g gpu.Dim, args ...any) error {
-	if gr.interrupted {
-		return nil
-	}
-	err := t.Launch(f, g, gpu.D1(ckBlock), 0, args...)
-	if errors.Is(err, cancel.ErrInterrupted) {
-		gr.interrupted = true
-		return nil
-	}
-	return err
+	return gr.Launch(t, gr.fn[name], gr.grid, args...)
 }
 
 // reduceMin replaces buf (N words) by its minimum over the group, timed
@@ -386,41 +359,16 @@ func (gr *groupRank) reduceMin(t *gpu.Thread, buf *gpu.Uint64s) error {
 	}
 	start := time.Now()
 	err = gr.r.AllReduce(t, s, s, nccl.Min)
-	gr.commTime += time.Since(start)
+	gr.CommTime += time.Since(start)
 	gr.stats.ReducedBytes += int64(8 * buf.Len())
 	return err
 }
 
-// agree reduces a few host values over the group (AllReduceInt64) with
-// the group's agreement on interrupts: it carries whether this rank was
-// interrupted (cancel.Check, or a launch that met the interrupt) and
-// returns an agreedStop on every rank when any was. Its time counts as
-// communication.
-func (gr *groupRank) agree(t *gpu.Thread, vals []int64, op nccl.Op) ([]int64, error) {
-	flag := int64(0)
-	if gr.interrupted || cancel.Check() != nil {
-		flag = 1
-	}
-	if op == nccl.Min {
-		flag = -flag
-	}
-	start := time.Now()
-	out, err := gr.r.AllReduceInt64(t, append(slices.Clone(vals), flag), op)
-	gr.commTime += time.Since(start)
-	if err != nil {
-		return nil, err
-	}
-	if out[len(vals)] != 0 {
-		return nil, agreedStop{fmt.Errorf("mst: %s: %w", gr.what, cancel.ErrInterrupted)}
-	}
-	return out[:len(vals)], nil
-}
-
-// slots returns every rank's value mine, in rank order (agree).
+// slots returns every rank's value mine, in rank order (AllReduce).
 func (gr *groupRank) slots(t *gpu.Thread, mine int64) ([]int64, error) {
 	vals := make([]int64, gr.size)
 	vals[gr.r.Rank()] = mine
-	return gr.agree(t, vals, nccl.Sum)
+	return gr.AllReduce(t, vals, nccl.Sum)
 }
 
 // run is one rank's RunGroup: the rounds, then (first rank) the forest's
@@ -452,7 +400,7 @@ func (gr *groupRank) run(t *gpu.Thread) error {
 			return fmt.Errorf("no convergence after %d rounds (a bug: please report it)", maxRounds)
 		}
 		if round == groupTuning.interruptAtRound && gr.r.Rank() == 0 {
-			gr.interrupted = true
+			gr.Interrupted = true
 		}
 		if err := gr.wkey.Fill(noKey); err != nil {
 			return err
@@ -462,7 +410,7 @@ func (gr *groupRank) run(t *gpu.Thread) error {
 		}
 		for pass, key := range []*gpu.Uint64s{gr.wkey, gr.ekey} {
 			if m > 0 {
-				if err := gr.launchOn(t, gr.fn[minArcs], arcGrid, gr.part.Offsets, gr.part.Adj, gr.weights, lo, nl, m,
+				if err := gr.Launch(t, gr.fn[minArcs], arcGrid, gr.part.Offsets, gr.part.Adj, gr.weights, lo, nl, m,
 					gr.comp, gr.wkey, gr.ekey, int32(pass), gr.ctl); err != nil {
 					return err
 				}
@@ -486,7 +434,7 @@ func (gr *groupRank) run(t *gpu.Thread) error {
 		}
 		for k, c := range nan {
 			if c > 0 {
-				return agreedStop{fmt.Errorf("mst: RunGroup: %d arcs of rank %d's part have a NaN weight; a minimum spanning forest needs ordered weights", c, k)}
+				return groupstep.Stop{Err: fmt.Errorf("mst: RunGroup: %d arcs of rank %d's part have a NaN weight; a minimum spanning forest needs ordered weights", c, k)}
 			}
 		}
 		if ctl[mmForest] > uint64(gr.fe.Len()/2) {
@@ -507,7 +455,7 @@ func (gr *groupRank) run(t *gpu.Thread) error {
 	if err := t.Synchronize(); err != nil {
 		return err
 	}
-	gr.stats = RankStats{Rank: gr.r.Rank(), Time: time.Since(start), CommTime: gr.commTime, ReducedBytes: gr.stats.ReducedBytes}
+	gr.stats = RankStats{Rank: gr.r.Rank(), Time: time.Since(start), CommTime: gr.CommTime, ReducedBytes: gr.stats.ReducedBytes}
 	if gr.first {
 		fe := make([]uint64, gr.fe.Len())
 		if err := gr.fe.Download(fe); err != nil {
@@ -683,7 +631,7 @@ func (gr *groupRank) check(t *gpu.Thread, eu, ev []int32, ew []float64) (groupCh
 		{"mmst_ck_edges_" + gr.wtag, grid(f), []any{p.Offsets, p.Adj, gr.weights, lo, nl, c.eu, c.ev, c.ew, f, c.ctl}},
 		{"mmst_ck_span", chunks, []any{p.Offsets, p.Adj, lo, nl, m, uint64(base), c.comp, c.ctl}},
 	} {
-		if err := gr.launchOn(t, fn[l.f], l.grid, l.args...); err != nil {
+		if err := gr.Launch(t, fn[l.f], l.grid, l.args...); err != nil {
 			return o, err
 		}
 	}
@@ -698,7 +646,7 @@ func (gr *groupRank) check(t *gpu.Thread, eu, ev []int32, ew []float64) (groupCh
 		if err := gr.interruptible(c.rootForest(t, int(f))); err != nil {
 			return o, err
 		}
-		if err := gr.launchOn(t, fn["mmst_ck_minimal_"+gr.wtag], chunks, p.Offsets, p.Adj, gr.weights, lo, nl, m, uint64(base),
+		if err := gr.Launch(t, fn["mmst_ck_minimal_"+gr.wtag], chunks, p.Offsets, p.Adj, gr.weights, lo, nl, m, uint64(base),
 			int32(c.levels), c.upPtr, c.mxPt, c.pathWeights(), c.rin, c.rout, c.ctl); err != nil {
 			return o, err
 		}
@@ -715,11 +663,11 @@ func (gr *groupRank) check(t *gpu.Thread, eu, ev []int32, ew []float64) (groupCh
 	return o, err
 }
 
-// interruptible notes an error of an interrupt as gr.interrupted (the
+// interruptible notes an error of an interrupt as gr.Interrupted (the
 // next agreement stops every rank) and returns the others.
 func (gr *groupRank) interruptible(err error) error {
 	if errors.Is(err, cancel.ErrInterrupted) {
-		gr.interrupted = true
+		gr.Interrupted = true
 		return nil
 	}
 	return err
@@ -731,7 +679,7 @@ func (gr *groupRank) leastKey(t *gpu.Thread, key uint64) (uint64, error) {
 	if key != ckNone {
 		k = int64(key)
 	}
-	least, err := gr.agree(t, []int64{k}, nccl.Min)
+	least, err := gr.AllReduce(t, []int64{k}, nccl.Min)
 	if err != nil || least[0] == math.MaxInt64 {
 		return ckNone, err
 	}
@@ -759,11 +707,11 @@ func (gr *groupRank) explain(t *gpu.Thread, c *DeviceCheck, key uint64, eu []int
 		if err := gr.interruptible(err); err != nil {
 			return nil, err
 		}
-		if !gr.interrupted {
+		if !gr.Interrupted {
 			if err := c.info.Download(info); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return gr.agree(t, info, nccl.Sum)
+	return gr.AllReduce(t, info, nccl.Sum)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/algo/internal/devcheck"
+	"github.com/graphnb/graphnb/algo/internal/groupstep"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/gpu/nccl"
@@ -155,10 +156,10 @@ type groupRank struct {
 	ctl     *gpu.Uint64s
 	stats   RankStats
 	ctlHost []uint64
-	// commTime is the time in collectives so far; interrupted is set by
-	// a launch that met an interrupt (see launch).
-	commTime    time.Duration
-	interrupted bool
+	// Agreement launches the kernels and agrees on stopping: its
+	// Interrupted is set by a launch that met an interrupt, its CommTime
+	// is the time in collectives so far.
+	groupstep.Agreement
 }
 
 // RunGroup computes shortest paths from source over pg, a graph split
@@ -213,14 +214,18 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 	res := &GroupResult{Algorithm: fmt.Sprintf("gpu Δ-stepping over a %s", pg.Group), Source: int32(source), N: pg.N, pg: pg}
 	ranks := make([]*groupRank, len(pg.Parts))
 	for i, p := range pg.Parts {
-		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size()}
+		size := pg.Group.Size()
+		// Every AllReduce sends the longest length (the round's counts
+		// matrix): gpu.Rank keeps one scratch buffer.
+		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: size,
+			Agreement: groupstep.Agreement{Rank: p.Rank, What: "sssp: RunGroup", Block: blockSize, Width: max(3*size, size*size+1) + 1}}
 	}
 	res.ranks = ranks
 	var sums sync.Mutex
 	var stop error
 	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
 		gr := ranks[localIndex(pg, r)]
-		return keepAgreedStop(&sums, &stop, gr.run(t, res, &sums, int32(source), o))
+		return groupstep.Keep(&sums, &stop, gr.run(t, res, &sums, int32(source), o))
 	})
 	for _, gr := range ranks {
 		res.Ranks = append(res.Ranks, gr.stats)
@@ -255,7 +260,7 @@ func (gr *groupRank) run(t *gpu.Thread, res *GroupResult, mu *sync.Mutex, src in
 	if err != nil {
 		return err
 	}
-	sent, err := gr.comm(t, []int64{gr.stats.SentBytes, gr.stats.Relaxations}, nccl.Sum)
+	sent, err := gr.AllReduce(t, []int64{gr.stats.SentBytes, gr.stats.Relaxations}, nccl.Sum)
 	if err != nil {
 		return err
 	}
@@ -275,27 +280,6 @@ func (gr *groupRank) run(t *gpu.Thread, res *GroupResult, mu *sync.Mutex, src in
 	}
 	return nil
 }
-
-// keepAgreedStop returns nil for an agreedStop, kept in *stop (under mu):
-// every rank stops there alike and the group stays usable. Other errors
-// are returned (they break the group).
-func keepAgreedStop(mu *sync.Mutex, stop *error, err error) error {
-	var as agreedStop
-	if !errors.As(err, &as) {
-		return err
-	}
-	mu.Lock()
-	*stop = as.err
-	mu.Unlock()
-	return nil
-}
-
-// agreedStop is an error every rank of the group meets at the same
-// point, having agreed on it through a collective (bad weights, an
-// interrupt): the ranks stop without breaking the group.
-type agreedStop struct{ err error }
-
-func (e agreedStop) Error() string { return e.err.Error() }
 
 // localIndex is r's index among pg's parts.
 func localIndex(pg *gpu.PartGraph, r *gpu.Rank) int {
@@ -403,7 +387,7 @@ func (gr *groupRank) delta(t *gpu.Thread, o GroupOptions) (float64, error) {
 	vals[3*me] = ws.negArc + 1
 	vals[3*me+1] = int64(math.Float64bits(ws.mean))
 	vals[3*me+2] = int64(gr.part.Adj.Len())
-	all, err := gr.comm(t, vals, nccl.Sum)
+	all, err := gr.AllReduce(t, vals, nccl.Sum)
 	if err != nil {
 		return 0, err
 	}
@@ -411,7 +395,7 @@ func (gr *groupRank) delta(t *gpu.Thread, o GroupOptions) (float64, error) {
 	var arcs int64
 	for k := range size {
 		if neg := all[3*k]; neg > 0 {
-			return 0, agreedStop{fmt.Errorf("sssp: RunGroup: a negative or NaN weight at arc %d of rank %d's part (Δ-stepping needs weights ≥ 0)", neg-1, k)}
+			return 0, groupstep.Stop{Err: fmt.Errorf("sssp: RunGroup: a negative or NaN weight at arc %d of rank %d's part (Δ-stepping needs weights ≥ 0)", neg-1, k)}
 		}
 		sum += math.Float64frombits(uint64(all[3*k+1])) * float64(all[3*k+2])
 		arcs += all[3*k+2]
@@ -426,63 +410,10 @@ func (gr *groupRank) delta(t *gpu.Thread, o GroupOptions) (float64, error) {
 	return nearFarDelta(gr.n, arcs, weightStats{negArc: -1, mean: mean}, Options{DeltaFactor: o.DeltaFactor}), nil
 }
 
-// comm is AllReduceInt64 with the group's agreement on interrupts: it
-// carries whether this rank was interrupted (cancel.Check, or a launch
-// that met the interrupt: see launch) and returns an agreedStop on every
-// rank when any was. Its time counts in the rank's communication time.
-func (gr *groupRank) comm(t *gpu.Thread, vals []int64, op nccl.Op) ([]int64, error) {
-	flag := int64(0)
-	if gr.interrupted || cancel.Check() != nil {
-		flag = 1
-	}
-	if op == nccl.Min {
-		flag = -flag
-	}
-	// Every call sends the same length (the longest: the round's counts
-	// matrix), so that gpu.Rank keeps one scratch buffer instead of
-	// reallocating it whenever the length changes.
-	width := max(3*gr.size, gr.size*gr.size+1) + 1
-	pad := int64(0)
-	if op == nccl.Min {
-		pad = math.MaxInt64
-	}
-	send := make([]int64, width)
-	copy(send, vals)
-	for i := len(vals); i < width-1; i++ {
-		send[i] = pad
-	}
-	send[width-1] = flag
-	start := time.Now()
-	out, err := gr.r.AllReduceInt64(t, send, op)
-	gr.commTime += time.Since(start)
-	if err != nil {
-		return nil, err
-	}
-	if out[width-1] != 0 {
-		return nil, agreedStop{fmt.Errorf("sssp: RunGroup: %w", cancel.ErrInterrupted)}
-	}
-	return out[:len(vals)], nil
-}
-
-// launch launches a grid-stride kernel of multi.cu (f: another module's).
-// A launch refused because of an interrupt (every launch polls
-// cancel.Check) is noted and skipped, not returned: the rank goes on to
-// the next comm, where the whole group agrees to stop, instead of
-// leaving the other ranks waiting.
+// launch launches a grid-stride kernel of multi.cu (see
+// groupstep.Agreement.Launch).
 func (gr *groupRank) launch(t *gpu.Thread, name string, args ...any) error {
-	return gr.launchOn(t, gr.fn[name], gr.grid, args...)
-}
-
-func (gr *groupRank) launchOn(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	if gr.interrupted {
-		return nil
-	}
-	err := t.Launch(f, grid, gpu.D1(blockSize), 0, args...)
-	if errors.Is(err, cancel.ErrInterrupted) {
-		gr.interrupted = true
-		return nil
-	}
-	return err
+	return gr.Launch(t, gr.fn[name], gr.grid, args...)
 }
 
 // search is the Δ-stepping loop (see RunGroup); it returns the rounds and
@@ -518,7 +449,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 		return 0, 0, err
 	}
 	start := time.Now()
-	gr.commTime = 0
+	gr.CommTime = 0
 	if err := gr.launch(t, "msssp_init", gr.dist, bs, gr.act, nl, lo, src, rbest, rstamp, n); err != nil {
 		return 0, 0, err
 	}
@@ -540,7 +471,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 		if rounds > limit {
 			return 0, 0, fmt.Errorf("no convergence after %d rounds (a bug: please report it)", limit)
 		}
-		if err := gr.launchOn(t, gr.fn["msssp_reset"], gpu.D1(1), gr.ctl, int32(size)); err != nil {
+		if err := gr.Launch(t, gr.fn["msssp_reset"], gpu.D1(1), gr.ctl, int32(size)); err != nil {
 			return 0, 0, err
 		}
 		if err := gr.launch(t, "msssp_frontier", gr.dist, gr.act, nl, thr, gr.queue, gr.ctl); err != nil {
@@ -559,14 +490,14 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 			vals[me*size+k] = int64(ctl[msCount0+k])
 		}
 		vals[size*size] = int64(ctl[msQLen])
-		all, err := gr.comm(t, vals, nccl.Sum)
+		all, err := gr.AllReduce(t, vals, nccl.Sum)
 		if err != nil {
 			return 0, 0, err
 		}
 		if all[size*size] == 0 {
 			// The phase is over: the next threshold from the least active
 			// distance of the group, or the end.
-			fm, err := gr.comm(t, []int64{int64(ctl[msFMin])}, nccl.Min)
+			fm, err := gr.AllReduce(t, []int64{int64(ctl[msFMin])}, nccl.Min)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -589,7 +520,7 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 	}
 	gr.stats.Rank = gr.r.Rank()
 	gr.stats.Time = time.Since(start)
-	gr.stats.CommTime = gr.commTime
+	gr.stats.CommTime = gr.CommTime
 	gr.stats.Relaxations = int64(ctl[msScanned])
 	gr.stats.Lowered = int64(ctl[msLowered])
 	return rounds, phases, nil
@@ -637,7 +568,7 @@ func (gr *groupRank) exchange(t *gpu.Thread, all []int64, out *gpu.Int32s, rbest
 	}
 	start := time.Now()
 	err = gr.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts)
-	gr.commTime += time.Since(start)
+	gr.CommTime += time.Since(start)
 	if err != nil {
 		return err
 	}
@@ -713,7 +644,7 @@ func (gr *groupRank) finish(t *gpu.Thread, src int32, parents bool) (reached, de
 			return 0, 0, err
 		}
 		if round == 0 {
-			counts, err := gr.comm(t, []int64{int64(ctl[msReached]), int64(ctl[msDegrees])}, nccl.Sum)
+			counts, err := gr.AllReduce(t, []int64{int64(ctl[msReached]), int64(ctl[msDegrees])}, nccl.Sum)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -722,7 +653,7 @@ func (gr *groupRank) finish(t *gpu.Thread, src int32, parents bool) (reached, de
 		if !parents {
 			return reached, degrees, nil
 		}
-		left, err := gr.comm(t, []int64{int64(ctl[msLeft]), int64(ctl[msAdopted])}, nccl.Sum)
+		left, err := gr.AllReduce(t, []int64{int64(ctl[msLeft]), int64(ctl[msAdopted])}, nccl.Sum)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -734,7 +665,7 @@ func (gr *groupRank) finish(t *gpu.Thread, src int32, parents bool) (reached, de
 			if ctl[msLeft] > 0 {
 				low = int64(ctl[msLowest])
 			}
-			lowest, err := gr.comm(t, []int64{low}, nccl.Min)
+			lowest, err := gr.AllReduce(t, []int64{low}, nccl.Min)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -887,9 +818,9 @@ func (r *GroupResult) Check() error {
 	err := r.pg.Group.Run(func(rk *gpu.Rank, t *gpu.Thread) error {
 		i := localIndex(r.pg, rk)
 		var err error
-		ranks[i].interrupted = false
+		ranks[i].Interrupted = false
 		keys[i], counts[i], err = ranks[i].check(t, r.Source)
-		return keepAgreedStop(&mu, &stop, err)
+		return groupstep.Keep(&mu, &stop, err)
 	})
 	if err == nil {
 		err = stop
@@ -973,7 +904,7 @@ func (gr *groupRank) check(t *gpu.Thread, src int32) (int64, []int64, error) {
 	ctl := make([]uint64, msckWords)
 	rounds := bits.Len(uint(n)) + 1
 	for round := 1; round <= rounds; round++ {
-		if err := gr.launchOn(t, ck[kCkJump], gr.grid, anc, n, uint64(round), ctlBuf); err != nil {
+		if err := gr.Launch(t, ck[kCkJump], gr.grid, anc, n, uint64(round), ctlBuf); err != nil {
 			return 0, nil, err
 		}
 		if round >= jumpsUnread && round < rounds {
@@ -1005,7 +936,7 @@ func (gr *groupRank) check(t *gpu.Thread, src int32) (int64, []int64, error) {
 	if err := ctlBuf.Download(ctl); err != nil {
 		return 0, nil, err
 	}
-	counts, err := gr.comm(t, []int64{int64(ctl[msckErrors]), int64(ctl[msckReach])}, nccl.Sum)
+	counts, err := gr.AllReduce(t, []int64{int64(ctl[msckErrors]), int64(ctl[msckReach])}, nccl.Sum)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -1013,7 +944,7 @@ func (gr *groupRank) check(t *gpu.Thread, src int32) (int64, []int64, error) {
 	if ctl[ckErr] != ckNone {
 		key = int64(ctl[ckErr])
 	}
-	least, err := gr.comm(t, []int64{key}, nccl.Min)
+	least, err := gr.AllReduce(t, []int64{key}, nccl.Min)
 	if err != nil {
 		return 0, nil, err
 	}

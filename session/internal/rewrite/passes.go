@@ -52,6 +52,7 @@ var typedPasses = []pass{
 	{"switches", "yaegi converts an interface switch tag to each case's type (a panic), and tests only the first expression of a case list in a boolean switch", fixSwitches},
 	{"ifaceequal", "yaegi compares the forms it keeps interface values in, not the values: equal values of a cell's type compare unequal in any or a cell's interface", compareInterfaces},
 	{"ifaces", "yaegi puts a composite literal of a cell's type into error bare, panics on error(v), compares its interface wrappers; what the wrapper hides is refused", fixCellValuesInInterfaces},
+	{"mapkeys", "yaegi keys a map by its own wrapper of a cell's interface value: equal keys miss, concrete keys panic", refuseCellInterfaceKeys},
 	{"shapes", "yaegi builds a cell's struct type from its fields: two struct types with the same fields are one type in an interface (assertions and type switches confuse them)", refuseSameShapes},
 	{"typeswitch", "yaegi takes no case of a cell's type or of a function type in a type switch on an interface{} (the assertion v.(S) is right)", rewriteTypeSwitches},
 	{"funcvalues", "yaegi hands a cell's function named as a value to an interface as its syntax node (assertions fail, %T is *interp.node)", convertFuncValues},

@@ -475,11 +475,11 @@ func (c *DeviceCheck) checkMinimal(f int) (uint64, error) {
 		pw := c.pathWeights()
 		w32b, w64b := c.weights()
 		m := g.Arcs
-		f, ws := fn[kCkMinimal32], any(w32b)
+		minimal, ws := fn[kCkMinimal32], any(w32b)
 		if w64b != nil {
-			f, ws = fn[kCkMinimal64], w64b
+			minimal, ws = fn[kCkMinimal64], w64b
 		}
-		if err := t.Launch(f, grid((m+ckChunk-1)/ckChunk), gpu.D1(ckBlock), 0, g.Offsets, g.Adj, ws, n, m, int32(c.levels),
+		if err := t.Launch(minimal, grid((m+ckChunk-1)/ckChunk), gpu.D1(ckBlock), 0, g.Offsets, g.Adj, ws, n, m, int32(c.levels),
 			c.upPtr, c.mxPt, pw, c.rin, c.rout, c.ctl); err != nil {
 			return err
 		}

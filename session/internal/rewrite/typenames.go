@@ -67,8 +67,8 @@ func renameUnhashable(msg string) (string, bool) {
 }
 
 // nameTypes returns the declarations (var __gnb_typenameN =
-// __gnb.NameType((*T)(nil), "main.T")) that record the Go names of the named types a declaration
-// declares (not interfaces, not generic types).
+// __gnb.NameType((*T)(nil), "main.T")) that record the Go names of the
+// named types a declaration declares (not interfaces, not generic types).
 func (x *Cell) nameTypes(g *ast.GenDecl) []ast.Decl {
 	var out []ast.Decl
 	for _, sp := range g.Specs {

@@ -220,7 +220,7 @@ func runRanks(pg *gpu.PartGraph, what string, f func(gr *groupRank, t *gpu.Threa
 	var mu sync.Mutex
 	var stop error
 	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
-		gr := ranks[localIndex(pg, r)]
+		gr := ranks[groupstep.PartIndex(pg, r)]
 		return groupstep.Keep(&mu, &stop, errors.Join(f(gr, t), gr.free()))
 	})
 	if err != nil {
@@ -251,16 +251,6 @@ func runGroupHost(pg *gpu.PartGraph) (*GroupResult, error) {
 	return &GroupResult{Algorithm: r.Algorithm + "; host group standing in for gpu Borůvka over a group", N: pg.N, Arcs: pg.Arcs,
 		Edges: r.Edges, Weight: r.Weight, Trees: r.Trees, Rounds: r.Iterations, Time: r.Time, TEPS: r.TEPS,
 		Ranks: []RankStats{{Time: r.Time}}, pg: pg, host: g}, nil
-}
-
-// localIndex is r's index among pg's parts.
-func localIndex(pg *gpu.PartGraph, r *gpu.Rank) int {
-	for i, p := range pg.Parts {
-		if p.Rank == r {
-			return i
-		}
-	}
-	return -1
 }
 
 // groupRank is one rank's state of a run or a check.
@@ -553,7 +543,7 @@ func (r *GroupResult) Check() error {
 	outs := make([]groupCheckOut, len(r.pg.Parts))
 	if _, err := runRanks(r.pg, "GroupResult.Check", func(gr *groupRank, t *gpu.Thread) error {
 		var err error
-		outs[localIndex(r.pg, gr.r)], err = gr.check(t, eu, ev, ew)
+		outs[groupstep.PartIndex(r.pg, gr.r)], err = gr.check(t, eu, ev, ew)
 		return err
 	}); err != nil {
 		return err

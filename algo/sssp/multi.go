@@ -224,7 +224,7 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 	var sums sync.Mutex
 	var stop error
 	err := pg.Group.Run(func(r *gpu.Rank, t *gpu.Thread) error {
-		gr := ranks[localIndex(pg, r)]
+		gr := ranks[groupstep.PartIndex(pg, r)]
 		return groupstep.Keep(&sums, &stop, gr.run(t, res, &sums, int32(source), o))
 	})
 	for _, gr := range ranks {
@@ -279,16 +279,6 @@ func (gr *groupRank) run(t *gpu.Thread, res *GroupResult, mu *sync.Mutex, src in
 		res.TreeTime = max(res.TreeTime, tree)
 	}
 	return nil
-}
-
-// localIndex is r's index among pg's parts.
-func localIndex(pg *gpu.PartGraph, r *gpu.Rank) int {
-	for i, p := range pg.Parts {
-		if p.Rank == r {
-			return i
-		}
-	}
-	return -1
 }
 
 // runGroupHost is RunGroup on a group of the host device: DeltaStepping
@@ -816,7 +806,7 @@ func (r *GroupResult) Check() error {
 	var mu sync.Mutex
 	var stop error
 	err := r.pg.Group.Run(func(rk *gpu.Rank, t *gpu.Thread) error {
-		i := localIndex(r.pg, rk)
+		i := groupstep.PartIndex(r.pg, rk)
 		var err error
 		ranks[i].Interrupted = false
 		keys[i], counts[i], err = ranks[i].check(t, r.Source)

@@ -126,3 +126,14 @@ func Keep(mu *sync.Mutex, stop *error, err error) error {
 	mu.Unlock()
 	return nil
 }
+
+// PartIndex is r's index among pg's parts (the parts of this process's
+// ranks), or -1 when r holds none of them.
+func PartIndex(pg *gpu.PartGraph, r *gpu.Rank) int {
+	for i, p := range pg.Parts {
+		if p.Rank == r {
+			return i
+		}
+	}
+	return -1
+}

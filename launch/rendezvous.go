@@ -284,15 +284,18 @@ func (s *share) serve(ctx context.Context, newID func() (nccl.UniqueID, error)) 
 		open    = map[net.Conn]bool{}
 		closing bool
 	)
-	// answer validates one hello and says what to reply.
-	answer := func(line string) string {
+	served := map[int]bool{}
+	// answer validates one hello and says what to reply; rank is the
+	// rank it accepts (0: none). The group is complete once every
+	// accepted rank's reply is written (sent), not when it is accepted:
+	// the listener and the connections still open close then.
+	answer := func(line string) (reply string, rank int) {
 		run, rank, size, ok := parseHello(line)
 		mu.Lock()
 		defer mu.Unlock()
-		reply := ""
 		switch {
 		case !ok:
-			return "" // not a rank: close without a word
+			return "", 0 // not a rank: close without a word
 		case run != s.run:
 			reply = fmt.Sprintf("refused run rank %d is of run %q, rank 0 of run %q", rank, run, s.run)
 		case size != s.size:
@@ -303,13 +306,24 @@ func (s *share) serve(ctx context.Context, newID func() (nccl.UniqueID, error)) 
 			reply = fmt.Sprintf("refused rank rank %d came twice; give every process its own rank", rank)
 		default:
 			came[rank] = true
-			if len(came) == s.size-1 {
-				close(all)
-			}
-			return "ok " + id.String()
+			return "ok " + id.String(), rank
 		}
 		refused = append(refused, strings.SplitN(reply, " ", 3)[2])
-		return reply
+		return reply, 0
+	}
+	// sent records whether rank's reply went out: a rank whose reply
+	// could not be written may come again.
+	sent := func(rank int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			delete(came, rank)
+			return
+		}
+		served[rank] = true
+		if len(served) == s.size-1 {
+			close(all)
+		}
 	}
 	go func() {
 		for {
@@ -339,8 +353,11 @@ func (s *share) serve(ctx context.Context, newID func() (nccl.UniqueID, error)) 
 				if err != nil || len(line) > 512 {
 					return
 				}
-				if reply := answer(line); reply != "" {
-					fmt.Fprintf(c, "%s %s\n", protocol, reply)
+				if reply, rank := answer(line); reply != "" {
+					_, err := fmt.Fprintf(c, "%s %s\n", protocol, reply)
+					if rank > 0 {
+						sent(rank, err)
+					}
 				}
 			}()
 		}

@@ -330,6 +330,8 @@ func Helpers() map[string]reflect.Value {
 		"SliceToArray": reflect.ValueOf(sliceToArray),
 		// The panic of a failed assertion to a cell's interface (typed_assertiface.go).
 		"AssertFailed":      reflect.ValueOf(assertFailed),
+		"AssertCompiled":    reflect.ValueOf(assertCompiled),
+		"ErrorsIs":          reflect.ValueOf(errorsIs),
 		"AssertFailedNamed": reflect.ValueOf(assertFailedNamed),
 		// The Go names of the cells' types (typenames.go).
 		"NameType": reflect.ValueOf(nameType),

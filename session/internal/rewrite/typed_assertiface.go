@@ -57,7 +57,7 @@ func fixInterfaceAssertions(x *Cell, ps []*Run) error {
 			return err == nil
 		}
 		it := x.cc.Info.Types[ta.Type].Type
-		if it == nil || !types.IsInterface(it) || !declaredInCell(it) {
+		if it == nil || !sourceInterface(it) {
 			return true
 		}
 		from := x.cc.Info.Types[ta.X].Type
@@ -66,11 +66,11 @@ func fixInterfaceAssertions(x *Cell, ps []*Run) error {
 		}
 		iface := it.Underlying().(*types.Interface)
 		ft, tt := types.TypeString(from, x.qualify), types.TypeString(it, x.qualify)
-		assert := x.assertionTests(ft, tt, iface, ta.Pos())
+		assert := x.assertionTests(from, ft, tt, iface, ta.Pos())
+		if assert == "" {
+			assert = fmt.Sprintf("func(__gnb_v %s) (%s, bool) { %s }", ft, tt, compiledCheck(tt, iface))
+		}
 		if twoValue[ta] {
-			if assert == "" {
-				return true
-			}
 			f, e := x.parseGenerated(assert, ta)
 			if e != nil {
 				err = e
@@ -78,9 +78,6 @@ func fixInterfaceAssertions(x *Cell, ps []*Run) error {
 			}
 			rewrite[ta] = &ast.CallExpr{Fun: f, Lparen: ta.Pos(), Args: []ast.Expr{ta.X}, Rparen: ta.End()}
 			return true
-		}
-		if assert == "" {
-			assert = fmt.Sprintf("func(__gnb_v %s) (%s, bool) { __gnb_r, __gnb_ok := __gnb_v.(%s); return __gnb_r, __gnb_ok }", ft, tt, tt)
 		}
 		var names []string
 		for i := 0; i < iface.NumMethods(); i++ {
@@ -111,14 +108,36 @@ func fixInterfaceAssertions(x *Cell, ps []*Run) error {
 // whose underlying type no other cell type in scope shares (yaegi's
 // assertions cannot tell those apart), then yaegi's assertion with its
 // value. "" when no cell type in scope implements iface.
-func (x *Cell) assertionTests(ft, tt string, iface *types.Interface, pos token.Pos) string {
+func (x *Cell) assertionTests(from types.Type, ft, tt string, iface *types.Interface, pos token.Pos) string {
 	structs, others := x.implementersAt(iface, pos)
+	// A value held in a compiled interface (error, fmt.Stringer) is in
+	// yaegi's wrapper of that interface: only an assertion from the
+	// compiled interface itself finds the cell's value inside, and only a
+	// type with the compiled interface's methods can be there.
+	compiled := !declaredInCell(from) && !sourceInterface(from) && from.Underlying().(*types.Interface).NumMethods() > 0
+	if compiled {
+		fromIface := from.Underlying().(*types.Interface)
+		keep := func(ts []types.Type) []types.Type {
+			var out []types.Type
+			for _, t := range ts {
+				if types.Implements(t, fromIface) {
+					out = append(out, t)
+				}
+			}
+			return out
+		}
+		structs, others = keep(structs), keep(others)
+	}
 	if len(structs)+len(others) == 0 || iface.NumMethods() == 0 {
 		return ""
 	}
 	var b strings.Builder
 	test := func(t types.Type) {
-		fmt.Fprintf(&b, "if __gnb_c, __gnb_ok := any(__gnb_v).(%s); __gnb_ok { return __gnb_c, true }; ", types.TypeString(t, x.qualify))
+		operand := "any(__gnb_v)"
+		if compiled {
+			operand = "__gnb_v"
+		}
+		fmt.Fprintf(&b, "if __gnb_c, __gnb_ok := %s.(%s); __gnb_ok { return __gnb_c, true }; ", operand, types.TypeString(t, x.qualify))
 	}
 	fmt.Fprintf(&b, "func(__gnb_v %s) (%s, bool) { ", ft, tt)
 	for _, t := range structs {
@@ -128,8 +147,65 @@ func (x *Cell) assertionTests(ft, tt string, iface *types.Interface, pos token.P
 	for _, t := range others {
 		test(t)
 	}
-	fmt.Fprintf(&b, "__gnb_r, __gnb_ok := __gnb_v.(%s); return __gnb_r, __gnb_ok }", tt)
+	fmt.Fprintf(&b, "%s }", compiledCheck(tt, iface))
 	return b.String()
+}
+
+// compiledCheck writes the end of an assertion function: yaegi's own
+// assertion to the interface iface (written tt), which says false for
+// every value that is not in yaegi's own box (a compiled value: an
+// *fmt.wrapError asked for interface{ Unwrap() error }, a time.Duration
+// for a cell's interface with Hours); when it says false, a compiled
+// helper panics, saying so, if the value's compiled type has every
+// method iface names (Go would say true).
+func compiledCheck(tt string, iface *types.Interface) string {
+	names := make([]string, iface.NumMethods())
+	for i := range names {
+		names[i] = strconv.Quote(iface.Method(i).Name())
+	}
+	return fmt.Sprintf("__gnb_r, __gnb_ok := __gnb_v.(%s); if !__gnb_ok { __gnb.AssertCompiled(__gnb_v, %q, %s) }; return __gnb_r, __gnb_ok",
+		tt, tt, strings.Join(names, ", "))
+}
+
+// sourceInterface reports whether yaegi builds the interface type t from
+// source, with methods: an interface declared in a cell, or an interface
+// literal (interface{ Unwrap() error }). yaegi asserts a value to such an
+// interface only when the value is in its own box.
+func sourceInterface(t types.Type) bool {
+	if !types.IsInterface(t) {
+		return false
+	}
+	if declaredInCell(t) {
+		return true
+	}
+	it, literal := types.Unalias(t).(*types.Interface)
+	return literal && it.NumMethods() > 0 && it.IsMethodSet()
+}
+
+// assertCompiled is __gnb.AssertCompiled: called when yaegi said v does
+// not implement the interface iface (written as in the cell) with the
+// given methods, it panics if v is a compiled value whose type has all
+// of them: Go's assertion would succeed, yaegi's cannot.
+func assertCompiled(v any, iface string, methods ...string) {
+	v = unwrap(v)
+	if v == nil {
+		return
+	}
+	t := reflect.TypeOf(v)
+	base := t
+	if base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	if strings.HasPrefix(base.PkgPath(), "github.com/traefik/yaegi") {
+		return // one of yaegi's wrappers: a cell's value, tested before
+	}
+	for _, m := range methods {
+		if _, ok := t.MethodByName(m); !ok {
+			return
+		}
+	}
+	panic(fmt.Sprintf("yaegi, the interpreter, cannot assert a value of the compiled type %v to %s, an interface written in a cell, although it has its methods (Go's assertion succeeds; yaegi's says no): "+
+		"assert to %v itself, or to an interface of a compiled package with these methods", t, iface, t))
 }
 
 // namedFailures writes the tests that name the dynamic type of a value

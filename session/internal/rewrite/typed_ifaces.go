@@ -95,6 +95,14 @@ func fixCellValuesInInterfaces(x *Cell, ps []*Run) error {
 				}
 			}
 			err = x.refuseErrorsAs(n)
+			if err == nil {
+				err = x.refuseHiddenChain(n)
+			}
+			if err == nil {
+				if r := x.errorsIs(n); r != nil {
+					rewrite[n] = r
+				}
+			}
 		case *ast.BinaryExpr:
 			if n.Op == token.EQL || n.Op == token.NEQ {
 				if r, e := x.compareWithInterface(n); e != nil {
@@ -286,4 +294,69 @@ func (x *Cell) refuseErrorsAs(c *ast.CallExpr) error {
 	}
 	return newError("Unsupported", fmt.Sprintf("errors.As with a target of type *%s, a type declared in a cell: compiled code does not see the methods of the cells' types; "+
 		"test the errors of the chain yourself: for e := err; e != nil; e = errors.Unwrap(e) { … } with %s", t, test), x.at(c))
+}
+
+// errorsFunc returns the name of the function of package errors that c
+// calls, or "".
+func (x *Cell) errorsFunc(c *ast.CallExpr) string {
+	fn := calledFunc(x.cc.Info, c)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != "errors" {
+		return ""
+	}
+	return fn.Name()
+}
+
+// refuseHiddenChain refuses errors.Is, errors.As and errors.Unwrap while a
+// cell's error type has an Unwrap, Is or As method: yaegi hands compiled
+// code a cell's error in a wrapper that has only Error, so the errors
+// package would skip those methods and answer false or nil, silently.
+func (x *Cell) refuseHiddenChain(c *ast.CallExpr) error {
+	name := x.errorsFunc(c)
+	if name != "Is" && name != "As" && name != "Unwrap" {
+		return nil
+	}
+	if name == "Is" && len(c.Args) == 2 {
+		if t := x.cc.Info.Types[c.Args[1]].Type; cellConcrete(t) && !isPointer(t) {
+			return newError("Unsupported", fmt.Sprintf("errors.Is with a target of type %s, a type declared in a cell that is not a pointer: yaegi, the interpreter, keeps only part of such a value in an error, so nothing can compare it; "+
+				"declare the error's methods on a pointer type (func (e *%s) Error() string) and use pointers, or test the chain yourself with type assertions", types.TypeString(t, x.qualifyName), types.TypeString(t, x.qualifyName)), x.at(c.Args[1]))
+		}
+	}
+	errType := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
+	scope := x.cc.Pkg.Scope()
+	for _, tn := range scope.Names() {
+		obj, ok := scope.Lookup(tn).(*types.TypeName)
+		if !ok || obj.IsAlias() || types.IsInterface(obj.Type()) {
+			continue
+		}
+		for _, t := range []types.Type{obj.Type(), types.NewPointer(obj.Type())} {
+			if !types.Implements(t, errType) {
+				continue
+			}
+			for _, m := range []string{"Unwrap", "Is", "As"} {
+				if o, _, _ := types.LookupFieldOrMethod(t, true, nil, m); o != nil {
+					if _, isFunc := o.(*types.Func); isFunc {
+						return newError("Unsupported", fmt.Sprintf("errors.%s cannot see the %s method of %s, an error type declared in a cell: yaegi, the interpreter, hands compiled code a cell's error in a wrapper with only Error, "+
+							"so errors.%s would skip the method and answer as if it were not there; call it yourself (if e, ok := err.(%s); ok { … e.%s(…) }), or wrap errors with fmt.Errorf(\"…: %%w\", err), which the errors package follows",
+							name, m, obj.Name(), name, types.TypeString(t, x.qualifyName), m), x.at(c))
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// errorsIs writes errors.Is(err, target) as __gnb.ErrorsIs(err, target):
+// errors.Is compares with ==, and yaegi wraps each conversion of a cell's
+// value to error in a wrapper of its own that == cannot compare, so a
+// sentinel error of a cell's pointer type never matched.
+func (x *Cell) errorsIs(c *ast.CallExpr) ast.Expr {
+	if x.errorsFunc(c) != "Is" || len(c.Args) != 2 {
+		return nil
+	}
+	pos := c.Pos()
+	return &ast.CallExpr{
+		Fun:    &ast.SelectorExpr{X: &ast.Ident{Name: "__gnb", NamePos: pos}, Sel: &ast.Ident{Name: "ErrorsIs", NamePos: pos}},
+		Lparen: c.Lparen, Args: c.Args, Rparen: c.Rparen,
+	}
 }

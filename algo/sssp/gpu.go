@@ -56,12 +56,18 @@ var nearFarTuning = struct {
 	// batch is how many steps are launched between two reads of the
 	// control words (a step with nothing to do returns at once, so up to
 	// batch-1 launches may be idle at the end).
+	//
+	// 32 slots and 16 steps were measured best on an H100
+	// (BenchmarkGPUNearFarTune, R-MAT float32 weights, Δ factor 4, 8
+	// roots, ms a run for slots/batch 32/16, 32/8, 64/16, 64/8: scale 20
+	// 4.97, 5.18, 4.99, 5.39; scale 22 8.16, 8.32, 8.31, 8.46; scale 24
+	// 49.4, 50.0, 49.8, 50.8).
 	batch int
 	// blocksPerSM sizes the step kernel's grid: this many blocks per SM,
 	// or, when 0, as many as one SM holds at once (residentBlocks), so
 	// that every warp a step deals slots to runs from the start.
 	blocksPerSM int
-}{minSlots: 64, batch: 8, blocksPerSM: 0}
+}{minSlots: 32, batch: 16, blocksPerSM: 0}
 
 // Control words of the near-far kernels: sssp.cu's NF_* indices (a test
 // compares them).

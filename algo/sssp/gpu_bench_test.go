@@ -199,10 +199,10 @@ func envList(b *testing.B, name string, def []float64) []float64 {
 //	GRAPHNB_SSSP_FACTORS  Δ factors (default 2,4,8,16,32; the default Δ
 //	                      is DefaultGPUDeltaFactor = 4)
 //	GRAPHNB_SSSP_SLOTS    least slots (arcs) per warp and step, multiples
-//	                      of 32 (default 64)
+//	                      of 32 (default 32)
 //	GRAPHNB_SSSP_BLOCKS   blocks per SM of the step kernel (default 0: as
 //	                      many as fit at once, by the register count)
-//	GRAPHNB_SSSP_BATCH    steps per read of the control words (default 8)
+//	GRAPHNB_SSSP_BATCH    steps per read of the control words (default 16)
 //
 // plus the frontier method (Δ = +Inf) once, for comparison. Sub-benchmarks
 // are named rmat_sS/fF_sL_bB_nN (frontier_sL_bB_nN), L the least slots. The first run of

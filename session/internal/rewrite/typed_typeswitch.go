@@ -29,9 +29,22 @@ import (
 //	                                }
 //	                            }
 //
-// A switch with an init statement keeps it first in the block; a label
-// moves to the inner switch.
+// A type switch written directly in a cell's top-level code becomes a
+// function literal called at once around that block (func() { … }()):
+// yaegi cannot compile the comma-ok definitions there. The pass runs before
+// assertiface, which then writes the assertions to a cell's interface
+// (values held in error, compiled values). A switch with an init
+// statement keeps it first in the block; a label moves to the inner
+// switch.
 func rewriteTypeSwitches(x *Cell, ps []*Run) error {
+	top := map[ast.Stmt]bool{} // the statements of the cell's top-level code
+	for _, p := range ps {
+		if !p.decl && p.body != nil {
+			for _, st := range p.body.List {
+				top[st] = true
+			}
+		}
+	}
 	rewrite := func(st ast.Stmt) ast.Stmt {
 		ts, label := st, (*ast.LabeledStmt)(nil)
 		if l, ok := st.(*ast.LabeledStmt); ok {
@@ -49,6 +62,11 @@ func rewriteTypeSwitches(x *Cell, ps []*Run) error {
 			inner := out.List[len(out.List)-1]
 			label.Stmt = inner
 			out.List[len(out.List)-1] = label
+		}
+		if top[st] {
+			pos := out.Pos()
+			lit := &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}}, Body: out}
+			return &ast.ExprStmt{X: &ast.CallExpr{Fun: lit, Lparen: out.End(), Rparen: out.End()}}
 		}
 		return out
 	}
@@ -85,6 +103,15 @@ func (x *Cell) typeSwitchAsAssertions(sw *ast.TypeSwitchStmt) *ast.BlockStmt {
 		block.List = append(block.List, sw.Init)
 	}
 	tsName := x.ci.tmpName("ts")
+	// The subject's uses in the assertions carry its type, for the
+	// assertion passes after this one (assertiface).
+	subjectID := func() *ast.Ident {
+		i := id(tsName)
+		if tv, ok := x.cc.Info.Types[ta.X]; ok {
+			x.cc.Info.Types[i] = tv
+		}
+		return i
+	}
 	block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{id(tsName)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{ta.X}})
 	inner := &ast.SwitchStmt{Switch: pos, Body: &ast.BlockStmt{Lbrace: sw.Body.Lbrace, Rbrace: sw.Body.Rbrace}}
 	for _, c := range sw.Body.List {
@@ -99,7 +126,7 @@ func (x *Cell) typeSwitchAsAssertions(sw *ast.TypeSwitchStmt) *ast.BlockStmt {
 			ok := x.ci.tmpName("tc")
 			block.List = append(block.List, &ast.AssignStmt{
 				Lhs: []ast.Expr{id("_"), id(ok)}, TokPos: e.Pos(), Tok: token.DEFINE,
-				Rhs: []ast.Expr{&ast.TypeAssertExpr{X: id(tsName), Lparen: e.Pos(), Type: e, Rparen: e.End()}},
+				Rhs: []ast.Expr{&ast.TypeAssertExpr{X: subjectID(), Lparen: e.Pos(), Type: e, Rparen: e.End()}},
 			})
 			conds = append(conds, id(ok))
 			if len(cc.List) == 1 {
@@ -117,7 +144,7 @@ func (x *Cell) typeSwitchAsAssertions(sw *ast.TypeSwitchStmt) *ast.BlockStmt {
 		if name != nil && name.Name != "_" {
 			var value ast.Expr = id(tsName)
 			if single != nil {
-				value = &ast.TypeAssertExpr{X: id(tsName), Lparen: cc.Colon, Type: single, Rparen: cc.Colon}
+				value = &ast.TypeAssertExpr{X: subjectID(), Lparen: cc.Colon, Type: single, Rparen: cc.Colon}
 			}
 			clause.Body = append(clause.Body,
 				&ast.AssignStmt{Lhs: []ast.Expr{&ast.Ident{Name: name.Name, NamePos: cc.Colon}}, TokPos: cc.Colon, Tok: token.DEFINE, Rhs: []ast.Expr{value}},

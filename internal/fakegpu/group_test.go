@@ -3,6 +3,7 @@ package fakegpu
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +91,20 @@ func TestFakeGPUGroupChild(t *testing.T) {
 			if v != want {
 				return fmt.Errorf("rank %d: element %d is %d, want %d", r.Rank(), i, v, want)
 			}
+		}
+		// A kernel that no linked package claims fails its launch: a
+		// test cannot pass without running its kernels.
+		u, err := r.Device().Compile("unclaimed", `extern "C" __global__ void unclaimed_noop(long long *p) {}`)
+		if err != nil {
+			return err
+		}
+		uf, err := u.Function("unclaimed_noop")
+		if err != nil {
+			return err
+		}
+		err = th.Launch(uf, gpu.D1(1), gpu.D1(32), 0, out)
+		if err == nil || !strings.Contains(err.Error(), "CUDA_ERROR_NOT_FOUND") {
+			return fmt.Errorf("rank %d: the launch of a kernel no package claims returned %v, want CUDA_ERROR_NOT_FOUND", r.Rank(), err)
 		}
 		return nil
 	})

@@ -14,7 +14,7 @@ namespace {
 
 void prepare(fake::Launch &l) { l.oneDimWarps(); }
 
-fake::Package pkg({"bfsck_"}, prepare);
+fake::Package pkg({"bfsck_", "bfscsr_"}, prepare);
 
 const emu::Options direct{emu::Mode::direct};
 

@@ -125,7 +125,12 @@ extern "C" int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, un
 		}
 	}
 	if (!ours) {
-		return 0; // the fake driver's own test kernels
+		// No package linked into this test claims the kernel: running
+		// nothing and answering success would let a test pass without
+		// the kernel (link the package's fake_*.cpp).
+		fprintf(stderr, "fake_launch: no package claims kernel %s (link its testdata/fake_*.cpp into the test)\n",
+		        l.name.c_str());
+		return 500; // CUDA_ERROR_NOT_FOUND
 	}
 	// One emulated launch at a time: the emulator's per-launch state
 	// (emu::readable, emu::error, emu::children, __shared__ statics) is

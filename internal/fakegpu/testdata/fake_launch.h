@@ -12,7 +12,9 @@
 // name starts with a registered prefix on the emulator, its arguments
 // unpacked from the 8-byte slots package gpu passes into the kernel's
 // parameter types. A launch fails with CUDA_ERROR_NOT_FOUND (500) for a
-// kernel no table holds, CUDA_ERROR_INVALID_VALUE (1) for a wrong number
+// kernel whose name no linked package's prefix claims (a test cannot pass
+// without running its kernels) or that no table holds,
+// CUDA_ERROR_INVALID_VALUE (1) for a wrong number
 // of arguments or a problem the package's hook found, and
 // CUDA_ERROR_LAUNCH_FAILED (719) when the emulation fails.
 #pragma once

@@ -43,6 +43,10 @@ func driverInit() error {
 			drv.err = err
 			return
 		}
+		// NVRTC (about 8 ms to load and ask its version, which every
+		// Compile needs for its cache key) loads while the driver starts
+		// (cuInit and the first context take about 0.2 s).
+		go func() { _ = nvrtcInit() }()
 		if code := cuInit(); code != 0 {
 			e := cuError("cuInit", code)
 			switch code {

@@ -29,11 +29,12 @@ import (
 //	                                    }
 //
 // A variable the function assigns after its definition, or whose address
-// it takes, or of a struct or array type, goes by pointer (the literal's
-// uses become (*v)); any other goes by value. A literal that uses a type
-// or constant declared in its function, a type parameter, or that is
-// written in a function literal of a cell's top-level code, is refused:
-// the message says to declare the finalizer at the top level.
+// it takes, or of a struct or array type or a type with pointer methods,
+// goes by pointer (the literal's uses become (*v)); any other goes by
+// value. A literal that uses a type or constant declared in its function
+// (or a variable of such a type), a type parameter, or that is written in
+// a function literal of a cell's top-level code, is refused: the message
+// says to declare the finalizer at the top level.
 
 // hoistFinalizers moves finalizer literals out of their functions'
 // frames, or refuses them.
@@ -172,6 +173,11 @@ func (h *finalizerHoist) hoist(decl *ast.FuncDecl, c *ast.CallExpr, lit *ast.Fun
 			why = "its method's type is generic"
 		}
 	}
+	for _, v := range used {
+		if why == "" && !x.writable(v.Type()) {
+			why = "it uses " + v.Name() + ", whose type cannot be written at the top level (a type declared in its function, or an unexported type of a package)"
+		}
+	}
 	if why != "" {
 		return nil, h.refuse(obj, lit, why)
 	}
@@ -225,8 +231,8 @@ func (h *finalizerHoist) hoist(decl *ast.FuncDecl, c *ast.CallExpr, lit *ast.Fun
 
 // changedVars returns the variables of used that must go by pointer: of
 // a struct or array type (a field or element may be set, a method may
-// take its address), or set in decl other than by their definition, or
-// whose address decl takes.
+// take its address), of a type with pointer methods, or set in decl other
+// than by their definition, or whose address decl takes.
 func (h *finalizerHoist) changedVars(decl *ast.FuncDecl, used []*types.Var) map[*types.Var]bool {
 	info := h.x.cc.Info
 	byRef := map[*types.Var]bool{}
@@ -236,7 +242,10 @@ func (h *finalizerHoist) changedVars(decl *ast.FuncDecl, used []*types.Var) map[
 		case *types.Struct, *types.Array:
 			byRef[v] = true
 		default:
-			want[v] = true
+			// A method with a pointer receiver called on v takes its
+			// address without a &.
+			byRef[v] = types.NewMethodSet(types.NewPointer(v.Type())).Len() > types.NewMethodSet(v.Type()).Len()
+			want[v] = !byRef[v]
 		}
 	}
 	mark := func(e ast.Expr) {

@@ -208,8 +208,9 @@ const GeneratedFile = "gnb_generated/_.go"
 // statements in.
 const CellFuncName = "__gnb_cell"
 
-// yaegiInterp is the package of valueInterface, how yaegi boxes a value
-// of a cell's interface type.
+// yaegiInterp is yaegi's interpreter package: the package of
+// valueInterface, how yaegi boxes a value of a cell's interface type, and
+// of _error, its wrapper of a cell's value held in an error.
 const yaegiInterp = "github.com/traefik/yaegi/interp"
 
 // What the session needs of a rewritten cell.

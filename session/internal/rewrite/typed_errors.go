@@ -104,6 +104,6 @@ func cellValue(e any) bool {
 // converted to error (interp._error: IValue, then WError).
 func isCellErrorWrapper(e any) bool {
 	t := reflect.TypeOf(e)
-	return t.Kind() == reflect.Struct && t.Name() == "_error" && t.PkgPath() == "github.com/traefik/yaegi/interp" &&
+	return t.Kind() == reflect.Struct && t.Name() == "_error" && t.PkgPath() == yaegiInterp &&
 		t.NumField() > 0 && t.Field(0).Name == "IValue"
 }

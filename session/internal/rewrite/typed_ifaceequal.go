@@ -98,10 +98,6 @@ func isTypeParam(t types.Type) bool {
 	return ok
 }
 
-// interpPath is yaegi's interpreter package, whose wrapper types unwrap
-// takes values out of.
-const interpPath = "github.com/traefik/yaegi/interp"
-
 // unwrap takes a value out of yaegi's own wrapper, valueInterface (the
 // value in its unexported field value, a reflect.Value). The wrappers of
 // compiled interfaces are left alone: their field IValue holds a cell's
@@ -114,7 +110,7 @@ func unwrap(v any) any {
 		if t.Kind() != reflect.Struct {
 			return v
 		}
-		if t.PkgPath() == interpPath && t.Name() == "valueInterface" {
+		if t.PkgPath() == yaegiInterp && t.Name() == "valueInterface" {
 			c := reflect.New(t).Elem()
 			c.Set(rv)
 			f := c.FieldByName("value")

@@ -35,9 +35,12 @@ import (
 // What the wrapper hides cannot be recovered: a type assertion from a
 // compiled interface to a cell's type that is not a pointer (yaegi says
 // false), a comparison of such a value with a compiled interface (the
-// same assertion), a type switch on a compiled interface with a case of a
-// cell's type (yaegi takes none), and errors.As with a target of a cell's
-// type (compiled code sees no methods: a panic) are refused.
+// same assertion; a type switch's cases are such assertions once the
+// typeswitch pass has run), and errors.As with a target of a cell's type
+// (compiled code sees no methods: a panic) are refused. errors.Is is
+// written as __gnb.ErrorsIs (typed_errors.go); errors.Is, As and Unwrap
+// are refused while a cell's error type has methods the errors package
+// would need and cannot see.
 func fixCellValuesInInterfaces(x *Cell, ps []*Run) error {
 	rewrite := map[ast.Expr]ast.Expr{}
 	var err error
@@ -113,8 +116,6 @@ func fixCellValuesInInterfaces(x *Cell, ps []*Run) error {
 			}
 		case *ast.TypeAssertExpr:
 			err = x.refuseHiddenAssertion(n)
-		case *ast.TypeSwitchStmt:
-			err = x.refuseHiddenTypeSwitch(n)
 		}
 		return err == nil
 	})
@@ -240,35 +241,6 @@ func (x *Cell) refuseHiddenAssertion(a *ast.TypeAssertExpr) error {
 	t := types.TypeString(to, x.qualifyName)
 	return newError("Unsupported", fmt.Sprintf("type assertion of a %s to %s, a type declared in a cell: yaegi, the interpreter, keeps the value in a wrapper there and the assertion would fail; "+
 		"declare the methods on *%s and assert to *%s (put &%s{…} in the %s)", types.TypeString(from, x.qualifyName), t, t, t, t, types.TypeString(from, x.qualifyName)), x.at(a))
-}
-
-// refuseHiddenTypeSwitch refuses a type switch on a compiled interface
-// with a case of a cell's type: yaegi takes none of those cases.
-func (x *Cell) refuseHiddenTypeSwitch(sw *ast.TypeSwitchStmt) error {
-	var subject ast.Expr
-	switch a := sw.Assign.(type) {
-	case *ast.AssignStmt:
-		subject = a.Rhs[0]
-	case *ast.ExprStmt:
-		subject = a.X
-	}
-	ta, ok := unparen(subject).(*ast.TypeAssertExpr)
-	if !ok {
-		return nil
-	}
-	from := x.cc.Info.Types[ta.X].Type
-	if from == nil || !isCompiledInterface(from) {
-		return nil
-	}
-	for _, c := range sw.Body.List {
-		for _, e := range c.(*ast.CaseClause).List {
-			if t := x.cc.Info.Types[e].Type; cellConcrete(t) {
-				return newError("Unsupported", fmt.Sprintf("type switch on a %s with a case of %s, a type declared in a cell: yaegi, the interpreter, keeps the value in a wrapper there and would take no such case; "+
-					"test with type assertions to pointer types instead (if v, ok := x.(*T); ok { … })", types.TypeString(from, x.qualifyName), types.TypeString(t, x.qualifyName)), x.at(e))
-			}
-		}
-	}
-	return nil
 }
 
 // refuseErrorsAs refuses errors.As with a target of a cell's type:

@@ -116,7 +116,7 @@ func recoveredValue(v any) any {
 		return runtimeError{"runtime error: invalid memory address or nil pointer dereference"}
 	case error:
 		t := reflect.TypeOf(e)
-		if t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "github.com/traefik/yaegi/interp" {
+		if t.Kind() == reflect.Pointer && t.Elem().PkgPath() == yaegiInterp {
 			// yaegi's compile-time error type, raised by a failed type
 			// assertion.
 			msg := yaegiPosition.ReplaceAllString(e.Error(), "")

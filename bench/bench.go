@@ -67,6 +67,26 @@ type Checker interface {
 	Check() error
 }
 
+// BatchChecker is implemented by Checkers that validate several runs
+// faster together than one by one (the CPU BFS checker reads the graph
+// once for eight results: bfs.CheckMany). A sweep that validates holds up
+// to BatchSize results with Keep instead of calling Check after each
+// run, and validates them with CheckKept when that many are held, when
+// the variant's runs are over, or before it stops on an error; a run
+// counts as validated only once CheckKept has accepted it.
+type BatchChecker interface {
+	Checker
+	// BatchSize is how many results CheckKept validates at once; below
+	// 2, the sweep calls Check after every run instead.
+	BatchSize() int
+	// Keep holds the result of the most recent Run for CheckKept.
+	Keep()
+	// CheckKept validates the held results in the order they were kept
+	// (errs[i] is what Check would have said of the i-th), then releases
+	// them.
+	CheckKept() (errs []error)
+}
+
 // CheckerNamer is implemented by Checkers that say which checker Check
 // runs: "device" when the result is validated on the GPU that holds it
 // (bfs.Prepared.Check, sssp.Prepared.Check), "cpu" for the algorithm

@@ -9,7 +9,8 @@
 // upload: timed apart as preparation), then run from each root — Graph500
 // draws 64 non-isolated roots, the studies report 32 (docs/studies.md) — and,
 // unless told not to, every result is validated by the algorithm
-// package's checker before it is counted. Unrooted algorithms (MST,
+// package's checker before it is counted (CPU BFS results eight at a time,
+// BatchChecker). Unrooted algorithms (MST,
 // APSP) run Repetitions times instead.
 //
 // Rates follow the README ("Measuring") and are always labelled:

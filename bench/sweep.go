@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -541,6 +542,49 @@ func (p *plan) measure(dev *gpu.Device, g *pointGraph, v Variant, roots []int32,
 			row.Checker = n.CheckerName()
 		}
 	}
+	// Results a BatchChecker holds: row.Runs[held:] are not validated
+	// yet. Whatever stops the loop, they are validated before it
+	// returns: a run that fails is dropped from the row with the runs
+	// after it; after an interrupt they stay, marked not validated.
+	batch, _ := checker.(BatchChecker)
+	if p.NoValidate || batch == nil || batch.BatchSize() < 2 {
+		batch = nil
+	}
+	held := 0
+	checkHeld := func() error {
+		if held == len(row.Runs) {
+			return nil
+		}
+		t0 := time.Now()
+		errs := batch.CheckKept()
+		row.CheckTime += time.Since(t0)
+		first := held
+		for i := first; i < len(row.Runs); i++ {
+			err := errors.New("the checker returned no answer for it")
+			if i-first < len(errs) {
+				err = errs[i-first]
+			}
+			if errors.Is(err, cancel.ErrInterrupted) {
+				return fmt.Errorf("bench: %s: validating: %w", where(row.Runs[i].Root, row.Runs[i].Rep), err)
+			}
+			if err != nil {
+				x := row.Runs[i]
+				row.Runs = row.Runs[:held]
+				return fmt.Errorf("bench: %s: the result failed validation: %w", where(x.Root, x.Rep), err)
+			}
+			row.Runs[i].Validated = true
+			held++
+		}
+		return nil
+	}
+	defer func() {
+		if batch == nil || cancel.Check() != nil {
+			return
+		}
+		if cerr := checkHeld(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	for _, root := range roots {
 		for rep := 0; rep < p.Repetitions; rep++ {
 			if err := cancel.Check(); err != nil {
@@ -553,7 +597,16 @@ func (p *plan) measure(dev *gpu.Device, g *pointGraph, v Variant, roots []int32,
 				return hostCopy, fmt.Errorf("bench: %s: %w", where(root, rep), err)
 			}
 			run.Root, run.Rep, run.Validated = root, rep, false
-			if !p.NoValidate {
+			switch {
+			case batch != nil:
+				batch.Keep()
+				row.Runs = append(row.Runs, run)
+				if len(row.Runs)-held >= batch.BatchSize() {
+					if err := checkHeld(); err != nil {
+						return hostCopy, err
+					}
+				}
+			case !p.NoValidate:
 				t0 := time.Now()
 				err := checker.Check()
 				row.CheckTime += time.Since(t0)
@@ -561,8 +614,10 @@ func (p *plan) measure(dev *gpu.Device, g *pointGraph, v Variant, roots []int32,
 					return hostCopy, fmt.Errorf("bench: %s: the result failed validation: %w", where(root, rep), err)
 				}
 				run.Validated = true
+				row.Runs = append(row.Runs, run)
+			default:
+				row.Runs = append(row.Runs, run)
 			}
-			row.Runs = append(row.Runs, run)
 			ran()
 		}
 	}

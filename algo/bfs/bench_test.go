@@ -98,3 +98,40 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckMany validates eight results of eight roots per op,
+// one by one with Check and at once with CheckMany (what a CPU sweep's
+// validation does); result-checks/s compares them.
+func BenchmarkCheckMany(b *testing.B) {
+	for _, scale := range benchScales() {
+		g := benchGraph(b, scale)
+		var rs []*Result
+		for _, src := range benchSources(g)[:checkLanes] {
+			r, err := DirectionOptimizing(g, src, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rs = append(rs, r)
+		}
+		for _, way := range []string{"one_by_one", "at_once"} {
+			b.Run(fmt.Sprintf("rmat_s%d_ef16/%s", scale, way), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					var errs []error
+					if way == "at_once" {
+						errs = CheckMany(g, rs)
+					} else {
+						for _, r := range rs {
+							errs = append(errs, Check(g, r))
+						}
+					}
+					for _, err := range errs {
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(len(rs))*float64(b.N)/b.Elapsed().Seconds(), "result-checks/s")
+			})
+		}
+	}
+}

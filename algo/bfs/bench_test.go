@@ -72,6 +72,12 @@ func BenchmarkDirectionOptimizing(b *testing.B) {
 	benchBFS(b, func(g *graph.CSR, s int32) (*Result, error) { return DirectionOptimizing(g, s, Options{}) })
 }
 
+// BenchmarkDirectionOptimizingTraced is BenchmarkDirectionOptimizing
+// with Options.Trace: the ms/bfs of both give the trace's overhead.
+func BenchmarkDirectionOptimizingTraced(b *testing.B) {
+	benchBFS(b, func(g *graph.CSR, s int32) (*Result, error) { return DirectionOptimizing(g, s, Options{Trace: true}) })
+}
+
 func BenchmarkParallelTopDown(b *testing.B) {
 	benchBFS(b, func(g *graph.CSR, s int32) (*Result, error) {
 		return DirectionOptimizing(g, s, Options{TopDownOnly: true})

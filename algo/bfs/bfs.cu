@@ -4,14 +4,15 @@
 // Kernels are launched with blocks of BFS_BLOCK threads (the Go side passes
 // it); the warp-level code needs whole warps, so BFS_BLOCK is a multiple of 32.
 //
-// Control words (ctl, 4 unsigned long long, zeroed by the host before a step):
+// Control words (ctl, 5 unsigned long long, zeroed by the host before a step):
 //   edge scan + dynamic parallelism:  [CTL_COUNT] vertices on the level counted
 //                                     by bfs_count_* (dp.cu uses 0, 1 and 3)
 //   direction-optimizing:             [CTL_TAIL] next queue length / frontier
 //                                     size, [CTL_MF] arcs leaving the new
 //                                     frontier, [CTL_NBIG] high-degree vertices
 //                                     handed to do_td_big, [CTL_QTAIL] queue
-//                                     length written by do_bm2q
+//                                     length written by do_bm2q, [CTL_READ]
+//                                     arcs a bottom-up step read
 // The Go side (gpu.go) declares the same indices; a test compares them.
 
 typedef unsigned char u8;
@@ -29,6 +30,7 @@ typedef unsigned long long u64;
 #define CTL_MF 1
 #define CTL_NBIG 2
 #define CTL_QTAIL 3
+#define CTL_READ 4
 
 // Top-down tiers: a frontier vertex with fewer than TD_WARP_DEG arcs is
 // expanded by its own thread, one with fewer than TD_BIG_DEG by its whole
@@ -436,7 +438,7 @@ extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, in
 	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
 	int lvl = depth + 1;
-	u64 nf = 0, mf = 0;
+	u64 nf = 0, mf = 0, rd = 0;
 	for (i64 w = warp; w < words; w += warps) {
 		u32 vw = vis[w];
 		if (vw == FULL_MASK) {
@@ -448,7 +450,8 @@ extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, in
 		if (v < n && ((vw >> lane) & 1u) == 0) {
 			i64 s = __ldg(off + v), e = __ldg(off + v + 1);
 			int from = -1;
-			for (i64 k = s; k < e; ++k) {
+			i64 k = s;
+			for (; k < e; ++k) {
 				int u = __ldg(adj + k);
 				if ((__ldg(front + (u >> 5)) >> (u & 31)) & 1u) {
 					found = true;
@@ -456,6 +459,7 @@ extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, in
 					break;
 				}
 			}
+			rd += (u64)((found ? k + 1 : e) - s);
 			if (found) {
 				levels[v] = lvl;
 				if (parents) parents[v] = from;
@@ -471,6 +475,7 @@ extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, in
 	}
 	block_add(nf, &ctl[CTL_TAIL]);
 	block_add(mf, &ctl[CTL_MF]);
+	block_add(rd, &ctl[CTL_READ]);
 }
 
 // do_q2bm sets the bits of the queue's vertices in front (zeroed before).

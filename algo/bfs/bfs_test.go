@@ -109,7 +109,7 @@ func TestDirections(t *testing.T) {
 	if !strings.Contains(r.Algorithm, "top-down only") {
 		t.Errorf("directed graph: Algorithm %q does not say top-down only", r.Algorithm)
 	}
-	if tr := r.Trace(); !strings.Contains(tr, "top-down") || strings.Count(tr, "\n") != len(r.FrontierSizes)+1 {
+	if tr := r.LevelTable(); !strings.Contains(tr, "top-down") || strings.Count(tr, "\n") != len(r.FrontierSizes)+1 {
 		t.Errorf("Trace() =\n%s", tr)
 	}
 }
@@ -498,7 +498,7 @@ func ExampleDirectionOptimizing() {
 	fmt.Println("reached:", r.Reached, "component edges:", r.ComponentEdges)
 	fmt.Println("farthest corner at level", r.Levels[side*side-1])
 	fmt.Println("check:", Check(g, r))
-	fmt.Print(r.Trace())
+	fmt.Print(r.LevelTable())
 	// Output:
 	// reached: 36 component edges: 60
 	// farthest corner at level 10

@@ -9,6 +9,7 @@ import (
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // DeviceResult is one BFS whose levels and parents stay on the device
@@ -22,7 +23,8 @@ import (
 type DeviceResult struct {
 	// Algorithm, Source, FrontierSizes, Directions, Iterations, Reached,
 	// ComponentEdges, Time, PrepTime, TEPS, Launches, EdgeScans,
-	// ChildGrids and Note are the Result's fields of the same names.
+	// ChildGrids, Note and Trace are the Result's fields of the same
+	// names.
 	Algorithm      string
 	Source         int32
 	FrontierSizes  []int64
@@ -37,6 +39,7 @@ type DeviceResult struct {
 	EdgeScans      int
 	ChildGrids     int64
 	Note           string
+	Trace          *trace.Trace
 	// N is the number of vertices: the length of the levels and parents.
 	N int
 	// HasParents says whether the result holds parents (Options.Parents,
@@ -81,7 +84,7 @@ func summaryOf(s *Result, n int) *DeviceResult {
 		Algorithm: s.Algorithm, Source: s.Source, FrontierSizes: s.FrontierSizes, Directions: s.Directions,
 		Iterations: s.Iterations, Reached: s.Reached, ComponentEdges: s.ComponentEdges, Time: s.Time,
 		PrepTime: s.PrepTime, TEPS: s.TEPS, Launches: s.Launches, EdgeScans: s.EdgeScans, ChildGrids: s.ChildGrids,
-		Note: s.Note, N: n,
+		Note: s.Note, Trace: s.Trace, N: n,
 	}
 }
 
@@ -91,7 +94,7 @@ func (r *DeviceResult) summary() *Result {
 		Algorithm: r.Algorithm, Source: r.Source, FrontierSizes: r.FrontierSizes, Directions: r.Directions,
 		Iterations: r.Iterations, Reached: r.Reached, ComponentEdges: r.ComponentEdges, Time: r.Time,
 		PrepTime: r.PrepTime, TEPS: r.TEPS, Launches: r.Launches, EdgeScans: r.EdgeScans, ChildGrids: r.ChildGrids,
-		Note: r.Note,
+		Note: r.Note, Trace: r.Trace,
 	}
 }
 

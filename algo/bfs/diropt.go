@@ -10,6 +10,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Tuning constants of the parallel steps.
@@ -88,19 +89,26 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 	degSum := mf           // the reached vertices' degrees: every step's mf
 	prevNF := int64(0)
 	bottomUp := false
+	if opt.Trace {
+		r.Trace = &trace.Trace{Algorithm: r.Algorithm, Arcs: g.NumArcs()}
+	}
 	for depth := int32(0); nf > 0; depth++ {
 		if err := cancel.Check(); err != nil {
 			return nil, fmt.Errorf("bfs: direction-optimizing search from %d stopped at level %d: %w", src, depth, err)
 		}
+		stepStart := time.Now()
+		step := trace.Step{Frontier: nf, FrontierArcs: mf}
 		r.FrontierSizes = append(r.FrontierSizes, nf)
 		if !g.Directed && !opt.TopDownOnly {
 			switch {
 			case !bottomUp && mf > mu/alpha:
 				err = s.queueToBitmap()
 				bottomUp = true
+				step.Why = switchDown(mf, mu, alpha)
 			case bottomUp && nf < prevNF && nf < n/beta:
 				err = s.bitmapToQueue()
 				bottomUp = false
+				step.Why = switchUp(nf, prevNF, n, beta)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("bfs: direction-optimizing search from %d stopped at level %d: %w", src, depth, err)
@@ -110,20 +118,29 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 		if bottomUp {
 			first := len(r.Directions) == 0 || r.Directions[len(r.Directions)-1] != BottomUpStep
 			r.Directions = append(r.Directions, BottomUpStep)
-			nf, mf = s.bottomUpStep(depth, first)
+			nf, mf, step.Inspected = s.bottomUpStep(depth, first)
 			s.front, s.next = s.next, s.front
 		} else {
 			r.Directions = append(r.Directions, TopDownStep)
+			step.Inspected = mf // every arc of the frontier
 			nf, mf = s.topDownStep(depth, mf)
 		}
 		mu -= mf
 		degSum += mf
+		if r.Trace != nil {
+			step.Kind = r.Directions[len(r.Directions)-1].String()
+			step.Updated, step.Time = nf, time.Since(stepStart)
+			r.Trace.Steps = append(r.Trace.Steps, step)
+		}
 	}
 	// A step cut short by an interrupt may look like the last one.
 	if err := cancel.Check(); err != nil {
 		return nil, fmt.Errorf("bfs: direction-optimizing search from %d: %w", src, err)
 	}
 	r.Time = time.Since(start)
+	if r.Trace != nil {
+		r.Trace.Time = r.Time
+	}
 	r.Levels, r.Parents = s.levels, s.parents
 	s.release()
 	r.finishDegrees(g, degSum)
@@ -265,17 +282,17 @@ func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 // unvisited those with arcs it leaves unvisited; the next ones read only
 // those (an R-MAT graph has many vertices without arcs) and unmark the
 // ones they reach. It returns the new frontier's size and the arcs
-// leaving it. After a cancellation request it stops early; the caller
-// checks.
-func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs int64) {
+// leaving it, and the arcs it read (each vertex's up to its parent).
+// After a cancellation request it stops early; the caller checks.
+func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs, inspected int64) {
 	off, adj, parents, levels := s.g.Offsets, s.g.Adj, s.parents, s.levels
 	front, next, unvisited := s.front, s.next, s.unvisited
 	words := len(front)
 	n := s.n
 	var task atomic.Int64
-	var found, scouted atomic.Int64
+	var found, scouted, read atomic.Int64
 	par.Run(s.workers, func(int) {
-		var cnt, scout int64
+		var cnt, scout, inspect int64
 		for {
 			w0 := int(task.Add(1)-1) * buChunkWords
 			if w0 >= words || cancel.Requested() {
@@ -299,16 +316,19 @@ func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs int64) {
 					b := bits.TrailingZeros64(bitsLeft)
 					v := base + b
 					lo, hi := off[v], off[v+1]
-					for _, u := range adj[lo:hi] {
+					arcsRead := hi - lo // all of them unless a parent is found
+					for j, u := range adj[lo:hi] {
 						if front[u>>6]&(1<<(uint(u)&63)) != 0 {
 							parents[v] = u
 							levels[v] = depth + 1
 							word |= 1 << uint(b)
 							cnt++
 							scout += hi - lo
+							arcsRead = int64(j) + 1
 							break
 						}
 					}
+					inspect += arcsRead
 				}
 				next[wi] = word
 				unvisited[wi] = todo &^ word
@@ -316,8 +336,9 @@ func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs int64) {
 		}
 		found.Add(cnt)
 		scouted.Add(scout)
+		read.Add(inspect)
 	})
-	return found.Load(), scouted.Load()
+	return found.Load(), scouted.Load(), read.Load()
 }
 
 // queueToBitmap writes the frontier queue[head:tail] into the bitmap front.
@@ -364,4 +385,15 @@ func (s *search) bitmapToQueue() error {
 	})
 	s.head, s.tail = s.tail, int(out.Load())
 	return err
+}
+
+// switchDown says why a search turned bottom-up: m_f > m_u/α.
+func switchDown(mf, mu, alpha int64) string {
+	return fmt.Sprintf("m_f = %d > m_u/α = %d/%d = %d", mf, mu, alpha, mu/alpha)
+}
+
+// switchUp says why a search turned top-down again: n_f < n/β and
+// shrinking.
+func switchUp(nf, prevNF, n, beta int64) string {
+	return fmt.Sprintf("n_f = %d < n/β = %d/%d = %d, and < %d before", nf, n, beta, n/beta, prevNF)
 }

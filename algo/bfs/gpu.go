@@ -15,6 +15,7 @@ import (
 	"github.com/graphnb/graphnb/gpu/transform"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // The CUDA sources: the edge scan, the level count and the
@@ -102,10 +103,11 @@ const (
 	ctlMF    = 1 // bfs.cu CTL_MF: arcs leaving the next frontier
 	ctlNBig  = 2 // bfs.cu CTL_NBIG: high-degree top-down vertices
 	ctlQTail = 3 // bfs.cu CTL_QTAIL: queue length from do_bm2q
+	ctlRead  = 4 // bfs.cu CTL_READ: arcs a bottom-up step read
 	ctlTried = 0 // dp.cu CTL_TRIED: child launches attempted
 	ctlRan   = 1 // dp.cu CTL_RAN: child grids that ran
 	ctlOver  = 3 // dp.cu CTL_OVER: frontier vertices past the child-grid cap
-	ctlWords = 4
+	ctlWords = 5
 
 	dpMaxChildren = 1536 // dp.cu DP_MAX_CHILDREN
 )
@@ -212,8 +214,11 @@ type Prepared struct {
 	vis, front, next *gpu.Uint32s
 	qa, qb, big      *gpu.Int32s
 
-	pool resultPool  // buffers of closed DeviceResults, for the next run
-	ck   *checkState // Check's buffers, from the first Check
+	pool resultPool // buffers of closed DeviceResults, for the next run
+	// timer times the launches of traced runs (Options.Trace), made at
+	// the first and kept for the next: its events are reused.
+	timer *gpu.LaunchTimer
+	ck    *checkState // Check's buffers, from the first Check
 }
 
 // Prepare readies g for GPU BFS with the given options on dev: it
@@ -459,6 +464,10 @@ func (p *Prepared) Close() error {
 		return nil
 	}
 	err := p.base.Close()
+	if p.timer != nil {
+		err = errors.Join(err, p.timer.Close())
+		p.timer = nil
+	}
 	return errors.Join(err, p.pool.close())
 }
 
@@ -822,8 +831,24 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	if err != nil {
 		return nil, p.runError(src, err)
 	}
+	// A traced run times every launch with events (step: the level the
+	// launches belong to, -1 before the first) and records each level.
+	var timer *gpu.LaunchTimer
+	step := -1
+	var steps []trace.Step
+	if p.opt.Trace {
+		if p.timer == nil {
+			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
+				return nil, p.runError(src, err)
+			}
+		}
+		timer = p.timer
+	}
 	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		r.Launches++
+		if timer != nil {
+			return timer.Launch(t, step, f, grid, block, 0, args...)
+		}
 		return t.Launch(f, grid, block, 0, args...)
 	}
 	alpha, beta, _ := p.opt.switchParams() // checked by Prepare
@@ -843,9 +868,12 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 				return err
 			}
 			r.FrontierSizes = append(r.FrontierSizes, nf)
+			step = depth
+			st := trace.Step{Frontier: nf, FrontierArcs: mf}
 			if !p.directed {
 				switch {
 				case !bottomUp && !p.opt.TopDownOnly && mf > mu/alpha:
+					st.Why = switchDown(mf, mu, alpha)
 					if err := front.Fill(0); err != nil {
 						return err
 					}
@@ -854,6 +882,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 					}
 					bottomUp = true
 				case bottomUp && nf < prevNF && nf < int64(n)/beta:
+					st.Why = switchUp(nf, prevNF, int64(n), beta)
 					if err := p.ctl.Fill(0); err != nil {
 						return err
 					}
@@ -890,12 +919,24 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			if err := p.ctl.Download(ctl); err != nil {
 				return err
 			}
+			if timer != nil {
+				st.Kind = r.Directions[len(r.Directions)-1].String()
+				st.Inspected = mf // a top-down step reads every arc of the frontier
+				if bottomUp {
+					st.Inspected = int64(ctl[ctlRead])
+				}
+				st.Updated = int64(ctl[ctlTail])
+				steps = append(steps, st)
+			}
 			nf, mf = int64(ctl[ctlTail]), int64(ctl[ctlMF])
 			mu -= mf
 			r.ComponentEdges += mf
 		}
 		return nil
 	})
+	if err == nil && timer != nil {
+		r.Trace, err = gpuTrace(r.Algorithm, p.arcs, dur, steps, timer)
+	}
 	if err != nil {
 		return nil, p.runError(src, err)
 	}
@@ -905,6 +946,22 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		r.ComponentEdges /= 2
 	}
 	return r, nil
+}
+
+// gpuTrace assembles a traced GPU run's trace: its steps, with each
+// step's time the sum of its launches' (read from timer, which forgets
+// them), and the launches.
+func gpuTrace(algorithm string, arcs int64, dur time.Duration, steps []trace.Step, timer *gpu.LaunchTimer) (*trace.Trace, error) {
+	launches, err := timer.Launches()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range launches {
+		if l.Step >= 0 && l.Step < len(steps) {
+			steps[l.Step].Time += l.Time
+		}
+	}
+	return &trace.Trace{Algorithm: algorithm, Arcs: arcs, Steps: steps, Launches: launches, Time: dur}, nil
 }
 
 // levelList renders level numbers compactly: "0–2, 5, 7–9".

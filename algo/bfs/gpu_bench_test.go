@@ -270,3 +270,45 @@ func benchEnv(b *testing.B, name string, def int) int {
 	}
 	return v
 }
+
+// BenchmarkGPUTrace runs the direction-optimizing GPU search on R-MAT
+// scales 20 and 22 from 64 roots, untraced and traced (Options.Trace:
+// events around every launch): ms/bfs of both give the trace's cost.
+func BenchmarkGPUTrace(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	for _, scale := range []int{20, 22} {
+		g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Unweighted())
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs := g.Roots(64, 1)
+		for _, traced := range []bool{false, true} {
+			b.Run(fmt.Sprintf("rmat_s%d/traced=%v", scale, traced), func(b *testing.B) {
+				p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Parents: true, Trace: traced})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				var secs float64
+				runs := 0
+				for i := 0; i < b.N; i++ {
+					for _, src := range srcs {
+						r, err := p.Run(src)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if (r.Trace != nil) != traced {
+							b.Fatalf("traced %v but trace %v", traced, r.Trace)
+						}
+						secs += r.Time.Seconds()
+						runs++
+					}
+				}
+				b.ReportMetric(secs/float64(runs)*1e3, "ms/bfs")
+			})
+		}
+	}
+}

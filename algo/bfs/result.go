@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Direction is the way one BFS step expands its frontier.
@@ -55,6 +56,15 @@ type Result struct {
 	// per level (the last expansion finds no new vertex). GPU variants that
 	// have no such choice may leave it nil.
 	Directions []Direction
+	// Trace is the search's record when Options.Trace asked for one
+	// (nil otherwise): a step per level, of kind "top-down" or
+	// "bottom-up" (Directions), Frontier and FrontierArcs the level's
+	// vertices and their arcs, Inspected the arcs the step read (a
+	// top-down step all of the frontier's, a bottom-up step each
+	// unvisited vertex's up to the first that leads to the frontier),
+	// Updated the vertices it reached, Why the direction switch's test
+	// at a switch.
+	Trace *trace.Trace
 	// Iterations is the number of expansion steps: levels processed, the
 	// last one finding nothing, so it equals len(FrontierSizes) for the
 	// CPU entry points and the GPU variants alike (GPU EdgeScan: launches
@@ -104,10 +114,10 @@ func (r *Result) String() string {
 		r.Time.Round(time.Microsecond), r.TEPS)
 }
 
-// Trace renders one line per level: its number, frontier size and the
-// direction used to expand it — the shape that makes the direction switch
-// visible in a notebook.
-func (r *Result) Trace() string {
+// LevelTable renders one line per level: its number, frontier size and
+// the direction used to expand it — the shape that makes the direction
+// switch visible in a notebook (Options.Trace records more: Trace).
+func (r *Result) LevelTable() string {
 	var b strings.Builder
 	b.WriteString("level   frontier  expanded\n")
 	for l, s := range r.FrontierSizes {

@@ -64,6 +64,11 @@ type Options struct {
 	// steps: a parallel top-down BFS, the baseline that shows what the
 	// direction switch buys.
 	TopDownOnly bool
+	// Trace asks for Result.Trace: one step per level with its
+	// direction, frontier, arcs inspected, vertices reached and time, and
+	// on a GPU every launch with its event time. Off, a search records
+	// nothing; on, the CPU search reads the clock once per level.
+	Trace bool
 }
 
 // Default heuristic parameters (Beamer, Asanović, Patterson, SC 2012).

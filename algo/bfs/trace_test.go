@@ -1,0 +1,172 @@
+package bfs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
+)
+
+// checkTrace requires r's trace to agree with the result it came with:
+// one step per level, of the level's direction and frontier; each step's
+// vertices reached are the next level's; top-down steps read all of the
+// frontier's arcs; the frontiers sum to the reached vertices; the steps'
+// times fit in the run's.
+func checkTrace(t *testing.T, what string, g *graph.CSR, r *Result) {
+	t.Helper()
+	tr := r.Trace
+	if err := tr.Check(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if len(tr.Steps) != len(r.FrontierSizes) || tr.Arcs != g.NumArcs() || tr.Time != r.Time || tr.Algorithm != r.Algorithm {
+		t.Fatalf("%s: %d steps for %d levels, %d arcs (graph %d), time %v (run %v)", what, len(tr.Steps), len(r.FrontierSizes), tr.Arcs, g.NumArcs(), tr.Time, r.Time)
+	}
+	var reached, degrees int64
+	for l, s := range tr.Steps {
+		if s.Frontier != r.FrontierSizes[l] || s.Kind != r.Directions[l].String() {
+			t.Fatalf("%s: step %d is %s over %d vertices; the result says %s over %d", what, l, s.Kind, s.Frontier, r.Directions[l], r.FrontierSizes[l])
+		}
+		next := int64(0)
+		if l+1 < len(r.FrontierSizes) {
+			next = r.FrontierSizes[l+1]
+		}
+		if s.Updated != next {
+			t.Fatalf("%s: step %d reached %d vertices, level %d has %d", what, l, s.Updated, l+1, next)
+		}
+		if s.Kind == "top-down" && s.Inspected != s.FrontierArcs {
+			t.Fatalf("%s: top-down step %d read %d arcs of a frontier with %d", what, l, s.Inspected, s.FrontierArcs)
+		}
+		switched := l > 0 && s.Kind != tr.Steps[l-1].Kind || l == 0 && s.Kind == "bottom-up"
+		if switched != (s.Why != "") {
+			t.Fatalf("%s: step %d (%s after %s) explains %q", what, l, s.Kind, tr.Steps[max(l-1, 0)].Kind, s.Why)
+		}
+		reached += s.Frontier
+		degrees += s.FrontierArcs
+	}
+	if reached != r.Reached || degrees != 2*r.ComponentEdges {
+		t.Fatalf("%s: frontiers sum to %d vertices and %d arcs; the result reached %d with %d edges", what, reached, degrees, r.Reached, r.ComponentEdges)
+	}
+}
+
+// TestTrace traces CPU searches on R-MAT graphs: the direction-
+// optimizing search reads fewer arcs than the component holds (its
+// bottom-up steps stop at the first parent) and explains its switches;
+// the parallel top-down search reads each of the component's arcs once;
+// without Options.Trace there is no trace.
+func TestTrace(t *testing.T) {
+	for _, scale := range []int{10, 14} {
+		g, err := gen.RMAT(scale, 16, gen.Seed(3), gen.Unweighted())
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := g.Roots(1, 1)[0]
+		do, err := DirectionOptimizing(g, src, Options{Trace: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTrace(t, "direction-optimizing", g, do)
+		if !strings.Contains(do.Trace.String(), "bottom-up") || !strings.Contains(do.Trace.String(), "m_f = ") {
+			t.Fatalf("no switch in\n%s", do.Trace)
+		}
+		if e := do.Trace.WorkEfficiency(); !(e > 0 && e < 1) || do.Trace.Inspected() >= 2*do.ComponentEdges {
+			t.Fatalf("direction-optimizing read %d of the component's %d arcs (efficiency %.3f)", do.Trace.Inspected(), 2*do.ComponentEdges, e)
+		}
+		td, err := DirectionOptimizing(g, src, Options{Trace: true, TopDownOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTrace(t, "top-down", g, td)
+		if td.Trace.Inspected() != 2*td.ComponentEdges {
+			t.Fatalf("top-down read %d arcs of a component with %d", td.Trace.Inspected(), 2*td.ComponentEdges)
+		}
+		off, err := DirectionOptimizing(g, src, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off.Trace != nil {
+			t.Fatal("a trace without Options.Trace")
+		}
+	}
+}
+
+// checkGPUTrace traces the direction-optimizing GPU search and requires
+// its trace to agree with its result (checkTrace), its launches to be
+// timed and placed in their levels, and its steps to be the CPU search's
+// (the same switch decisions on the same counts, so the same directions,
+// frontiers and arcs read); without Options.Trace there is none.
+func checkGPUTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
+	src := g.Roots(1, 1)[0]
+	o := Options{Method: DirectionOptimizingGPU, Parents: true, Trace: true}
+	p, err := Prepare(dev, g, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cpu, err := DirectionOptimizing(g, src, Options{Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 { // the second reuses the timer's events
+		r, err := p.Run(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := r.Trace
+		if strings.Contains(dev.Name(), "Fake") {
+			// The fake driver's events all measure 2.5 ms apart: the
+			// times cannot add up, the rest must.
+			fake := *tr
+			fake.Steps = slices.Clone(tr.Steps)
+			for i := range fake.Steps {
+				fake.Steps[i].Time = 0
+			}
+			fake.Launches = nil
+			rr := *r
+			rr.Trace = &fake
+			checkTrace(t, "gpu direction-optimizing", g, &rr)
+		} else {
+			checkTrace(t, "gpu direction-optimizing", g, r)
+		}
+		if len(tr.Launches) != r.Launches || tr.Launches[0].Step != -1 {
+			t.Fatalf("run %d: %d launches traced of %d, the first in step %d", run, len(tr.Launches), r.Launches, tr.Launches[0].Step)
+		}
+		for _, l := range tr.Launches {
+			if !strings.HasPrefix(l.Name, "do_") || l.Block[0] != blockSize {
+				t.Fatalf("run %d: launch %+v", run, l)
+			}
+		}
+		if len(tr.Steps) != len(cpu.Trace.Steps) {
+			t.Fatalf("run %d: %d steps on the GPU, %d on the CPU", run, len(tr.Steps), len(cpu.Trace.Steps))
+		}
+		for i, s := range tr.Steps {
+			c := cpu.Trace.Steps[i]
+			if s.Kind != c.Kind || s.Frontier != c.Frontier || s.FrontierArcs != c.FrontierArcs || s.Inspected != c.Inspected || s.Updated != c.Updated || s.Why != c.Why {
+				t.Fatalf("run %d, step %d: GPU %+v, CPU %+v", run, i, s, c)
+			}
+		}
+		if err := p.Check(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.Trace = false
+	q, err := Prepare(dev, g, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if r, err := q.Run(src); err != nil || r.Trace != nil {
+		t.Fatalf("untraced run: trace %v, %v", r.Trace, err)
+	}
+}
+
+func TestGPUTrace(t *testing.T) {
+	dev := requireGPU(t)
+	g, err := gen.RMAT(16, 16, gen.Seed(3), gen.Unweighted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGPUTrace(t, dev, g)
+}

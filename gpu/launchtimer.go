@@ -1,0 +1,215 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphnb/graphnb/trace"
+)
+
+// LaunchTimer times kernel launches with CUDA events recorded around each
+// on the default stream, for run traces (trace.Launch). Launch queues a
+// kernel between a start and an end event of its own, so copies and fills
+// the caller queues between launches do not count; Launches, called after
+// the timed region, reads the times and hands the launches back.
+//
+// The events are pooled: a run of n launches uses 2n events, created on
+// first need and reused by the next run, so a timer lives as long as the
+// algorithm's runs do. Launch takes the *Thread of Device.Exec or
+// Device.Time (it makes no goroutine hop, so it may be called from their
+// callbacks); Launches and Close are called outside them, or inside (they
+// run on the device thread either way). The timer's state is owned by the
+// device thread, so one timer may serve several goroutines' runs, their
+// launches interleaving in the order the device thread ran them.
+type LaunchTimer struct {
+	d      *Device
+	closed atomic.Bool
+
+	// Owned by the device thread.
+	events  []*Event       // pool: launch i of pending uses 2i (start) and 2i+1 (end)
+	pending []trace.Launch // recorded since the last Launches, Time not yet read
+}
+
+// NewLaunchTimer returns a timer for launches on d. The host device has
+// no kernels to time: there it returns an error wrapping ErrHost.
+func (d *Device) NewLaunchTimer() (*LaunchTimer, error) {
+	if d == nil {
+		return nil, errors.New("gpu: launch timer: NewLaunchTimer on a nil *Device")
+	}
+	if d.host {
+		return nil, errHost("launch timer: NewLaunchTimer", "the host device has no kernels to time; time host code with time.Now and time.Since")
+	}
+	if err := d.open(); err != nil {
+		return nil, fmt.Errorf("gpu: launch timer: opening %v: %w", d, err)
+	}
+	return &LaunchTimer{d: d}, nil
+}
+
+// Device returns the device whose launches the timer times.
+func (lt *LaunchTimer) Device() *Device { return lt.d }
+
+// Launch launches f like t.Launch(f, grid, block, shared, args...) and
+// records an event before and after it on the default stream; step is
+// the caller's step index stored in the trace.Launch (-1 for set-up). A
+// grid of zero blocks launches nothing (as Thread.Launch) and is not
+// recorded. The launch's own errors are Thread.Launch's, unchanged (a
+// launch that fails is not recorded); the timer's start with
+// "gpu: launch timer:".
+func (lt *LaunchTimer) Launch(t *Thread, step int, f *Function, grid, block Dim, shared int, args ...any) error {
+	if lt.closed.Load() {
+		return fmt.Errorf("gpu: launch timer: Launch(%s) after Close: the timer's events were released; make a new timer", funcName(f))
+	}
+	if t == nil {
+		return fmt.Errorf("gpu: launch timer: Launch(%s) needs the *Thread that Device.Exec or Device.Time hands their callback, not nil", funcName(f))
+	}
+	if t.d != lt.d {
+		return fmt.Errorf("gpu: launch timer: Launch(%s): the timer belongs to %v, the thread to %v", funcName(f), lt.d, t.d)
+	}
+	if step < -1 {
+		return fmt.Errorf("gpu: launch timer: Launch(%s): step %d: steps count from 0, and -1 marks set-up", funcName(f), step)
+	}
+	if grid.X == 0 || f == nil {
+		// Nothing to time: Thread.Launch checks the rest of the launch
+		// and queues nothing (or says why f cannot launch).
+		return t.Launch(f, grid, block, shared, args...)
+	}
+	i := 2 * len(lt.pending)
+	start, err := lt.event(t, i)
+	if err != nil {
+		return err
+	}
+	end, err := lt.event(t, i+1)
+	if err != nil {
+		return err
+	}
+	if err := t.Record(start, nil); err != nil {
+		return fmt.Errorf("gpu: launch timer: recording the event before %s: %w", f.name, err)
+	}
+	if err := t.Launch(f, grid, block, shared, args...); err != nil {
+		return err // the start event is recorded again by the next Launch
+	}
+	if err := t.Record(end, nil); err != nil {
+		return fmt.Errorf("gpu: launch timer: recording the event after %s: %w", f.name, err)
+	}
+	lt.pending = append(lt.pending, trace.Launch{
+		Name:  f.name,
+		Grid:  dim3(grid),
+		Block: dim3(block),
+		Step:  step,
+	})
+	return nil
+}
+
+// event returns the pool's event i, creating it (or replacing one a
+// device reset invalidated). Device thread only.
+func (lt *LaunchTimer) event(t *Thread, i int) (*Event, error) {
+	if i < len(lt.events) {
+		e := lt.events[i]
+		if !e.st.closed.Load() && e.st.gen == t.d.generation() {
+			return e, nil
+		}
+	}
+	e, err := t.d.NewEvent() // inline: t is the device thread
+	if err != nil {
+		return nil, fmt.Errorf("gpu: launch timer: creating event %d of the pool: %w", i+1, err)
+	}
+	if i < len(lt.events) {
+		lt.events[i].Close() // invalidated by a reset: nothing to destroy
+		lt.events[i] = e
+	} else {
+		lt.events = append(lt.events, e)
+	}
+	return e, nil
+}
+
+// Launches returns the launches recorded since the last call, in order,
+// with their times (nil when there were none). It waits for the last
+// recorded event, so call it after the timed region (after Device.Time
+// returns, say). It then forgets them, also when it fails (after a device
+// reset, say, their events are gone): their events serve the next
+// launches.
+func (lt *LaunchTimer) Launches() ([]trace.Launch, error) {
+	if lt.closed.Load() {
+		return nil, errors.New("gpu: launch timer: Launches after Close")
+	}
+	var out []trace.Launch
+	err := lt.d.exec(func(t *Thread) error {
+		if lt.closed.Load() {
+			return errors.New("gpu: launch timer: Launches after Close")
+		}
+		pending := lt.pending
+		lt.pending = lt.pending[:0]
+		if len(pending) == 0 {
+			return nil
+		}
+		handles := make([]uintptr, 2*len(pending))
+		for i := range handles {
+			h, err := lt.events[i].st.live("event", "Launches", t.d)
+			if err != nil {
+				return fmt.Errorf("gpu: launch timer: the events of launch %d of %d (%s): %w", i/2+1, len(pending), pending[i/2].Name, err)
+			}
+			handles[i] = h
+		}
+		if err := t.check("cuEventSynchronize", cuEventSync(handles[len(handles)-1])); err != nil {
+			return fmt.Errorf("gpu: launch timer: waiting for the last of %d launches (%s): %w", len(pending), pending[len(pending)-1].Name, err)
+		}
+		out = make([]trace.Launch, len(pending))
+		for i, l := range pending {
+			ms, code := cuEventElapsed(handles[2*i], handles[2*i+1])
+			if err := t.check(drvElapsedSymbol(), code); err != nil {
+				return fmt.Errorf("gpu: launch timer: timing launch %d of %d (%s): %w", i+1, len(pending), l.Name, err)
+			}
+			l.Time = max(time.Duration(float64(ms)*float64(time.Millisecond)), 0)
+			out[i] = l
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Close releases the timer's events; Launch and Launches fail after it.
+// Close is idempotent.
+func (lt *LaunchTimer) Close() error {
+	if lt.closed.Load() {
+		return nil
+	}
+	err := lt.d.exec(func(t *Thread) error {
+		if !lt.closed.CompareAndSwap(false, true) {
+			return nil
+		}
+		var errs []error
+		for _, e := range lt.events {
+			if err := e.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		lt.events, lt.pending = nil, nil
+		if len(errs) > 0 {
+			return fmt.Errorf("gpu: launch timer: Close: releasing %d of its events: %w", len(errs), errors.Join(errs...))
+		}
+		return nil
+	})
+	if err != nil && lt.d.Err() != nil {
+		// The device is unusable: its context, and the events with it,
+		// are gone already.
+		lt.closed.Store(true)
+		return nil
+	}
+	return err
+}
+
+// funcName names f in an error, nil included.
+func funcName(f *Function) string {
+	if f == nil {
+		return "nil *Function"
+	}
+	return f.name
+}
+
+// dim3 returns d as a trace stores it, a zero Y or Z counting as 1.
+func dim3(d Dim) [3]int { return [3]int{d.X, max(d.Y, 1), max(d.Z, 1)} }

@@ -1,0 +1,68 @@
+package trace
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() *Trace {
+	return &Trace{Algorithm: "bfs", Arcs: 100, Time: 10 * time.Millisecond,
+		Steps: []Step{
+			{Kind: "top-down", Frontier: 1, FrontierArcs: 4, Inspected: 4, Updated: 4, Time: 2 * time.Millisecond},
+			{Kind: "bottom-up", Frontier: 4, FrontierArcs: 60, Inspected: 30, Updated: 10, Time: 5 * time.Millisecond, Why: "m_f > m_u/α"},
+		},
+		Launches: []Launch{
+			{Name: "init", Step: -1, Time: time.Millisecond},
+			{Name: "td", Step: 0, Time: 2 * time.Millisecond},
+			{Name: "bu", Step: 1, Time: 3 * time.Millisecond},
+			{Name: "bu2", Step: 1, Time: 2 * time.Millisecond},
+		}}
+}
+
+// A consistent trace passes Check and sums its steps; each kind of
+// contradiction fails it with words that say which.
+func TestCheck(t *testing.T) {
+	tr := sample()
+	if err := tr.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Inspected() != 34 || tr.StepTime() != 7*time.Millisecond || tr.WorkEfficiency() != 0.34 {
+		t.Fatalf("inspected %d, step time %v, efficiency %g", tr.Inspected(), tr.StepTime(), tr.WorkEfficiency())
+	}
+	if s := tr.String(); !strings.Contains(s, "bottom-up") || !strings.Contains(s, "m_f > m_u/α") || !strings.Contains(s, "4 launches") {
+		t.Fatalf("String:\n%s", s)
+	}
+	cases := []struct {
+		name  string
+		spoil func(*Trace)
+		want  string
+	}{
+		{"negative count", func(t *Trace) { t.Steps[1].Inspected = -1 }, "step 1 is malformed"},
+		{"no kind", func(t *Trace) { t.Steps[0].Kind = "" }, "step 0 is malformed"},
+		{"launch outside the steps", func(t *Trace) { t.Launches[3].Step = 2 }, "launch 3 is malformed"},
+		{"launches out of order", func(t *Trace) {
+			t.Launches[2].Step, t.Launches[1].Step = 1, 1
+			t.Launches[1].Step = 1
+			t.Launches[2].Step = 0
+		}, "after a launch of step 1"},
+		{"steps longer than the run", func(t *Trace) { t.Time = 6 * time.Millisecond; t.Launches = nil }, "more than the run's"},
+		{"launches longer than the run", func(t *Trace) { t.Launches[0].Time = 5 * time.Millisecond }, "the launches take"},
+		{"step not its launches", func(t *Trace) { t.Steps[1].Time = 4 * time.Millisecond }, "step 1 takes 4ms but its launches 5ms"},
+	}
+	for _, c := range cases {
+		tr := sample()
+		c.spoil(tr)
+		if err := tr.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	var none *Trace
+	if none.Check() == nil || none.String() != "no trace" {
+		t.Fatal("a nil trace")
+	}
+	if e := (&Trace{}).WorkEfficiency(); !math.IsNaN(e) {
+		t.Fatalf("efficiency without arcs: %g", e)
+	}
+}

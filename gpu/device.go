@@ -47,6 +47,7 @@ func driverInit() error {
 		// Compile needs for its cache key) loads while the driver starts
 		// (cuInit and the first context take about 0.2 s).
 		go func() { _ = nvrtcInit() }()
+		defaultConnections()
 		if code := cuInit(); code != 0 {
 			e := cuError("cuInit", code)
 			switch code {
@@ -63,6 +64,25 @@ func driverInit() error {
 		}
 	})
 	return drv.err
+}
+
+// deviceConnections is the CUDA_DEVICE_MAX_CONNECTIONS graphnb asks for
+// when the environment does not say: the hardware work queues a context
+// opens to its device, each set up when the context is made. CUDA's
+// default of 8 made opening an H100 take 200–260 ms, 1 took 160 ms and
+// 32 took 600–690 ms (stop 28's note); graphnb never runs more than three
+// streams at once (out-of-core APSP: the default stream, one for
+// compute, one for transfers), so four queues keep them independent.
+const deviceConnections = "4"
+
+// defaultConnections sets CUDA_DEVICE_MAX_CONNECTIONS to
+// deviceConnections unless the environment sets it (to any value): the
+// driver reads it at cuInit. A build with cgo passes os.Setenv on to the
+// C environment the driver reads; without cgo it has no effect.
+func defaultConnections() {
+	if _, set := os.LookupEnv("CUDA_DEVICE_MAX_CONNECTIONS"); !set {
+		os.Setenv("CUDA_DEVICE_MAX_CONNECTIONS", deviceConnections)
+	}
 }
 
 // versionString renders a CUDA version number (13000 → "13.0").

@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -349,4 +350,19 @@ func FuzzCompileLog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The driver is asked for deviceConnections work queues unless the
+// environment names a number, which is kept.
+func TestDefaultConnections(t *testing.T) {
+	t.Setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2")
+	defaultConnections()
+	if got := os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS"); got != "2" {
+		t.Fatalf("a set CUDA_DEVICE_MAX_CONNECTIONS became %q", got)
+	}
+	os.Unsetenv("CUDA_DEVICE_MAX_CONNECTIONS") // t.Setenv restores it
+	defaultConnections()
+	if got := os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS"); got != deviceConnections {
+		t.Fatalf("unset CUDA_DEVICE_MAX_CONNECTIONS became %q, want %s", got, deviceConnections)
+	}
 }

@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"BottomUpStep":           reflect.ValueOf(bfs.BottomUpStep),
 		"Check":                  reflect.ValueOf(bfs.Check),
+		"CheckMany":              reflect.ValueOf(bfs.CheckMany),
 		"DefaultAlpha":           reflect.ValueOf(constant.MakeFromLiteral("15", token.INT, 0)),
 		"DefaultBeta":            reflect.ValueOf(constant.MakeFromLiteral("18", token.INT, 0)),
 		"DefaultDPThreshold":     reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),

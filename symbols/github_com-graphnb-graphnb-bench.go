@@ -66,6 +66,7 @@ func init() {
 		"Version":                    reflect.ValueOf(&bench.Version).Elem(),
 
 		// type definitions
+		"BatchChecker": reflect.ValueOf((*bench.BatchChecker)(nil)),
 		"Checker":      reflect.ValueOf((*bench.Checker)(nil)),
 		"CheckerNamer": reflect.ValueOf((*bench.CheckerNamer)(nil)),
 		"Collapsed":    reflect.ValueOf((*bench.Collapsed)(nil)),
@@ -90,10 +91,33 @@ func init() {
 		"WallTimes":    reflect.ValueOf((*bench.WallTimes)(nil)),
 
 		// interface wrapper definitions
+		"_BatchChecker": reflect.ValueOf((*_github_com_graphnb_graphnb_bench_BatchChecker)(nil)),
 		"_Checker":      reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Checker)(nil)),
 		"_CheckerNamer": reflect.ValueOf((*_github_com_graphnb_graphnb_bench_CheckerNamer)(nil)),
 		"_Runner":       reflect.ValueOf((*_github_com_graphnb_graphnb_bench_Runner)(nil)),
 	}
+}
+
+// _github_com_graphnb_graphnb_bench_BatchChecker is an interface wrapper for BatchChecker type
+type _github_com_graphnb_graphnb_bench_BatchChecker struct {
+	IValue     interface{}
+	WBatchSize func() int
+	WCheck     func() error
+	WCheckKept func() (errs []error)
+	WKeep      func()
+}
+
+func (W _github_com_graphnb_graphnb_bench_BatchChecker) BatchSize() int {
+	return W.WBatchSize()
+}
+func (W _github_com_graphnb_graphnb_bench_BatchChecker) Check() error {
+	return W.WCheck()
+}
+func (W _github_com_graphnb_graphnb_bench_BatchChecker) CheckKept() (errs []error) {
+	return W.WCheckKept()
+}
+func (W _github_com_graphnb_graphnb_bench_BatchChecker) Keep() {
+	W.WKeep()
 }
 
 // _github_com_graphnb_graphnb_bench_Checker is an interface wrapper for Checker type

@@ -64,6 +64,7 @@ func init() {
 		"Info":           reflect.ValueOf((*gpu.Info)(nil)),
 		"Int32s":         reflect.ValueOf((*gpu.Int32s)(nil)),
 		"Int64s":         reflect.ValueOf((*gpu.Int64s)(nil)),
+		"LaunchTimer":    reflect.ValueOf((*gpu.LaunchTimer)(nil)),
 		"Module":         reflect.ValueOf((*gpu.Module)(nil)),
 		"ModuleCache":    reflect.ValueOf((*gpu.ModuleCache)(nil)),
 		"Part":           reflect.ValueOf((*gpu.Part)(nil)),

@@ -10,20 +10,24 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/plots/plots"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Bars":         reflect.ValueOf(plots.Bars),
-		"New":          reflect.ValueOf(plots.New),
-		"NewBars":      reflect.ValueOf(plots.NewBars),
-		"Palette":      reflect.ValueOf(&plots.Palette).Elem(),
-		"Speedup":      reflect.ValueOf(plots.Speedup),
-		"Style":        reflect.ValueOf(plots.Style),
-		"TEPS":         reflect.ValueOf(plots.TEPS),
-		"TEPSGraph500": reflect.ValueOf(plots.TEPSGraph500),
-		"TimeVsN":      reflect.ValueOf(plots.TimeVsN),
+		"Bars":           reflect.ValueOf(plots.Bars),
+		"New":            reflect.ValueOf(plots.New),
+		"NewBars":        reflect.ValueOf(plots.NewBars),
+		"Palette":        reflect.ValueOf(&plots.Palette).Elem(),
+		"Speedup":        reflect.ValueOf(plots.Speedup),
+		"Style":          reflect.ValueOf(plots.Style),
+		"TEPS":           reflect.ValueOf(plots.TEPS),
+		"TEPSGraph500":   reflect.ValueOf(plots.TEPSGraph500),
+		"TimeVsN":        reflect.ValueOf(plots.TimeVsN),
+		"Timeline":       reflect.ValueOf(plots.Timeline),
+		"WorkEfficiency": reflect.ValueOf(plots.WorkEfficiency),
 
 		// type definitions
-		"BarChart":  reflect.ValueOf((*plots.BarChart)(nil)),
-		"BarSeries": reflect.ValueOf((*plots.BarSeries)(nil)),
-		"Chart":     reflect.ValueOf((*plots.Chart)(nil)),
-		"Series":    reflect.ValueOf((*plots.Series)(nil)),
+		"BarChart":            reflect.ValueOf((*plots.BarChart)(nil)),
+		"BarSeries":           reflect.ValueOf((*plots.BarSeries)(nil)),
+		"Chart":               reflect.ValueOf((*plots.Chart)(nil)),
+		"Series":              reflect.ValueOf((*plots.Series)(nil)),
+		"TimelineChart":       reflect.ValueOf((*plots.TimelineChart)(nil)),
+		"WorkEfficiencyChart": reflect.ValueOf((*plots.WorkEfficiencyChart)(nil)),
 	}
 }

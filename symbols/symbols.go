@@ -12,7 +12,7 @@ package symbols
 
 import "reflect"
 
-//go:generate go tool yaegi extract -name symbols github.com/graphnb/graphnb/cancel github.com/graphnb/graphnb/comm github.com/graphnb/graphnb/display github.com/graphnb/graphnb/graph github.com/graphnb/graphnb/graph/gen github.com/graphnb/graphnb/graph/gen/gpugen github.com/graphnb/graphnb/graph/graphio github.com/graphnb/graphnb/graph/spec github.com/graphnb/graphnb/algo/bfs github.com/graphnb/graphnb/algo/sssp github.com/graphnb/graphnb/algo/mst github.com/graphnb/graphnb/algo/apsp github.com/graphnb/graphnb/algo/densebf github.com/graphnb/graphnb/bench github.com/graphnb/graphnb/plots github.com/graphnb/graphnb/gpu github.com/graphnb/graphnb/widgets
+//go:generate go tool yaegi extract -name symbols github.com/graphnb/graphnb/cancel github.com/graphnb/graphnb/comm github.com/graphnb/graphnb/display github.com/graphnb/graphnb/graph github.com/graphnb/graphnb/graph/gen github.com/graphnb/graphnb/graph/gen/gpugen github.com/graphnb/graphnb/graph/graphio github.com/graphnb/graphnb/graph/spec github.com/graphnb/graphnb/algo/bfs github.com/graphnb/graphnb/algo/sssp github.com/graphnb/graphnb/algo/mst github.com/graphnb/graphnb/algo/apsp github.com/graphnb/graphnb/algo/densebf github.com/graphnb/graphnb/bench github.com/graphnb/graphnb/plots github.com/graphnb/graphnb/trace github.com/graphnb/graphnb/gpu github.com/graphnb/graphnb/widgets
 
 // Symbols maps "import/path/name" to the exported symbols of that
 // package, in the form interp.Interpreter.Use expects. The generated

@@ -320,7 +320,7 @@ const Module = "github.com/graphnb/graphnb"
 var GraphnbPackages = []string{
 	"cancel", "comm", "display",
 	"graph", "graph/gen", "graph/graphio", "graph/spec",
-	"algo/bfs", "algo/sssp", "algo/mst", "algo/apsp", "algo/densebf", "bench", "plots", "gpu", "widgets",
+	"algo/bfs", "algo/sssp", "algo/mst", "algo/apsp", "algo/densebf", "bench", "plots", "trace", "gpu", "widgets",
 }
 
 // Graphnb extracts GraphnbPackages from the module rooted at root.

@@ -11,6 +11,7 @@ func init() {
 	Symbols["github.com/graphnb/graphnb/plots/plots"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Bars":           reflect.ValueOf(plots.Bars),
+		"CompareTraces":  reflect.ValueOf(plots.CompareTraces),
 		"New":            reflect.ValueOf(plots.New),
 		"NewBars":        reflect.ValueOf(plots.NewBars),
 		"Palette":        reflect.ValueOf(&plots.Palette).Elem(),
@@ -26,6 +27,7 @@ func init() {
 		"BarChart":            reflect.ValueOf((*plots.BarChart)(nil)),
 		"BarSeries":           reflect.ValueOf((*plots.BarSeries)(nil)),
 		"Chart":               reflect.ValueOf((*plots.Chart)(nil)),
+		"CompareChart":        reflect.ValueOf((*plots.CompareChart)(nil)),
 		"Series":              reflect.ValueOf((*plots.Series)(nil)),
 		"TimelineChart":       reflect.ValueOf((*plots.TimelineChart)(nil)),
 		"WorkEfficiencyChart": reflect.ValueOf((*plots.WorkEfficiencyChart)(nil)),

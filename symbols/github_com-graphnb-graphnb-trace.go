@@ -9,6 +9,9 @@ import (
 
 func init() {
 	Symbols["github.com/graphnb/graphnb/trace/trace"] = map[string]reflect.Value{
+		// function, constant and variable definitions
+		"FromLaunches": reflect.ValueOf(trace.FromLaunches),
+
 		// type definitions
 		"Launch": reflect.ValueOf((*trace.Launch)(nil)),
 		"Step":   reflect.ValueOf((*trace.Step)(nil)),

@@ -65,6 +65,18 @@ type Launch struct {
 	Time time.Duration `json:"time_ns"`
 }
 
+// FromLaunches assembles a GPU run's trace: each step's Time becomes the
+// sum of its launches' times (launches of step -1, the set-up, count in
+// no step).
+func FromLaunches(algorithm string, arcs int64, runTime time.Duration, steps []Step, launches []Launch) *Trace {
+	for _, l := range launches {
+		if l.Step >= 0 && l.Step < len(steps) {
+			steps[l.Step].Time += l.Time
+		}
+	}
+	return &Trace{Algorithm: algorithm, Arcs: arcs, Steps: steps, Launches: launches, Time: runTime}
+}
+
 // Inspected sums the arcs every step read.
 func (t *Trace) Inspected() int64 {
 	var s int64

@@ -66,3 +66,15 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("efficiency without arcs: %g", e)
 	}
 }
+
+// FromLaunches gives each step its launches' time; set-up launches count
+// in no step.
+func TestFromLaunches(t *testing.T) {
+	steps := []Step{{Kind: "a"}, {Kind: "b"}}
+	launches := []Launch{{Name: "init", Step: -1, Time: time.Millisecond}, {Name: "x", Step: 0, Time: 2 * time.Millisecond},
+		{Name: "y", Step: 1, Time: 3 * time.Millisecond}, {Name: "z", Step: 1, Time: time.Millisecond}}
+	tr := FromLaunches("gpu", 10, 9*time.Millisecond, steps, launches)
+	if tr.Steps[0].Time != 2*time.Millisecond || tr.Steps[1].Time != 4*time.Millisecond || tr.Check() != nil || tr.Arcs != 10 {
+		t.Fatalf("%+v: %v", tr.Steps, tr.Check())
+	}
+}

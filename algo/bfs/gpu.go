@@ -935,7 +935,10 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		return nil
 	})
 	if err == nil && timer != nil {
-		r.Trace, err = gpuTrace(r.Algorithm, p.arcs, dur, steps, timer)
+		var launches []trace.Launch
+		if launches, err = timer.Launches(); err == nil {
+			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
+		}
 	}
 	if err != nil {
 		return nil, p.runError(src, err)
@@ -946,22 +949,6 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		r.ComponentEdges /= 2
 	}
 	return r, nil
-}
-
-// gpuTrace assembles a traced GPU run's trace: its steps, with each
-// step's time the sum of its launches' (read from timer, which forgets
-// them), and the launches.
-func gpuTrace(algorithm string, arcs int64, dur time.Duration, steps []trace.Step, timer *gpu.LaunchTimer) (*trace.Trace, error) {
-	launches, err := timer.Launches()
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range launches {
-		if l.Step >= 0 && l.Step < len(steps) {
-			steps[l.Step].Time += l.Time
-		}
-	}
-	return &trace.Trace{Algorithm: algorithm, Arcs: arcs, Steps: steps, Launches: launches, Time: dur}, nil
 }
 
 // levelList renders level numbers compactly: "0–2, 5, 7–9".

@@ -9,6 +9,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // BellmanFord computes shortest paths from src with the edge-parallel
@@ -35,7 +36,11 @@ import (
 // weights). It returns an error for a nil graph, a source outside [0, N),
 // the weights above, or cancellation (polled at every sweep and every
 // 65536 edges within one).
-func BellmanFord(g *graph.CSR, src int32) (*Result, error) {
+func BellmanFord(g *graph.CSR, src int32) (*Result, error) { return bellmanFord(g, src, false) }
+
+// bellmanFord is BellmanFord, with traced a Result.Trace of one step per
+// sweep (the GPU EdgeSweep's host stand-in, Options.Trace).
+func bellmanFord(g *graph.CSR, src int32, traced bool) (*Result, error) {
 	if err := checkInput(g, src); err != nil {
 		return nil, err
 	}
@@ -77,19 +82,26 @@ func BellmanFord(g *graph.CSR, src int32) (*Result, error) {
 	n := g.NumVertices()
 	dist := newDist(n, src)
 	var sweeps int
+	var steps *[]trace.Step
+	if traced {
+		steps = new([]trace.Step)
+	}
 	switch {
 	case coo != nil && coo.Weights64 != nil:
-		sweeps, err = bellmanFordCOO(coo, coo.Weights64, dist)
+		sweeps, err = bellmanFordCOO(coo, coo.Weights64, dist, steps)
 	case coo != nil:
-		sweeps, err = bellmanFordCOO(coo, coo.Weights, dist)
+		sweeps, err = bellmanFordCOO(coo, coo.Weights, dist, steps)
 	case g.Weights64 != nil:
-		sweeps, err = bellmanFordCSR(g, g.Weights64, dist)
+		sweeps, err = bellmanFordCSR(g, g.Weights64, dist, steps)
 	default:
-		sweeps, err = bellmanFordCSR(g, g.Weights, dist)
+		sweeps, err = bellmanFordCSR(g, g.Weights, dist, steps)
 	}
 	r.Time = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("sssp: Bellman-Ford from %d: %w", src, err)
+	}
+	if traced {
+		r.Trace = &trace.Trace{Algorithm: r.Algorithm, Arcs: g.NumArcs(), Steps: *steps, Time: r.Time}
 	}
 	r.Dist, r.Iterations = dist, sweeps
 	if err := r.finish(g); err != nil {
@@ -121,15 +133,19 @@ func errNegativeCycle(n int) error {
 
 // bellmanFordCOO is the study's host loop: one sweep per kernel launch
 // until the modification flag stays clear.
-func bellmanFordCOO[W weight](c *graph.COO, ws []W, dist []float64) (int, error) {
+//
+// With steps not nil it appends one per sweep: its time, the arcs it
+// tested (two per edge) and the distances it lowered.
+func bellmanFordCOO[W weight](c *graph.COO, ws []W, dist []float64, steps *[]trace.Step) (int, error) {
 	m := len(c.Start)
 	for sweep := 1; ; sweep++ {
 		if err := cancel.Check(); err != nil {
 			return 0, fmt.Errorf("stopped at sweep %d: %w", sweep, err)
 		}
-		var modif atomic.Bool // the kernel's modif[0]
+		t0 := time.Now()
+		var lowered atomic.Int64 // its zero is the kernel's modif[0] unset
 		par.For(m, func(lo, hi int) {
-			changed := false
+			var low int64
 			for k := lo; k < hi; k++ { // k = blockIdx.x*blockDim.x + threadIdx.x
 				if k&(pollEvery-1) == 0 && cancel.Requested() {
 					break // the sweep is abandoned; the loop reports it
@@ -138,19 +154,26 @@ func bellmanFordCOO[W weight](c *graph.COO, ws []W, dist []float64) (int, error)
 				st, en := c.Start[k], c.End[k]
 				ds, de := loadDist(&dist[st]), loadDist(&dist[en])
 				if ds > de+w { // if dist[st] > dist[en] + w: dist[st] = dist[en] + w
-					changed = lowerDist(&dist[st], de+w) || changed
+					if lowerDist(&dist[st], de+w) {
+						low++
+					}
 				} else if de > ds+w { // elif dist[en] > dist[st] + w: dist[en] = dist[st] + w
-					changed = lowerDist(&dist[en], ds+w) || changed
+					if lowerDist(&dist[en], ds+w) {
+						low++
+					}
 				}
 			}
-			if changed {
-				modif.Store(true)
+			if low > 0 {
+				lowered.Add(low)
 			}
 		})
 		if err := cancel.Check(); err != nil {
 			return 0, fmt.Errorf("stopped in sweep %d: %w", sweep, err)
 		}
-		if !modif.Load() {
+		if steps != nil {
+			*steps = append(*steps, trace.Step{Kind: "sweep", Inspected: 2 * int64(m), Updated: lowered.Load(), Time: time.Since(t0)})
+		}
+		if lowered.Load() == 0 {
 			return sweep, nil
 		}
 		if sweep >= c.N {
@@ -161,16 +184,21 @@ func bellmanFordCOO[W weight](c *graph.COO, ws []W, dist []float64) (int, error)
 
 // bellmanFordCSR sweeps over the arcs of a directed graph, each vertex's
 // out-arcs relaxed from its current distance.
-func bellmanFordCSR[W weight](g *graph.CSR, ws []W, dist []float64) (int, error) {
+func bellmanFordCSR[W weight](g *graph.CSR, ws []W, dist []float64, steps *[]trace.Step) (int, error) {
 	n := g.NumVertices()
 	off, adj := g.Offsets, g.Adj
 	for sweep := 1; ; sweep++ {
 		if err := cancel.Check(); err != nil {
 			return 0, fmt.Errorf("stopped at sweep %d: %w", sweep, err)
 		}
-		var modif atomic.Bool
+		t0 := time.Now()
+		var lowered, tested atomic.Int64
 		par.ForWeighted(off, func(lo, hi int) {
-			changed := false
+			var low, test int64
+			defer func() {
+				lowered.Add(low)
+				tested.Add(test)
+			}()
 			for u := lo; u < hi; u++ {
 				if u&(pollEvery/32-1) == 0 && cancel.Requested() {
 					break
@@ -179,22 +207,23 @@ func bellmanFordCSR[W weight](g *graph.CSR, ws []W, dist []float64) (int, error)
 				if du > math.MaxFloat64 {
 					continue // unreached so far
 				}
+				test += off[u+1] - off[u]
 				for k := off[u]; k < off[u+1]; k++ {
 					v := adj[k]
 					nd := du + arcWeight(ws, k)
-					if nd < loadDist(&dist[v]) {
-						changed = lowerDist(&dist[v], nd) || changed
+					if nd < loadDist(&dist[v]) && lowerDist(&dist[v], nd) {
+						low++
 					}
 				}
-			}
-			if changed {
-				modif.Store(true)
 			}
 		})
 		if err := cancel.Check(); err != nil {
 			return 0, fmt.Errorf("stopped in sweep %d: %w", sweep, err)
 		}
-		if !modif.Load() {
+		if steps != nil {
+			*steps = append(*steps, trace.Step{Kind: "sweep", Inspected: tested.Load(), Updated: lowered.Load(), Time: time.Since(t0)})
+		}
+		if lowered.Load() == 0 {
 			return sweep, nil
 		}
 		if sweep >= n {

@@ -15,6 +15,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
@@ -261,6 +262,10 @@ type Prepared struct {
 	w64     bool
 	dist32  *gpu.Float32s // float32 distances of a run (Float32 only)
 	flags   *gpu.Int32s   // edge sweep: modif[1]
+	// Traced edge sweeps (Options.Trace): the kernel's count of lowered
+	// distances, and the timer of their launches (its events reused).
+	lowered *gpu.Uint64s
+	timer   *gpu.LaunchTimer
 	kInit   *gpu.Function
 	kStep   *gpu.Function
 
@@ -461,8 +466,15 @@ func (p *Prepared) prepareEdge() error {
 	} else if p.offsets, err = p.mem.Int64sFrom(p.g.Offsets); err != nil { // degrees, for RunOnDevice's Reached
 		return err
 	}
-	p.flags, err = p.mem.AllocInt32s(1)
-	return err
+	if p.flags, err = p.mem.AllocInt32s(1); err != nil {
+		return err
+	}
+	if p.opts.Trace {
+		if p.lowered, err = p.mem.AllocUint64s(1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // uploadCOO builds the COO view of the host graph, permutes it
@@ -690,7 +702,12 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	return errors.Join(p.dropSpare(), p.base.Close())
+	err := errors.Join(p.dropSpare(), p.base.Close())
+	if p.timer != nil {
+		err = errors.Join(err, p.timer.Close())
+		p.timer = nil
+	}
+	return err
 }
 
 // Delta returns NearFar's bucket width Δ (the default's value when
@@ -772,12 +789,16 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 }
 
 // runHost is Run on the host device: the CPU's edge-parallel BellmanFord.
+// With Options.Trace on EdgeSweep the result has the CPU sweeps' trace.
 func (p *Prepared) runHost(src int32) (*Result, error) {
-	r, err := BellmanFord(p.g, src)
+	r, err := bellmanFord(p.g, src, p.opts.Trace && p.opts.Method == EdgeSweep)
 	if err != nil {
 		return nil, err
 	}
 	r.Algorithm += "; host device standing in for gpu Bellman-Ford (" + p.Label() + ")"
+	if r.Trace != nil {
+		r.Trace.Algorithm = r.Algorithm
+	}
 	return r, nil
 }
 
@@ -791,8 +812,29 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 	modif := []int32{0}
 	limit := 4*n + 64 // far above any real run: a guard against a kernel bug
 	iters := 0
+	// A traced run times each launch with events and has the kernel
+	// count the distances it lowers (lowered: a null pointer otherwise).
+	var timer *gpu.LaunchTimer
+	var lowered any = uint64(0)
+	var steps []trace.Step
+	count := []uint64{0}
+	if p.opts.Trace {
+		if p.timer == nil {
+			var err error
+			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
+				return err
+			}
+		}
+		timer, lowered = p.timer, p.lowered
+	}
+	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
+		if timer != nil {
+			return timer.Launch(t, step, f, grid, gpu.D1(blockSize), 0, args...)
+		}
+		return t.Launch(f, grid, gpu.D1(blockSize), 0, args...)
+	}
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := t.Launch(p.kInit, gpu.Blocks(n, blockSize), gpu.D1(blockSize), 0, dist, n, src, p.infArg(), p.flags); err != nil {
+		if err := launch(t, -1, p.kInit, gpu.Blocks(n, blockSize), dist, n, src, p.infArg(), p.flags); err != nil {
 			return err
 		}
 		grid := gpu.Blocks(m, blockSize)
@@ -800,11 +842,16 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 			if iter > limit {
 				return fmt.Errorf("no convergence after %d launches over %d edges (a kernel bug: please report it)", limit, m)
 			}
+			if timer != nil {
+				if err := p.lowered.Fill(0); err != nil {
+					return err
+				}
+			}
 			var err error
 			if p.opts.TextureCache {
-				err = t.Launch(p.kStep, grid, gpu.D1(blockSize), 0, p.coo.Start, p.coo.End, p.weights, dist, dist, p.flags, m, iter)
+				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, dist, p.flags, lowered, m, iter)
 			} else {
-				err = t.Launch(p.kStep, grid, gpu.D1(blockSize), 0, p.coo.Start, p.coo.End, p.weights, dist, p.flags, m, iter)
+				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, p.flags, lowered, m, iter)
 			}
 			if err != nil {
 				return err
@@ -812,12 +859,24 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 			if err := p.flags.Download(modif); err != nil {
 				return err
 			}
+			if timer != nil {
+				if err := p.lowered.Download(count); err != nil {
+					return err
+				}
+				steps = append(steps, trace.Step{Kind: "sweep", Inspected: 2 * int64(m), Updated: int64(count[0])})
+			}
 			if modif[0] != int32(iter) {
 				iters = iter
 				return nil
 			}
 		}
 	})
+	if err == nil && timer != nil {
+		var launches []trace.Launch
+		if launches, err = timer.Launches(); err == nil {
+			r.Trace = trace.FromLaunches(r.Algorithm, 2*int64(m), dur, steps, launches)
+		}
+	}
 	if err != nil {
 		return err
 	}

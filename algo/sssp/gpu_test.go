@@ -1064,6 +1064,7 @@ func TestFakeGPUChild(t *testing.T) {
 		checkDeviceAgrees(t, dev, deviceCheckCases(t, 20, true), fakeCheckVariants())
 	})
 	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
+	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
 	// The same with the pointer jumping always run (no chase step) and
 	// with it run past a cap of one flat vertex.
 	for _, tune := range []struct{ cap, steps uint64 }{{4096, 0}, {1, 256}} {

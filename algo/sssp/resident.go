@@ -13,6 +13,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // residentBody is the device work around the searches (resident.cu): the
@@ -211,8 +212,8 @@ func (p *Prepared) dropSpare() error {
 type DeviceResult struct {
 	// Algorithm, Source, Iterations, Delta, Reached, ComponentEdges,
 	// Time, PrepTime, TreeTime, TEPS, ArcsScanned and Phases are Result's
-	// fields of the same names (see Result and Prepared.Run). On a GPU,
-	// TreeTime is the parent construction on the device.
+	// fields of the same names (see Result and Prepared.Run), and so is
+	// Trace. On a GPU, TreeTime is the parent construction on the device.
 	Algorithm      string
 	Source         int32
 	Iterations     int
@@ -225,6 +226,7 @@ type DeviceResult struct {
 	TEPS           graph.TEPS
 	ArcsScanned    int64
 	Phases         int
+	Trace          *trace.Trace
 
 	p      *Prepared
 	mu     sync.Mutex  // guards the rest
@@ -237,14 +239,14 @@ type DeviceResult struct {
 func newDeviceResult(p *Prepared, r *Result, b *resultBufs) *DeviceResult {
 	return &DeviceResult{Algorithm: r.Algorithm, Source: r.Source, Iterations: r.Iterations, Delta: r.Delta,
 		Reached: r.Reached, ComponentEdges: r.ComponentEdges, Time: r.Time, PrepTime: r.PrepTime, TreeTime: r.TreeTime,
-		TEPS: r.TEPS, ArcsScanned: r.ArcsScanned, Phases: r.Phases, p: p, bufs: b}
+		TEPS: r.TEPS, ArcsScanned: r.ArcsScanned, Phases: r.Phases, Trace: r.Trace, p: p, bufs: b}
 }
 
 // header returns a Result with r's small fields and no arrays.
 func (r *DeviceResult) header() *Result {
 	return &Result{Algorithm: r.Algorithm, Source: r.Source, Iterations: r.Iterations, Delta: r.Delta,
 		Reached: r.Reached, ComponentEdges: r.ComponentEdges, Time: r.Time, PrepTime: r.PrepTime, TreeTime: r.TreeTime,
-		TEPS: r.TEPS, ArcsScanned: r.ArcsScanned, Phases: r.Phases}
+		TEPS: r.TEPS, ArcsScanned: r.ArcsScanned, Phases: r.Phases, Trace: r.Trace}
 }
 
 // Result returns the run as an ordinary Result: Dist (float64; float32

@@ -8,6 +8,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Result is the outcome of one single-source shortest-path run. CPU and
@@ -63,6 +64,12 @@ type Result struct {
 	// Phases counts the thresholds the GPU near-far method went through
 	// (far-pile splits plus one); 0 for the other algorithms.
 	Phases int
+	// Trace is the run's record when Options.Trace asked for one (nil
+	// otherwise): a step of kind "sweep" per Bellman-Ford sweep, with
+	// Inspected the arcs it tested (every edge's two arcs), Updated the
+	// distances it lowered (a write that a racing one replaced counts
+	// too) and Frontier 0 (a sweep reads every edge, active or not).
+	Trace *trace.Trace
 }
 
 // String summarises the result in one line: algorithm, source, reached

@@ -135,9 +135,12 @@ extern "C" __global__ void sssp_edge_init_d32(float *dist, int n, int src, float
 // The modif word is written once per block (__syncthreads_or), not by
 // every changing thread: the same effect as the study's modif[0] = iter
 // from each thread, without thousands of stores to one address.
+//
+// lowered, when not null (a traced run, sssp Options.Trace), counts the
+// writes: one atomic per warp that wrote.
 template <typename D, typename W, bool RO>
 __device__ __forceinline__ void bf_edge(const int *st, const int *en, const W *w, const D *distR, D *distW,
-                                        int *modif, int m, int iter) {
+                                        int *modif, u64 *lowered, int m, int iter) {
 	const i64 k = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	int changed = 0;
 	if (k < m) {
@@ -157,27 +160,33 @@ __device__ __forceinline__ void bf_edge(const int *st, const int *en, const W *w
 	if (__syncthreads_or(changed) && threadIdx.x == 0) {
 		*modif = iter;
 	}
+	if (lowered) { // the same for every thread: no divergence
+		const u32 b = __ballot_sync(FULL_MASK, changed);
+		if ((threadIdx.x & 31) == 0 && b) {
+			atomicAdd(lowered, (u64)__popc(b));
+		}
+	}
 }
 
 // "restrict off": dist is one plain pointer, read and written through it.
 extern "C" __global__ void sssp_edge_d64_w32_plain(const int *st, const int *en, const float *w, double *dist,
-                                                   int *modif, int m, int iter) {
-	bf_edge<double, float, false>(st, en, w, dist, dist, modif, m, iter);
+                                                   int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<double, float, false>(st, en, w, dist, dist, modif, lowered, m, iter);
 }
 
 extern "C" __global__ void sssp_edge_d64_w64_plain(const int *st, const int *en, const double *w, double *dist,
-                                                   int *modif, int m, int iter) {
-	bf_edge<double, double, false>(st, en, w, dist, dist, modif, m, iter);
+                                                   int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<double, double, false>(st, en, w, dist, dist, modif, lowered, m, iter);
 }
 
 extern "C" __global__ void sssp_edge_d32_w32_plain(const int *st, const int *en, const float *w, float *dist,
-                                                   int *modif, int m, int iter) {
-	bf_edge<float, float, false>(st, en, w, dist, dist, modif, m, iter);
+                                                   int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<float, float, false>(st, en, w, dist, dist, modif, lowered, m, iter);
 }
 
 extern "C" __global__ void sssp_edge_d32_w64_plain(const int *st, const int *en, const double *w, float *dist,
-                                                   int *modif, int m, int iter) {
-	bf_edge<float, double, false>(st, en, w, dist, dist, modif, m, iter);
+                                                   int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<float, double, false>(st, en, w, dist, dist, modif, lowered, m, iter);
 }
 
 // "restrict on" (the texture-cache switch): the host passes the same dist
@@ -186,29 +195,29 @@ extern "C" __global__ void sssp_edge_d32_w64_plain(const int *st, const int *en,
 extern "C" __global__ void sssp_edge_d64_w32_restrict(const int *__restrict__ st, const int *__restrict__ en,
                                                       const float *__restrict__ w,
                                                       const double *__restrict__ distR, double *distW,
-                                                      int *modif, int m, int iter) {
-	bf_edge<double, float, true>(st, en, w, distR, distW, modif, m, iter);
+                                                      int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<double, float, true>(st, en, w, distR, distW, modif, lowered, m, iter);
 }
 
 extern "C" __global__ void sssp_edge_d64_w64_restrict(const int *__restrict__ st, const int *__restrict__ en,
                                                       const double *__restrict__ w,
                                                       const double *__restrict__ distR, double *distW,
-                                                      int *modif, int m, int iter) {
-	bf_edge<double, double, true>(st, en, w, distR, distW, modif, m, iter);
+                                                      int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<double, double, true>(st, en, w, distR, distW, modif, lowered, m, iter);
 }
 
 extern "C" __global__ void sssp_edge_d32_w32_restrict(const int *__restrict__ st, const int *__restrict__ en,
                                                       const float *__restrict__ w,
                                                       const float *__restrict__ distR, float *distW,
-                                                      int *modif, int m, int iter) {
-	bf_edge<float, float, true>(st, en, w, distR, distW, modif, m, iter);
+                                                      int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<float, float, true>(st, en, w, distR, distW, modif, lowered, m, iter);
 }
 
 extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st, const int *__restrict__ en,
                                                       const double *__restrict__ w,
                                                       const float *__restrict__ distR, float *distW,
-                                                      int *modif, int m, int iter) {
-	bf_edge<float, double, true>(st, en, w, distR, distW, modif, m, iter);
+                                                      int *modif, u64 *lowered, int m, int iter) {
+	bf_edge<float, double, true>(st, en, w, distR, distW, modif, lowered, m, iter);
 }
 
 // ---- 2. near-far Δ-stepping over the CSR ----

@@ -85,6 +85,12 @@ type Options struct {
 	// DeltaFactor is the factor of NearFar's default Δ (when Delta is 0);
 	// 0 means DefaultGPUDeltaFactor. It must be finite and not negative.
 	DeltaFactor float64
+	// Trace asks EdgeSweep for Result.Trace: one step per sweep, its
+	// time (on a GPU, the launch's, between CUDA events of its own) and
+	// the distances it lowered (on a GPU, counted by the kernel, one
+	// atomic per warp that lowered one). The other methods do not trace
+	// yet: their Trace stays nil.
+	Trace bool
 }
 
 // The study's curve labels (docs/studies.md §1, the figure to reproduce).

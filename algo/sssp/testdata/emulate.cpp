@@ -135,9 +135,9 @@ template <typename D, typename W> static void runEdge(const Graph &g, const W *w
 		if (m > 0) {
 			launch(blocks(m), [&] {
 				if (restrict_) {
-					K<D, W>::restr(g.st.data(), g.en.data(), w, dist.data(), dist.data(), &modif, m, iter);
+					K<D, W>::restr(g.st.data(), g.en.data(), w, dist.data(), dist.data(), &modif, nullptr, m, iter);
 				} else {
-					K<D, W>::plain(g.st.data(), g.en.data(), w, dist.data(), &modif, m, iter);
+					K<D, W>::plain(g.st.data(), g.en.data(), w, dist.data(), &modif, nullptr, m, iter);
 				}
 			});
 		}

@@ -58,6 +58,12 @@ func (lt *LaunchTimer) Device() *Device { return lt.d }
 // launch that fails is not recorded); the timer's start with
 // "gpu: launch timer:".
 func (lt *LaunchTimer) Launch(t *Thread, step int, f *Function, grid, block Dim, shared int, args ...any) error {
+	return lt.LaunchOn(t, nil, step, f, grid, block, shared, args...)
+}
+
+// LaunchOn is Launch on stream s (nil: the default stream), the events
+// recorded on s around the launch.
+func (lt *LaunchTimer) LaunchOn(t *Thread, s *Stream, step int, f *Function, grid, block Dim, shared int, args ...any) error {
 	if lt.closed.Load() {
 		return fmt.Errorf("gpu: launch timer: Launch(%s) after Close: the timer's events were released; make a new timer", funcName(f))
 	}
@@ -73,7 +79,7 @@ func (lt *LaunchTimer) Launch(t *Thread, step int, f *Function, grid, block Dim,
 	if grid.X == 0 || f == nil {
 		// Nothing to time: Thread.Launch checks the rest of the launch
 		// and queues nothing (or says why f cannot launch).
-		return t.Launch(f, grid, block, shared, args...)
+		return t.LaunchOn(s, f, grid, block, shared, args...)
 	}
 	i := 2 * len(lt.pending)
 	start, err := lt.event(t, i)
@@ -84,13 +90,13 @@ func (lt *LaunchTimer) Launch(t *Thread, step int, f *Function, grid, block Dim,
 	if err != nil {
 		return err
 	}
-	if err := t.Record(start, nil); err != nil {
+	if err := t.Record(start, s); err != nil {
 		return fmt.Errorf("gpu: launch timer: recording the event before %s: %w", f.name, err)
 	}
-	if err := t.Launch(f, grid, block, shared, args...); err != nil {
+	if err := t.LaunchOn(s, f, grid, block, shared, args...); err != nil {
 		return err // the start event is recorded again by the next Launch
 	}
-	if err := t.Record(end, nil); err != nil {
+	if err := t.Record(end, s); err != nil {
 		return fmt.Errorf("gpu: launch timer: recording the event after %s: %w", f.name, err)
 	}
 	lt.pending = append(lt.pending, trace.Launch{

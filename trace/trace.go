@@ -46,6 +46,10 @@ type Step struct {
 	// Time is the step's time: on the CPU its wall time, on a GPU the sum
 	// of its launches' event times.
 	Time time.Duration `json:"time_ns"`
+	// HostTime is the time the host spent on the step's work beside the
+	// device (the hybrid MST's share of the find-minimum step), not part
+	// of Time; 0 when the host had no share.
+	HostTime time.Duration `json:"host_ns,omitempty"`
 	// Why explains the step's Kind when the algorithm chose it, with the
 	// values of the test (the direction switch's α and β terms).
 	Why string `json:"why,omitempty"`
@@ -111,7 +115,7 @@ func (t *Trace) Check() error {
 		return fmt.Errorf("trace: no trace")
 	}
 	for i, s := range t.Steps {
-		if s.Frontier < 0 || s.FrontierArcs < 0 || s.Inspected < 0 || s.Updated < 0 || s.Time < 0 || s.Kind == "" {
+		if s.Frontier < 0 || s.FrontierArcs < 0 || s.Inspected < 0 || s.Updated < 0 || s.Time < 0 || s.HostTime < 0 || s.Kind == "" {
 			return fmt.Errorf("trace: step %d is malformed: %+v", i, s)
 		}
 	}

@@ -66,8 +66,12 @@ type Options struct {
 	TopDownOnly bool
 	// Trace asks for Result.Trace: one step per level with its
 	// direction, frontier, arcs inspected, vertices reached and time, and
-	// on a GPU every launch with its event time. Off, a search records
-	// nothing; on, the CPU search reads the clock once per level.
+	// on a GPU every launch with its event time. The CPU searches and
+	// DirectionOptimizingGPU on one device trace; EdgeScan,
+	// DynamicParallelism and runs over a group of GPUs do not yet (their
+	// Trace stays nil). Off, a search records nothing; on, the CPU search
+	// reads the clock once per level, the GPU search records two events
+	// per launch.
 	Trace bool
 }
 

@@ -192,15 +192,20 @@ struct PackedIds {
 // left offers nothing; one that used up probe_len arcs inside its tree is
 // appended to the long list for mst_scan_*. The low index advances past
 // the arcs found inside the tree.
+//
+// scanned, when not null (a traced run, Options.Trace), gets the arcs
+// the step read: those passed inside the tree and the candidate, one
+// atomic per warp.
 template <typename Ids>
 __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
                                       const u32 *eidx, u64 *candK, u32 *candE, int *candTo, u64 *best,
-                                      int *longList, int *counters, int ng, int probe_len) {
+                                      int *longList, int *counters, u64 *scanned, int ng, int probe_len) {
 	const i64 gv = global_id();
 	const int v = (int)gv;
 	int c = -1;
 	u64 key = NO_KEY;
 	int push = 0;
+	u64 read = 0;
 	if (gv < ng) {
 		c = comp[v];
 		const i64 a = off[v];
@@ -235,11 +240,20 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 		if ((u32)(k - a) != k0) {
 			cur[v] = (u32)(k - a);
 		}
+		read = (u64)(k - (a + k0)) + (u64)found;
 	}
 	tree_min(best, c, key);
 	const int slot = warp_claim(counters + CNT_LONG, push);
 	if (slot >= 0) {
 		longList[slot] = v;
+	}
+	if (scanned) { // the same for every thread: the warp sums, lane 0 adds
+		for (int o = 16; o > 0; o >>= 1) {
+			read += __shfl_xor_sync(FULL_MASK, read, o);
+		}
+		if (lane_id() == 0 && read != 0) {
+			atomicAdd(scanned, read);
+		}
 	}
 }
 
@@ -250,7 +264,7 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 template <typename Ids>
 __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
                                      const u32 *eidx, u64 *candK, u32 *candE, int *candTo, u64 *best,
-                                     const int *longList, const int *counters) {
+                                     const int *longList, const int *counters, u64 *scanned) {
 	const int lane = lane_id();
 	const i64 warp = global_id() >> 5;
 	const i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
@@ -261,6 +275,7 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 		const i64 a = off[v];
 		const i64 e = off[v + 1];
 		i64 k = a + cur[v];
+		const i64 k0 = k;
 		ids.start(v);
 		int found = 0;
 		int to = 0;
@@ -285,6 +300,9 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 		}
 		if (lane == 0) {
 			cur[v] = (u32)(k - a);
+			if (scanned) {
+				atomicAdd(scanned, (u64)(k - k0) + (u64)found);
+			}
 			if (found) {
 				u32 edge;
 				const u64 key = arc_key(wkind, w, eidx, k, &edge);
@@ -305,44 +323,45 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 
 extern "C" __global__ void mst_probe_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                            const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
-                                           u64 *best, int *longList, int *counters, int ng, int probe_len) {
+                                           u64 *best, int *longList, int *counters, u64 *scanned, int ng,
+                                           int probe_len) {
 	PlainIds ids;
 	ids.adj = adj;
-	probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, ng,
+	probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned, ng,
 	                probe_len);
 }
 
 extern "C" __global__ void mst_probe_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                           const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                           u64 *candK, u32 *candE, int *candTo, u64 *best, int *longList,
-                                          int *counters, int ng, int probe_len) {
+                                          int *counters, u64 *scanned, int ng, int probe_len) {
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
 	ids.hi = hi;
 	ids.b = 0;
-	probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, ng,
+	probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned, ng,
 	                 probe_len);
 }
 
 extern "C" __global__ void mst_scan_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                           const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
-                                          u64 *best, const int *longList, const int *counters) {
+                                          u64 *best, const int *longList, const int *counters, u64 *scanned) {
 	PlainIds ids;
 	ids.adj = adj;
-	scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters);
+	scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned);
 }
 
 extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                          const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                          u64 *candK, u32 *candE, int *candTo, u64 *best, const int *longList,
-                                         const int *counters) {
+                                         const int *counters, u64 *scanned) {
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
 	ids.hi = hi;
 	ids.b = 0;
-	scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters);
+	scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned);
 }
 
 // ---- set-up and the tree steps ----

@@ -12,6 +12,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // noEdge marks a tree without an outgoing edge in a round.
@@ -46,7 +47,11 @@ const noEdge = math.MaxUint32
 // It returns an error for a nil or directed graph, for 2^32-1 edges or
 // more (ranks are uint32, as in the study), and, wrapped,
 // cancel.ErrInterrupted when interrupted (polled every round).
-func Boruvka(g *graph.CSR) (*Result, error) {
+func Boruvka(g *graph.CSR) (*Result, error) { return boruvka(g, false) }
+
+// boruvka is Boruvka, with traced a Result.Trace of one step per round
+// (the GPU Borůvka's host stand-in, Options.Trace).
+func boruvka(g *graph.CSR, traced bool) (*Result, error) {
 	t0 := time.Now()
 	edges, err := undirectedEdges(g, "Boruvka")
 	if err != nil {
@@ -66,7 +71,11 @@ func Boruvka(g *graph.CSR) (*Result, error) {
 	r := &Result{Algorithm: "cpu Borůvka", PrepTime: time.Since(t0)}
 
 	t1 := time.Now()
-	inTree, trees, rounds, err := boruvkaRounds(n, edges, l)
+	var steps *[]trace.Step
+	if traced {
+		steps = new([]trace.Step)
+	}
+	inTree, trees, rounds, err := boruvkaRounds(n, edges, l, steps)
 	if err != nil {
 		return nil, fmt.Errorf("mst: Boruvka: %w", err)
 	}
@@ -74,6 +83,9 @@ func Boruvka(g *graph.CSR) (*Result, error) {
 		return nil, fmt.Errorf("mst: Boruvka: %w", err)
 	}
 	r.Time = time.Since(t1)
+	if traced {
+		r.Trace = &trace.Trace{Algorithm: r.Algorithm, Arcs: g.NumArcs(), Steps: *steps, Time: r.Time}
+	}
 	r.Trees, r.Iterations = trees, rounds
 	r.finish(g)
 	return r, nil
@@ -160,8 +172,9 @@ func rankLists(n int, edges []Edge, hint []int64) (lists, error) {
 
 // boruvkaRounds runs the rounds and returns a bitmap of the chosen edges
 // (bit k: the edge of rank k), the number of trees left and the number of
-// merging rounds.
-func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds int, err error) {
+// merging rounds. With steps not nil it appends one per round (see
+// Result.Trace).
+func boruvkaRounds(n int, edges []Edge, l lists, steps *[]trace.Step) (inTree []uint64, trees, rounds int, err error) {
 	comp := make([]int32, n) // tree of each vertex, 0..P-1
 	for v := range comp {
 		comp[v] = int32(v)
@@ -176,6 +189,15 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 		if err := cancel.Check(); err != nil {
 			return nil, 0, 0, err
 		}
+		roundStart := time.Now()
+		var scanned atomic.Int64 // arcs read by step 1
+		step := trace.Step{Kind: "round", Frontier: int64(p)}
+		record := func(added int64) {
+			if steps != nil {
+				step.Inspected, step.Updated, step.Time = scanned.Load(), added, time.Since(roundStart)
+				*steps = append(*steps, step)
+			}
+		}
 		// 1. minimum outgoing edge of every tree.
 		b := best[:p]
 		if err := par.For(p, func(lo, hi int) {
@@ -186,17 +208,22 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 			return nil, 0, 0, err
 		}
 		if err := par.ForWeighted(l.off, func(lo, hi int) {
+			var read int64
 			for v := lo; v < hi; v++ {
 				c := comp[v]
-				k, end := cursor[v], l.off[v+1]
+				k0, end := cursor[v], l.off[v+1]
+				k := k0
 				for k < end && comp[l.head[k]] == c {
 					k++
 				}
 				cursor[v] = k
+				read += k - k0
 				if k < end {
 					atomicMin(&b[c], l.rank[k])
+					read++
 				}
 			}
+			scanned.Add(read)
 		}); err != nil {
 			return nil, 0, 0, err
 		}
@@ -243,6 +270,7 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 			return nil, 0, 0, err
 		}
 		if added.Load() == 0 {
+			record(0)
 			break // no tree has an outgoing edge: a spanning forest
 		}
 		rounds++
@@ -266,6 +294,7 @@ func boruvkaRounds(n int, edges []Edge, l lists) (inTree []uint64, trees, rounds
 		}); err != nil {
 			return nil, 0, 0, err
 		}
+		record(int64(before - p))
 	}
 	return inTree, p, rounds, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // kernelSource is the CUDA C of the GPU Borůvka, compiled by NVRTC once
@@ -110,6 +111,13 @@ type Prepared struct {
 	opts Options
 
 	hostTime time.Duration // host's share of the last run (base's lock)
+	// Traced runs (Options.Trace): the launch timer (its events reused
+	// from run to run), the find-minimum kernels' count of arcs read, and
+	// during a run the round its launches belong to (base's lock).
+	timer   *gpu.LaunchTimer
+	scanned *gpu.Uint64s
+	tracing bool
+	round   int
 
 	// The edge numbering: g0 is g with its lists sorted by id; the edges
 	// of vertex a to larger ids are arcs upper[a]..Offsets[a+1] of g0 and
@@ -1023,12 +1031,33 @@ func (p *Prepared) Run() (*Result, error) {
 // runHost is Run on the host device: the CPU's Boruvka, its PrepTime
 // its own per-run preparation (PrepTime() is not added).
 func (p *Prepared) runHost() (*Result, error) {
-	r, err := Boruvka(p.g)
+	r, err := boruvka(p.g, p.opts.Trace)
 	if err != nil {
 		return nil, err
 	}
 	r.Algorithm += "; host device standing in for gpu Borůvka (" + p.Label() + ")"
+	if r.Trace != nil {
+		r.Trace.Algorithm = r.Algorithm
+	}
 	return r, nil
+}
+
+// launch launches f on stream s (nil: the default stream) with blocks of
+// blockSize threads, through the launch timer in a traced run.
+func (p *Prepared) launch(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
+	if p.tracing {
+		return p.timer.LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
+	}
+	return t.LaunchOn(s, f, grid, gpu.D1(blockSize), 0, args...)
+}
+
+// scannedArg is the find-minimum kernels' counter argument: the device
+// counter in a traced run, a null pointer otherwise.
+func (p *Prepared) scannedArg() any {
+	if p.tracing {
+		return p.scanned
+	}
+	return uint64(0)
 }
 
 // wArg is the weight keys as a kernel argument (NULL when unweighted).
@@ -1053,9 +1082,28 @@ func (p *Prepared) rounds(r *Result) error {
 	var hostTime time.Duration
 	clear(p.hCur) // the host's low indices, like mst_init's
 	blocks := func(x int) gpu.Dim { return gpu.Blocks(x, blockSize) }
-	bs := gpu.D1(blockSize)
+	// A traced run: a step per round, its launches timed, the arcs read
+	// counted.
+	p.tracing = p.opts.Trace
+	defer func() { p.tracing = false }()
+	var steps []trace.Step
+	scanned := []uint64{0}
+	if p.tracing {
+		var err error
+		if p.timer == nil {
+			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
+				return err
+			}
+		}
+		if p.scanned == nil {
+			if p.scanned, err = p.mem.AllocUint64s(1); err != nil {
+				return err
+			}
+		}
+	}
+	p.round = -1
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := t.Launch(p.k.init, blocks(n), bs, 0, p.comp, p.cur, p.compTail, n, ng, p.compLo); err != nil {
+		if err := p.launch(t, nil, p.k.init, blocks(n), p.comp, p.cur, p.compTail, n, ng, p.compLo); err != nil {
 			return err
 		}
 		if err := p.inForest.Fill(0); err != nil {
@@ -1065,19 +1113,27 @@ func (p *Prepared) rounds(r *Result) error {
 			if rounds >= maxRounds {
 				return fmt.Errorf("still %d trees after %d rounds (a kernel bug: please report it)", trees, rounds)
 			}
-			if err := t.Launch(p.k.reset, blocks(trees), bs, 0, p.best, p.bestE, p.parent, p.counters, trees); err != nil {
+			p.round = len(steps)
+			hostBefore := hostTime
+			if p.tracing {
+				if err := p.scanned.Fill(0); err != nil {
+					return err
+				}
+			}
+			if err := p.launch(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
 				return err
 			}
-			if err := p.findMinimum(t, &hostTime); err != nil {
+			hostRead, err := p.findMinimum(t, &hostTime)
+			if err != nil {
 				return err
 			}
 			if p.split() {
-				if err := t.Launch(p.k.minEdge, blocks(n), bs, 0, p.candK, p.candE, p.candTo, p.dHK, p.dHE, p.dHTo,
+				if err := p.launch(t, nil, p.k.minEdge, blocks(n), p.candK, p.candE, p.candTo, p.dHK, p.dHE, p.dHTo,
 					p.comp, p.best, p.bestE, ng, n); err != nil {
 					return err
 				}
 			}
-			steps := []struct {
+			kernels := []struct {
 				f    *gpu.Function
 				grid gpu.Dim
 				args []any
@@ -1088,8 +1144,8 @@ func (p *Prepared) rounds(r *Result) error {
 				{p.k.renumber, blocks(trees), []any{p.parent, p.newID, p.counters, trees}},
 				{p.k.relabel, blocks(n), []any{p.comp, p.parent, p.newID, p.compTail, n, p.compLo}},
 			}
-			for _, s := range steps {
-				if err := t.Launch(s.f, s.grid, bs, 0, s.args...); err != nil {
+			for _, s := range kernels {
+				if err := p.launch(t, nil, s.f, s.grid, s.args...); err != nil {
 					return err
 				}
 			}
@@ -1103,6 +1159,13 @@ func (p *Prepared) rounds(r *Result) error {
 			if next < 1 || next > trees {
 				return fmt.Errorf("round %d left %d trees of %d (a kernel bug: please report it)", rounds+1, next, trees)
 			}
+			if p.tracing {
+				if err := p.scanned.Download(scanned); err != nil {
+					return err
+				}
+				steps = append(steps, trace.Step{Kind: "round", Frontier: int64(trees), Inspected: int64(scanned[0]) + hostRead,
+					Updated: int64(trees - next), HostTime: hostTime - hostBefore})
+			}
 			if next == trees {
 				break // no tree has an outgoing edge: a spanning forest
 			}
@@ -1112,6 +1175,12 @@ func (p *Prepared) rounds(r *Result) error {
 		return nil
 	})
 	p.hostTime = hostTime
+	if err == nil && p.tracing {
+		var launches []trace.Launch
+		if launches, err = p.timer.Launches(); err == nil {
+			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -1142,14 +1211,15 @@ func (p *Prepared) rounds(r *Result) error {
 // those run on their own stream while the host copies the tree labels,
 // scans its vertices in goroutines and uploads its candidates, which
 // mst_merge_host then offers to their trees.
-func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) error {
+//
+// It returns the arcs the host's share read.
+func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) (hostRead int64, err error) {
 	n, ng := p.n, p.hostFrom
 	h := n - ng
 	var stream *gpu.Stream
 	if h > 0 {
 		stream = p.stream
 	}
-	bs := gpu.D1(blockSize)
 	if ng > 0 {
 		var args []any
 		if p.compressed {
@@ -1158,55 +1228,62 @@ func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) error {
 			args = []any{p.dOff, p.dAdj}
 		}
 		args = append(args, p.comp, p.cur, p.wkind, p.wArg(), p.dEidx, p.candK, p.candE, p.candTo, p.best)
-		probe := append(append([]any{}, args...), p.long, p.counters, ng, p.probeLen)
-		if err := t.LaunchOn(stream, p.k.probe, gpu.Blocks(ng, blockSize), bs, 0, probe...); err != nil {
-			return err
+		probe := append(append([]any{}, args...), p.long, p.counters, p.scannedArg(), ng, p.probeLen)
+		if err := p.launch(t, stream, p.k.probe, gpu.Blocks(ng, blockSize), probe...); err != nil {
+			return 0, err
 		}
-		scan := append(append([]any{}, args...), p.long, p.counters)
-		if err := t.LaunchOn(stream, p.k.scan, gpu.D1(p.scanGrid), bs, 0, scan...); err != nil {
-			return err
+		scan := append(append([]any{}, args...), p.long, p.counters, p.scannedArg())
+		if err := p.launch(t, stream, p.k.scan, gpu.D1(p.scanGrid), scan...); err != nil {
+			return 0, err
 		}
 	}
 	if h == 0 {
-		return nil
+		return 0, nil
 	}
 	start := time.Now()
 	if err := p.compTail.Download(p.hComp); err != nil {
-		return err
+		return 0, err
 	}
-	p.hostFind()
+	hostRead = p.hostFind()
 	if err := p.dHK.Upload(p.hK); err != nil {
-		return err
+		return 0, err
 	}
 	if err := p.dHTo.Upload(p.hTo); err != nil {
-		return err
+		return 0, err
 	}
 	if p.dHE != nil {
 		if err := p.dHE.Upload(p.hE); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	*hostTime += time.Since(start)
-	return t.Launch(p.k.merge, gpu.Blocks(h, blockSize), bs, 0, p.dHK, p.comp, p.best, ng, h)
+	return hostRead, p.launch(t, nil, p.k.merge, gpu.Blocks(h, blockSize), p.dHK, p.comp, p.best, ng, h)
 }
 
 // hostFind is the find-minimum step of the host's vertices (the GPU's
 // probe and scan, in goroutines): each advances its low index past the
-// arcs inside its tree and offers the first that leaves it.
-func (p *Prepared) hostFind() {
+// arcs inside its tree and offers the first that leaves it. It returns
+// the arcs it read.
+func (p *Prepared) hostFind() int64 {
 	comp, from, lo := p.hComp, p.hostFrom, int32(p.compLo)
+	var read atomic.Int64
 	par.ForWeighted(p.hOff, func(a, b int) {
+		var r int64
+		defer func() { read.Add(r) }()
 		for i := a; i < b; i++ {
 			c := comp[from+i-int(lo)]
-			k, e := p.hOff[i]+p.hCur[i], p.hOff[i+1]
+			k0, e := p.hOff[i]+p.hCur[i], p.hOff[i+1]
+			k := k0
 			for k < e && comp[p.hAdj[k]-lo] == c {
 				k++
 			}
 			p.hCur[i] = k - p.hOff[i]
+			r += k - k0
 			if k == e {
 				p.hK[i] = noKey
 				continue
 			}
+			r++
 			p.hTo[i] = comp[p.hAdj[k]-lo]
 			edge := p.hEidx[k]
 			switch {
@@ -1219,6 +1296,7 @@ func (p *Prepared) hostFind() {
 			}
 		}
 	})
+	return read.Load()
 }
 
 // forestEdges turns the bitmap of forest edges into Edges sorted by

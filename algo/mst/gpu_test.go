@@ -729,6 +729,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUMemoryCap(t, dev, cases[4].g)
 	checkGPUCancel(t, dev, cases[0].g)
 	checkGPURunOneShot(t, dev, cases[0].g)
+	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
 	checkOneShotFreeError(t, dev)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Edge is an undirected edge {U, V} of a spanning forest, U < V, with its
@@ -49,6 +50,15 @@ type Result struct {
 	// arcs per second) is the study's MTEPS, Graph500 counts every
 	// undirected edge once.
 	TEPS graph.TEPS
+	// Trace is the run's record when Options.Trace asked for one (nil
+	// otherwise): a step of kind "round" per Borůvka round, with Frontier
+	// the trees at its start, Inspected the arcs its find-minimum step
+	// read (those passed inside a tree and each candidate), Updated the
+	// edges it added (0 in a last round that found no tree with an
+	// outgoing edge) and, in hybrid mode, HostTime the host's share; on a
+	// GPU its launches (reset, probe, scan, merge, hook, cycles, jump,
+	// renumber, relabel) give each part of the round its time.
+	Trace *trace.Trace
 }
 
 // String summarises the result in one line.

@@ -60,6 +60,12 @@ type Options struct {
 	// and the CPU for the part beyond the GPU's memory). The per-vertex
 	// arrays (about 50 bytes a vertex) must fit.
 	MemoryCap int64
+	// Trace asks for Result.Trace: one step per Borůvka round (see
+	// Result.Trace), each launch timed with events of its own and the
+	// arcs the find-minimum step read counted by its kernels (traced runs
+	// only: a null counter otherwise). The host device's stand-in, the
+	// CPU Borůvka, traces its rounds too.
+	Trace bool
 }
 
 // check returns an error for a share outside [0, 1] or a negative cap.

@@ -12,14 +12,15 @@ import (
 	"github.com/traefik/yaegi/stdlib/unsafe"
 )
 
-// preferred resolves package names that several standard packages share.
+// preferred resolves package names that several packages share.
 // A cell that wants the other one imports it explicitly (an explicit
 // import always wins: import crand "crypto/rand").
 var preferred = map[string]string{
-	"rand":     "math/rand/v2",  // not math/rand (the project uses v2) nor crypto/rand
-	"template": "text/template", // not html/template
-	"scanner":  "text/scanner",  // not go/scanner
-	"pprof":    "runtime/pprof", // not net/http/pprof (imported for its side effects)
+	"rand":     "math/rand/v2",          // not math/rand (the project uses v2) nor crypto/rand
+	"template": "text/template",         // not html/template
+	"scanner":  "text/scanner",          // not go/scanner
+	"pprof":    "runtime/pprof",         // not net/http/pprof (imported for its side effects)
+	"trace":    graphnbPrefix + "trace", // a run's steps (bfs.Options.Trace, …), not runtime/trace
 }
 
 // graphnbPrefix is the module path of graphnb's own packages.

@@ -934,11 +934,14 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		}
 		return nil
 	})
-	if err == nil && timer != nil {
-		var launches []trace.Launch
-		if launches, err = timer.Launches(); err == nil {
+	if timer != nil {
+		// Read the launches also after a failed run: they would
+		// otherwise open the next run's trace.
+		launches, lerr := timer.Launches()
+		if err == nil && lerr == nil {
 			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
 		}
+		err = errors.Join(err, lerr)
 	}
 	if err != nil {
 		return nil, p.runError(src, err)

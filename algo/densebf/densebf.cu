@@ -2,7 +2,7 @@
 // compiled at run time by NVRTC for the device's own architecture. No
 // #include: every type is declared here and only NVRTC's built-ins are
 // used (int4, float4, __ldg, __syncthreads, __syncthreads_or,
-// __int_as_float). Every kernel is extern "C" so gpu.go finds it by name;
+// __ballot_sync, __popc, atomicAdd, __int_as_float). Every kernel is extern "C" so gpu.go finds it by name;
 // a CI test checks that each name gpu.go launches is declared below.
 //
 // The matrix holds one entry per pair of vertices, n×n, as int (int32,
@@ -25,6 +25,13 @@
 // A block that changed some vertex writes iter to *flag; the host reads
 // the flag after one or more iterations and stops after an iteration that
 // left it below its number.
+//
+// lowered, the last argument of the iteration kernels, is null except in
+// traced runs (densebf Options.Trace): then lowered[iter] counts the
+// vertices whose distance iteration iter lowered (an array of n + 1
+// ints, zeroed by the host before the run), one atomicAdd per warp that
+// lowered one. The test is on a kernel argument, the same for every
+// thread: untraced launches pay one uniform branch.
 //
 // Layouts. Naive and Reduce read the matrix as given, row-major with
 // entry (j, v) at j*n + v: the in-edges of v are column v. Coarse reads
@@ -109,10 +116,18 @@ __device__ __forceinline__ bool settle(const T *__restrict__ sig, T *__restrict_
 }
 
 // report writes iter to *flag when some thread of the block changed a
-// vertex. Every thread of the block must call it.
-__device__ __forceinline__ void report(bool changed, int iter, int *flag) {
+// vertex and, when lowered is not null (a traced run), adds the warp's
+// changed vertices to lowered[iter]. Every thread of the block must call
+// it (blocks are whole warps).
+__device__ __forceinline__ void report(bool changed, int iter, int *flag, int *lowered) {
 	if (__syncthreads_or(changed ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;
+	}
+	if (lowered) { // the same for every thread: no divergence
+		const unsigned b = __ballot_sync(0xffffffffu, changed ? 1 : 0);
+		if ((threadIdx.x & 31) == 0 && b) {
+			atomicAdd(lowered + iter, __popc(b));
+		}
 	}
 }
 
@@ -154,7 +169,8 @@ __device__ __forceinline__ void group_min(T *vs, int *js, int base, int t, int M
 // call it.
 template <typename T>
 __device__ __forceinline__ void finish_group(const T *__restrict__ sig, T *__restrict__ out, int *__restrict__ pred,
-                                            int n, int M, int g, int t, int v, T best, int arg, int iter, int *flag) {
+                                            int n, int M, int g, int t, int v, T best, int arg, int iter, int *flag,
+                                            int *lowered) {
 	T *vs = reinterpret_cast<T *>(dyn_shared());
 	int *js = reinterpret_cast<int *>(vs + blockDim.x);
 	vs[threadIdx.x] = best;
@@ -165,7 +181,7 @@ __device__ __forceinline__ void finish_group(const T *__restrict__ sig, T *__res
 	if (t == 0 && v < n) {
 		changed = settle<T>(sig, out, pred, v, vs[g * M], js[g * M]);
 	}
-	report(changed, iter, flag);
+	report(changed, iter, flag, lowered);
 }
 
 // scan folds the candidates j = t, t+M, t+2M, … < n into (best, arg),
@@ -262,7 +278,7 @@ extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int sr
 // BF_Naive: thread v scans column v of the row-major matrix m.
 template <typename T>
 __device__ __forceinline__ void naive(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
-                                     int *__restrict__ pred, int n, int iter, int *flag) {
+                                     int *__restrict__ pred, int n, int iter, int *flag, int *lowered) {
 	const int v = blockIdx.x * blockDim.x + threadIdx.x;
 	bool changed = false;
 	if (v < n) {
@@ -271,26 +287,26 @@ __device__ __forceinline__ void naive(const T *__restrict__ m, const T *__restri
 		scan<T>(m + v, n, sig, n, 0, 1, best, arg);
 		changed = settle<T>(sig, out, pred, v, best, arg);
 	}
-	report(changed, iter, flag);
+	report(changed, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_naive_i32(const int *__restrict__ m, const int *__restrict__ sig,
                                              int *__restrict__ out, int *__restrict__ pred, int n, int iter,
-                                             int *flag) {
-	naive<int>(m, sig, out, pred, n, iter, flag);
+                                             int *flag, int *lowered) {
+	naive<int>(m, sig, out, pred, n, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const float *__restrict__ sig,
                                              float *__restrict__ out, int *__restrict__ pred, int n, int iter,
-                                             int *flag) {
-	naive<float>(m, sig, out, pred, n, iter, flag);
+                                             int *flag, int *lowered) {
+	naive<float>(m, sig, out, pred, n, iter, flag, lowered);
 }
 
 // BF_Reduce: group g of the block handles vertex v = blockIdx.x*G + g;
 // its thread t scans j = t, t+M, … of column v of the row-major matrix.
 template <typename T>
 __device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
-                                      int *__restrict__ pred, int n, int M, int iter, int *flag) {
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *lowered) {
 	const int g = threadIdx.x / M;
 	const int t = threadIdx.x - g * M;
 	const int v = blockIdx.x * (blockDim.x / M) + g;
@@ -299,19 +315,19 @@ __device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restr
 	if (v < n) {
 		scan<T>(m + v, n, sig, n, t, M, best, arg);
 	}
-	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag);
+	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_reduce_i32(const int *__restrict__ m, const int *__restrict__ sig,
                                               int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
-                                              int *flag) {
-	reduce<int>(m, sig, out, pred, n, M, iter, flag);
+                                              int *flag, int *lowered) {
+	reduce<int>(m, sig, out, pred, n, M, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const float *__restrict__ sig,
                                               float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                              int iter, int *flag) {
-	reduce<float>(m, sig, out, pred, n, M, iter, flag);
+                                              int iter, int *flag, int *lowered) {
+	reduce<float>(m, sig, out, pred, n, M, iter, flag, lowered);
 }
 
 // BF_Reduce_Coarse: as reduce over row v of the transpose mt, so the M
@@ -320,7 +336,7 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // entries 4k..4k+3 in order.
 template <typename T, bool VEC>
 __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
-                                      int *__restrict__ pred, int n, int M, int iter, int *flag) {
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *lowered) {
 	const int g = threadIdx.x / M;
 	const int t = threadIdx.x - g * M;
 	const int v = blockIdx.x * (blockDim.x / M) + g;
@@ -334,29 +350,29 @@ __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__rest
 			scan<T>(row, 1, sig, n, t, M, best, arg);
 		}
 	}
-	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag);
+	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_coarse_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                               int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
-                                              int *flag) {
-	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag);
+                                              int *flag, int *lowered) {
+	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_coarse_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                               float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                              int iter, int *flag) {
-	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag);
+                                              int iter, int *flag, int *lowered) {
+	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_coarse_vec_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                                   int *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag) {
-	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag);
+                                                  int iter, int *flag, int *lowered) {
+	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_coarse_vec_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                                   float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag) {
-	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag);
+                                                  int iter, int *flag, int *lowered) {
+	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, lowered);
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Result is the outcome of one single-source run. CPU and GPU variants
@@ -47,6 +48,25 @@ type Result struct {
 	// download of the distances and parents. Time + CopyTime is the
 	// study's measure, the time with copies. Zero on the CPU.
 	CopyTime time.Duration
+	// Trace is the run's record when Options.Trace asked for one (nil
+	// otherwise, and always for the CPU's Run): Algorithm as above, Arcs
+	// N² (the matrix's entries, each a possible arc, so WorkEfficiency
+	// is the number of passes over the matrix, Iterations), Time the
+	// run's Time, and one step of Kind "iteration" per iteration, in
+	// order: Inspected the matrix entries it read (N²), Updated the
+	// vertices whose distance it lowered (the same counts on the CPU and
+	// the GPU, whose iterations compute the same distances; the last
+	// step's is 0: the run stops after an iteration that lowers
+	// nothing), Frontier and FrontierArcs 0 (every iteration reads every
+	// entry), Time its time (GPU: its kernel launch, between CUDA
+	// events; CPU: wall time). A GPU trace's Launches are the
+	// initialisation (step -1) and one launch per step; the idle
+	// iterations of a FlagInterval above 1 (launched after the last one,
+	// before the flag read that ends the run) are not listed, but their
+	// time, like the flag reads', is in the run's Time. Achieved
+	// bandwidth of step i: BytesPerIteration(N, options) ÷
+	// Steps[i].Time.
+	Trace *trace.Trace
 }
 
 // String summarises the result in one line.
@@ -111,7 +131,11 @@ func inspect(d *graph.Dense, src int32, who string) (neg bool, maxAbs float64, e
 // entries, int32 entries ≤ −InfI32, negative int32 weights whose paths
 // could leave (−InfI32, InfI32)), a source outside [0, N), and, wrapped,
 // cancel.ErrInterrupted, polled every iteration.
-func Run(d *graph.Dense, src int32) (*Result, error) {
+func Run(d *graph.Dense, src int32) (*Result, error) { return run(d, src, false) }
+
+// run is Run, with traced a Result.Trace of one step per iteration (the
+// GPU's host stand-in, Options.Trace).
+func run(d *graph.Dense, src int32, traced bool) (*Result, error) {
 	t0 := time.Now()
 	neg, _, err := inspect(d, src, "Run")
 	if err != nil {
@@ -128,6 +152,10 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 	}
 	r.Parents[src] = src
 	var sigma []float64
+	var steps *[]trace.Step
+	if traced {
+		steps = new([]trace.Step)
+	}
 	if d.F32 != nil {
 		t, terr := transpose(d.F32, n, float32(math.Inf(1)))
 		if terr != nil {
@@ -135,7 +163,7 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 		}
 		r.PrepTime = time.Since(t0)
 		t1 := time.Now()
-		sigma, r.Iterations, err = iterateF32(t, n, src, r.Parents)
+		sigma, r.Iterations, err = iterateF32(t, n, src, r.Parents, steps)
 		r.Time = time.Since(t1)
 	} else {
 		t, terr := transpose(d.I32, n, graph.InfI32)
@@ -144,13 +172,16 @@ func Run(d *graph.Dense, src int32) (*Result, error) {
 		}
 		r.PrepTime = time.Since(t0)
 		t1 := time.Now()
-		sigma, r.Iterations, err = iterateI32(t, n, src, r.Parents, neg)
+		sigma, r.Iterations, err = iterateI32(t, n, src, r.Parents, neg, steps)
 		r.Time = time.Since(t1)
 	}
 	if err != nil {
 		return nil, err
 	}
 	r.Dist = sigma
+	if traced {
+		r.Trace = &trace.Trace{Algorithm: r.Algorithm, Arcs: int64(n) * int64(n), Steps: *steps, Time: r.Time}
+	}
 	return r, nil
 }
 
@@ -192,25 +223,26 @@ func chunk(n int) int {
 }
 
 // iterateF32 runs the iterations in float32 and returns σ widened to
-// float64 and the number of iterations.
-func iterateF32(t []float32, n int, src int32, pred []int32) ([]float64, int, error) {
+// float64 and the number of iterations; with steps not nil it appends
+// one per iteration (see iterate).
+func iterateF32(t []float32, n int, src int32, pred []int32, steps *[]trace.Step) ([]float64, int, error) {
 	inf := float32(math.Inf(1))
 	sigma, next := make([]float32, n), make([]float32, n)
 	for v := range sigma {
 		sigma[v] = inf
 	}
 	sigma[src] = 0
-	it, err := iterate(n, src, pred, func(lo, hi int) bool {
-		changed := false
+	it, err := iterate(n, src, pred, steps, func(lo, hi int) int64 {
+		var lowered int64
 		for v := lo; v < hi; v++ {
 			best, arg := pullF32(t[v*n:(v+1)*n], sigma)
 			next[v] = sigma[v]
 			if best < sigma[v] {
 				next[v], pred[v] = best, arg
-				changed = true
+				lowered++
 			}
 		}
-		return changed
+		return lowered
 	}, func() { sigma, next = next, sigma }, func(v int) bool { return sigma[v] != next[v] })
 	if err != nil {
 		return nil, it, err
@@ -223,7 +255,7 @@ func iterateF32(t []float32, n int, src int32, pred []int32) ([]float64, int, er
 }
 
 // iterateI32 runs the iterations in int32 (InfI32: unreachable).
-func iterateI32(t []int32, n int, src int32, pred []int32, neg bool) ([]float64, int, error) {
+func iterateI32(t []int32, n int, src int32, pred []int32, neg bool, steps *[]trace.Step) ([]float64, int, error) {
 	sigma, next := make([]int32, n), make([]int32, n)
 	for v := range sigma {
 		sigma[v] = graph.InfI32
@@ -233,17 +265,17 @@ func iterateI32(t []int32, n int, src int32, pred []int32, neg bool) ([]float64,
 	if neg {
 		pull = pullI32Neg
 	}
-	it, err := iterate(n, src, pred, func(lo, hi int) bool {
-		changed := false
+	it, err := iterate(n, src, pred, steps, func(lo, hi int) int64 {
+		var lowered int64
 		for v := lo; v < hi; v++ {
 			best, arg := pull(t[v*n:(v+1)*n], sigma)
 			next[v] = sigma[v]
 			if best < sigma[v] {
 				next[v], pred[v] = best, arg
-				changed = true
+				lowered++
 			}
 		}
-		return changed
+		return lowered
 	}, func() { sigma, next = next, sigma }, func(v int) bool { return sigma[v] != next[v] })
 	if err != nil {
 		return nil, it, err
@@ -259,25 +291,33 @@ func iterateI32(t []int32, n int, src int32, pred []int32, neg bool) ([]float64,
 }
 
 // iterate drives the sweeps: sweep(lo, hi) updates vertices [lo, hi) into
-// the next σ and reports a change, swap makes the next σ current, and
-// changedLast(v) (after a swap) tells whether v changed in the last sweep.
-func iterate(n int, src int32, pred []int32, sweep func(lo, hi int) bool, swap func(), changedLast func(v int) bool) (int, error) {
+// the next σ and returns how many it lowered, swap makes the next σ
+// current, and changedLast(v) (after a swap) tells whether v changed in
+// the last sweep. With steps not nil it appends a trace.Step per sweep:
+// Kind "iteration", Inspected N² (sweep reads every entry of the
+// transposed matrix once), Updated the distances lowered, Time its wall
+// time.
+func iterate(n int, src int32, pred []int32, steps *[]trace.Step, sweep func(lo, hi int) int64, swap func(), changedLast func(v int) bool) (int, error) {
 	size := chunk(n)
 	for it := 1; it <= n; it++ {
 		if err := cancel.Check(); err != nil {
 			return it, fmt.Errorf("densebf: Run: %w", err)
 		}
-		var changed atomic.Bool
+		t0 := time.Now()
+		var lowered atomic.Int64
 		err := par.ForChunks(n, size, func(_, lo, hi int) {
-			if sweep(lo, hi) {
-				changed.Store(true)
+			if l := sweep(lo, hi); l > 0 {
+				lowered.Add(l)
 			}
 		})
 		if err != nil {
 			return it, fmt.Errorf("densebf: Run: %w", err)
 		}
 		swap()
-		if !changed.Load() {
+		if steps != nil {
+			*steps = append(*steps, trace.Step{Kind: stepKind, Inspected: int64(n) * int64(n), Updated: lowered.Load(), Time: time.Since(t0)})
+		}
+		if lowered.Load() == 0 {
 			return it, nil
 		}
 		if it == n {

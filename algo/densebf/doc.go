@@ -39,6 +39,17 @@
 // CopyTime is the time with copies). Without a GPU (the host device) Prepare and Run fall
 // back to the CPU's Run, so notebooks run unchanged.
 //
+// # Traces
+//
+// With Options.Trace a run records Result.Trace (package trace): one step
+// of Kind "iteration" per iteration, with the matrix entries it read (N²),
+// the distances it lowered and its time — on a GPU its launch's, between
+// CUDA events (gpu.LaunchTimer), the kernels counting the lowered
+// distances only then (a null counter otherwise); on the host device the
+// CPU iterations' wall time. BytesPerIteration gives the bytes an
+// iteration moves by construction, so BytesPerIteration ÷ Step.Time is
+// its achieved bandwidth. The CPU's Run never traces.
+//
 // # Validation on the device
 //
 // Prepared.Check validates a result on the GPU that holds the matrix by

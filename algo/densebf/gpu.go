@@ -13,6 +13,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/membudget"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
@@ -164,6 +165,13 @@ type Prepared struct {
 	kInit  *gpu.Function
 	kStep  *gpu.Function
 	ck     *checkState // the device check's buffers (devcheck.go), made by the first Check
+
+	// Traced runs (Options.Trace): the kernels' count of lowered
+	// distances per iteration (N + 1 ints, entry 0 unused), and the timer
+	// of the launches, made by the first traced run, its events reused
+	// by the next ones and released by Close.
+	lowered *gpu.Int32s
+	timer   *gpu.LaunchTimer
 }
 
 // Prepare readies the matrix d on dev for Run with the options o (the
@@ -174,8 +182,10 @@ type Prepared struct {
 // host for ReduceCoarse (Naive and Reduce read it as given), uploads it
 // (4·N² bytes, timed with CUDA events: UploadTime, which every run counts
 // in Result.CopyTime) and allocates two distance arrays, the predecessors
-// and the change flag (12·N + 4 bytes). PrepTime reports the whole
-// preparation. Device memory: Bytes.
+// and the change flag (12·N + 4 bytes), and with Options.Trace the
+// per-iteration counts of lowered distances (4·N + 4 bytes more; the
+// first traced Run makes the launch timer's CUDA events). PrepTime
+// reports the whole preparation. Device memory: Bytes.
 //
 // On the host device (dev.IsHost()) nothing is uploaded: Run computes
 // with the CPU's Run (the same dense pull iterations), so a notebook runs
@@ -269,7 +279,12 @@ func (p *Prepared) prepareGPU() error {
 	if p.pred, err = p.mem.AllocInt32s(n); err != nil {
 		return err
 	}
-	p.flag, err = p.mem.AllocInt32s(1)
+	if p.flag, err = p.mem.AllocInt32s(1); err != nil {
+		return err
+	}
+	if p.opts.Trace {
+		p.lowered, err = p.mem.AllocInt32s(n + 1)
+	}
 	return err
 }
 
@@ -316,13 +331,19 @@ func (p *Prepared) sigToHost(i int) ([]float64, error) {
 	return out, nil
 }
 
-// Close frees the device memory; later Runs fail. Close is idempotent
-// and accepts a nil Prepared.
+// Close frees the device memory and the launch timer's events (traced
+// runs); later Runs fail. Close is idempotent and accepts a nil
+// Prepared.
 func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	return p.base.Close()
+	err := p.base.Close()
+	if p.timer != nil {
+		err = errors.Join(err, p.timer.Close())
+		p.timer = nil
+	}
+	return err
 }
 
 // UploadTime returns the GPU time of the matrix upload (0 on the host),
@@ -403,9 +424,15 @@ func (p *Prepared) String() string {
 // it). Idle iterations after the last one (FlagInterval > 1) are timed
 // but not counted.
 //
+// With Options.Trace the result has Result.Trace: a step per iteration,
+// timed by its launch's CUDA events, with the distances it lowered as the
+// kernel counted them.
+//
 // On the host device it returns the CPU Run's result, with Algorithm
 // saying so and PrepTime the CPU Run's own (its validation and
-// transposition, per run; PrepTime() is not added).
+// transposition, per run; PrepTime() is not added); with Options.Trace,
+// the trace of those CPU iterations (wall times), under the same
+// Algorithm.
 //
 // It returns an error for a source outside [0, N), a closed Prepared, a
 // device error, or cancellation (every launch polls cancel.Check; the
@@ -423,11 +450,14 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		return nil, fmt.Errorf("densebf: %w", err)
 	}
 	if p.Device().IsHost() {
-		r, err := Run(p.d, src)
+		r, err := run(p.d, src, p.opts.Trace)
 		if err != nil {
 			return nil, err
 		}
 		r.Algorithm += "; host device standing in for gpu dense Bellman-Ford (" + p.Label() + ")"
+		if r.Trace != nil {
+			r.Trace.Algorithm = r.Algorithm
+		}
 		return r, nil
 	}
 	r := &Result{Algorithm: p.algorithm(), Source: src}
@@ -465,13 +495,36 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 // iterate runs the initialisation and the iterations, timed into r.Time.
 // It returns the iteration count (the last one changed nothing), the
 // number of the last iteration launched (its output array is last % 2)
-// and whether iteration N changed something (a negative cycle).
+// and whether iteration N changed something (a negative cycle). A traced
+// run (Options.Trace) also fills r.Trace (see traceGPU).
 func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error) {
 	n, s := p.n, p.shape
 	interval := max(1, p.opts.FlagInterval)
 	word := []int32{0}
+	// A traced run times each launch with events of its own and has the
+	// kernels count the distances they lower into p.lowered (a null
+	// pointer otherwise), zeroed here, before the timed region.
+	var timer *gpu.LaunchTimer
+	var lowered any = uint64(0)
+	if p.opts.Trace {
+		if p.timer == nil {
+			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
+				return 0, 0, false, fmt.Errorf("tracing: %w", err)
+			}
+		}
+		if err = p.lowered.Fill(0); err != nil {
+			return 0, 0, false, fmt.Errorf("tracing: zeroing the counts of lowered distances: %w", err)
+		}
+		timer, lowered = p.timer, p.lowered
+	}
+	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, block, shared int, args ...any) error {
+		if timer != nil {
+			return timer.Launch(t, step, f, grid, gpu.D1(block), shared, args...)
+		}
+		return t.Launch(f, grid, gpu.D1(block), shared, args...)
+	}
 	r.Time, err = p.Device().Time(func(t *gpu.Thread) error {
-		if err := t.Launch(p.kInit, gpu.Blocks(n, initBlock), gpu.D1(initBlock), 0,
+		if err := launch(t, -1, p.kInit, gpu.Blocks(n, initBlock), initBlock, 0,
 			p.sigArg(0), p.pred, n, r.Source, p.flag); err != nil {
 			return err
 		}
@@ -483,9 +536,9 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 				in, out := p.sigArg((it-1)%2), p.sigArg(it%2)
 				var err error
 				if p.opts.Method == Naive {
-					err = t.Launch(p.kStep, gpu.D1(s.grid), gpu.D1(s.block), 0, p.matrixArg(), in, out, p.pred, n, it, p.flag)
+					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, 0, p.matrixArg(), in, out, p.pred, n, it, p.flag, lowered)
 				} else {
-					err = t.Launch(p.kStep, gpu.D1(s.grid), gpu.D1(s.block), s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag)
+					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, lowered)
 				}
 				if err != nil {
 					return err
@@ -507,7 +560,42 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 			}
 		}
 	})
+	if timer != nil {
+		// Always read the launches, so that a failed run's do not
+		// linger into the next run's trace.
+		launches, lerr := timer.Launches()
+		if err == nil && lerr != nil {
+			err = fmt.Errorf("tracing: %w", lerr)
+		}
+		if err == nil && !negCycle {
+			err = p.traceGPU(r, iters, launches)
+		}
+	}
 	return iters, last, negCycle, err
+}
+
+// traceGPU sets r.Trace of a traced run of iters iterations from its
+// launches (the timer's, in order) and the kernels' counts of lowered
+// distances: step i is iteration i+1, its time its launch's. The idle
+// launches after the last iteration (FlagInterval > 1) are left out.
+func (p *Prepared) traceGPU(r *Result, iters int, launches []trace.Launch) error {
+	counts, err := p.lowered.ToHost()
+	if err != nil {
+		return fmt.Errorf("tracing: downloading the counts of lowered distances: %w", err)
+	}
+	nn := int64(p.n) * int64(p.n)
+	steps := make([]trace.Step, iters)
+	for i := range steps {
+		steps[i] = trace.Step{Kind: stepKind, Inspected: nn, Updated: int64(counts[i+1])}
+	}
+	kept := launches[:0]
+	for _, l := range launches {
+		if l.Step < iters {
+			kept = append(kept, l)
+		}
+	}
+	r.Trace = trace.FromLaunches(r.Algorithm, nn, r.Time, steps, kept)
+	return nil
 }
 
 // RunGPU computes shortest distances from src over the matrix d on dev

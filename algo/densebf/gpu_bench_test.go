@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -237,5 +238,100 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkGPUTrace measures what Options.Trace costs: the study's three
+// kernels (default options) on float32 random matrices of 1024 and 8192
+// vertices, each prepared twice, untraced and traced, the two run in turn
+// from each of GRAPHNB_BENCH_ROOTS sources (default 4) per op, so that
+// both see the same GPU state. Results are validated as BenchmarkGPU's.
+//
+// Metrics (means per run; ns/op is the wall time of both and means
+// little):
+//
+//	ms, ms_traced            Result.Time (CUDA events around the run)
+//	wall_ms, wall_ms_traced  wall time of Prepared.Run (the traced one
+//	                         with its reading of the events and counts)
+//	traced_x                 ms_traced / ms
+//	iters                    iterations
+//	step_us                  traced steps' mean time (their launches' events)
+//	GB/s                     BytesPerIteration / step time: the achieved
+//	                         bandwidth of an iteration
+//	bw_frac                  GB/s over the device's peak memory bandwidth
+//
+// Skipped without a GPU.
+func BenchmarkGPUTrace(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	info, err := dev.Info()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1024, 8192} {
+		var ref references
+		for _, v := range SeedVariants() {
+			b.Run(fmt.Sprintf("n%d_f32/%s", n, v.Slug()), func(b *testing.B) {
+				if ref.d == nil {
+					ref.d = benchMatrix(b, n, false)
+				}
+				srcs := gpuBenchSources(b, n)
+				traced := v.Options
+				traced.Trace = true
+				var ps [2]*Prepared
+				for i, o := range []Options{v.Options, traced} {
+					p, err := Prepare(dev, ref.d, o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					ps[i] = p
+				}
+				var runs, iters, steps int
+				var gpuT, wallT [2]time.Duration
+				var stepT time.Duration
+				b.ResetTimer()
+				for k := range b.N {
+					for _, src := range srcs {
+						for j := range 2 {
+							i := (j + k) % 2 // alternate which goes first
+							t0 := time.Now()
+							r, err := ps[i].Run(src)
+							wall := time.Since(t0)
+							if err != nil {
+								b.Fatal(err)
+							}
+							ref.validate(b, r)
+							gpuT[i] += r.Time
+							wallT[i] += wall
+							if i == 1 {
+								runs++
+								iters += r.Iterations
+								steps += len(r.Trace.Steps)
+								stepT += r.Trace.StepTime()
+							}
+						}
+					}
+				}
+				k := float64(runs)
+				ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / k }
+				b.ReportMetric(ms(gpuT[0]), "ms")
+				b.ReportMetric(ms(gpuT[1]), "ms_traced")
+				b.ReportMetric(ms(wallT[0]), "wall_ms")
+				b.ReportMetric(ms(wallT[1]), "wall_ms_traced")
+				b.ReportMetric(gpuT[1].Seconds()/gpuT[0].Seconds(), "traced_x")
+				b.ReportMetric(float64(iters)/k, "iters")
+				step := stepT.Seconds() / float64(steps)
+				b.ReportMetric(step*1e6, "step_us")
+				bw := float64(BytesPerIteration(n, v.Options)) / step
+				b.ReportMetric(bw/1e9, "GB/s")
+				if info.PeakBandwidth > 0 {
+					b.ReportMetric(bw/info.PeakBandwidth, "bw_frac")
+				}
+			})
+		}
+		ref = references{}
 	}
 }

@@ -708,6 +708,10 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUVariants(t, dev, gpuCases(t, true), testVariants(false))
 	checkNegativeCycles(t, dev, plantedCycles(t, 16, 12), SeedVariants())
 	checkRunErrorsAndCancel(t, dev)
+	t.Run("trace", func(t *testing.T) {
+		checkTraceOn(t, dev, traceCases(t), testVariants(false))
+		checkTraceNegativeCycle(t, dev, plantedCycles(t, 6, 12))
+	})
 	checkOneShotFreeError(t, dev)
 }
 

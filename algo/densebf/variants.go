@@ -84,6 +84,19 @@ type Options struct {
 	// change nothing and do not count in Result.Iterations, but their
 	// time does count).
 	FlagInterval int
+	// Trace asks for Result.Trace: one step of Kind "iteration" per
+	// iteration (Result.Iterations of them, the last one, which lowered
+	// nothing, included), with Inspected the matrix entries it read (N²:
+	// every method reads each entry once per iteration), Updated the
+	// distances it lowered, Frontier 0 (every iteration reads the whole
+	// matrix) and Time its time: on a GPU its launch's, between CUDA
+	// events of their own (gpu.LaunchTimer; the kernels then also count
+	// the distances they lower, one atomic per warp that lowered one);
+	// on the host device the wall time of the CPU iteration.
+	// BytesPerIteration ÷ Step.Time is an iteration's achieved
+	// bandwidth. Untraced runs launch the same kernels with a null
+	// counter and record no events. Label ignores Trace.
+	Trace bool
 }
 
 // Validate returns an error for an unknown method, a GroupSize that is

@@ -1175,11 +1175,14 @@ func (p *Prepared) rounds(r *Result) error {
 		return nil
 	})
 	p.hostTime = hostTime
-	if err == nil && p.tracing {
-		var launches []trace.Launch
-		if launches, err = p.timer.Launches(); err == nil {
+	if p.tracing {
+		// Read the launches also after a failed run: they would
+		// otherwise open the next run's trace.
+		launches, lerr := p.timer.Launches()
+		if err == nil && lerr == nil {
 			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
 		}
+		err = errors.Join(err, lerr)
 	}
 	if err != nil {
 		return err

@@ -871,11 +871,14 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 			}
 		}
 	})
-	if err == nil && timer != nil {
-		var launches []trace.Launch
-		if launches, err = timer.Launches(); err == nil {
+	if timer != nil {
+		// Read the launches also after a failed run: they would
+		// otherwise open the next run's trace.
+		launches, lerr := timer.Launches()
+		if err == nil && lerr == nil {
 			r.Trace = trace.FromLaunches(r.Algorithm, 2*int64(m), dur, steps, launches)
 		}
+		err = errors.Join(err, lerr)
 	}
 	if err != nil {
 		return err

@@ -21,6 +21,9 @@ struct alignas(16) float4 {
 
 void __syncthreads();
 int __syncthreads_or(int predicate);
+unsigned __ballot_sync(unsigned mask, int predicate);
+int __popc(unsigned x);
+int atomicAdd(int *p, int v);
 float __int_as_float(int x);
 
 int __ldg(const int *p);

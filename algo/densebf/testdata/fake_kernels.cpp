@@ -3,7 +3,8 @@
 // order that changes per launch (forward, backward, shuffled), after
 // checks of the launch geometry and buffer sizes the Go code chose
 // against what densebf.cu assumes; __ldg may read only the launch's
-// buffers.
+// buffers. The iteration kernels' last argument, lowered, is null or
+// (traced runs) an array of at least iter + 1 ints.
 #include "cuda_emu.h"
 
 #define DENSEBF_EMULATED 1
@@ -42,6 +43,9 @@ void prepare(fake::Launch &l) {
 		l.buffer(2, 4ull * n, "out");
 		l.buffer(3, 4ull * n, "pred");
 		l.buffer(6, 4, "flag");
+		if (l.ptr<void>(7) != nullptr) {
+			l.buffer(7, 4ull * (iter + 1), "lowered");
+		}
 	} else { // reduce, coarse, coarse_vec
 		const int n = l.arg<int>(4), M = l.arg<int>(5), iter = l.arg<int>(6);
 		l.need(n >= 1 && iter >= 1, "n = " + std::to_string(n) + ", iter = " + std::to_string(iter));
@@ -58,6 +62,9 @@ void prepare(fake::Launch &l) {
 		l.buffer(2, 4ull * n, "out");
 		l.buffer(3, 4ull * n, "pred");
 		l.buffer(7, 4, "flag");
+		if (l.ptr<void>(8) != nullptr) {
+			l.buffer(8, 4ull * (iter + 1), "lowered");
+		}
 	}
 }
 

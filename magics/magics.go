@@ -14,13 +14,14 @@ import (
 
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/session"
 )
 
 // Line returns the line magics by name: "gpu".
 func Line() map[string]session.LineMagic {
 	return map[string]session.LineMagic{
-		"gpu": {Usage: "%gpu             the GPUs (or why there is none)", Run: func(context.Context, string) (any, error) { return gpuReport{}, nil }},
+		"gpu": {Usage: "%gpu             the GPUs and their measured ceilings (or why there is no GPU)", Run: func(context.Context, string) (any, error) { return newGPUReport(), nil }},
 	}
 }
 
@@ -93,20 +94,83 @@ func compileError(err error, c session.MagicCell) error {
 	return session.MagicError("CUDACompileError", first, trace...)
 }
 
-// gpuReport is what %gpu shows: every device as a card, or why there is
-// none, with gpu.Status as its text form.
-type gpuReport struct{}
+// gpuReport is what %gpu shows: every device as a card beside the card
+// of its ceilings (gpu.Device.Ceilings: measured on the first %gpu of a
+// device, read from the cache after), or why there is no GPU, with
+// gpu.Status and the ceilings as its text form. A device whose ceilings
+// cannot be measured shows why and how to get them: %gpu never fails.
+type gpuReport struct {
+	devs     []*gpu.Device
+	ceilings []ceilingsResult // of devs[i]
+}
 
-func (gpuReport) String() string { return strings.TrimRight(gpu.Status(), "\n") }
+// ceilingsResult is one device's ceilings, or why there are none.
+type ceilingsResult struct {
+	c   gpu.Ceilings
+	err error
+}
 
-func (gpuReport) HTML() string {
+// deviceCeilings is gpu.Device.Ceilings; tests stand in for it.
+var deviceCeilings = (*gpu.Device).Ceilings
+
+// newGPUReport lists the devices and gets their ceilings, once for both
+// of the report's forms.
+func newGPUReport() gpuReport {
 	devs, err := gpu.Devices()
-	if err != nil || len(devs) == 0 {
+	if err != nil {
+		return gpuReport{}
+	}
+	r := gpuReport{devs: devs}
+	for _, d := range devs {
+		c, err := deviceCeilings(d)
+		r.ceilings = append(r.ceilings, ceilingsResult{c, err})
+	}
+	return r
+}
+
+func (r gpuReport) String() string {
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(gpu.Status(), "\n"))
+	for i, d := range r.devs {
+		b.WriteString("\n")
+		cr := r.ceilings[i]
+		if cr.err != nil {
+			fmt.Fprintf(&b, "ceilings of %v: not measured: %s; %s", d, whyNoCeilings(d, cr.err), ceilingsHowTo)
+			continue
+		}
+		b.WriteString(strings.Replace(cr.c.String(), "ceilings of "+cr.c.Device, "ceilings of "+d.String(), 1))
+	}
+	return b.String()
+}
+
+// whyNoCeilings is a failed measurement's error without what the report
+// already says: the package and the device.
+func whyNoCeilings(d *gpu.Device, err error) string {
+	s := strings.TrimPrefix(err.Error(), "gpu: ")
+	return strings.TrimPrefix(s, "measuring the ceilings of "+d.String()+": ")
+}
+
+// ceilingsHowTo says how to get ceilings that could not be measured.
+const ceilingsHowTo = "%gpu measures them again when run again, and gpu.Default().MeasureCeilings() in a cell measures them on demand (GRAPHNB_CEILINGS=remeasure ignores the cached figures)"
+
+func (r gpuReport) HTML() string {
+	if len(r.devs) == 0 {
 		return gpu.Host().HTML()
 	}
 	var b strings.Builder
-	for _, d := range devs {
+	for i, d := range r.devs {
+		b.WriteString("<div>")
 		b.WriteString(d.HTML())
+		b.WriteString(" ")
+		if cr := r.ceilings[i]; cr.err != nil {
+			b.WriteString(card.New("ceilings of "+d.String()).
+				Row("not measured", whyNoCeilings(d, cr.err)).
+				Row("to get them", ceilingsHowTo).
+				HTML())
+		} else {
+			b.WriteString(cr.c.HTML())
+		}
+		b.WriteString("</div>")
 	}
 	return b.String()
 }

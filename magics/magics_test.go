@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/display"
 	"github.com/graphnb/graphnb/gpu"
@@ -53,7 +54,66 @@ func TestGPUMagicAndHelp(t *testing.T) {
 	defer display.SetSink(prev)
 	mustRun(t, s, "%gpu")
 	if len(sink.shown) != 1 || !strings.Contains(text(sink.shown[0]), "default: ") {
-		t.Errorf("%%gpu showed %v, want the GPU report naming the default device", sink.shown)
+		t.Fatalf("%%gpu showed %v, want the GPU report naming the default device", sink.shown)
+	}
+	// Without a GPU there are no ceilings to show, and no line about them;
+	// with one, each device's ceilings (or how to get them).
+	shown := text(sink.shown[0])
+	if !gpu.Default().IsHost() {
+		t.Logf("%%gpu:\n%s", shown)
+	}
+	if gpu.Default().IsHost() != !strings.Contains(shown, "ceilings of ") {
+		t.Errorf("%%gpu on %s showed:\n%s", gpu.DefaultReason(), shown)
+	}
+	if html, _ := sink.shown[0]["text/html"].(string); gpu.Default().IsHost() && strings.Contains(html, "ceilings") {
+		t.Errorf("%%gpu without a GPU shows ceilings in its card:\n%s", html)
+	}
+}
+
+// The report's ceilings: each device's figures beside its card, or why
+// they are missing and how to get them; on the host, none are asked for.
+func TestGPUReportCeilings(t *testing.T) {
+	calls := 0
+	defer func(f func(*gpu.Device) (gpu.Ceilings, error)) { deviceCeilings = f }(deviceCeilings)
+	deviceCeilings = func(*gpu.Device) (gpu.Ceilings, error) {
+		calls++
+		return gpu.Ceilings{}, errors.New("gpu: the test says no")
+	}
+	r := newGPUReport()
+	if devs, err := gpu.Devices(); calls != len(r.devs) || (err == nil && len(devs) != len(r.devs)) {
+		t.Errorf("%d ceilings asked for %d devices", calls, len(r.devs))
+	}
+	if gpu.Default().IsHost() && r.String() != strings.TrimRight(gpu.Status(), "\n") {
+		t.Errorf("without a GPU the report's text is not gpu.Status's:\n%s", r.String())
+	}
+
+	// Two stand-in devices: one measured, one not.
+	dev := gpu.Host()
+	c := gpu.Ceilings{Device: "Test GPU", CopyBandwidth: 2.6e12, CopyBytes: 400 << 20, PeakBandwidth: 3.35e12,
+		Gather4InL2: 1e12, Gather4Beyond: 3e11, Gather8InL2: 2e12, Gather8Beyond: 5e11,
+		LaunchLatency: 2 * time.Microsecond, LaunchHostCost: 3 * time.Microsecond, LaunchRoundTrip: 9 * time.Microsecond,
+		Measured: time.Now(), MeasureTime: 300 * time.Millisecond}
+	r = gpuReport{devs: []*gpu.Device{dev, dev}, ceilings: []ceilingsResult{{c: c}, {err: errors.New("gpu: measuring the ceilings of " + dev.String() + ": out of device memory: the measurement needs 330 MiB")}}}
+	s := r.String()
+	for _, want := range []string{
+		"default: ",
+		"ceilings of " + dev.String() + ": measured ",
+		"device copy  2.6 TB/s read + written",
+		"ceilings of " + dev.String() + ": not measured: out of device memory: the measurement needs 330 MiB; %gpu measures them again when run again",
+		"MeasureCeilings()",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report text lacks %q:\n%s", want, s)
+		}
+	}
+	h := r.HTML()
+	for _, want := range []string{"ceilings: Test GPU", "2.6 TB/s", "not measured", "out of device memory", "to get them", "MeasureCeilings()"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report HTML lacks %q", want)
+		}
+	}
+	if strings.Count(h, "<div>") != 2 || strings.Count(h, "host device (CPU)") != 2 {
+		t.Errorf("report HTML: want two devices, each card beside its ceilings:\n%s", h)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/graphnb/graphnb/algo/densebf/densebf"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BytesPerIteration":   reflect.ValueOf(densebf.BytesPerIteration),
 		"Check":               reflect.ValueOf(densebf.Check),
 		"DefaultMaxGroupSize": reflect.ValueOf(constant.MakeFromLiteral("256", token.INT, 0)),
 		"ErrNegativeCycle":    reflect.ValueOf(&densebf.ErrNegativeCycle).Elem(),

@@ -48,6 +48,7 @@ func init() {
 		// type definitions
 		"Allocations":    reflect.ValueOf((*gpu.Allocations)(nil)),
 		"COO":            reflect.ValueOf((*gpu.COO)(nil)),
+		"Ceilings":       reflect.ValueOf((*gpu.Ceilings)(nil)),
 		"CompileError":   reflect.ValueOf((*gpu.CompileError)(nil)),
 		"CompileOption":  reflect.ValueOf((*gpu.CompileOption)(nil)),
 		"Device":         reflect.ValueOf((*gpu.Device)(nil)),
@@ -71,6 +72,7 @@ func init() {
 		"PartGraph":      reflect.ValueOf((*gpu.PartGraph)(nil)),
 		"Pinned":         reflect.ValueOf((*gpu.Pinned)(nil)),
 		"Rank":           reflect.ValueOf((*gpu.Rank)(nil)),
+		"Roof":           reflect.ValueOf((*gpu.Roof)(nil)),
 		"Span":           reflect.ValueOf((*gpu.Span)(nil)),
 		"Stream":         reflect.ValueOf((*gpu.Stream)(nil)),
 		"Thread":         reflect.ValueOf((*gpu.Thread)(nil)),

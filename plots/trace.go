@@ -20,6 +20,9 @@ import (
 // The charts of one run's trace (package trace): what every step did
 // (Timeline) and how much of the graph the runs read (WorkEfficiency).
 
+// defaultFrontierLabel is Timeline's FrontierLabel.
+const defaultFrontierLabel = "frontier (vertices)"
+
 // TimelineChart draws a run's steps: one bar per step, its time in
 // milliseconds against the left axis, coloured by the step's kind; the
 // frontier at each step's start, in vertices, as a line against an axis
@@ -28,7 +31,9 @@ import (
 // show it as a cell's last expression or Save it.
 type TimelineChart struct {
 	Title, XLabel, YLabel string
-	// FrontierLabel names the right axis.
+	// FrontierLabel names the right axis (and, when set to something
+	// else than its default, the line's legend entry): what a step's
+	// Frontier counts, "trees" for MST's rounds, say.
 	FrontierLabel string
 	// Width and Height are in inches (0: 6 and 4), the legend's column
 	// beside the plot not counted.
@@ -49,7 +54,7 @@ type TimelineChart struct {
 // time or frontier gives a chart whose Err says so and which shows that
 // in place of the image.
 func Timeline(t *trace.Trace) *TimelineChart {
-	c := &TimelineChart{XLabel: "step", YLabel: "time (ms)", FrontierLabel: "frontier (vertices)", Trace: t}
+	c := &TimelineChart{XLabel: "step", YLabel: "time (ms)", FrontierLabel: defaultFrontierLabel, Trace: t}
 	if t != nil {
 		c.Title = t.Algorithm
 	}
@@ -158,7 +163,11 @@ func (c *TimelineChart) build() (*plot.Plot, error) {
 		line.Color, line.Width = black, vg.Points(1.5)
 		points.Color, points.Shape, points.Radius = black, draw.CircleGlyph{}, vg.Points(3)
 		p.Add(line, points)
-		p.Legend.Add("frontier (right axis)", line, points)
+		legend := "frontier (right axis)"
+		if c.FrontierLabel != defaultFrontierLabel { // "trees" for MST's rounds, say
+			legend = c.FrontierLabel + " (right axis)"
+		}
+		p.Legend.Add(legend, line, points)
 		p.Add(newRightAxis(p, c.FrontierLabel, top, integerTicks{}.Ticks(0, top)))
 	}
 	// The plotters' data ranges widened the axes: set them again.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,8 +16,9 @@ import (
 	"time"
 )
 
-// The ceilings on the fake driver, each scenario in a child process as
-// TestLaunchTimerFake runs its own. The fake runs no kernel (its launches
+// The ceilings on the fake driver, scenarios run by TestFakeDriver each
+// in a child process (`go test -run 'TestFakeDriver/ceilings'`). The fake
+// runs no kernel (its launches
 // only log) and times every pair of events at 2.5 ms, so a measurement
 // there checks the method's calls, sizes, arithmetic and clean-up; the
 // caching scenario stands in for the measurement with a function of its
@@ -28,6 +28,14 @@ import (
 // scenarios: half of it takes a 200 MiB table (4 × the fake's 50 MiB L2)
 // and 2^24 lookups, so the fake's host-memory copies stay small.
 const fakeFree600 = "FAKE_CUDA_FREE=629145600"
+
+// The scenarios run as TestFakeDriver's (fake_test.go), each in a child
+// process with the fake driver.
+func init() {
+	for _, sc := range ceilingsScenarios {
+		addScenario(sc.name, sc.env, sc.run)
+	}
+}
 
 var ceilingsScenarios = []scenario{
 	{name: "ceilings_measure", env: func(fakeLibs) []string { return []string{fakeFree600} }, run: fakeCeilingsMeasure},
@@ -39,68 +47,6 @@ var ceilingsScenarios = []scenario{
 		return []string{fakeFree600, "FAKE_CUDA_FAIL=cuMemcpyDtoD_v2=1:1"}
 	}, run: fakeCeilingsCopyFails},
 	{name: "ceilings_cache", run: fakeCeilingsCache},
-}
-
-// TestCeilingsFake runs ceilingsScenarios against the fake driver, each in
-// a child process (this test, re-executed) with the environment
-// TestFakeDriver gives its scenarios plus the scenario's own.
-func TestCeilingsFake(t *testing.T) {
-	if name := os.Getenv(scenarioEnv); name != "" {
-		ceilingsChild(t, name)
-		return
-	}
-	f := buildFakes(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var base []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GRAPHNB_") || strings.HasPrefix(kv, "FAKE_") || strings.HasPrefix(kv, "CUDA_HOME=") || strings.HasPrefix(kv, "GORACE=") {
-			continue
-		}
-		base = append(base, kv)
-	}
-	base = append(base, strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	for _, sc := range ceilingsScenarios {
-		t.Run(sc.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			env := append(append([]string(nil), base...),
-				scenarioEnv+"="+sc.name,
-				"GRAPHNB_LIBCUDA="+f.cuda,
-				"GRAPHNB_NVRTC="+f.nvrtc,
-				"GRAPHNB_CUDADEVRT="+f.cudadevrtDummy,
-				"GRAPHNB_CACHE="+filepath.Join(dir, "cache"),
-				"FAKE_CUDA_LOG="+filepath.Join(dir, "calls.log"),
-				"FAKE_DIR="+dir,
-			)
-			if sc.env != nil {
-				env = append(env, sc.env(f)...)
-			}
-			cmd := exec.Command(exe, "-test.run=^TestCeilingsFake$", "-test.v", "-test.count=1")
-			cmd.Env = env
-			out, err := cmd.CombinedOutput()
-			if err != nil || !bytes.Contains(out, []byte("--- PASS: TestCeilingsFake")) {
-				log, _ := os.ReadFile(filepath.Join(dir, "calls.log"))
-				t.Fatalf("scenario %s failed (%v):\n%s\n--- fake driver log (last lines):\n%s", sc.name, err, out, tail(string(log), 40))
-			}
-		})
-	}
-}
-
-// ceilingsChild is the child side of TestCeilingsFake.
-func ceilingsChild(t *testing.T, name string) {
-	for _, sc := range ceilingsScenarios {
-		if sc.name == name {
-			sc.run(t)
-			if strings.Contains(readLog(t), "no-context") {
-				t.Errorf("a driver call ran off the device thread (no current context):\n%s", grepLog(t, "no-context"))
-			}
-			return
-		}
-	}
-	t.Skipf("scenario %q is not the ceilings'", name)
 }
 
 // freeMemory returns the fake device's free memory.

@@ -3,10 +3,7 @@
 package gpu
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,78 +12,27 @@ import (
 	"github.com/graphnb/graphnb/trace"
 )
 
-// The launch timer's tests: scenarios on the fake driver, each in a child
-// process as TestFakeDriver runs its own (TestLaunchTimerFake runs them, so
-// that `go test -run LaunchTimer` covers them), TestLaunchTimerHost, and
+// The launch timer's tests: scenarios on the fake driver, run by
+// TestFakeDriver each in a child process (`go test -run
+// 'TestFakeDriver/launch_timer'`), TestLaunchTimerHost, and
 // TestGPULaunchTimer on a real GPU (it skips without one).
 
 // fakeElapsed is what the fake driver's cuEventElapsedTime_v2 returns for
 // every pair of recorded events.
 const fakeElapsed = 2500 * time.Microsecond
 
+// The scenarios run as TestFakeDriver's (fake_test.go), each in a child
+// process with the fake driver.
+func init() {
+	for _, sc := range launchTimerScenarios {
+		addScenario(sc.name, sc.env, sc.run)
+	}
+}
+
 var launchTimerScenarios = []scenario{
 	{name: "launch_timer", run: fakeLaunchTimer},
 	{name: "launch_timer_errors", run: fakeLaunchTimerErrors},
 	{name: "launch_timer_reset", run: fakeLaunchTimerReset},
-}
-
-// TestLaunchTimerFake runs launchTimerScenarios against the fake driver,
-// each in a child process (this test, re-executed) with the environment
-// TestFakeDriver gives its scenarios.
-func TestLaunchTimerFake(t *testing.T) {
-	if name := os.Getenv(scenarioEnv); name != "" {
-		launchTimerChild(t, name)
-		return
-	}
-	f := buildFakes(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var base []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GRAPHNB_") || strings.HasPrefix(kv, "FAKE_") || strings.HasPrefix(kv, "CUDA_HOME=") || strings.HasPrefix(kv, "GORACE=") {
-			continue
-		}
-		base = append(base, kv)
-	}
-	base = append(base, strings.TrimSpace("GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	for _, sc := range launchTimerScenarios {
-		t.Run(sc.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			env := append(append([]string(nil), base...),
-				scenarioEnv+"="+sc.name,
-				"GRAPHNB_LIBCUDA="+f.cuda,
-				"GRAPHNB_NVRTC="+f.nvrtc,
-				"GRAPHNB_CUDADEVRT="+f.cudadevrtDummy,
-				"GRAPHNB_CACHE="+filepath.Join(dir, "cache"),
-				"FAKE_CUDA_LOG="+filepath.Join(dir, "calls.log"),
-				"FAKE_DIR="+dir,
-			)
-			cmd := exec.Command(exe, "-test.run=^TestLaunchTimerFake$", "-test.v", "-test.count=1")
-			cmd.Env = env
-			out, err := cmd.CombinedOutput()
-			if err != nil || !bytes.Contains(out, []byte("--- PASS: TestLaunchTimerFake")) {
-				log, _ := os.ReadFile(filepath.Join(dir, "calls.log"))
-				t.Fatalf("scenario %s failed (%v):\n%s\n--- fake driver log (last lines):\n%s", sc.name, err, out, tail(string(log), 40))
-			}
-		})
-	}
-}
-
-// launchTimerChild is the child side of TestLaunchTimerFake.
-func launchTimerChild(t *testing.T, name string) {
-	for _, sc := range launchTimerScenarios {
-		if sc.name == name {
-			sc.run(t)
-			if strings.Contains(readLog(t), "no-context") {
-				t.Errorf("a driver call ran off the device thread (no current context):\n%s", grepLog(t, "no-context"))
-			}
-			return
-		}
-	}
-	t.Skipf("scenario %q is not the launch timer's", name)
 }
 
 // checkLaunches compares recorded launches with want, ignoring Time, which

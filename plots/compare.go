@@ -147,19 +147,9 @@ func (c *CompareChart) build() (*plot.Plot, error) {
 	return p, nil
 }
 
-func (c *CompareChart) size() (vg.Length, vg.Length) {
-	return (&Chart{Width: c.Width, Height: c.Height}).size()
-}
-
 // render draws the chart in a format gonum/plot knows.
 func (c *CompareChart) render(format string) ([]byte, error) {
-	p, err := c.build()
-	if err != nil {
-		return nil, err
-	}
-	w, h := c.size()
-	fitAxisLabels(p, h)
-	return drawPlot(p, w, h, format)
+	return renderBuilt(c.build, c.Width, c.Height, format)
 }
 
 // PNG returns the chart as PNG bytes, or nil when it cannot be drawn (see

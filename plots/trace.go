@@ -20,6 +20,19 @@ import (
 // The charts of one run's trace (package trace): what every step did
 // (Timeline) and how much of the graph the runs read (WorkEfficiency).
 
+// renderBuilt draws the plot build makes (the trace charts' builds) at
+// width × height inches (0: Chart's defaults), its axis labels fitted,
+// in a format gonum/plot knows.
+func renderBuilt(build func() (*plot.Plot, error), width, height float64, format string) ([]byte, error) {
+	p, err := build()
+	if err != nil {
+		return nil, err
+	}
+	w, h := (&Chart{Width: width, Height: height}).size()
+	fitAxisLabels(p, h)
+	return drawPlot(p, w, h, format)
+}
+
 // defaultFrontierLabel is Timeline's FrontierLabel.
 const defaultFrontierLabel = "frontier (vertices)"
 
@@ -357,19 +370,9 @@ func (a *rightAxis) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
 	return boxes
 }
 
-func (c *TimelineChart) size() (vg.Length, vg.Length) {
-	return (&Chart{Width: c.Width, Height: c.Height}).size()
-}
-
 // render draws the chart in a format gonum/plot knows.
 func (c *TimelineChart) render(format string) ([]byte, error) {
-	p, err := c.build()
-	if err != nil {
-		return nil, err
-	}
-	w, h := c.size()
-	fitAxisLabels(p, h)
-	return drawPlot(p, w, h, format)
+	return renderBuilt(c.build, c.Width, c.Height, format)
 }
 
 // PNG returns the chart as PNG bytes, or nil when it cannot be drawn (see
@@ -508,19 +511,9 @@ func (b *barValues) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-func (c *WorkEfficiencyChart) size() (vg.Length, vg.Length) {
-	return (&Chart{Width: c.Width, Height: c.Height}).size()
-}
-
 // render draws the chart in a format gonum/plot knows.
 func (c *WorkEfficiencyChart) render(format string) ([]byte, error) {
-	p, err := c.build()
-	if err != nil {
-		return nil, err
-	}
-	w, h := c.size()
-	fitAxisLabels(p, h)
-	return drawPlot(p, w, h, format)
+	return renderBuilt(c.build, c.Width, c.Height, format)
 }
 
 // PNG returns the chart as PNG bytes, or nil when it cannot be drawn (see

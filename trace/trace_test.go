@@ -78,3 +78,17 @@ func TestFromLaunches(t *testing.T) {
 		t.Fatalf("%+v: %v", tr.Steps, tr.Check())
 	}
 }
+
+// Untimed keeps the work and the run's time, drops the rest of the
+// times, and leaves the original alone.
+func TestUntimed(t *testing.T) {
+	tr := sample()
+	tr.Steps[1].HostTime = time.Millisecond
+	u := tr.Untimed()
+	if u.Time != tr.Time || len(u.Launches) != 0 || u.StepTime() != 0 || u.Steps[1].HostTime != 0 || u.Inspected() != tr.Inspected() || u.Check() != nil {
+		t.Fatalf("untimed %+v", u)
+	}
+	if tr.Steps[1].Time == 0 || tr.Steps[1].HostTime == 0 || len(tr.Launches) == 0 {
+		t.Fatal("Untimed changed its trace")
+	}
+}

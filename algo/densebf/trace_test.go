@@ -95,14 +95,8 @@ func checkTrace(t *testing.T, what string, d *graph.Dense, r *Result, lowered []
 // and that has no launches: the fake driver's events all measure 2.5 ms
 // apart, so its times cannot add up; the rest must.
 func untimed(r *Result) *Result {
-	tr := *r.Trace
-	tr.Steps = slices.Clone(tr.Steps)
-	for i := range tr.Steps {
-		tr.Steps[i].Time = 0
-	}
-	tr.Launches = nil
 	rr := *r
-	rr.Trace = &tr
+	rr.Trace = r.Trace.Untimed()
 	return &rr
 }
 

@@ -23,6 +23,10 @@ import (
 // run on the device thread either way). The timer's state is owned by the
 // device thread, so one timer may serve several goroutines' runs, their
 // launches interleaving in the order the device thread ran them.
+//
+// A nil *LaunchTimer launches without timing (Launch and LaunchOn are
+// then Thread's), and its Launches and Close return nil: code with an
+// optional trace holds a nil timer when it is not tracing.
 type LaunchTimer struct {
 	d      *Device
 	closed atomic.Bool
@@ -47,6 +51,20 @@ func (d *Device) NewLaunchTimer() (*LaunchTimer, error) {
 	return &LaunchTimer{d: d}, nil
 }
 
+// KeepLaunchTimer returns *kept, making it on d first when it is nil: the
+// timer a prepared algorithm keeps for its traced runs, its events reused
+// from run to run (the algorithm's Close closes it).
+func (d *Device) KeepLaunchTimer(kept **LaunchTimer) (*LaunchTimer, error) {
+	if *kept == nil {
+		lt, err := d.NewLaunchTimer()
+		if err != nil {
+			return nil, err
+		}
+		*kept = lt
+	}
+	return *kept, nil
+}
+
 // Device returns the device whose launches the timer times.
 func (lt *LaunchTimer) Device() *Device { return lt.d }
 
@@ -64,6 +82,9 @@ func (lt *LaunchTimer) Launch(t *Thread, step int, f *Function, grid, block Dim,
 // LaunchOn is Launch on stream s (nil: the default stream), the events
 // recorded on s around the launch.
 func (lt *LaunchTimer) LaunchOn(t *Thread, s *Stream, step int, f *Function, grid, block Dim, shared int, args ...any) error {
+	if lt == nil {
+		return t.LaunchOn(s, f, grid, block, shared, args...)
+	}
 	if lt.closed.Load() {
 		return fmt.Errorf("gpu: launch timer: Launch(%s) after Close: the timer's events were released; make a new timer", funcName(f))
 	}
@@ -137,6 +158,9 @@ func (lt *LaunchTimer) event(t *Thread, i int) (*Event, error) {
 // reset, say, their events are gone): their events serve the next
 // launches.
 func (lt *LaunchTimer) Launches() ([]trace.Launch, error) {
+	if lt == nil {
+		return nil, nil
+	}
 	if lt.closed.Load() {
 		return nil, errors.New("gpu: launch timer: Launches after Close")
 	}
@@ -181,7 +205,7 @@ func (lt *LaunchTimer) Launches() ([]trace.Launch, error) {
 // Close releases the timer's events; Launch and Launches fail after it.
 // Close is idempotent.
 func (lt *LaunchTimer) Close() error {
-	if lt.closed.Load() {
+	if lt == nil || lt.closed.Load() {
 		return nil
 	}
 	err := lt.d.exec(func(t *Thread) error {

@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"errors"
 	"os"
 	"reflect"
 	"strings"
@@ -334,6 +335,19 @@ func TestLaunchTimerHost(t *testing.T) {
 	wantErr(t, err, ErrHost, "gpu: launch timer", "host device", "no kernels to time")
 	_, err = (*Device)(nil).NewLaunchTimer()
 	wantErr(t, err, nil, "gpu: launch timer", "nil *Device")
+
+	// KeepLaunchTimer keeps nothing when it cannot make a timer.
+	var kept *LaunchTimer
+	if lt, err := Host().KeepLaunchTimer(&kept); lt != nil || kept != nil || !errors.Is(err, ErrHost) {
+		t.Errorf("KeepLaunchTimer on the host: %v, kept %v, %v", lt, kept, err)
+	}
+	// A nil timer records nothing and has nothing to close.
+	if l, err := kept.Launches(); l != nil || err != nil {
+		t.Errorf("a nil timer's Launches: %v, %v", l, err)
+	}
+	if err := kept.Close(); err != nil {
+		t.Errorf("a nil timer's Close: %v", err)
+	}
 }
 
 // TestGPULaunchTimer times launches on a real GPU: each launch's time is

@@ -464,10 +464,8 @@ func (p *Prepared) Close() error {
 		return nil
 	}
 	err := p.base.Close()
-	if p.timer != nil {
-		err = errors.Join(err, p.timer.Close())
-		p.timer = nil
-	}
+	err = errors.Join(err, p.timer.Close())
+	p.timer = nil
 	return errors.Join(err, p.pool.close())
 }
 
@@ -833,23 +831,17 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	}
 	// A traced run times every launch with events (step: the level the
 	// launches belong to, -1 before the first) and records each level.
-	var timer *gpu.LaunchTimer
+	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
 	step := -1
 	var steps []trace.Step
 	if p.opt.Trace {
-		if p.timer == nil {
-			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
-				return nil, p.runError(src, err)
-			}
+		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+			return nil, p.runError(src, err)
 		}
-		timer = p.timer
 	}
 	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		r.Launches++
-		if timer != nil {
-			return timer.Launch(t, step, f, grid, block, 0, args...)
-		}
-		return t.Launch(f, grid, block, 0, args...)
+		return timer.Launch(t, step, f, grid, block, 0, args...)
 	}
 	alpha, beta, _ := p.opt.switchParams() // checked by Prepare
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {

@@ -338,11 +338,8 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := p.base.Close()
-	if p.timer != nil {
-		err = errors.Join(err, p.timer.Close())
-		p.timer = nil
-	}
+	err := errors.Join(p.base.Close(), p.timer.Close())
+	p.timer = nil
 	return err
 }
 
@@ -504,24 +501,19 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 	// A traced run times each launch with events of its own and has the
 	// kernels count the distances they lower into p.lowered (a null
 	// pointer otherwise), zeroed here, before the timed region.
-	var timer *gpu.LaunchTimer
+	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
 	var lowered any = uint64(0)
 	if p.opts.Trace {
-		if p.timer == nil {
-			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
-				return 0, 0, false, fmt.Errorf("tracing: %w", err)
-			}
+		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+			return 0, 0, false, fmt.Errorf("tracing: %w", err)
 		}
 		if err = p.lowered.Fill(0); err != nil {
 			return 0, 0, false, fmt.Errorf("tracing: zeroing the counts of lowered distances: %w", err)
 		}
-		timer, lowered = p.timer, p.lowered
+		lowered = p.lowered
 	}
 	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, block, shared int, args ...any) error {
-		if timer != nil {
-			return timer.Launch(t, step, f, grid, gpu.D1(block), shared, args...)
-		}
-		return t.Launch(f, grid, gpu.D1(block), shared, args...)
+		return timer.Launch(t, step, f, grid, gpu.D1(block), shared, args...)
 	}
 	r.Time, err = p.Device().Time(func(t *gpu.Thread) error {
 		if err := launch(t, -1, p.kInit, gpu.Blocks(n, initBlock), initBlock, 0,

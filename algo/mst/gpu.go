@@ -1045,10 +1045,11 @@ func (p *Prepared) runHost() (*Result, error) {
 // launch launches f on stream s (nil: the default stream) with blocks of
 // blockSize threads, through the launch timer in a traced run.
 func (p *Prepared) launch(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	if p.tracing {
-		return p.timer.LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
+	timer := p.timer // nil until the first traced run
+	if !p.tracing {
+		timer = nil // launches untimed
 	}
-	return t.LaunchOn(s, f, grid, gpu.D1(blockSize), 0, args...)
+	return timer.LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
 }
 
 // scannedArg is the find-minimum kernels' counter argument: the device
@@ -1090,10 +1091,8 @@ func (p *Prepared) rounds(r *Result) error {
 	scanned := []uint64{0}
 	if p.tracing {
 		var err error
-		if p.timer == nil {
-			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
-				return err
-			}
+		if _, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+			return err
 		}
 		if p.scanned == nil {
 			if p.scanned, err = p.mem.AllocUint64s(1); err != nil {

@@ -702,11 +702,8 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := errors.Join(p.dropSpare(), p.base.Close())
-	if p.timer != nil {
-		err = errors.Join(err, p.timer.Close())
-		p.timer = nil
-	}
+	err := errors.Join(p.dropSpare(), p.base.Close(), p.timer.Close())
+	p.timer = nil
 	return err
 }
 
@@ -814,24 +811,19 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 	iters := 0
 	// A traced run times each launch with events and has the kernel
 	// count the distances it lowers (lowered: a null pointer otherwise).
-	var timer *gpu.LaunchTimer
+	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
 	var lowered any = uint64(0)
 	var steps []trace.Step
 	count := []uint64{0}
 	if p.opts.Trace {
-		if p.timer == nil {
-			var err error
-			if p.timer, err = p.Device().NewLaunchTimer(); err != nil {
-				return err
-			}
+		var err error
+		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+			return err
 		}
-		timer, lowered = p.timer, p.lowered
+		lowered = p.lowered
 	}
 	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
-		if timer != nil {
-			return timer.Launch(t, step, f, grid, gpu.D1(blockSize), 0, args...)
-		}
-		return t.Launch(f, grid, gpu.D1(blockSize), 0, args...)
+		return timer.Launch(t, step, f, grid, gpu.D1(blockSize), 0, args...)
 	}
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := launch(t, -1, p.kInit, gpu.Blocks(n, blockSize), dist, n, src, p.infArg(), p.flags); err != nil {

@@ -50,6 +50,14 @@ type Step struct {
 	// device (the hybrid MST's share of the find-minimum step), not part
 	// of Time; 0 when the host had no share.
 	HostTime time.Duration `json:"host_ns,omitempty"`
+	// Copy is the time of the step's host↔device copies (out-of-core
+	// APSP's block transfers) on the copy engines, beside its kernels;
+	// Exposed is the part of the step's Time in which the device waited
+	// for copies, no kernel running: Copy − Exposed was hidden behind
+	// the kernels. Both 0 when the step copied nothing; Exposed is at
+	// most Copy and at most Time.
+	Copy    time.Duration `json:"copy_ns,omitempty"`
+	Exposed time.Duration `json:"exposed_ns,omitempty"`
 	// Why explains the step's Kind when the algorithm chose it, with the
 	// values of the test (the direction switch's α and β terms).
 	Why string `json:"why,omitempty"`
@@ -82,7 +90,7 @@ func FromLaunches(algorithm string, arcs int64, runTime time.Duration, steps []S
 }
 
 // Untimed returns a copy of t whose steps take no time (Time and
-// HostTime 0) and that has no launches, the run's Time kept: what two
+// HostTime, Copy, Exposed 0) and that has no launches, the run's Time kept: what two
 // runs share when only their work is compared, or what a test checks of
 // a run whose times are not real (the fake CUDA driver's events all
 // measure 2.5 ms apart).
@@ -90,7 +98,7 @@ func (t *Trace) Untimed() *Trace {
 	u := *t
 	u.Steps = make([]Step, len(t.Steps))
 	for i, s := range t.Steps {
-		s.Time, s.HostTime = 0, 0
+		s.Time, s.HostTime, s.Copy, s.Exposed = 0, 0, 0, 0
 		u.Steps[i] = s
 	}
 	u.Launches = nil
@@ -131,7 +139,8 @@ func (t *Trace) Check() error {
 		return fmt.Errorf("trace: no trace")
 	}
 	for i, s := range t.Steps {
-		if s.Frontier < 0 || s.FrontierArcs < 0 || s.Inspected < 0 || s.Updated < 0 || s.Time < 0 || s.HostTime < 0 || s.Kind == "" {
+		if s.Frontier < 0 || s.FrontierArcs < 0 || s.Inspected < 0 || s.Updated < 0 || s.Time < 0 || s.HostTime < 0 || s.Kind == "" ||
+			s.Copy < 0 || s.Exposed < 0 || s.Exposed > s.Copy || s.Exposed > s.Time+time.Microsecond {
 			return fmt.Errorf("trace: step %d is malformed: %+v", i, s)
 		}
 	}

@@ -35,15 +35,17 @@ const (
 	// DefaultGPUDeltaFactor · (mean arc weight) / (mean out-degree): with
 	// weights uniform in [0, w) a vertex of mean degree then has about
 	// that many light arcs. A smaller factor scans fewer arcs in more
-	// steps (launches). Simulating the method's steps on R-MAT graphs
-	// (edge factor 16, uniform float32 weights, 2 to 4 roots) gave, for
-	// factors 4 / 8 / 32: at scale 20, 131 / 78 / 38 steps scanning 1.12 /
-	// 1.26 / 2.10 times the arcs; at scale 22, 142 / 88 / 45 steps and
-	// 1.21 / 1.44 / 2.79 times the arcs. At a few µs per step and
-	// 20–40 G arcs/s, 4 is the better trade at scale 22 (32, the warp
-	// size, rescans far too much here). To be confirmed on the GPU:
-	// BenchmarkGPUNearFarTune.
-	DefaultGPUDeltaFactor = 4
+	// steps (launches); the window's widening in the tail of a run
+	// (sssp.cu, "split") keeps the steps few where phases are small.
+	// Measured on an H100 (BenchmarkGPUNearFarTune, R-MAT uniform
+	// weights, 8 roots, with the widening and staged appends), ms a run
+	// for factors 1 / 1.5 / 2 / 3 / 4: scale 22 5.53 / 5.51 / 5.51 / 5.56
+	// / 5.83, scale 24 22.9 / 22.7 / 22.6 / 23.3 / 24.1.
+	DefaultGPUDeltaFactor = 2
+	// DefaultGroupDeltaFactor is DefaultGPUDeltaFactor for RunGroup,
+	// whose host-driven phases do not widen: 4, as measured before the
+	// widening (scale 22 on one H100: 8.2 ms a run against 8.8 with 2).
+	DefaultGroupDeltaFactor = 4
 )
 
 // Tuning of the near-far kernels. Variables, not constants, so that
@@ -85,7 +87,20 @@ const (
 	nfRounds   = 12 // light rounds with a non-empty near queue
 	nfScanned  = 13 // arcs relaxed
 	nfLowered  = 14 // distances lowered
-	nfCtlWords = 16
+	nfWiden    = 15 // the window's widening s: T' = fmin + Δ·2^s
+	nfPScan    = 16 // arcs relaxed when the phase began
+	nfCtlWords = 18
+
+	// A step's entry in the log of a traced run (NF_T_*).
+	nfTStart    = 0 // the step's start, ns of the GPU's global timer
+	nfTNear     = 1 // near queue (entries << 32 | slots)
+	nfTSettle   = 2 // settle list (entries << 32 | slots)
+	nfTFar      = 3 // far pile's length
+	nfTThr      = 4 // bits of T
+	nfTScanned  = 5 // arcs relaxed in the step
+	nfTLowered  = 6 // distances lowered in the step
+	nfTRound    = 7 // the step's number
+	nfTLogWords = 8
 )
 
 // Kernel names (sssp.cu). A CI test checks that every name kernelNames
@@ -202,7 +217,7 @@ func checkGPUShape(n int, directed bool, o Options) error {
 		return fmt.Errorf("sssp: near-far bucket width Δ = %g must be a positive number, or 0 for the default", o.Delta)
 	}
 	if !(o.DeltaFactor >= 0) || math.IsInf(o.DeltaFactor, 1) {
-		return fmt.Errorf("sssp: near-far Δ factor %g must be a positive number, or 0 for the default (%d)", o.DeltaFactor, DefaultGPUDeltaFactor)
+		return fmt.Errorf("sssp: near-far Δ factor %g must be a positive number, or 0 for the default (%g)", o.DeltaFactor, float64(DefaultGPUDeltaFactor))
 	}
 	if o.Method == EdgeSweep && directed {
 		return errors.New("sssp: the SSSP study's edge-parallel Bellman-Ford relaxes both directions of each edge, " +
@@ -372,12 +387,17 @@ func Prepare(dev *gpu.Device, g *graph.CSR, o Options) (*Prepared, error) {
 // out-degree; 1 when that is not a positive number (no arcs, all weights
 // zero or infinite).
 func nearFarDelta(n int, m int64, ws weightStats, o Options) float64 {
+	return deltaOf(n, m, ws, o, DefaultGPUDeltaFactor)
+}
+
+// deltaOf is nearFarDelta with the default factor given.
+func deltaOf(n int, m int64, ws weightStats, o Options, defaultFactor float64) float64 {
 	if o.Delta > 0 {
 		return o.Delta
 	}
 	f := o.DeltaFactor
 	if f == 0 {
-		f = DefaultGPUDeltaFactor
+		f = defaultFactor
 	}
 	if m == 0 {
 		return 1
@@ -603,7 +623,11 @@ func (p *Prepared) prepareNearFar(layout func() error) error {
 			return err
 		}
 	}
-	if p.ctl, err = p.mem.AllocUint64s(nfCtlWords); err != nil {
+	words := nfCtlWords
+	if p.opts.Trace { // the step log's ring after the control words
+		words += (p.batch + 1) * nfTLogWords
+	}
+	if p.ctl, err = p.mem.AllocUint64s(words); err != nil {
 		return err
 	}
 	info, err := p.Device().Info()
@@ -786,9 +810,10 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 }
 
 // runHost is Run on the host device: the CPU's edge-parallel BellmanFord.
-// With Options.Trace on EdgeSweep the result has the CPU sweeps' trace.
+// With Options.Trace the result has the CPU sweeps' trace (whatever the
+// method: the sweeps are what ran).
 func (p *Prepared) runHost(src int32) (*Result, error) {
-	r, err := bellmanFord(p.g, src, p.opts.Trace && p.opts.Method == EdgeSweep)
+	r, err := bellmanFord(p.g, src, p.opts.Trace)
 	if err != nil {
 		return nil, err
 	}
@@ -910,23 +935,54 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	if p.opts.Float32 {
 		thr = float32(p.delta)
 	}
-	ctl := make([]uint64, nfCtlWords)
+	// A traced run has the steps log themselves (sssp.cu, NF_TLOG) in a
+	// ring of tcap entries after the control words, read with them after
+	// each batch: no events, no second copy.
+	ctl := make([]uint64, p.ctl.Len())
+	tcap := p.batch + 1
+	var tlog uint64 // a null pointer: untraced
+	var ring []uint64
+	var log []nfLogEntry
+	if p.opts.Trace {
+		tlog, ring = p.ctl.Ptr()+8*nfCtlWords, ctl[nfCtlWords:]
+	}
 	// Far above any real run: a guard against a kernel bug. (A Δ far
 	// below the weights' spacing makes a phase per distinct distance,
 	// a few steps each; still below this.)
 	limit := 16*n + 4096
 	var launches int
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
+		if ring != nil {
+			if err := p.ctl.Fill(0); err != nil {
+				return err
+			}
+		}
 		if err := t.Launch(p.kInit, gpu.Blocks(max(n, nfCtlWords), blockSize), gpu.D1(blockSize), 0,
 			dist, p.stamp, p.sst, p.fstamp, n, src, thr, p.queue[1], slots, p.ctl); err != nil {
 			return err
 		}
+		launch := func(step int) error {
+			return t.Launch(p.kStep, gpu.D1(p.grid), gpu.D1(blockSize), 0,
+				p.csr.Offsets, p.lend, p.csr.Adj, p.weights, dist, p.stamp, p.sst, p.fstamp,
+				p.queue[step%2], p.queue[(step+1)%2], p.squeue, p.far[0], p.far[1], p.ctl,
+				step, p.minSlots, thr, tlog, tcap)
+		}
+		// readLog appends the log entries of steps first..end-1, read
+		// with the control words.
+		readLog := func(first, end int) error {
+			for r := first; ring != nil && r < end; r++ {
+				e := ring[(r%tcap)*nfTLogWords:][:nfTLogWords]
+				if e[nfTRound] != uint64(r) {
+					return fmt.Errorf("the trace's step log holds step %d where step %d belongs (a kernel bug: please report it)", e[nfTRound], r)
+				}
+				log = append(log, nfLogEntry(e))
+			}
+			return nil
+		}
 		for step := 1; ; {
+			first := step
 			for range p.batch {
-				if err := t.Launch(p.kStep, gpu.D1(p.grid), gpu.D1(blockSize), 0,
-					p.csr.Offsets, p.lend, p.csr.Adj, p.weights, dist, p.stamp, p.sst, p.fstamp,
-					p.queue[step%2], p.queue[(step+1)%2], p.squeue, p.far[0], p.far[1], p.ctl,
-					step, p.minSlots, thr); err != nil {
+				if err := launch(step); err != nil {
 					return err
 				}
 				step++
@@ -935,7 +991,21 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 			if err := p.ctl.Download(ctl); err != nil {
 				return err
 			}
+			if err := readLog(first, step); err != nil {
+				return err
+			}
 			if ctl[nfQ0+step%3] == 0 && ctl[nfSCnt] == 0 && ctl[nfFCnt]+ctl[nfFCnt+1] == 0 {
+				if ring != nil && !log[len(log)-1].idle() {
+					// The last step did work: an idle step's start
+					// marks its end.
+					if err := launch(step); err != nil {
+						return err
+					}
+					if err := p.ctl.Download(ctl); err != nil {
+						return err
+					}
+					return readLog(step, step+1)
+				}
 				return nil
 			}
 			if step > limit {
@@ -945,6 +1015,9 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	})
 	if err != nil {
 		return err
+	}
+	if ring != nil {
+		r.Trace = p.nearFarTrace(r.Algorithm, dur, log)
 	}
 	p.last = nearFarStats{
 		rounds:   int(ctl[nfRounds]),
@@ -983,4 +1056,49 @@ func Run(dev *gpu.Device, g *graph.CSR, src int32, o Options) (*Result, error) {
 	}
 	r.PrepTime += p.PrepTime()
 	return r, nil
+}
+
+// nfLogEntry is one step's entry in a traced near-far or frontier run's
+// log (sssp.cu, NF_T_*).
+type nfLogEntry [nfTLogWords]uint64
+
+// idle reports a step that found every queue and pile empty.
+func (e nfLogEntry) idle() bool { return e[nfTNear] == 0 && e[nfTSettle] == 0 && e[nfTFar] == 0 }
+
+// nearFarTrace makes a traced run's Trace from its step log: a step per
+// step that did work (light round, settle step or split; idle steps are
+// left out), each with the time from its start to the next logged step's
+// start on the GPU's global timer (so a batch's last step also holds the
+// host's read of the control words before the next batch), and a launch
+// per step with that time.
+func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []nfLogEntry) *trace.Trace {
+	steps := make([]trace.Step, 0, len(log))
+	launches := make([]trace.Launch, 0, len(log))
+	threshold := func(bits uint64) float64 {
+		if p.opts.Float32 {
+			return float64(math.Float32frombits(uint32(bits)))
+		}
+		return math.Float64frombits(bits)
+	}
+	for i, e := range log {
+		if e.idle() || i+1 == len(log) {
+			continue // the run's last entry is idle: runNearFar logs one
+		}
+		var s trace.Step
+		switch {
+		case e[nfTNear] != 0:
+			s = trace.Step{Kind: "light", Frontier: int64(e[nfTNear] >> 32), FrontierArcs: int64(e[nfTNear] & 0xffffffff)}
+		case e[nfTSettle] != 0:
+			s = trace.Step{Kind: "settle", Frontier: int64(e[nfTSettle] >> 32), FrontierArcs: int64(e[nfTSettle] & 0xffffffff)}
+		default:
+			s = trace.Step{Kind: "split", Frontier: int64(e[nfTFar])}
+		}
+		s.Inspected, s.Updated = int64(e[nfTScanned]), int64(e[nfTLowered])
+		s.Why = fmt.Sprintf("T %.4g, far pile %d", threshold(e[nfTThr]), e[nfTFar])
+		s.Time = time.Duration(log[i+1][nfTStart] - e[nfTStart])
+		launches = append(launches, trace.Launch{Name: p.kStep.Name(), Grid: [3]int{p.grid, 1, 1}, Block: [3]int{blockSize, 1, 1},
+			Step: len(steps), Time: s.Time})
+		steps = append(steps, s)
+	}
+	return &trace.Trace{Algorithm: algorithm, Arcs: p.m, Steps: steps, Launches: launches, Time: runTime}
 }

@@ -197,7 +197,7 @@ func envList(b *testing.B, name string, def []float64) []float64 {
 //
 //	GRAPHNB_BENCH_SCALE   S (default 22)
 //	GRAPHNB_SSSP_FACTORS  Δ factors (default 2,4,8,16,32; the default Δ
-//	                      is DefaultGPUDeltaFactor = 4)
+//	                      is DefaultGPUDeltaFactor = 2)
 //	GRAPHNB_SSSP_SLOTS    least slots (arcs) per warp and step, multiples
 //	                      of 32 (default 32)
 //	GRAPHNB_SSSP_BLOCKS   blocks per SM of the step kernel (default 0: as
@@ -444,4 +444,50 @@ func BenchmarkGPUSweepResident(b *testing.B) {
 		b.ReportMetric(perRun(tree), "tree-ms/root")
 		b.ReportMetric(perRun(check), "check-ms/root")
 	})
+}
+
+// BenchmarkGPUTrace runs near-far on R-MAT scales 20 and 22 from 16
+// roots, untraced and traced (Options.Trace: the step log), and reports
+// ms/sssp of both, which give the trace's cost. The first traced run's
+// trace is logged (go test -v).
+func BenchmarkGPUTrace(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	for _, scale := range []int{20, 22} {
+		g, err := gen.RMAT(scale, 16, gen.Seed(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs := g.Roots(16, 2)
+		for _, traced := range []bool{false, true} {
+			b.Run(fmt.Sprintf("rmat_s%d/traced=%v", scale, traced), func(b *testing.B) {
+				p, err := Prepare(dev, g, Options{Method: NearFar, Parents: true, Trace: traced})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				var secs float64
+				runs := 0
+				for i := 0; i < b.N; i++ {
+					for _, src := range srcs {
+						r, err := p.Run(src)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if (r.Trace != nil) != traced {
+							b.Fatalf("traced %v but trace %v", traced, r.Trace)
+						}
+						if traced && i == 0 && runs == 0 {
+							b.Log(r.Trace)
+						}
+						secs += r.Time.Seconds()
+						runs++
+					}
+				}
+				b.ReportMetric(secs/float64(runs)*1e3, "ms/sssp")
+			})
+		}
+	}
 }

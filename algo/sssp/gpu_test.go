@@ -571,7 +571,9 @@ func TestKernelSource(t *testing.T) {
 	defs := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"NF_Q0": nfQ0, "NF_SCNT": nfSCnt, "NF_FCNT": nfFCnt, "NF_PHASE": nfPhase,
 		"NF_EPOCH": nfEpoch, "NF_THR": nfThr, "NF_FMIN": nfFMin, "NF_FKEEP": nfFKeep, "NF_DONE": nfDone,
-		"NF_ROUNDS": nfRounds, "NF_SCANNED": nfScanned, "NF_LOWERED": nfLowered, "NF_CTL": nfCtlWords} {
+		"NF_ROUNDS": nfRounds, "NF_SCANNED": nfScanned, "NF_LOWERED": nfLowered, "NF_WIDEN": nfWiden, "NF_PSCAN": nfPScan, "NF_CTL": nfCtlWords,
+		"NF_TLOG": nfTLogWords, "NF_T_START": nfTStart, "NF_T_NEAR": nfTNear, "NF_T_SETTLE": nfTSettle, "NF_T_FAR": nfTFar,
+		"NF_T_THR": nfTThr, "NF_T_SCANNED": nfTScanned, "NF_T_LOWERED": nfTLowered, "NF_T_ROUND": nfTRound} {
 		if got, ok := defs[name]; !ok || got != int64(want) {
 			t.Errorf("sssp.cu #define %s = %d (found %v), gpu.go says %d", name, got, ok, want)
 		}

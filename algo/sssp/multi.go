@@ -64,7 +64,7 @@ var groupTuning = struct{ loopback bool }{}
 // GroupOptions are RunGroup's options.
 type GroupOptions struct {
 	// Delta is Δ, the bucket width; 0 picks it as NearFar does on one GPU:
-	// DeltaFactor (or DefaultGPUDeltaFactor) times the mean weight over
+	// DeltaFactor (or DefaultGroupDeltaFactor) times the mean weight over
 	// the mean out-degree, both over the whole graph.
 	Delta, DeltaFactor float64
 	// Parents builds the parent tree after the distances (on the
@@ -397,7 +397,7 @@ func (gr *groupRank) delta(t *gpu.Thread, o GroupOptions) (float64, error) {
 	if size > 1 && arcs > 0 {
 		mean = sum / float64(arcs)
 	}
-	return nearFarDelta(gr.n, arcs, weightStats{negArc: -1, mean: mean}, Options{DeltaFactor: o.DeltaFactor}), nil
+	return deltaOf(gr.n, arcs, weightStats{negArc: -1, mean: mean}, Options{DeltaFactor: o.DeltaFactor}, DefaultGroupDeltaFactor), nil
 }
 
 // launch launches a grid-stride kernel of multi.cu (see

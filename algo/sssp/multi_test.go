@@ -104,7 +104,9 @@ func checkGroupRuns(t *testing.T, dev *gpu.Device, grp *gpu.Group, cases []gpuCa
 		var single *Prepared
 		if !dev.IsHost() {
 			var err error
-			if single, err = Prepare(dev, c.g, Options{Method: NearFar, Parents: true}); err != nil {
+			// The group's default Δ factor (DefaultGroupDeltaFactor) is not
+			// one GPU's: ask for it, so that Δ can be compared.
+			if single, err = Prepare(dev, c.g, Options{Method: NearFar, Parents: true, DeltaFactor: DefaultGroupDeltaFactor}); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
 		}

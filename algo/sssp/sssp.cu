@@ -244,8 +244,9 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // queued), its heavy arcs in the settle list. An entry is a 64-bit word,
 // the vertex in the low 32 bits and in the high 32 bits its first slot:
 // the number of slots (arcs) of the entries before it. One atomicAdd per
-// warp on a packed length word (entries << 32 | slots) appends a warp's
-// vertices, so entries and slots grow together, in the same order. A
+// warp on a packed length word (entries << 32 | slots) appends up to 32
+// vertices the warp has staged (see "Staged appends" below), so entries
+// and slots grow together, in the same order. A
 // step deals the slots out evenly: every warp takes a range of about
 // slots/warps (a multiple of 32, at least minSlots), finds the entry
 // holding its first slot by a 32-way search over the queue, and walks
@@ -272,15 +273,25 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 //   - settle step (the near queue is empty, the settle list is not):
 //     expand the settle list over the heavy arcs, pushing as above; then
 //     the list is emptied and the epoch advances.
-//   - split (both empty, the far pile is not): T' = fmin + Δ (fmin: a
-//     lower bound on the pile's distances, at least T); a pile vertex
-//     below T is stale (it was lowered into a near queue since) and
-//     dropped, one below T' goes to the near queue of r+1, the others to
-//     the other pile; then the phase advances and T becomes T'. Taking
-//     T' from fmin rather than T skips empty stretches of distances, and
-//     every phase's vertices lie in [fmin, T'), a window of width Δ, so
-//     heavy arcs land beyond it. If fmin + Δ rounds to fmin, T' is the
-//     next float above fmin, so a split always makes progress.
+//   - split (both empty, the far pile is not): T' = fmin + Δ·2^s (fmin:
+//     a lower bound on the pile's distances, at least T; s the widening
+//     below); a pile vertex below T is stale (it was lowered into a near
+//     queue since) and dropped, one below T' goes to the near queue of
+//     r+1, the others to the other pile; then the phase advances and T
+//     becomes T'. Taking T' from fmin rather than T skips empty stretches
+//     of distances, and while s is 0 every phase's vertices lie in
+//     [fmin, T'), a window of width Δ, so heavy arcs land beyond it. If
+//     the sum rounds to fmin, T' is the next float above fmin, so a split
+//     always makes progress.
+//     Widening: s starts at 0 and grows by one (to at most NF_WIDEN_MAX)
+//     at each split that ends a phase which relaxed fewer arcs than the
+//     grid has threads times NF_SMALL_ARCS. On R-MAT graphs the first
+//     phases hold nearly all the work and the tail is dozens of phases of
+//     a few thousand arcs, each costing three launches and a split's pass
+//     over the whole far pile: there a wider window costs a few more
+//     relaxations and saves most of those steps. A heavy arc may then
+//     land inside the window; its target goes to the next near queue, as
+//     any vertex lowered below T does, so the result is unchanged.
 //   - idle (all empty): return; the run is over.
 // Settle steps and splits change control words every block reads, so the
 // last block to finish (a counter, after a __threadfence in every
@@ -303,7 +314,27 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 #define NF_ROUNDS 12  // light rounds with a non-empty near queue
 #define NF_SCANNED 13 // arcs relaxed (tried)
 #define NF_LOWERED 14 // successful relaxations (atomicMin lowered a distance)
-#define NF_CTL 16
+#define NF_WIDEN 15    // s, the window's widening: T' = fmin + Δ·2^s
+#define NF_PSCAN 16    // arcs relaxed (NF_SCANNED) when the phase began
+#define NF_CTL 18
+#define NF_WIDEN_MAX 20
+#define NF_SMALL_ARCS 8
+// The step log of a traced run (tlog, NF_TLOG words a step, in a ring of
+// tcap steps: step r writes entry r % tcap): at the step's start block 0's
+// first thread writes the words below from the control words no thread
+// writes during the step, and zeroes the counts of entry (r+1) % tcap;
+// every warp then adds its arcs relaxed and distances lowered to entry r.
+// The host reads the ring after each batch (tcap >= batch + 1) and takes
+// a step's time as the next step's start minus its own.
+#define NF_TLOG 8
+#define NF_T_START 0   // %globaltimer at the step's start, ns
+#define NF_T_NEAR 1    // the near queue (entries << 32 | slots)
+#define NF_T_SETTLE 2  // the settle list (entries << 32 | slots)
+#define NF_T_FAR 3     // the far pile's length
+#define NF_T_THR 4     // bits of T
+#define NF_T_SCANNED 5 // arcs relaxed in the step
+#define NF_T_LOWERED 6 // distances lowered in the step
+#define NF_T_ROUND 7   // r, so that the host can tell a stale entry
 // Bit fields hold float distances zero-extended: the unsigned order of
 // the bits is still the numeric order.
 //
@@ -336,6 +367,18 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 #define NF_NONE 0
 #define NF_NEAR 1
 #define NF_FAR 2
+
+// nf_clock is the GPU's global timer in ns (the emulator's steady clock
+// under the fake driver).
+__device__ __forceinline__ u64 nf_clock() {
+#ifdef __CUDA_ARCH__
+	u64 t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+#else
+	return emu::globaltimer();
+#endif
+}
 
 // nf_init: all distances inf but the source's 0, stamps 0, the source
 // alone in the near queue of round 1 with `slots` slots (the host passes
@@ -452,6 +495,79 @@ __device__ __forceinline__ void append_pile(bool add, int v, int *pile, u64 *len
 	}
 }
 
+// Staged appends. A step appends to three queues whose lengths are one
+// word each, which every warp of the grid would hit once per pass of 32
+// arcs (an atomic a pass, serialized at the word). Instead a warp stages
+// what its lanes append, one item per lane, in registers, and appends 32
+// at a time (append_vertex, append_pile: one atomic), flushing what is
+// left when its share of the step ends. Appending later within the step
+// changes nothing: the queues are read in later steps, and a vertex's
+// stamp, which keeps it from being queued twice, is set when it is
+// staged.
+
+// nth_set_bit is the position of the j-th set bit of m (from 0; m has
+// more than j set bits).
+__device__ __forceinline__ int nth_set_bit(unsigned m, int j) {
+	int pos = 0;
+	for (int s = 16; s > 0; s >>= 1) {
+		const int c = __popc(m & ((1u << s) - 1u));
+		if (j >= c) {
+			j -= c;
+			m >>= s;
+			pos += s;
+		}
+	}
+	return pos;
+}
+
+// stage_take moves the items (v, x) of the lanes in m to lanes cnt,
+// cnt+1, … of the stage (sv, sx), in lane order; the caller made room
+// (cnt + popc(m) <= 32). Every lane must call it.
+__device__ __forceinline__ void stage_take(unsigned m, int v, u32 x, int &sv, u32 &sx, int cnt, int lane) {
+	const int j = lane - cnt;
+	const bool mine = j >= 0 && j < __popc(m);
+	const int src = mine ? nth_set_bit(m, j) : lane;
+	const int xv = __shfl_sync(FULL_MASK, v, src);
+	const u32 xx = __shfl_sync(FULL_MASK, x, src);
+	if (mine) {
+		sv = xv;
+		sx = xx;
+	}
+}
+
+// stage_vertex stages v with `slots` slots (below 2^32) for queue q of
+// packed length *len, for the lanes with add set; the stage (sv, ss, cnt
+// items, cnt warp-uniform) is appended first when they do not fit.
+// Every lane must call it.
+__device__ __forceinline__ void stage_vertex(bool add, int v, u64 slots, int &sv, u32 &ss, int &cnt, u64 *q, u64 *len,
+                                             int lane) {
+	const unsigned m = __ballot_sync(FULL_MASK, add);
+	if (m == 0) {
+		return;
+	}
+	if (cnt + __popc(m) > 32) {
+		append_vertex(lane < cnt, sv, (u64)ss, q, len, lane);
+		cnt = 0;
+	}
+	stage_take(m, v, (u32)slots, sv, ss, cnt, lane);
+	cnt += __popc(m);
+}
+
+// stage_pile is stage_vertex for a far pile (vertex ids only).
+__device__ __forceinline__ void stage_pile(bool add, int v, int &sv, int &cnt, int *pile, u64 *len, int lane) {
+	const unsigned m = __ballot_sync(FULL_MASK, add);
+	if (m == 0) {
+		return;
+	}
+	if (cnt + __popc(m) > 32) {
+		append_pile(lane < cnt, sv, pile, len, lane);
+		cnt = 0;
+	}
+	u32 none = 0;
+	stage_take(m, v, 0, sv, none, cnt, lane);
+	cnt += __popc(m);
+}
+
 // near_slots is the number of slots v brings to a near queue: its light
 // arcs, at least one when it has arcs at all (so that its expansion
 // registers its heavy arcs), none without arcs (it is then not queued).
@@ -517,6 +633,8 @@ __device__ __forceinline__ void nf_expand(const i64 *__restrict__ off, const i64
 	const i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
 	const i64 qlen = (i64)(qw >> 32);
 	const i64 total = (i64)(qw & 0xffffffffull);
+	int nv = 0, ncnt = 0, fv = 0, fcnt = 0; // the stages (see "Staged appends")
+	u32 nslots = 0;
 	i64 S = (total + warps - 1) / warps;
 	S = (S + 31) & ~(i64)31;
 	if (S < minSlots) {
@@ -598,14 +716,16 @@ __device__ __forceinline__ void nf_expand(const i64 *__restrict__ off, const i64
 					kind = nf_relax<D, W>(adj, w, dist, stamp, fstamp, ob + t, d, thr, next, phase, v, fmin, lowered);
 				}
 				const u64 ns = (kind == NF_NEAR) ? near_slots(off, lend, v) : 0;
-				append_vertex(ns > 0, v, ns, qnext, nearLen, lane);
-				append_pile(kind == NF_FAR, v, pile, farLen, lane);
+				stage_vertex(ns > 0, v, ns, nv, nslots, ncnt, qnext, nearLen, lane);
+				stage_pile(kind == NF_FAR, v, fv, fcnt, pile, farLen, lane);
 			}
 			if (slot > limit) {
 				slot = limit; // the last pass overshot: resume at the window's end
 			}
 		}
 	}
+	append_vertex(lane < ncnt, nv, (u64)nslots, qnext, nearLen, lane);
+	append_pile(lane < fcnt, fv, pile, farLen, lane);
 }
 
 // nf_split moves the far pile pile[0..plen) of phase `phase`: vertices
@@ -623,6 +743,10 @@ __device__ __forceinline__ void nf_split(const typename Dist<D>::Bits *dist, int
 	const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	const i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
 	const i64 n = (i64)plen;
+	u64 *nearLen = ctl + NF_Q0 + (round + 1) % 3;
+	u64 *keepLen = ctl + NF_FCNT + ((phase + 1) & 1);
+	int nv = 0, ncnt = 0, kv = 0, kcnt = 0; // the stages (see "Staged appends")
+	u32 nslots = 0;
 	for (i64 base = warp * 32; base < n; base += warps * 32) {
 		const i64 i = base + lane;
 		int v = 0;
@@ -644,16 +768,18 @@ __device__ __forceinline__ void nf_split(const typename Dist<D>::Bits *dist, int
 				}
 			}
 		}
-		append_vertex(ns > 0, v, ns, qnext, ctl + NF_Q0 + (round + 1) % 3, lane);
-		append_pile(kept, v, keep, ctl + NF_FCNT + ((phase + 1) & 1), lane);
+		stage_vertex(ns > 0, v, ns, nv, nslots, ncnt, qnext, nearLen, lane);
+		stage_pile(kept, v, kv, kcnt, keep, keepLen, lane);
 	}
+	append_vertex(lane < ncnt, nv, (u64)nslots, qnext, nearLen, lane);
+	append_pile(lane < kcnt, kv, keep, keepLen, lane);
 }
 
 // nf_flush adds the warp's counts to the control words and lowers *minw
 // to the warp's least m, with one atomic each from lane 0 (none when
 // there is nothing to add or lower). Every lane must call it.
 template <typename B>
-__device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl, u64 *minw, int lane) {
+__device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl, u64 *minw, u64 *tent, int lane) {
 	for (int o = 16; o > 0; o >>= 1) {
 		scanned += __shfl_xor_sync(FULL_MASK, scanned, o);
 		lowered += __shfl_xor_sync(FULL_MASK, lowered, o);
@@ -668,6 +794,12 @@ __device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl
 		}
 		if (lowered != 0) {
 			atomicAdd(ctl + NF_LOWERED, lowered);
+		}
+		if (tent != 0 && scanned != 0) {
+			atomicAdd(tent + NF_T_SCANNED, scanned);
+		}
+		if (tent != 0 && lowered != 0) {
+			atomicAdd(tent + NF_T_LOWERED, lowered);
 		}
 		// A stale read is larger, so at worst the atomic is useless.
 		if ((u64)m < *minw) {
@@ -686,7 +818,7 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
                                         const int *__restrict__ adj, const W *__restrict__ w,
                                         typename Dist<D>::Bits *dist, int *stamp, int *sst, int *fstamp,
                                         const u64 *q, u64 *qnext, u64 *sq, int *far0, int *far1, u64 *ctl,
-                                        int round, int minSlots, D delta) {
+                                        int round, int minSlots, D delta, u64 *tlog, int tcap) {
 	typedef typename Dist<D>::Bits B;
 	const int lane = threadIdx.x & 31;
 	const u64 qw = ctl[NF_Q0 + round % 3];
@@ -696,7 +828,19 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	int *pile = (phase & 1) ? far1 : far0;
 	u64 scanned = 0, lowered = 0;
 	B fmin = Dist<D>::inf();
+	u64 *tent = (tlog != 0) ? tlog + (i64)(round % tcap) * NF_TLOG : 0;
 	if (blockIdx.x == 0 && threadIdx.x == 0) {
+		if (tent != 0) {
+			tent[NF_T_START] = nf_clock();
+			tent[NF_T_NEAR] = qw;
+			tent[NF_T_SETTLE] = ctl[NF_SCNT];
+			tent[NF_T_FAR] = ctl[NF_FCNT + (phase & 1)];
+			tent[NF_T_THR] = (u64)thr;
+			tent[NF_T_ROUND] = (u64)round;
+			u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
+			nx[NF_T_SCANNED] = 0;
+			nx[NF_T_LOWERED] = 0;
+		}
 		ctl[NF_Q0 + (round + 2) % 3] = 0;
 		if (qw != 0) {
 			ctl[NF_ROUNDS] += 1;
@@ -705,7 +849,7 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	if (qw != 0) {
 		nf_expand<D, W, false>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qw, qnext, sq, pile, ctl, round,
 		                       minSlots, thr, phase, epoch, scanned, lowered, fmin);
-		nf_flush<B>(scanned, lowered, fmin, ctl, ctl + NF_FMIN, lane);
+		nf_flush<B>(scanned, lowered, fmin, ctl, ctl + NF_FMIN, tent, lane);
 		return;
 	}
 	const u64 sw = ctl[NF_SCNT];
@@ -714,14 +858,20 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 		return;
 	}
 	B tnew = 0;
+	int widen = 0;
 	if (sw != 0) {
 		nf_expand<D, W, true>(off, lend, adj, w, dist, stamp, sst, fstamp, sq, sw, qnext, sq, pile, ctl, round,
 		                      minSlots, thr, phase, epoch, scanned, lowered, fmin);
-		nf_flush<B>(scanned, lowered, fmin, ctl, ctl + NF_FMIN, lane);
+		nf_flush<B>(scanned, lowered, fmin, ctl, ctl + NF_FMIN, tent, lane);
 	} else {
 		const B fb = (B)ctl[NF_FMIN];
 		const D fm = Dist<D>::val(fb);
-		const D t = fm + delta;
+		widen = (int)ctl[NF_WIDEN];
+		if (widen < NF_WIDEN_MAX &&
+		    ctl[NF_SCANNED] - ctl[NF_PSCAN] < (u64)gridDim.x * blockDim.x * NF_SMALL_ARCS) {
+			widen++;
+		}
+		const D t = fm + delta * (D)(1u << widen);
 		if (t > fm) {
 			tnew = Dist<D>::bits(t);
 		} else {
@@ -730,7 +880,7 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 		int *keep = (phase & 1) ? far0 : far1;
 		B kmin = Dist<D>::inf();
 		nf_split<D>(dist, stamp, fstamp, off, lend, pile, plen, keep, qnext, ctl, round, thr, tnew, phase, kmin);
-		nf_flush<B>(0, 0, kmin, ctl, ctl + NF_FKEEP, lane);
+		nf_flush<B>(0, 0, kmin, ctl, ctl + NF_FKEEP, 0, lane);
 	}
 	// Epilogue, by the last block to finish: every thread's atomics are
 	// ordered before its block's count by the fence and the barrier.
@@ -744,6 +894,8 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 		} else {
 			ctl[NF_FMIN] = atomicExch(ctl + NF_FKEEP, (u64)Dist<D>::inf());
 			ctl[NF_THR] = (u64)tnew;
+			ctl[NF_WIDEN] = (u64)widen;
+			ctl[NF_PSCAN] = ctl[NF_SCANNED];
 			ctl[NF_FCNT + (phase & 1)] = 0;
 			ctl[NF_PHASE] = (u64)phase + 1;
 		}
@@ -756,34 +908,34 @@ extern "C" __global__ void sssp_nf_step_d64_w32(const i64 *__restrict__ off, con
                                                 const int *__restrict__ adj, const float *__restrict__ w,
                                                 u64 *dist, int *stamp, int *sst, int *fstamp, const u64 *q,
                                                 u64 *qnext, u64 *sq, int *far0, int *far1, u64 *ctl, int round,
-                                                int minSlots, double delta) {
+                                                int minSlots, double delta, u64 *tlog, int tcap) {
 	nf_step<double, float>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
-	                       delta);
+	                       delta, tlog, tcap);
 }
 
 extern "C" __global__ void sssp_nf_step_d64_w64(const i64 *__restrict__ off, const i64 *__restrict__ lend,
                                                 const int *__restrict__ adj, const double *__restrict__ w,
                                                 u64 *dist, int *stamp, int *sst, int *fstamp, const u64 *q,
                                                 u64 *qnext, u64 *sq, int *far0, int *far1, u64 *ctl, int round,
-                                                int minSlots, double delta) {
+                                                int minSlots, double delta, u64 *tlog, int tcap) {
 	nf_step<double, double>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
-	                        delta);
+	                        delta, tlog, tcap);
 }
 
 extern "C" __global__ void sssp_nf_step_d32_w32(const i64 *__restrict__ off, const i64 *__restrict__ lend,
                                                 const int *__restrict__ adj, const float *__restrict__ w,
                                                 u32 *dist, int *stamp, int *sst, int *fstamp, const u64 *q,
                                                 u64 *qnext, u64 *sq, int *far0, int *far1, u64 *ctl, int round,
-                                                int minSlots, float delta) {
+                                                int minSlots, float delta, u64 *tlog, int tcap) {
 	nf_step<float, float>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
-	                      delta);
+	                      delta, tlog, tcap);
 }
 
 extern "C" __global__ void sssp_nf_step_d32_w64(const i64 *__restrict__ off, const i64 *__restrict__ lend,
                                                 const int *__restrict__ adj, const double *__restrict__ w,
                                                 u32 *dist, int *stamp, int *sst, int *fstamp, const u64 *q,
                                                 u64 *qnext, u64 *sq, int *far0, int *far1, u64 *ctl, int round,
-                                                int minSlots, float delta) {
+                                                int minSlots, float delta, u64 *tlog, int tcap) {
 	nf_step<float, double>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
-	                       delta);
+	                       delta, tlog, tcap);
 }

@@ -85,11 +85,29 @@ type Options struct {
 	// DeltaFactor is the factor of NearFar's default Δ (when Delta is 0);
 	// 0 means DefaultGPUDeltaFactor. It must be finite and not negative.
 	DeltaFactor float64
-	// Trace asks EdgeSweep for Result.Trace: one step per sweep, its
-	// time (on a GPU, the launch's, between CUDA events of its own) and
-	// the distances it lowered (on a GPU, counted by the kernel, one
-	// atomic per warp that lowered one). The other methods do not trace
-	// yet: their Trace stays nil.
+	// Trace asks for Result.Trace.
+	//
+	// EdgeSweep: one step ("sweep") per sweep, its time (on a GPU, the
+	// launch's, between CUDA events of its own) and the distances it
+	// lowered (on a GPU, counted by the kernel, one atomic per warp that
+	// lowered one).
+	//
+	// NearFar and Frontier on a GPU: one step per step that did work —
+	// "light" (a round over the near queue's light arcs: Frontier its
+	// vertices, FrontierArcs their light arcs), "settle" (the heavy arcs
+	// of the vertices the phase expanded: Frontier those vertices,
+	// FrontierArcs their heavy arcs) or "split" (Frontier the far pile
+	// split) — with the arcs relaxed (Inspected), the distances lowered
+	// (Updated), and in Why the threshold T and the far pile's length.
+	// The steps log themselves on the device (block 0 writes the step's
+	// sizes and the GPU's global timer at its start; the warps add their
+	// counts), read with the control words after each batch: no events,
+	// and a step's time runs from its start to the next step's, so the
+	// last step of a batch also holds the host's read before the next
+	// batch. The launches carry the same times.
+	//
+	// On the host device every method runs the CPU's edge-parallel
+	// Bellman-Ford, and the trace is its sweeps'.
 	Trace bool
 }
 

@@ -11,6 +11,10 @@ struct shim_dim3 {
 };
 extern shim_dim3 blockIdx, threadIdx, blockDim, gridDim;
 
+namespace emu {
+unsigned long long globaltimer(); // cuda_emu.h's stand-in for %globaltimer
+}
+
 void __syncthreads();
 int __syncthreads_or(int predicate);
 void __threadfence();

@@ -187,7 +187,7 @@ static void runNearFar(const Graph &g, const int *adj, const W *w, const i64 *le
 				K<D, W>::step(g.off.data(), lend, adj, w, dist.data(), stamp.data(), nf ? sst.data() : nullptr,
 				              nf ? fstamp.data() : nullptr, queue[step % 2], queue[(step + 1) % 2],
 				              nf ? sq.data() : nullptr, nf ? far0.data() : nullptr, nf ? far1.data() : nullptr,
-				              ctl.data(), step, minSlots, dd);
+				              ctl.data(), step, minSlots, dd, nullptr, 0);
 			});
 			step++;
 		}

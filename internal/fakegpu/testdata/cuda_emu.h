@@ -49,6 +49,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -108,6 +109,15 @@ struct Range {
 };
 // readable lists what __ldg may read; empty: anything.
 inline std::vector<Range> readable;
+
+// globaltimer stands in for the GPU's %globaltimer register (read with
+// inline PTX, which a host compiler cannot take, under #ifdef
+// __CUDA_ARCH__): the host's steady clock in ns.
+inline unsigned long long globaltimer() {
+	return (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+	           std::chrono::steady_clock::now().time_since_epoch())
+	    .count();
+}
 
 // ---- errors ----
 

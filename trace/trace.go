@@ -73,8 +73,27 @@ type Launch struct {
 	// Step is the index of the step it belongs to in Trace.Steps, -1
 	// for set-up before the first step.
 	Step int `json:"step"`
-	// Time is the launch's time between CUDA events recorded around it.
+	// Time is the launch's time between CUDA events recorded around it
+	// (or, where the algorithm's Trace doc says so, from the GPU's clock).
 	Time time.Duration `json:"time_ns"`
+	// Bytes is what the launch must move by construction, from its
+	// access pattern: the useful bytes of its reads and writes, not the
+	// whole sectors they touch (each kernel's model is in its package's
+	// Trace doc); 0 when the kernel has no model. Gather is the part of
+	// Bytes read by random lookups (an element at a time, at addresses
+	// the data decides), which the device's gather ceilings bound rather
+	// than its streaming bandwidth.
+	Bytes  int64 `json:"bytes,omitempty"`
+	Gather int64 `json:"gather_bytes,omitempty"`
+}
+
+// Bandwidth is the launch's achieved bandwidth, Bytes ÷ Time in bytes per
+// second; 0 without a model or a time.
+func (l Launch) Bandwidth() float64 {
+	if l.Bytes <= 0 || l.Time <= 0 {
+		return 0
+	}
+	return float64(l.Bytes) / l.Time.Seconds()
 }
 
 // FromLaunches assembles a GPU run's trace: each step's Time becomes the
@@ -147,7 +166,7 @@ func (t *Trace) Check() error {
 	var launchTime time.Duration
 	perStep := make([]time.Duration, len(t.Steps))
 	for i, l := range t.Launches {
-		if l.Step < -1 || l.Step >= len(t.Steps) || l.Time < 0 || l.Name == "" {
+		if l.Step < -1 || l.Step >= len(t.Steps) || l.Time < 0 || l.Name == "" || l.Bytes < 0 || l.Gather < 0 || l.Gather > l.Bytes {
 			return fmt.Errorf("trace: launch %d is malformed: %+v", i, l)
 		}
 		if i > 0 && l.Step < t.Launches[i-1].Step {

@@ -568,8 +568,9 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 
 // traceGPU sets r.Trace of a traced run of iters iterations from its
 // launches (the timer's, in order) and the kernels' counts of lowered
-// distances: step i is iteration i+1, its time its launch's. The idle
-// launches after the last iteration (FlagInterval > 1) are left out.
+// distances: step i is iteration i+1, its time its launch's, the
+// launch's Bytes BytesPerIteration. The idle launches after the last
+// iteration (FlagInterval > 1) are left out.
 func (p *Prepared) traceGPU(r *Result, iters int, launches []trace.Launch) error {
 	counts, err := p.lowered.ToHost()
 	if err != nil {
@@ -581,8 +582,12 @@ func (p *Prepared) traceGPU(r *Result, iters int, launches []trace.Launch) error
 		steps[i] = trace.Step{Kind: stepKind, Inspected: nn, Updated: int64(counts[i+1])}
 	}
 	kept := launches[:0]
+	per := BytesPerIteration(p.n, p.opts)
 	for _, l := range launches {
 		if l.Step < iters {
+			if l.Step >= 0 {
+				l.Bytes = per // a streamed matrix: no gather
+			}
 			kept = append(kept, l)
 		}
 	}

@@ -102,7 +102,8 @@ func untimed(r *Result) *Result {
 
 // checkLaunches requires a GPU trace's launches to be the initialisation
 // (step -1) and then one launch of the iteration kernel per step, in
-// order, with the prepared geometry, and each step's time its launch's.
+// order, with the prepared geometry, each step's time its launch's and
+// its bytes BytesPerIteration's.
 func checkLaunches(t *testing.T, what string, p *Prepared, r *Result) {
 	t.Helper()
 	ls := r.Trace.Launches
@@ -115,6 +116,9 @@ func checkLaunches(t *testing.T, what string, p *Prepared, r *Result) {
 		}
 		if l.Time != r.Trace.Steps[i].Time {
 			t.Fatalf("%s: step %d takes %v, its launch %v", what, i, r.Trace.Steps[i].Time, l.Time)
+		}
+		if want := BytesPerIteration(p.n, p.opts); l.Bytes != want || l.Gather != 0 {
+			t.Fatalf("%s: launch %d moves %d bytes (%d gathered), want the model's %d", what, i+1, l.Bytes, l.Gather, want)
 		}
 	}
 }

@@ -94,7 +94,8 @@ type Options struct {
 	// the distances they lower, one atomic per warp that lowered one);
 	// on the host device the wall time of the CPU iteration.
 	// BytesPerIteration ÷ Step.Time is an iteration's achieved
-	// bandwidth. Untraced runs launch the same kernels with a null
+	// bandwidth; each iteration's launch carries it as its Bytes (no
+	// gather), for plots.Roofline. Untraced runs launch the same kernels with a null
 	// counter and record no events. Label ignores Trace.
 	Trace bool
 }

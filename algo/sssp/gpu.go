@@ -893,6 +893,9 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 		// otherwise open the next run's trace.
 		launches, lerr := timer.Launches()
 		if err == nil && lerr == nil {
+			for i := range launches {
+				launches[i].Bytes, launches[i].Gather = p.edgeSweepBytes(launches[i].Step < 0)
+			}
 			r.Trace = trace.FromLaunches(r.Algorithm, 2*int64(m), dur, steps, launches)
 		}
 		err = errors.Join(err, lerr)
@@ -1096,9 +1099,65 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		s.Inspected, s.Updated = int64(e[nfTScanned]), int64(e[nfTLowered])
 		s.Why = fmt.Sprintf("T %.4g, far pile %d", threshold(e[nfTThr]), e[nfTFar])
 		s.Time = time.Duration(log[i+1][nfTStart] - e[nfTStart])
-		launches = append(launches, trace.Launch{Name: p.kStep.Name(), Grid: [3]int{p.grid, 1, 1}, Block: [3]int{blockSize, 1, 1},
-			Step: len(steps), Time: s.Time})
+		l := trace.Launch{Name: p.kStep.Name(), Grid: [3]int{p.grid, 1, 1}, Block: [3]int{blockSize, 1, 1}, Step: len(steps), Time: s.Time}
+		l.Bytes, l.Gather = p.nearFarStepBytes(s)
+		launches = append(launches, l)
 		steps = append(steps, s)
 	}
 	return &trace.Trace{Algorithm: algorithm, Arcs: p.m, Steps: steps, Launches: launches, Time: runTime}
+}
+
+// The byte models of the traced launches (Options.Trace): what a launch
+// must move by construction, its useful bytes, with the part read by
+// random lookups (trace.Launch.Bytes, Gather). The scattered writes of
+// lowered distances and the queue appends' few words are left out: the
+// models are lower bounds, exact for what every launch must read.
+
+// elemSizes are the bytes of a distance and of a weight (0: unit weights).
+func (p *Prepared) elemSizes() (dist, weight int64) {
+	dist, weight = 8, 4
+	if p.opts.Float32 {
+		dist = 4
+	}
+	switch {
+	case p.w64:
+		weight = 8
+	case p.weights == (*gpu.Float32s)(nil):
+		weight = 0
+	}
+	return dist, weight
+}
+
+// edgeSweepBytes is the model of an edge sweep launch (sssp_edge_*): per
+// edge of the COO view its two endpoints and weight, streamed, and the
+// distances of both ends, gathered; for the init launch, every distance
+// written.
+func (p *Prepared) edgeSweepBytes(init bool) (bytes, gather int64) {
+	d, w := p.elemSizes()
+	if init {
+		return int64(p.n) * d, 0
+	}
+	m := p.coo.Edges
+	gather = 2 * m * d
+	return m*(8+w) + gather, gather
+}
+
+// nearFarStepBytes is the model of a near-far step (sssp_nf_step_*) that
+// made step s: a light round or settle step streams its queue's entries
+// (8 bytes each) and the arcs it relaxed (target and weight), and gathers
+// for each entry its vertex's offsets, light end (near-far only), stamp
+// and distance, and
+// for each arc its target's distance; a split streams the far pile (4
+// bytes a vertex) and gathers each one's distance.
+func (p *Prepared) nearFarStepBytes(s trace.Step) (bytes, gather int64) {
+	d, w := p.elemSizes()
+	if s.Kind == "split" {
+		return s.Frontier * (4 + d), s.Frontier * d
+	}
+	perVertex := 16 + 4 + d // offsets, stamp, distance
+	if p.lend != nil {
+		perVertex += 8 // the light arcs' end (near-far; the frontier method has none)
+	}
+	gather = s.Frontier*perVertex + s.Inspected*d
+	return s.Frontier*8 + s.Inspected*(4+w) + gather, gather
 }

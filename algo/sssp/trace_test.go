@@ -63,6 +63,11 @@ func checkTraceOn(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			} else if !dev.IsHost() && len(r.Trace.Launches) != r.Iterations+1 {
 				t.Fatalf("%d launches traced for %d sweeps", len(r.Trace.Launches), r.Iterations)
 			}
+			for _, l := range r.Trace.Launches {
+				if min := p.coo.Edges * 16; l.Step >= 0 && (l.Bytes < min || l.Gather > l.Bytes) {
+					t.Fatalf("sweep launch %+v: want at least %d bytes (16 a COO edge)", l, min)
+				}
+			}
 			checkEdgeTrace(t, p.Label(), g, r)
 		}
 		p.Close()
@@ -156,6 +161,12 @@ func checkNearFarTrace(t *testing.T, p *Prepared, r *Result, fake bool) {
 	}
 	if len(tr.Launches) != len(tr.Steps) {
 		t.Fatalf("%s: %d launches for %d steps", what, len(tr.Launches), len(tr.Steps))
+	}
+	for i, l := range tr.Launches {
+		s := tr.Steps[l.Step]
+		if l.Bytes < s.Inspected*4 || l.Gather <= 0 || l.Bandwidth() <= 0 {
+			t.Fatalf("%s: launch %d of step %+v: %+v, want a byte model (at least 4 bytes an arc relaxed)", what, i, s, l)
+		}
 	}
 }
 

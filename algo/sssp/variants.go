@@ -106,6 +106,15 @@ type Options struct {
 	// last step of a batch also holds the host's read before the next
 	// batch. The launches carry the same times.
 	//
+	// Every GPU launch of a trace carries its byte model
+	// (trace.Launch.Bytes and Gather, lower bounds of what it must move):
+	// an edge sweep streams each edge's endpoints and weight and gathers
+	// both ends' distances; a near-far step streams its queue entries and
+	// the targets and weights of the arcs it relaxed, and gathers each
+	// entry's offsets, light end, stamp and distance and each target's
+	// distance; a split streams the far pile and gathers its distances.
+	// plots.Roofline draws them against the device's ceilings.
+	//
 	// On the host device every method runs the CPU's edge-parallel
 	// Bellman-Ford, and the trace is its sweeps'.
 	Trace bool

@@ -215,11 +215,25 @@ type Prepared struct {
 	qa, qb, big      *gpu.Int32s
 
 	pool resultPool // buffers of closed DeviceResults, for the next run
-	// timer times the launches of traced runs (Options.Trace), made at
-	// the first and kept for the next: its events are reused.
-	timer *gpu.LaunchTimer
-	ck    *checkState // Check's buffers, from the first Check
+	// dolog is the launch log of traced runs (Options.Trace; bfs.cu,
+	// DO_LOG): a ring of doLogCap entries, made at the first traced run.
+	// logPos is the next launch's entry, its count of blocks done zeroed
+	// by the launch before it (or by the ring's fill); logDirty asks for
+	// a fill before the next run (a failed run may leave it unknown).
+	dolog    *gpu.Uint64s
+	logPos   int
+	logDirty bool
+	ck       *checkState // Check's buffers, from the first Check
 }
+
+// The launch log's layout (bfs.cu's DO_LOG*; a test compares them).
+const (
+	doLogWords = 4 // words an entry
+	doLogStart = 0 // the launch's start, ns of the GPU's global timer
+	doLogEnd   = 1 // its end
+	doLogDone  = 2 // its blocks done
+	doLogCap   = 64
+)
 
 // Prepare readies g for GPU BFS with the given options on dev: it
 // compiles the kernels (once per device and process; NVRTC's images are
@@ -464,8 +478,6 @@ func (p *Prepared) Close() error {
 		return nil
 	}
 	err := p.base.Close()
-	err = errors.Join(err, p.timer.Close())
-	p.timer = nil
 	return errors.Join(err, p.pool.close())
 }
 
@@ -829,19 +841,58 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	if err != nil {
 		return nil, p.runError(src, err)
 	}
-	// A traced run times every launch with events (step: the level the
-	// launches belong to, -1 before the first) and records each level.
-	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
+	// A traced run has its step kernels log their span on the device
+	// (bfs.cu, DO_LOG): each launch gets its entry of the ring and the
+	// next one; the host reads the ring after the run, or at a level's
+	// start when the ring would otherwise wrap.
 	step := -1
 	var steps []trace.Step
+	var logged []trace.Launch // the traced launches, in order; Time from the log
+	first := 0                // the first launch whose entry is still unread
+	var ring []uint64
 	if p.opt.Trace {
-		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+		if err := p.openLog(); err != nil {
 			return nil, p.runError(src, err)
 		}
+		ring = make([]uint64, doLogCap*doLogWords)
+	}
+	entry := func(j int) uint64 {
+		return p.dolog.Ptr() + uint64(8*doLogWords*((p.logPos+j)%doLogCap))
+	}
+	// readLog reads the entries of launches first..len(logged)-1.
+	readLog := func() error {
+		if err := p.dolog.Download(ring); err != nil {
+			return err
+		}
+		for j := first; j < len(logged); j++ {
+			e := ring[doLogWords*((p.logPos+j)%doLogCap):]
+			// The last block writes the end once every block is done
+			// (the grid's size is the kernel's gridDim, which only a
+			// stand-in driver makes smaller than the launch's).
+			if e[doLogDone] == 0 || e[doLogStart] == 0 || e[doLogEnd] < e[doLogStart] {
+				return fmt.Errorf("the launch log's entry of launch %d (%s) is incomplete: start %d, end %d, %d blocks done (a kernel bug: please report it)",
+					j, logged[j].Name, e[doLogStart], e[doLogEnd], e[doLogDone])
+			}
+			logged[j].Time = time.Duration(e[doLogEnd] - e[doLogStart])
+		}
+		first = len(logged)
+		return nil
 	}
 	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		r.Launches++
-		return timer.Launch(t, step, f, grid, block, 0, args...)
+		return t.Launch(f, grid, block, 0, args...)
+	}
+	// stepLaunch launches a step kernel with its log arguments (NULL
+	// untraced).
+	stepLaunch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
+		var ent, nxt uint64
+		if ring != nil {
+			j := len(logged)
+			ent, nxt = entry(j), entry(j+1)
+			logged = append(logged, trace.Launch{Name: f.Name(), Grid: [3]int{grid.X, max(grid.Y, 1), max(grid.Z, 1)},
+				Block: [3]int{blockSize, 1, 1}, Step: step})
+		}
+		return launch(t, f, grid, append(args, ent, nxt)...)
 	}
 	alpha, beta, _ := p.opt.switchParams() // checked by Prepare
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
@@ -861,6 +912,12 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			}
 			r.FrontierSizes = append(r.FrontierSizes, nf)
 			step = depth
+			if ring != nil && len(logged)-first+3 > doLogCap {
+				// The ring would wrap in this level: read it now.
+				if err := readLog(); err != nil {
+					return err
+				}
+			}
 			st := trace.Step{Frontier: nf, FrontierArcs: mf}
 			if !p.directed {
 				switch {
@@ -869,7 +926,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 					if err := front.Fill(0); err != nil {
 						return err
 					}
-					if err := launch(t, k[kDOQ2BM], gpu.Blocks(int(nf), blockSize), cur, nf, front); err != nil {
+					if err := stepLaunch(t, k[kDOQ2BM], gpu.Blocks(int(nf), blockSize), cur, nf, front); err != nil {
 						return err
 					}
 					bottomUp = true
@@ -878,7 +935,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 					if err := p.ctl.Fill(0); err != nil {
 						return err
 					}
-					if err := launch(t, k[kDOBM2Q], gpu.Blocks(words, blockSize), front, int64(words), cur, p.ctl); err != nil {
+					if err := stepLaunch(t, k[kDOBM2Q], gpu.Blocks(words, blockSize), front, int64(words), cur, p.ctl); err != nil {
 						return err
 					}
 					bottomUp = false
@@ -890,18 +947,18 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			}
 			if bottomUp {
 				r.Directions = append(r.Directions, BottomUpStep)
-				if err := launch(t, k[kDOBU], p.grid(words*32), p.off, p.adj, levels, parents, p.vis, front, next,
+				if err := stepLaunch(t, k[kDOBU], p.grid(words*32), p.off, p.adj, levels, parents, p.vis, front, next,
 					int64(n), int64(words), p.ctl, depth); err != nil {
 					return err
 				}
 				front, next = next, front
 			} else {
 				r.Directions = append(r.Directions, TopDownStep)
-				if err := launch(t, k[kDOTD], gpu.Blocks(int(nf), blockSize), cur, nf, p.off, p.adj, levels, parents, p.vis,
+				if err := stepLaunch(t, k[kDOTD], gpu.Blocks(int(nf), blockSize), cur, nf, p.off, p.adj, levels, parents, p.vis,
 					nxt, p.big, p.ctl, depth); err != nil {
 					return err
 				}
-				if err := launch(t, k[kDOTDBig], gpu.D1(p.sms*blocksPerSM), p.big, p.off, p.adj, levels, parents, p.vis,
+				if err := stepLaunch(t, k[kDOTDBig], gpu.D1(p.sms*blocksPerSM), p.big, p.off, p.adj, levels, parents, p.vis,
 					nxt, p.ctl, depth); err != nil {
 					return err
 				}
@@ -911,7 +968,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			if err := p.ctl.Download(ctl); err != nil {
 				return err
 			}
-			if timer != nil {
+			if ring != nil {
 				st.Kind = r.Directions[len(r.Directions)-1].String()
 				st.Inspected = mf // a top-down step reads every arc of the frontier
 				if bottomUp {
@@ -926,14 +983,16 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		}
 		return nil
 	})
-	if timer != nil {
-		// Read the launches also after a failed run: they would
-		// otherwise open the next run's trace.
-		launches, lerr := timer.Launches()
-		if err == nil && lerr == nil {
-			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
+	if ring != nil {
+		if err == nil {
+			err = readLog()
 		}
-		err = errors.Join(err, lerr)
+		if err == nil {
+			p.logPos = (p.logPos + len(logged)) % doLogCap
+			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, logged)
+		} else {
+			p.logDirty = true // which entries the failed run's launches zeroed is unknown
+		}
 	}
 	if err != nil {
 		return nil, p.runError(src, err)
@@ -965,4 +1024,23 @@ func levelList(ls []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ", ")
+}
+
+// openLog makes the launch log of traced runs at the first, zeroed, and
+// zeroes it again after a failed run.
+func (p *Prepared) openLog() error {
+	if p.dolog == nil {
+		var err error
+		if p.dolog, err = p.mem.AllocUint64s(doLogCap * doLogWords); err != nil {
+			return fmt.Errorf("allocating the trace's launch log: %w", err)
+		}
+		p.logDirty = true
+	}
+	if p.logDirty {
+		if err := p.dolog.Fill(0); err != nil {
+			return err
+		}
+		p.logPos, p.logDirty = 0, false
+	}
+	return nil
 }

@@ -247,6 +247,8 @@ func TestCUDASources(t *testing.T) {
 		{bfsSource, "BFS_BLOCK", blockSize}, {bfsSource, "UNVISITED8", 255}, {bfsSource, "UNVISITED32", math.MaxInt32},
 		{bfsSource, "CTL_COUNT", ctlCount}, {bfsSource, "CTL_TAIL", ctlTail}, {bfsSource, "CTL_MF", ctlMF},
 		{bfsSource, "CTL_NBIG", ctlNBig}, {bfsSource, "CTL_QTAIL", ctlQTail}, {bfsSource, "CTL_READ", ctlRead},
+		{bfsSource, "DO_LOG", doLogWords}, {bfsSource, "DO_LOG_START", doLogStart}, {bfsSource, "DO_LOG_END", doLogEnd},
+		{bfsSource, "DO_LOG_DONE", doLogDone},
 		{dpSource, "CTL_TRIED", ctlTried}, {dpSource, "CTL_RAN", ctlRan}, {dpSource, "CTL_COUNT", ctlCount},
 		{dpSource, "CTL_OVER", ctlOver}, {dpSource, "DP_MAX_CHILDREN", dpMaxChildren},
 	} {
@@ -681,7 +683,7 @@ func TestFakeGPUChild(t *testing.T) {
 		checkResident(t, dev, small)
 	})
 	t.Run("device_result", func(t *testing.T) { checkDeviceResultLifecycle(t, dev, g) })
-	t.Run("trace", func(t *testing.T) { checkGPUTrace(t, dev, g) })
+	t.Run("trace", func(t *testing.T) { checkGPUTrace(t, dev, g); checkGPUTraceDeep(t, dev) })
 	devs, err := gpu.Devices()
 	if err != nil || len(devs) != 3 {
 		t.Fatalf("the fake driver's devices: %v, %v; want 3", devs, err)

@@ -7,6 +7,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	tg "github.com/graphnb/graphnb/internal/testgraphs"
 )
 
 // checkTrace requires r's trace to agree with the result it came with:
@@ -108,26 +109,28 @@ func checkGPUTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for run := range 2 { // the second reuses the timer's events
+	for run := range 2 { // the second goes on in the launch log's ring
 		r, err := p.Run(src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tr := r.Trace
 		if strings.Contains(dev.Name(), "Fake") {
-			// The fake driver's events all measure 2.5 ms apart: the
-			// times cannot add up, the rest must.
+			// The fake driver's events all measure 2.5 ms apart (the
+			// run's time): the times cannot add up, the rest must.
 			rr := *r
 			rr.Trace = tr.Untimed()
 			checkTrace(t, "gpu direction-optimizing", g, &rr)
 		} else {
 			checkTrace(t, "gpu direction-optimizing", g, r)
 		}
-		if len(tr.Launches) != r.Launches || tr.Launches[0].Step != -1 {
+		// Every launch but the set-up's (do_init) is logged, each in its
+		// level, with a span on the device's clock.
+		if len(tr.Launches) != r.Launches-1 || tr.Launches[0].Step != 0 {
 			t.Fatalf("run %d: %d launches traced of %d, the first in step %d", run, len(tr.Launches), r.Launches, tr.Launches[0].Step)
 		}
 		for _, l := range tr.Launches {
-			if !strings.HasPrefix(l.Name, "do_") || l.Block[0] != blockSize {
+			if !strings.HasPrefix(l.Name, "do_") || l.Name == "do_init" || l.Block[0] != blockSize || l.Time <= 0 {
 				t.Fatalf("run %d: launch %+v", run, l)
 			}
 		}
@@ -162,4 +165,48 @@ func TestGPUTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGPUTrace(t, dev, g)
+	checkGPUTraceDeep(t, dev)
+}
+
+// checkGPUTraceDeep traces searches of a path of 150 vertices, twice:
+// 150 levels of one to three launches each, more than the launch log's
+// ring of doLogCap entries holds unless the host reads it during the
+// search. Every level must be a step with launches, each with a span.
+func checkGPUTraceDeep(t *testing.T, dev *gpu.Device) {
+	const n = 150
+	g := tg.Build(t, n, false, tg.Unweighted, tg.Path(n, nil)...)
+	p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for run := range 2 {
+		r, err := p.Run(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := r.Trace
+		checked := tr
+		if strings.Contains(dev.Name(), "Fake") {
+			checked = tr.Untimed() // the fake's events: the run's time is not real
+		}
+		if err := checked.Check(); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if len(tr.Steps) != n || len(tr.Launches) <= 2*doLogCap {
+			t.Fatalf("run %d: %d steps and %d launches for a path of %d vertices", run, len(tr.Steps), len(tr.Launches), n)
+		}
+		per := make([]int, n)
+		for i, l := range tr.Launches {
+			if l.Time <= 0 || l.Step < 0 {
+				t.Fatalf("run %d: launch %d: %+v", run, i, l)
+			}
+			per[l.Step]++
+		}
+		for i, c := range per {
+			if c == 0 {
+				t.Fatalf("run %d: level %d has no launch", run, i)
+			}
+		}
+	}
 }

@@ -35,7 +35,7 @@ fake::Table table({
     fake::kernel("do_td", do_td),
     fake::maxGrid(fake::kernel("do_td_big", do_td_big), 2),
     fake::maxGrid(fake::kernel("do_bu", do_bu), 2),
-    fake::kernel("do_q2bm", do_q2bm, direct),
+    fake::kernel("do_q2bm", do_q2bm), // cooperative: its log_end synchronises the block
     fake::kernel("do_bm2q", do_bm2q),
 });
 

@@ -236,6 +236,38 @@ func TestReadmeGroupCells(t *testing.T) {
 	}
 }
 
+// TestReadmeTraceCells runs the cell of the README's traces section, as
+// written, on the CPU: the trace printed level by level, the timeline and
+// the work-efficiency chart drawn.
+func TestReadmeTraceCells(t *testing.T) {
+	t.Setenv("GRAPHNB_DEVICE", "host")
+	cells := readmeBlocks(t, "## Seeing inside a run: traces", "**The device's ceilings.**")
+	if len(cells) != 1 {
+		t.Fatalf("the README's traces section has %d cells, want 1", len(cells))
+	}
+	var text strings.Builder
+	images := 0
+	for _, c := range execCells(t, "traces", cells).Cells {
+		for _, o := range c.Outputs {
+			text.WriteString(o.Text)
+			if s, ok := o.Data["text/plain"].(string); ok {
+				text.WriteString(s)
+			}
+			if _, ok := o.Data["image/png"]; ok {
+				images++
+			}
+		}
+	}
+	for _, want := range []string{"bottom-up", "top-down", "arcs inspected", "work efficiency chart"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the traces cell printed %q; want %q in it", text.String(), want)
+		}
+	}
+	if images != 2 {
+		t.Errorf("the traces cell drew %d charts, want 2 (timeline, work efficiency)", images)
+	}
+}
+
 // execCells runs cells as a notebook with graphnb exec on the CPU and
 // returns the executed notebook, failing t when a cell fails.
 func execCells(t *testing.T, what string, cells []string) *notebook.Notebook {

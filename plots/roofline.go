@@ -23,8 +23,10 @@ import (
 // its achieved bandwidth, both on log scales; horizontal lines at the
 // streaming (device-to-device copy) and 8-byte random-gather ceilings in
 // and beyond the L2 cache, and a diagonal where a launch of x bytes takes
-// the launch latency — no launch can sit above the lowest roof that
-// applies to it. Build it with Roofline.
+// the launch latency. A launch whose bytes are mostly gathers sits at or
+// below the gather roof of its table's size; one whose data the L2 cache
+// holds can rise above the streaming roof, which is DRAM's. No launch
+// sits above the latency diagonal. Build it with Roofline.
 type RooflineChart struct {
 	Title, XLabel, YLabel string
 	// Width and Height are in inches (0: 6 and 4), the legend's column
@@ -39,7 +41,8 @@ type RooflineChart struct {
 	err      error
 }
 
-// Roofline charts the launches of the traces against c. A series per
+// Roofline charts the launches of the traces' steps against c (set-up
+// launches, of step −1, are left out). A series per
 // kernel when there is one trace; per trace (its Algorithm) when each
 // trace has one kernel; per trace and kernel otherwise. The chart's Err
 // says why it cannot be drawn: ceilings not measured (the host device has
@@ -79,7 +82,7 @@ func (r *RooflineChart) points() ([]rooflineSeries, error) {
 		}
 		var names []string
 		for _, l := range t.Launches {
-			if l.Bytes > 0 && !slices.Contains(names, l.Name) {
+			if l.Step >= 0 && l.Bytes > 0 && !slices.Contains(names, l.Name) {
 				names = append(names, l.Name)
 			}
 		}
@@ -90,7 +93,7 @@ func (r *RooflineChart) points() ([]rooflineSeries, error) {
 	for _, t := range r.Traces {
 		for _, l := range t.Launches {
 			bw := l.Bandwidth()
-			if bw <= 0 {
+			if bw <= 0 || l.Step < 0 {
 				continue
 			}
 			label := l.Name
@@ -135,7 +138,7 @@ func (r *RooflineChart) roofs() []roof {
 	}
 	var out []roof
 	for _, x := range []roof{
-		{fmt.Sprintf("streaming (copy) %.0f GB/s", c.CopyBandwidth/1e9), c.CopyBandwidth / 1e9, solid(0x20)},
+		{fmt.Sprintf("DRAM streaming (copy) %.0f GB/s", c.CopyBandwidth/1e9), c.CopyBandwidth / 1e9, solid(0x20)},
 		{fmt.Sprintf("8-byte gather in L2 %.0f GB/s", c.Gather8InL2/1e9), c.Gather8InL2 / 1e9, dashed(0x40)},
 		{fmt.Sprintf("8-byte gather beyond L2 %.0f GB/s", c.Gather8Beyond/1e9), c.Gather8Beyond / 1e9, dashed(0x90)},
 	} {

@@ -41,7 +41,7 @@ func TestRoofline(t *testing.T) {
 	}
 	s := c.String()
 	for _, want := range []string{"cache on 3 launches, median 700 GB/s", "cache off 2 launches", "near-far 2 launches",
-		"roof streaming (copy) 2950 GB/s", "8-byte gather beyond L2 250 GB/s"} {
+		"roof DRAM streaming (copy) 2950 GB/s", "8-byte gather beyond L2 250 GB/s"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("String %q lacks %q", s, want)
 		}

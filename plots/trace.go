@@ -40,7 +40,7 @@ const defaultFrontierLabel = "frontier (vertices)"
 // milliseconds against the left axis, coloured by the step's kind; the
 // frontier at each step's start, in vertices, as a line against an axis
 // of its own on the right; and a dashed line between two steps of
-// different kinds (a BFS direction switch). Build it with Timeline, then
+// different kinds (a BFS direction switch; SwitchLabel). Build it with Timeline, then
 // show it as a cell's last expression or Save it.
 type TimelineChart struct {
 	Title, XLabel, YLabel string
@@ -48,6 +48,11 @@ type TimelineChart struct {
 	// else than its default, the line's legend entry): what a step's
 	// Frontier counts, "trees" for MST's rounds, say.
 	FrontierLabel string
+	// SwitchLabel names the dashed lines between steps of different
+	// kinds in the legend ("direction switch", Timeline's default, for
+	// BFS); "" leaves the lines out (near-far SSSP changes kind every
+	// few steps).
+	SwitchLabel string
 	// Width and Height are in inches (0: 6 and 4), the legend's column
 	// beside the plot not counted.
 	Width, Height float64
@@ -67,7 +72,7 @@ type TimelineChart struct {
 // time or frontier gives a chart whose Err says so and which shows that
 // in place of the image.
 func Timeline(t *trace.Trace) *TimelineChart {
-	c := &TimelineChart{XLabel: "step", YLabel: "time (ms)", FrontierLabel: defaultFrontierLabel, Trace: t}
+	c := &TimelineChart{XLabel: "step", YLabel: "time (ms)", FrontierLabel: defaultFrontierLabel, SwitchLabel: "direction switch", Trace: t}
 	if t != nil {
 		c.Title = t.Algorithm
 	}
@@ -155,10 +160,10 @@ func (c *TimelineChart) build() (*plot.Plot, error) {
 			switches = append(switches, float64(i)-0.5)
 		}
 	}
-	if len(switches) > 0 {
+	if len(switches) > 0 && c.SwitchLabel != "" {
 		m := &vLines{x: switches, style: draw.LineStyle{Color: color.Gray{Y: 0x50}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
 		p.Add(m)
-		p.Legend.Add("direction switch", m)
+		p.Legend.Add(c.SwitchLabel, m)
 	}
 
 	if fMax > 0 {

@@ -88,6 +88,16 @@ func TestTimeline(t *testing.T) {
 	if m := c.MIMEBundle(); m["image/svg+xml"] == nil || m["image/png"] != nil {
 		t.Fatal("SVGOutput ignored")
 	}
+	// Without a SwitchLabel the switches are not drawn; with another, it
+	// names them.
+	c.SwitchLabel = ""
+	if svg := c.SVGText(); strings.Contains(svg, ">direction switch<") || strings.Count(svg, "stroke-dasharray") >= strings.Count(c0svg(t, tr), "stroke-dasharray") {
+		t.Error("SwitchLabel \"\": the switches are still drawn")
+	}
+	c.SwitchLabel = "kind changes"
+	if svg := c.SVGText(); !strings.Contains(svg, ">kind changes<") {
+		t.Error("SwitchLabel does not name the switches")
+	}
 	dir := t.TempDir()
 	for _, name := range []string{"t.png", "t.svg", "t.pdf"} {
 		if err := c.Save(filepath.Join(dir, name)); err != nil {
@@ -267,4 +277,12 @@ func TestTimelineTimeTicks(t *testing.T) {
 	if !strings.Contains(svg, ">5000<") || strings.Contains(svg, "5000.0") {
 		t.Error("time ticks of 5000 ms not written as 5000")
 	}
+}
+
+// c0svg is the default timeline of tr as SVG.
+func c0svg(t *testing.T, tr *trace.Trace) string {
+	t.Helper()
+	c := Timeline(tr)
+	c.SVGOutput = true
+	return c.SVGText()
 }

@@ -89,6 +89,7 @@ type oocState struct {
 	evLd [2]*gpu.Event    // a unit uploaded into W[i]
 	evKS [2]*gpu.Event    // before the product of W[i]
 	evKE [2]*gpu.Event    // after the product of W[i]
+	trEv []*gpu.Event     // the events of traced runs (oocTracer's pool)
 }
 
 // prepareOOC allocates what a plan needs.
@@ -167,8 +168,12 @@ func (p *Prepared) runOOC() (*Result, error) {
 	p.packBlocks()
 	pack := time.Since(t0)
 	var kernels time.Duration
+	var tr *oocTracer // nil: untraced, no events beyond the run's own
+	if p.opts.Trace {
+		tr = &oocTracer{p: p, pool: &p.ooc.trEv}
+	}
 	total, err := p.Device().Time(func(t *gpu.Thread) error {
-		err := p.streamRounds(t, &kernels)
+		err := p.streamRounds(t, &kernels, tr)
 		if err != nil {
 			// nothing may still write the pinned memory or the buffers.
 			_ = t.StreamSynchronize(p.ooc.xs)
@@ -184,12 +189,22 @@ func (p *Prepared) runOOC() (*Result, error) {
 	r.Time = kernels
 	r.CopyTime = max(0, total-kernels) + time.Since(t1)
 	r.PrepTime += pack
+	if tr != nil {
+		pl := p.ooc.plan
+		steps, err := tr.steps(pl.K, pl.K*pl.q)
+		if err != nil {
+			return nil, fmt.Errorf("tracing: %w", err)
+		}
+		r.Trace = newTrace(r, p.info.n, steps)
+		r.Trace.Time = total // the streamed run's span: its rounds' time, copies included
+	}
 	return r, nil
 }
 
 // streamRounds queues and drives the q rounds (see the top of this file),
-// adding the kernels' GPU time to *kernels.
-func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
+// adding the kernels' GPU time to *kernels; tr (nil when untraced)
+// records the events of the trace's rounds.
+func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTracer) error {
 	o := p.ooc
 	K, q := o.plan.K, o.plan.q
 	kk := K * K
@@ -227,6 +242,8 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 			return err
 		}
 		// 1. block row r and block column r.
+		tr.beginRound(t, o.xs)
+		c0 := tr.begin(t, o.xs)
 		for x := 0; x < planes; x++ {
 			if err := o.R[x].UploadAsync(o.xs, 0, runAt(x, r, 0, q)); err != nil {
 				return err
@@ -237,6 +254,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 				}
 			}
 		}
+		tr.endCopy(t, o.xs, c0)
 		if err := t.Record(o.evRC, o.xs); err != nil {
 			return err
 		}
@@ -247,7 +265,8 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 		if err := t.Record(o.evPS, o.cs); err != nil {
 			return err
 		}
-		if err := p.blockedRounds(t, o.cs, plane(o.R, 0), plane(o.R, 1), plane(o.R, 2), int64(r*kk), K, K/p.cfg.tile); err != nil {
+		k0 := tr.begin(t, o.cs)
+		if err := p.blockedRounds(t, o.cs, nil, plane(o.R, 0), plane(o.R, 1), plane(o.R, 2), int64(r*kk), K, K/p.cfg.tile); err != nil {
 			return err
 		}
 		if err := copyBlock(o.C, r*kk, o.R, r*kk); err != nil {
@@ -276,6 +295,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 				return err
 			}
 		}
+		tr.endKernels(t, o.cs, k0)
 		if err := t.Record(o.evPE, o.cs); err != nil {
 			return err
 		}
@@ -283,11 +303,13 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 		units := oocUnits(q, r, o.plan.G)
 		load := func(m int) error {
 			u, w := units[m], o.W[m%2]
+			c := tr.begin(t, o.xs)
 			for x := 0; x < planes; x++ {
 				if err := w[x].UploadAsync(o.xs, 0, runAt(x, u.I, u.J0, u.cnt)); err != nil {
 					return err
 				}
 			}
+			tr.endCopy(t, o.xs, c)
 			return t.Record(o.evLd[m%2], o.xs)
 		}
 		compute := func(m int) error {
@@ -298,18 +320,22 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 			if err := t.Record(o.evKS[m%2], o.cs); err != nil {
 				return err
 			}
+			k := tr.begin(t, o.cs)
 			if err := mp(w, 0, w, 0, o.C, u.I*kk, o.R, u.J0*kk, u.cnt); err != nil {
 				return err
 			}
+			tr.endKernels(t, o.cs, k)
 			return t.Record(o.evKE[m%2], o.cs)
 		}
 		store := func(m int) error {
 			u, w := units[m], o.W[m%2]
+			c := tr.begin(t, o.xs)
 			for x := 0; x < planes; x++ {
 				if err := w[x].DownloadAsync(o.xs, 0, runAt(x, u.I, u.J0, u.cnt)); err != nil {
 					return err
 				}
 			}
+			tr.endCopy(t, o.xs, c)
 			return nil
 		}
 		for m := 0; m < min(2, len(units)); m++ {
@@ -324,6 +350,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 		if err := elapsed(o.evPS, o.evPE); err != nil {
 			return err
 		}
+		c1 := tr.begin(t, o.xs)
 		for x := 0; x < planes; x++ {
 			if err := o.R[x].DownloadAsync(o.xs, 0, runAt(x, r, 0, q)); err != nil {
 				return err
@@ -337,6 +364,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 				}
 			}
 		}
+		tr.endCopy(t, o.xs, c1)
 		if len(units) > 0 {
 			if err := compute(0); err != nil {
 				return err
@@ -363,6 +391,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 				}
 			}
 		}
+		tr.endRound(t, o.xs)
 	}
 	if err := t.StreamSynchronize(o.xs); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Out-of-core blocked Floyd-Warshall.
@@ -191,7 +192,13 @@ func (p *Prepared) runOOC() (*Result, error) {
 	r.PrepTime += pack
 	if tr != nil {
 		pl := p.ooc.plan
-		steps, err := tr.steps(pl.K, pl.K*pl.q)
+		// read on the device thread: one hop, not one per event.
+		var steps []trace.Step
+		err := p.Device().Exec(func(*gpu.Thread) error {
+			var err error
+			steps, err = tr.steps(pl.K, pl.K*pl.q)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("tracing: %w", err)
 		}

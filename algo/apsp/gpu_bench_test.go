@@ -164,10 +164,9 @@ func BenchmarkGPUOutOfCore(b *testing.B) {
 // out-of-core one under a cap of a quarter of the in-core memory
 // (GRAPHNB_BENCH_APSP_CAP), each prepared twice, untraced and traced,
 // the two run in turn (alternating which goes first) so that both see
-// the same GPU state. Traced blocked runs record two CUDA events per
-// launch (three launches per round); traced out-of-core runs record two
-// per batch of transfers and per run of kernels on the streams they
-// already use.
+// the same GPU state. Traced blocked runs record a CUDA event between
+// two launches (three launches per round); traced out-of-core runs
+// about two per streamed block, on the copy stream.
 //
 // Metrics (means per run; ns/op is the wall time of both and means
 // little):

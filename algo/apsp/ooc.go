@@ -210,7 +210,11 @@ func (p *Prepared) runOOC() (*Result, error) {
 
 // streamRounds queues and drives the q rounds (see the top of this file),
 // adding the kernels' GPU time to *kernels; tr (nil when untraced)
-// records the events of the trace's rounds.
+// records the events of the trace's rounds: it stands in for the fixed
+// events the run records anyway (a fresh event of its pool each time, so
+// that all can be read after the run), and adds one on the copy stream
+// before and after each batch of transfers that does not follow the
+// previous one at once (see oocTracer).
 func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTracer) error {
 	o := p.ooc
 	K, q := o.plan.K, o.plan.q
@@ -249,8 +253,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTr
 			return err
 		}
 		// 1. block row r and block column r.
-		tr.beginRound(t, o.xs)
-		c0 := tr.begin(t, o.xs)
+		c0 := tr.beginRound(t, o.xs)
 		for x := 0; x < planes; x++ {
 			if err := o.R[x].UploadAsync(o.xs, 0, runAt(x, r, 0, q)); err != nil {
 				return err
@@ -261,18 +264,19 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTr
 				}
 			}
 		}
-		tr.endCopy(t, o.xs, c0)
-		if err := t.Record(o.evRC, o.xs); err != nil {
+		evRC, c1, err := tr.record(t, o.xs, o.evRC)
+		if err != nil {
 			return err
 		}
-		if err := o.evRC.Synchronize(); err != nil {
+		tr.copied(c0, c1)
+		if err := evRC.Synchronize(); err != nil {
 			return err
 		}
 		// 2. the diagonal block, closed in core, and its copy in C.
-		if err := t.Record(o.evPS, o.cs); err != nil {
+		evPS, k0, err := tr.record(t, o.cs, o.evPS)
+		if err != nil {
 			return err
 		}
-		k0 := tr.begin(t, o.cs)
 		if err := p.blockedRounds(t, o.cs, nil, plane(o.R, 0), plane(o.R, 1), plane(o.R, 2), int64(r*kk), K, K/p.cfg.tile); err != nil {
 			return err
 		}
@@ -302,62 +306,79 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTr
 				return err
 			}
 		}
-		tr.endKernels(t, o.cs, k0)
-		if err := t.Record(o.evPE, o.cs); err != nil {
+		evPE, k1, err := tr.record(t, o.cs, o.evPE)
+		if err != nil {
 			return err
 		}
+		tr.ran(k0, k1)
 		// 4. every other block, two buffers deep.
 		units := oocUnits(q, r, o.plan.G)
-		load := func(m int) error {
+		var evLd, evKS, evKE [2]*gpu.Event // the events of the unit in W[i]
+		// load queues unit m's upload; start is the trace's event before
+		// it (the end of the transfer queued just before it), and returns
+		// the trace's event after it.
+		load := func(m, start int) (int, error) {
 			u, w := units[m], o.W[m%2]
-			c := tr.begin(t, o.xs)
 			for x := 0; x < planes; x++ {
 				if err := w[x].UploadAsync(o.xs, 0, runAt(x, u.I, u.J0, u.cnt)); err != nil {
-					return err
+					return -1, err
 				}
 			}
-			tr.endCopy(t, o.xs, c)
-			return t.Record(o.evLd[m%2], o.xs)
+			e, end, err := tr.record(t, o.xs, o.evLd[m%2])
+			evLd[m%2] = e
+			tr.copied(start, end)
+			return end, err
 		}
 		compute := func(m int) error {
 			u, w := units[m], o.W[m%2]
-			if err := o.evLd[m%2].Synchronize(); err != nil {
+			if err := evLd[m%2].Synchronize(); err != nil {
 				return err
 			}
-			if err := t.Record(o.evKS[m%2], o.cs); err != nil {
+			ks, i0, err := tr.record(t, o.cs, o.evKS[m%2])
+			if err != nil {
 				return err
 			}
-			k := tr.begin(t, o.cs)
 			if err := mp(w, 0, w, 0, o.C, u.I*kk, o.R, u.J0*kk, u.cnt); err != nil {
 				return err
 			}
-			tr.endKernels(t, o.cs, k)
-			return t.Record(o.evKE[m%2], o.cs)
+			ke, i1, err := tr.record(t, o.cs, o.evKE[m%2])
+			evKS[m%2], evKE[m%2] = ks, ke
+			tr.ran(i0, i1)
+			return err
 		}
-		store := func(m int) error {
+		// store queues unit m's download, and returns the trace's event
+		// after it.
+		store := func(m int) (int, error) {
 			u, w := units[m], o.W[m%2]
-			c := tr.begin(t, o.xs)
+			start := tr.mark(t, o.xs)
 			for x := 0; x < planes; x++ {
 				if err := w[x].DownloadAsync(o.xs, 0, runAt(x, u.I, u.J0, u.cnt)); err != nil {
-					return err
+					return -1, err
 				}
 			}
-			tr.endCopy(t, o.xs, c)
-			return nil
+			end := tr.mark(t, o.xs)
+			tr.copied(start, end)
+			return end, nil
 		}
+		prev := -1
 		for m := 0; m < min(2, len(units)); m++ {
-			if err := load(m); err != nil {
+			start := prev // unit 1 is queued right behind unit 0's upload
+			if m == 0 {
+				start = tr.mark(t, o.xs) // unit 0 after the host queued the phases: the copy stream may have idled
+			}
+			var err error
+			if prev, err = load(m, start); err != nil {
 				return err
 			}
 		}
 		// block row and column r are final: back to the host.
-		if err := o.evPE.Synchronize(); err != nil {
+		if err := evPE.Synchronize(); err != nil {
 			return err
 		}
-		if err := elapsed(o.evPS, o.evPE); err != nil {
+		if err := elapsed(evPS, evPE); err != nil {
 			return err
 		}
-		c1 := tr.begin(t, o.xs)
+		d0 := tr.mark(t, o.xs)
 		for x := 0; x < planes; x++ {
 			if err := o.R[x].DownloadAsync(o.xs, 0, runAt(x, r, 0, q)); err != nil {
 				return err
@@ -371,7 +392,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTr
 				}
 			}
 		}
-		tr.endCopy(t, o.xs, c1)
+		tr.copied(d0, tr.mark(t, o.xs))
 		if len(units) > 0 {
 			if err := compute(0); err != nil {
 				return err
@@ -383,17 +404,18 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTr
 					return err
 				}
 			}
-			if err := o.evKE[m%2].Synchronize(); err != nil {
+			if err := evKE[m%2].Synchronize(); err != nil {
 				return err
 			}
-			if err := elapsed(o.evKS[m%2], o.evKE[m%2]); err != nil {
+			if err := elapsed(evKS[m%2], evKE[m%2]); err != nil {
 				return err
 			}
-			if err := store(m); err != nil {
+			end, err := store(m)
+			if err != nil {
 				return err
 			}
 			if m+2 < len(units) {
-				if err := load(m + 2); err != nil { // after store(m) on the copy stream: W[m%2] is free
+				if _, err := load(m+2, end); err != nil { // after store(m) on the copy stream: W[m%2] is free
 					return err
 				}
 			}

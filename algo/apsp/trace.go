@@ -1,6 +1,7 @@
 package apsp
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -31,13 +32,98 @@ func newTrace(r *Result, n int, steps []trace.Step) *trace.Trace {
 	return &trace.Trace{Algorithm: r.Algorithm, Arcs: int64(n) * int64(n), Steps: steps, Time: r.Time}
 }
 
+// ---- in core ----
+
+// chainTimer times the launches of a traced in-core run with one CUDA
+// event between two launches, on the stream they share: launch i takes
+// the time from the event before it to the event after it, its own
+// launch gap included, and shares its events with its neighbours: one
+// event per launch and one more before the first, half the events of a
+// gpu.LaunchTimer, whose two per launch cost 2.1% of a blocked run at
+// n = 8192 on an H100. The events come from a pool the Prepared keeps,
+// made on first need and reused by later runs. A nil *chainTimer
+// launches untimed.
+type chainTimer struct {
+	p        *Prepared
+	pool     *[]*gpu.Event
+	used     int
+	launches []trace.Launch
+}
+
+// launch launches f on stream s (nil: the default stream) as a launch of
+// step (-1: set-up).
+func (c *chainTimer) launch(t *gpu.Thread, s *gpu.Stream, step int, f *gpu.Function, grid, block gpu.Dim, args ...any) error {
+	if c == nil {
+		return t.LaunchOn(s, f, grid, block, 0, args...)
+	}
+	if c.used == 0 {
+		if err := c.record(t, s); err != nil {
+			return err
+		}
+	}
+	if err := t.LaunchOn(s, f, grid, block, 0, args...); err != nil {
+		return err
+	}
+	if err := c.record(t, s); err != nil {
+		return err
+	}
+	c.launches = append(c.launches, trace.Launch{Name: f.Name(), Grid: dim3(grid), Block: dim3(block), Step: step})
+	return nil
+}
+
+// record records the pool's next event on s.
+func (c *chainTimer) record(t *gpu.Thread, s *gpu.Stream) error {
+	if c.used == len(*c.pool) {
+		e, err := c.p.mem.NewEvent()
+		if err != nil {
+			return fmt.Errorf("tracing: %w", err)
+		}
+		*c.pool = append(*c.pool, e)
+	}
+	if err := t.Record((*c.pool)[c.used], s); err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	c.used++
+	return nil
+}
+
+// times reads the launches' times, once the run is over.
+func (c *chainTimer) times() ([]trace.Launch, error) {
+	err := c.p.Device().Exec(func(*gpu.Thread) error { // one hop to the device thread
+		for i := range c.launches {
+			d, err := gpu.Elapsed((*c.pool)[i], (*c.pool)[i+1])
+			if err != nil {
+				return fmt.Errorf("tracing: timing launch %d (%s): %w", i+1, c.launches[i].Name, err)
+			}
+			c.launches[i].Time = max(d, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.launches, nil
+}
+
+// dim3 is d as a trace stores it, a zero Y or Z counting as 1.
+func dim3(d gpu.Dim) [3]int { return [3]int{d.X, max(d.Y, 1), max(d.Z, 1)} }
+
 // ---- out of core ----
 
-// oocTracer records, in a traced out-of-core run, CUDA events on the two
-// streams around the rounds, the block transfers and the kernels, from a
-// pool kept by the Prepared (created on first need, reused by later
-// runs); steps reads them once the run is over. A nil *oocTracer records
-// nothing.
+// oocTracer records, in a traced out-of-core run, the CUDA events of
+// its rounds on the two streams, from a pool kept by the Prepared
+// (created on first need, reused by later runs); steps reads them once
+// the run is over. The run's own events (block row and column uploaded,
+// phases started and done, a unit uploaded, its product started and
+// done) become fresh events of the pool (record): they bracket the
+// kernels and end most uploads at no extra cost, and the kernel stream
+// gets no event more. The tracer adds events on the copy stream (mark)
+// where a batch of transfers does not start right behind the previous
+// one: at a round's start, before the first unit's upload and the
+// download of block row and column and after it, around each unit's
+// download (whose end starts the upload queued right behind it), and at
+// a round's end. A nil *oocTracer records the run's fixed events and
+// nothing more.
 type oocTracer struct {
 	p      *Prepared
 	pool   *[]*gpu.Event
@@ -76,12 +162,29 @@ func (tr *oocTracer) mark(t *gpu.Thread, s *gpu.Stream) int {
 	return i
 }
 
-// beginRound opens round r on the copy stream.
-func (tr *oocTracer) beginRound(t *gpu.Thread, xs *gpu.Stream) {
+// record records, in place of the run's fixed event, the pool's next
+// event on s (untraced: fixed itself, index -1), and returns the event
+// recorded, for the run to wait on, and its index.
+func (tr *oocTracer) record(t *gpu.Thread, s *gpu.Stream, fixed *gpu.Event) (*gpu.Event, int, error) {
 	if tr == nil {
-		return
+		return fixed, -1, t.Record(fixed, s)
 	}
-	tr.rounds = append(tr.rounds, oocRound{start: tr.mark(t, xs)})
+	i := tr.mark(t, s)
+	if i < 0 {
+		return nil, -1, fmt.Errorf("tracing: %w", tr.err)
+	}
+	return (*tr.pool)[i], i, nil
+}
+
+// beginRound opens a round with an event on the copy stream, before its
+// first transfer, and returns its index.
+func (tr *oocTracer) beginRound(t *gpu.Thread, xs *gpu.Stream) int {
+	if tr == nil {
+		return -1
+	}
+	i := tr.mark(t, xs)
+	tr.rounds = append(tr.rounds, oocRound{start: i})
+	return i
 }
 
 // endRound closes the current round on the copy stream, after its last
@@ -93,24 +196,22 @@ func (tr *oocTracer) endRound(t *gpu.Thread, xs *gpu.Stream) {
 	tr.rounds[len(tr.rounds)-1].end = tr.mark(t, xs)
 }
 
-// begin marks the start of a batch of transfers (on the copy stream) or
-// of kernels (on the kernel stream); end marks its end.
-func (tr *oocTracer) begin(t *gpu.Thread, s *gpu.Stream) int { return tr.mark(t, s) }
-
-func (tr *oocTracer) endCopy(t *gpu.Thread, s *gpu.Stream, start int) {
-	if tr == nil {
-		return
+// copied notes a batch of transfers between events a and b of the copy
+// stream.
+func (tr *oocTracer) copied(a, b int) {
+	if tr != nil {
+		r := &tr.rounds[len(tr.rounds)-1]
+		r.copies = append(r.copies, [2]int{a, b})
 	}
-	r := &tr.rounds[len(tr.rounds)-1]
-	r.copies = append(r.copies, [2]int{start, tr.mark(t, s)})
 }
 
-func (tr *oocTracer) endKernels(t *gpu.Thread, s *gpu.Stream, start int) {
-	if tr == nil {
-		return
+// ran notes a run of kernels between events a and b of the kernel
+// stream.
+func (tr *oocTracer) ran(a, b int) {
+	if tr != nil {
+		r := &tr.rounds[len(tr.rounds)-1]
+		r.kernels = append(r.kernels, [2]int{a, b})
 	}
-	r := &tr.rounds[len(tr.rounds)-1]
-	r.kernels = append(r.kernels, [2]int{start, tr.mark(t, s)})
 }
 
 // steps reads the events (after the run, its streams synchronised) and

@@ -98,12 +98,14 @@ type Options struct {
 	// the kernels do not count the entries they lower).
 	//
 	// Step.Time: on the host its wall time; in core on a GPU the sum of
-	// its launches' times, every launch timed between CUDA events of its
-	// own (gpu.LaunchTimer; Trace.Launches: fw_init as set-up (step -1),
+	// its launches' times (Trace.Launches: fw_init as set-up (step -1),
 	// then fw_plain per k, or fw_phase1, fw_phase2 and fw_phase3 per
-	// round, the names telling the phase). Out of core a round is timed
-	// by events on the two streams the run already uses, no per-launch
-	// events, and Trace.Launches is empty:
+	// round, the names telling the phase), timed by one CUDA event
+	// between two launches on their stream: a launch's time runs from
+	// the event before it to the event after it, the gap before the next
+	// launch included, so a step's time is the span of its launches. Out
+	// of core a round is timed by events on the two streams the run
+	// already uses, and Trace.Launches is empty:
 	//
 	//   - Time is the round's span: from an event on the copy stream
 	//     before its first transfer (block row and column r) to one after
@@ -112,7 +114,8 @@ type Options struct {
 	//   - Copy is the copy engine's time on the round's transfers, the sum
 	//     of the intervals between events recorded around each batch of
 	//     uploads or downloads on the copy stream (they run one after
-	//     another);
+	//     another; a batch queued right behind another starts at the
+	//     event that ends it);
 	//   - Exposed is the part of those transfer intervals during which no
 	//     kernel interval of the round (events around each run of kernels
 	//     on the kernel stream) was open: time in which the device only
@@ -123,8 +126,10 @@ type Options struct {
 	// Out of core, Trace.Time is the streamed run's span (Result.Time, the
 	// kernels, plus the streaming part of Result.CopyTime), which the
 	// rounds fill. Untraced runs record no event beyond those of Result's
-	// times; a traced in-core run costs about two events per launch
-	// (BenchmarkGPUTrace). Label ignores Trace.
+	// times; a traced in-core run records one more per launch, a traced
+	// out-of-core run about two more per block it streams, all on the
+	// copy stream (what that costs: BenchmarkGPUTrace). Label ignores
+	// Trace.
 	Trace bool
 }
 

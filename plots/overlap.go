@@ -49,7 +49,8 @@ const (
 
 // Overlap charts the copies of a run's steps against its kernels (see
 // OverlapChart): x the step index, y milliseconds. The title is the
-// trace's Algorithm, the x label "round". A trace whose steps copied
+// trace's Algorithm (wrapped at spaces to the plot's width), the x label
+// "round". A trace whose steps copied
 // nothing (in core, on the CPU) shows the compute bars alone. A nil
 // trace, one without steps, or a step with a negative time or copy, or
 // whose Exposed exceeds its Copy or its Time (see trace.Step) gives a
@@ -157,6 +158,11 @@ func (c *OverlapChart) build() (*plot.Plot, error) {
 		copied = copied || s.Copy > 0
 	}
 	p := newPlot(c.Title, c.XLabel, c.YLabel)
+	// A run's Algorithm is long ("gpu out-of-core blocked Floyd-Warshall
+	// (tile 32, 44×44 blocks of 288, up to 6 per copy)"): wrapped to the
+	// plot's width rather than cut at the canvas edge.
+	w, _ := (&Chart{Width: c.Width, Height: c.Height}).size()
+	p.Title.Text = wrapLabel(c.Title, p.Title.TextStyle, w*0.8)
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil // steps are categories
 	p.Add(grid)

@@ -72,6 +72,13 @@ func TestOverlap(t *testing.T) {
 		t.Fatalf("bundle %v", m["text/plain"])
 	}
 
+	// A long title is wrapped, not cut at the canvas edge.
+	long := oocTrace()
+	long.Algorithm = "gpu out-of-core blocked Floyd-Warshall (tile 32, 44×44 blocks of 288, up to 6 per copy)"
+	if p, err := Overlap(long).build(); err != nil || !strings.Contains(p.Title.Text, "\n") || strings.ReplaceAll(p.Title.Text, "\n", " ") != long.Algorithm {
+		t.Fatalf("long title %v, %v", p, err)
+	}
+
 	// A trace without copies (the CPU's, or in core) shows compute only.
 	cpu := oocTrace()
 	for i := range cpu.Steps {

@@ -9,6 +9,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Result holds all-pairs shortest-path distances and predecessors.
@@ -39,6 +40,9 @@ type Result struct {
 	// the streamed run beyond its kernels): Time + CopyTime is the time
 	// with copies. Zero on the CPU.
 	CopyTime time.Duration
+	// Trace is the run's record when Options.Trace asked for one (nil
+	// otherwise): its steps, kinds and counts are Options.Trace's.
+	Trace *trace.Trace
 }
 
 // String summarises the result in one line.

@@ -9,6 +9,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // DefaultTile is the tile size Blocked uses when asked for 0: 64×64
@@ -54,7 +55,12 @@ const DefaultTile = 64
 // ≤ −InfI32, or negative int32 weights whose paths could leave
 // (−InfI32, InfI32)), and, wrapped, cancel.ErrInterrupted, polled every
 // diagonal tile.
-func Blocked(d *graph.Dense, tile int) (*Result, error) {
+func Blocked(d *graph.Dense, tile int) (*Result, error) { return runBlocked(d, tile, false) }
+
+// runBlocked is Blocked, with traced a Result.Trace of a "round" step
+// per diagonal tile, each its wall time (the host device's stand-in for
+// the blocked GPU methods, Options.Trace).
+func runBlocked(d *graph.Dense, tile int, traced bool) (*Result, error) {
 	if tile < 0 {
 		return nil, fmt.Errorf("apsp: Blocked: tile size %d must be positive (or 0 for the default %d)", tile, DefaultTile)
 	}
@@ -73,21 +79,29 @@ func Blocked(d *graph.Dense, tile int) (*Result, error) {
 	}
 	tile = max(1, min(tile, in.n))
 	prep := time.Since(t0)
+	var steps *[]trace.Step
+	if traced {
+		steps = new([]trace.Step)
+	}
 	t1 := time.Now()
-	if err := in.blocked(tile); err != nil {
+	if err := in.blocked(tile, steps); err != nil {
 		if errors.Is(err, ErrNegativeCycle) {
 			// name a vertex on the cycle with the plain algorithm.
 			again, err2 := prepare(d, "Blocked")
 			if err2 != nil {
 				return nil, err2
 			}
-			if err2 = again.plain(); err2 != nil {
+			if err2 = again.plain(nil); err2 != nil {
 				return nil, err2
 			}
 		}
 		return nil, err
 	}
-	return in.result(fmt.Sprintf("cpu blocked Floyd-Warshall (tile %d)", tile), tile, prep, time.Since(t1)), nil
+	r := in.result(fmt.Sprintf("cpu blocked Floyd-Warshall (tile %d)", tile), tile, prep, time.Since(t1))
+	if traced {
+		r.Trace = newTrace(r, in.n, *steps)
+	}
+	return r, nil
 }
 
 // tiled holds the matrix in tile-major order: tile (I, J) is a
@@ -195,8 +209,9 @@ func (m *tiled) negativeDiagonal(b int) int {
 	return -1
 }
 
-// blocked runs the tile rounds on in with tiles of t×t entries.
-func (in *input) blocked(t int) error {
+// blocked runs the tile rounds on in with tiles of t×t entries; with
+// steps not nil it appends a "round" step per diagonal tile.
+func (in *input) blocked(t int, steps *[]trace.Step) error {
 	n := in.n
 	m := &tiled{n: n, t: t, nb: (n + t - 1) / t, neg: in.neg,
 		pred: make([]int32, n*n), hops: make([]int32, n*n)}
@@ -213,6 +228,7 @@ func (in *input) blocked(t int) error {
 		if err := cancel.Check(); err != nil {
 			return fmt.Errorf("apsp: Blocked: %w", err)
 		}
+		round := time.Now()
 		diag := m.view(b, b)
 		// phase 1: the diagonal tile.
 		m.update(diag, diag, diag, true)
@@ -252,6 +268,9 @@ func (in *input) blocked(t int) error {
 			if v := m.negativeDiagonal(x); v >= 0 {
 				return &NegativeCycleError{Vertex: v}
 			}
+		}
+		if steps != nil {
+			*steps = append(*steps, trace.Step{Kind: kindRound, Inspected: relaxations(m.ext(b), n), Time: time.Since(round)})
 		}
 	}
 	if err := m.convert(in, false); err != nil {

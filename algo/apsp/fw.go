@@ -7,6 +7,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // FloydWarshall returns all-pairs shortest paths of the matrix d by the
@@ -23,7 +24,12 @@ import (
 // non-negative or an earlier step would have stopped). It returns an
 // error for a malformed matrix (see Blocked) and, wrapped,
 // cancel.ErrInterrupted, polled every k.
-func FloydWarshall(d *graph.Dense) (*Result, error) {
+func FloydWarshall(d *graph.Dense) (*Result, error) { return runPlain(d, false) }
+
+// runPlain is FloydWarshall, with traced a Result.Trace of a "k-block"
+// step per traceKBlock k's, each its wall time (the host device's
+// stand-in for PlainGPU, Options.Trace).
+func runPlain(d *graph.Dense, traced bool) (*Result, error) {
 	t0 := time.Now()
 	if d != nil {
 		if err := CheckCPUMemory(d.N, false, false); err != nil {
@@ -35,18 +41,31 @@ func FloydWarshall(d *graph.Dense) (*Result, error) {
 		return nil, err
 	}
 	prep := time.Since(t0)
+	var steps *[]trace.Step
+	if traced {
+		steps = new([]trace.Step)
+	}
 	t1 := time.Now()
-	if err := in.plain(); err != nil {
+	if err := in.plain(steps); err != nil {
 		return nil, err
 	}
-	return in.result("cpu Floyd-Warshall", 0, prep, time.Since(t1)), nil
+	r := in.result("cpu Floyd-Warshall", 0, prep, time.Since(t1))
+	if traced {
+		r.Trace = newTrace(r, in.n, *steps)
+	}
+	return r, nil
 }
 
-// plain runs the k loop on in.
-func (in *input) plain() error {
+// plain runs the k loop on in; with steps not nil it appends a
+// "k-block" step per traceKBlock k's.
+func (in *input) plain(steps *[]trace.Step) error {
 	n := in.n
 	rows := rowChunk(n)
+	var block time.Time
 	for k := 0; k < n; k++ {
+		if steps != nil && k%traceKBlock == 0 {
+			block = time.Now()
+		}
 		if err := cancel.Check(); err != nil {
 			return fmt.Errorf("apsp: FloydWarshall: %w", err)
 		}
@@ -58,6 +77,10 @@ func (in *input) plain() error {
 		}
 		if in.negativeDiagonal() >= 0 {
 			return &NegativeCycleError{Vertex: k}
+		}
+		if steps != nil && (k%traceKBlock == traceKBlock-1 || k == n-1) {
+			ks := k%traceKBlock + 1
+			*steps = append(*steps, trace.Step{Kind: kindKBlock, Inspected: relaxations(ks, n), Time: time.Since(block)})
 		}
 	}
 	return nil

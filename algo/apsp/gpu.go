@@ -18,6 +18,7 @@ import (
 	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/membudget"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
@@ -222,11 +223,12 @@ type Prepared struct {
 	// Device state; nil on the host.
 	cfg                  config
 	k                    *kernels
-	np                   int         // padded side of the in-core matrix
-	dist, pred, hops, io *gpu.Int32s // in core; io holds the compact n×n input and output when np > n
-	ooc                  *oocState   // out of core
-	fallback             *Prepared   // the same with the hop tie-break, once predecessors formed a cycle
-	ck                   *checkState // the device check's buffers (devcheck.go), made by the first Check
+	np                   int          // padded side of the in-core matrix
+	dist, pred, hops, io *gpu.Int32s  // in core; io holds the compact n×n input and output when np > n
+	ooc                  *oocState    // out of core
+	fallback             *Prepared    // the same with the hop tie-break, once predecessors formed a cycle
+	ck                   *checkState  // the device check's buffers (devcheck.go), made by the first Check
+	traceEv              []*gpu.Event // traced in-core runs' events (chainTimer's pool), made by the first
 }
 
 // Prepare readies the matrix d on dev for Run with the options o (the
@@ -484,6 +486,9 @@ func (p *Prepared) Run() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Trace != nil {
+		r.Trace.Algorithm = r.Algorithm // as the result names it, notes included
+	}
 	// The host's packing and checks stop early when interrupted.
 	if err := cancel.Check(); err != nil {
 		return nil, fmt.Errorf("apsp: %s: %w", p.Label(), err)
@@ -639,26 +644,40 @@ func (p *Prepared) runInCore() (*Result, error) {
 	if np == n {
 		src = p.dist // initialised in place
 	}
+	// A traced run times every launch with CUDA events, one between two
+	// launches (chainTimer); an untraced one holds a nil timer, which
+	// launches untimed.
+	var timer *chainTimer
+	if p.opts.Trace {
+		timer = &chainTimer{p: p, pool: &p.traceEv}
+	}
 	t0 := time.Now()
 	if err := src.Upload(bits(p.d)); err != nil {
 		return nil, err
 	}
 	copyIn := time.Since(t0)
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := t.Launch(p.k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, src, n, p.dist, p.pred, p.hops, np); err != nil {
+		if err := timer.launch(t, nil, -1, p.k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), src, n, p.dist, p.pred, p.hops, np); err != nil {
 			return err
 		}
 		if p.opts.Method == PlainGPU {
 			grid, block := gpu.D2((n+31)/32, (n+7)/8), gpu.D2(32, 8)
 			for k := 0; k < n; k++ {
-				if err := t.Launch(p.k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, k); err != nil {
+				if err := timer.launch(t, nil, k/traceKBlock, p.k.plain, grid, block, p.dist, p.pred, p.hops, n, k); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
-		return p.blockedRounds(t, nil, p.dist, p.pred, p.hops, 0, np, np/p.cfg.tile)
+		return p.blockedRounds(t, nil, timer, p.dist, p.pred, p.hops, 0, np, np/p.cfg.tile)
 	})
+	if timer != nil && err == nil {
+		var launches []trace.Launch
+		if launches, err = timer.times(); err == nil {
+			r.Time = dur
+			r.Trace = trace.FromLaunches(r.Algorithm, int64(n)*int64(n), dur, p.inCoreSteps(), launches)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -672,24 +691,46 @@ func (p *Prepared) runInCore() (*Result, error) {
 
 // blockedRounds queues the rounds of blocked Floyd-Warshall over the
 // nb×nb tiles at base (ld entries per row) on stream s (nil: the default
-// stream): for each diagonal tile, phase 1, then phases 2 and 3.
-func (p *Prepared) blockedRounds(t *gpu.Thread, s *gpu.Stream, d, pr, h *gpu.Int32s, base int64, ld, nb int) error {
+// stream): for each diagonal tile, phase 1, then phases 2 and 3. The
+// timer (nil: untimed) times each launch as a launch of step b, the
+// round's.
+func (p *Prepared) blockedRounds(t *gpu.Thread, s *gpu.Stream, lt *chainTimer, d, pr, h *gpu.Int32s, base int64, ld, nb int) error {
 	block := gpu.D2(16, 16)
 	for b := 0; b < nb; b++ {
-		if err := t.LaunchOn(s, p.k.phase1, gpu.D1(1), block, 0, d, pr, h, base, ld, b); err != nil {
+		if err := lt.launch(t, s, b, p.k.phase1, gpu.D1(1), block, d, pr, h, base, ld, b); err != nil {
 			return err
 		}
 		if nb == 1 {
 			continue
 		}
-		if err := t.LaunchOn(s, p.k.phase2, gpu.D2(nb-1, 2), block, 0, d, pr, h, base, ld, b); err != nil {
+		if err := lt.launch(t, s, b, p.k.phase2, gpu.D2(nb-1, 2), block, d, pr, h, base, ld, b); err != nil {
 			return err
 		}
-		if err := t.LaunchOn(s, p.k.phase3, gpu.D2(nb-1, nb-1), block, 0, d, pr, h, base, ld, b); err != nil {
+		if err := lt.launch(t, s, b, p.k.phase3, gpu.D2(nb-1, nb-1), block, d, pr, h, base, ld, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inCoreSteps are the steps of a traced in-core run, their times left to
+// its launches (trace.FromLaunches): a "k-block" of traceKBlock k's per
+// step for PlainGPU, a "round" per diagonal tile for the blocked
+// methods, each inspecting its k's times the entries the kernels sweep
+// (the padded matrix of the blocked methods).
+func (p *Prepared) inCoreSteps() []trace.Step {
+	n, np := p.info.n, p.np
+	var steps []trace.Step
+	if p.opts.Method == PlainGPU {
+		for k := 0; k < n; k += traceKBlock {
+			steps = append(steps, trace.Step{Kind: kindKBlock, Inspected: relaxations(min(traceKBlock, n-k), n)})
+		}
+		return steps
+	}
+	for b := 0; b < np/p.cfg.tile; b++ {
+		steps = append(steps, trace.Step{Kind: kindRound, Inspected: relaxations(p.cfg.tile, np)})
+	}
+	return steps
 }
 
 // download copies the n×n distances and predecessors into r, through the
@@ -729,14 +770,17 @@ func (p *Prepared) runHost() (*Result, error) {
 	var r *Result
 	var err error
 	if p.opts.Method == PlainGPU {
-		r, err = FloydWarshall(p.d)
+		r, err = runPlain(p.d, p.opts.Trace)
 	} else {
-		r, err = Blocked(p.d, p.opts.Tile)
+		r, err = runBlocked(p.d, p.opts.Tile, p.opts.Trace)
 	}
 	if err != nil {
 		return nil, err
 	}
 	r.Algorithm += "; host device standing in for gpu " + p.Label()
+	if r.Trace != nil {
+		r.Trace.Algorithm = r.Algorithm
+	}
 	if p.opts.DistancesOnly {
 		r.Parents = nil
 	}

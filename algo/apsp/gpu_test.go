@@ -939,6 +939,7 @@ func TestFakeGPUChild(t *testing.T) {
 			t.Errorf("out of core with a 1 KiB cap: %v", err)
 		}
 	})
+	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceMatrices(true), traceVariants(16)) })
 	checkOneShotFreeError(t, dev)
 }
 

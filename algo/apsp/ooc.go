@@ -10,6 +10,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Out-of-core blocked Floyd-Warshall.
@@ -89,6 +90,7 @@ type oocState struct {
 	evLd [2]*gpu.Event    // a unit uploaded into W[i]
 	evKS [2]*gpu.Event    // before the product of W[i]
 	evKE [2]*gpu.Event    // after the product of W[i]
+	trEv []*gpu.Event     // the events of traced runs (oocTracer's pool)
 }
 
 // prepareOOC allocates what a plan needs.
@@ -167,8 +169,12 @@ func (p *Prepared) runOOC() (*Result, error) {
 	p.packBlocks()
 	pack := time.Since(t0)
 	var kernels time.Duration
+	var tr *oocTracer // nil: untraced, no events beyond the run's own
+	if p.opts.Trace {
+		tr = &oocTracer{p: p, pool: &p.ooc.trEv}
+	}
 	total, err := p.Device().Time(func(t *gpu.Thread) error {
-		err := p.streamRounds(t, &kernels)
+		err := p.streamRounds(t, &kernels, tr)
 		if err != nil {
 			// nothing may still write the pinned memory or the buffers.
 			_ = t.StreamSynchronize(p.ooc.xs)
@@ -184,12 +190,32 @@ func (p *Prepared) runOOC() (*Result, error) {
 	r.Time = kernels
 	r.CopyTime = max(0, total-kernels) + time.Since(t1)
 	r.PrepTime += pack
+	if tr != nil {
+		pl := p.ooc.plan
+		// read on the device thread: one hop, not one per event.
+		var steps []trace.Step
+		err := p.Device().Exec(func(*gpu.Thread) error {
+			var err error
+			steps, err = tr.steps(pl.K, pl.K*pl.q)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("tracing: %w", err)
+		}
+		r.Trace = newTrace(r, p.info.n, steps)
+		r.Trace.Time = total // the streamed run's span: its rounds' time, copies included
+	}
 	return r, nil
 }
 
 // streamRounds queues and drives the q rounds (see the top of this file),
-// adding the kernels' GPU time to *kernels.
-func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
+// adding the kernels' GPU time to *kernels; tr (nil when untraced)
+// records the events of the trace's rounds: it stands in for the fixed
+// events the run records anyway (a fresh event of its pool each time, so
+// that all can be read after the run), and adds one on the copy stream
+// before and after each batch of transfers that does not follow the
+// previous one at once (see oocTracer).
+func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTracer) error {
 	o := p.ooc
 	K, q := o.plan.K, o.plan.q
 	kk := K * K
@@ -227,6 +253,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 			return err
 		}
 		// 1. block row r and block column r.
+		c0 := tr.beginRound(t, o.xs)
 		for x := 0; x < planes; x++ {
 			if err := o.R[x].UploadAsync(o.xs, 0, runAt(x, r, 0, q)); err != nil {
 				return err
@@ -237,17 +264,20 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 				}
 			}
 		}
-		if err := t.Record(o.evRC, o.xs); err != nil {
+		evRC, c1, err := tr.record(t, o.xs, o.evRC)
+		if err != nil {
 			return err
 		}
-		if err := o.evRC.Synchronize(); err != nil {
+		tr.copied(c0, c1)
+		if err := evRC.Synchronize(); err != nil {
 			return err
 		}
 		// 2. the diagonal block, closed in core, and its copy in C.
-		if err := t.Record(o.evPS, o.cs); err != nil {
+		evPS, k0, err := tr.record(t, o.cs, o.evPS)
+		if err != nil {
 			return err
 		}
-		if err := p.blockedRounds(t, o.cs, plane(o.R, 0), plane(o.R, 1), plane(o.R, 2), int64(r*kk), K, K/p.cfg.tile); err != nil {
+		if err := p.blockedRounds(t, o.cs, nil, plane(o.R, 0), plane(o.R, 1), plane(o.R, 2), int64(r*kk), K, K/p.cfg.tile); err != nil {
 			return err
 		}
 		if err := copyBlock(o.C, r*kk, o.R, r*kk); err != nil {
@@ -276,54 +306,79 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 				return err
 			}
 		}
-		if err := t.Record(o.evPE, o.cs); err != nil {
+		evPE, k1, err := tr.record(t, o.cs, o.evPE)
+		if err != nil {
 			return err
 		}
+		tr.ran(k0, k1)
 		// 4. every other block, two buffers deep.
 		units := oocUnits(q, r, o.plan.G)
-		load := func(m int) error {
+		var evLd, evKS, evKE [2]*gpu.Event // the events of the unit in W[i]
+		// load queues unit m's upload; start is the trace's event before
+		// it (the end of the transfer queued just before it), and returns
+		// the trace's event after it.
+		load := func(m, start int) (int, error) {
 			u, w := units[m], o.W[m%2]
 			for x := 0; x < planes; x++ {
 				if err := w[x].UploadAsync(o.xs, 0, runAt(x, u.I, u.J0, u.cnt)); err != nil {
-					return err
+					return -1, err
 				}
 			}
-			return t.Record(o.evLd[m%2], o.xs)
+			e, end, err := tr.record(t, o.xs, o.evLd[m%2])
+			evLd[m%2] = e
+			tr.copied(start, end)
+			return end, err
 		}
 		compute := func(m int) error {
 			u, w := units[m], o.W[m%2]
-			if err := o.evLd[m%2].Synchronize(); err != nil {
+			if err := evLd[m%2].Synchronize(); err != nil {
 				return err
 			}
-			if err := t.Record(o.evKS[m%2], o.cs); err != nil {
+			ks, i0, err := tr.record(t, o.cs, o.evKS[m%2])
+			if err != nil {
 				return err
 			}
 			if err := mp(w, 0, w, 0, o.C, u.I*kk, o.R, u.J0*kk, u.cnt); err != nil {
 				return err
 			}
-			return t.Record(o.evKE[m%2], o.cs)
+			ke, i1, err := tr.record(t, o.cs, o.evKE[m%2])
+			evKS[m%2], evKE[m%2] = ks, ke
+			tr.ran(i0, i1)
+			return err
 		}
-		store := func(m int) error {
+		// store queues unit m's download, and returns the trace's event
+		// after it.
+		store := func(m int) (int, error) {
 			u, w := units[m], o.W[m%2]
+			start := tr.mark(t, o.xs)
 			for x := 0; x < planes; x++ {
 				if err := w[x].DownloadAsync(o.xs, 0, runAt(x, u.I, u.J0, u.cnt)); err != nil {
-					return err
+					return -1, err
 				}
 			}
-			return nil
+			end := tr.mark(t, o.xs)
+			tr.copied(start, end)
+			return end, nil
 		}
+		prev := -1
 		for m := 0; m < min(2, len(units)); m++ {
-			if err := load(m); err != nil {
+			start := prev // unit 1 is queued right behind unit 0's upload
+			if m == 0 {
+				start = tr.mark(t, o.xs) // unit 0 after the host queued the phases: the copy stream may have idled
+			}
+			var err error
+			if prev, err = load(m, start); err != nil {
 				return err
 			}
 		}
 		// block row and column r are final: back to the host.
-		if err := o.evPE.Synchronize(); err != nil {
+		if err := evPE.Synchronize(); err != nil {
 			return err
 		}
-		if err := elapsed(o.evPS, o.evPE); err != nil {
+		if err := elapsed(evPS, evPE); err != nil {
 			return err
 		}
+		d0 := tr.mark(t, o.xs)
 		for x := 0; x < planes; x++ {
 			if err := o.R[x].DownloadAsync(o.xs, 0, runAt(x, r, 0, q)); err != nil {
 				return err
@@ -337,6 +392,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 				}
 			}
 		}
+		tr.copied(d0, tr.mark(t, o.xs))
 		if len(units) > 0 {
 			if err := compute(0); err != nil {
 				return err
@@ -348,21 +404,23 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration) error {
 					return err
 				}
 			}
-			if err := o.evKE[m%2].Synchronize(); err != nil {
+			if err := evKE[m%2].Synchronize(); err != nil {
 				return err
 			}
-			if err := elapsed(o.evKS[m%2], o.evKE[m%2]); err != nil {
+			if err := elapsed(evKS[m%2], evKE[m%2]); err != nil {
 				return err
 			}
-			if err := store(m); err != nil {
+			end, err := store(m)
+			if err != nil {
 				return err
 			}
 			if m+2 < len(units) {
-				if err := load(m + 2); err != nil { // after store(m) on the copy stream: W[m%2] is free
+				if _, err := load(m+2, end); err != nil { // after store(m) on the copy stream: W[m%2] is free
 					return err
 				}
 			}
 		}
+		tr.endRound(t, o.xs)
 	}
 	if err := t.StreamSynchronize(o.xs); err != nil {
 		return err

@@ -79,6 +79,58 @@ type Options struct {
 	// operations per update, but Result.Parents is nil, so no Path and no
 	// Check.
 	DistancesOnly bool
+	// Trace asks for Result.Trace (package trace), a step per part of
+	// the run, whose Kind says which:
+	//
+	//   - "k-block": traceKBlock (32) consecutive k-steps of the plain
+	//     methods (PlainGPU; FloydWarshall on the host device), the GPU's
+	//     default tile, so that plain and blocked traces of one matrix
+	//     have as many steps;
+	//   - "round": one diagonal tile of the blocked methods (BlockedGPU
+	//     and OutOfCoreGPU in core; Blocked on the host device), or one
+	//     diagonal K×K block out of core.
+	//
+	// Trace.Arcs is the matrix's n² entries. A step's Inspected is the
+	// relaxations D[i][j] = min(D[i][j], D[i][k] + D[k][j]) its k-steps
+	// perform by construction: its k's times the entries swept (n², or
+	// np² for the GPU's padded matrix), so WorkEfficiency is about n;
+	// Updated and Frontier stay 0 (Floyd-Warshall has no frontier, and
+	// the kernels do not count the entries they lower).
+	//
+	// Step.Time: on the host its wall time; in core on a GPU the sum of
+	// its launches' times (Trace.Launches: fw_init as set-up (step -1),
+	// then fw_plain per k, or fw_phase1, fw_phase2 and fw_phase3 per
+	// round, the names telling the phase), timed by one CUDA event
+	// between two launches on their stream: a launch's time runs from
+	// the event before it to the event after it, the gap before the next
+	// launch included, so a step's time is the span of its launches. Out
+	// of core a round is timed by events on the two streams the run
+	// already uses, and Trace.Launches is empty:
+	//
+	//   - Time is the round's span: from an event on the copy stream
+	//     before its first transfer (block row and column r) to one after
+	//     its last (the last block's download), every kernel of the round
+	//     having run in between;
+	//   - Copy is the copy engine's time on the round's transfers, the sum
+	//     of the intervals between events recorded around each batch of
+	//     uploads or downloads on the copy stream (they run one after
+	//     another; a batch queued right behind another starts at the
+	//     event that ends it);
+	//   - Exposed is the part of those transfer intervals during which no
+	//     kernel interval of the round (events around each run of kernels
+	//     on the kernel stream) was open: time in which the device only
+	//     copied, its kernels waiting on the copies. Copy − Exposed was
+	//     hidden behind kernels; Time − Exposed is the time the kernels
+	//     ran, plus any gap in which neither stream worked.
+	//
+	// Out of core, Trace.Time is the streamed run's span (Result.Time, the
+	// kernels, plus the streaming part of Result.CopyTime), which the
+	// rounds fill. Untraced runs record no event beyond those of Result's
+	// times; a traced in-core run records one more per launch, a traced
+	// out-of-core run about two more per block it streams, all on the
+	// copy stream (what that costs: BenchmarkGPUTrace). Label ignores
+	// Trace.
+	Trace bool
 }
 
 // The study's curve labels (docs/studies.md §4, the figure to reproduce).

@@ -1,0 +1,291 @@
+package apsp
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/trace"
+)
+
+// The step kinds of a Result.Trace (see Options.Trace).
+const (
+	// kindRound is a step of the blocked methods: one diagonal tile (CPU
+	// Blocked, BlockedGPU) or one diagonal block (OutOfCoreGPU).
+	kindRound = "round"
+	// kindKBlock is a step of the plain methods: traceKBlock k's.
+	kindKBlock = "k-block"
+)
+
+// traceKBlock is the number of k's in a step of the plain methods
+// (FloydWarshall and PlainGPU): the GPU's default tile, so that a plain
+// trace has as many steps as the blocked trace of the same matrix.
+const traceKBlock = DefaultGPUTile
+
+// relaxations is a step's Inspected: the (i, j) pairs its ks k-steps
+// consider, by construction, over a side×side matrix.
+func relaxations(ks, side int) int64 { return int64(ks) * int64(side) * int64(side) }
+
+// newTrace is the trace of a run over n vertices (Arcs: its n² entries).
+func newTrace(r *Result, n int, steps []trace.Step) *trace.Trace {
+	return &trace.Trace{Algorithm: r.Algorithm, Arcs: int64(n) * int64(n), Steps: steps, Time: r.Time}
+}
+
+// ---- in core ----
+
+// chainTimer times the launches of a traced in-core run with one CUDA
+// event between two launches, on the stream they share: launch i takes
+// the time from the event before it to the event after it, its own
+// launch gap included, and shares its events with its neighbours: one
+// event per launch and one more before the first, half the events of a
+// gpu.LaunchTimer, whose two per launch cost 2.1% of a blocked run at
+// n = 8192 on an H100. The events come from a pool the Prepared keeps,
+// made on first need and reused by later runs. A nil *chainTimer
+// launches untimed.
+type chainTimer struct {
+	p        *Prepared
+	pool     *[]*gpu.Event
+	used     int
+	launches []trace.Launch
+}
+
+// launch launches f on stream s (nil: the default stream) as a launch of
+// step (-1: set-up).
+func (c *chainTimer) launch(t *gpu.Thread, s *gpu.Stream, step int, f *gpu.Function, grid, block gpu.Dim, args ...any) error {
+	if c == nil {
+		return t.LaunchOn(s, f, grid, block, 0, args...)
+	}
+	if c.used == 0 {
+		if err := c.record(t, s); err != nil {
+			return err
+		}
+	}
+	if err := t.LaunchOn(s, f, grid, block, 0, args...); err != nil {
+		return err
+	}
+	if err := c.record(t, s); err != nil {
+		return err
+	}
+	c.launches = append(c.launches, trace.Launch{Name: f.Name(), Grid: dim3(grid), Block: dim3(block), Step: step})
+	return nil
+}
+
+// record records the pool's next event on s.
+func (c *chainTimer) record(t *gpu.Thread, s *gpu.Stream) error {
+	if c.used == len(*c.pool) {
+		e, err := c.p.mem.NewEvent()
+		if err != nil {
+			return fmt.Errorf("tracing: %w", err)
+		}
+		*c.pool = append(*c.pool, e)
+	}
+	if err := t.Record((*c.pool)[c.used], s); err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
+	c.used++
+	return nil
+}
+
+// times reads the launches' times, once the run is over.
+func (c *chainTimer) times() ([]trace.Launch, error) {
+	err := c.p.Device().Exec(func(*gpu.Thread) error { // one hop to the device thread
+		for i := range c.launches {
+			d, err := gpu.Elapsed((*c.pool)[i], (*c.pool)[i+1])
+			if err != nil {
+				return fmt.Errorf("tracing: timing launch %d (%s): %w", i+1, c.launches[i].Name, err)
+			}
+			c.launches[i].Time = max(d, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.launches, nil
+}
+
+// dim3 is d as a trace stores it, a zero Y or Z counting as 1.
+func dim3(d gpu.Dim) [3]int { return [3]int{d.X, max(d.Y, 1), max(d.Z, 1)} }
+
+// ---- out of core ----
+
+// oocTracer records, in a traced out-of-core run, the CUDA events of
+// its rounds on the two streams, from a pool kept by the Prepared
+// (created on first need, reused by later runs); steps reads them once
+// the run is over. The run's own events (block row and column uploaded,
+// phases started and done, a unit uploaded, its product started and
+// done) become fresh events of the pool (record): they bracket the
+// kernels and end most uploads at no extra cost, and the kernel stream
+// gets no event more. The tracer adds events on the copy stream (mark)
+// where a batch of transfers does not start right behind the previous
+// one: at a round's start, before the first unit's upload and the
+// download of block row and column and after it, around each unit's
+// download (whose end starts the upload queued right behind it), and at
+// a round's end. A nil *oocTracer records the run's fixed events and
+// nothing more.
+type oocTracer struct {
+	p      *Prepared
+	pool   *[]*gpu.Event
+	used   int
+	rounds []oocRound
+	err    error // the first event that could not be made or recorded
+}
+
+// oocRound is one round's events, as indices into the pool.
+type oocRound struct {
+	start, end int      // on the copy stream: before its first copy, after its last
+	copies     [][2]int // on the copy stream, around each batch of transfers
+	kernels    [][2]int // on the kernel stream, around each run of kernels
+}
+
+// mark records the next event of the pool on s and returns its index
+// (-1 for a nil tracer, or once an event failed).
+func (tr *oocTracer) mark(t *gpu.Thread, s *gpu.Stream) int {
+	if tr == nil || tr.err != nil {
+		return -1
+	}
+	if tr.used == len(*tr.pool) {
+		e, err := tr.p.mem.NewEvent()
+		if err != nil {
+			tr.err = err
+			return -1
+		}
+		*tr.pool = append(*tr.pool, e)
+	}
+	i := tr.used
+	if err := t.Record((*tr.pool)[i], s); err != nil {
+		tr.err = err
+		return -1
+	}
+	tr.used++
+	return i
+}
+
+// record records, in place of the run's fixed event, the pool's next
+// event on s (untraced: fixed itself, index -1), and returns the event
+// recorded, for the run to wait on, and its index.
+func (tr *oocTracer) record(t *gpu.Thread, s *gpu.Stream, fixed *gpu.Event) (*gpu.Event, int, error) {
+	if tr == nil {
+		return fixed, -1, t.Record(fixed, s)
+	}
+	i := tr.mark(t, s)
+	if i < 0 {
+		return nil, -1, fmt.Errorf("tracing: %w", tr.err)
+	}
+	return (*tr.pool)[i], i, nil
+}
+
+// beginRound opens a round with an event on the copy stream, before its
+// first transfer, and returns its index.
+func (tr *oocTracer) beginRound(t *gpu.Thread, xs *gpu.Stream) int {
+	if tr == nil {
+		return -1
+	}
+	i := tr.mark(t, xs)
+	tr.rounds = append(tr.rounds, oocRound{start: i})
+	return i
+}
+
+// endRound closes the current round on the copy stream, after its last
+// transfer (every kernel of the round ran before it).
+func (tr *oocTracer) endRound(t *gpu.Thread, xs *gpu.Stream) {
+	if tr == nil {
+		return
+	}
+	tr.rounds[len(tr.rounds)-1].end = tr.mark(t, xs)
+}
+
+// copied notes a batch of transfers between events a and b of the copy
+// stream.
+func (tr *oocTracer) copied(a, b int) {
+	if tr != nil {
+		r := &tr.rounds[len(tr.rounds)-1]
+		r.copies = append(r.copies, [2]int{a, b})
+	}
+}
+
+// ran notes a run of kernels between events a and b of the kernel
+// stream.
+func (tr *oocTracer) ran(a, b int) {
+	if tr != nil {
+		r := &tr.rounds[len(tr.rounds)-1]
+		r.kernels = append(r.kernels, [2]int{a, b})
+	}
+}
+
+// steps reads the events (after the run, its streams synchronised) and
+// returns a step per round (see Options.Trace): Time the round's span,
+// Copy the copy engine's time on its transfers, Exposed the measure of
+// the transfers' intervals outside every kernel interval of the round.
+// Interval lengths are read between their own two events, positions
+// against the round's first event (both on the device's clock, about
+// 0.5 µs resolution); Exposed is then clamped to Copy and Time, which the
+// exact arithmetic guarantees.
+func (tr *oocTracer) steps(K, np int) ([]trace.Step, error) {
+	if tr.err != nil {
+		return nil, tr.err
+	}
+	ev := func(i int) *gpu.Event { return (*tr.pool)[i] }
+	steps := make([]trace.Step, len(tr.rounds))
+	for ri, r := range tr.rounds {
+		span, err := gpu.Elapsed(ev(r.start), ev(r.end))
+		if err != nil {
+			return nil, err
+		}
+		pos := func(i int) (time.Duration, error) { return gpu.Elapsed(ev(r.start), ev(i)) }
+		type interval struct{ lo, hi time.Duration }
+		read := func(pairs [][2]int) ([]interval, time.Duration, error) {
+			var out []interval
+			var total time.Duration
+			for _, pr := range pairs {
+				d, err := gpu.Elapsed(ev(pr[0]), ev(pr[1]))
+				if err != nil {
+					return nil, 0, err
+				}
+				lo, err := pos(pr[0])
+				if err != nil {
+					return nil, 0, err
+				}
+				hi, err := pos(pr[1])
+				if err != nil {
+					return nil, 0, err
+				}
+				total += max(d, 0)
+				out = append(out, interval{max(lo, 0), min(max(hi, lo, 0), span)})
+			}
+			return out, total, nil
+		}
+		copies, copyTime, err := read(r.copies)
+		if err != nil {
+			return nil, err
+		}
+		kernels, _, err := read(r.kernels)
+		if err != nil {
+			return nil, err
+		}
+		// Exposed: the copies' time outside the union of the kernels.
+		slices.SortFunc(kernels, func(a, b interval) int { return int(a.lo - b.lo) })
+		var exposed time.Duration
+		for _, c := range copies {
+			covered := time.Duration(0)
+			for _, k := range kernels {
+				lo, hi := max(c.lo, k.lo), min(c.hi, k.hi)
+				if hi > lo {
+					covered += hi - lo
+				}
+			}
+			// kernels run one after another on one stream: their
+			// intervals do not overlap, so covered is no double count.
+			exposed += max(c.hi-c.lo-covered, 0)
+		}
+		steps[ri] = trace.Step{
+			Kind:      kindRound,
+			Inspected: relaxations(K, np),
+			Time:      max(span, 0),
+			Copy:      copyTime,
+			Exposed:   min(exposed, copyTime, max(span, 0)),
+		}
+	}
+	return steps, nil
+}

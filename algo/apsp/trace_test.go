@@ -1,0 +1,331 @@
+package apsp
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/fakegpu"
+	"github.com/graphnb/graphnb/trace"
+)
+
+// traceVariant is one traced configuration: options, and a forced
+// out-of-core plan (q×q blocks, g per copy) when force[0] > 0.
+type traceVariant struct {
+	name  string
+	opts  Options
+	force [2]int
+}
+
+// traceVariants are the methods traced by the tests: plain, blocked and
+// out of core (in core when it fits, and with forced plans).
+func traceVariants(tile int) []traceVariant {
+	return []traceVariant{
+		{"plain", Options{Method: PlainGPU, Tile: tile}, [2]int{}},
+		{"blocked", Options{Method: BlockedGPU, Tile: tile}, [2]int{}},
+		{"ooc_fits", Options{Method: OutOfCoreGPU, Tile: tile}, [2]int{}},
+		{"ooc_q4_g2", Options{Method: OutOfCoreGPU, Tile: tile, MemoryCap: 1}, [2]int{4, 2}},
+		{"ooc_q3_g1", Options{Method: OutOfCoreGPU, Tile: tile, MemoryCap: 1}, [2]int{3, 1}},
+	}
+}
+
+// traceMatrices are small matrices no tile divides, both element types.
+func traceMatrices(small bool) []gpuCase {
+	n := 70
+	if !small {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(41, 42))
+	return []gpuCase{
+		{fmt.Sprintf("random_%d_int", n), randDense(rng, n, 0.08, true, ints(1, 100))},
+		{fmt.Sprintf("random_%d_float", n+3), randDense(rng, n+3, 0.08, false, reals(0.5, 10))},
+	}
+}
+
+// sameResult requires two results of one matrix to be identical: Dist
+// bit for bit and Parents.
+func sameResult(t *testing.T, what string, got, want *Result) {
+	t.Helper()
+	if !slices.Equal(got.Dist.I32, want.Dist.I32) || !slices.Equal(bits(got.Dist), bits(want.Dist)) || !slices.Equal(got.Parents, want.Parents) {
+		t.Fatalf("%s: the traced result differs from the untraced one", what)
+	}
+}
+
+// expectSteps returns the kind and Inspected of each step a traced run
+// of p's method over n vertices has (see Options.Trace).
+func expectSteps(p *Prepared, n int) (kind string, inspected []int64) {
+	o := p.Options()
+	switch {
+	case p.Device().IsHost() && o.Method == PlainGPU:
+		for k := 0; k < n; k += traceKBlock {
+			inspected = append(inspected, relaxations(min(traceKBlock, n-k), n))
+		}
+		return kindKBlock, inspected
+	case p.Device().IsHost():
+		tile := o.Tile
+		if tile == 0 {
+			tile = DefaultTile
+		}
+		tile = max(1, min(tile, n))
+		for b := 0; b < n; b += tile {
+			inspected = append(inspected, relaxations(min(tile, n-b), n))
+		}
+		return kindRound, inspected
+	case p.ooc != nil:
+		pl := p.ooc.plan
+		for range pl.q {
+			inspected = append(inspected, relaxations(pl.K, pl.K*pl.q))
+		}
+		return kindRound, inspected
+	case o.Method == PlainGPU:
+		for k := 0; k < n; k += traceKBlock {
+			inspected = append(inspected, relaxations(min(traceKBlock, n-k), n))
+		}
+		return kindKBlock, inspected
+	default:
+		for range p.np / p.cfg.tile {
+			inspected = append(inspected, relaxations(p.cfg.tile, p.np))
+		}
+		return kindRound, inspected
+	}
+}
+
+// checkRunTrace requires r's trace to agree with its run on p over d:
+// Check passes (on the fake driver, whose events all measure 2.5 ms,
+// without its times); Algorithm, Time and n² arcs as the result's; a
+// step per round or k-block of the expected kind and relaxations, none
+// with a frontier or updates; in core on a GPU the launches are fw_init
+// (set-up) then fw_plain per k or the three phases per round, in order,
+// each step's time its launches'; out of core no launches, and every
+// round copied blocks (Copy > 0) of which at most all were exposed.
+func checkRunTrace(t *testing.T, what string, p *Prepared, d *graph.Dense, r *Result) {
+	t.Helper()
+	tr := r.Trace
+	if tr == nil {
+		t.Fatalf("%s: traced run without a trace", what)
+	}
+	fake := fakegpu.IsChild()
+	if err := tr.Check(); err != nil && !fake {
+		t.Fatalf("%s: %v\n%v", what, err, tr)
+	}
+	if err := tr.Untimed().Check(); err != nil {
+		t.Fatalf("%s: untimed: %v", what, err)
+	}
+	n := d.N
+	wantTime := r.Time
+	if p.ooc != nil {
+		wantTime = tr.Time // the streamed span, checked below
+		if !fake && (tr.Time < r.Time || tr.Time > r.Time+r.CopyTime) {
+			t.Errorf("%s: the trace's time %v lies outside the kernels' %v and with copies %v", what, tr.Time, r.Time, r.Time+r.CopyTime)
+		}
+	}
+	if tr.Algorithm != r.Algorithm || tr.Time != wantTime || tr.Arcs != int64(n)*int64(n) {
+		t.Fatalf("%s: trace %q, %v, %d arcs; result %q, %v, %d entries", what, tr.Algorithm, tr.Time, tr.Arcs, r.Algorithm, r.Time, n*n)
+	}
+	kind, inspected := expectSteps(p, n)
+	if len(tr.Steps) != len(inspected) {
+		t.Fatalf("%s: %d steps, want %d\n%v", what, len(tr.Steps), len(inspected), tr)
+	}
+	for i, s := range tr.Steps {
+		if s.Kind != kind || s.Inspected != inspected[i] || s.Frontier != 0 || s.FrontierArcs != 0 || s.Updated != 0 || s.HostTime != 0 || s.Why != "" {
+			t.Fatalf("%s: step %d: %+v, want kind %q inspecting %d", what, i, s, kind, inspected[i])
+		}
+		if s.Exposed > s.Copy || s.Exposed > s.Time {
+			t.Fatalf("%s: step %d exposes %v of %v copies in %v", what, i, s.Exposed, s.Copy, s.Time)
+		}
+		if (p.ooc != nil) != (s.Copy > 0) {
+			t.Fatalf("%s: step %d copied %v (out of core: %v)", what, i, s.Copy, p.ooc != nil)
+		}
+	}
+	if p.Device().IsHost() {
+		if len(tr.Launches) != 0 || !strings.Contains(tr.Algorithm, "host device") {
+			t.Fatalf("%s: the host traced %d launches, algorithm %q", what, len(tr.Launches), tr.Algorithm)
+		}
+		var sum time.Duration
+		for _, s := range tr.Steps {
+			sum += s.Time
+		}
+		if sum > r.Time {
+			t.Fatalf("%s: the rounds take %v, the run %v", what, sum, r.Time)
+		}
+		return
+	}
+	if p.ooc != nil {
+		if len(tr.Launches) != 0 {
+			t.Fatalf("%s: an out-of-core trace with %d launches", what, len(tr.Launches))
+		}
+		return
+	}
+	checkLaunches(t, what, p, tr)
+}
+
+// checkLaunches requires an in-core GPU trace's launches to be fw_init
+// (step -1), then fw_plain for each k (step k/traceKBlock) or, per round
+// b, fw_phase1 and (with more than one tile) fw_phase2 and fw_phase3
+// (step b); each step's time is its launches' sum.
+func checkLaunches(t *testing.T, what string, p *Prepared, tr *trace.Trace) {
+	t.Helper()
+	suffix := "_i32"
+	if p.info.f32 {
+		suffix = "_f32"
+	}
+	type want struct {
+		name string
+		step int
+	}
+	wants := []want{{"fw_init" + suffix, -1}}
+	n := p.info.n
+	if p.opts.Method == PlainGPU {
+		for k := range n {
+			wants = append(wants, want{"fw_plain" + suffix, k / traceKBlock})
+		}
+	} else {
+		nb := p.np / p.cfg.tile
+		for b := range nb {
+			wants = append(wants, want{"fw_phase1" + suffix, b})
+			if nb > 1 {
+				wants = append(wants, want{"fw_phase2" + suffix, b}, want{"fw_phase3" + suffix, b})
+			}
+		}
+	}
+	if len(tr.Launches) != len(wants) {
+		t.Fatalf("%s: %d launches, want %d", what, len(tr.Launches), len(wants))
+	}
+	per := make([]time.Duration, len(tr.Steps))
+	for i, l := range tr.Launches {
+		if l.Name != wants[i].name || l.Step != wants[i].step || l.Time <= 0 {
+			t.Fatalf("%s: launch %d: %+v, want %s of step %d", what, i, l, wants[i].name, wants[i].step)
+		}
+		if l.Step >= 0 {
+			per[l.Step] += l.Time
+		}
+	}
+	for i, s := range tr.Steps {
+		if s.Time != per[i] {
+			t.Fatalf("%s: step %d takes %v, its launches %v", what, i, s.Time, per[i])
+		}
+	}
+}
+
+// checkTraceOn traces every variant on every matrix on dev, twice per
+// preparation (the second run reuses the events), beside an untraced
+// preparation: the results are identical, the untraced one has no
+// trace, the traced ones agree with their runs (checkRunTrace).
+func checkTraceOn(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []traceVariant) {
+	for _, c := range cases {
+		for _, v := range variants {
+			t.Run(c.name+"/"+v.name, func(t *testing.T) {
+				if v.force[0] > 0 {
+					defer forcePlan(v.force[0], v.force[1])()
+				}
+				plain, err := Prepare(dev, c.d, v.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer plain.Close()
+				want, err := plain.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want.Trace != nil {
+					t.Fatalf("an untraced run has a trace: %v", want.Trace)
+				}
+				o := v.opts
+				o.Trace = true
+				p, err := Prepare(dev, c.d, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				if streamed, _, _, _ := p.OutOfCore(); !dev.IsHost() && streamed != (v.force[0] > 0) {
+					t.Fatalf("streamed %v, forced plan %v", streamed, v.force)
+				}
+				for run := range 2 {
+					r, err := p.Run()
+					if err != nil {
+						t.Fatal(err)
+					}
+					what := fmt.Sprintf("%s, run %d", r.Algorithm, run+1)
+					sameResult(t, what, r, want)
+					checkRunTrace(t, what, p, c.d, r)
+				}
+			})
+		}
+	}
+}
+
+// TestTraceHost traces the host device's runs (the CPU's FloydWarshall
+// for PlainGPU, Blocked for the others), with the CPU's default tile and
+// a tile of 16; the public CPU functions never trace.
+func TestTraceHost(t *testing.T) {
+	cases := traceMatrices(true)
+	checkTraceOn(t, gpu.Host(), cases, traceVariants(0))
+	checkTraceOn(t, gpu.Host(), cases[:1], traceVariants(16)[:2])
+	for _, c := range cases {
+		for _, f := range []func(*graph.Dense) (*Result, error){FloydWarshall, func(d *graph.Dense) (*Result, error) { return Blocked(d, 0) }} {
+			if r, err := f(c.d); err != nil || r.Trace != nil {
+				t.Fatalf("%s: the CPU's functions: trace %v, %v", c.name, r.Trace, err)
+			}
+		}
+	}
+}
+
+// TestTraceHostNegativeCycle: a traced run that finds a negative cycle
+// fails as an untraced one does.
+func TestTraceHostNegativeCycle(t *testing.T) {
+	d := graph.NewDenseI32(5)
+	for i := range 5 {
+		for j := range 5 {
+			if i != j {
+				d.I32[i*5+j] = graph.InfI32
+			}
+		}
+	}
+	d.I32[0*5+1], d.I32[1*5+2], d.I32[2*5+0] = 1, 1, -3
+	for _, m := range []Method{PlainGPU, BlockedGPU} {
+		r, err := Run(gpu.Host(), d, Options{Method: m, Trace: true})
+		var nc *NegativeCycleError
+		if r != nil || err == nil || !errors.As(err, &nc) {
+			t.Fatalf("%v: %v, %v; want a negative cycle", m, r, err)
+		}
+	}
+}
+
+// TestGPUTrace traces every method on the GPU (full trace.Check: real
+// event times), and logs the out-of-core overlap of a 4096-vertex
+// matrix under a cap of a quarter of its in-core memory.
+func TestGPUTrace(t *testing.T) {
+	dev := requireGPU(t)
+	checkTraceOn(t, dev, traceMatrices(false), traceVariants(32))
+	const n = 4096
+	d := gpuBenchMatrix(n)
+	capBytes := inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4
+	p, err := Prepare(dev, d, Options{Method: OutOfCoreGPU, MemoryCap: capBytes, Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r, err := p.Run()
+	if err == nil {
+		r, err = p.Run() // warm
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRunTrace(t, "out of core n=4096", p, d, r)
+	var cp, ex time.Duration
+	for _, s := range r.Trace.Steps {
+		cp += s.Copy
+		ex += s.Exposed
+	}
+	_, k, q, g := p.OutOfCore()
+	t.Logf("%s on %s: %d rounds of %d×%d blocks of %d (%d per copy): kernels %v, rounds %v; copies %v, exposed %v (%.0f%% hidden)",
+		r.Algorithm, dev.Name(), len(r.Trace.Steps), q, q, k, g, r.Time.Round(time.Microsecond), r.Trace.StepTime().Round(time.Microsecond),
+		cp.Round(time.Microsecond), ex.Round(time.Microsecond), 100*(1-ex.Seconds()/cp.Seconds()))
+}

@@ -1129,17 +1129,19 @@ func (p *Prepared) elemSizes() (dist, weight int64) {
 }
 
 // edgeSweepBytes is the model of an edge sweep launch (sssp_edge_*): per
-// edge of the COO view its two endpoints and weight, streamed, and the
-// distances of both ends, gathered; for the init launch, every distance
-// written.
+// edge of the COO view its two endpoints, its weight and its start's
+// distance, streamed (the view lists a vertex's edges together, in
+// vertex order, or in segments of them with Permute, so consecutive
+// threads read the same or neighbouring distances), and its end's
+// distance, gathered; for the init launch, every distance written.
 func (p *Prepared) edgeSweepBytes(init bool) (bytes, gather int64) {
 	d, w := p.elemSizes()
 	if init {
 		return int64(p.n) * d, 0
 	}
 	m := p.coo.Edges
-	gather = 2 * m * d
-	return m*(8+w) + gather, gather
+	gather = m * d
+	return m*(8+w+d) + gather, gather
 }
 
 // nearFarStepBytes is the model of a near-far step (sssp_nf_step_*) that

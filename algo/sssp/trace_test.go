@@ -64,7 +64,7 @@ func checkTraceOn(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 				t.Fatalf("%d launches traced for %d sweeps", len(r.Trace.Launches), r.Iterations)
 			}
 			for _, l := range r.Trace.Launches {
-				if min := p.coo.Edges * 16; l.Step >= 0 && (l.Bytes < min || l.Gather > l.Bytes) {
+				if min := p.coo.Edges * 16; l.Step >= 0 && (l.Bytes < min || l.Gather <= 0 || l.Gather > l.Bytes/2) {
 					t.Fatalf("sweep launch %+v: want at least %d bytes (16 a COO edge)", l, min)
 				}
 			}

@@ -108,8 +108,8 @@ type Options struct {
 	//
 	// Every GPU launch of a trace carries its byte model
 	// (trace.Launch.Bytes and Gather, lower bounds of what it must move):
-	// an edge sweep streams each edge's endpoints and weight and gathers
-	// both ends' distances; a near-far step streams its queue entries and
+	// an edge sweep streams each edge's endpoints, weight and start's
+	// distance and gathers its end's distance; a near-far step streams its queue entries and
 	// the targets and weights of the arcs it relaxed, and gathers each
 	// entry's offsets, light end, stamp and distance and each target's
 	// distance; a split streams the far pile and gathers its distances.

@@ -197,15 +197,22 @@ extern "C" __global__ void bfs_count_i32(const int *levels, i64 n, int lvl, u64 
 // a buffer of the result's own, and the bookkeeping is reduced on the
 // device: stats[0] (zeroed by the host) gets the degree sum of the
 // reached vertices (the TEPS numerator before halving), stats[1+l] the
-// number of vertices of level l for l < nhist (the frontier sizes).
+// number of vertices of level l for l < nhist (the frontier sizes), and,
+// when arcs is not 0 (traced runs), stats[1+nhist+l] their degree sum
+// (the frontier's arcs).
 // Grid-stride: any grid of BFS_BLOCK-thread blocks.
 
 #define FIN_HIST 64 // levels counted in shared memory first
 
 template <typename L>
-__device__ __forceinline__ void finish_levels(const L *in, int *out, L idle, const i64 *off, i64 n, u64 *stats, int nhist) {
+__device__ __forceinline__ void finish_levels(const L *in, int *out, L idle, const i64 *off, i64 n, u64 *stats, int nhist,
+		int arcs) {
 	__shared__ unsigned hist[FIN_HIST];
-	for (int i = threadIdx.x; i < FIN_HIST; i += blockDim.x) hist[i] = 0;
+	__shared__ u64 harcs[FIN_HIST];
+	for (int i = threadIdx.x; i < FIN_HIST; i += blockDim.x) {
+		hist[i] = 0;
+		harcs[i] = 0;
+	}
 	__syncthreads();
 	u64 deg = 0;
 	for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += (i64)gridDim.x * blockDim.x) {
@@ -213,30 +220,34 @@ __device__ __forceinline__ void finish_levels(const L *in, int *out, L idle, con
 		int l = x == idle ? -1 : (int)x;
 		out[v] = l;
 		if (l < 0) continue;
-		deg += (u64)(off[v + 1] - off[v]);
+		u64 d = (u64)(off[v + 1] - off[v]);
+		deg += d;
 		if (l < FIN_HIST) {
 			atomicAdd(&hist[l], 1u);
+			if (arcs) atomicAdd(&harcs[l], d);
 		} else if (l < nhist) {
 			atomicAdd(&stats[1 + l], 1ull);
+			if (arcs) atomicAdd(&stats[1 + nhist + l], d);
 		}
 	}
 	__syncthreads();
 	for (int i = threadIdx.x; i < FIN_HIST && i < nhist; i += blockDim.x) {
 		if (hist[i] != 0) atomicAdd(&stats[1 + i], (u64)hist[i]);
+		if (arcs && harcs[i] != 0) atomicAdd(&stats[1 + nhist + i], harcs[i]);
 	}
 	block_add(deg, &stats[0]);
 }
 
 // bfs_finish_u8 converts unsigned char levels (UNVISITED8: unreached) into
 // out and reduces them into stats.
-extern "C" __global__ void bfs_finish_u8(const u8 *l8, int *out, const i64 *off, i64 n, u64 *stats, int nhist) {
-	finish_levels<u8>(l8, out, (u8)UNVISITED8, off, n, stats, nhist);
+extern "C" __global__ void bfs_finish_u8(const u8 *l8, int *out, const i64 *off, i64 n, u64 *stats, int nhist, int arcs) {
+	finish_levels<u8>(l8, out, (u8)UNVISITED8, off, n, stats, nhist, arcs);
 }
 
 // bfs_finish_i32 converts int levels (UNVISITED32: unreached) in place
 // and reduces them into stats.
-extern "C" __global__ void bfs_finish_i32(int *levels, const i64 *off, i64 n, u64 *stats, int nhist) {
-	finish_levels<int>(levels, levels, (int)UNVISITED32, off, n, stats, nhist);
+extern "C" __global__ void bfs_finish_i32(int *levels, const i64 *off, i64 n, u64 *stats, int nhist, int arcs) {
+	finish_levels<int>(levels, levels, (int)UNVISITED32, off, n, stats, nhist, arcs);
 }
 
 // Parents from the levels (Options.Parents), for the searches that find

@@ -223,7 +223,11 @@ type Prepared struct {
 	dolog    *gpu.Uint64s
 	logPos   int
 	logDirty bool
-	ck       *checkState // Check's buffers, from the first Check
+	// timer times the launches of traced EdgeScan and DynamicParallelism
+	// runs, made at the first and kept for the next: its events are
+	// reused.
+	timer *gpu.LaunchTimer
+	ck    *checkState // Check's buffers, from the first Check
 }
 
 // The launch log's layout (bfs.cu's DO_LOG*; a test compares them).
@@ -478,6 +482,8 @@ func (p *Prepared) Close() error {
 		return nil
 	}
 	err := p.base.Close()
+	err = errors.Join(err, p.timer.Close())
+	p.timer = nil
 	return errors.Join(err, p.pool.close())
 }
 
@@ -614,9 +620,21 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 		ctl         = make([]uint64, ctlWords)
 		modif       = make([]int32, 1)
 	)
+	// A traced run times every launch with events (gpu.LaunchTimer: a
+	// scan is a pass over every edge, long beside two event records) in
+	// the step of its level (-1: set-up), and notes each level's kind.
+	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
+	step := -1
+	var kinds []string
+	if p.opt.Trace {
+		var err error
+		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+			return nil, p.runError(src, err)
+		}
+	}
 	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		r.Launches++
-		return t.Launch(f, grid, block, 0, args...)
+		return timer.Launch(t, step, f, grid, block, 0, args...)
 	}
 	// levels returns the current level array as a kernel argument.
 	levels := func() any {
@@ -669,6 +687,8 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 				wide = true
 			}
 			r.Iterations++
+			step = iter
+			kinds = append(kinds, ScanStepKind)
 			if !dp {
 				if err := scan(t, iter); err != nil {
 					return err
@@ -694,6 +714,7 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 					return err
 				}
 				childLevels = append(childLevels, iter)
+				kinds[iter] = ChildGridsStepKind
 			} else if err := scan(t, iter); err != nil {
 				return err
 			}
@@ -708,6 +729,7 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 					// cap, or a device launch failed): finish the level
 					// with the scan, which is idempotent, and count again.
 					redone = append(redone, iter)
+					kinds[iter] = ChildGridsStepKind + " + " + ScanStepKind
 					if err := scan(t, iter); err != nil {
 						return err
 					}
@@ -726,19 +748,31 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 			counts = append(counts, frontier)
 		}
 	})
+	var launches []trace.Launch
+	if timer != nil {
+		// Read the launches also after a failed run: they would
+		// otherwise open the next run's trace.
+		var lerr error
+		launches, lerr = timer.Launches()
+		err = errors.Join(err, lerr)
+	}
 	if err != nil {
 		return nil, p.runError(src, err)
 	}
 	r.Time = dur
 	// The edge scan's levels are 0..Iterations-1 (its last scan found no
-	// new vertex); dynamic parallelism counted its own.
+	// new vertex); dynamic parallelism counted its own, and a traced run
+	// counts them again with their arcs.
 	nhist := r.Iterations
-	if dp {
+	if dp && timer == nil {
 		nhist = 0
 	}
-	stats, err := p.finishScan(src, wide, out, parents, nhist)
+	stats, err := p.finishScan(src, wide, out, parents, nhist, timer != nil)
 	if err != nil {
 		return nil, p.runError(src, err)
+	}
+	if timer != nil {
+		r.Trace = p.scanTrace(r.Algorithm, dur, kinds, stats[1:1+nhist], stats[1+nhist:1+2*nhist], launches)
 	}
 	r.ComponentEdges = int64(stats[0])
 	if dp {
@@ -764,15 +798,56 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 	return r, nil
 }
 
+// The kinds of the steps of a traced EdgeScan or DynamicParallelism
+// search (Options.Trace).
+const (
+	// ScanStepKind is a level expanded by the edge scan: every edge read,
+	// both ends tested.
+	ScanStepKind = "edge scan"
+	// ChildGridsStepKind is a level of DynamicParallelism expanded by
+	// child grids launched from the device, one per frontier vertex over
+	// its arcs; "child grids + edge scan" when the scan had to finish the
+	// level (the cap on child grids, or a failed device launch).
+	ChildGridsStepKind = "child grids"
+)
+
+// scanTrace makes a traced scan search's trace: step l is level l, with
+// its kind, its vertices and arcs (counted after the search from the
+// levels), the next level's vertices as those it reached, the arcs it
+// read (an edge scan every edge's two arcs; child grids the frontier's
+// arcs; both for a level the scan finished) and the time of its
+// launches (events).
+func (p *Prepared) scanTrace(algorithm string, dur time.Duration, kinds []string, sizes, arcs []uint64, launches []trace.Launch) *trace.Trace {
+	steps := make([]trace.Step, len(kinds))
+	for l, kind := range kinds {
+		s := trace.Step{Kind: kind, Frontier: int64(sizes[l]), FrontierArcs: int64(arcs[l])}
+		if l+1 < len(sizes) {
+			s.Updated = int64(sizes[l+1])
+		}
+		if kind != ChildGridsStepKind {
+			s.Inspected += 2 * p.coo.Edges
+		}
+		if kind != ScanStepKind {
+			s.Inspected += s.FrontierArcs
+		}
+		steps[l] = s
+	}
+	return trace.FromLaunches(algorithm, p.arcs, dur, steps, launches)
+}
+
 // finishScan turns the search's levels into the Result's in out (from
 // levels8, or in place when wide), derives the parents when parents is
 // not nil, and returns the reductions: the component's degree sum (halved
 // on the undirected graphs the scans take), then the vertices of levels
-// 0..nhist-1.
-func (p *Prepared) finishScan(src int32, wide bool, out, parents *gpu.Int32s, nhist int) ([]uint64, error) {
+// 0..nhist-1, then, with arcs, their degree sums (the frontiers' arcs).
+func (p *Prepared) finishScan(src int32, wide bool, out, parents *gpu.Int32s, nhist int, arcs bool) ([]uint64, error) {
 	n, k, block := p.n, p.fn, gpu.D1(blockSize)
-	if p.stats == nil || p.stats.Len() < nhist+1 {
-		s, err := p.mem.AllocUint64s(max(nhist+1, 64))
+	words, withArcs := nhist+1, int32(0)
+	if arcs {
+		words, withArcs = 2*nhist+1, 1
+	}
+	if p.stats == nil || p.stats.Len() < words {
+		s, err := p.mem.AllocUint64s(max(words, 64))
 		if err != nil {
 			return nil, err
 		}
@@ -788,9 +863,9 @@ func (p *Prepared) finishScan(src int32, wide bool, out, parents *gpu.Int32s, nh
 		}
 		var err error
 		if wide {
-			err = t.Launch(k[kFinish32], p.grid(n), block, 0, out, p.off, int64(n), p.stats, nhist)
+			err = t.Launch(k[kFinish32], p.grid(n), block, 0, out, p.off, int64(n), p.stats, nhist, withArcs)
 		} else {
-			err = t.Launch(k[kFinish8], p.grid(n), block, 0, p.levels8, out, p.off, int64(n), p.stats, nhist)
+			err = t.Launch(k[kFinish8], p.grid(n), block, 0, p.levels8, out, p.off, int64(n), p.stats, nhist, withArcs)
 		}
 		if err != nil {
 			return err

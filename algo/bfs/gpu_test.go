@@ -683,7 +683,11 @@ func TestFakeGPUChild(t *testing.T) {
 		checkResident(t, dev, small)
 	})
 	t.Run("device_result", func(t *testing.T) { checkDeviceResultLifecycle(t, dev, g) })
-	t.Run("trace", func(t *testing.T) { checkGPUTrace(t, dev, g); checkGPUTraceDeep(t, dev) })
+	t.Run("trace", func(t *testing.T) {
+		checkGPUTrace(t, dev, g)
+		checkGPUTraceDeep(t, dev)
+		checkGPUScanTrace(t, dev, g)
+	})
 	devs, err := gpu.Devices()
 	if err != nil || len(devs) != 3 {
 		t.Fatalf("the fake driver's devices: %v, %v; want 3", devs, err)

@@ -1,6 +1,8 @@
 package bfs
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,6 +168,7 @@ func TestGPUTrace(t *testing.T) {
 	}
 	checkGPUTrace(t, dev, g)
 	checkGPUTraceDeep(t, dev)
+	checkGPUScanTrace(t, dev, g)
 }
 
 // checkGPUTraceDeep traces searches of a path of 150 vertices, twice:
@@ -208,5 +211,79 @@ func checkGPUTraceDeep(t *testing.T, dev *gpu.Device) {
 				t.Fatalf("run %d: level %d has no launch", run, i)
 			}
 		}
+	}
+}
+
+// checkGPUScanTrace traces the edge scan (both switches' kernels) and
+// dynamic parallelism (child grids at every level, and at small levels
+// only) and requires each trace to agree with its result and with the
+// untraced run: a step per level of the right kind, frontiers summing to
+// the vertices reached, each level reaching the next one's vertices, a
+// scan reading every edge's two arcs, child grids their frontier's arcs,
+// the launches timed and placed in their levels.
+func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
+	src := g.Roots(1, 1)[0]
+	fake := strings.Contains(dev.Name(), "Fake")
+	for _, o := range []Options{{Method: EdgeScan}, {Method: EdgeScan, TextureCache: true, Permute: true},
+		{Method: DynamicParallelism, DPThreshold: 1 << 30}, {Method: DynamicParallelism, DPThreshold: 64}} {
+		plain, err := Run(dev, g, src, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Trace = true
+		p, err := Prepare(dev, g, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for run := range 2 { // the second reuses the timer's events
+			r, err := p.Run(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("%s, run %d", p.Label(), run)
+			if !slices.Equal(r.Levels, plain.Levels) {
+				t.Fatalf("%s: the traced levels differ from the untraced", what)
+			}
+			tr := r.Trace
+			checked := tr
+			if fake {
+				checked = tr.Untimed() // the fake's events all measure 2.5 ms apart
+			}
+			if err := checked.Check(); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if len(tr.Steps) != r.Iterations || tr.Algorithm != r.Algorithm || tr.Arcs != g.NumArcs() {
+				t.Fatalf("%s: %d steps for %d levels, %q, %d arcs", what, len(tr.Steps), r.Iterations, tr.Algorithm, tr.Arcs)
+			}
+			var reached int64
+			children := 0
+			for l, s := range tr.Steps {
+				reached += s.Frontier
+				var next int64
+				if l+1 < len(tr.Steps) {
+					next = tr.Steps[l+1].Frontier
+				}
+				scanArcs := g.NumArcs() // an undirected graph: each edge's two arcs
+				want := map[string]int64{ScanStepKind: scanArcs, ChildGridsStepKind: s.FrontierArcs,
+					ChildGridsStepKind + " + " + ScanStepKind: scanArcs + s.FrontierArcs}
+				w, ok := want[s.Kind]
+				if !ok || s.Inspected != w || s.Updated != next || s.Frontier <= 0 && l+1 < len(tr.Steps) {
+					t.Fatalf("%s: step %d: %+v (next level %d vertices)", what, l, s, next)
+				}
+				if s.Kind != ScanStepKind {
+					children++
+				}
+			}
+			if reached != r.Reached {
+				t.Fatalf("%s: the frontiers sum to %d, %d reached", what, reached, r.Reached)
+			}
+			if o.Method == DynamicParallelism && o.DPThreshold > 1<<20 && children != len(tr.Steps) {
+				t.Fatalf("%s: %d of %d levels by child grids, want all", what, children, len(tr.Steps))
+			}
+			if len(tr.Launches) != r.Launches {
+				t.Fatalf("%s: %d launches traced of %d", what, len(tr.Launches), r.Launches)
+			}
+		}
+		p.Close()
 	}
 }

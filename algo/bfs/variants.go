@@ -66,17 +66,25 @@ type Options struct {
 	TopDownOnly bool
 	// Trace asks for Result.Trace: one step per level with its
 	// direction, frontier, arcs inspected, vertices reached and time, and
-	// on a GPU every launch of a level with its span on the device. The
-	// CPU searches and DirectionOptimizingGPU on one device trace;
-	// EdgeScan, DynamicParallelism and runs over a group of GPUs do not
-	// yet (their Trace stays nil). Off, a search records nothing; on, the
-	// CPU search reads the clock once per level, and the GPU search's
-	// step kernels log themselves (bfs.cu, DO_LOG: block 0 writes the
-	// GPU's global timer at the start, the last block to finish at the
-	// end), read by the host after the run: no events, no copy per
-	// level. A launch's time is that span, so a level's time (the sum)
-	// leaves out the host's round trip between levels. The set-up kernel
-	// (do_init) is not logged.
+	// on a GPU every launch of a level with its time. The CPU searches
+	// and every one-device GPU method trace; runs over a group of GPUs do
+	// not yet (their Trace stays nil). Off, a search records nothing; on,
+	// the CPU search reads the clock once per level.
+	//
+	// DirectionOptimizingGPU's step kernels log themselves (bfs.cu,
+	// DO_LOG: block 0 writes the GPU's global timer at the start, the last
+	// block to finish at the end), read by the host after the run: no
+	// events, no copy per level. A launch's time is that span, so a
+	// level's time (the sum) leaves out the host's round trip between
+	// levels. The set-up kernel (do_init) is not logged.
+	//
+	// EdgeScan and DynamicParallelism time each launch between CUDA
+	// events of its own (a scan is a pass over every edge); a level's
+	// Kind is ScanStepKind or ChildGridsStepKind (or both, "child grids +
+	// edge scan", when the scan finished the level), its frontier's
+	// vertices and arcs are counted after the search from the levels, and
+	// it inspected every edge's two arcs (a scan) or its frontier's arcs
+	// (child grids).
 	Trace bool
 }
 

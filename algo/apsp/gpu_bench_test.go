@@ -144,14 +144,7 @@ func BenchmarkGPUOutOfCore(b *testing.B) {
 	}
 	for _, n := range benchSizes(b) {
 		d := gpuBenchMatrix(n)
-		capBytes := inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4
-		if v := os.Getenv("GRAPHNB_BENCH_APSP_CAP"); v != "" {
-			c, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || c <= 0 {
-				b.Fatalf("GRAPHNB_BENCH_APSP_CAP=%q: want bytes", v)
-			}
-			capBytes = c
-		}
+		capBytes := benchCap(b, n)
 		b.Run(fmt.Sprintf("n%d/in_core", n), func(b *testing.B) { benchGPURun(b, dev, d, Options{Method: BlockedGPU}) })
 		b.Run(fmt.Sprintf("n%d/cap_%dMiB", n, capBytes>>20), func(b *testing.B) {
 			benchGPURun(b, dev, d, Options{Method: OutOfCoreGPU, MemoryCap: capBytes})
@@ -198,14 +191,7 @@ func BenchmarkGPUTrace(b *testing.B) {
 	}
 	for _, n := range sizes {
 		d := gpuBenchMatrix(n)
-		capBytes := inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4
-		if v := os.Getenv("GRAPHNB_BENCH_APSP_CAP"); v != "" {
-			c, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || c <= 0 {
-				b.Fatalf("GRAPHNB_BENCH_APSP_CAP=%q: want bytes", v)
-			}
-			capBytes = c
-		}
+		capBytes := benchCap(b, n)
 		for _, v := range []Variant{
 			{"blocked", Options{Method: BlockedGPU}},
 			{fmt.Sprintf("out_of_core_cap_%dMiB", capBytes>>20), Options{Method: OutOfCoreGPU, MemoryCap: capBytes}},
@@ -286,4 +272,18 @@ func benchTrace(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
 		b.ReportMetric(ms(cp), "copy_ms")
 		b.ReportMetric(ms(ex), "exposed_ms")
 	}
+}
+
+// benchCap is the out-of-core benchmarks' memory cap for n vertices:
+// GRAPHNB_BENCH_APSP_CAP bytes, else a quarter of what the blocked method
+// needs in core.
+func benchCap(b *testing.B, n int) int64 {
+	if v := os.Getenv("GRAPHNB_BENCH_APSP_CAP"); v != "" {
+		c, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || c <= 0 {
+			b.Fatalf("GRAPHNB_BENCH_APSP_CAP=%q: want bytes", v)
+		}
+		return c
+	}
+	return inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4
 }

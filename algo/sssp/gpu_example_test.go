@@ -47,7 +47,7 @@ func ExamplePrepare() {
 		fmt.Println(src, r.Dist)
 	}
 	// Output:
-	// near-far (Δ-stepping), Δ = 1.125
+	// near-far (Δ-stepping), Δ = 0.5625
 	// 0 [0 0.5 0.75]
 	// 2 [0.75 0.25 0]
 }

@@ -567,7 +567,18 @@ func TestPubStalledSubscriber(t *testing.T) {
 	}()
 	body := bytes.Repeat([]byte("m"), size)
 	var maxQueued int64
-	stalledPeer := (*p.s.subscribers.Load())[1]
+	// The stalled subscriber's peer, by its address: the subscribers are
+	// listed in the order their handshakes completed, which a loaded
+	// machine may swap.
+	var stalledPeer *peer
+	for _, sp := range *p.s.subscribers.Load() {
+		if sp.remote == stalled.LocalAddr().String() {
+			stalledPeer = sp
+		}
+	}
+	if stalledPeer == nil {
+		t.Fatalf("no subscriber at the stalled connection's address %s", stalled.LocalAddr())
+	}
 	for i := range n {
 		for int64(i)-received.Load() > 16 {
 			time.Sleep(100 * time.Microsecond)

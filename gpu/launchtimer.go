@@ -15,9 +15,9 @@ import (
 // the caller queues between launches do not count; Launches, called after
 // the timed region, reads the times and hands the launches back.
 //
-// The events are pooled: a run of n launches uses 2n events, created on
-// first need and reused by the next run, so a timer lives as long as the
-// algorithm's runs do. Launch takes the *Thread of Device.Exec or
+// The events are pooled: a run of n launches uses 2n events (n+1 with
+// Chain), created on first need and reused by the next run, so a timer
+// lives as long as the algorithm's runs do. Launch takes the *Thread of Device.Exec or
 // Device.Time (it makes no goroutine hop, so it may be called from their
 // callbacks); Launches and Close are called outside them, or inside (they
 // run on the device thread either way). The timer's state is owned by the
@@ -32,8 +32,32 @@ type LaunchTimer struct {
 	closed atomic.Bool
 
 	// Owned by the device thread.
-	events  []*Event       // pool: launch i of pending uses 2i (start) and 2i+1 (end)
-	pending []trace.Launch // recorded since the last Launches, Time not yet read
+	events  []*Event        // pool, used from the front since the last Launches
+	used    int             // events of the pool recorded since the last Launches
+	pending []pendingLaunch // recorded since the last Launches, Time not yet read
+	chained bool            // Chain: back-to-back launches share an event
+}
+
+// pendingLaunch is a recorded launch: its events' indices in the pool and
+// the stream it was queued on.
+type pendingLaunch struct {
+	trace.Launch
+	start, end int
+	s          *Stream
+}
+
+// Chain sets whether launches queued back to back on one stream share
+// their events: with on, a launch that follows another on the same
+// stream (no Launches between them) starts at the event that ended the
+// one before, so a run of n launches records n+1 events, not 2n, and a
+// launch's time also holds whatever the caller queued between it and
+// the launch before (fills, copies) and the gap between them. For runs of
+// many short launches whose host cost matters (a blocked Floyd-Warshall
+// round is three launches). Chain on a nil timer does nothing.
+func (lt *LaunchTimer) Chain(on bool) {
+	if lt != nil {
+		lt.d.exec(func(*Thread) error { lt.chained = on; return nil })
+	}
 }
 
 // NewLaunchTimer returns a timer for launches on d. The host device has
@@ -102,30 +126,35 @@ func (lt *LaunchTimer) LaunchOn(t *Thread, s *Stream, step int, f *Function, gri
 		// and queues nothing (or says why f cannot launch).
 		return t.LaunchOn(s, f, grid, block, shared, args...)
 	}
-	i := 2 * len(lt.pending)
-	start, err := lt.event(t, i)
+	start := -1
+	if n := len(lt.pending); lt.chained && n > 0 && lt.pending[n-1].s == s {
+		start = lt.pending[n-1].end // back to back: the last launch's end
+	} else {
+		e, err := lt.event(t, lt.used)
+		if err != nil {
+			return err
+		}
+		if err := t.Record(e, s); err != nil {
+			return fmt.Errorf("gpu: launch timer: recording the event before %s: %w", f.name, err)
+		}
+		start = lt.used
+		lt.used++
+	}
+	end, err := lt.event(t, lt.used)
 	if err != nil {
 		return err
-	}
-	end, err := lt.event(t, i+1)
-	if err != nil {
-		return err
-	}
-	if err := t.Record(start, s); err != nil {
-		return fmt.Errorf("gpu: launch timer: recording the event before %s: %w", f.name, err)
 	}
 	if err := t.LaunchOn(s, f, grid, block, shared, args...); err != nil {
-		return err // the start event is recorded again by the next Launch
+		return err // a fresh start event is recorded again by the next Launch
 	}
 	if err := t.Record(end, s); err != nil {
 		return fmt.Errorf("gpu: launch timer: recording the event after %s: %w", f.name, err)
 	}
-	lt.pending = append(lt.pending, trace.Launch{
-		Name:  f.name,
-		Grid:  dim3(grid),
-		Block: dim3(block),
-		Step:  step,
+	lt.pending = append(lt.pending, pendingLaunch{
+		Launch: trace.Launch{Name: f.name, Grid: dim3(grid), Block: dim3(block), Step: step},
+		start:  start, end: lt.used, s: s,
 	})
+	lt.used++
 	return nil
 }
 
@@ -169,30 +198,35 @@ func (lt *LaunchTimer) Launches() ([]trace.Launch, error) {
 		if lt.closed.Load() {
 			return errors.New("gpu: launch timer: Launches after Close")
 		}
-		pending := lt.pending
-		lt.pending = lt.pending[:0]
+		pending, used := lt.pending, lt.used
+		lt.pending, lt.used = lt.pending[:0], 0
 		if len(pending) == 0 {
 			return nil
 		}
-		handles := make([]uintptr, 2*len(pending))
-		for i := range handles {
-			h, err := lt.events[i].st.live("event", "Launches", t.d)
-			if err != nil {
-				return fmt.Errorf("gpu: launch timer: the events of launch %d of %d (%s): %w", i/2+1, len(pending), pending[i/2].Name, err)
+		handles := make([]uintptr, used)
+		for i, l := range pending {
+			for _, e := range []int{l.start, l.end} {
+				h, err := lt.events[e].st.live("event", "Launches", t.d)
+				if err != nil {
+					return fmt.Errorf("gpu: launch timer: the events of launch %d of %d (%s): %w", i+1, len(pending), l.Name, err)
+				}
+				handles[e] = h
 			}
-			handles[i] = h
 		}
-		if err := t.check("cuEventSynchronize", cuEventSync(handles[len(handles)-1])); err != nil {
-			return fmt.Errorf("gpu: launch timer: waiting for the last of %d launches (%s): %w", len(pending), pending[len(pending)-1].Name, err)
+		// The last launch's end is the last event recorded: the others
+		// are done once it is (one stream, or the caller's order).
+		last := pending[len(pending)-1]
+		if err := t.check("cuEventSynchronize", cuEventSync(handles[last.end])); err != nil {
+			return fmt.Errorf("gpu: launch timer: waiting for the last of %d launches (%s): %w", len(pending), last.Name, err)
 		}
 		out = make([]trace.Launch, len(pending))
 		for i, l := range pending {
-			ms, code := cuEventElapsed(handles[2*i], handles[2*i+1])
+			ms, code := cuEventElapsed(handles[l.start], handles[l.end])
 			if err := t.check(drvElapsedSymbol(), code); err != nil {
 				return fmt.Errorf("gpu: launch timer: timing launch %d of %d (%s): %w", i+1, len(pending), l.Name, err)
 			}
 			l.Time = max(time.Duration(float64(ms)*float64(time.Millisecond)), 0)
-			out[i] = l
+			out[i] = l.Launch
 		}
 		return nil
 	})
@@ -218,7 +252,7 @@ func (lt *LaunchTimer) Close() error {
 				errs = append(errs, err)
 			}
 		}
-		lt.events, lt.pending = nil, nil
+		lt.events, lt.pending, lt.used = nil, nil, 0
 		if len(errs) > 0 {
 			return fmt.Errorf("gpu: launch timer: Close: releasing %d of its events: %w", len(errs), errors.Join(errs...))
 		}

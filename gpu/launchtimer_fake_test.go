@@ -34,6 +34,69 @@ var launchTimerScenarios = []scenario{
 	{name: "launch_timer", run: fakeLaunchTimer},
 	{name: "launch_timer_errors", run: fakeLaunchTimerErrors},
 	{name: "launch_timer_reset", run: fakeLaunchTimerReset},
+	{name: "launch_timer_chain", run: fakeLaunchTimerChain},
+}
+
+// fakeLaunchTimerChain: with Chain, launches back to back on one stream
+// share an event (the fill between two of them counts in the second's
+// time), a launch on another stream starts with an event of its own, and
+// a run of n launches on one stream uses n+1 events, pooled as before.
+func fakeLaunchTimerChain(t *testing.T) {
+	d := fakeDevice(t)
+	plain := fn(t, fakeModule(t, d), "plain")
+	buf := must[*Int32s](t)(d.AllocInt32s(16))
+	lt := must[*LaunchTimer](t)(d.NewLaunchTimer())
+	defer lt.Close()
+	lt.Chain(true)
+	for run := range 2 { // the second reuses the pool
+		from := logLines(t)
+		_, err := d.Time(func(th *Thread) error {
+			for i := range 3 {
+				if err := lt.Launch(th, i, plain, D1(i+1), D1(32), 0, buf); err != nil {
+					return err
+				}
+				if i == 0 {
+					if err := buf.Fill(1); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := must[[]trace.Launch](t)(lt.Launches())
+		checkLaunches(t, ls, []trace.Launch{
+			{Name: "plain", Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}, Step: 0},
+			{Name: "plain", Grid: [3]int{2, 1, 1}, Block: [3]int{32, 1, 1}, Step: 1},
+			{Name: "plain", Grid: [3]int{3, 1, 1}, Block: [3]int{32, 1, 1}, Step: 2},
+		})
+		// Time's start, one event before the first launch, one after each.
+		if got, want := timerOrder(t, from), "RRLRMLRLRR"; got != want {
+			t.Errorf("run %d: records (R), launches (L) and memsets (M) in order: %s, want %s", run, got, want)
+		}
+		if n := len(lt.events); n != 4 {
+			t.Errorf("run %d: %d pooled events for 3 chained launches, want 4", run, n)
+		}
+	}
+	// On another stream a launch does not chain to the default stream's.
+	s := must[*Stream](t)(d.NewStream())
+	defer s.Close()
+	err := d.Exec(func(th *Thread) error {
+		if err := lt.Launch(th, 0, plain, D1(1), D1(32), 0, buf); err != nil {
+			return err
+		}
+		return lt.LaunchOn(th, s, 1, plain, D1(1), D1(32), 0, buf)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls := must[[]trace.Launch](t)(lt.Launches()); len(ls) != 2 || len(lt.events) != 4 {
+		t.Errorf("two streams: %+v, %d events; want 2 launches and 4 events", ls, len(lt.events))
+	}
+	var nilTimer *LaunchTimer
+	nilTimer.Chain(true) // does nothing
 }
 
 // checkLaunches compares recorded launches with want, ignoring Time, which

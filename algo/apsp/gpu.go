@@ -223,12 +223,12 @@ type Prepared struct {
 	// Device state; nil on the host.
 	cfg                  config
 	k                    *kernels
-	np                   int          // padded side of the in-core matrix
-	dist, pred, hops, io *gpu.Int32s  // in core; io holds the compact n×n input and output when np > n
-	ooc                  *oocState    // out of core
-	fallback             *Prepared    // the same with the hop tie-break, once predecessors formed a cycle
-	ck                   *checkState  // the device check's buffers (devcheck.go), made by the first Check
-	traceEv              []*gpu.Event // traced in-core runs' events (chainTimer's pool), made by the first
+	np                   int              // padded side of the in-core matrix
+	dist, pred, hops, io *gpu.Int32s      // in core; io holds the compact n×n input and output when np > n
+	ooc                  *oocState        // out of core
+	fallback             *Prepared        // the same with the hop tie-break, once predecessors formed a cycle
+	ck                   *checkState      // the device check's buffers (devcheck.go), made by the first Check
+	timer                *gpu.LaunchTimer // traced in-core runs' (chained: one event between launches), made by the first
 }
 
 // Prepare readies the matrix d on dev for Run with the options o (the
@@ -390,7 +390,13 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	return p.base.Close()
+	err := errors.Join(p.base.Close(), p.timer.Close())
+	p.timer = nil
+	if p.fallback != nil { // its memory is p's, its launch timer its own
+		err = errors.Join(err, p.fallback.timer.Close())
+		p.fallback.timer = nil
+	}
+	return err
 }
 
 // Options returns the options the matrix was prepared with.
@@ -645,11 +651,16 @@ func (p *Prepared) runInCore() (*Result, error) {
 		src = p.dist // initialised in place
 	}
 	// A traced run times every launch with CUDA events, one between two
-	// launches (chainTimer); an untraced one holds a nil timer, which
-	// launches untimed.
-	var timer *chainTimer
+	// launches (a chained gpu.LaunchTimer: two per launch cost 2.1% of a
+	// blocked run at n = 8192 on an H100); an untraced one holds a nil
+	// timer, which launches untimed.
+	var timer *gpu.LaunchTimer
 	if p.opts.Trace {
-		timer = &chainTimer{p: p, pool: &p.traceEv}
+		var err error
+		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+			return nil, fmt.Errorf("tracing: %w", err)
+		}
+		timer.Chain(true)
 	}
 	t0 := time.Now()
 	if err := src.Upload(bits(p.d)); err != nil {
@@ -657,13 +668,13 @@ func (p *Prepared) runInCore() (*Result, error) {
 	}
 	copyIn := time.Since(t0)
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := timer.launch(t, nil, -1, p.k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), src, n, p.dist, p.pred, p.hops, np); err != nil {
+		if err := timer.Launch(t, -1, p.k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, src, n, p.dist, p.pred, p.hops, np); err != nil {
 			return err
 		}
 		if p.opts.Method == PlainGPU {
 			grid, block := gpu.D2((n+31)/32, (n+7)/8), gpu.D2(32, 8)
 			for k := 0; k < n; k++ {
-				if err := timer.launch(t, nil, k/traceKBlock, p.k.plain, grid, block, p.dist, p.pred, p.hops, n, k); err != nil {
+				if err := timer.Launch(t, k/traceKBlock, p.k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, k); err != nil {
 					return err
 				}
 			}
@@ -671,9 +682,14 @@ func (p *Prepared) runInCore() (*Result, error) {
 		}
 		return p.blockedRounds(t, nil, timer, p.dist, p.pred, p.hops, 0, np, np/p.cfg.tile)
 	})
-	if timer != nil && err == nil {
-		var launches []trace.Launch
-		if launches, err = timer.times(); err == nil {
+	if timer != nil {
+		// Read the launches also after a failed run: they would
+		// otherwise open the next run's trace.
+		launches, lerr := timer.Launches()
+		if err == nil {
+			err = lerr
+		}
+		if err == nil {
 			r.Time = dur
 			r.Trace = trace.FromLaunches(r.Algorithm, int64(n)*int64(n), dur, p.inCoreSteps(), launches)
 		}
@@ -694,19 +710,19 @@ func (p *Prepared) runInCore() (*Result, error) {
 // stream): for each diagonal tile, phase 1, then phases 2 and 3. The
 // timer (nil: untimed) times each launch as a launch of step b, the
 // round's.
-func (p *Prepared) blockedRounds(t *gpu.Thread, s *gpu.Stream, lt *chainTimer, d, pr, h *gpu.Int32s, base int64, ld, nb int) error {
+func (p *Prepared) blockedRounds(t *gpu.Thread, s *gpu.Stream, lt *gpu.LaunchTimer, d, pr, h *gpu.Int32s, base int64, ld, nb int) error {
 	block := gpu.D2(16, 16)
 	for b := 0; b < nb; b++ {
-		if err := lt.launch(t, s, b, p.k.phase1, gpu.D1(1), block, d, pr, h, base, ld, b); err != nil {
+		if err := lt.LaunchOn(t, s, b, p.k.phase1, gpu.D1(1), block, 0, d, pr, h, base, ld, b); err != nil {
 			return err
 		}
 		if nb == 1 {
 			continue
 		}
-		if err := lt.launch(t, s, b, p.k.phase2, gpu.D2(nb-1, 2), block, d, pr, h, base, ld, b); err != nil {
+		if err := lt.LaunchOn(t, s, b, p.k.phase2, gpu.D2(nb-1, 2), block, 0, d, pr, h, base, ld, b); err != nil {
 			return err
 		}
-		if err := lt.launch(t, s, b, p.k.phase3, gpu.D2(nb-1, nb-1), block, d, pr, h, base, ld, b); err != nil {
+		if err := lt.LaunchOn(t, s, b, p.k.phase3, gpu.D2(nb-1, nb-1), block, 0, d, pr, h, base, ld, b); err != nil {
 			return err
 		}
 	}

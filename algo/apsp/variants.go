@@ -101,7 +101,8 @@ type Options struct {
 	// its launches' times (Trace.Launches: fw_init as set-up (step -1),
 	// then fw_plain per k, or fw_phase1, fw_phase2 and fw_phase3 per
 	// round, the names telling the phase), timed by one CUDA event
-	// between two launches on their stream: a launch's time runs from
+	// between two launches on their stream (a gpu.LaunchTimer with
+	// Chain): a launch's time runs from
 	// the event before it to the event after it, the gap before the next
 	// launch included, so a step's time is the span of its launches. Out
 	// of core a round is timed by events on the two streams the run

@@ -58,6 +58,10 @@ type Step struct {
 	// most Copy and at most Time.
 	Copy    time.Duration `json:"copy_ns,omitempty"`
 	Exposed time.Duration `json:"exposed_ns,omitempty"`
+	// Comm is the part of the step's Time a run over a group of GPUs
+	// spent in collectives between them (waiting for the other ranks
+	// included); 0 on one device. At most Time.
+	Comm time.Duration `json:"comm_ns,omitempty"`
 	// Why explains the step's Kind when the algorithm chose it, with the
 	// values of the test (the direction switch's α and β terms).
 	Why string `json:"why,omitempty"`
@@ -109,7 +113,7 @@ func FromLaunches(algorithm string, arcs int64, runTime time.Duration, steps []S
 }
 
 // Untimed returns a copy of t whose steps take no time (Time and
-// HostTime, Copy, Exposed 0) and that has no launches, the run's Time kept: what two
+// HostTime, Copy, Exposed, Comm 0) and that has no launches, the run's Time kept: what two
 // runs share when only their work is compared, or what a test checks of
 // a run whose times are not real (the fake CUDA driver's events all
 // measure 2.5 ms apart).
@@ -117,7 +121,7 @@ func (t *Trace) Untimed() *Trace {
 	u := *t
 	u.Steps = make([]Step, len(t.Steps))
 	for i, s := range t.Steps {
-		s.Time, s.HostTime, s.Copy, s.Exposed = 0, 0, 0, 0
+		s.Time, s.HostTime, s.Copy, s.Exposed, s.Comm = 0, 0, 0, 0, 0
 		u.Steps[i] = s
 	}
 	u.Launches = nil
@@ -159,7 +163,8 @@ func (t *Trace) Check() error {
 	}
 	for i, s := range t.Steps {
 		if s.Frontier < 0 || s.FrontierArcs < 0 || s.Inspected < 0 || s.Updated < 0 || s.Time < 0 || s.HostTime < 0 || s.Kind == "" ||
-			s.Copy < 0 || s.Exposed < 0 || s.Exposed > s.Copy || s.Exposed > s.Time+time.Microsecond {
+			s.Copy < 0 || s.Exposed < 0 || s.Exposed > s.Copy || s.Exposed > s.Time+time.Microsecond ||
+			s.Comm < 0 || s.Comm > s.Time+time.Microsecond {
 			return fmt.Errorf("trace: step %d is malformed: %+v", i, s)
 		}
 	}

@@ -41,6 +41,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"negative count", func(t *Trace) { t.Steps[1].Inspected = -1 }, "step 1 is malformed"},
 		{"no kind", func(t *Trace) { t.Steps[0].Kind = "" }, "step 0 is malformed"},
+		{"communication longer than the step", func(t *Trace) { t.Steps[1].Comm = t.Steps[1].Time + time.Millisecond }, "step 1 is malformed"},
 		{"launch outside the steps", func(t *Trace) { t.Launches[3].Step = 2 }, "launch 3 is malformed"},
 		{"launches out of order", func(t *Trace) {
 			t.Launches[2].Step, t.Launches[1].Step = 1, 1
@@ -84,8 +85,9 @@ func TestFromLaunches(t *testing.T) {
 func TestUntimed(t *testing.T) {
 	tr := sample()
 	tr.Steps[1].HostTime = time.Millisecond
+	tr.Steps[1].Comm = time.Microsecond
 	u := tr.Untimed()
-	if u.Time != tr.Time || len(u.Launches) != 0 || u.StepTime() != 0 || u.Steps[1].HostTime != 0 || u.Inspected() != tr.Inspected() || u.Check() != nil {
+	if u.Time != tr.Time || len(u.Launches) != 0 || u.StepTime() != 0 || u.Steps[1].HostTime != 0 || u.Steps[1].Comm != 0 || u.Inspected() != tr.Inspected() || u.Check() != nil {
 		t.Fatalf("untimed %+v", u)
 	}
 	if tr.Steps[1].Time == 0 || tr.Steps[1].HostTime == 0 || len(tr.Launches) == 0 {

@@ -4,7 +4,7 @@
 // Kernels are launched with blocks of BFS_BLOCK threads (the Go side passes
 // it); the warp-level code needs whole warps, so BFS_BLOCK is a multiple of 32.
 //
-// Control words (ctl, 5 unsigned long long, zeroed by the host before a step):
+// Control words (ctl, 6 unsigned long long, zeroed by the host before a step):
 //   edge scan + dynamic parallelism:  [CTL_COUNT] vertices on the level counted
 //                                     by bfs_count_* (dp.cu uses 0, 1 and 3)
 //   direction-optimizing:             [CTL_TAIL] next queue length / frontier
@@ -12,7 +12,9 @@
 //                                     frontier, [CTL_NBIG] high-degree vertices
 //                                     handed to do_td_big, [CTL_QTAIL] queue
 //                                     length written by do_bm2q, [CTL_READ]
-//                                     arcs a bottom-up step read
+//                                     arcs a bottom-up step read, [CTL_BIGARCS]
+//                                     arcs of the vertices handed to
+//                                     do_td_big (traced searches only)
 // The Go side (gpu.go) declares the same indices; a test compares them.
 
 typedef unsigned char u8;
@@ -31,6 +33,7 @@ typedef unsigned long long u64;
 #define CTL_NBIG 2
 #define CTL_QTAIL 3
 #define CTL_READ 4
+#define CTL_BIGARCS 5
 
 // Top-down tiers: a frontier vertex with fewer than TD_WARP_DEG arcs is
 // expanded by its own thread, one with fewer than TD_BIG_DEG by its whole
@@ -353,14 +356,22 @@ __device__ __forceinline__ void td_visit(int u, int from, int lvl, const i64 *of
 // Launch log of a traced search (Options.Trace): each step kernel gets
 // ent, its entry of DO_LOG words in the host's ring, and nxt, the next
 // launch's entry (both NULL untraced). Block 0's first thread writes the
-// GPU's global timer at the start and zeroes nxt's count of blocks done;
-// every block counts itself done at the end, after a barrier, and the
-// last one writes the timer again: so the entry holds the kernel's span
-// on the device, its host round trips not included, without events.
-#define DO_LOG 4
+// GPU's global timer at the start and zeroes nxt's counts; every block
+// counts itself done at the end, after a barrier, and the last one writes
+// the timer again: so the entry holds the kernel's span on the device, its
+// host round trips not included, without events.
+//
+// The count is two-level, so that no word takes an atomic from every
+// block (a grid of thousands of blocks queued on one word cost a few
+// microseconds a kernel): block b counts itself in its group's word
+// DO_LOG_GROUP + b % DO_LOG_GROUPS, and the last block of each group in
+// DO_LOG_DONE, which ends as the number of groups that had blocks.
+#define DO_LOG_GROUPS 32
+#define DO_LOG 36 // 4 + DO_LOG_GROUPS
 #define DO_LOG_START 0
 #define DO_LOG_END 1
 #define DO_LOG_DONE 2
+#define DO_LOG_GROUP 4
 
 // do_clock is the GPU's global timer in ns (the emulator's steady clock
 // under the fake driver).
@@ -377,9 +388,13 @@ __device__ __forceinline__ u64 do_clock() {
 // log_begin starts a logged launch (nothing when ent is NULL). Every
 // thread may call it.
 __device__ __forceinline__ void log_begin(u64 *ent, u64 *nxt) {
-	if (ent != 0 && blockIdx.x == 0 && threadIdx.x == 0) {
-		ent[DO_LOG_START] = do_clock();
-		nxt[DO_LOG_DONE] = 0;
+	if (ent != 0 && blockIdx.x == 0 && threadIdx.x < DO_LOG_GROUPS + 1) {
+		if (threadIdx.x == 0) {
+			ent[DO_LOG_START] = do_clock();
+			nxt[DO_LOG_DONE] = 0;
+		} else {
+			nxt[DO_LOG_GROUP + threadIdx.x - 1] = 0;
+		}
 	}
 }
 
@@ -391,9 +406,13 @@ __device__ __forceinline__ void log_end(u64 *ent) {
 		return;
 	}
 	__syncthreads();
-	// No fence: the count orders the blocks' ends, not their writes.
+	// No fence: the counts order the blocks' ends, not their writes.
 	if (threadIdx.x == 0) {
-		if (atomicAdd(ent + DO_LOG_DONE, 1ull) == (u64)gridDim.x - 1) {
+		u32 g = blockIdx.x % DO_LOG_GROUPS;
+		u32 groups = gridDim.x < DO_LOG_GROUPS ? gridDim.x : DO_LOG_GROUPS;
+		u64 inGroup = (gridDim.x - g + DO_LOG_GROUPS - 1) / DO_LOG_GROUPS;
+		if (atomicAdd(ent + DO_LOG_GROUP + g, 1ull) == inGroup - 1 &&
+				atomicAdd(ent + DO_LOG_DONE, 1ull) == (u64)groups - 1) {
 			ent[DO_LOG_END] = do_clock();
 		}
 	}
@@ -417,6 +436,7 @@ extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const i
 		deg = __ldg(off + v + 1) - s;
 		if (deg >= TD_BIG_DEG) {
 			big[atomicAdd(&ctl[CTL_NBIG], 1ull)] = v;
+			if (ent != 0) atomicAdd(&ctl[CTL_BIGARCS], (u64)deg);
 			deg = 0;
 		}
 	}

@@ -98,16 +98,17 @@ var (
 // Control words shared with the kernels (the #defines of bfs.cu and
 // dp.cu; a test compares them).
 const (
-	ctlCount = 2 // bfs.cu CTL_COUNT: vertices counted on a level
-	ctlTail  = 0 // bfs.cu CTL_TAIL: next frontier size (direction-optimizing)
-	ctlMF    = 1 // bfs.cu CTL_MF: arcs leaving the next frontier
-	ctlNBig  = 2 // bfs.cu CTL_NBIG: high-degree top-down vertices
-	ctlQTail = 3 // bfs.cu CTL_QTAIL: queue length from do_bm2q
-	ctlRead  = 4 // bfs.cu CTL_READ: arcs a bottom-up step read
-	ctlTried = 0 // dp.cu CTL_TRIED: child launches attempted
-	ctlRan   = 1 // dp.cu CTL_RAN: child grids that ran
-	ctlOver  = 3 // dp.cu CTL_OVER: frontier vertices past the child-grid cap
-	ctlWords = 5
+	ctlCount   = 2 // bfs.cu CTL_COUNT: vertices counted on a level
+	ctlTail    = 0 // bfs.cu CTL_TAIL: next frontier size (direction-optimizing)
+	ctlMF      = 1 // bfs.cu CTL_MF: arcs leaving the next frontier
+	ctlNBig    = 2 // bfs.cu CTL_NBIG: high-degree top-down vertices
+	ctlQTail   = 3 // bfs.cu CTL_QTAIL: queue length from do_bm2q
+	ctlRead    = 4 // bfs.cu CTL_READ: arcs a bottom-up step read
+	ctlBigArcs = 5 // bfs.cu CTL_BIGARCS: arcs of do_td_big's vertices (traced)
+	ctlTried   = 0 // dp.cu CTL_TRIED: child launches attempted
+	ctlRan     = 1 // dp.cu CTL_RAN: child grids that ran
+	ctlOver    = 3 // dp.cu CTL_OVER: frontier vertices past the child-grid cap
+	ctlWords   = 6
 
 	dpMaxChildren = 1536 // dp.cu DP_MAX_CHILDREN
 )
@@ -232,11 +233,13 @@ type Prepared struct {
 
 // The launch log's layout (bfs.cu's DO_LOG*; a test compares them).
 const (
-	doLogWords = 4 // words an entry
-	doLogStart = 0 // the launch's start, ns of the GPU's global timer
-	doLogEnd   = 1 // its end
-	doLogDone  = 2 // its blocks done
-	doLogCap   = 64
+	doLogWords  = 36 // words an entry: 4 + doLogGroups
+	doLogGroups = 32 // the blocks' group counts, from word doLogGroup
+	doLogGroup  = 4
+	doLogStart  = 0 // the launch's start, ns of the GPU's global timer
+	doLogEnd    = 1 // its end
+	doLogDone   = 2 // its blocks done
+	doLogCap    = 64
 )
 
 // Prepare readies g for GPU BFS with the given options on dev: it
@@ -832,6 +835,9 @@ func (p *Prepared) scanTrace(algorithm string, dur time.Duration, kinds []string
 		}
 		steps[l] = s
 	}
+	for i := range launches {
+		launches[i].Bytes, launches[i].Gather = scanLaunchBytes(launches[i], int64(p.n), p.coo.Edges, steps)
+	}
 	return trace.FromLaunches(algorithm, p.arcs, dur, steps, launches)
 }
 
@@ -981,6 +987,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		mu := p.arcs - mf
 		prevNF := int64(0)
 		bottomUp := false
+		visited := int64(0) // vertices reached before the level's, and its
 		for depth := 0; nf > 0; depth++ {
 			if err := cancel.Check(); err != nil {
 				return err
@@ -994,6 +1001,8 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 				}
 			}
 			st := trace.Step{Frontier: nf, FrontierArcs: mf}
+			visited += nf
+			levelFirst := len(logged) // the level's first traced launch
 			if !p.directed {
 				switch {
 				case !bottomUp && !p.opt.TopDownOnly && mf > mu/alpha:
@@ -1051,6 +1060,12 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 				}
 				st.Updated = int64(ctl[ctlTail])
 				steps = append(steps, st)
+				lvl := doLevel{n: int64(n), words: int64(words), frontier: nf, arcs: mf, unvisited: int64(n) - visited,
+					read: int64(ctl[ctlRead]), reached: st.Updated, big: int64(ctl[ctlNBig]), bigArcs: int64(ctl[ctlBigArcs]),
+					parents: parents != nil}
+				for j := levelFirst; j < len(logged); j++ {
+					logged[j].Bytes, logged[j].Gather = lvl.launchBytes(logged[j].Name)
+				}
 			}
 			nf, mf = int64(ctl[ctlTail]), int64(ctl[ctlMF])
 			mu -= mf

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
@@ -272,8 +273,9 @@ func benchEnv(b *testing.B, name string, def int) int {
 }
 
 // BenchmarkGPUTrace runs the direction-optimizing GPU search on R-MAT
-// scales 20 and 22 from 64 roots, untraced and traced (Options.Trace:
-// events around every launch): ms/bfs of both give the trace's cost.
+// scales 20 and 22 from 64 roots, untraced and traced (Options.Trace: the
+// step kernels' launch log) root after root (tracecost.Measure): ms-off
+// and ms-on a search, and the trace's cost in percent.
 func BenchmarkGPUTrace(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -285,30 +287,30 @@ func BenchmarkGPUTrace(b *testing.B) {
 			b.Fatal(err)
 		}
 		srcs := g.Roots(64, 1)
-		for _, traced := range []bool{false, true} {
-			b.Run(fmt.Sprintf("rmat_s%d/traced=%v", scale, traced), func(b *testing.B) {
-				p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Parents: true, Trace: traced})
+		b.Run(fmt.Sprintf("rmat_s%d", scale), func(b *testing.B) {
+			var ps [2]*Prepared
+			for k := range ps {
+				p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Parents: true, Trace: k == 1})
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer p.Close()
-				var secs float64
-				runs := 0
-				for i := 0; i < b.N; i++ {
-					for _, src := range srcs {
-						r, err := p.Run(src)
-						if err != nil {
-							b.Fatal(err)
-						}
-						if (r.Trace != nil) != traced {
-							b.Fatalf("traced %v but trace %v", traced, r.Trace)
-						}
-						secs += r.Time.Seconds()
-						runs++
-					}
+				ps[k] = p
+			}
+			tracecost.Measure(b, len(srcs), "bfs", func(i int, traced bool) (time.Duration, error) {
+				p := ps[0]
+				if traced {
+					p = ps[1]
 				}
-				b.ReportMetric(secs/float64(runs)*1e3, "ms/bfs")
+				r, err := p.Run(srcs[i])
+				if err == nil && (r.Trace != nil) != traced {
+					err = fmt.Errorf("traced %v but trace %v", traced, r.Trace)
+				}
+				if err != nil {
+					return 0, err
+				}
+				return r.Time, nil
 			})
-		}
+		})
 	}
 }

@@ -22,15 +22,19 @@ typedef unsigned long long u64;
 // rank's block, [MB_MF] their arcs, [MB_NBIG] those of more than bigdeg
 // arcs (listed apart: a top-down step spreads each one's arcs over the
 // whole grid, where a warp alone would crawl through an R-MAT hub's
-// millions); [MB_GNF] and [MB_GMF] are MB_NF and MB_MF summed over the
-// group (an AllReduce of words 0..1 into 3..4, multi.go). A rank has two
-// sets (MB_CTL_WORDS each): level L's mb_merge counts into set L&1 and
-// zeroes the other for level L+1, so the host never clears them.
+// millions); [MB_READ] the arcs a traced bottom-up step of the level read
+// (counted by mb_bu); [MB_GNF], [MB_GMF] and [MB_GREAD] are MB_NF, MB_MF
+// and MB_READ summed over the group (an AllReduce of words 0..2 into
+// 4..6, multi.go). A rank has two sets (MB_CTL_WORDS each): level L's
+// mb_bu and mb_merge count into set L&1, and mb_merge zeroes the other's
+// counters for level L+1, so the host never clears them.
 #define MB_NF 0
 #define MB_MF 1
-#define MB_NBIG 2
-#define MB_GNF 3
-#define MB_GMF 4
+#define MB_READ 2
+#define MB_NBIG 3
+#define MB_GNF 4
+#define MB_GMF 5
+#define MB_GREAD 6
 #define MB_CTL_WORDS 8
 
 __device__ __forceinline__ bool bit(const u32 *bm, i64 v) { return (bm[v >> 5] >> (v & 31)) & 1u; }
@@ -241,9 +245,14 @@ extern "C" __global__ void mb_td_apply(const int *pairs, i64 np, i64 lo, int lev
 // first found, takes level and that parent. A warp owns a 32-vertex word
 // of the block: words whose vertices are all visited (vis, the bitmap of
 // all vertices) cost one load, and the warp writes the word of nxt (this
-// rank's words) with its finds, no atomics.
+// rank's words) with its finds, no atomics. A traced search passes ctl
+// (the level's control set; NULL untraced) and gets the arcs read added
+// to ctl[MB_READ], one atomic per block.
 extern "C" __global__ void mb_bu(const i64 *off, const int *adj, i64 nl, i64 lo, int level, int *levels, int *parents,
-                                 const u32 *vis, const u32 *cur, u32 *nxt) {
+                                 const u32 *vis, const u32 *cur, u32 *nxt, u64 *ctl) {
+	__shared__ u64 s_read;
+	if (threadIdx.x == 0) s_read = 0;
+	u64 read = 0;
 	int lane = threadIdx.x & 31;
 	i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;
 	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
@@ -258,7 +267,8 @@ extern "C" __global__ void mb_bu(const i64 *off, const int *adj, i64 nl, i64 lo,
 		i64 li = w * 32 + lane;
 		bool found = false;
 		if (li < nl && ((vw >> lane) & 1u) == 0) {
-			for (i64 a = __ldg(off + li), e = __ldg(off + li + 1); a < e; a++) {
+			i64 a = __ldg(off + li), e = __ldg(off + li + 1), s = a;
+			for (; a < e; a++) {
 				int u = __ldg(adj + a);
 				if ((__ldg(cur + (u >> 5)) >> (u & 31)) & 1u) {
 					levels[li] = level;
@@ -267,9 +277,17 @@ extern "C" __global__ void mb_bu(const i64 *off, const int *adj, i64 nl, i64 lo,
 					break;
 				}
 			}
+			read += (u64)((found ? a + 1 : e) - s);
 		}
 		u32 fm = __ballot_sync(FULL_MASK, found);
 		if (lane == 0) nxt[w] = fm;
+	}
+	if (ctl != 0) { // uniform: every thread of the grid takes the same branch
+		__syncthreads();
+		read = mb_warp_sum(read);
+		if (lane == 0 && read != 0) atomicAdd(&s_read, read);
+		__syncthreads();
+		if (threadIdx.x == 0 && s_read != 0) atomicAdd(ctl + MB_READ, s_read);
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/gpu/nccl"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // BFS over a group of GPUs (gpu.Group): a direction-optimizing search on a
@@ -39,9 +41,11 @@ const (
 	mbckWords   = 14 // multi.cu MBCK_WORDS
 	mbNF        = 0  // multi.cu MB_NF
 	mbMF        = 1  // multi.cu MB_MF
-	mbNBig      = 2  // multi.cu MB_NBIG
-	mbGNF       = 3  // the group's MB_NF (an AllReduce of every rank's)
-	mbGMF       = 4  // the group's MB_MF
+	mbRead      = 2  // multi.cu MB_READ: arcs a traced bottom-up step read
+	mbNBig      = 3  // multi.cu MB_NBIG
+	mbGNF       = 4  // the group's MB_NF (an AllReduce of every rank's)
+	mbGMF       = 5  // the group's MB_MF
+	mbGRead     = 6  // the group's MB_READ
 	mbCtlWords  = 8  // multi.cu MB_CTL_WORDS
 )
 
@@ -78,6 +82,18 @@ type GroupOptions struct {
 	Alpha, Beta int
 	// TopDownOnly keeps every step top-down.
 	TopDownOnly bool
+	// Trace asks for GroupResult.Trace: one step per level, as in
+	// Options.Trace — its direction and why it switched, the whole
+	// graph's frontier and its arcs, the arcs read (a top-down step all of
+	// the frontier's; a bottom-up step's counted by mb_bu, one atomic per
+	// block, summed over the group with the level's sizes), the vertices
+	// reached — with the level's wall time (the host's clock, from the
+	// step's launch to its sizes read back: round trips included) and in
+	// Step.Comm its time in collectives (events; the AllReduce of the
+	// sizes included), both the slowest rank's of this process (the one
+	// whose search took the run's Time). A group trace has no launches.
+	// A host group traces its CPU search.
+	Trace bool
 }
 
 // GroupPrepared is a partitioned graph made ready for searches over its
@@ -250,6 +266,9 @@ type GroupResult struct {
 	TEPS graph.TEPS
 	// Ranks is the group's size.
 	Ranks int
+	// Trace is the search's record when GroupOptions.Trace asked for one
+	// (nil otherwise).
+	Trace *trace.Trace
 
 	p    *GroupPrepared
 	run  int
@@ -278,6 +297,7 @@ func (r *GroupResult) String() string {
 type rankOut struct {
 	time, comm time.Duration
 	sent       int64
+	steps      []trace.Step // traced: the levels, Time and Comm this rank's
 }
 
 // Run searches from src over the group. Every process of the group calls
@@ -292,11 +312,11 @@ func (p *GroupPrepared) Run(src int32) (*GroupResult, error) {
 	p.runs++
 	res := &GroupResult{Source: src, Ranks: p.pg.Group.Size(), p: p, run: p.runs}
 	if p.host != nil {
-		r, err := DirectionOptimizing(p.host, src, Options{Alpha: p.opt.Alpha, Beta: p.opt.Beta, TopDownOnly: p.opt.TopDownOnly})
+		r, err := DirectionOptimizing(p.host, src, Options{Alpha: p.opt.Alpha, Beta: p.opt.Beta, TopDownOnly: p.opt.TopDownOnly, Trace: p.opt.Trace})
 		if err != nil {
 			return nil, err
 		}
-		res.host, res.FrontierSizes, res.Directions, res.Iterations = r, r.FrontierSizes, r.Directions, r.Iterations
+		res.host, res.FrontierSizes, res.Directions, res.Iterations, res.Trace = r, r.FrontierSizes, r.Directions, r.Iterations, r.Trace
 		res.Reached, res.ComponentEdges, res.Time, res.TEPS = r.Reached, r.ComponentEdges, r.Time, r.TEPS
 		return res, nil
 	}
@@ -321,7 +341,25 @@ func (p *GroupPrepared) Run(src int32) (*GroupResult, error) {
 		res.Exchanged += o.sent
 	}
 	res.TEPS = graph.Rate(res.ComponentEdges, p.pg.Arcs, res.Time)
+	if p.opt.Trace {
+		res.Trace = groupTrace(fmt.Sprintf("gpu BFS over %d rank(s) (direction-optimizing)", res.Ranks), p.pg.Arcs, res.Time, outs)
+	}
 	return res, nil
+}
+
+// groupTrace makes the trace of a group search from its ranks' traced
+// levels: the counts are the group's (every rank has the same), the times
+// those of the slowest rank (whose search took the run's Time), so that
+// the steps add up to at most the run.
+func groupTrace(algorithm string, arcs int64, runTime time.Duration, outs []rankOut) *trace.Trace {
+	slow := 0
+	for i, o := range outs {
+		if o.time > outs[slow].time {
+			slow = i
+		}
+	}
+	steps := slices.Clone(outs[slow].steps)
+	return &trace.Trace{Algorithm: algorithm, Arcs: arcs, Steps: steps, Time: runTime}
 }
 
 // runRank is one rank's search (see multi.cu for the buffers).
@@ -336,7 +374,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	block := gpu.D1(blockSize)
 	launch := func(name string, g gpu.Dim, args ...any) error { return t.Launch(fn[name], g, block, 0, args...) }
 	comm := &rs.comm
-	comm.total, comm.used = 0, 0
+	comm.reset(p.opt.Trace)
 	ctl := make([]uint64, mbCtlWords)
 	counts := make([]uint64, size*size)
 	// merge ends level L (see mb_merge) and reads its frontier's sizes.
@@ -368,24 +406,34 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	compArcs := mf
 	var sizes []int64
 	var dirs []Direction
+	var steps []trace.Step // traced only
 	bottomUp, prevNF := false, int64(0)
 	var sent int64
 	for level := int32(1); nf > 0; level++ {
 		if err := cancel.Check(); err != nil {
 			return err
 		}
+		levelStart := time.Now()
+		comm.level = int(level) - 1
 		sizes = append(sizes, nf)
+		st := trace.Step{Frontier: nf, FrontierArcs: mf, Inspected: mf}
 		switch {
 		case !bottomUp && !p.opt.TopDownOnly && mf > mu0/p.alpha:
+			st.Why = switchDown(mf, mu0, p.alpha)
 			bottomUp = true
 		case bottomUp && nf < prevNF && nf < int64(p.pg.N)/p.beta:
+			st.Why = switchUp(nf, prevNF, int64(p.pg.N), p.beta)
 			bottomUp = false
 		}
 		prevNF = nf
 		// nxt's block words are zero (mb_merge cleared them).
 		if bottomUp {
 			dirs = append(dirs, BottomUpStep)
-			if err := launch(kMBBU, grid, rs.part.Offsets, rs.part.Adj, rs.nl, rs.lo, level, rs.levels, rs.parents, rs.vis, rs.cur, rs.nxt.Ptr()+blockOff); err != nil {
+			readCtl := uint64(0) // NULL: untraced, mb_bu counts nothing
+			if p.opt.Trace {
+				readCtl = rs.ctl[level&1].Ptr()
+			}
+			if err := launch(kMBBU, grid, rs.part.Offsets, rs.part.Adj, rs.nl, rs.lo, level, rs.levels, rs.parents, rs.vis, rs.cur, rs.nxt.Ptr()+blockOff, readCtl); err != nil {
 				return err
 			}
 		} else {
@@ -414,6 +462,13 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		if err := merge(level); err != nil {
 			return err
 		}
+		if p.opt.Trace {
+			st.Kind, st.Updated, st.Time = dirs[len(dirs)-1].String(), nf, time.Since(levelStart)
+			if bottomUp {
+				st.Inspected = int64(ctl[mbGRead])
+			}
+			steps = append(steps, st)
+		}
 		mu0 -= mf
 		compArcs += mf
 	}
@@ -421,7 +476,10 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 	if err := comm.settle(); err != nil {
 		return err
 	}
-	out.time, out.comm, out.sent = elapsed, comm.total, sent
+	for i := range steps {
+		steps[i].Comm = min(comm.perLevel(i), steps[i].Time)
+	}
+	out.time, out.comm, out.sent, out.steps = elapsed, comm.total, sent, steps
 	mu.Lock()
 	defer mu.Unlock()
 	if res.FrontierSizes == nil {
@@ -442,11 +500,11 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 // timed by comm.
 func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint64, comm *commTimer) (nql, nbig, nf, mf int64, err error) {
 	if rs.r.Size() > 1 {
-		local, err := gpu.SpanOf(words, mbNF, 2)
+		local, err := gpu.SpanOf(words, mbNF, 3)
 		if err != nil {
 			return 0, 0, 0, 0, err
 		}
-		group, err := gpu.SpanOf(words, mbGNF, 2)
+		group, err := gpu.SpanOf(words, mbGNF, 3)
 		if err != nil {
 			return 0, 0, 0, 0, err
 		}
@@ -458,7 +516,7 @@ func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint
 		return 0, 0, 0, 0, err
 	}
 	if rs.r.Size() == 1 {
-		ctl[mbGNF], ctl[mbGMF] = ctl[mbNF], ctl[mbMF]
+		ctl[mbGNF], ctl[mbGMF], ctl[mbGRead] = ctl[mbNF], ctl[mbMF], ctl[mbRead]
 	}
 	return int64(ctl[mbNF]), int64(ctl[mbNBig]), int64(ctl[mbGNF]), int64(ctl[mbGMF]), nil
 }
@@ -560,6 +618,27 @@ type commTimer struct {
 	events []*gpu.Event // pairs: before, after
 	used   int          // events recorded since the last settle
 	total  time.Duration
+	// Traced searches: level is the step the next pair belongs to (-1:
+	// the set-up), levels the recorded pairs' steps, byLevel their times
+	// summed per step.
+	traced  bool
+	level   int
+	levels  []int
+	byLevel []time.Duration
+}
+
+// reset starts a search: nothing timed, pairs noted per level if traced.
+func (c *commTimer) reset(traced bool) {
+	c.total, c.used, c.traced, c.level = 0, 0, traced, -1
+	c.levels, c.byLevel = c.levels[:0], c.byLevel[:0]
+}
+
+// perLevel is the settled time of step i's pairs.
+func (c *commTimer) perLevel(i int) time.Duration {
+	if i < len(c.byLevel) {
+		return c.byLevel[i]
+	}
+	return 0
 }
 
 // commEvents is the most events a commTimer holds (half of them pairs'
@@ -590,6 +669,9 @@ func (c *commTimer) time(t *gpu.Thread, f func() error) error {
 		return err
 	}
 	c.used += 2
+	if c.traced {
+		c.levels = append(c.levels, c.level)
+	}
 	return nil
 }
 
@@ -601,8 +683,17 @@ func (c *commTimer) settle() error {
 			return err
 		}
 		c.total += d
+		if c.traced {
+			if l := c.levels[i/2]; l >= 0 {
+				for len(c.byLevel) <= l {
+					c.byLevel = append(c.byLevel, 0)
+				}
+				c.byLevel[l] += d
+			}
+		}
 	}
 	c.used = 0
+	c.levels = c.levels[:0]
 	return nil
 }
 

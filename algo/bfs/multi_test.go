@@ -1,8 +1,10 @@
 package bfs
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
@@ -27,7 +29,7 @@ func checkGroup(t *testing.T, devs []*gpu.Device, cases []gpuCase) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		for _, o := range []GroupOptions{{}, {TopDownOnly: true}, {Alpha: 1, Beta: 1 << 20}} {
+		for _, o := range []GroupOptions{{}, {TopDownOnly: true}, {Alpha: 1, Beta: 1 << 20, Trace: true}, {Trace: true}} {
 			p, err := PrepareGroup(pg, o)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
@@ -65,6 +67,7 @@ func checkGroup(t *testing.T, devs []*gpu.Device, cases []gpuCase) {
 				if r.Reached != want.Reached || r.ComponentEdges != want.ComponentEdges {
 					t.Errorf("%s from %d: reached %d, %d component edges; want %d, %d", c.name, src, r.Reached, r.ComponentEdges, want.Reached, want.ComponentEdges)
 				}
+				checkGroupTrace(t, fmt.Sprintf("%s from %d (%+v)", c.name, src, o), c.g, src, o, r)
 			}
 			if err := p.Close(); err != nil {
 				t.Error(err)
@@ -181,5 +184,48 @@ func TestGroupOnHost(t *testing.T) {
 	}
 	if _, err := PrepareGroup(pd, GroupOptions{}); err == nil || !strings.Contains(err.Error(), "directed") {
 		t.Errorf("a directed graph: %v; want a refusal", err)
+	}
+}
+
+// checkGroupTrace requires a group search's trace to be the CPU search's
+// with the same switch parameters, level for level (direction, reason,
+// frontier, its arcs, arcs read, vertices reached: each rank holds its
+// vertices' arcs in the graph's order, so a bottom-up step stops at the
+// same first parent), its times to fit the run's, and collectives only
+// in a group of more than one; and no trace without GroupOptions.Trace.
+func checkGroupTrace(t *testing.T, what string, g *graph.CSR, src int32, o GroupOptions, r *GroupResult) {
+	t.Helper()
+	if !o.Trace {
+		if r.Trace != nil {
+			t.Errorf("%s: a trace without GroupOptions.Trace", what)
+		}
+		return
+	}
+	cpu, err := DirectionOptimizing(g, src, Options{Alpha: o.Alpha, Beta: o.Beta, TopDownOnly: o.TopDownOnly, Trace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Trace
+	if tr == nil || len(tr.Steps) != len(cpu.Trace.Steps) || tr.Arcs != g.NumArcs() || tr.Time != r.Time || len(tr.Launches) != 0 {
+		t.Fatalf("%s: trace %v, want %d steps of %d arcs, time %v", what, tr, len(cpu.Trace.Steps), g.NumArcs(), r.Time)
+	}
+	// The fake driver's events measure 2.5 ms a pair, more than a level's
+	// wall time: check the times apart from the counts.
+	if err := tr.Untimed().Check(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	var comm time.Duration
+	for i, s := range tr.Steps {
+		c := cpu.Trace.Steps[i]
+		if s.Kind != c.Kind || s.Why != c.Why || s.Frontier != c.Frontier || s.FrontierArcs != c.FrontierArcs || s.Inspected != c.Inspected || s.Updated != c.Updated {
+			t.Fatalf("%s: step %d over the group %+v, on the CPU %+v", what, i, s, c)
+		}
+		if s.Time <= 0 || s.Comm < 0 || s.Comm > s.Time {
+			t.Fatalf("%s: step %d takes %v, %v of it in collectives", what, i, s.Time, s.Comm)
+		}
+		comm += s.Comm
+	}
+	if tr.StepTime() > r.Time || comm > r.Comm || (r.Ranks == 1) != (comm == 0) {
+		t.Fatalf("%s: steps %v (run %v), collectives %v (run %v) over %d ranks", what, tr.StepTime(), r.Time, comm, r.Comm, r.Ranks)
 	}
 }

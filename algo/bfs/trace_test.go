@@ -132,10 +132,12 @@ func checkGPUTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			t.Fatalf("run %d: %d launches traced of %d, the first in step %d", run, len(tr.Launches), r.Launches, tr.Launches[0].Step)
 		}
 		for _, l := range tr.Launches {
-			if !strings.HasPrefix(l.Name, "do_") || l.Name == "do_init" || l.Block[0] != blockSize || l.Time <= 0 {
+			if !strings.HasPrefix(l.Name, "do_") || l.Name == "do_init" || l.Block[0] != blockSize || l.Time <= 0 ||
+				l.Bytes <= 0 && l.Name != kDOTDBig {
 				t.Fatalf("run %d: launch %+v", run, l)
 			}
 		}
+		checkDOBytes(t, g, r)
 		if len(tr.Steps) != len(cpu.Trace.Steps) {
 			t.Fatalf("run %d: %d steps on the GPU, %d on the CPU", run, len(tr.Steps), len(cpu.Trace.Steps))
 		}
@@ -283,7 +285,99 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			if len(tr.Launches) != r.Launches {
 				t.Fatalf("%s: %d launches traced of %d", what, len(tr.Launches), r.Launches)
 			}
+			// The byte models: a scan reads both ends of every edge and
+			// gathers their unsigned char levels; child grids read each
+			// frontier vertex's offsets and its arcs.
+			m := g.NumArcs() / 2
+			for _, l := range tr.Launches {
+				var want, gather int64
+				switch {
+				case strings.HasPrefix(l.Name, "bfs_scan_u8"):
+					want, gather = 10*m+tr.Steps[l.Step].Updated, 2*m
+				case l.Name == kDPParent8:
+					s := tr.Steps[l.Step]
+					want, gather = int64(g.NumVertices())+16*s.Frontier+5*s.FrontierArcs+s.Updated, 16*s.Frontier+s.FrontierArcs
+				default:
+					continue
+				}
+				if l.Bytes != want || l.Gather != gather {
+					t.Fatalf("%s: launch %+v moves %d bytes (%d gathered) by the model, want %d (%d)", what, l, l.Bytes, l.Gather, want, gather)
+				}
+			}
 		}
 		p.Close()
+	}
+}
+
+// checkDOBytes checks the byte models of a traced direction-optimizing
+// GPU search against counts the test takes from the graph and the levels:
+// a bottom-up step's model follows from the vertices still unvisited and
+// the arcs it read; a top-down level's two kernels together from the
+// frontier, its arcs, the vertices it claimed and its vertices of 256
+// arcs or more (do_td_big's).
+func checkDOBytes(t *testing.T, g *graph.CSR, r *Result) {
+	t.Helper()
+	n := int64(g.NumVertices())
+	words := (n + 31) / 32
+	perLevel := make([]map[string]int64, len(r.Trace.Steps))
+	gathered := make([]int64, len(r.Trace.Steps))
+	for _, l := range r.Trace.Launches {
+		if perLevel[l.Step] == nil {
+			perLevel[l.Step] = map[string]int64{}
+		}
+		perLevel[l.Step][l.Name] += l.Bytes
+		gathered[l.Step] += l.Gather
+	}
+	big := make([]int64, len(r.Trace.Steps))
+	for v, lv := range r.Levels {
+		if lv >= 0 && lv < int32(len(big)) && g.Degree(int32(v)) >= 256 {
+			big[lv]++
+		}
+	}
+	parents := int64(0)
+	if r.Parents != nil {
+		parents = 4
+	}
+	visited := int64(0)
+	for l, s := range r.Trace.Steps {
+		visited += s.Frontier
+		b := perLevel[l]
+		switch s.Kind {
+		case "bottom-up":
+			if want := 8*words + 8*(n-visited) + 8*s.Inspected + (4+parents)*s.Updated; b[kDOBU] != want {
+				t.Fatalf("level %d: do_bu moves %d bytes by the model, want %d (%+v)", l, b[kDOBU], want, s)
+			}
+		case "top-down":
+			claim := 28 + parents
+			want := 20*s.Frontier + 20*big[l] + 8*s.FrontierArcs + claim*s.Updated
+			if got := b[kDOTD] + b[kDOTDBig]; got != want {
+				t.Fatalf("level %d: do_td and do_td_big move %d bytes by the model, want %d (%d big vertices; %+v)", l, got, want, big[l], s)
+			}
+		}
+		if b[kDOQ2BM] != 0 && b[kDOQ2BM] != 12*s.Frontier || b[kDOBM2Q] != 0 && b[kDOBM2Q] != 4*words+4*s.Frontier {
+			t.Fatalf("level %d: conversions %v (frontier %d)", l, b, s.Frontier)
+		}
+	}
+}
+
+// TestDOLevelBytes checks the direction-optimizing byte model on numbers
+// worked by hand.
+func TestDOLevelBytes(t *testing.T) {
+	d := doLevel{n: 64, words: 2, frontier: 3, arcs: 300, unvisited: 50, read: 40, reached: 10, big: 1, bigArcs: 260, parents: true}
+	for _, c := range []struct {
+		kernel        string
+		bytes, gather int64
+	}{
+		{kDOQ2BM, 36, 12},
+		{kDOBM2Q, 20, 0},
+		{kDOBU, 16 + 400 + 320 + 80, 160},
+		// 10 claims: 8 to do_td_big (260 of 300 arcs), 2 to do_td, 32 bytes each (16 gathered).
+		{kDOTD, 12 + 48 + 320 + 64, 48 + 160 + 32},
+		{kDOTDBig, 4 + 16 + 2080 + 256, 16 + 1040 + 128},
+		{kDOInit, 0, 0},
+	} {
+		if b, g := d.launchBytes(c.kernel); b != c.bytes || g != c.gather {
+			t.Errorf("%s: %d bytes, %d gathered; want %d, %d", c.kernel, b, g, c.bytes, c.gather)
+		}
 	}
 }

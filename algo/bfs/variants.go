@@ -67,8 +67,8 @@ type Options struct {
 	// Trace asks for Result.Trace: one step per level with its
 	// direction, frontier, arcs inspected, vertices reached and time, and
 	// on a GPU every launch of a level with its time. The CPU searches
-	// and every one-device GPU method trace; runs over a group of GPUs do
-	// not yet (their Trace stays nil). Off, a search records nothing; on,
+	// and every one-device GPU method trace; a search over a group of GPUs
+	// traces with GroupOptions.Trace. Off, a search records nothing; on,
 	// the CPU search reads the clock once per level.
 	//
 	// DirectionOptimizingGPU's step kernels log themselves (bfs.cu,
@@ -77,6 +77,16 @@ type Options struct {
 	// events, no copy per level. A launch's time is that span, so a
 	// level's time (the sum) leaves out the host's round trip between
 	// levels. The set-up kernel (do_init) is not logged.
+	//
+	// Every GPU launch of a trace carries its byte model
+	// (trace.Launch.Bytes and Gather: the useful bytes its access pattern
+	// must move, from the level's counts; bytes.go has each kernel's): a
+	// bottom-up step streams the visited bitmap, the unvisited vertices'
+	// offsets and the arcs it read, and gathers a frontier-bitmap word per
+	// arc; a top-down step gathers each frontier vertex's offsets and each
+	// arc's visited word; an edge scan streams every edge's endpoints and
+	// gathers their levels. plots.Roofline draws them against the
+	// device's ceilings.
 	//
 	// EdgeScan and DynamicParallelism time each launch between CUDA
 	// events of its own (a scan is a pass over every edge); a level's

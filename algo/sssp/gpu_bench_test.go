@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
@@ -447,9 +448,9 @@ func BenchmarkGPUSweepResident(b *testing.B) {
 }
 
 // BenchmarkGPUTrace runs near-far on R-MAT scales 20 and 22 from 16
-// roots, untraced and traced (Options.Trace: the step log), and reports
-// ms/sssp of both, which give the trace's cost. The first traced run's
-// trace is logged (go test -v).
+// roots, untraced and traced (Options.Trace: the step log) root after
+// root (tracecost.Measure): ms-off and ms-on a search, and the trace's
+// cost in percent. The first traced run's trace is logged (go test -v).
 func BenchmarkGPUTrace(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -461,33 +462,35 @@ func BenchmarkGPUTrace(b *testing.B) {
 			b.Fatal(err)
 		}
 		srcs := g.Roots(16, 2)
-		for _, traced := range []bool{false, true} {
-			b.Run(fmt.Sprintf("rmat_s%d/traced=%v", scale, traced), func(b *testing.B) {
-				p, err := Prepare(dev, g, Options{Method: NearFar, Parents: true, Trace: traced})
+		b.Run(fmt.Sprintf("rmat_s%d", scale), func(b *testing.B) {
+			var ps [2]*Prepared
+			for k := range ps {
+				p, err := Prepare(dev, g, Options{Method: NearFar, Parents: true, Trace: k == 1})
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer p.Close()
-				var secs float64
-				runs := 0
-				for i := 0; i < b.N; i++ {
-					for _, src := range srcs {
-						r, err := p.Run(src)
-						if err != nil {
-							b.Fatal(err)
-						}
-						if (r.Trace != nil) != traced {
-							b.Fatalf("traced %v but trace %v", traced, r.Trace)
-						}
-						if traced && i == 0 && runs == 0 {
-							b.Log(r.Trace)
-						}
-						secs += r.Time.Seconds()
-						runs++
-					}
+				ps[k] = p
+			}
+			logged := false
+			tracecost.Measure(b, len(srcs), "sssp", func(i int, traced bool) (time.Duration, error) {
+				p := ps[0]
+				if traced {
+					p = ps[1]
 				}
-				b.ReportMetric(secs/float64(runs)*1e3, "ms/sssp")
+				r, err := p.Run(srcs[i])
+				if err == nil && (r.Trace != nil) != traced {
+					err = fmt.Errorf("traced %v but trace %v", traced, r.Trace)
+				}
+				if err != nil {
+					return 0, err
+				}
+				if traced && !logged {
+					b.Log(r.Trace)
+					logged = true
+				}
+				return r.Time, nil
 			})
-		}
+		})
 	}
 }

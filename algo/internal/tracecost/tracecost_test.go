@@ -1,0 +1,64 @@
+package tracecost
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+// TestMeasure runs Measure on a fake algorithm whose traced runs take 3%
+// longer: the reported means and cost must say so, each root must run
+// both ways every round, in alternating order.
+func TestMeasure(t *testing.T) {
+	var order []bool
+	calls := map[[2]int]int{}
+	res := testing.Benchmark(func(b *testing.B) {
+		order, calls = nil, map[[2]int]int{}
+		Measure(b, 3, "run", func(i int, traced bool) (time.Duration, error) {
+			order = append(order, traced)
+			k := 0
+			if traced {
+				k = 1
+			}
+			calls[[2]int{i, k}]++
+			if traced {
+				return 103 * time.Millisecond, nil
+			}
+			return 100 * time.Millisecond, nil
+		})
+	})
+	if got := res.Extra["ms-off/run"]; got != 100 {
+		t.Errorf("ms-off/run %v, want 100", got)
+	}
+	if got := res.Extra["ms-on/run"]; got != 103 {
+		t.Errorf("ms-on/run %v, want 103", got)
+	}
+	if got := res.Extra["cost-%"]; math.Abs(got-3) > 1e-9 {
+		t.Errorf("cost-%% %v, want 3", got)
+	}
+	for i := range 3 {
+		if calls[[2]int{i, 0}] != res.N || calls[[2]int{i, 1}] != res.N {
+			t.Errorf("root %d ran %d untraced and %d traced in %d rounds", i, calls[[2]int{i, 0}], calls[[2]int{i, 1}], res.N)
+		}
+	}
+	if len(order) < 4 || order[0] == order[2] || order[0] == order[1] {
+		t.Errorf("the order does not alternate: %v", order[:min(len(order), 6)])
+	}
+}
+
+// TestMeasureError stops at the first error.
+func TestMeasureError(t *testing.T) {
+	var failed bool
+	var ran int
+	res := testing.Benchmark(func(b *testing.B) {
+		defer func() { failed = b.Failed() }()
+		Measure(b, 2, "run", func(i int, traced bool) (time.Duration, error) {
+			ran++
+			return 0, errors.New("boom")
+		})
+	})
+	if !failed || ran != 1 || len(res.Extra) != 0 {
+		t.Errorf("failed %v after %d runs, metrics %v", failed, ran, res.Extra)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/gpu/nccl"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // multiBody is the CUDA C of RunGroup and its check (multi.cu).
@@ -70,6 +71,17 @@ type GroupOptions struct {
 	// Parents builds the parent tree after the distances (on the
 	// devices; needed by GroupResult.Check and Parents).
 	Parents bool
+	// Trace asks for GroupResult.Trace: one step per round — kind
+	// "round" when vertices below the threshold T were relaxed (Frontier
+	// the group's queue, Inspected the arcs the group relaxed, Updated the
+	// distances lowered since the round before: by the round's own
+	// relaxations, and by the pairs the round before sent, applied
+	// after its count), "threshold" when none was left and T moved up (Why
+	// gives T) — with the round's wall time and in Step.Comm its time in
+	// collectives (the host's clock), both the slowest rank's of this
+	// process. The counts ride on the AllReduce each round makes anyway.
+	// A host group traces its CPU Δ-stepping.
+	Trace bool
 }
 
 // RankStats are one rank's figures of a RunGroup.
@@ -113,6 +125,9 @@ type GroupResult struct {
 	Relaxations, ExchangedBytes int64
 	// Ranks are the figures of this process's ranks, in rank order.
 	Ranks []RankStats
+	// Trace is the search's record when GroupOptions.Trace asked for one
+	// (nil otherwise).
+	Trace *trace.Trace
 
 	pg    *gpu.PartGraph
 	mu    sync.Mutex
@@ -156,6 +171,7 @@ type groupRank struct {
 	ctl     *gpu.Uint64s
 	stats   RankStats
 	ctlHost []uint64
+	steps   []trace.Step // a traced search's rounds (GroupOptions.Trace)
 	// Agreement launches the kernels and agrees on stopping: its
 	// Interrupted is set by a launch that met an interrupt, its CommTime
 	// is the time in collectives so far.
@@ -218,7 +234,7 @@ func RunGroup(pg *gpu.PartGraph, source int, o GroupOptions) (*GroupResult, erro
 		// Every AllReduce sends the longest length (the round's counts
 		// matrix): gpu.Rank keeps one scratch buffer.
 		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: size,
-			Agreement: groupstep.Agreement{Rank: p.Rank, What: "sssp: RunGroup", Block: blockSize, Width: max(3*size, size*size+1) + 1}}
+			Agreement: groupstep.Agreement{Rank: p.Rank, What: "sssp: RunGroup", Block: blockSize, Width: max(3*size, size*size+3) + 1}}
 	}
 	res.ranks = ranks
 	var sums sync.Mutex
@@ -250,7 +266,7 @@ func (gr *groupRank) run(t *gpu.Thread, res *GroupResult, mu *sync.Mutex, src in
 	if err != nil {
 		return err
 	}
-	rounds, phases, err := gr.search(t, src, delta)
+	rounds, phases, err := gr.search(t, src, delta, o.Trace)
 	if err != nil {
 		return err
 	}
@@ -272,8 +288,11 @@ func (gr *groupRank) run(t *gpu.Thread, res *GroupResult, mu *sync.Mutex, src in
 		res.ComponentEdges /= 2
 	}
 	res.ExchangedBytes, res.Relaxations = sent[0], sent[1]
-	if gr.stats.Time > res.Time {
+	if gr.stats.Time > res.Time || res.Trace == nil && o.Trace {
 		res.Time, res.CommTime = gr.stats.Time, gr.stats.CommTime
+		if o.Trace {
+			res.Trace = &trace.Trace{Algorithm: res.Algorithm, Arcs: res.pg.Arcs, Steps: gr.steps, Time: gr.stats.Time}
+		}
 	}
 	if o.Parents {
 		res.TreeTime = max(res.TreeTime, tree)
@@ -408,7 +427,7 @@ func (gr *groupRank) launch(t *gpu.Thread, name string, args ...any) error {
 
 // search is the Δ-stepping loop (see RunGroup); it returns the rounds and
 // phases.
-func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, phases int, err error) {
+func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64, traced bool) (rounds, phases int, err error) {
 	loop := groupTuning.loopback
 	remote := gr.size > 1 || loop
 	var rbest *gpu.Uint64s
@@ -456,7 +475,21 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 		loopArg = 1
 	}
 	limit := 16*gr.n + 4096 // far above any real run (2 rounds per phase on a path): a guard against a bug
+	gr.steps = gr.steps[:0]
+	var scanned, lowered uint64 // the counters at the round before's count
+	var roundStart time.Time
+	var roundComm time.Duration
+	// step notes a traced round that ended.
+	step := func(st trace.Step) {
+		if traced {
+			st.Time, st.Comm = time.Since(roundStart), gr.CommTime-roundComm
+			gr.steps = append(gr.steps, st)
+		}
+	}
 	for {
+		if traced {
+			roundStart, roundComm = time.Now(), gr.CommTime
+		}
 		rounds++
 		if rounds > limit {
 			return 0, 0, fmt.Errorf("no convergence after %d rounds (a bug: please report it)", limit)
@@ -475,14 +508,29 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 			return 0, 0, err
 		}
 		// Every rank's counts per owner in its row, and its queue length.
-		vals := make([]int64, size*size+1)
+		// Traced: the arcs relaxed and distances lowered since the round
+		// before, summed over the group too.
+		width := size*size + 1
+		if traced {
+			width += 2
+		}
+		vals := make([]int64, width)
 		for k := range size {
 			vals[me*size+k] = int64(ctl[msCount0+k])
 		}
 		vals[size*size] = int64(ctl[msQLen])
+		if traced {
+			vals[size*size+1], vals[size*size+2] = int64(ctl[msScanned]-scanned), int64(ctl[msLowered]-lowered)
+			scanned, lowered = ctl[msScanned], ctl[msLowered]
+		}
 		all, err := gr.AllReduce(t, vals, nccl.Sum)
 		if err != nil {
 			return 0, 0, err
+		}
+		st := trace.Step{Kind: "round", Frontier: all[size*size]}
+		if traced {
+			st.Inspected, st.Updated = all[size*size+1], all[size*size+2]
+			st.Why = fmt.Sprintf("T = %g", math.Float64frombits(thr))
 		}
 		if all[size*size] == 0 {
 			// The phase is over: the next threshold from the least active
@@ -492,18 +540,22 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64) (rounds, ph
 				return 0, 0, err
 			}
 			if uint64(fm[0]) >= math.Float64bits(math.Inf(1)) {
+				st.Kind, st.Why = "threshold", "no active vertex left"
+				step(st)
 				break
 			}
 			thr = nextThreshold(math.Float64frombits(uint64(fm[0])), delta)
+			st.Kind, st.Why = "threshold", fmt.Sprintf("T = %g", math.Float64frombits(thr))
+			step(st)
 			phases++
 			continue
 		}
-		if !remote || !anyListed(all[:size*size]) {
-			continue
+		if remote && anyListed(all[:size*size]) {
+			if err := gr.exchange(t, all, out, rbest, send, recv); err != nil {
+				return 0, 0, err
+			}
 		}
-		if err := gr.exchange(t, all, out, rbest, send, recv); err != nil {
-			return 0, 0, err
-		}
+		step(st)
 	}
 	if err := t.Synchronize(); err != nil {
 		return 0, 0, err

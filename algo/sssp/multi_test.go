@@ -110,15 +110,19 @@ func checkGroupRuns(t *testing.T, dev *gpu.Device, grp *gpu.Group, cases []gpuCa
 				t.Fatalf("%s: %v", c.name, err)
 			}
 		}
-		for _, src := range c.srcs {
+		for i, src := range c.srcs {
 			name := fmt.Sprintf("%s from %d", c.name, src)
 			want, err := DeltaStepping(c.g, src, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := RunGroup(pg, int(src), GroupOptions{Parents: true})
+			traced := i%2 == 1
+			res, err := RunGroup(pg, int(src), GroupOptions{Parents: true, Trace: traced})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
+			}
+			if !dev.IsHost() {
+				checkGroupTrace(t, name, traced, res)
 			}
 			got, err := res.Result()
 			if err != nil {
@@ -596,4 +600,44 @@ func benchRunGroup(b *testing.B, pg *gpu.PartGraph, srcs []int32) {
 	b.ReportMetric(phases/k, "phases")
 	b.ReportMetric(relax/k, "relax/arc")
 	b.ReportMetric(bytes/k/1e6, "MB-exchanged")
+}
+
+// checkGroupTrace requires a traced group search to have a step per
+// round, a "threshold" step per phase, the arcs relaxed and distances
+// lowered of its steps to add up to the run's, and times that fit; an
+// untraced one none.
+func checkGroupTrace(t *testing.T, name string, traced bool, res *GroupResult) {
+	t.Helper()
+	tr := res.Trace
+	if !traced {
+		if tr != nil {
+			t.Errorf("%s: a trace without GroupOptions.Trace", name)
+		}
+		return
+	}
+	if tr == nil || len(tr.Steps) != res.Rounds || tr.Time != res.Time || tr.Arcs != res.pg.Arcs {
+		t.Fatalf("%s: trace %v for %d rounds, time %v", name, tr, res.Rounds, res.Time)
+	}
+	// The fake driver's collectives take real time but its events do
+	// not: the step times are the host's clock and must fit the run.
+	if err := tr.Check(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var lowered, comm int64
+	for _, r := range res.Ranks {
+		lowered += r.Lowered
+	}
+	thresholds := 0
+	var updated int64
+	for _, s := range tr.Steps {
+		if s.Kind == "threshold" {
+			thresholds++
+		}
+		updated += s.Updated
+		comm += int64(s.Comm)
+	}
+	if thresholds != res.Phases || tr.Inspected() != res.Relaxations || updated != lowered || time.Duration(comm) > res.CommTime {
+		t.Fatalf("%s: %d threshold steps for %d phases, %d arcs relaxed (run %d), %d lowered (ranks %d), %v in collectives (run %v)",
+			name, thresholds, res.Phases, tr.Inspected(), res.Relaxations, updated, lowered, time.Duration(comm), res.CommTime)
+	}
 }

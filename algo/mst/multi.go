@@ -15,6 +15,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/gpu/nccl"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // multiBody is the CUDA C of RunGroup and of its check's part-wise rules
@@ -49,7 +50,16 @@ var groupTuning = struct{ interruptAtRound int }{}
 
 // GroupOptions are RunGroup's options; there are none yet (the zero
 // value runs the algorithm as documented).
-type GroupOptions struct{}
+type GroupOptions struct {
+	// Trace asks for GroupResult.Trace: one step ("round") per Borůvka
+	// round, as the one-device run's — the trees at its start (Frontier),
+	// the arcs it read (every rank reads each of its arcs twice a round:
+	// the minimum weight, then the minimum edge of that weight), the
+	// edges it added — with the round's wall time and in Step.Comm its
+	// time in collectives (the host's clock), both the slowest rank's of
+	// this process. A host group traces its CPU Borůvka.
+	Trace bool
+}
 
 // RankStats are one rank's figures of a RunGroup.
 type RankStats struct {
@@ -88,6 +98,9 @@ type GroupResult struct {
 	TEPS graph.TEPS
 	// Ranks are the figures of this process's ranks, in rank order.
 	Ranks []RankStats
+	// Trace is the run's record when GroupOptions.Trace asked for one
+	// (nil otherwise).
+	Trace *trace.Trace
 
 	pg   *gpu.PartGraph
 	host *graph.CSR // a host group's graph
@@ -167,7 +180,7 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 		return nil, fmt.Errorf("mst: RunGroup: %w", err)
 	}
 	if pg.Group.IsHost() {
-		return runGroupHost(pg)
+		return runGroupHost(pg, o.Trace)
 	}
 	res := &GroupResult{Algorithm: fmt.Sprintf("gpu Borůvka over a %s", pg.Group), N: pg.N, Arcs: pg.Arcs, pg: pg}
 	if pg.N == 0 {
@@ -175,7 +188,7 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 	}
 	var forest []uint64
 	ranks, err := runRanks(pg, "RunGroup", func(gr *groupRank, t *gpu.Thread) error {
-		err := gr.run(t)
+		err := gr.run(t, o.Trace)
 		if err == nil && gr.first {
 			forest = gr.forest
 		}
@@ -184,10 +197,13 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, gr := range ranks {
+	for i, gr := range ranks {
 		res.Ranks = append(res.Ranks, gr.stats)
-		if gr.stats.Time > res.Time {
+		if gr.stats.Time > res.Time || i == 0 {
 			res.Time, res.CommTime = gr.stats.Time, gr.stats.CommTime
+			if o.Trace {
+				res.Trace = &trace.Trace{Algorithm: res.Algorithm, Arcs: pg.Arcs, Steps: gr.steps, Time: gr.stats.Time}
+			}
 		}
 	}
 	res.Rounds = ranks[0].rounds
@@ -214,7 +230,7 @@ func RunGroup(pg *gpu.PartGraph, o GroupOptions) (*GroupResult, error) {
 func runRanks(pg *gpu.PartGraph, what string, f func(gr *groupRank, t *gpu.Thread) error) ([]*groupRank, error) {
 	ranks := make([]*groupRank, len(pg.Parts))
 	for i, p := range pg.Parts {
-		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, size: pg.Group.Size(), first: i == 0, what: what,
+		ranks[i] = &groupRank{r: p.Rank, part: p, n: pg.N, arcs: pg.Arcs, size: pg.Group.Size(), first: i == 0, what: what,
 			Agreement: groupstep.Agreement{Rank: p.Rank, What: "mst: " + what, Block: ckBlock}}
 	}
 	var mu sync.Mutex
@@ -239,18 +255,18 @@ func weightOfKey(key uint64) float64 {
 
 // runGroupHost is RunGroup on a group of the host device: Boruvka on the
 // one part.
-func runGroupHost(pg *gpu.PartGraph) (*GroupResult, error) {
+func runGroupHost(pg *gpu.PartGraph, traced bool) (*GroupResult, error) {
 	g, err := pg.Host()
 	if err != nil {
 		return nil, fmt.Errorf("mst: RunGroup on the host: %w", err)
 	}
-	r, err := Boruvka(g)
+	r, err := boruvka(g, traced)
 	if err != nil {
 		return nil, err
 	}
 	return &GroupResult{Algorithm: r.Algorithm + "; host group standing in for gpu Borůvka over a group", N: pg.N, Arcs: pg.Arcs,
 		Edges: r.Edges, Weight: r.Weight, Trees: r.Trees, Rounds: r.Iterations, Time: r.Time, TEPS: r.TEPS,
-		Ranks: []RankStats{{Time: r.Time}}, pg: pg, host: g}, nil
+		Ranks: []RankStats{{Time: r.Time}}, Trace: r.Trace, pg: pg, host: g}, nil
 }
 
 // groupRank is one rank's state of a run or a check.
@@ -258,6 +274,7 @@ type groupRank struct {
 	r       *gpu.Rank
 	part    *gpu.Part
 	n, size int
+	arcs    int64  // the whole graph's
 	first   bool   // this process's first rank: it hands over the forest
 	what    string // "RunGroup" or "GroupResult.Check", for messages
 	mem     *gpu.Allocations
@@ -273,6 +290,7 @@ type groupRank struct {
 
 	forest []uint64 // (ekey, wkey) pairs of the forest, on the first rank
 	rounds int
+	steps  []trace.Step // a traced run's rounds (GroupOptions.Trace)
 	stats  RankStats
 	// Agreement launches the kernels and agrees on stopping: its
 	// Interrupted is set by a launch that met an interrupt, its CommTime
@@ -363,7 +381,7 @@ func (gr *groupRank) slots(t *gpu.Thread, mine int64) ([]int64, error) {
 
 // run is one rank's RunGroup: the rounds, then (first rank) the forest's
 // download.
-func (gr *groupRank) run(t *gpu.Thread) error {
+func (gr *groupRank) run(t *gpu.Thread, traced bool) error {
 	if err := gr.prepare(); err != nil {
 		return err
 	}
@@ -385,10 +403,12 @@ func (gr *groupRank) run(t *gpu.Thread) error {
 	arcGrid := grid((m + ckChunk - 1) / ckChunk)
 	ctl := gr.ctlHost
 	edges := uint64(0)
+	gr.steps = gr.steps[:0]
 	for round := 1; ; round++ {
 		if round > maxRounds {
 			return fmt.Errorf("no convergence after %d rounds (a bug: please report it)", maxRounds)
 		}
+		roundStart, roundComm := time.Now(), gr.CommTime
 		if round == groupTuning.interruptAtRound && gr.r.Rank() == 0 {
 			gr.Interrupted = true
 		}
@@ -429,6 +449,12 @@ func (gr *groupRank) run(t *gpu.Thread) error {
 		}
 		if ctl[mmForest] > uint64(gr.fe.Len()/2) {
 			return fmt.Errorf("the forest has %d edges on %d vertices: the hooks formed a cycle (a bug: please report it)", ctl[mmForest], gr.n)
+		}
+		if traced {
+			// The round ends at its next collective (the forest's size is
+			// this rank's, every rank the same): its time so far.
+			gr.steps = append(gr.steps, trace.Step{Kind: "round", Frontier: int64(gr.n) - int64(edges), Inspected: 2 * gr.arcs,
+				Updated: int64(ctl[mmForest] - edges), Time: time.Since(roundStart), Comm: gr.CommTime - roundComm})
 		}
 		if ctl[mmForest] == edges {
 			break // no component has an outgoing arc

@@ -64,18 +64,20 @@ func groupCases(t testing.TB) []gpuCase {
 // checkGroupRuns runs RunGroup on every case and compares it with
 // Kruskal (Edges and Weight bit for bit, Trees) and the CPU's Check.
 func checkGroupRuns(t *testing.T, grp *gpu.Group, cases []gpuCase) {
-	for _, c := range cases {
+	for i, c := range cases {
 		pg := splitGraph(t, grp, c.g)
 		want, err := Kruskal(c.g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := RunGroup(pg, GroupOptions{})
+		traced := i%2 == 1
+		res, err := RunGroup(pg, GroupOptions{Trace: traced})
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
 		sameForest(t, c.name, res, want)
+		checkGroupTrace(t, c.name, traced, grp.IsHost(), res)
 		if math.IsInf(want.Weight, 0) {
 			// The checks cannot sum infinite weights.
 		} else if err := Check(c.g, res.Result()); err != nil {
@@ -604,4 +606,37 @@ func benchRunGroup(b *testing.B, pg *gpu.PartGraph) {
 	b.ReportMetric(float64(rounds)/k, "rounds")
 	b.ReportMetric(float64(forest.Microseconds())/1e3/k, "forest_ms")
 	b.ReportMetric(float64(check.Microseconds())/1e3, "check_ms")
+}
+
+// checkGroupTrace requires a traced group run to record its rounds: on
+// the devices one step per round that added edges and one for the last,
+// each reading every arc twice, the trees at the start of the first the
+// graph's vertices; everywhere the edges added summing to the forest's,
+// collectives within each step and times that fit the run; an untraced
+// run no trace.
+func checkGroupTrace(t *testing.T, name string, traced, host bool, res *GroupResult) {
+	t.Helper()
+	tr := res.Trace
+	if !traced || res.N == 0 {
+		if tr != nil {
+			t.Errorf("%s: a trace without GroupOptions.Trace, or of no vertex", name)
+		}
+		return
+	}
+	if tr == nil || tr.Time != res.Time || tr.Arcs != res.Arcs {
+		t.Fatalf("%s: trace %v, run time %v", name, tr, res.Time)
+	}
+	if err := tr.Check(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var added int64
+	for i, s := range tr.Steps {
+		added += s.Updated
+		if !host && (s.Kind != "round" || s.Inspected != 2*res.Arcs || i == 0 && s.Frontier != int64(res.N)) {
+			t.Fatalf("%s: step %d: %+v (graph: %d vertices, %d arcs)", name, i, s, res.N, res.Arcs)
+		}
+	}
+	if added != int64(len(res.Edges)) || !host && len(tr.Steps) != res.Rounds+1 {
+		t.Fatalf("%s: %d steps adding %d edges; the run has %d rounds and %d edges", name, len(tr.Steps), added, res.Rounds, len(res.Edges))
+	}
 }

@@ -65,7 +65,8 @@ type TimelineChart struct {
 
 // Timeline charts a run's trace step by step: x the step index 0..n−1,
 // bars the step times in ms coloured by Step.Kind (the legend lists the
-// kinds), the Step.Frontier values in vertices as a line read on the
+// kinds), the part of each in collectives (Step.Comm, a run over a group
+// of GPUs) shaded darker at its bottom, the Step.Frontier values in vertices as a line read on the
 // right axis (left out when every frontier is 0), and a dashed line
 // between two steps of different kinds. The title is the trace's
 // Algorithm. A nil trace, one without steps, or a step with a negative
@@ -98,6 +99,45 @@ func checkTimeline(t *trace.Trace) error {
 
 // Err reports why the chart cannot be drawn, or nil.
 func (c *TimelineChart) Err() error { return c.err }
+
+// commLabel is the legend's name of the steps' time in collectives
+// (trace.Step.Comm, runs over a group of GPUs), drawn as a shade over the
+// bottom of each step's bar.
+const commLabel = "of it in collectives"
+
+// commShade darkens a bar's colour where it overlays it.
+var commShade = color.NRGBA{A: 0x78}
+
+// commBars shades the bottom Comm of each step's bar (in ms).
+type commBars struct{ ms []float64 }
+
+// stepComm returns the shading of the steps' Comm, nil when no step spent
+// time in collectives.
+func stepComm(steps []trace.Step) *commBars {
+	c := &commBars{ms: make([]float64, len(steps))}
+	some := false
+	for i, s := range steps {
+		c.ms[i] = float64(min(s.Comm, s.Time)) / 1e6
+		some = some || s.Comm > 0
+	}
+	if !some {
+		return nil
+	}
+	return c
+}
+
+// Plot implements plot.Plotter.
+func (b *commBars) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	for i, v := range b.ms {
+		if v <= 0 {
+			continue
+		}
+		x0, x1 := float64(i)-groupWidth/2, float64(i)+groupWidth/2
+		pts := []vg.Point{{X: trX(x0), Y: trY(0)}, {X: trX(x0), Y: trY(v)}, {X: trX(x1), Y: trY(v)}, {X: trX(x1), Y: trY(0)}}
+		c.FillPolygon(commShade, c.ClipPolygonY(pts))
+	}
+}
 
 // kindLabel is the legend's name for a step kind.
 func kindLabel(kind string) string {
@@ -147,6 +187,10 @@ func (c *TimelineChart) build() (*plot.Plot, error) {
 		b.style = []int{style[j]}
 		p.Add(b)
 		p.Legend.Add(kinds[j], swatch{styleColor(style[j])})
+	}
+	if comm := stepComm(steps); comm != nil {
+		p.Add(comm)
+		p.Legend.Add(commLabel, swatch{commShade})
 	}
 	if tMax <= 0 {
 		tMax = 1 // every step took no measurable time

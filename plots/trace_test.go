@@ -47,6 +47,29 @@ func withEfficiency(name string, arcs int64, e float64) *trace.Trace {
 		Steps: []trace.Step{{Kind: "top-down", Inspected: int64(e * float64(arcs)), Time: time.Millisecond}}}
 }
 
+// TestTimelineComm draws a group run's trace: each step's time in
+// collectives shades the bottom of its bar, with a legend entry.
+func TestTimelineComm(t *testing.T) {
+	resetStyles()
+	tr := bfsTrace()
+	tr.Algorithm = "bfs over a group of 4 (test fixture)"
+	for i := range tr.Steps {
+		tr.Steps[i].Comm = tr.Steps[i].Time * time.Duration(2+i%3) / 6
+	}
+	if err := tr.Check(); err != nil {
+		t.Fatal(err)
+	}
+	c := Timeline(tr)
+	c.SVGOutput = true
+	if svg := c.SVGText(); !strings.Contains(svg, commLabel) {
+		t.Fatalf("no legend entry %q in the chart", commLabel)
+	}
+	golden(t, "trace_timeline_comm", c.PNG())
+	if stepComm(bfsTrace().Steps) != nil {
+		t.Fatal("a run without collectives is shaded")
+	}
+}
+
 func TestTimeline(t *testing.T) {
 	resetStyles() // golden images: styles as in a fresh notebook
 	tr := bfsTrace()

@@ -233,13 +233,10 @@ type Prepared struct {
 
 // The launch log's layout (bfs.cu's DO_LOG*; a test compares them).
 const (
-	doLogWords  = 36 // words an entry: 4 + doLogGroups
-	doLogGroups = 32 // the blocks' group counts, from word doLogGroup
-	doLogGroup  = 4
-	doLogStart  = 0 // the launch's start, ns of the GPU's global timer
-	doLogEnd    = 1 // its end
-	doLogDone   = 2 // its blocks done
-	doLogCap    = 64
+	doLogWords = 4 // words an entry
+	doLogStart = 0 // the launch's start, ns of the GPU's global timer
+	doLogEnd   = 1 // its end
+	doLogCap   = 64
 )
 
 // Prepare readies g for GPU BFS with the given options on dev: it
@@ -947,12 +944,10 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		}
 		for j := first; j < len(logged); j++ {
 			e := ring[doLogWords*((p.logPos+j)%doLogCap):]
-			// The last block writes the end once every block is done
-			// (the grid's size is the kernel's gridDim, which only a
-			// stand-in driver makes smaller than the launch's).
-			if e[doLogDone] == 0 || e[doLogStart] == 0 || e[doLogEnd] < e[doLogStart] {
-				return fmt.Errorf("the launch log's entry of launch %d (%s) is incomplete: start %d, end %d, %d blocks done (a kernel bug: please report it)",
-					j, logged[j].Name, e[doLogStart], e[doLogEnd], e[doLogDone])
+			// Block 0 writes the start, every block raises the end.
+			if e[doLogStart] == 0 || e[doLogEnd] < e[doLogStart] {
+				return fmt.Errorf("the launch log's entry of launch %d (%s) is incomplete: start %d, end %d (a kernel bug: please report it)",
+					j, logged[j].Name, e[doLogStart], e[doLogEnd])
 			}
 			logged[j].Time = time.Duration(e[doLogEnd] - e[doLogStart])
 		}

@@ -21,6 +21,13 @@
 //            a cycle of predecessors
 //   FW_NEG   1: int entries may be negative: infinite operands are
 //            skipped and sums clamped at -INF_I32 (as the CPU's relaxI32Neg)
+//   FW_DPX   1: the int32 products use Hopper's DPX instructions (the
+//            host sets it for compute capability 9.0 and later):
+//            __viaddmin_s32(a, b, c) = min(a + b, c) in one instruction
+//            for distances only, __vibmin_s32(d, s, &keep) = min(d, s)
+//            with keep = (d <= s) to select the predecessor; the results
+//            are those of the generic code, bit for bit (FW_HOPS keeps
+//            the generic code, FW_NEG keeps its clamped sum)
 //
 // Every update keeps D[i][j] = min(D[i][j], D[i][k] + D[k][j]) and, on a
 // strict improvement (or a tie with fewer hops under FW_HOPS), copies the
@@ -45,6 +52,9 @@
 #endif
 #ifndef FW_NEG
 #define FW_NEG 0
+#endif
+#ifndef FW_DPX
+#define FW_DPX 0
 #endif
 
 typedef long long i64;
@@ -101,6 +111,40 @@ template <typename T> __device__ __forceinline__ bool improves(T s, T d, int hs,
 	return s < d;
 #endif
 }
+
+// addmin is min(c, a + b) with Num<T>::add's sum: the update of a
+// distances-only product. With FW_DPX an int32 product without negative
+// entries does it in one DPX instruction (the sum of two entries of
+// [0, INF_I32] cannot overflow, so the wrapping add of the instruction is
+// the plain one).
+template <typename T> __device__ __forceinline__ T addmin(T a, T b, T c) {
+	T s = Num<T>::add(a, b);
+	return s < c ? s : c;
+}
+
+#if FW_DPX && !FW_NEG
+template <> __device__ __forceinline__ int addmin<int>(int a, int b, int c) { return __viaddmin_s32(a, b, c); }
+#endif
+
+// lower takes the candidate s for the entry (d, p) when s < d, with p
+// becoming pv: the update of a product with predecessors and without hop
+// counts. With FW_DPX an int32 product selects with one DPX min that
+// also says which operand won (keep: d <= s, so ties keep d and p as
+// the generic code does).
+template <typename T> __device__ __forceinline__ void lower(T s, T &d, int &p, int pv) {
+	if (s < d) {
+		d = s;
+		p = pv;
+	}
+}
+
+#if FW_DPX
+template <> __device__ __forceinline__ void lower<int>(int s, int &d, int &p, int pv) {
+	bool keep;
+	d = __vibmin_s32(d, s, &keep);
+	p = keep ? p : pv;
+}
+#endif
 
 // Pack is REG consecutive entries, aligned for one vector load from
 // shared memory.
@@ -336,18 +380,27 @@ __device__ __forceinline__ void product_body(const T *cind, const int *cinp, con
 #if FW_PRED
 	int cp[REG][REG];
 #endif
+	// C's rows in vectors of REG entries: every offset is a multiple of
+	// the tile (ld of TILE, cin and cout of REG), so the vectors align.
 #pragma unroll
 	for (int a = 0; a < REG; a++) {
-#pragma unroll
-		for (int q = 0; q < REG; q++) {
-			i64 g = cin + (i64)(ty * REG + a) * ld + tx * REG + q;
-			cd[a][q] = cind[g];
-			ch[a][q] = 0;
+		i64 g = cin + (i64)(ty * REG + a) * ld + tx * REG;
+		const Pack<T, REG> dv = *reinterpret_cast<const Pack<T, REG> *>(&cind[g]);
 #if FW_PRED
-			cp[a][q] = cinp[g];
+		const Pack<int, REG> pv = *reinterpret_cast<const Pack<int, REG> *>(&cinp[g]);
 #endif
 #if FW_HOPS
-			ch[a][q] = cinh[g];
+		const Pack<int, REG> hv = *reinterpret_cast<const Pack<int, REG> *>(&cinh[g]);
+#endif
+#pragma unroll
+		for (int q = 0; q < REG; q++) {
+			cd[a][q] = dv.v[q];
+			ch[a][q] = 0;
+#if FW_PRED
+			cp[a][q] = pv.v[q];
+#endif
+#if FW_HOPS
+			ch[a][q] = hv.v[q];
 #endif
 		}
 	}
@@ -390,15 +443,19 @@ __device__ __forceinline__ void product_body(const T *cind, const int *cinp, con
 			for (int a = 0; a < REG; a++) {
 #pragma unroll
 				for (int q = 0; q < REG; q++) {
+#if FW_HOPS
 					T s = Num<T>::add(av.v[a], bv.v[q]);
 					int hs = hav.v[a] + hbv.v[q];
 					if (improves<T>(s, cd[a][q], hs, ch[a][q])) {
 						cd[a][q] = s;
 						ch[a][q] = hs;
-#if FW_PRED
 						cp[a][q] = pv.v[q];
-#endif
 					}
+#elif FW_PRED
+					lower<T>(Num<T>::add(av.v[a], bv.v[q]), cd[a][q], cp[a][q], pv.v[q]);
+#else
+					cd[a][q] = addmin<T>(av.v[a], bv.v[q], cd[a][q]);
+#endif
 				}
 			}
 		}
@@ -406,17 +463,24 @@ __device__ __forceinline__ void product_body(const T *cind, const int *cinp, con
 	}
 #pragma unroll
 	for (int a = 0; a < REG; a++) {
+		i64 g = cout + (i64)(ty * REG + a) * ld + tx * REG;
+		Pack<T, REG> dv;
+		Pack<int, REG> pv, hv;
 #pragma unroll
 		for (int q = 0; q < REG; q++) {
-			i64 g = cout + (i64)(ty * REG + a) * ld + tx * REG + q;
-			coutd[g] = cd[a][q];
+			dv.v[q] = cd[a][q];
 #if FW_PRED
-			coutp[g] = cp[a][q];
+			pv.v[q] = cp[a][q];
+#endif
+			hv.v[q] = ch[a][q];
+		}
+		*reinterpret_cast<Pack<T, REG> *>(&coutd[g]) = dv;
+#if FW_PRED
+		*reinterpret_cast<Pack<int, REG> *>(&coutp[g]) = pv;
 #endif
 #if FW_HOPS
-			couth[g] = ch[a][q];
+		*reinterpret_cast<Pack<int, REG> *>(&couth[g]) = hv;
 #endif
-		}
 	}
 }
 

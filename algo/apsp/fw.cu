@@ -19,15 +19,21 @@
 //   FW_HOPS  1: among equally short paths prefer fewer edges (needs
 //            FW_PRED): used when zero-weight cycles could otherwise close
 //            a cycle of predecessors
-//   FW_NEG   1: int entries may be negative: infinite operands are
-//            skipped and sums clamped at -INF_I32 (as the CPU's relaxI32Neg)
-//   FW_DPX   1: the int32 products use Hopper's DPX instructions (the
-//            host sets it for compute capability 9.0 and later):
+//   FW_NEG   1: entries may be negative. int: infinite operands are
+//            skipped and sums clamped at -INF_I32 (as the CPU's
+//            relaxI32Neg); float: the products keep the float compare
+//   FW_DPX   1: the products use Hopper's DPX instructions (the host
+//            sets it for compute capability 9.0 and later): for int32
 //            __viaddmin_s32(a, b, c) = min(a + b, c) in one instruction
-//            for distances only, __vibmin_s32(d, s, &keep) = min(d, s)
-//            with keep = (d <= s) to select the predecessor; the results
-//            are those of the generic code, bit for bit (FW_HOPS keeps
-//            the generic code, FW_NEG keeps its clamped sum)
+//            for distances only, and with predecessors, for int32 and
+//            for float32 without negative entries, __vibmin_s32(d, s,
+//            &keep) = min(d, s) with keep = (d <= s) selecting the
+//            predecessor. A float32 product compares the bit patterns as
+//            int32: for floats with the sign bit clear (+0 to +inf; fw_init
+//            turns an input's -0 into +0) the two orders agree. The
+//            results are those of the generic code, bit for bit (FW_HOPS
+//            keeps the generic code, FW_NEG the clamped int32 sum and the
+//            float compare)
 //
 // Every update keeps D[i][j] = min(D[i][j], D[i][k] + D[k][j]) and, on a
 // strict improvement (or a tie with fewer hops under FW_HOPS), copies the
@@ -99,7 +105,13 @@ template <> struct Num<int> {
 template <> struct Num<float> {
 	static __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
 	static __device__ __forceinline__ bool finite(float x) { return x < __int_as_float(0x7f800000); }
+#if FW_DPX && !FW_NEG
+	// +0 for -0 (x + +0 is x for every other x): the DPX products compare
+	// bit patterns, in which -0 would be the least.
+	static __device__ __forceinline__ float clamp(float x) { return x + 0.0f; }
+#else
 	static __device__ __forceinline__ float clamp(float x) { return x; }
+#endif
 	static __device__ __forceinline__ float add(float a, float b) { return a + b; }
 };
 
@@ -128,9 +140,10 @@ template <> __device__ __forceinline__ int addmin<int>(int a, int b, int c) { re
 
 // lower takes the candidate s for the entry (d, p) when s < d, with p
 // becoming pv: the update of a product with predecessors and without hop
-// counts. With FW_DPX an int32 product selects with one DPX min that
-// also says which operand won (keep: d <= s, so ties keep d and p as
-// the generic code does).
+// counts. With FW_DPX an int32 product (and a float32 one without
+// negative entries) selects with one DPX min that also says which
+// operand won (keep: d <= s, so ties keep d and p as the generic code
+// does).
 template <typename T> __device__ __forceinline__ void lower(T s, T &d, int &p, int pv) {
 	if (s < d) {
 		d = s;
@@ -144,6 +157,15 @@ template <> __device__ __forceinline__ void lower<int>(int s, int &d, int &p, in
 	d = __vibmin_s32(d, s, &keep);
 	p = keep ? p : pv;
 }
+#if !FW_NEG
+// Non-negative floats (no -0: fw_init's clamp) order as their bit
+// patterns do as int32, +inf included; no NaN arises without -inf.
+template <> __device__ __forceinline__ void lower<float>(float s, float &d, int &p, int pv) {
+	bool keep;
+	d = __int_as_float(__vibmin_s32(__float_as_int(d), __float_as_int(s), &keep));
+	p = keep ? p : pv;
+}
+#endif
 #endif
 
 // Pack is REG consecutive entries, aligned for one vector load from

@@ -2,6 +2,7 @@ package apsp
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -286,4 +287,58 @@ func benchCap(b *testing.B, n int) int64 {
 		return c
 	}
 	return inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4
+}
+
+// BenchmarkGPUProducts runs the blocked method at n = 16384
+// (GRAPHNB_BENCH_APSP_N) for issue 18's figure: the benchmarks' random
+// graph as int32 and as float32 (the same whole-number weights), with
+// predecessors and distances only, tiles 32 and 64; on a device with DPX
+// the int32 runs also with the generic products (dpxOff), for the
+// comparison in one process. Metrics as benchGPURun's.
+func BenchmarkGPUProducts(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	sizes := []int{16384}
+	if os.Getenv("GRAPHNB_BENCH_APSP_N") != "" {
+		sizes = benchSizes(b)
+	}
+	for _, n := range sizes {
+		di := gpuBenchMatrix(n)
+		df := float32Copy(di)
+		for _, c := range []struct {
+			name    string
+			d       *graph.Dense
+			generic bool
+		}{{"int32", di, false}, {"int32_generic", di, true}, {"float32", df, false}} {
+			for _, tile := range []int{32, 64} {
+				for _, dOnly := range []bool{false, true} {
+					what := "pred"
+					if dOnly {
+						what = "distances_only"
+					}
+					o := Options{Method: BlockedGPU, Tile: tile, DistancesOnly: dOnly}
+					b.Run(fmt.Sprintf("n%d/%s/t%d/%s", n, c.name, tile, what), func(b *testing.B) {
+						dpxOff = c.generic
+						defer func() { dpxOff = false }()
+						benchGPURun(b, dev, c.d, o)
+					})
+				}
+			}
+		}
+	}
+}
+
+// float32Copy is the int32 matrix d as float32 (graph.InfI32 as +Inf).
+func float32Copy(d *graph.Dense) *graph.Dense {
+	f := graph.NewDenseF32(d.N)
+	for k, w := range d.I32 {
+		if w >= graph.InfI32 {
+			f.F32[k] = float32(math.Inf(1))
+		} else {
+			f.F32[k] = float32(w)
+		}
+	}
+	return f
 }

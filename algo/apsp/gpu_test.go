@@ -441,6 +441,19 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 // device that has DPX (dpxOff): with predecessors and distances only, the
 // blocked methods with one tile; int32 distances must equal the CPU's.
 func checkGPUGeneric(t *testing.T, dev *gpu.Device, cases []gpuCase, tile int) {
+	in, err := dev.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases[:2] { // R-MAT int32 and float32
+		r, err := Run(dev, c.d, Options{Method: BlockedGPU, Tile: tile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(r.Algorithm, ", DPX"); got != hasDPX(in) {
+			t.Errorf("%s on compute capability %d.%d: Algorithm %q", c.name, in.ComputeMajor, in.ComputeMinor, r.Algorithm)
+		}
+	}
 	dpxOff = true
 	defer func() { dpxOff = false }()
 	for _, c := range cases {

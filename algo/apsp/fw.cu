@@ -21,31 +21,19 @@
 //            a cycle of predecessors
 //   FW_NEG   1: entries may be negative. int: infinite operands are
 //            skipped and sums clamped at -INF_I32 (as the CPU's
-//            relaxI32Neg); float: the products keep the float compare
-//   FW_DPX   1: the products use Hopper's DPX instructions (the host
-//            sets it for compute capability 9.0 and later): for int32
-//            __viaddmin_s32(a, b, c) = min(a + b, c) in one instruction
-//            for distances only, and with predecessors, for int32 and
-//            for float32 without negative entries, __vibmin_s32(d, s,
-//            &keep) = min(d, s) with keep = (d <= s) selecting the
-//            predecessor. A float32 product compares the bit patterns as
-//            int32: for floats with the sign bit clear (+0 to +inf; fw_init
-//            turns an input's -0 into +0) the two orders agree. The
-//            results are those of the generic code, bit for bit (FW_HOPS
-//            keeps the generic code, FW_NEG the clamped int32 sum and the
-//            float compare)
-//
-// Every update keeps D[i][j] = min(D[i][j], D[i][k] + D[k][j]) and, on a
-// strict improvement (or a tie with fewer hops under FW_HOPS), copies the
-// predecessor p[k][j]. The blocked method (Venkataraman, Sahni,
-// Mukhopadhyaya; Katz and Kider on the GPU) runs, for each diagonal tile
-// b: phase 1 (fw_phase1) closes tile (b,b) in shared memory, one block;
-// phase 2 (fw_phase2) updates the tiles of row b and column b; phase 3
-// (fw_phase3) all the others. Phases 2 and 3 are min-plus products
-// C = min(C, A ⊗ B) with the closed diagonal tile (phase 2) or the final
-// row and column tiles (phase 3) as operands: each thread keeps a REG×REG
-// register tile of C and reads A and B from shared memory, 32 k at a
-// time.
+//            relaxI32Neg); float: the products keep their compare (0:
+//            the distances-only product takes fminf, and fw_init turns
+//            an input's -0 into +0, so that no NaN and no -0 meets it)
+//   FW_DPX   1: the int32 products use Hopper's DPX instructions (the
+//            host sets it for compute capability 9.0 and later):
+//            __viaddmin_s32(a, b, c) = min(a + b, c) for distances only,
+//            __vibmin_s32(d, s, &keep) = min(d, s) with keep = (d <= s)
+//            selecting the predecessor; the results are the generic
+//            code's, bit for bit (FW_HOPS keeps the generic code, FW_NEG
+//            its clamped sum). NVRTC 13 for sm_90 compiles the generic
+//            distances-only update to the same VIADDMNMX, and
+//            __vibmin_s32 to VIMNMX, ISETP and SEL as the generic update
+//            with predecessors (measured: no change in time, issue 18)
 
 #ifndef FW_TILE
 #define FW_TILE 64
@@ -105,12 +93,12 @@ template <> struct Num<int> {
 template <> struct Num<float> {
 	static __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
 	static __device__ __forceinline__ bool finite(float x) { return x < __int_as_float(0x7f800000); }
-#if FW_DPX && !FW_NEG
-	// +0 for -0 (x + +0 is x for every other x): the DPX products compare
-	// bit patterns, in which -0 would be the least.
-	static __device__ __forceinline__ float clamp(float x) { return x + 0.0f; }
-#else
+#if FW_NEG
 	static __device__ __forceinline__ float clamp(float x) { return x; }
+#else
+	// +0 for -0 (x + +0 is x for every other x), which fminf could
+	// otherwise order differently from the generic compare.
+	static __device__ __forceinline__ float clamp(float x) { return x + 0.0f; }
 #endif
 	static __device__ __forceinline__ float add(float a, float b) { return a + b; }
 };
@@ -127,8 +115,7 @@ template <typename T> __device__ __forceinline__ bool improves(T s, T d, int hs,
 // addmin is min(c, a + b) with Num<T>::add's sum: the update of a
 // distances-only product. With FW_DPX an int32 product without negative
 // entries does it in one DPX instruction (the sum of two entries of
-// [0, INF_I32] cannot overflow, so the wrapping add of the instruction is
-// the plain one).
+// [0, INF_I32] cannot overflow).
 template <typename T> __device__ __forceinline__ T addmin(T a, T b, T c) {
 	T s = Num<T>::add(a, b);
 	return s < c ? s : c;
@@ -138,12 +125,18 @@ template <typename T> __device__ __forceinline__ T addmin(T a, T b, T c) {
 template <> __device__ __forceinline__ int addmin<int>(int a, int b, int c) { return __viaddmin_s32(a, b, c); }
 #endif
 
+#if !FW_NEG
+// Without negative entries no NaN arises (no -inf) and no -0 (fw_init),
+// so fminf, one FMNMX, gives the generic compare's result; the compare
+// and select it replaces are two instructions.
+template <> __device__ __forceinline__ float addmin<float>(float a, float b, float c) { return fminf(c, a + b); }
+#endif
+
 // lower takes the candidate s for the entry (d, p) when s < d, with p
 // becoming pv: the update of a product with predecessors and without hop
-// counts. With FW_DPX an int32 product (and a float32 one without
-// negative entries) selects with one DPX min that also says which
-// operand won (keep: d <= s, so ties keep d and p as the generic code
-// does).
+// counts. With FW_DPX an int32 product selects with a DPX min that also
+// says which operand won (keep: d <= s, so ties keep d and p as the
+// generic code does).
 template <typename T> __device__ __forceinline__ void lower(T s, T &d, int &p, int pv) {
 	if (s < d) {
 		d = s;
@@ -157,15 +150,6 @@ template <> __device__ __forceinline__ void lower<int>(int s, int &d, int &p, in
 	d = __vibmin_s32(d, s, &keep);
 	p = keep ? p : pv;
 }
-#if !FW_NEG
-// Non-negative floats (no -0: fw_init's clamp) order as their bit
-// patterns do as int32, +inf included; no NaN arises without -inf.
-template <> __device__ __forceinline__ void lower<float>(float s, float &d, int &p, int pv) {
-	bool keep;
-	d = __int_as_float(__vibmin_s32(__float_as_int(d), __float_as_int(s), &keep));
-	p = keep ? p : pv;
-}
-#endif
 #endif
 
 // Pack is REG consecutive entries, aligned for one vector load from

@@ -472,27 +472,19 @@ func (p *Prepared) algorithm() string {
 }
 
 // usesDPX reports whether the run's products use DPX instructions (see
-// fw.cu's FW_DPX): the blocked methods compiled with FW_DPX, except with
-// the hop tie-break; on an int32 matrix unless distances only with
-// negative entries (the clamped sum is no DPX form), on a float32 one
-// with predecessors and no negative entries.
+// fw.cu's FW_DPX): the blocked methods on an int32 matrix compiled with
+// FW_DPX, except with the hop tie-break and except distances only with
+// negative entries (the clamped sum is no DPX form).
 func (p *Prepared) usesDPX() bool {
 	c := p.cfg
-	if !c.dpx || p.opts.Method == PlainGPU || c.hops {
-		return false
-	}
-	if p.info.f32 {
-		return c.pred && !c.neg
-	}
-	return c.pred || !c.neg
+	return c.dpx && !p.info.f32 && p.opts.Method != PlainGPU && !c.hops && (c.pred || !c.neg)
 }
 
 // Run computes all-pairs shortest paths of the prepared matrix.
 //
 // Result.Algorithm names the method ("gpu blocked Floyd-Warshall (tile
 // 64)"), with ", DPX" when its products use Hopper's DPX instructions
-// (compute capability 9.0 and later: int32, and float32 with
-// predecessors and no negative entry; see fw.cu); Time is the GPU time of the computation measured with CUDA
+// (int32 on compute capability 9.0 and later; see fw.cu); Time is the GPU time of the computation measured with CUDA
 // events (in core: the initialisation kernel and the launch loop; out of
 // core: the kernels alone); CopyTime is what the copies add: in core the
 // upload of the input before and the download of the result after, out

@@ -794,7 +794,11 @@ inline unsigned __float_as_uint(float x) { return emu::bits<unsigned>(&x); }
 inline double __longlong_as_double(long long x) { return emu::bits<double>(&x); }
 inline long long __double_as_longlong(double x) { return emu::bits<long long>(&x); }
 
-// ---- Hopper's DPX intrinsics (algo/apsp's fw.cu) ----
+// ---- Hopper's DPX intrinsics and fminf (algo/apsp's fw.cu) ----
+//
+// fminf is CUDA's (a device function NVRTC knows without a header), here
+// the C library's.
+#include <cmath>
 //
 // The CUDA Math API's integer DPX functions, compiled by NVRTC to one
 // instruction on compute capability 9.0 and later (and to a sequence of

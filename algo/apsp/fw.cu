@@ -34,6 +34,8 @@
 //            distances-only update to the same VIADDMNMX, and
 //            __vibmin_s32 to VIMNMX, ISETP and SEL as the generic update
 //            with predecessors (measured: no change in time, issue 18)
+//   FW_KCFULL 1: distances-only products take the tile's k's in one
+//            chunk (KC below)
 
 #ifndef FW_TILE
 #define FW_TILE 64
@@ -50,6 +52,9 @@
 #ifndef FW_DPX
 #define FW_DPX 0
 #endif
+#ifndef FW_KCFULL
+#define FW_KCFULL 0
+#endif
 
 typedef long long i64;
 
@@ -57,7 +62,10 @@ constexpr int TILE = FW_TILE;
 constexpr int SIDE = 16;                  // threads per block side (16×16 = 256)
 constexpr int THREADS = SIDE * SIDE;
 constexpr int REG = TILE / SIDE;          // outputs per thread per side
-constexpr int KC = TILE < 32 ? TILE : 32; // k-chunk of the products
+// k-chunk of the products: 32, or the whole tile for distances only
+// under FW_KCFULL (one load of A and B per product of tiles, two
+// barriers; 33 KiB of shared memory at TILE 64).
+constexpr int KC = (FW_KCFULL && !FW_PRED) ? TILE : (TILE < 32 ? TILE : 32);
 constexpr int APAD = 4;                   // padding of the transposed A chunk (keeps 16-byte rows)
 constexpr int INF_I32 = 1073741823;       // graph.InfI32
 

@@ -294,7 +294,8 @@ func benchCap(b *testing.B, n int) int64 {
 // graph as int32 and as float32 (the same whole-number weights), with
 // predecessors and distances only, tiles 32 and 64; on a device with DPX
 // the int32 runs also with the generic products (dpxOff), for the
-// comparison in one process. Metrics as benchGPURun's.
+// comparison in one process; "_kcfull" runs load a distances-only
+// product's k's at once (kcFull). Metrics as benchGPURun's.
 func BenchmarkGPUProducts(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -308,20 +309,24 @@ func BenchmarkGPUProducts(b *testing.B) {
 		di := gpuBenchMatrix(n)
 		df := float32Copy(di)
 		for _, c := range []struct {
-			name    string
-			d       *graph.Dense
-			generic bool
-		}{{"int32", di, false}, {"int32_generic", di, true}, {"float32", df, false}} {
+			name            string
+			d               *graph.Dense
+			generic, kcFull bool
+		}{{"int32", di, false, false}, {"int32_generic", di, true, false}, {"float32", df, false, false},
+			{"int32_kcfull", di, false, true}, {"float32_kcfull", df, false, true}} {
 			for _, tile := range []int{32, 64} {
 				for _, dOnly := range []bool{false, true} {
+					if c.kcFull && !dOnly {
+						continue // kcFull changes distances-only products alone
+					}
 					what := "pred"
 					if dOnly {
 						what = "distances_only"
 					}
 					o := Options{Method: BlockedGPU, Tile: tile, DistancesOnly: dOnly}
 					b.Run(fmt.Sprintf("n%d/%s/t%d/%s", n, c.name, tile, what), func(b *testing.B) {
-						dpxOff = c.generic
-						defer func() { dpxOff = false }()
+						dpxOff, kcFull = c.generic, c.kcFull
+						defer func() { dpxOff, kcFull = false, false }()
 						benchGPURun(b, dev, c.d, o)
 					})
 				}

@@ -491,6 +491,49 @@ func checkGPUGeneric(t *testing.T, dev *gpu.Device, cases []gpuCase, tile int) {
 	}
 }
 
+// checkGPUKCFull runs distances-only blocked products with tile 64 and
+// the k's of a tile in one chunk (kcFull): int32 distances equal the
+// CPU's, float32 ones agree within the checker's tolerance.
+func checkGPUKCFull(t *testing.T, dev *gpu.Device, cases []gpuCase) {
+	kcFull = true
+	defer func() { kcFull = false }()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Prepare(dev, c.d, Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if !p.cfg.kcFull {
+				t.Fatalf("kcFull set, configuration %+v", p.cfg)
+			}
+			r, err := p.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := reference(t, c.d)
+			if c.d.IsInt() {
+				if err := sameDist(r.Dist, ref.Dist); err != nil {
+					t.Fatalf("%s: %v", r.Algorithm, err)
+				}
+				return
+			}
+			chk := &checker{d: c.d, n: c.d.N}
+			for k := range r.Dist.F32 {
+				if !chk.agree(float64(r.Dist.F32[k]), float64(ref.Dist.F32[k])) {
+					t.Fatalf("%s: Dist[%d] = %v, CPU %v", r.Algorithm, k, r.Dist.F32[k], ref.Dist.F32[k])
+				}
+			}
+		})
+	}
+}
+
+// TestGPUKCFull: distances-only products with a tile's k's in one chunk.
+func TestGPUKCFull(t *testing.T) {
+	dev := requireGPU(t)
+	checkGPUKCFull(t, dev, slices.Concat(gpuCases(t, false)[:8], specialCases(false)[2:]))
+}
+
 // checkGPUPaths rebuilds paths on a GPU result and adds up their edges.
 func checkGPUPaths(t *testing.T, dev *gpu.Device, d *graph.Dense, opts Options) {
 	r, err := Run(dev, d, opts)
@@ -917,14 +960,15 @@ func TestResultCopyTime(t *testing.T) {
 
 // ---- the Go GPU path on a fake GPU ----
 
-// fakeConfigs are the kernel configurations (tile, pred, hops, neg, dpx)
-// the emulator is built for: what TestFakeGPUChild's variants compile.
-// The fake device has compute capability 9.0, so its modules use DPX but
-// for the generic subtest (dpxOff).
-var fakeConfigs = [][5]int{
-	{16, 1, 0, 0, 1}, {16, 1, 1, 0, 1}, {16, 1, 0, 1, 1}, {16, 1, 1, 1, 1}, {16, 0, 0, 0, 1}, {16, 0, 0, 1, 1},
-	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1},
-	{16, 1, 0, 0, 0}, {16, 0, 0, 0, 0},
+// fakeConfigs are the kernel configurations (tile, pred, hops, neg, dpx,
+// kcFull) the emulator is built for: what TestFakeGPUChild's variants
+// compile. The fake device has compute capability 9.0, so its modules
+// use DPX but for the generic subtest (dpxOff).
+var fakeConfigs = [][6]int{
+	{16, 1, 0, 0, 1, 0}, {16, 1, 1, 0, 1, 0}, {16, 1, 0, 1, 1, 0}, {16, 1, 1, 1, 1, 0}, {16, 0, 0, 0, 1, 0}, {16, 0, 0, 1, 1, 0},
+	{32, 1, 0, 0, 1, 0}, {64, 1, 0, 0, 1, 0},
+	{16, 1, 0, 0, 0, 0}, {16, 0, 0, 0, 0, 0},
+	{64, 0, 0, 0, 1, 1}, {64, 0, 0, 1, 1, 1},
 }
 
 // TestFakeGPU runs the GPU checks on small inputs through the real Go GPU
@@ -947,14 +991,14 @@ func TestFakeGPU(t *testing.T) {
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 2) // two compilers at a time
 		for i, c := range fakeConfigs {
-			key := fmt.Sprintf("%d_%d_%d_%d_%d", c[0], c[1], c[2], c[3], c[4])
+			key := fmt.Sprintf("%d_%d_%d_%d_%d_%d", c[0], c[1], c[2], c[3], c[4], c[5])
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				objs[i+1] = b.CXX("testdata/fake_cfg.cpp",
-					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]), fmt.Sprintf("-DFW_DPX=%d", c[4]),
+					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]), fmt.Sprintf("-DFW_DPX=%d", c[4]), fmt.Sprintf("-DFW_KCFULL=%d", c[5]),
 					"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`)
 			}()
 		}
@@ -970,6 +1014,7 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("variants", func(t *testing.T) { checkGPUVariants(t, dev, cases, []int{16, 32, 64}) })
 	t.Run("special", func(t *testing.T) { checkGPUSpecial(t, dev, true, 16) })
 	t.Run("generic", func(t *testing.T) { checkGPUGeneric(t, dev, cases, 16) })
+	t.Run("kc_full", func(t *testing.T) { checkGPUKCFull(t, dev, slices.Concat(cases[:2], specialCases(true)[2:])) })
 	t.Run("paths", func(t *testing.T) {
 		defer forcePlan(4, 2)()
 		checkGPUPaths(t, dev, cases[0].d, Options{Method: OutOfCoreGPU, Tile: 16, MemoryCap: 1})

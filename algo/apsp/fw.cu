@@ -36,6 +36,8 @@
 //            with predecessors (measured: no change in time, issue 18)
 //   FW_KCFULL 1: distances-only products take the tile's k's in one
 //            chunk (KC below)
+//   FW_PMOV  1: products with predecessors move the predecessor under
+//            a predicate (lower below; on the GPU only)
 
 #ifndef FW_TILE
 #define FW_TILE 64
@@ -54,6 +56,9 @@
 #endif
 #ifndef FW_KCFULL
 #define FW_KCFULL 0
+#endif
+#ifndef FW_PMOV
+#define FW_PMOV 0
 #endif
 
 typedef long long i64;
@@ -152,7 +157,22 @@ template <typename T> __device__ __forceinline__ void lower(T s, T &d, int &p, i
 	}
 }
 
-#if FW_DPX
+#if FW_PMOV && defined(__CUDA_ARCH__)
+// FW_PMOV: the predecessor moves under the compare's predicate (a
+// predicated mov in PTX, not a select), the distance takes a min of its
+// own: an experiment on which pipes ptxas puts the update's instructions
+// (issue 18).
+template <> __device__ __forceinline__ void lower<int>(int s, int &d, int &p, int pv) {
+	asm("{\n\t.reg .pred q;\n\tsetp.lt.s32 q, %1, %2;\n\t@q mov.b32 %0, %3;\n\t}" : "+r"(p) : "r"(s), "r"(d), "r"(pv));
+	d = s < d ? s : d;
+}
+#if !FW_NEG
+template <> __device__ __forceinline__ void lower<float>(float s, float &d, int &p, int pv) {
+	asm("{\n\t.reg .pred q;\n\tsetp.lt.f32 q, %1, %2;\n\t@q mov.b32 %0, %3;\n\t}" : "+r"(p) : "f"(s), "f"(d), "r"(pv));
+	d = fminf(d, s); // no NaN, no -0 (see addmin<float>)
+}
+#endif
+#elif FW_DPX
 template <> __device__ __forceinline__ void lower<int>(int s, int &d, int &p, int pv) {
 	bool keep;
 	d = __vibmin_s32(d, s, &keep);

@@ -43,11 +43,18 @@ type config struct {
 	// kcFull: distances-only products load the tile's k's at once
 	// (FW_KCFULL).
 	kcFull bool
+	// pmov: products with predecessors move them under a predicate
+	// (FW_PMOV).
+	pmov bool
 }
 
 // kcFull sets config.kcFull for distances-only runs (an experiment of
 // BenchmarkGPUProducts).
 var kcFull bool
+
+// pmov sets config.pmov for runs with predecessors (an experiment of
+// BenchmarkGPUProducts).
+var pmov bool
 
 // dpxOff makes prepareGPU compile the generic products on every device
 // (tests of the generic int32 code on a DPX device).
@@ -74,6 +81,7 @@ func (c config) compileOptions() []gpu.CompileOption {
 		gpu.Define("FW_NEG", bit(c.neg)),
 		gpu.Define("FW_DPX", bit(c.dpx)),
 		gpu.Define("FW_KCFULL", bit(c.kcFull)),
+		gpu.Define("FW_PMOV", bit(c.pmov)),
 	}
 }
 
@@ -353,7 +361,7 @@ func inCoreBytes(n, np, planes int) int64 {
 func (p *Prepared) prepareGPU(hops bool) error {
 	o := p.opts
 	n := p.info.n
-	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg, kcFull: kcFull && o.DistancesOnly}
+	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg, kcFull: kcFull && o.DistancesOnly, pmov: pmov && !o.DistancesOnly}
 	p.cap = o.MemoryCap
 	if in, err := p.Device().Info(); err == nil {
 		p.cfg.dpx = hasDPX(in)

@@ -295,7 +295,8 @@ func benchCap(b *testing.B, n int) int64 {
 // predecessors and distances only, tiles 32 and 64; on a device with DPX
 // the int32 runs also with the generic products (dpxOff), for the
 // comparison in one process; "_kcfull" runs load a distances-only
-// product's k's at once (kcFull). Metrics as benchGPURun's.
+// product's k's at once (kcFull), "_pmov" runs move predecessors under
+// a predicate (pmov). Metrics as benchGPURun's.
 func BenchmarkGPUProducts(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -312,12 +313,14 @@ func BenchmarkGPUProducts(b *testing.B) {
 			name            string
 			d               *graph.Dense
 			generic, kcFull bool
-		}{{"int32", di, false, false}, {"int32_generic", di, true, false}, {"float32", df, false, false},
-			{"int32_kcfull", di, false, true}, {"float32_kcfull", df, false, true}} {
+			pmov            bool
+		}{{"int32", di, false, false, false}, {"int32_generic", di, true, false, false}, {"float32", df, false, false, false},
+			{"int32_kcfull", di, false, true, false}, {"float32_kcfull", df, false, true, false},
+			{"int32_pmov", di, false, false, true}, {"float32_pmov", df, false, false, true}} {
 			for _, tile := range []int{32, 64} {
 				for _, dOnly := range []bool{false, true} {
-					if c.kcFull && !dOnly {
-						continue // kcFull changes distances-only products alone
+					if c.kcFull && !dOnly || c.pmov && dOnly {
+						continue // kcFull changes distances-only products alone, pmov the others
 					}
 					what := "pred"
 					if dOnly {
@@ -325,8 +328,8 @@ func BenchmarkGPUProducts(b *testing.B) {
 					}
 					o := Options{Method: BlockedGPU, Tile: tile, DistancesOnly: dOnly}
 					b.Run(fmt.Sprintf("n%d/%s/t%d/%s", n, c.name, tile, what), func(b *testing.B) {
-						dpxOff, kcFull = c.generic, c.kcFull
-						defer func() { dpxOff, kcFull = false, false }()
+						dpxOff, kcFull, pmov = c.generic, c.kcFull, c.pmov
+						defer func() { dpxOff, kcFull, pmov = false, false, false }()
 						benchGPURun(b, dev, c.d, o)
 					})
 				}

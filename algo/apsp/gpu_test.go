@@ -528,6 +528,33 @@ func checkGPUKCFull(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 	}
 }
 
+// TestGPUPMov: products with predecessors moved under a predicate
+// (pmov, GPU code only): int32 distances equal the CPU's, and every
+// result passes Check.
+func TestGPUPMov(t *testing.T) {
+	dev := requireGPU(t)
+	pmov = true
+	defer func() { pmov = false }()
+	for _, c := range slices.Concat(gpuCases(t, false)[:8], specialCases(false)) {
+		for _, tile := range []int{32, 64} {
+			t.Run(fmt.Sprintf("%s/t%d", c.name, tile), func(t *testing.T) {
+				r, err := Run(dev, c.d, Options{Method: BlockedGPU, Tile: tile})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.d.IsInt() {
+					if err := sameDist(r.Dist, reference(t, c.d).Dist); err != nil {
+						t.Fatalf("%s: %v", r.Algorithm, err)
+					}
+				}
+				if err := Check(c.d, r, min(c.d.N, 40), 9); err != nil {
+					t.Fatalf("%s: %v", r.Algorithm, err)
+				}
+			})
+		}
+	}
+}
+
 // TestGPUKCFull: distances-only products with a tile's k's in one chunk.
 func TestGPUKCFull(t *testing.T) {
 	dev := requireGPU(t)

@@ -314,9 +314,10 @@ func BenchmarkGPUProducts(b *testing.B) {
 			d               *graph.Dense
 			generic, kcFull bool
 			pmov            bool
-		}{{"int32", di, false, false, false}, {"int32_generic", di, true, false, false}, {"float32", df, false, false, false},
+		}{{"int32", di, false, false, false}, {"float32", df, false, false, false},
+			{"int32_pmov", di, false, false, true}, {"float32_pmov", df, false, false, true},
 			{"int32_kcfull", di, false, true, false}, {"float32_kcfull", df, false, true, false},
-			{"int32_pmov", di, false, false, true}, {"float32_pmov", df, false, false, true}} {
+			{"int32_generic", di, true, false, false}} {
 			for _, tile := range []int{32, 64} {
 				for _, dOnly := range []bool{false, true} {
 					if c.kcFull && !dOnly || c.pmov && dOnly {

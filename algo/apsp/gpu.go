@@ -40,21 +40,7 @@ type config struct {
 	pred, hops, neg bool
 	// dpx: the int32 products use Hopper's DPX instructions (FW_DPX).
 	dpx bool
-	// kcFull: distances-only products load the tile's k's at once
-	// (FW_KCFULL).
-	kcFull bool
-	// pmov: products with predecessors move them under a predicate
-	// (FW_PMOV).
-	pmov bool
 }
-
-// kcFull sets config.kcFull for distances-only runs (an experiment of
-// BenchmarkGPUProducts).
-var kcFull bool
-
-// pmov sets config.pmov for runs with predecessors (an experiment of
-// BenchmarkGPUProducts).
-var pmov bool
 
 // dpxOff makes prepareGPU compile the generic products on every device
 // (tests of the generic int32 code on a DPX device).
@@ -80,8 +66,6 @@ func (c config) compileOptions() []gpu.CompileOption {
 		gpu.Define("FW_HOPS", bit(c.hops)),
 		gpu.Define("FW_NEG", bit(c.neg)),
 		gpu.Define("FW_DPX", bit(c.dpx)),
-		gpu.Define("FW_KCFULL", bit(c.kcFull)),
-		gpu.Define("FW_PMOV", bit(c.pmov)),
 	}
 }
 
@@ -361,7 +345,7 @@ func inCoreBytes(n, np, planes int) int64 {
 func (p *Prepared) prepareGPU(hops bool) error {
 	o := p.opts
 	n := p.info.n
-	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg, kcFull: kcFull && o.DistancesOnly, pmov: pmov && !o.DistancesOnly}
+	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg}
 	p.cap = o.MemoryCap
 	if in, err := p.Device().Info(); err == nil {
 		p.cfg.dpx = hasDPX(in)

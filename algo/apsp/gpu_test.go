@@ -491,12 +491,10 @@ func checkGPUGeneric(t *testing.T, dev *gpu.Device, cases []gpuCase, tile int) {
 	}
 }
 
-// checkGPUKCFull runs distances-only blocked products with tile 64 and
-// the k's of a tile in one chunk (kcFull): int32 distances equal the
-// CPU's, float32 ones agree within the checker's tolerance.
-func checkGPUKCFull(t *testing.T, dev *gpu.Device, cases []gpuCase) {
-	kcFull = true
-	defer func() { kcFull = false }()
+// checkGPUTile64DistancesOnly runs distances-only blocked products with
+// tile 64, whose k's the products load in one chunk: int32 distances
+// equal the CPU's, float32 ones agree within the checker's tolerance.
+func checkGPUTile64DistancesOnly(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := Prepare(dev, c.d, Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true})
@@ -504,9 +502,6 @@ func checkGPUKCFull(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			if !p.cfg.kcFull {
-				t.Fatalf("kcFull set, configuration %+v", p.cfg)
-			}
 			r, err := p.Run()
 			if err != nil {
 				t.Fatal(err)
@@ -528,37 +523,11 @@ func checkGPUKCFull(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 	}
 }
 
-// TestGPUPMov: products with predecessors moved under a predicate
-// (pmov, GPU code only): int32 distances equal the CPU's, and every
-// result passes Check.
-func TestGPUPMov(t *testing.T) {
+// TestGPUTile64DistancesOnly: distances-only products with a tile's 64
+// k's in one chunk.
+func TestGPUTile64DistancesOnly(t *testing.T) {
 	dev := requireGPU(t)
-	pmov = true
-	defer func() { pmov = false }()
-	for _, c := range slices.Concat(gpuCases(t, false)[:8], specialCases(false)) {
-		for _, tile := range []int{32, 64} {
-			t.Run(fmt.Sprintf("%s/t%d", c.name, tile), func(t *testing.T) {
-				r, err := Run(dev, c.d, Options{Method: BlockedGPU, Tile: tile})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.d.IsInt() {
-					if err := sameDist(r.Dist, reference(t, c.d).Dist); err != nil {
-						t.Fatalf("%s: %v", r.Algorithm, err)
-					}
-				}
-				if err := Check(c.d, r, min(c.d.N, 40), 9); err != nil {
-					t.Fatalf("%s: %v", r.Algorithm, err)
-				}
-			})
-		}
-	}
-}
-
-// TestGPUKCFull: distances-only products with a tile's k's in one chunk.
-func TestGPUKCFull(t *testing.T) {
-	dev := requireGPU(t)
-	checkGPUKCFull(t, dev, slices.Concat(gpuCases(t, false)[:8], specialCases(false)[2:]))
+	checkGPUTile64DistancesOnly(t, dev, slices.Concat(gpuCases(t, false)[:8], specialCases(false)[2:]))
 }
 
 // checkGPUPaths rebuilds paths on a GPU result and adds up their edges.
@@ -987,15 +956,15 @@ func TestResultCopyTime(t *testing.T) {
 
 // ---- the Go GPU path on a fake GPU ----
 
-// fakeConfigs are the kernel configurations (tile, pred, hops, neg, dpx,
-// kcFull) the emulator is built for: what TestFakeGPUChild's variants
-// compile. The fake device has compute capability 9.0, so its modules
-// use DPX but for the generic subtest (dpxOff).
-var fakeConfigs = [][6]int{
-	{16, 1, 0, 0, 1, 0}, {16, 1, 1, 0, 1, 0}, {16, 1, 0, 1, 1, 0}, {16, 1, 1, 1, 1, 0}, {16, 0, 0, 0, 1, 0}, {16, 0, 0, 1, 1, 0},
-	{32, 1, 0, 0, 1, 0}, {64, 1, 0, 0, 1, 0},
-	{16, 1, 0, 0, 0, 0}, {16, 0, 0, 0, 0, 0},
-	{64, 0, 0, 0, 1, 1}, {64, 0, 0, 1, 1, 1},
+// fakeConfigs are the kernel configurations (tile, pred, hops, neg, dpx)
+// the emulator is built for: what TestFakeGPUChild's variants compile.
+// The fake device has compute capability 9.0, so its modules use DPX but
+// for the generic subtest (dpxOff).
+var fakeConfigs = [][5]int{
+	{16, 1, 0, 0, 1}, {16, 1, 1, 0, 1}, {16, 1, 0, 1, 1}, {16, 1, 1, 1, 1}, {16, 0, 0, 0, 1}, {16, 0, 0, 1, 1},
+	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1},
+	{16, 1, 0, 0, 0}, {16, 0, 0, 0, 0},
+	{64, 0, 0, 0, 1}, {64, 0, 0, 1, 1},
 }
 
 // TestFakeGPU runs the GPU checks on small inputs through the real Go GPU
@@ -1018,14 +987,14 @@ func TestFakeGPU(t *testing.T) {
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 2) // two compilers at a time
 		for i, c := range fakeConfigs {
-			key := fmt.Sprintf("%d_%d_%d_%d_%d_%d", c[0], c[1], c[2], c[3], c[4], c[5])
+			key := fmt.Sprintf("%d_%d_%d_%d_%d", c[0], c[1], c[2], c[3], c[4])
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				objs[i+1] = b.CXX("testdata/fake_cfg.cpp",
-					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]), fmt.Sprintf("-DFW_DPX=%d", c[4]), fmt.Sprintf("-DFW_KCFULL=%d", c[5]),
+					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]), fmt.Sprintf("-DFW_DPX=%d", c[4]),
 					"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`)
 			}()
 		}
@@ -1041,7 +1010,9 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("variants", func(t *testing.T) { checkGPUVariants(t, dev, cases, []int{16, 32, 64}) })
 	t.Run("special", func(t *testing.T) { checkGPUSpecial(t, dev, true, 16) })
 	t.Run("generic", func(t *testing.T) { checkGPUGeneric(t, dev, cases, 16) })
-	t.Run("kc_full", func(t *testing.T) { checkGPUKCFull(t, dev, slices.Concat(cases[:2], specialCases(true)[2:])) })
+	t.Run("tile64_distances_only", func(t *testing.T) {
+		checkGPUTile64DistancesOnly(t, dev, slices.Concat(cases[:2], specialCases(true)[2:]))
+	})
 	t.Run("paths", func(t *testing.T) {
 		defer forcePlan(4, 2)()
 		checkGPUPaths(t, dev, cases[0].d, Options{Method: OutOfCoreGPU, Tile: 16, MemoryCap: 1})

@@ -51,10 +51,13 @@ func (m Method) String() string {
 var GPUTiles = []int{16, 32, 64}
 
 // DefaultGPUTile is the GPU tile size used when none is given: 32, the
-// study's, which is also the fastest measured on an H100
-// (BenchmarkGPURandom, n = 8192: 3.71 T updates/s against 2.84 T with
-// tile 64, whose 4×4 register tiles per thread halve the threads per
-// block and the latency they hide).
+// study's. It was the fastest measured on an H100 when the products
+// moved C entry by entry (BenchmarkGPURandom, n = 8192: 3.71 T
+// updates/s against 2.84 T with tile 64); since they move C in vectors
+// (issue 18), tile 64 is as fast with predecessors (n = 8192: 0.137 s
+// against 0.140 s; n = 16384: 1.10 s both) and faster distances only
+// (0.060 s against 0.083 s; 0.44 s against 0.65 s): BenchmarkGPURandom
+// and BenchmarkGPUProducts.
 const DefaultGPUTile = 32
 
 // Options are the switches of the GPU all-pairs shortest paths (Prepare,

@@ -42,6 +42,14 @@ func benchSizes(b *testing.B) []int {
 	return out
 }
 
+// benchSizesOr is GRAPHNB_BENCH_APSP_N, else n alone.
+func benchSizesOr(b *testing.B, n int) []int {
+	if os.Getenv("GRAPHNB_BENCH_APSP_N") != "" {
+		return benchSizes(b)
+	}
+	return []int{n}
+}
+
 // gpuBenchMatrix is the random graph of the benchmarks: n vertices, each
 // arc present with probability 8/n (average out-degree 8), int32 weights
 // 1..1000. Floyd-Warshall's work does not depend on the density.
@@ -186,11 +194,7 @@ func BenchmarkGPUTrace(b *testing.B) {
 	if dev.IsHost() {
 		b.Skip(gpu.DefaultReason())
 	}
-	sizes := []int{8192}
-	if os.Getenv("GRAPHNB_BENCH_APSP_N") != "" {
-		sizes = benchSizes(b)
-	}
-	for _, n := range sizes {
+	for _, n := range benchSizesOr(b, 8192) {
 		d := gpuBenchMatrix(n)
 		capBytes := benchCap(b, n)
 		for _, v := range []Variant{
@@ -306,11 +310,7 @@ func BenchmarkGPUProducts(b *testing.B) {
 	if dev.IsHost() {
 		b.Skip(gpu.DefaultReason())
 	}
-	sizes := []int{16384}
-	if os.Getenv("GRAPHNB_BENCH_APSP_N") != "" {
-		sizes = benchSizes(b)
-	}
-	for _, n := range sizes {
+	for _, n := range benchSizesOr(b, 16384) {
 		di := gpuBenchMatrix(n)
 		df := float32Copy(di)
 		for _, c := range []struct {

@@ -419,18 +419,8 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 				if r.Parents != nil {
 					t.Errorf("%s %s: Parents kept with DistancesOnly", c.name, v.Label)
 				}
-				ref := reference(t, c.d)
-				if c.d.IsInt() {
-					if err := sameDist(r.Dist, ref.Dist); err != nil {
-						t.Errorf("%s %s, distances only: %v", c.name, v.Label, err)
-					}
-				} else {
-					chk := &checker{d: c.d, n: c.d.N}
-					for k := range r.Dist.F32 {
-						if !chk.agree(float64(r.Dist.F32[k]), float64(ref.Dist.F32[k])) {
-							t.Fatalf("%s %s, distances only: Dist[%d] = %v, CPU %v", c.name, v.Label, k, r.Dist.F32[k], ref.Dist.F32[k])
-						}
-					}
+				if err := agreeDist(c.d, r.Dist, reference(t, c.d).Dist); err != nil {
+					t.Errorf("%s %s, distances only: %v", c.name, v.Label, err)
 				}
 			}
 		}
@@ -463,17 +453,9 @@ func checkGPUGeneric(t *testing.T, dev *gpu.Device, cases []gpuCase, tile int) {
 		for _, dOnly := range []bool{false, true} {
 			o := Options{Method: BlockedGPU, Tile: tile, DistancesOnly: dOnly}
 			t.Run(fmt.Sprintf("%s/distances_only_%v", c.name, dOnly), func(t *testing.T) {
-				p, err := Prepare(dev, c.d, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer p.Close()
+				p, r := prepareRun(t, dev, c.d, o)
 				if p.cfg.dpx {
 					t.Fatalf("dpxOff set, but the configuration uses DPX: %+v", p.cfg)
-				}
-				r, err := p.Run()
-				if err != nil {
-					t.Fatal(err)
 				}
 				if strings.Contains(r.Algorithm, "DPX") {
 					t.Errorf("Algorithm %q names DPX", r.Algorithm)
@@ -491,33 +473,47 @@ func checkGPUGeneric(t *testing.T, dev *gpu.Device, cases []gpuCase, tile int) {
 	}
 }
 
+// agreeDist returns an error unless got equals the CPU's want bit for bit
+// (int32 matrices of d) or agrees within the checker's tolerance
+// (float32).
+func agreeDist(d, got, want *graph.Dense) error {
+	if d.IsInt() {
+		return sameDist(got, want)
+	}
+	chk := &checker{d: d, n: d.N}
+	for k := range got.F32 {
+		if !chk.agree(float64(got.F32[k]), float64(want.F32[k])) {
+			return fmt.Errorf("Dist[%d] = %v, CPU %v", k, got.F32[k], want.F32[k])
+		}
+	}
+	return nil
+}
+
+// prepareRun prepares d on dev with o (closed when the test ends) and
+// runs it once.
+func prepareRun(t *testing.T, dev *gpu.Device, d *graph.Dense, o Options) (*Prepared, *Result) {
+	t.Helper()
+	p, err := Prepare(dev, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	r, err := p.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r
+}
+
 // checkGPUTile64DistancesOnly runs distances-only blocked products with
 // tile 64, whose k's the products load in one chunk: int32 distances
 // equal the CPU's, float32 ones agree within the checker's tolerance.
 func checkGPUTile64DistancesOnly(t *testing.T, dev *gpu.Device, cases []gpuCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := Prepare(dev, c.d, Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			r, err := p.Run()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ref := reference(t, c.d)
-			if c.d.IsInt() {
-				if err := sameDist(r.Dist, ref.Dist); err != nil {
-					t.Fatalf("%s: %v", r.Algorithm, err)
-				}
-				return
-			}
-			chk := &checker{d: c.d, n: c.d.N}
-			for k := range r.Dist.F32 {
-				if !chk.agree(float64(r.Dist.F32[k]), float64(ref.Dist.F32[k])) {
-					t.Fatalf("%s: Dist[%d] = %v, CPU %v", r.Algorithm, k, r.Dist.F32[k], ref.Dist.F32[k])
-				}
+			_, r := prepareRun(t, dev, c.d, Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true})
+			if err := agreeDist(c.d, r.Dist, reference(t, c.d).Dist); err != nil {
+				t.Fatalf("%s: %v", r.Algorithm, err)
 			}
 		})
 	}

@@ -19,8 +19,21 @@
 //   FW_HOPS  1: among equally short paths prefer fewer edges (needs
 //            FW_PRED): used when zero-weight cycles could otherwise close
 //            a cycle of predecessors
-//   FW_NEG   1: int entries may be negative: infinite operands are
-//            skipped and sums clamped at -INF_I32 (as the CPU's relaxI32Neg)
+//   FW_NEG   1: entries may be negative. int: infinite operands are
+//            skipped and sums clamped at -INF_I32 (as the CPU's
+//            relaxI32Neg); float: the products keep their compare (0:
+//            the distances-only product takes fminf, and fw_init turns
+//            an input's -0 into +0, so that no NaN and no -0 meets it)
+//   FW_DPX   1: the int32 products use Hopper's DPX instructions (the
+//            host sets it for compute capability 9.0 and later):
+//            __viaddmin_s32(a, b, c) = min(a + b, c) for distances only,
+//            __vibmin_s32(d, s, &keep) = min(d, s) with keep = (d <= s)
+//            selecting the predecessor; the results are the generic
+//            code's, bit for bit (FW_HOPS keeps the generic code, FW_NEG
+//            its clamped sum). NVRTC 13 for sm_90 compiles the generic
+//            distances-only update to the same VIADDMNMX, and
+//            __vibmin_s32 to VIMNMX, ISETP and SEL as the generic update
+//            with predecessors (measured: no change in time, issue 18)
 //
 // Every update keeps D[i][j] = min(D[i][j], D[i][k] + D[k][j]) and, on a
 // strict improvement (or a tie with fewer hops under FW_HOPS), copies the
@@ -31,8 +44,9 @@
 // (fw_phase3) all the others. Phases 2 and 3 are min-plus products
 // C = min(C, A ⊗ B) with the closed diagonal tile (phase 2) or the final
 // row and column tiles (phase 3) as operands: each thread keeps a REG×REG
-// register tile of C and reads A and B from shared memory, 32 k at a
-// time.
+// register tile of C, moved to and from memory in vectors of REG
+// entries, and reads A and B from shared memory, 32 k at a time (the
+// whole tile at once for distances only).
 
 #ifndef FW_TILE
 #define FW_TILE 64
@@ -46,6 +60,9 @@
 #ifndef FW_NEG
 #define FW_NEG 0
 #endif
+#ifndef FW_DPX
+#define FW_DPX 0
+#endif
 
 typedef long long i64;
 
@@ -53,7 +70,12 @@ constexpr int TILE = FW_TILE;
 constexpr int SIDE = 16;                  // threads per block side (16×16 = 256)
 constexpr int THREADS = SIDE * SIDE;
 constexpr int REG = TILE / SIDE;          // outputs per thread per side
-constexpr int KC = TILE < 32 ? TILE : 32; // k-chunk of the products
+// k-chunk of the products: with predecessors at most 32 (their plane
+// would take the shared memory past 48 KiB at TILE 64), distances only
+// the whole tile (one load of A and B per product of tiles, two
+// barriers; 33 KiB at TILE 64: 3% faster for int32 and 8% for float32
+// at n = 16384 on an H100 than chunks of 32, issue 18).
+constexpr int KC = !FW_PRED ? TILE : (TILE < 32 ? TILE : 32);
 constexpr int APAD = 4;                   // padding of the transposed A chunk (keeps 16-byte rows)
 constexpr int INF_I32 = 1073741823;       // graph.InfI32
 
@@ -89,7 +111,13 @@ template <> struct Num<int> {
 template <> struct Num<float> {
 	static __device__ __forceinline__ float inf() { return __int_as_float(0x7f800000); }
 	static __device__ __forceinline__ bool finite(float x) { return x < __int_as_float(0x7f800000); }
+#if FW_NEG
 	static __device__ __forceinline__ float clamp(float x) { return x; }
+#else
+	// +0 for -0 (x + +0 is x for every other x), which fminf could
+	// otherwise order differently from the generic compare.
+	static __device__ __forceinline__ float clamp(float x) { return x + 0.0f; }
+#endif
 	static __device__ __forceinline__ float add(float a, float b) { return a + b; }
 };
 
@@ -101,6 +129,46 @@ template <typename T> __device__ __forceinline__ bool improves(T s, T d, int hs,
 	return s < d;
 #endif
 }
+
+// addmin is min(c, a + b) with Num<T>::add's sum: the update of a
+// distances-only product. With FW_DPX an int32 product without negative
+// entries does it in one DPX instruction (the sum of two entries of
+// [0, INF_I32] cannot overflow).
+template <typename T> __device__ __forceinline__ T addmin(T a, T b, T c) {
+	T s = Num<T>::add(a, b);
+	return s < c ? s : c;
+}
+
+#if FW_DPX && !FW_NEG
+template <> __device__ __forceinline__ int addmin<int>(int a, int b, int c) { return __viaddmin_s32(a, b, c); }
+#endif
+
+#if !FW_NEG
+// Without negative entries no NaN arises (no -inf) and no -0 (fw_init),
+// so fminf, one FMNMX, gives the generic compare's result; the compare
+// and select it replaces are two instructions.
+template <> __device__ __forceinline__ float addmin<float>(float a, float b, float c) { return fminf(c, a + b); }
+#endif
+
+// lower takes the candidate s for the entry (d, p) when s < d, with p
+// becoming pv: the update of a product with predecessors and without hop
+// counts. With FW_DPX an int32 product selects with a DPX min that also
+// says which operand won (keep: d <= s, so ties keep d and p as the
+// generic code does).
+template <typename T> __device__ __forceinline__ void lower(T s, T &d, int &p, int pv) {
+	if (s < d) {
+		d = s;
+		p = pv;
+	}
+}
+
+#if FW_DPX
+template <> __device__ __forceinline__ void lower<int>(int s, int &d, int &p, int pv) {
+	bool keep;
+	d = __vibmin_s32(d, s, &keep);
+	p = keep ? p : pv;
+}
+#endif
 
 // Pack is REG consecutive entries, aligned for one vector load from
 // shared memory.
@@ -336,18 +404,27 @@ __device__ __forceinline__ void product_body(const T *cind, const int *cinp, con
 #if FW_PRED
 	int cp[REG][REG];
 #endif
+	// C's rows in vectors of REG entries: every offset is a multiple of
+	// the tile (ld of TILE, cin and cout of REG), so the vectors align.
 #pragma unroll
 	for (int a = 0; a < REG; a++) {
-#pragma unroll
-		for (int q = 0; q < REG; q++) {
-			i64 g = cin + (i64)(ty * REG + a) * ld + tx * REG + q;
-			cd[a][q] = cind[g];
-			ch[a][q] = 0;
+		i64 g = cin + (i64)(ty * REG + a) * ld + tx * REG;
+		const Pack<T, REG> dv = *reinterpret_cast<const Pack<T, REG> *>(&cind[g]);
 #if FW_PRED
-			cp[a][q] = cinp[g];
+		const Pack<int, REG> pv = *reinterpret_cast<const Pack<int, REG> *>(&cinp[g]);
 #endif
 #if FW_HOPS
-			ch[a][q] = cinh[g];
+		const Pack<int, REG> hv = *reinterpret_cast<const Pack<int, REG> *>(&cinh[g]);
+#endif
+#pragma unroll
+		for (int q = 0; q < REG; q++) {
+			cd[a][q] = dv.v[q];
+			ch[a][q] = 0;
+#if FW_PRED
+			cp[a][q] = pv.v[q];
+#endif
+#if FW_HOPS
+			ch[a][q] = hv.v[q];
 #endif
 		}
 	}
@@ -390,15 +467,19 @@ __device__ __forceinline__ void product_body(const T *cind, const int *cinp, con
 			for (int a = 0; a < REG; a++) {
 #pragma unroll
 				for (int q = 0; q < REG; q++) {
+#if FW_HOPS
 					T s = Num<T>::add(av.v[a], bv.v[q]);
 					int hs = hav.v[a] + hbv.v[q];
 					if (improves<T>(s, cd[a][q], hs, ch[a][q])) {
 						cd[a][q] = s;
 						ch[a][q] = hs;
-#if FW_PRED
 						cp[a][q] = pv.v[q];
-#endif
 					}
+#elif FW_PRED
+					lower<T>(Num<T>::add(av.v[a], bv.v[q]), cd[a][q], cp[a][q], pv.v[q]);
+#else
+					cd[a][q] = addmin<T>(av.v[a], bv.v[q], cd[a][q]);
+#endif
 				}
 			}
 		}
@@ -406,17 +487,24 @@ __device__ __forceinline__ void product_body(const T *cind, const int *cinp, con
 	}
 #pragma unroll
 	for (int a = 0; a < REG; a++) {
+		i64 g = cout + (i64)(ty * REG + a) * ld + tx * REG;
+		Pack<T, REG> dv;
+		Pack<int, REG> pv, hv;
 #pragma unroll
 		for (int q = 0; q < REG; q++) {
-			i64 g = cout + (i64)(ty * REG + a) * ld + tx * REG + q;
-			coutd[g] = cd[a][q];
+			dv.v[q] = cd[a][q];
 #if FW_PRED
-			coutp[g] = cp[a][q];
+			pv.v[q] = cp[a][q];
+#endif
+			hv.v[q] = ch[a][q];
+		}
+		*reinterpret_cast<Pack<T, REG> *>(&coutd[g]) = dv;
+#if FW_PRED
+		*reinterpret_cast<Pack<int, REG> *>(&coutp[g]) = pv;
 #endif
 #if FW_HOPS
-			couth[g] = ch[a][q];
+		*reinterpret_cast<Pack<int, REG> *>(&couth[g]) = hv;
 #endif
-		}
 	}
 }
 

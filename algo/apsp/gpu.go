@@ -38,7 +38,19 @@ const (
 type config struct {
 	tile            int
 	pred, hops, neg bool
+	// dpx: the int32 products use Hopper's DPX instructions (FW_DPX).
+	dpx bool
 }
+
+// dpxOff makes prepareGPU compile the generic products on every device
+// (tests of the generic int32 code on a DPX device).
+var dpxOff bool
+
+// hasDPX reports whether a device of compute capability major.minor runs
+// the DPX instructions in hardware: 9.0 (Hopper) and later. Before it
+// NVRTC would emulate them with several instructions each, no faster
+// than the generic code.
+func hasDPX(in gpu.Info) bool { return in.ComputeMajor >= 9 && !dpxOff }
 
 func bit(b bool) string {
 	if b {
@@ -53,6 +65,7 @@ func (c config) compileOptions() []gpu.CompileOption {
 		gpu.Define("FW_PRED", bit(c.pred)),
 		gpu.Define("FW_HOPS", bit(c.hops)),
 		gpu.Define("FW_NEG", bit(c.neg)),
+		gpu.Define("FW_DPX", bit(c.dpx)),
 	}
 }
 
@@ -332,10 +345,11 @@ func inCoreBytes(n, np, planes int) int64 {
 func (p *Prepared) prepareGPU(hops bool) error {
 	o := p.opts
 	n := p.info.n
-	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg && !p.info.f32}
+	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg}
 	p.cap = o.MemoryCap
-	if p.cap == 0 {
-		if in, err := p.Device().Info(); err == nil {
+	if in, err := p.Device().Info(); err == nil {
+		p.cfg.dpx = hasDPX(in)
+		if p.cap == 0 {
 			p.cap = in.FreeMemory
 		}
 	}
@@ -445,6 +459,9 @@ func (p *Prepared) algorithm() string {
 			s = fmt.Sprintf("gpu out-of-core blocked Floyd-Warshall (tile %d; the matrix fits, so in core)", p.cfg.tile)
 		}
 	}
+	if p.usesDPX() {
+		s += ", DPX"
+	}
 	if p.opts.DistancesOnly {
 		s += ", distances only"
 	}
@@ -454,10 +471,20 @@ func (p *Prepared) algorithm() string {
 	return s
 }
 
+// usesDPX reports whether the run's products use DPX instructions (see
+// fw.cu's FW_DPX): the blocked methods on an int32 matrix compiled with
+// FW_DPX, except with the hop tie-break and except distances only with
+// negative entries (the clamped sum is no DPX form).
+func (p *Prepared) usesDPX() bool {
+	c := p.cfg
+	return c.dpx && !p.info.f32 && p.opts.Method != PlainGPU && !c.hops && (c.pred || !c.neg)
+}
+
 // Run computes all-pairs shortest paths of the prepared matrix.
 //
 // Result.Algorithm names the method ("gpu blocked Floyd-Warshall (tile
-// 64)"); Time is the GPU time of the computation measured with CUDA
+// 64)"), with ", DPX" when its products use Hopper's DPX instructions
+// (int32 on compute capability 9.0 and later; see fw.cu); Time is the GPU time of the computation measured with CUDA
 // events (in core: the initialisation kernel and the launch loop; out of
 // core: the kernels alone); CopyTime is what the copies add: in core the
 // upload of the input before and the download of the result after, out
@@ -690,6 +717,7 @@ func (p *Prepared) runInCore() (*Result, error) {
 			err = lerr
 		}
 		if err == nil {
+			p.addLaunchBytes(launches)
 			r.Time = dur
 			r.Trace = trace.FromLaunches(r.Algorithm, int64(n)*int64(n), dur, p.inCoreSteps(), launches)
 		}

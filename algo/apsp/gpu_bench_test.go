@@ -2,6 +2,7 @@ package apsp
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -39,6 +40,14 @@ func benchSizes(b *testing.B) []int {
 		out = append(out, n)
 	}
 	return out
+}
+
+// benchSizesOr is GRAPHNB_BENCH_APSP_N, else n alone.
+func benchSizesOr(b *testing.B, n int) []int {
+	if os.Getenv("GRAPHNB_BENCH_APSP_N") != "" {
+		return benchSizes(b)
+	}
+	return []int{n}
 }
 
 // gpuBenchMatrix is the random graph of the benchmarks: n vertices, each
@@ -185,11 +194,7 @@ func BenchmarkGPUTrace(b *testing.B) {
 	if dev.IsHost() {
 		b.Skip(gpu.DefaultReason())
 	}
-	sizes := []int{8192}
-	if os.Getenv("GRAPHNB_BENCH_APSP_N") != "" {
-		sizes = benchSizes(b)
-	}
-	for _, n := range sizes {
+	for _, n := range benchSizesOr(b, 8192) {
 		d := gpuBenchMatrix(n)
 		capBytes := benchCap(b, n)
 		for _, v := range []Variant{
@@ -286,4 +291,60 @@ func benchCap(b *testing.B, n int) int64 {
 		return c
 	}
 	return inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4
+}
+
+// BenchmarkGPUProducts runs the blocked method at n = 16384
+// (GRAPHNB_BENCH_APSP_N) for issue 18's figure: the benchmarks' random
+// graph as int32 and as float32 (the same whole-number weights), with
+// predecessors and distances only, tiles 32 and 64; on a device with DPX
+// the int32 runs also with the generic products (dpxOff), for the
+// comparison in one process. Metrics as benchGPURun's.
+//
+// On an H100 (issue 18), n = 16384, s_gpu: int32 tile 64 1.10 s with
+// predecessors, 0.44 s distances only (main before: 1.53 s and 0.52 s;
+// tile 32: 1.10 s and 0.65 s); float32 tile 64 1.09 s and 0.51 s (main:
+// 1.30 s and 0.82 s). The generic int32 products time as the DPX ones:
+// NVRTC 13 compiles both to the same VIADDMNMX, or VIMNMX, ISETP, SEL.
+func BenchmarkGPUProducts(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	for _, n := range benchSizesOr(b, 16384) {
+		di := gpuBenchMatrix(n)
+		df := float32Copy(di)
+		for _, c := range []struct {
+			name    string
+			d       *graph.Dense
+			generic bool
+		}{{"int32", di, false}, {"float32", df, false}, {"int32_generic", di, true}} {
+			for _, tile := range []int{32, 64} {
+				for _, dOnly := range []bool{false, true} {
+					what := "pred"
+					if dOnly {
+						what = "distances_only"
+					}
+					o := Options{Method: BlockedGPU, Tile: tile, DistancesOnly: dOnly}
+					b.Run(fmt.Sprintf("n%d/%s/t%d/%s", n, c.name, tile, what), func(b *testing.B) {
+						dpxOff = c.generic
+						defer func() { dpxOff = false }()
+						benchGPURun(b, dev, c.d, o)
+					})
+				}
+			}
+		}
+	}
+}
+
+// float32Copy is the int32 matrix d as float32 (graph.InfI32 as +Inf).
+func float32Copy(d *graph.Dense) *graph.Dense {
+	f := graph.NewDenseF32(d.N)
+	for k, w := range d.I32 {
+		if w >= graph.InfI32 {
+			f.F32[k] = float32(math.Inf(1))
+		} else {
+			f.F32[k] = float32(w)
+		}
+	}
+	return f
 }

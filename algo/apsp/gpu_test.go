@@ -419,22 +419,111 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 				if r.Parents != nil {
 					t.Errorf("%s %s: Parents kept with DistancesOnly", c.name, v.Label)
 				}
-				ref := reference(t, c.d)
-				if c.d.IsInt() {
-					if err := sameDist(r.Dist, ref.Dist); err != nil {
-						t.Errorf("%s %s, distances only: %v", c.name, v.Label, err)
-					}
-				} else {
-					chk := &checker{d: c.d, n: c.d.N}
-					for k := range r.Dist.F32 {
-						if !chk.agree(float64(r.Dist.F32[k]), float64(ref.Dist.F32[k])) {
-							t.Fatalf("%s %s, distances only: Dist[%d] = %v, CPU %v", c.name, v.Label, k, r.Dist.F32[k], ref.Dist.F32[k])
-						}
-					}
+				if err := agreeDist(c.d, r.Dist, reference(t, c.d).Dist); err != nil {
+					t.Errorf("%s %s, distances only: %v", c.name, v.Label, err)
 				}
 			}
 		}
 	})
+}
+
+// checkGPUGeneric runs the int32 cases with the generic products on a
+// device that has DPX (dpxOff): with predecessors and distances only, the
+// blocked methods with one tile; int32 distances must equal the CPU's.
+func checkGPUGeneric(t *testing.T, dev *gpu.Device, cases []gpuCase, tile int) {
+	in, err := dev.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases[:2] { // R-MAT int32 (DPX where the device has it) and float32 (never)
+		r, err := Run(dev, c.d, Options{Method: BlockedGPU, Tile: tile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(r.Algorithm, ", DPX"); got != (hasDPX(in) && c.d.IsInt()) {
+			t.Errorf("%s on compute capability %d.%d: Algorithm %q", c.name, in.ComputeMajor, in.ComputeMinor, r.Algorithm)
+		}
+	}
+	dpxOff = true
+	defer func() { dpxOff = false }()
+	for _, c := range cases {
+		if !c.d.IsInt() || c.d.N == 0 {
+			continue
+		}
+		for _, dOnly := range []bool{false, true} {
+			o := Options{Method: BlockedGPU, Tile: tile, DistancesOnly: dOnly}
+			t.Run(fmt.Sprintf("%s/distances_only_%v", c.name, dOnly), func(t *testing.T) {
+				p, r := prepareRun(t, dev, c.d, o)
+				if p.cfg.dpx {
+					t.Fatalf("dpxOff set, but the configuration uses DPX: %+v", p.cfg)
+				}
+				if strings.Contains(r.Algorithm, "DPX") {
+					t.Errorf("Algorithm %q names DPX", r.Algorithm)
+				}
+				if err := sameDist(r.Dist, reference(t, c.d).Dist); err != nil {
+					t.Fatalf("%s: %v", r.Algorithm, err)
+				}
+				if !dOnly {
+					if err := Check(c.d, r, min(c.d.N, 40), 9); err != nil {
+						t.Fatalf("%s: %v", r.Algorithm, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// agreeDist returns an error unless got equals the CPU's want bit for bit
+// (int32 matrices of d) or agrees within the checker's tolerance
+// (float32).
+func agreeDist(d, got, want *graph.Dense) error {
+	if d.IsInt() {
+		return sameDist(got, want)
+	}
+	chk := &checker{d: d, n: d.N}
+	for k := range got.F32 {
+		if !chk.agree(float64(got.F32[k]), float64(want.F32[k])) {
+			return fmt.Errorf("Dist[%d] = %v, CPU %v", k, got.F32[k], want.F32[k])
+		}
+	}
+	return nil
+}
+
+// prepareRun prepares d on dev with o (closed when the test ends) and
+// runs it once.
+func prepareRun(t *testing.T, dev *gpu.Device, d *graph.Dense, o Options) (*Prepared, *Result) {
+	t.Helper()
+	p, err := Prepare(dev, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	r, err := p.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r
+}
+
+// checkGPUTile64DistancesOnly runs distances-only blocked products with
+// tile 64, whose k's the products load in one chunk: int32 distances
+// equal the CPU's, float32 ones agree within the checker's tolerance.
+func checkGPUTile64DistancesOnly(t *testing.T, dev *gpu.Device, cases []gpuCase) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, r := prepareRun(t, dev, c.d, Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true})
+			if err := agreeDist(c.d, r.Dist, reference(t, c.d).Dist); err != nil {
+				t.Fatalf("%s: %v", r.Algorithm, err)
+			}
+		})
+	}
+}
+
+// TestGPUTile64DistancesOnly: distances-only products with a tile's 64
+// k's in one chunk.
+func TestGPUTile64DistancesOnly(t *testing.T) {
+	dev := requireGPU(t)
+	checkGPUTile64DistancesOnly(t, dev, slices.Concat(gpuCases(t, false)[:8], specialCases(false)[2:]))
 }
 
 // checkGPUPaths rebuilds paths on a GPU result and adds up their edges.
@@ -863,11 +952,15 @@ func TestResultCopyTime(t *testing.T) {
 
 // ---- the Go GPU path on a fake GPU ----
 
-// fakeConfigs are the kernel configurations (tile, pred, hops, neg) the
-// emulator is built for: what TestFakeGPUChild's variants compile.
-var fakeConfigs = [][4]int{
-	{16, 1, 0, 0}, {16, 1, 1, 0}, {16, 1, 0, 1}, {16, 1, 1, 1}, {16, 0, 0, 0}, {16, 0, 0, 1},
-	{32, 1, 0, 0}, {64, 1, 0, 0},
+// fakeConfigs are the kernel configurations (tile, pred, hops, neg, dpx)
+// the emulator is built for: what TestFakeGPUChild's variants compile.
+// The fake device has compute capability 9.0, so its modules use DPX but
+// for the generic subtest (dpxOff).
+var fakeConfigs = [][5]int{
+	{16, 1, 0, 0, 1}, {16, 1, 1, 0, 1}, {16, 1, 0, 1, 1}, {16, 1, 1, 1, 1}, {16, 0, 0, 0, 1}, {16, 0, 0, 1, 1},
+	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1},
+	{16, 1, 0, 0, 0}, {16, 0, 0, 0, 0},
+	{64, 0, 0, 0, 1}, {64, 0, 0, 1, 1},
 }
 
 // TestFakeGPU runs the GPU checks on small inputs through the real Go GPU
@@ -890,14 +983,14 @@ func TestFakeGPU(t *testing.T) {
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 2) // two compilers at a time
 		for i, c := range fakeConfigs {
-			key := fmt.Sprintf("%d_%d_%d_%d", c[0], c[1], c[2], c[3])
+			key := fmt.Sprintf("%d_%d_%d_%d_%d", c[0], c[1], c[2], c[3], c[4])
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				objs[i+1] = b.CXX("testdata/fake_cfg.cpp",
-					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]),
+					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]), fmt.Sprintf("-DFW_DPX=%d", c[4]),
 					"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`)
 			}()
 		}
@@ -912,6 +1005,10 @@ func TestFakeGPUChild(t *testing.T) {
 	cases := gpuCases(t, true)
 	t.Run("variants", func(t *testing.T) { checkGPUVariants(t, dev, cases, []int{16, 32, 64}) })
 	t.Run("special", func(t *testing.T) { checkGPUSpecial(t, dev, true, 16) })
+	t.Run("generic", func(t *testing.T) { checkGPUGeneric(t, dev, cases, 16) })
+	t.Run("tile64_distances_only", func(t *testing.T) {
+		checkGPUTile64DistancesOnly(t, dev, slices.Concat(cases[:2], specialCases(true)[2:]))
+	})
 	t.Run("paths", func(t *testing.T) {
 		defer forcePlan(4, 2)()
 		checkGPUPaths(t, dev, cases[0].d, Options{Method: OutOfCoreGPU, Tile: 16, MemoryCap: 1})
@@ -1010,6 +1107,13 @@ func TestGPURome99(t *testing.T) {
 		t.Run(v.Slug(), func(t *testing.T) { checkGPUCase(t, dev, c, v) })
 	}
 	checkGPUPaths(t, dev, d, Options{Method: BlockedGPU})
+}
+
+// TestGPUGeneric: on a device with DPX, the generic int32 products
+// (dpxOff) still give the CPU's distances and valid predecessors.
+func TestGPUGeneric(t *testing.T) {
+	dev := requireGPU(t)
+	checkGPUGeneric(t, dev, gpuCases(t, false), DefaultGPUTile)
 }
 
 // TestGPUCancel: an interrupted run fails with cancel.ErrInterrupted; the

@@ -3,6 +3,7 @@ package apsp
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/graphnb/graphnb/gpu"
@@ -212,4 +213,59 @@ func (tr *oocTracer) steps(K, np int) ([]trace.Step, error) {
 		}
 	}
 	return steps, nil
+}
+
+// ---- the launches' byte models (issue 17) ----
+
+// entryBytes is the size of a matrix entry in every plane: an int32 or
+// float32 distance, an int32 predecessor or hop count.
+const entryBytes = 4
+
+// launchBytes is the byte model of a traced in-core launch (see
+// Options.Trace): what the kernel must move between the GPU and its
+// memory by construction, by its name (the element type's suffix
+// ignored). Every access is streamed (rows of tiles, whole vectors), so
+// no byte is a gather; a kernel without a model gives 0.
+func (p *Prepared) launchBytes(name string) (bytes, gather int64) {
+	n, np := int64(p.info.n), int64(p.np)
+	planes := int64(p.cfg.planes())
+	hops := int64(0)
+	if p.cfg.hops {
+		hops = 1
+	}
+	t := int64(p.cfg.tile)
+	tile := t * t * entryBytes // one plane of one tile
+	nb := np / max(t, 1)
+	switch strings.TrimSuffix(strings.TrimSuffix(name, "_i32"), "_f32") {
+	case "fw_init":
+		// the n×n input read, every plane of the np×np matrix written.
+		return n*n*entryBytes + np*np*planes*entryBytes, 0
+	case "fw_plain":
+		// every entry's distance (and hop count) read, row k and column k
+		// of them read once; the writes of the entries a step lowers
+		// depend on the data and are left out.
+		return (n*n + 2*n) * (1 + hops) * entryBytes, 0
+	case "fw_phase1":
+		// the diagonal tile's planes read and written.
+		return 2 * planes * tile, 0
+	case "fw_phase2":
+		// the 2·(nb−1) tiles of row and column b read and written, and the
+		// diagonal tile read once as the other operand: as A (distances,
+		// hop counts) for the row, as B (every plane) for the column, so
+		// every plane once.
+		return 2*(nb-1)*2*planes*tile + planes*tile, 0
+	case "fw_phase3":
+		// the (nb−1)² other tiles read and written; the operands, column b
+		// (A: distances, hop counts) and row b (B: every plane), read
+		// once each.
+		return (nb-1)*(nb-1)*2*planes*tile + (nb-1)*(1+hops+planes)*tile, 0
+	}
+	return 0, 0
+}
+
+// addLaunchBytes fills the launches' Bytes and Gather (launchBytes).
+func (p *Prepared) addLaunchBytes(launches []trace.Launch) {
+	for i := range launches {
+		launches[i].Bytes, launches[i].Gather = p.launchBytes(launches[i].Name)
+	}
 }

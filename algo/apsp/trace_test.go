@@ -198,17 +198,118 @@ func checkLaunches(t *testing.T, what string, p *Prepared, tr *trace.Trace) {
 		t.Fatalf("%s: %d launches, want %d", what, len(tr.Launches), len(wants))
 	}
 	per := make([]time.Duration, len(tr.Steps))
+	var bytes int64
 	for i, l := range tr.Launches {
 		if l.Name != wants[i].name || l.Step != wants[i].step || l.Time <= 0 {
 			t.Fatalf("%s: launch %d: %+v, want %s of step %d", what, i, l, wants[i].name, wants[i].step)
 		}
+		if l.Bytes <= 0 || l.Gather != 0 {
+			t.Fatalf("%s: launch %d (%s): %d bytes, %d gathered; want a model, all streamed", what, i, l.Name, l.Bytes, l.Gather)
+		}
+		bytes += l.Bytes
 		if l.Step >= 0 {
 			per[l.Step] += l.Time
 		}
 	}
+	if want := tileCountBytes(p); bytes != want {
+		t.Fatalf("%s: the launches move %d bytes, the tile count %d", what, bytes, want)
+	}
 	for i, s := range tr.Steps {
 		if s.Time != per[i] {
 			t.Fatalf("%s: step %d takes %v, its launches %v", what, i, s.Time, per[i])
+		}
+	}
+}
+
+// tileCountBytes is the bytes of a traced in-core run on p counted the
+// long way, to check launchBytes: the plain method's per-k reads; for the
+// blocked one, per launch, the set of (tile, plane) pairs it reads and
+// the set it writes (planes 0 distances, 1 predecessors, 2 hop counts),
+// an operand that is the updated tile itself (phase 2) adding nothing.
+func tileCountBytes(p *Prepared) int64 {
+	n, np, tile := int64(p.info.n), int64(p.np), p.cfg.tile
+	var planes, aPlanes []int // what C and B read, what A reads
+	planes, aPlanes = []int{0}, []int{0}
+	if p.cfg.pred {
+		planes = append(planes, 1)
+	}
+	if p.cfg.hops {
+		planes, aPlanes = append(planes, 2), append(aPlanes, 2)
+	}
+	total := 4*n*n + 4*np*np*int64(len(planes)) // fw_init
+	if p.opts.Method == PlainGPU {
+		perK := n*n + 2*n // distances: all, row k and column k
+		if p.cfg.hops {
+			perK *= 2
+		}
+		return total + 4*n*perK
+	}
+	type access struct {
+		i, j, plane int
+		write       bool
+	}
+	nb := int(np) / tile
+	count := func(set map[access]bool) int64 { return int64(len(set)) * int64(tile*tile) * 4 }
+	update := func(set map[access]bool, i, j, ai, aj, bi, bj int) {
+		for _, pl := range planes {
+			set[access{i, j, pl, false}], set[access{i, j, pl, true}] = true, true
+			set[access{bi, bj, pl, false}] = true
+		}
+		for _, pl := range aPlanes {
+			set[access{ai, aj, pl, false}] = true
+		}
+	}
+	for b := range nb {
+		one := map[access]bool{}
+		update(one, b, b, b, b, b, b)
+		total += count(one)
+		if nb == 1 {
+			continue
+		}
+		two, three := map[access]bool{}, map[access]bool{}
+		for x := range nb {
+			if x == b {
+				continue
+			}
+			update(two, b, x, b, b, b, x) // row b: diagonal ⊗ itself
+			update(two, x, b, x, b, b, b) // column b: itself ⊗ diagonal
+			for y := range nb {
+				if y != b {
+					update(three, x, y, x, b, b, y)
+				}
+			}
+		}
+		total += count(two) + count(three)
+	}
+	return total
+}
+
+// TestLaunchBytes checks launchBytes against sums worked by hand for 40
+// vertices in tiles of 16 (np = 48, 3×3 tiles of 256 entries, 1 KiB a
+// plane), with predecessors: fw_init reads 40²·4 = 6400 bytes and writes
+// 2 planes of 48²·4 = 18432; a round's fw_phase1 reads and writes the 2
+// planes of the diagonal tile, 4096; fw_phase2 reads and writes 2
+// planes of 4 tiles, 16384, and reads the diagonal as A (distances) and
+// as B (distances and predecessors), 2 planes once, 2048; fw_phase3 reads and writes 2 planes of 4 tiles, 16384, and
+// reads its 2 A tiles (1 plane) and 2 B tiles (2 planes), 6144. With hop
+// counts A has 2 planes and the others 3.
+func TestLaunchBytes(t *testing.T) {
+	for _, c := range []struct {
+		cfg                          config
+		init, one, two, three, plain int64
+	}{
+		{config{tile: 16, pred: true}, 6400 + 18432, 4096, 16384 + 2048, 16384 + 6144, (1600 + 80) * 4},
+		{config{tile: 16}, 6400 + 9216, 2048, 8192 + 1024, 8192 + 4096, (1600 + 80) * 4},
+		{config{tile: 16, pred: true, hops: true}, 6400 + 27648, 6144, 24576 + 3072, 24576 + 10240, (1600 + 80) * 8},
+	} {
+		p := &Prepared{info: matrixInfo{n: 40}, np: 48, cfg: c.cfg, opts: Options{Method: BlockedGPU}}
+		for name, want := range map[string]int64{"fw_init_i32": c.init, "fw_phase1_f32": c.one, "fw_phase2_i32": c.two, "fw_phase3_f32": c.three, "fw_plain_i32": c.plain, "fw_copy": 0} {
+			if got, g := p.launchBytes(name); got != want || g != 0 {
+				t.Errorf("%+v: %s: %d bytes, %d gathered; want %d, 0", c.cfg, name, got, g, want)
+			}
+		}
+		if got, want := c.init+3*(c.one+c.two+c.three), tileCountBytes(p); got != want {
+			t.Errorf("%+v: a run's launches by hand %d bytes, by tile count %d", c.cfg, got, want)
 		}
 	}
 }

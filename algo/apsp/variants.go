@@ -51,10 +51,13 @@ func (m Method) String() string {
 var GPUTiles = []int{16, 32, 64}
 
 // DefaultGPUTile is the GPU tile size used when none is given: 32, the
-// study's, which is also the fastest measured on an H100
-// (BenchmarkGPURandom, n = 8192: 3.71 T updates/s against 2.84 T with
-// tile 64, whose 4×4 register tiles per thread halve the threads per
-// block and the latency they hide).
+// study's. It was the fastest measured on an H100 when the products
+// moved C entry by entry (BenchmarkGPURandom, n = 8192: 3.71 T
+// updates/s against 2.84 T with tile 64); since they move C in vectors
+// (issue 18), tile 64 is as fast with predecessors (n = 8192: 0.137 s
+// against 0.140 s; n = 16384: 1.10 s both) and faster distances only
+// (0.060 s against 0.083 s; 0.44 s against 0.65 s): BenchmarkGPURandom
+// and BenchmarkGPUProducts.
 const DefaultGPUTile = 32
 
 // Options are the switches of the GPU all-pairs shortest paths (Prepare,
@@ -104,9 +107,39 @@ type Options struct {
 	// between two launches on their stream (a gpu.LaunchTimer with
 	// Chain): a launch's time runs from
 	// the event before it to the event after it, the gap before the next
-	// launch included, so a step's time is the span of its launches. Out
-	// of core a round is timed by events on the two streams the run
-	// already uses, and Trace.Launches is empty:
+	// launch included, so a step's time is the span of its launches.
+	//
+	// Each in-core launch's Bytes is what it must move between the GPU
+	// and its memory by construction, in 4-byte entries of P planes
+	// (distances, plus predecessors and hop counts when kept), for n
+	// vertices padded to np, tiles of T×T and nb = np/T (Gather is 0:
+	// every access is streamed, whole rows of tiles):
+	//
+	//   - fw_init: the n×n input read, the P planes of the np×np matrix
+	//     written: 4·(n² + P·np²);
+	//   - fw_plain (per k): every entry's distance read, and row k and
+	//     column k once, 4·(n² + 2n), twice that with hop counts; the
+	//     entries a step lowers are written (and their predecessors read)
+	//     beside it, which the data decides and the model leaves out, as
+	//     it leaves out that rows with D[i][k] = ∞ skip their reads;
+	//   - fw_phase1: the diagonal tile's P planes read and written:
+	//     2·P·4T²;
+	//   - fw_phase2: the 2(nb−1) tiles of row and column b read and
+	//     written, the diagonal tile read once: (4(nb−1) + 1)·P·4T²;
+	//   - fw_phase3: the (nb−1)² other tiles read and written, and the
+	//     operands once each: column b's tiles as A (distances, and hop
+	//     counts with them: A planes) and row b's as B (all P planes):
+	//     (2(nb−1)² ·P + (nb−1)·(A + P))·4T².
+	//
+	// The operands count once per launch because every block of a phase
+	// reads its row and column tiles from a strip the L2 cache holds
+	// (2·T·np entries per plane, 4 MiB at n = 16384, T = 32); the updated
+	// tiles, read and written once per round, are what memory must
+	// deliver, so Bytes ÷ Time of fw_phase3 is its bandwidth against the
+	// device's (at T = 32 with predecessors a round moves 16·np² bytes:
+	// the blocked method's traffic falls as 1/T). Out of core a round is
+	// timed by events on the two streams the run already uses, and
+	// Trace.Launches is empty:
 	//
 	//   - Time is the round's span: from an event on the copy stream
 	//     before its first transfer (block row and column r) to one after

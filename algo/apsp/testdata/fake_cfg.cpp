@@ -1,7 +1,7 @@
 // fake_cfg.cpp: fw.cu's kernels for one configuration, in their own
 // namespace, as the fake GPU's table for that configuration (see
 // fake_kernels.cpp). TestFakeGPU compiles it once per configuration with
-//   -DFW_TILE=… -DFW_PRED=… -DFW_HOPS=… -DFW_NEG=… -DCFG_NS=cfg_… -DCFG_KEY="…"
+//   -DFW_TILE=… -DFW_PRED=… -DFW_HOPS=… -DFW_NEG=… -DFW_DPX=… -DCFG_NS=cfg_… -DCFG_KEY="…"
 // from a copy of fw.cu without its extern "C" (fw_noextern.cu), so that
 // the configurations' kernels do not collide. The kernels with barriers
 // run as coroutines, the others as plain calls.

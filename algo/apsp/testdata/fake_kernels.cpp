@@ -9,7 +9,7 @@ namespace {
 
 std::string config(const fake::Launch &l) {
 	return l.define("FW_TILE", "64") + "_" + l.define("FW_PRED", "1") + "_" + l.define("FW_HOPS", "0") + "_" +
-	       l.define("FW_NEG", "0");
+	       l.define("FW_NEG", "0") + "_" + l.define("FW_DPX", "0");
 }
 
 fake::Package pkg({"fw_"}, nullptr, config);

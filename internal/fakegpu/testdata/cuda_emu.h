@@ -793,3 +793,28 @@ inline float __uint_as_float(unsigned x) { return emu::bits<float>(&x); }
 inline unsigned __float_as_uint(float x) { return emu::bits<unsigned>(&x); }
 inline double __longlong_as_double(long long x) { return emu::bits<double>(&x); }
 inline long long __double_as_longlong(double x) { return emu::bits<long long>(&x); }
+
+// ---- Hopper's DPX intrinsics and fminf (algo/apsp's fw.cu) ----
+//
+// fminf is CUDA's (a device function NVRTC knows without a header), here
+// the C library's.
+#include <cmath>
+//
+// The CUDA Math API's integer DPX functions, compiled by NVRTC to one
+// instruction on compute capability 9.0 and later (and to a sequence of
+// instructions before it); here plain C++. A sum that overflows wraps
+// here (unsigned arithmetic, defined in C++); the kernels never let it
+// overflow. Only the forms the kernels use.
+
+// __viaddmin_s32 is min(a + b, c).
+inline int __viaddmin_s32(int a, int b, int c) {
+	int s = (int)((unsigned)a + (unsigned)b);
+	return s < c ? s : c;
+}
+
+// __vibmin_s32 is min(a, b), with *pred set to (a <= b): true when a,
+// the first operand, is the minimum (ties included).
+inline int __vibmin_s32(int a, int b, bool *pred) {
+	*pred = a <= b;
+	return *pred ? a : b;
+}

@@ -564,6 +564,16 @@ func TestPlan(t *testing.T) {
 // algorithm and the Go code the GPU path shares, without a device.
 func mirrorRun(t *testing.T, g *graph.CSR, opts Options) *Result {
 	t.Helper()
+	r, _ := mirrorRounds(t, g, opts)
+	return r
+}
+
+// mirrorRounds is mirrorRun, which it returns with what each round's
+// find-minimum step did (the arcs read and the candidates found, every
+// vertex's: what a GPU round's kernels and host share do together).
+func mirrorRounds(t *testing.T, g *graph.CSR, opts Options) (*Result, []hostWork) {
+	t.Helper()
+	var work []hostWork
 	p := hostPrepared(g, opts)
 	tr, err := p.transform()
 	if err != nil {
@@ -579,7 +589,7 @@ func mirrorRun(t *testing.T, g *graph.CSR, opts Options) *Result {
 	words := make([]uint32, (p.edges+31)/32)
 	trees, rounds := n, 0
 	for trees > 1 {
-		p.hostFind()
+		work = append(work, p.hostFind())
 		best := make([]uint64, trees)
 		bestE := make([]uint32, trees)
 		parent := make([]int32, trees)
@@ -644,7 +654,7 @@ func mirrorRun(t *testing.T, g *graph.CSR, opts Options) *Result {
 	}
 	r := &Result{Algorithm: "mirror", Edges: p.forestEdges(words), Trees: trees, Iterations: rounds}
 	r.finish(g)
-	return r
+	return r, work
 }
 
 // TestMirror runs the mirrored rounds on 200 random graphs (every weight

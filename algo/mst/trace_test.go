@@ -143,6 +143,22 @@ func checkLaunchBytes(t *testing.T, what string, p *Prepared, tr *trace.Trace) {
 		}
 		return
 	}
+	// The candidates of every round: the hook's gathered bytes are 8 per
+	// candidate (its tree's best key) and, split, 4 per merged tree.
+	_, mirror := mirrorRounds(t, p.Graph(), p.Options())
+	for _, l := range tr.Launches {
+		if l.Name != p.k.hook.Name() || l.Step >= len(mirror) {
+			continue
+		}
+		var sp int64
+		if p.split() {
+			sp = 4
+		}
+		if c := (l.Gather - sp*tr.Steps[l.Step].Updated) / 8; c != mirror[l.Step].cands || tr.Steps[l.Step].Inspected != mirror[l.Step].read {
+			t.Fatalf("%s, round %d: %d candidates, %d arcs read; the mirror's rounds %d, %d", what, l.Step, c, tr.Steps[l.Step].Inspected,
+				mirror[l.Step].cands, mirror[l.Step].read)
+		}
+	}
 	round := []string{p.k.reset.Name(), p.k.hook.Name(), p.k.cycles.Name(), p.k.jump.Name(), p.k.renumber.Name(), p.k.relabel.Name()}
 	if p.hostFrom > 0 {
 		round = append(round, p.k.probe.Name(), p.k.scan.Name())

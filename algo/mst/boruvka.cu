@@ -70,11 +70,23 @@ typedef unsigned char u8;
 #define W_F32 2
 #define W_F64 3
 
-// Counter words (counters[]); gpu.go reads CNT_TREES and CNT_BAD after
-// each round.
+// Counter words (counters[]); gpu.go reads the whole array after each
+// round: CNT_TREES and CNT_BAD always, and in a traced run
+// (Options.Trace) the four 64-bit trace counts from int word CNT_TRACE
+// on (8-byte aligned), which the find-minimum kernels add to through
+// their `traced` argument (a pointer there, NULL in untraced runs):
+// the arcs and the candidates of the probe (TR_PROBE_ARCS,
+// TR_PROBE_CANDS) and of the warp scan (TR_SCAN_ARCS, TR_SCAN_CANDS).
+// mst_reset clears all CNT_WORDS words.
 #define CNT_TREES 0
 #define CNT_LONG 1
 #define CNT_BAD 2
+#define CNT_TRACE 4
+#define CNT_WORDS 12
+#define TR_PROBE_ARCS 0
+#define TR_PROBE_CANDS 1
+#define TR_SCAN_ARCS 2
+#define TR_SCAN_CANDS 3
 
 // ---- helpers ----
 
@@ -193,19 +205,21 @@ struct PackedIds {
 // appended to the long list for mst_scan_*. The low index advances past
 // the arcs found inside the tree.
 //
-// scanned, when not null (a traced run, Options.Trace), gets the arcs
-// the step read: those passed inside the tree and the candidate, one
-// atomic per warp.
+// traced, when not null (a traced run, Options.Trace), gets the arcs
+// the step read (those passed inside the tree and the candidate) in
+// traced[TR_PROBE_ARCS] and the candidates found in
+// traced[TR_PROBE_CANDS], one atomic each per warp.
 template <typename Ids>
 __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
                                       const u32 *eidx, u64 *candK, u32 *candE, int *candTo, u64 *best,
-                                      int *longList, int *counters, u64 *scanned, int ng, int probe_len) {
+                                      int *longList, int *counters, u64 *traced, int ng, int probe_len) {
 	const i64 gv = global_id();
 	const int v = (int)gv;
 	int c = -1;
 	u64 key = NO_KEY;
 	int push = 0;
 	u64 read = 0;
+	u64 cands = 0;
 	if (gv < ng) {
 		c = comp[v];
 		const i64 a = off[v];
@@ -241,18 +255,23 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 			cur[v] = (u32)(k - a);
 		}
 		read = (u64)(k - (a + k0)) + (u64)found;
+		cands = (u64)found;
 	}
 	tree_min(best, c, key);
 	const int slot = warp_claim(counters + CNT_LONG, push);
 	if (slot >= 0) {
 		longList[slot] = v;
 	}
-	if (scanned) { // the same for every thread: the warp sums, lane 0 adds
+	if (traced) { // the same for every thread: the warp sums, lane 0 adds
 		for (int o = 16; o > 0; o >>= 1) {
 			read += __shfl_xor_sync(FULL_MASK, read, o);
+			cands += __shfl_xor_sync(FULL_MASK, cands, o);
 		}
 		if (lane_id() == 0 && read != 0) {
-			atomicAdd(scanned, read);
+			atomicAdd(traced + TR_PROBE_ARCS, read);
+		}
+		if (lane_id() == 0 && cands != 0) {
+			atomicAdd(traced + TR_PROBE_CANDS, cands);
 		}
 	}
 }
@@ -261,10 +280,12 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 // warp per vertex, 32 arcs at a time: lane i tests arc low+i, a ballot
 // finds the first that leaves the tree. The warp's values (v, c, the
 // segment, the low index) are uniform, so every lane takes the same path.
+// traced, when not null (a traced run), gets the arcs read and the
+// candidates found in traced[TR_SCAN_ARCS] and traced[TR_SCAN_CANDS].
 template <typename Ids>
 __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
                                      const u32 *eidx, u64 *candK, u32 *candE, int *candTo, u64 *best,
-                                     const int *longList, const int *counters, u64 *scanned) {
+                                     const int *longList, const int *counters, u64 *traced) {
 	const int lane = lane_id();
 	const i64 warp = global_id() >> 5;
 	const i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
@@ -300,8 +321,11 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 		}
 		if (lane == 0) {
 			cur[v] = (u32)(k - a);
-			if (scanned) {
-				atomicAdd(scanned, (u64)(k - k0) + (u64)found);
+			if (traced) {
+				atomicAdd(traced + TR_SCAN_ARCS, (u64)(k - k0) + (u64)found);
+				if (found) {
+					atomicAdd(traced + TR_SCAN_CANDS, 1ULL);
+				}
 			}
 			if (found) {
 				u32 edge;
@@ -323,45 +347,45 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 
 extern "C" __global__ void mst_probe_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                            const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
-                                           u64 *best, int *longList, int *counters, u64 *scanned, int ng,
+                                           u64 *best, int *longList, int *counters, u64 *traced, int ng,
                                            int probe_len) {
 	PlainIds ids;
 	ids.adj = adj;
-	probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned, ng,
+	probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
 	                probe_len);
 }
 
 extern "C" __global__ void mst_probe_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                           const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                           u64 *candK, u32 *candE, int *candTo, u64 *best, int *longList,
-                                          int *counters, u64 *scanned, int ng, int probe_len) {
+                                          int *counters, u64 *traced, int ng, int probe_len) {
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
 	ids.hi = hi;
 	ids.b = 0;
-	probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned, ng,
+	probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
 	                 probe_len);
 }
 
 extern "C" __global__ void mst_scan_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                           const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
-                                          u64 *best, const int *longList, const int *counters, u64 *scanned) {
+                                          u64 *best, const int *longList, const int *counters, u64 *traced) {
 	PlainIds ids;
 	ids.adj = adj;
-	scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned);
+	scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
 }
 
 extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                          const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                          u64 *candK, u32 *candE, int *candTo, u64 *best, const int *longList,
-                                         const int *counters, u64 *scanned) {
+                                         const int *counters, u64 *traced) {
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
 	ids.hi = hi;
 	ids.b = 0;
-	scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, scanned);
+	scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
 }
 
 // ---- set-up and the tree steps ----
@@ -384,13 +408,13 @@ extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int n
 }
 
 // mst_reset starts a round on p trees: no key yet, every tree its own
-// parent, the round's counters cleared.
+// parent, the round's counters (and trace counts) cleared.
 extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counters, int p) {
 	const i64 c = global_id();
 	if (c == 0) {
-		counters[CNT_TREES] = 0;
-		counters[CNT_LONG] = 0;
-		counters[CNT_BAD] = 0;
+		for (int i = 0; i < CNT_WORDS; i++) {
+			counters[i] = 0;
+		}
 	}
 	if (c < p) {
 		best[c] = NO_KEY;

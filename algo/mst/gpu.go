@@ -42,17 +42,25 @@ const (
 	memoryHeadroom = 256 << 20
 )
 
-// Weight kinds and counter words, as boruvka.cu numbers them (W_*, CNT_*).
+// Weight kinds, counter words and trace counts, as boruvka.cu numbers
+// them (W_*, CNT_*, TR_*): counterWords int32 words, the trace's four
+// uint64 counts from word cntTrace on.
 const (
 	wNone = 0
 	wRank = 1
 	wF32  = 2
 	wF64  = 3
 
-	cntTrees    = 0
-	cntLong     = 1
-	cntBad      = 2
-	numCounters = 3
+	cntTrees     = 0
+	cntLong      = 1
+	cntBad       = 2
+	cntTrace     = 4
+	counterWords = 12
+
+	trProbeArcs  = 0
+	trProbeCands = 1
+	trScanArcs   = 2
+	trScanCands  = 3
 )
 
 // noKey marks "no candidate"; noEdgeIdx an arc without an edge index (a
@@ -112,12 +120,14 @@ type Prepared struct {
 
 	hostTime time.Duration // host's share of the last run (base's lock)
 	// Traced runs (Options.Trace): the launch timer (its events reused
-	// from run to run), the find-minimum kernels' count of arcs read, and
-	// during a run the round its launches belong to (base's lock).
-	timer   *gpu.LaunchTimer
-	scanned *gpu.Uint64s
-	tracing bool
-	round   int
+	// from run to run), and during a run the round its launches belong
+	// to (base's lock). eventsEach (BenchmarkGPUTrace's comparison) times
+	// every launch between two events of its own instead of chaining
+	// them.
+	timer      *gpu.LaunchTimer
+	tracing    bool
+	round      int
+	eventsEach bool
 
 	// The edge numbering: g0 is g with its lists sorted by id; the edges
 	// of vertex a to larger ids are arcs upper[a]..Offsets[a+1] of g0 and
@@ -444,7 +454,7 @@ func (p *Prepared) allocWork() error {
 		func() (err error) { p.parent, err = d.AllocInt32s(n); return },
 		func() (err error) { p.newID, err = d.AllocInt32s(n); return },
 		func() (err error) { p.inForest, err = d.AllocUint32s(int((p.edges + 31) / 32)); return },
-		func() (err error) { p.counters, err = d.AllocInt32s(numCounters); return },
+		func() (err error) { p.counters, err = d.AllocInt32s(counterWords); return },
 	}
 	if split {
 		allocs = append(allocs,
@@ -489,8 +499,8 @@ func (p *Prepared) weightBytes() int64 {
 func (p *Prepared) deviceBytes(ng int, arcs int64) int64 {
 	n, h := int64(p.n), int64(p.n-ng)
 	g := int64(ng)
-	b := 4*n + 16*n + (p.edges+31)/32*4 + 4*numCounters // comp; best, parent, newID; bitmap; counters
-	b += 8*(g+1) + 20*g                                 // offsets; cur, candK, candTo, long list
+	b := 4*n + 16*n + (p.edges+31)/32*4 + 4*counterWords // comp; best, parent, newID; bitmap; counters
+	b += 8*(g+1) + 20*g                                  // offsets; cur, candK, candTo, long list
 	if h > 0 {
 		b += 12*h + 4*(n-int64(p.sufMinAt(ng))) // host candidates (key, tree); labels it reads
 	}
@@ -1045,20 +1055,47 @@ func (p *Prepared) runHost() (*Result, error) {
 // launch launches f on stream s (nil: the default stream) with blocks of
 // blockSize threads, through the launch timer in a traced run.
 func (p *Prepared) launch(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	timer := p.timer // nil until the first traced run
-	if !p.tracing {
-		timer = nil // launches untimed
-	}
-	return timer.LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
+	return p.activeTimer().LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
 }
 
-// scannedArg is the find-minimum kernels' counter argument: the device
-// counter in a traced run, a null pointer otherwise.
-func (p *Prepared) scannedArg() any {
+// activeTimer is the launch timer in a traced run, nil (launches
+// untimed) otherwise.
+func (p *Prepared) activeTimer() *gpu.LaunchTimer {
+	if !p.tracing {
+		return nil
+	}
+	return p.timer
+}
+
+// launchAfterHost is launch for a launch that follows host work (the
+// round trip that ends a round, the host's share of the find-minimum
+// step): in a traced run it gets an event of its own before it rather
+// than the chained timer's event that ended the launch before, so that
+// the host's time counts in no launch.
+func (p *Prepared) launchAfterHost(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
+	timer := p.activeTimer()
+	timer.Chain(false)
+	err := p.launch(t, s, f, grid, args...)
+	timer.Chain(!p.eventsEach)
+	return err
+}
+
+// tracedArg is the find-minimum kernels' trace argument: in a traced
+// run the address of the trace counts in the counter words, a null
+// pointer otherwise.
+func (p *Prepared) tracedArg() any {
 	if p.tracing {
-		return p.scanned
+		return p.counters.Ptr() + 4*cntTrace
 	}
 	return uint64(0)
+}
+
+// traceCount is trace count i (trProbeArcs, …) of the counter words
+// cnt, as the kernels add to it: a uint64 over two int32 words, the
+// low one first.
+func traceCount(cnt []int32, i int) int64 {
+	w := cntTrace + 2*i
+	return int64(uint64(uint32(cnt[w])) | uint64(uint32(cnt[w+1]))<<32)
 }
 
 // wArg is the weight keys as a kernel argument (NULL when unweighted).
@@ -1079,26 +1116,24 @@ func (p *Prepared) wArg() any {
 func (p *Prepared) rounds(r *Result) error {
 	n, ng := p.n, p.hostFrom
 	trees, rounds := n, 0
-	cnt := make([]int32, numCounters)
+	cnt := make([]int32, counterWords)
 	var hostTime time.Duration
 	clear(p.hCur) // the host's low indices, like mst_init's
 	blocks := func(x int) gpu.Dim { return gpu.Blocks(x, blockSize) }
-	// A traced run: a step per round, its launches timed, the arcs read
-	// counted.
+	// A traced run: a step per round, its launches timed (chained: an
+	// event between two launches, see launchAfterHost), the arcs and
+	// candidates of the find-minimum step counted for the steps and the
+	// launches' byte models.
 	p.tracing = p.opts.Trace
 	defer func() { p.tracing = false }()
 	var steps []trace.Step
-	scanned := []uint64{0}
+	var work []roundWork
 	if p.tracing {
-		var err error
-		if _, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+		timer, err := p.Device().KeepLaunchTimer(&p.timer)
+		if err != nil {
 			return err
 		}
-		if p.scanned == nil {
-			if p.scanned, err = p.mem.AllocUint64s(1); err != nil {
-				return err
-			}
-		}
+		timer.Chain(!p.eventsEach)
 	}
 	p.round = -1
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
@@ -1114,15 +1149,10 @@ func (p *Prepared) rounds(r *Result) error {
 			}
 			p.round = len(steps)
 			hostBefore := hostTime
-			if p.tracing {
-				if err := p.scanned.Fill(0); err != nil {
-					return err
-				}
-			}
-			if err := p.launch(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
+			if err := p.launchAfterHost(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
 				return err
 			}
-			hostRead, err := p.findMinimum(t, &hostTime)
+			host, err := p.findMinimum(t, &hostTime)
 			if err != nil {
 				return err
 			}
@@ -1159,10 +1189,13 @@ func (p *Prepared) rounds(r *Result) error {
 				return fmt.Errorf("round %d left %d trees of %d (a kernel bug: please report it)", rounds+1, next, trees)
 			}
 			if p.tracing {
-				if err := p.scanned.Download(scanned); err != nil {
-					return err
+				w := roundWork{
+					probeArcs: traceCount(cnt, trProbeArcs), probeCands: traceCount(cnt, trProbeCands),
+					scanArcs: traceCount(cnt, trScanArcs), scanCands: traceCount(cnt, trScanCands),
+					long: int64(cnt[cntLong]), hostCands: host.cands,
 				}
-				steps = append(steps, trace.Step{Kind: "round", Frontier: int64(trees), Inspected: int64(scanned[0]) + hostRead,
+				work = append(work, w)
+				steps = append(steps, trace.Step{Kind: "round", Frontier: int64(trees), Inspected: w.probeArcs + w.scanArcs + host.read,
 					Updated: int64(trees - next), HostTime: hostTime - hostBefore})
 			}
 			if next == trees {
@@ -1179,6 +1212,7 @@ func (p *Prepared) rounds(r *Result) error {
 		// otherwise open the next run's trace.
 		launches, lerr := p.timer.Launches()
 		if err == nil && lerr == nil {
+			p.modelBytes(launches, steps, work)
 			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
 		}
 		err = errors.Join(err, lerr)
@@ -1208,14 +1242,18 @@ func (p *Prepared) rounds(r *Result) error {
 	return nil
 }
 
+// hostWork is what the host's share of a find-minimum step did: the
+// arcs it read and the candidates it found.
+type hostWork struct{ read, cands int64 }
+
 // findMinimum is step 1 of a round (and step 2 for the host's share):
 // the probe and the warp scan on the GPU's vertices; with a host share,
 // those run on their own stream while the host copies the tree labels,
 // scans its vertices in goroutines and uploads its candidates, which
 // mst_merge_host then offers to their trees.
 //
-// It returns the arcs the host's share read.
-func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) (hostRead int64, err error) {
+// It returns what the host's share did (nothing without one).
+func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) (host hostWork, err error) {
 	n, ng := p.n, p.hostFrom
 	h := n - ng
 	var stream *gpu.Stream
@@ -1230,48 +1268,48 @@ func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) (hostRead
 			args = []any{p.dOff, p.dAdj}
 		}
 		args = append(args, p.comp, p.cur, p.wkind, p.wArg(), p.dEidx, p.candK, p.candE, p.candTo, p.best)
-		probe := append(append([]any{}, args...), p.long, p.counters, p.scannedArg(), ng, p.probeLen)
+		probe := append(append([]any{}, args...), p.long, p.counters, p.tracedArg(), ng, p.probeLen)
 		if err := p.launch(t, stream, p.k.probe, gpu.Blocks(ng, blockSize), probe...); err != nil {
-			return 0, err
+			return host, err
 		}
-		scan := append(append([]any{}, args...), p.long, p.counters, p.scannedArg())
+		scan := append(append([]any{}, args...), p.long, p.counters, p.tracedArg())
 		if err := p.launch(t, stream, p.k.scan, gpu.D1(p.scanGrid), scan...); err != nil {
-			return 0, err
+			return host, err
 		}
 	}
 	if h == 0 {
-		return 0, nil
+		return host, nil
 	}
 	start := time.Now()
 	if err := p.compTail.Download(p.hComp); err != nil {
-		return 0, err
+		return host, err
 	}
-	hostRead = p.hostFind()
+	host = p.hostFind()
 	if err := p.dHK.Upload(p.hK); err != nil {
-		return 0, err
+		return host, err
 	}
 	if err := p.dHTo.Upload(p.hTo); err != nil {
-		return 0, err
+		return host, err
 	}
 	if p.dHE != nil {
 		if err := p.dHE.Upload(p.hE); err != nil {
-			return 0, err
+			return host, err
 		}
 	}
 	*hostTime += time.Since(start)
-	return hostRead, p.launch(t, nil, p.k.merge, gpu.Blocks(h, blockSize), p.dHK, p.comp, p.best, ng, h)
+	return host, p.launchAfterHost(t, nil, p.k.merge, gpu.Blocks(h, blockSize), p.dHK, p.comp, p.best, ng, h)
 }
 
 // hostFind is the find-minimum step of the host's vertices (the GPU's
 // probe and scan, in goroutines): each advances its low index past the
 // arcs inside its tree and offers the first that leaves it. It returns
-// the arcs it read.
-func (p *Prepared) hostFind() int64 {
+// the arcs it read and the candidates it found.
+func (p *Prepared) hostFind() hostWork {
 	comp, from, lo := p.hComp, p.hostFrom, int32(p.compLo)
-	var read atomic.Int64
+	var read, cands atomic.Int64
 	par.ForWeighted(p.hOff, func(a, b int) {
-		var r int64
-		defer func() { read.Add(r) }()
+		var r, found int64
+		defer func() { read.Add(r); cands.Add(found) }()
 		for i := a; i < b; i++ {
 			c := comp[from+i-int(lo)]
 			k0, e := p.hOff[i]+p.hCur[i], p.hOff[i+1]
@@ -1286,6 +1324,7 @@ func (p *Prepared) hostFind() int64 {
 				continue
 			}
 			r++
+			found++
 			p.hTo[i] = comp[p.hAdj[k]-lo]
 			edge := p.hEidx[k]
 			switch {
@@ -1298,7 +1337,7 @@ func (p *Prepared) hostFind() int64 {
 			}
 		}
 	})
-	return read.Load()
+	return hostWork{read: read.Load(), cands: cands.Load()}
 }
 
 // forestEdges turns the bitmap of forest edges into Edges sorted by

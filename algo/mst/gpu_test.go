@@ -564,6 +564,16 @@ func TestPlan(t *testing.T) {
 // algorithm and the Go code the GPU path shares, without a device.
 func mirrorRun(t *testing.T, g *graph.CSR, opts Options) *Result {
 	t.Helper()
+	r, _ := mirrorRounds(t, g, opts)
+	return r
+}
+
+// mirrorRounds is mirrorRun, which it returns with what each round's
+// find-minimum step did (the arcs read and the candidates found, every
+// vertex's: what a GPU round's kernels and host share do together).
+func mirrorRounds(t *testing.T, g *graph.CSR, opts Options) (*Result, []hostWork) {
+	t.Helper()
+	var work []hostWork
 	p := hostPrepared(g, opts)
 	tr, err := p.transform()
 	if err != nil {
@@ -579,7 +589,7 @@ func mirrorRun(t *testing.T, g *graph.CSR, opts Options) *Result {
 	words := make([]uint32, (p.edges+31)/32)
 	trees, rounds := n, 0
 	for trees > 1 {
-		p.hostFind()
+		work = append(work, p.hostFind())
 		best := make([]uint64, trees)
 		bestE := make([]uint32, trees)
 		parent := make([]int32, trees)
@@ -644,7 +654,7 @@ func mirrorRun(t *testing.T, g *graph.CSR, opts Options) *Result {
 	}
 	r := &Result{Algorithm: "mirror", Edges: p.forestEdges(words), Trees: trees, Iterations: rounds}
 	r.finish(g)
-	return r
+	return r, work
 }
 
 // TestMirror runs the mirrored rounds on 200 random graphs (every weight
@@ -690,7 +700,8 @@ func TestKernelSource(t *testing.T) {
 	// The constants both sides number.
 	defines := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"W_NONE": wNone, "W_RANK": wRank, "W_F32": wF32, "W_F64": wF64,
-		"CNT_TREES": cntTrees, "CNT_LONG": cntLong, "CNT_BAD": cntBad} {
+		"CNT_TREES": cntTrees, "CNT_LONG": cntLong, "CNT_BAD": cntBad, "CNT_TRACE": cntTrace, "CNT_WORDS": counterWords,
+		"TR_PROBE_ARCS": trProbeArcs, "TR_PROBE_CANDS": trProbeCands, "TR_SCAN_ARCS": trScanArcs, "TR_SCAN_CANDS": trScanCands} {
 		if got, ok := defines[name]; !ok || got != int64(want) {
 			t.Errorf("boruvka.cu: #define %s %d (found %v), gpu.go says %d", name, got, ok, want)
 		}
@@ -730,6 +741,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUCancel(t, dev, cases[0].g)
 	checkGPURunOneShot(t, dev, cases[0].g)
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
+	t.Run("trace_bytes", func(t *testing.T) { checkTraceBytes(t, dev) })
 	checkOneShotFreeError(t, dev)
 }
 

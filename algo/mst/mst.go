@@ -57,7 +57,8 @@ type Result struct {
 	// edges it added (0 in a last round that found no tree with an
 	// outgoing edge) and, in hybrid mode, HostTime the host's share; on a
 	// GPU its launches (reset, probe, scan, merge, hook, cycles, jump,
-	// renumber, relabel) give each part of the round its time.
+	// renumber, relabel) give each part of the round its time and the
+	// bytes it moves (Options.Trace).
 	Trace *trace.Trace
 }
 

@@ -80,6 +80,25 @@ func TestFakeGPUResidentChild(t *testing.T) {
 	checkResident(t, dev, residentCases(t, true), residentVariants())
 	checkResidentErrors(t, dev)
 	checkDownloadEdges(t, dev)
+	t.Run("bench_trace", func(t *testing.T) { checkBenchTrace(t, dev) })
+}
+
+// checkBenchTrace runs BenchmarkGPUTrace's body on a small graph (its
+// checks included: the traced forests equal the untraced, the traces
+// check) and requires its metrics.
+func checkBenchTrace(t *testing.T, dev *gpu.Device) {
+	g := traceGraph(t, 8)
+	rg, err := dev.Upload(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rg.Close()
+	for _, o := range []Options{SeedVariants()[1].Options, SeedVariants()[0].Options} {
+		res := testing.Benchmark(func(b *testing.B) { benchTrace(b, g, rg, o) })
+		if res.N == 0 || res.Extra["traced_x"] <= 0 || res.Extra["launch_GBps"] <= 0 || res.Extra["rounds"] < 1 {
+			t.Fatalf("%s: %d runs, metrics %v", o.Label(), res.N, res.Extra)
+		}
+	}
 }
 
 // TestGPUResident is the same comparison on a GPU (skipped without one),

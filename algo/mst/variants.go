@@ -61,10 +61,35 @@ type Options struct {
 	// arrays (about 50 bytes a vertex) must fit.
 	MemoryCap int64
 	// Trace asks for Result.Trace: one step per Borůvka round (see
-	// Result.Trace), each launch timed with events of its own and the
-	// arcs the find-minimum step read counted by its kernels (traced runs
-	// only: a null counter otherwise). The host device's stand-in, the
-	// CPU Borůvka, traces its rounds too.
+	// Result.Trace), the arcs the find-minimum step read and the
+	// candidates it found counted by its kernels (traced runs only: a
+	// null pointer otherwise; the counts come back with the counter words
+	// the host reads after every round anyway). The host device's
+	// stand-in, the CPU Borůvka, traces its rounds too.
+	//
+	// Launches are timed with one CUDA event between two launches of a
+	// round on their stream (a chained gpu.LaunchTimer): a launch's time
+	// runs from the event that ended the one before it to the event
+	// after it, any gap between them included, so a round's launch times
+	// sum to its span on the device. A round's first launch (mst_reset,
+	// after the host read the last round's counters) and mst_merge_host
+	// (after the host's share of the find-minimum step) get an event of
+	// their own before them, so the host's time is in no launch's.
+	//
+	// Every launch carries its byte model (trace.Launch.Bytes and
+	// Gather, lower bounds of what it must move by construction, for the
+	// device's part only: the host's share of a hybrid or capped run is
+	// no launch): the find-minimum kernels stream each device vertex's
+	// label, offsets and low index and gather, per arc read, its
+	// neighbour's label (and its id in the one-thread-per-vertex probe;
+	// the warp scan streams the ids), and per candidate its weight key
+	// and edge index; the hook streams every candidate key and gathers
+	// each candidate's tree best; pointer jumping, cycle removal and
+	// renumbering stream the trees' parents; the relabelling streams the
+	// labels and gathers their parents' new ids. The full model per
+	// kernel, with the terms left out, is launchBytes's doc in
+	// tracebytes.go. plots.Roofline draws the launches against the
+	// device's ceilings.
 	Trace bool
 }
 

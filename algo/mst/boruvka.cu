@@ -196,6 +196,37 @@ struct PackedIds {
 
 // ---- find-minimum, step 1 ----
 
+// traced_add adds a and b, each summed over the block, to traced[ia]
+// and traced[ib]: one atomic each per block (one per warp, on the same
+// two words, cost a traced run a quarter of its time). Every thread of
+// the block must call it (it synchronises the block).
+__device__ __forceinline__ void traced_add(u64 *traced, int ia, u64 a, int ib, u64 b) {
+	__shared__ u64 sa[32], sb[32];
+	for (int o = 16; o > 0; o >>= 1) {
+		a += __shfl_xor_sync(FULL_MASK, a, o);
+		b += __shfl_xor_sync(FULL_MASK, b, o);
+	}
+	const int w = threadIdx.x >> 5;
+	if (lane_id() == 0) {
+		sa[w] = a;
+		sb[w] = b;
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		u64 ta = 0, tb = 0;
+		for (int i = 0; i < (int)((blockDim.x + 31) >> 5); i++) {
+			ta += sa[i];
+			tb += sb[i];
+		}
+		if (ta != 0) {
+			atomicAdd(traced + ia, ta);
+		}
+		if (tb != 0) {
+			atomicAdd(traced + ib, tb);
+		}
+	}
+}
+
 // probe is one thread of mst_probe_*: vertex v (< ng, the vertices whose
 // segments live on the device) looks at up to probe_len arcs from its low
 // index. The first that leaves its tree is its candidate: the key goes to
@@ -208,7 +239,7 @@ struct PackedIds {
 // traced, when not null (a traced run, Options.Trace), gets the arcs
 // the step read (those passed inside the tree and the candidate) in
 // traced[TR_PROBE_ARCS] and the candidates found in
-// traced[TR_PROBE_CANDS], one atomic each per warp.
+// traced[TR_PROBE_CANDS], one atomic each per block (traced_add).
 template <typename Ids>
 __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
                                       const u32 *eidx, u64 *candK, u32 *candE, int *candTo, u64 *best,
@@ -262,17 +293,8 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 	if (slot >= 0) {
 		longList[slot] = v;
 	}
-	if (traced) { // the same for every thread: the warp sums, lane 0 adds
-		for (int o = 16; o > 0; o >>= 1) {
-			read += __shfl_xor_sync(FULL_MASK, read, o);
-			cands += __shfl_xor_sync(FULL_MASK, cands, o);
-		}
-		if (lane_id() == 0 && read != 0) {
-			atomicAdd(traced + TR_PROBE_ARCS, read);
-		}
-		if (lane_id() == 0 && cands != 0) {
-			atomicAdd(traced + TR_PROBE_CANDS, cands);
-		}
+	if (traced) { // the same for every thread of the grid
+		traced_add(traced, TR_PROBE_ARCS, read, TR_PROBE_CANDS, cands);
 	}
 }
 
@@ -281,7 +303,8 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 // finds the first that leaves the tree. The warp's values (v, c, the
 // segment, the low index) are uniform, so every lane takes the same path.
 // traced, when not null (a traced run), gets the arcs read and the
-// candidates found in traced[TR_SCAN_ARCS] and traced[TR_SCAN_CANDS].
+// candidates found in traced[TR_SCAN_ARCS] and traced[TR_SCAN_CANDS], one
+// atomic each per block after the loop (traced_add).
 template <typename Ids>
 __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
                                      const u32 *eidx, u64 *candK, u32 *candE, int *candTo, u64 *best,
@@ -290,6 +313,7 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 	const i64 warp = global_id() >> 5;
 	const i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
 	const int count = counters[CNT_LONG];
+	u64 read = 0, cands = 0; // lane 0's, for traced
 	for (i64 i = warp; i < count; i += warps) {
 		const int v = longList[i];
 		const int c = comp[v];
@@ -321,12 +345,8 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 		}
 		if (lane == 0) {
 			cur[v] = (u32)(k - a);
-			if (traced) {
-				atomicAdd(traced + TR_SCAN_ARCS, (u64)(k - k0) + (u64)found);
-				if (found) {
-					atomicAdd(traced + TR_SCAN_CANDS, 1ULL);
-				}
-			}
+			read += (u64)(k - k0) + (u64)found;
+			cands += (u64)found;
 			if (found) {
 				u32 edge;
 				const u64 key = arc_key(wkind, w, eidx, k, &edge);
@@ -342,6 +362,9 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 				candK[v] = NO_KEY;
 			}
 		}
+	}
+	if (traced) { // the same for every thread of the grid
+		traced_add(traced, TR_SCAN_ARCS, read, TR_SCAN_CANDS, cands);
 	}
 }
 

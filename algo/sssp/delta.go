@@ -12,6 +12,7 @@ import (
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // MaxBucketSpan bounds how many buckets one arc may span (its weight / Δ):
@@ -77,6 +78,49 @@ const (
 // (heaviest finite weight)/MaxBucketSpan, or cancellation (polled at every
 // phase).
 func DeltaStepping(g *graph.CSR, src int32, delta float64) (*Result, error) {
+	return runDeltaStepping(g, src, delta, false)
+}
+
+// DeltaSteppingTraced is DeltaStepping with a Result.Trace, in the GPU
+// near-far's vocabulary (Options.Trace): a step per light round and one
+// per settled bucket's heavy arcs, each with its wall time.
+//
+//   - "light": a round over the current bucket's light arcs (w ≤ Δ), up
+//     to the workers' barrier (one worker for fewer than 128 entries).
+//     Frontier is the bucket entries the round
+//     took (those it started with and those a worker took from its own
+//     share by bucket fusion; a vertex queued twice counts twice, and an
+//     entry left by a vertex that moved to an earlier bucket counts but is
+//     skipped), FrontierArcs their light arcs, Inspected the light arcs
+//     relaxed (those of the entries not skipped: at most FrontierArcs).
+//   - "settle": the heavy arcs (w > Δ) of the vertices the bucket settled,
+//     relaxed once after its last light round. Frontier is those vertices,
+//     FrontierArcs and Inspected their heavy arcs (the light arcs' weights
+//     are read too, to skip them). A bucket that held only skipped entries
+//     settles nothing and has no settle step, so the settle steps number
+//     Result.Iterations.
+//
+// Updated is the distances the step lowered (each successful atomic
+// minimum; a vertex lowered twice counts twice). Why names the bucket,
+// its distance range [bΔ, (b+1)Δ) and, for a light step, the round within
+// the bucket ("bucket 3 [0.1875, 0.25), round 1"). Time tiles the bucket
+// loop: a step's time runs from the previous step's end to its own, so
+// the gathers and the search for the next bucket count in the step they
+// follow; the light-arc copy before the loop counts in Result.Time but in
+// no step.
+//
+// The counts are kept per worker in every run (an addition per vertex
+// taken, per heavy arc and per lowered distance, beside the relaxation's
+// atomic); a traced run adds the light degrees of every entry taken,
+// read a chunk of 64 at a time, and a clock read and a Why per step
+// (BenchmarkCPUTrace measures the difference; issue 17 allows 2%).
+func DeltaSteppingTraced(g *graph.CSR, src int32, delta float64) (*Result, error) {
+	return runDeltaStepping(g, src, delta, true)
+}
+
+// runDeltaStepping is DeltaStepping, with traced a Result.Trace
+// (DeltaSteppingTraced).
+func runDeltaStepping(g *graph.CSR, src int32, delta float64, traced bool) (*Result, error) {
 	if err := checkInput(g, src); err != nil {
 		return nil, err
 	}
@@ -104,16 +148,23 @@ func DeltaStepping(g *graph.CSR, src int32, delta float64) (*Result, error) {
 		Delta:     delta,
 		PrepTime:  time.Since(prep),
 	}
+	var steps *[]trace.Step
+	if traced {
+		steps = new([]trace.Step)
+	}
 	start := time.Now()
 	switch {
 	case g.Weights64 != nil:
-		r.Dist, r.Iterations, err = deltaStepping(g, g.Weights64, src, delta, ws.maxFinite)
+		r.Dist, r.Iterations, err = deltaStepping(g, g.Weights64, src, delta, ws.maxFinite, steps)
 	default:
-		r.Dist, r.Iterations, err = deltaStepping(g, g.Weights, src, delta, ws.maxFinite)
+		r.Dist, r.Iterations, err = deltaStepping(g, g.Weights, src, delta, ws.maxFinite, steps)
 	}
 	r.Time = time.Since(start)
 	if err != nil {
 		return nil, err
+	}
+	if traced {
+		r.Trace = &trace.Trace{Algorithm: r.Algorithm, Arcs: g.NumArcs(), Steps: *steps, Time: r.Time}
 	}
 	if err := r.finish(g); err != nil {
 		return nil, err
@@ -143,6 +194,8 @@ type dsWorker struct {
 	ring [][]int32
 	// pending counts the vertices queued in ring.
 	pending int
+	// count is the worker's share of the current step's counts.
+	count dsCounts
 	// settled lists the vertices this worker took first from the current
 	// bucket; their heavy arcs wait for the bucket to settle.
 	settled []int32
@@ -151,10 +204,23 @@ type dsWorker struct {
 	_       [64]byte // keep workers' hot fields on separate cache lines
 }
 
+// push queues v in bucket b after a relaxation lowered its distance.
 func (w *dsWorker) push(mask int64, b int64, v int32) {
 	slot := &w.ring[b&mask]
 	*slot = append(*slot, v)
 	w.pending++
+	w.count.lowered++
+}
+
+// dsCounts are a step's counts (DeltaSteppingTraced), kept by each worker
+// and summed at the step's end.
+type dsCounts struct {
+	// relaxed is the arcs relaxed, lowered the distances lowered.
+	relaxed, lowered int64
+	// fused is the bucket entries a worker took from its own share
+	// (bucket fusion); entryArcs the light arcs of every entry taken,
+	// skipped ones included (counted in traced runs only).
+	fused, entryArcs int64
 }
 
 // lightArc is a light arc stored with its weight, so that a vertex's light
@@ -182,6 +248,10 @@ type dsState[W weight] struct {
 	taken   []uint64
 	cur     int64 // the bucket being processed
 	workers []dsWorker
+	// steps receives a traced run's steps (nil when untraced); mark is the
+	// end of the last step (or the loop's start).
+	steps *[]trace.Step
+	mark  time.Time
 }
 
 // splitLight fills the light-arc CSR in one pass over the weights on all
@@ -239,7 +309,9 @@ func (s *dsState[W]) relaxLight(w *dsWorker, v int32) {
 	if atomic.LoadUint64(word)&bit == 0 && atomic.OrUint64(word, bit)&bit == 0 {
 		w.settled = append(w.settled, v)
 	}
-	for _, a := range s.light[s.lightOff[v]:s.lightOff[v+1]] {
+	lo, hi := s.lightOff[v], s.lightOff[v+1]
+	w.count.relaxed += hi - lo
+	for _, a := range s.light[lo:hi] {
 		nd := dv + float64(a.w)
 		if nd < loadDist(&s.dist[a.head]) && lowerDist(&s.dist[a.head], nd) {
 			w.push(s.mask, int64(nd*s.inv), a.head)
@@ -250,17 +322,20 @@ func (s *dsState[W]) relaxLight(w *dsWorker, v int32) {
 // relaxHeavy relaxes the heavy arcs of a vertex of the settled bucket.
 func (s *dsState[W]) relaxHeavy(w *dsWorker, v int32) {
 	dv := loadDist(&s.dist[v])
+	heavy := int64(0)
 	for k := s.off[v]; k < s.off[v+1]; k++ {
 		wt := arcWeight(s.ws, k)
 		if !(wt > s.delta) {
 			continue
 		}
+		heavy++
 		t := s.adj[k]
 		nd := dv + wt
 		if nd < loadDist(&s.dist[t]) && lowerDist(&s.dist[t], nd) {
 			w.push(s.mask, int64(nd*s.inv), t)
 		}
 	}
+	w.count.relaxed += heavy
 }
 
 // lightPhase relaxes the light arcs of the frontier (part of the current
@@ -280,7 +355,11 @@ func (s *dsState[W]) lightPhase(frontier []int32) {
 			if lo >= len(frontier) {
 				break
 			}
-			for _, v := range frontier[lo:min(lo+dsChunk, len(frontier))] {
+			chunk := frontier[lo:min(lo+dsChunk, len(frontier))]
+			if s.steps != nil {
+				w.count.entryArcs += s.lightArcs(chunk)
+			}
+			for _, v := range chunk {
 				s.relaxLight(w, v)
 			}
 		}
@@ -292,11 +371,24 @@ func (s *dsState[W]) lightPhase(frontier []int32) {
 			w.scratch = append(w.scratch[:0], *slot...)
 			w.pending -= len(*slot)
 			*slot = (*slot)[:0]
+			w.count.fused += int64(len(w.scratch))
+			if s.steps != nil {
+				w.count.entryArcs += s.lightArcs(w.scratch)
+			}
 			for _, v := range w.scratch {
 				s.relaxLight(w, v)
 			}
 		}
 	})
+}
+
+// lightArcs sums the light out-degrees of vs.
+func (s *dsState[W]) lightArcs(vs []int32) int64 {
+	var n int64
+	for _, v := range vs {
+		n += s.lightOff[v+1] - s.lightOff[v]
+	}
+	return n
 }
 
 // heavyPhase relaxes the heavy arcs of every vertex taken from the current
@@ -398,7 +490,57 @@ func (s *dsState[W]) next() int64 {
 	return best
 }
 
-func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float64) ([]float64, int, error) {
+// settledCount is the number of vertices taken from the current bucket
+// so far (listed for its heavy phase).
+func (s *dsState[W]) settledCount() int64 {
+	var n int64
+	for i := range s.workers {
+		n += int64(len(s.workers[i].settled))
+	}
+	return n
+}
+
+// takeCounts sums the workers' counts and clears them.
+func (s *dsState[W]) takeCounts() dsCounts {
+	var c dsCounts
+	for i := range s.workers {
+		w := &s.workers[i]
+		c.relaxed += w.count.relaxed
+		c.lowered += w.count.lowered
+		c.fused += w.count.fused
+		c.entryArcs += w.count.entryArcs
+		w.count = dsCounts{}
+	}
+	return c
+}
+
+// bucketRange names bucket b and its distance range, for a step's Why.
+func (s *dsState[W]) bucketRange(b int64) string {
+	return fmt.Sprintf("bucket %d [%.4g, %.4g)", b, float64(b)*s.delta, float64(b+1)*s.delta)
+}
+
+// endStep appends a traced run's step (DeltaSteppingTraced) that ends now:
+// a light round over entries bucket entries when light, else the settle
+// step of settled vertices; round is the light round's index within its
+// bucket.
+func (s *dsState[W]) endStep(light bool, entries int64, round int) {
+	c := s.takeCounts()
+	now := time.Now()
+	st := trace.Step{Inspected: c.relaxed, Updated: c.lowered, Time: now.Sub(s.mark)}
+	if light {
+		st.Kind, st.Frontier, st.FrontierArcs = "light", entries+c.fused, c.entryArcs
+		st.Why = fmt.Sprintf("%s, round %d", s.bucketRange(s.cur), round)
+	} else {
+		st.Kind, st.Frontier, st.FrontierArcs = "settle", entries, c.relaxed
+		st.Why = s.bucketRange(s.cur)
+	}
+	*s.steps = append(*s.steps, st)
+	s.mark = now
+}
+
+// deltaStepping runs the bucket loop; with steps not nil it appends the
+// run's steps (DeltaSteppingTraced).
+func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float64, steps *[]trace.Step) ([]float64, int, error) {
 	n := g.NumVertices()
 	span := int64(maxW/delta) + 4
 	size := int64(1) << bits.Len64(uint64(span))
@@ -412,41 +554,51 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		mask:    size - 1,
 		taken:   make([]uint64, (n+63)/64),
 		workers: make([]dsWorker, par.Workers()),
+		steps:   steps,
 	}
 	for i := range s.workers {
 		s.workers[i].ring = make([][]int32, size)
 	}
 	s.splitLight()
+	s.mark = time.Now()
 	frontier := []int32{src}
 	var heavy []int32
-	buckets := 0
+	buckets, round := 0, 0
 	for {
-		for len(frontier) > 0 {
+		for ; len(frontier) > 0; round++ {
 			if err := cancel.Check(); err != nil {
 				return nil, 0, fmt.Errorf("sssp: Δ-stepping from %d stopped in bucket %d: %w", src, s.cur, err)
 			}
+			entries := int64(len(frontier))
 			s.lightPhase(frontier)
 			frontier = s.gather(s.cur, frontier)
+			if steps != nil {
+				s.endStep(true, entries, round)
+			}
 		}
 		// A bucket settled: count it unless it held only stale entries.
-		for i := range s.workers {
-			if len(s.workers[i].settled) > 0 {
-				buckets++
-				break
-			}
+		settled := s.settledCount()
+		if settled > 0 {
+			buckets++
 		}
 		heavy = s.heavyPhase(heavy)
 		// A heavy arc lands in a later bucket, except when rounding of
 		// d/Δ puts it back into this one: then process this bucket again.
-		if frontier = s.gather(s.cur, frontier); len(frontier) > 0 {
-			continue
+		b := s.cur
+		if frontier = s.gather(s.cur, frontier); len(frontier) == 0 {
+			if b = s.next(); b >= 0 {
+				frontier = s.gather(b, frontier)
+			}
 		}
-		b := s.next()
+		if steps != nil && settled > 0 {
+			s.endStep(false, settled, 0)
+		}
 		if b < 0 {
 			break
 		}
-		s.cur = b
-		frontier = s.gather(b, frontier)
+		if b != s.cur {
+			s.cur, round = b, 0
+		}
 	}
 	return s.dist, buckets, nil
 }

@@ -17,6 +17,12 @@
 //     CPU twin of the study's GPU kernel and accepts negative weights on
 //     directed graphs (with negative-cycle detection).
 //
+// DijkstraTraced and DeltaSteppingTraced are the first two with a
+// Result.Trace (package trace): Dijkstra's settled vertices in at most
+// 256 equal chunks; Δ-stepping's light rounds and settle steps, bucket
+// by bucket, in the GPU near-far's vocabulary. BellmanFord's trace comes
+// through the host device (Options.Trace).
+//
 // Distances are float64 sums of the graph's weights converted to float64
 // (float32 weights are widened before each addition; an unweighted graph
 // has unit weights), +Inf for unreached vertices. All three algorithms

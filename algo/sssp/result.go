@@ -64,11 +64,13 @@ type Result struct {
 	// Phases counts the thresholds the GPU near-far method went through
 	// (far-pile splits plus one); 0 for the other algorithms.
 	Phases int
-	// Trace is the run's record when Options.Trace asked for one (nil
-	// otherwise): a step of kind "sweep" per Bellman-Ford sweep, with
-	// Inspected the arcs it tested (every edge's two arcs), Updated the
-	// distances it lowered (a write that a racing one replaced counts
-	// too) and Frontier 0 (a sweep reads every edge, active or not).
+	// Trace is the run's record when Options.Trace, DijkstraTraced or
+	// DeltaSteppingTraced asked for one (nil otherwise; the latter two
+	// list their steps in their docs): for Bellman-Ford a step of kind
+	// "sweep" per sweep, with Inspected the arcs it tested (every edge's
+	// two arcs), Updated the distances it lowered (a write that a racing
+	// one replaced counts too) and Frontier 0 (a sweep reads every edge,
+	// active or not).
 	Trace *trace.Trace
 }
 

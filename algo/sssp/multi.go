@@ -307,14 +307,18 @@ func runGroupHost(pg *gpu.PartGraph, src int32, o GroupOptions) (*GroupResult, e
 	if err != nil {
 		return nil, fmt.Errorf("sssp: RunGroup on the host: %w", err)
 	}
-	r, err := DeltaStepping(g, src, o.Delta)
+	run := DeltaStepping
+	if o.Trace {
+		run = DeltaSteppingTraced
+	}
+	r, err := run(g, src, o.Delta)
 	if err != nil {
 		return nil, err
 	}
 	r.Algorithm += "; host group standing in for gpu Δ-stepping over a group"
 	res := &GroupResult{Algorithm: r.Algorithm, Source: src, N: pg.N, Delta: r.Delta, Rounds: r.Iterations, Phases: r.Iterations,
 		Reached: r.Reached, ComponentEdges: r.ComponentEdges, Time: r.Time, TreeTime: r.TreeTime, TEPS: r.TEPS,
-		Ranks: []RankStats{{Time: r.Time}}, pg: pg, host: r, g: g}
+		Ranks: []RankStats{{Time: r.Time}}, Trace: r.Trace, pg: pg, host: r, g: g}
 	return res, nil
 }
 

@@ -123,6 +123,8 @@ func checkGroupRuns(t *testing.T, dev *gpu.Device, grp *gpu.Group, cases []gpuCa
 			}
 			if !dev.IsHost() {
 				checkGroupTrace(t, name, traced, res)
+			} else if (res.Trace != nil) != traced || traced && res.Trace.Check() != nil {
+				t.Errorf("%s: a host group's trace %v, asked %v", name, res.Trace, traced)
 			}
 			got, err := res.Result()
 			if err != nil {

@@ -28,10 +28,10 @@ func TestMeasure(t *testing.T) {
 			return 100 * time.Millisecond, nil
 		})
 	})
-	if got := res.Extra["ms-off/run"]; got != 100 {
+	if got := res.Extra["ms-off/run"]; math.Abs(got-100) > 1e-9 {
 		t.Errorf("ms-off/run %v, want 100", got)
 	}
-	if got := res.Extra["ms-on/run"]; got != 103 {
+	if got := res.Extra["ms-on/run"]; math.Abs(got-103) > 1e-9 {
 		t.Errorf("ms-on/run %v, want 103", got)
 	}
 	if got := res.Extra["cost-%"]; math.Abs(got-3) > 1e-9 {

@@ -924,7 +924,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	// next one; the host reads the ring after the run, or at a level's
 	// start when the ring would otherwise wrap.
 	step := -1
-	var steps []trace.Step
+	var notes []levelNote     // the traced levels; steps made after the run
 	var logged []trace.Launch // the traced launches, in order; Time from the log
 	first := 0                // the first launch whose entry is still unread
 	var ring []uint64
@@ -995,13 +995,12 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 					return err
 				}
 			}
-			st := trace.Step{Frontier: nf, FrontierArcs: mf}
+			note := levelNote{mu: mu, prevNF: prevNF}
 			visited += nf
-			levelFirst := len(logged) // the level's first traced launch
 			if !p.directed {
 				switch {
 				case !bottomUp && !p.opt.TopDownOnly && mf > mu/alpha:
-					st.Why = switchDown(mf, mu, alpha)
+					note.switched = switchedDown
 					if err := front.Fill(0); err != nil {
 						return err
 					}
@@ -1010,7 +1009,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 					}
 					bottomUp = true
 				case bottomUp && nf < prevNF && nf < int64(n)/beta:
-					st.Why = switchUp(nf, prevNF, int64(n), beta)
+					note.switched = switchedUp
 					if err := p.ctl.Fill(0); err != nil {
 						return err
 					}
@@ -1048,19 +1047,11 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 				return err
 			}
 			if ring != nil {
-				st.Kind = r.Directions[len(r.Directions)-1].String()
-				st.Inspected = mf // a top-down step reads every arc of the frontier
-				if bottomUp {
-					st.Inspected = int64(ctl[ctlRead])
-				}
-				st.Updated = int64(ctl[ctlTail])
-				steps = append(steps, st)
-				lvl := doLevel{n: int64(n), words: int64(words), frontier: nf, arcs: mf, unvisited: int64(n) - visited,
-					read: int64(ctl[ctlRead]), reached: st.Updated, big: int64(ctl[ctlNBig]), bigArcs: int64(ctl[ctlBigArcs]),
+				note.dir = r.Directions[len(r.Directions)-1]
+				note.lvl = doLevel{n: int64(n), words: int64(words), frontier: nf, arcs: mf, unvisited: int64(n) - visited,
+					read: int64(ctl[ctlRead]), reached: int64(ctl[ctlTail]), big: int64(ctl[ctlNBig]), bigArcs: int64(ctl[ctlBigArcs]),
 					parents: parents != nil}
-				for j := levelFirst; j < len(logged); j++ {
-					logged[j].Bytes, logged[j].Gather = lvl.launchBytes(logged[j].Name)
-				}
+				notes = append(notes, note)
 			}
 			nf, mf = int64(ctl[ctlTail]), int64(ctl[ctlMF])
 			mu -= mf
@@ -1074,6 +1065,13 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		}
 		if err == nil {
 			p.logPos = (p.logPos + len(logged)) % doLogCap
+			steps := make([]trace.Step, len(notes))
+			for i, nt := range notes {
+				steps[i] = nt.step(int64(n), alpha, beta)
+			}
+			for j := range logged {
+				logged[j].Bytes, logged[j].Gather = notes[logged[j].Step].lvl.launchBytes(logged[j].Name)
+			}
 			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, logged)
 		} else {
 			p.logDirty = true // which entries the failed run's launches zeroed is unknown
@@ -1088,6 +1086,40 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		r.ComponentEdges /= 2
 	}
 	return r, nil
+}
+
+// levelNote is what a traced direction-optimizing search notes of a
+// level while it runs: the level's counts (its byte models' too), its
+// direction and, when it switched, the values the test compared. Its step
+// (and the reason, formatted) is made after the run, so that the host
+// does no more between two levels than it must while the GPU waits.
+type levelNote struct {
+	lvl        doLevel
+	dir        Direction
+	switched   int   // 0, switchedDown or switchedUp
+	mu, prevNF int64 // the arcs of unvisited vertices, the level before's frontier
+}
+
+const (
+	switchedDown = 1 + iota // turned bottom-up: m_f > m_u/α
+	switchedUp              // turned top-down: n_f < n/β, shrinking
+)
+
+// step is the level's trace step in a graph of n vertices, with the
+// switch parameters α and β.
+func (nt levelNote) step(n, alpha, beta int64) trace.Step {
+	l := nt.lvl
+	s := trace.Step{Kind: nt.dir.String(), Frontier: l.frontier, FrontierArcs: l.arcs, Inspected: l.arcs, Updated: l.reached}
+	if nt.dir == BottomUpStep {
+		s.Inspected = l.read
+	}
+	switch nt.switched {
+	case switchedDown:
+		s.Why = switchDown(l.arcs, nt.mu, alpha)
+	case switchedUp:
+		s.Why = switchUp(l.frontier, nt.prevNF, n, beta)
+	}
+	return s
 }
 
 // levelList renders level numbers compactly: "0–2, 5, 7–9".

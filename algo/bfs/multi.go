@@ -417,14 +417,16 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		comm.level = int(level) - 1
 		sizes = append(sizes, nf)
 		st := trace.Step{Frontier: nf, FrontierArcs: mf, Inspected: mf}
+		switched := 0 // traced: formatted after the level, while the GPUs work
 		switch {
 		case !bottomUp && !p.opt.TopDownOnly && mf > mu0/p.alpha:
-			st.Why = switchDown(mf, mu0, p.alpha)
+			switched = switchedDown
 			bottomUp = true
 		case bottomUp && nf < prevNF && nf < int64(p.pg.N)/p.beta:
-			st.Why = switchUp(nf, prevNF, int64(p.pg.N), p.beta)
+			switched = switchedUp
 			bottomUp = false
 		}
+		levelMu, levelPrev := mu0, prevNF
 		prevNF = nf
 		// nxt's block words are zero (mb_merge cleared them).
 		if bottomUp {
@@ -466,6 +468,12 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			st.Kind, st.Updated, st.Time = dirs[len(dirs)-1].String(), nf, time.Since(levelStart)
 			if bottomUp {
 				st.Inspected = int64(ctl[mbGRead])
+			}
+			switch switched {
+			case switchedDown:
+				st.Why = switchDown(st.FrontierArcs, levelMu, p.alpha)
+			case switchedUp:
+				st.Why = switchUp(st.Frontier, levelPrev, int64(p.pg.N), p.beta)
 			}
 			steps = append(steps, st)
 		}

@@ -543,13 +543,18 @@ func (gr *groupRank) search(t *gpu.Thread, src int32, delta float64, traced bool
 			if err != nil {
 				return 0, 0, err
 			}
+			st.Kind = "threshold"
 			if uint64(fm[0]) >= math.Float64bits(math.Inf(1)) {
-				st.Kind, st.Why = "threshold", "no active vertex left"
+				if traced {
+					st.Why = "no active vertex left"
+				}
 				step(st)
 				break
 			}
 			thr = nextThreshold(math.Float64frombits(uint64(fm[0])), delta)
-			st.Kind, st.Why = "threshold", fmt.Sprintf("T = %g", math.Float64frombits(thr))
+			if traced {
+				st.Why = fmt.Sprintf("T = %g", math.Float64frombits(thr))
+			}
 			step(st)
 			phases++
 			continue

@@ -36,6 +36,7 @@ type LaunchTimer struct {
 	used    int             // events of the pool recorded since the last Launches
 	pending []pendingLaunch // recorded since the last Launches, Time not yet read
 	chained bool            // Chain: back-to-back launches share an event
+	broken  bool            // Break: the next launch starts with an event of its own
 }
 
 // pendingLaunch is a recorded launch: its events' indices in the pool and
@@ -57,6 +58,17 @@ type pendingLaunch struct {
 func (lt *LaunchTimer) Chain(on bool) {
 	if lt != nil {
 		lt.d.exec(func(*Thread) error { lt.chained = on; return nil })
+	}
+}
+
+// Break makes the next launch start with an event of its own even when
+// chained: host work (a copy the host waits for, a computation of its
+// own) comes between it and the launch before, and must count in
+// neither. Break on a nil timer does nothing. Call it from the device
+// thread (a callback of Device.Exec or Device.Time), like Launch.
+func (lt *LaunchTimer) Break() {
+	if lt != nil {
+		lt.broken = true
 	}
 }
 
@@ -127,7 +139,7 @@ func (lt *LaunchTimer) LaunchOn(t *Thread, s *Stream, step int, f *Function, gri
 		return t.LaunchOn(s, f, grid, block, shared, args...)
 	}
 	start := -1
-	if n := len(lt.pending); lt.chained && n > 0 && lt.pending[n-1].s == s {
+	if n := len(lt.pending); lt.chained && !lt.broken && n > 0 && lt.pending[n-1].s == s {
 		start = lt.pending[n-1].end // back to back: the last launch's end
 	} else {
 		e, err := lt.event(t, lt.used)
@@ -150,6 +162,7 @@ func (lt *LaunchTimer) LaunchOn(t *Thread, s *Stream, step int, f *Function, gri
 	if err := t.Record(end, s); err != nil {
 		return fmt.Errorf("gpu: launch timer: recording the event after %s: %w", f.name, err)
 	}
+	lt.broken = false
 	lt.pending = append(lt.pending, pendingLaunch{
 		Launch: trace.Launch{Name: f.name, Grid: dim3(grid), Block: dim3(block), Step: step},
 		start:  start, end: lt.used, s: s,

@@ -97,6 +97,29 @@ func fakeLaunchTimerChain(t *testing.T) {
 	}
 	var nilTimer *LaunchTimer
 	nilTimer.Chain(true) // does nothing
+	// Break: the launch after it starts with an event of its own, the
+	// one after that is chained again.
+	from := logLines(t)
+	_, err = d.Time(func(th *Thread) error {
+		for i := range 3 {
+			if i == 1 {
+				lt.Break()
+			}
+			if err := lt.Launch(th, i, plain, D1(1), D1(32), 0, buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lt.Launches(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := timerOrder(t, from), "RRLRRLRLRR"; got != want {
+		t.Errorf("with a Break before the second launch: records (R) and launches (L) in order: %s, want %s", got, want)
+	}
 }
 
 // checkLaunches compares recorded launches with want, ignoring Time, which

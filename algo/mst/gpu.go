@@ -1073,11 +1073,8 @@ func (p *Prepared) activeTimer() *gpu.LaunchTimer {
 // than the chained timer's event that ended the launch before, so that
 // the host's time counts in no launch.
 func (p *Prepared) launchAfterHost(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	timer := p.activeTimer()
-	timer.Chain(false)
-	err := p.launch(t, s, f, grid, args...)
-	timer.Chain(!p.eventsEach)
-	return err
+	p.activeTimer().Break()
+	return p.launch(t, s, f, grid, args...)
 }
 
 // tracedArg is the find-minimum kernels' trace argument: in a traced

@@ -353,60 +353,21 @@ __device__ __forceinline__ void td_visit(int u, int from, int lvl, const i64 *of
 // the bitmap being expanded through the read-only path (__ldg): none of
 // them is written during the kernel that reads it.
 
-// Launch log of a traced search (Options.Trace): each step kernel gets
-// ent, its entry of DO_LOG words in the host's ring, and nxt, the next
-// launch's entry (both NULL untraced). Block 0's first thread writes the
-// GPU's global timer at the start and zeroes nxt's end; every block, once
-// all its threads are done, raises the end to the timer with an atomic
-// maximum whose result it does not wait for (a reduction the memory
-// system completes: the block retires at once). So the entry holds the
+// Launch log of a traced search (Options.Trace): each step kernel takes
+// ent and nxt, its entry and the next launch's in gpu.LaunchLog's ring
+// (both NULL untraced), and calls llog_begin first and llog_end last
+// (gpu/launchlog.cuh, prepended to this file). So the entry holds the
 // kernel's span on the device, its host round trips not included,
 // without events. (A count of blocks done, the last writing the end, made
 // every block wait for its atomic's answer before retiring: 3–7% of a
-// search, measured.)
-#define DO_LOG 4
-#define DO_LOG_START 0
-#define DO_LOG_END 1
-
-// do_clock is the GPU's global timer in ns (the emulator's steady clock
-// under the fake driver).
-__device__ __forceinline__ u64 do_clock() {
-#ifdef __CUDA_ARCH__
-	u64 t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-#else
-	return emu::globaltimer();
-#endif
-}
-
-// log_begin starts a logged launch (nothing when ent is NULL). Every
-// thread may call it.
-__device__ __forceinline__ void log_begin(u64 *ent, u64 *nxt) {
-	if (ent != 0 && blockIdx.x == 0 && threadIdx.x == 0) {
-		ent[DO_LOG_START] = do_clock();
-		nxt[DO_LOG_END] = 0;
-	}
-}
-
-// log_end raises the launch's end to the block's. Every thread of the
-// block must call it, at the kernel's end (it synchronises the block).
-__device__ __forceinline__ void log_end(u64 *ent) {
-	if (ent == 0) {
-		return;
-	}
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		atomicMax(ent + DO_LOG_END, do_clock());
-	}
-}
+// search, measured; llog_end's maximum is not waited for.)
 
 // do_td expands the frontier queue fr[0..nfr) (level depth) into out.
 // Threads: nfr, in blocks of BFS_BLOCK. Vertices of TD_BIG_DEG arcs or
 // more go to big[] for do_td_big, launched next.
 extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const int *adj, int *levels, int *parents,
 		u32 *vis, int *out, int *big, u64 *ctl, int depth, u64 *ent, u64 *nxt) {
-	log_begin(ent, nxt);
+	llog_begin(ent, nxt);
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	int lane = threadIdx.x & 31;
 	int lvl = depth + 1;
@@ -439,7 +400,7 @@ extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const i
 		for (i64 k = 0; k < deg; ++k) td_visit(__ldg(adj + s + k), v, lvl, off, levels, parents, vis, out, ctl, mf);
 	}
 	block_add(mf, &ctl[CTL_MF]);
-	log_end(ent);
+	llog_end(ent);
 }
 
 // do_td_big expands the high-degree frontier vertices big[0..ctl[CTL_NBIG])
@@ -449,7 +410,7 @@ extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const i
 // Blocks must have exactly BFS_BLOCK threads; any grid size works.
 extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *adj, int *levels, int *parents,
 		u32 *vis, int *out, u64 *ctl, int depth, u64 *ent, u64 *nxt) {
-	log_begin(ent, nxt);
+	llog_begin(ent, nxt);
 	__shared__ i64 pre[BFS_BLOCK + 1];
 	__shared__ i64 start[BFS_BLOCK];
 	__shared__ int vid[BFS_BLOCK];
@@ -490,7 +451,7 @@ extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *
 		__syncthreads();
 	}
 	block_add(mf, &ctl[CTL_MF]);
-	log_end(ent);
+	llog_end(ent);
 }
 
 // do_bu is a bottom-up step: every unvisited vertex scans its arcs until
@@ -501,7 +462,7 @@ extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *
 // Grid-stride over words: any grid of BFS_BLOCK-thread blocks.
 extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, int *parents, u32 *vis, const u32 *front,
 		u32 *next, i64 n, i64 words, u64 *ctl, int depth, u64 *ent, u64 *nxt) {
-	log_begin(ent, nxt);
+	llog_begin(ent, nxt);
 	int lane = threadIdx.x & 31;
 	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
 	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
@@ -544,26 +505,26 @@ extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, in
 	block_add(nf, &ctl[CTL_TAIL]);
 	block_add(mf, &ctl[CTL_MF]);
 	block_add(rd, &ctl[CTL_READ]);
-	log_end(ent);
+	llog_end(ent);
 }
 
 // do_q2bm sets the bits of the queue's vertices in front (zeroed before).
 // Threads: nq.
 extern "C" __global__ void do_q2bm(const int *q, i64 nq, u32 *front, u64 *ent, u64 *nxt) {
-	log_begin(ent, nxt);
+	llog_begin(ent, nxt);
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < nq) {
 		int v = q[i];
 		atomicOr(&front[v >> 5], 1u << (v & 31));
 	}
-	log_end(ent);
+	llog_end(ent);
 }
 
 // do_bm2q writes the vertices of the bitmap front to the queue q, in no
 // particular order; ctl[CTL_QTAIL] (zero before) ends as their number.
 // Threads: words rounded up to whole blocks.
 extern "C" __global__ void do_bm2q(const u32 *front, i64 words, int *q, u64 *ctl, u64 *ent, u64 *nxt) {
-	log_begin(ent, nxt);
+	llog_begin(ent, nxt);
 	i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	int lane = threadIdx.x & 31;
 	u32 x = w < words ? front[w] : 0;
@@ -583,5 +544,5 @@ extern "C" __global__ void do_bm2q(const u32 *front, i64 words, int *q, u64 *ctl
 		x &= x - 1;
 		q[p++] = (int)(w * 32 + b);
 	}
-	log_end(ent);
+	llog_end(ent);
 }

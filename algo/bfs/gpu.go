@@ -143,7 +143,7 @@ func kernelsFor(dev *gpu.Device, dp bool) (fn, dpfn map[string]*gpu.Function, er
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.fn == nil {
-		m, err := dev.Compile("graphnb_bfs", bfsSource)
+		m, err := dev.Compile("graphnb_bfs", gpu.PrependLaunchLog(bfsSource))
 		if err != nil {
 			return nil, nil, fmt.Errorf("bfs: compiling the GPU BFS kernels: %w", err)
 		}
@@ -216,28 +216,16 @@ type Prepared struct {
 	qa, qb, big      *gpu.Int32s
 
 	pool resultPool // buffers of closed DeviceResults, for the next run
-	// dolog is the launch log of traced runs (Options.Trace; bfs.cu,
-	// DO_LOG): a ring of doLogCap entries, made at the first traced run.
-	// logPos is the next launch's entry, its count of blocks done zeroed
-	// by the launch before it (or by the ring's fill); logDirty asks for
-	// a fill before the next run (a failed run may leave it unknown).
-	dolog    *gpu.Uint64s
-	logPos   int
-	logDirty bool
+	// launchLog logs the step kernels' launches of traced
+	// direction-optimizing runs (Options.Trace), made at the first and
+	// kept for the next: its ring is reused.
+	launchLog *gpu.LaunchLog
 	// timer times the launches of traced EdgeScan and DynamicParallelism
 	// runs, made at the first and kept for the next: its events are
 	// reused.
 	timer *gpu.LaunchTimer
 	ck    *checkState // Check's buffers, from the first Check
 }
-
-// The launch log's layout (bfs.cu's DO_LOG*; a test compares them).
-const (
-	doLogWords = 4 // words an entry
-	doLogStart = 0 // the launch's start, ns of the GPU's global timer
-	doLogEnd   = 1 // its end
-	doLogCap   = 64
-)
 
 // Prepare readies g for GPU BFS with the given options on dev: it
 // compiles the kernels (once per device and process; NVRTC's images are
@@ -482,8 +470,8 @@ func (p *Prepared) Close() error {
 		return nil
 	}
 	err := p.base.Close()
-	err = errors.Join(err, p.timer.Close())
-	p.timer = nil
+	err = errors.Join(err, p.timer.Close(), p.launchLog.Close())
+	p.timer, p.launchLog = nil, nil
 	return errors.Join(err, p.pool.close())
 }
 
@@ -920,55 +908,24 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		return nil, p.runError(src, err)
 	}
 	// A traced run has its step kernels log their span on the device
-	// (bfs.cu, DO_LOG): each launch gets its entry of the ring and the
-	// next one; the host reads the ring after the run, or at a level's
-	// start when the ring would otherwise wrap.
+	// (gpu.LaunchLog): the host records nothing between launches and
+	// reads the log after the run.
 	step := -1
-	var notes []levelNote     // the traced levels; steps made after the run
-	var logged []trace.Launch // the traced launches, in order; Time from the log
-	first := 0                // the first launch whose entry is still unread
-	var ring []uint64
+	var notes []levelNote  // the traced levels; steps made after the run
+	var log *gpu.LaunchLog // nil: untraced, the kernels get NULL entries
 	if p.opt.Trace {
-		if err := p.openLog(); err != nil {
+		if log, err = p.Device().KeepLaunchLog(&p.launchLog); err != nil {
 			return nil, p.runError(src, err)
 		}
-		ring = make([]uint64, doLogCap*doLogWords)
-	}
-	entry := func(j int) uint64 {
-		return p.dolog.Ptr() + uint64(8*doLogWords*((p.logPos+j)%doLogCap))
-	}
-	// readLog reads the entries of launches first..len(logged)-1.
-	readLog := func() error {
-		if err := p.dolog.Download(ring); err != nil {
-			return err
-		}
-		for j := first; j < len(logged); j++ {
-			e := ring[doLogWords*((p.logPos+j)%doLogCap):]
-			// Block 0 writes the start, every block raises the end.
-			if e[doLogStart] == 0 || e[doLogEnd] < e[doLogStart] {
-				return fmt.Errorf("the launch log's entry of launch %d (%s) is incomplete: start %d, end %d (a kernel bug: please report it)",
-					j, logged[j].Name, e[doLogStart], e[doLogEnd])
-			}
-			logged[j].Time = time.Duration(e[doLogEnd] - e[doLogStart])
-		}
-		first = len(logged)
-		return nil
 	}
 	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		r.Launches++
 		return t.Launch(f, grid, block, 0, args...)
 	}
-	// stepLaunch launches a step kernel with its log arguments (NULL
-	// untraced).
+	// stepLaunch launches a step kernel with its log arguments.
 	stepLaunch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
-		var ent, nxt uint64
-		if ring != nil {
-			j := len(logged)
-			ent, nxt = entry(j), entry(j+1)
-			logged = append(logged, trace.Launch{Name: f.Name(), Grid: [3]int{grid.X, max(grid.Y, 1), max(grid.Z, 1)},
-				Block: [3]int{blockSize, 1, 1}, Step: step})
-		}
-		return launch(t, f, grid, append(args, ent, nxt)...)
+		r.Launches++
+		return log.Launch(t, step, f, grid, block, 0, args...)
 	}
 	alpha, beta, _ := p.opt.switchParams() // checked by Prepare
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
@@ -989,12 +946,6 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			}
 			r.FrontierSizes = append(r.FrontierSizes, nf)
 			step = depth
-			if ring != nil && len(logged)-first+3 > doLogCap {
-				// The ring would wrap in this level: read it now.
-				if err := readLog(); err != nil {
-					return err
-				}
-			}
 			note := levelNote{mu: mu, prevNF: prevNF}
 			visited += nf
 			if !p.directed {
@@ -1046,7 +997,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			if err := p.ctl.Download(ctl); err != nil {
 				return err
 			}
-			if ring != nil {
+			if log != nil {
 				note.dir = r.Directions[len(r.Directions)-1]
 				note.lvl = doLevel{n: int64(n), words: int64(words), frontier: nf, arcs: mf, unvisited: int64(n) - visited,
 					read: int64(ctl[ctlRead]), reached: int64(ctl[ctlTail]), big: int64(ctl[ctlNBig]), bigArcs: int64(ctl[ctlBigArcs]),
@@ -1059,12 +1010,12 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		}
 		return nil
 	})
-	if ring != nil {
-		if err == nil {
-			err = readLog()
-		}
-		if err == nil {
-			p.logPos = (p.logPos + len(logged)) % doLogCap
+	if log != nil {
+		if err != nil {
+			log.Drop()
+		} else {
+			var logged []trace.Launch
+			logged, err = log.Launches()
 			steps := make([]trace.Step, len(notes))
 			for i, nt := range notes {
 				steps[i] = nt.step(int64(n), alpha, beta)
@@ -1073,8 +1024,6 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 				logged[j].Bytes, logged[j].Gather = notes[logged[j].Step].lvl.launchBytes(logged[j].Name)
 			}
 			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, logged)
-		} else {
-			p.logDirty = true // which entries the failed run's launches zeroed is unknown
 		}
 	}
 	if err != nil {
@@ -1141,23 +1090,4 @@ func levelList(ls []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ", ")
-}
-
-// openLog makes the launch log of traced runs at the first, zeroed, and
-// zeroes it again after a failed run.
-func (p *Prepared) openLog() error {
-	if p.dolog == nil {
-		var err error
-		if p.dolog, err = p.mem.AllocUint64s(doLogCap * doLogWords); err != nil {
-			return fmt.Errorf("allocating the trace's launch log: %w", err)
-		}
-		p.logDirty = true
-	}
-	if p.logDirty {
-		if err := p.dolog.Fill(0); err != nil {
-			return err
-		}
-		p.logPos, p.logDirty = 0, false
-	}
-	return nil
 }

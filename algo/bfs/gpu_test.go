@@ -247,7 +247,6 @@ func TestCUDASources(t *testing.T) {
 		{bfsSource, "BFS_BLOCK", blockSize}, {bfsSource, "UNVISITED8", 255}, {bfsSource, "UNVISITED32", math.MaxInt32},
 		{bfsSource, "CTL_COUNT", ctlCount}, {bfsSource, "CTL_TAIL", ctlTail}, {bfsSource, "CTL_MF", ctlMF},
 		{bfsSource, "CTL_NBIG", ctlNBig}, {bfsSource, "CTL_QTAIL", ctlQTail}, {bfsSource, "CTL_READ", ctlRead},
-		{bfsSource, "DO_LOG", doLogWords}, {bfsSource, "DO_LOG_START", doLogStart}, {bfsSource, "DO_LOG_END", doLogEnd},
 		{bfsSource, "CTL_BIGARCS", ctlBigArcs},
 		{dpSource, "CTL_TRIED", ctlTried}, {dpSource, "CTL_RAN", ctlRan}, {dpSource, "CTL_COUNT", ctlCount},
 		{dpSource, "CTL_OVER", ctlOver}, {dpSource, "DP_MAX_CHILDREN", dpMaxChildren},

@@ -173,12 +173,12 @@ func TestGPUTrace(t *testing.T) {
 	checkGPUScanTrace(t, dev, g)
 }
 
-// checkGPUTraceDeep traces searches of a path of 150 vertices, twice:
-// 150 levels of one to three launches each, more than the launch log's
-// ring of doLogCap entries holds unless the host reads it during the
-// search. Every level must be a step with launches, each with a span.
+// checkGPUTraceDeep traces searches of a path of 300 vertices, twice:
+// 300 levels of one to three launches each, more than the launch log's
+// ring of gpu.LaunchLogCap entries holds unless the host reads it during
+// the search. Every level must be a step with launches, each with a span.
 func checkGPUTraceDeep(t *testing.T, dev *gpu.Device) {
-	const n = 150
+	const n = 300
 	g := tg.Build(t, n, false, tg.Unweighted, tg.Path(n, nil)...)
 	p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Trace: true})
 	if err != nil {
@@ -198,7 +198,7 @@ func checkGPUTraceDeep(t *testing.T, dev *gpu.Device) {
 		if err := checked.Check(); err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
-		if len(tr.Steps) != n || len(tr.Launches) <= 2*doLogCap {
+		if len(tr.Steps) != n || len(tr.Launches) <= gpu.LaunchLogCap {
 			t.Fatalf("run %d: %d steps and %d launches for a path of %d vertices", run, len(tr.Steps), len(tr.Launches), n)
 		}
 		per := make([]int, n)

@@ -71,13 +71,13 @@ type Options struct {
 	// traces with GroupOptions.Trace. Off, a search records nothing; on,
 	// the CPU search reads the clock once per level.
 	//
-	// DirectionOptimizingGPU's step kernels log themselves (bfs.cu,
-	// DO_LOG: block 0 writes the GPU's global timer at the start, every
-	// block raises the end to its own with an atomic maximum it does not
-	// wait for), read by the host after the run: no events, no copy per
-	// level. A launch's time is that span, so a
-	// level's time (the sum) leaves out the host's round trip between
-	// levels. The set-up kernel (do_init) is not logged.
+	// DirectionOptimizingGPU's step kernels log themselves
+	// (gpu.LaunchLog: block 0 writes the GPU's global timer at the
+	// start, every block raises the end to its own with an atomic maximum
+	// it does not wait for), read by the host after the run: no events,
+	// no copy per level. A launch's time is that span, so a level's time
+	// (the sum) leaves out the host's round trip between levels. The
+	// set-up kernel (do_init) is not logged.
 	//
 	// Every GPU launch of a trace carries its byte model
 	// (trace.Launch.Bytes and Gather: the useful bytes its access pattern

@@ -5,6 +5,7 @@
 // as the full grid and make the loops wrap. fake_dp.cpp adds dp.cu's.
 #include "cuda_emu.h"
 
+#include "../../../gpu/launchlog.cuh"
 #include "bfs.cu"
 
 #include "fake_launch.h"
@@ -35,7 +36,7 @@ fake::Table table({
     fake::kernel("do_td", do_td),
     fake::maxGrid(fake::kernel("do_td_big", do_td_big), 2),
     fake::maxGrid(fake::kernel("do_bu", do_bu), 2),
-    fake::kernel("do_q2bm", do_q2bm), // cooperative: its log_end synchronises the block
+    fake::kernel("do_q2bm", do_q2bm), // cooperative: its llog_end synchronises the block
     fake::kernel("do_bm2q", do_bm2q),
 });
 

@@ -37,6 +37,9 @@ func TestMeasure(t *testing.T) {
 	if got := res.Extra["cost-%"]; math.Abs(got-3) > 1e-9 {
 		t.Errorf("cost-%% %v, want 3", got)
 	}
+	if got := res.Extra["cost-median-%"]; math.Abs(got-3) > 1e-9 {
+		t.Errorf("cost-median-%% %v, want 3", got)
+	}
 	for i := range 3 {
 		if calls[[2]int{i, 0}] != res.N || calls[[2]int{i, 1}] != res.N {
 			t.Errorf("root %d ran %d untraced and %d traced in %d rounds", i, calls[[2]int{i, 0}], calls[[2]int{i, 1}], res.N)
@@ -44,6 +47,41 @@ func TestMeasure(t *testing.T) {
 	}
 	if len(order) < 4 || order[0] == order[2] || order[0] == order[1] {
 		t.Errorf("the order does not alternate: %v", order[:min(len(order), 6)])
+	}
+}
+
+// TestMeasureMedian: every tenth traced run stalls ten times over; the
+// mean's cost shows it, the median's is the typical pair's.
+func TestMeasureMedian(t *testing.T) {
+	res := testing.Benchmark(func(b *testing.B) {
+		traced := 0
+		Measure(b, 5, "run", func(i int, on bool) (time.Duration, error) {
+			if !on {
+				return 100 * time.Millisecond, nil
+			}
+			traced++
+			if traced%10 == 0 {
+				return time.Second, nil
+			}
+			return 101 * time.Millisecond, nil
+		})
+	})
+	if got := res.Extra["cost-median-%"]; math.Abs(got-1) > 1e-9 {
+		t.Errorf("cost-median-%% %v, want 1", got)
+	}
+	if got := res.Extra["cost-%"]; got < 10 {
+		t.Errorf("cost-%% %v: the stall is not in the mean", got)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{nil, 1}, {[]float64{3}, 3}, {[]float64{4, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(c.xs); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.xs, got, c.want)
+		}
 	}
 }
 

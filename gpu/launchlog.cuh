@@ -1,0 +1,76 @@
+// launchlog.cuh — the device side of gpu.LaunchLog: kernels of a traced
+// run stamp their own span with the GPU's global timer, so that the host
+// records no event between launches (an event costs a microsecond or two
+// of host time, which a search of 0.3 ms feels).
+//
+// A logged kernel takes two extra arguments, last: ent, its entry of
+// LLOG_WORDS words in the log's ring on the device, and nxt, the next
+// launch's entry (both NULL when the run is not traced). It calls
+// llog_begin first and llog_end last, from every thread:
+//
+//	extern "C" __global__ void k(..., unsigned long long *ent, unsigned long long *nxt) {
+//		llog_begin(ent, nxt);
+//		...                   // no thread may return before llog_end
+//		llog_end(ent);
+//	}
+//
+// or, for a body that returns early, llog_kernel(ent, nxt, [&] { body }):
+// a return in the body leaves the lambda, and llog_end still runs.
+//
+// Block 0's first thread writes the start and zeroes nxt's end (the next
+// launch starts after this one ends: its blocks raise a zero end); every
+// block, once its threads are done, raises the end to the timer with an
+// atomic maximum it does not wait for, so it retires at once. Under
+// NVRTC the text is prepended to a kernel file (gpu.PrependLaunchLog); the
+// fake GPU's sources include it (the emulator's emu::globaltimer is a
+// steady clock).
+#ifndef GRAPHNB_LAUNCHLOG_CUH
+#define GRAPHNB_LAUNCHLOG_CUH
+
+#define LLOG_WORDS 2
+#define LLOG_START 0
+#define LLOG_END 1
+
+// llog_clock is the GPU's global timer in ns.
+__device__ __forceinline__ unsigned long long llog_clock() {
+#ifdef __CUDA_ARCH__
+	unsigned long long t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+#else
+	return emu::globaltimer();
+#endif
+}
+
+// llog_begin starts a logged launch (nothing when ent is NULL).
+__device__ __forceinline__ void llog_begin(unsigned long long *ent, unsigned long long *nxt) {
+	if (ent != 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0 &&
+			threadIdx.y == 0 && threadIdx.z == 0) {
+		ent[LLOG_START] = llog_clock();
+		nxt[LLOG_END] = 0;
+	}
+}
+
+// llog_end raises the launch's end to the block's (nothing when ent is
+// NULL). Every thread of the block must call it: it synchronises the
+// block.
+__device__ __forceinline__ void llog_end(unsigned long long *ent) {
+	if (ent == 0) {
+		return;
+	}
+	__syncthreads();
+	if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+		atomicMax(ent + LLOG_END, llog_clock());
+	}
+}
+
+// llog_kernel runs body() between llog_begin and llog_end, so that a
+// kernel whose threads return early (from the lambda) still logs.
+template <typename Body>
+__device__ __forceinline__ void llog_kernel(unsigned long long *ent, unsigned long long *nxt, Body body) {
+	llog_begin(ent, nxt);
+	body();
+	llog_end(ent);
+}
+
+#endif

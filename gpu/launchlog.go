@@ -1,0 +1,262 @@
+package gpu
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphnb/graphnb/trace"
+)
+
+//go:embed launchlog.cuh
+var launchLogHeader string
+
+// PrependLaunchLog returns the text to compile for body, a kernel file
+// whose kernels log their launches (launchlog.cuh): the header, then
+// body. NVRTC takes no #include; the fake GPU's sources include
+// gpu/launchlog.cuh instead.
+func PrependLaunchLog(body string) string { return launchLogHeader + "\n" + body }
+
+// The ring's layout: launchlog.cuh's LLOG_* (TestLaunchLogHeader compares
+// them).
+const (
+	launchLogWords = 2 // words an entry
+	launchLogStart = 0 // the launch's start, ns of the GPU's global timer
+	launchLogEnd   = 1 // its end
+
+	// LaunchLogCap is the entries of a log's ring. A run of more logged
+	// launches than LaunchLogCap-1 makes the log read the ring in the
+	// middle of the run (the host then waits for the GPU once).
+	LaunchLogCap = 512
+)
+
+// LaunchLog times kernel launches by the GPU's own clock, for run traces
+// (trace.Launch): each logged kernel stamps its start and end in an entry
+// of a ring in device memory (launchlog.cuh says how a kernel does it),
+// and Launches reads the ring once, after the run. A run's host records
+// nothing between two launches — against LaunchTimer's one or two CUDA
+// events a launch, a microsecond or two of host time each, which a
+// search of a fraction of a millisecond feels (DO-BFS at R-MAT scale 20:
+// 12–25% traced with events, measured on an H100). A launch's time is
+// its kernel's span on the device: from its first block's start to its
+// last block's end, the launch latency before it not included.
+//
+// Only kernels written for it can be logged: they take the entry's and
+// the next entry's addresses as their last two arguments, which Launch
+// appends. A nil *LaunchLog launches them with both NULL (the kernel then
+// logs nothing), and its Launches, Drop and Close do nothing: code with
+// an optional trace holds a nil log when it is not tracing.
+//
+// Launch takes the *Thread of Device.Exec or Device.Time; the log's state
+// is the device thread's, like LaunchTimer's. Launches on several
+// streams may be logged when the caller orders them (each kernel zeroes
+// the next entry's end, so the next logged launch must start after it).
+type LaunchLog struct {
+	d      *Device
+	closed atomic.Bool
+
+	// Owned by the device thread.
+	ring    *Uint64s       // LaunchLogCap entries of launchLogWords
+	host    []uint64       // the ring, downloaded
+	pos     int            // ring index of pending[0] (or of the next launch)
+	pending []trace.Launch // logged since the ring was last read
+	read    []trace.Launch // launches of this run read in the middle of it
+	dirty   bool           // the ring's entries are unknown: zero it before use
+}
+
+// NewLaunchLog returns a launch log for launches on d (its ring, 8 KiB of
+// device memory, is made at the first launch). The host device has no
+// kernels: there it returns an error wrapping ErrHost.
+func (d *Device) NewLaunchLog() (*LaunchLog, error) {
+	if d == nil {
+		return nil, errors.New("gpu: launch log: NewLaunchLog on a nil *Device")
+	}
+	if d.host {
+		return nil, errHost("launch log: NewLaunchLog", "the host device has no kernels to log; time host code with time.Now and time.Since")
+	}
+	if err := d.open(); err != nil {
+		return nil, fmt.Errorf("gpu: launch log: opening %v: %w", d, err)
+	}
+	return &LaunchLog{d: d}, nil
+}
+
+// KeepLaunchLog returns *kept, making it on d first when it is nil: the
+// log a prepared algorithm keeps for its traced runs, its ring reused
+// from run to run (the algorithm's Close closes it).
+func (d *Device) KeepLaunchLog(kept **LaunchLog) (*LaunchLog, error) {
+	if *kept == nil {
+		l, err := d.NewLaunchLog()
+		if err != nil {
+			return nil, err
+		}
+		*kept = l
+	}
+	return *kept, nil
+}
+
+// Launch launches f like t.Launch(f, grid, block, shared, args...) with
+// the launch's log entry and the next one appended to args (NULL, NULL
+// on a nil log); step is the caller's step index stored in the
+// trace.Launch (-1 for set-up). A grid of zero blocks launches nothing
+// (as Thread.Launch) and is not logged. The launch's own errors are
+// Thread.Launch's, unchanged (a launch that fails is not logged); the
+// log's start with "gpu: launch log:".
+func (l *LaunchLog) Launch(t *Thread, step int, f *Function, grid, block Dim, shared int, args ...any) error {
+	return l.LaunchOn(t, nil, step, f, grid, block, shared, args...)
+}
+
+// LaunchOn is Launch on stream s (nil: the default stream).
+func (l *LaunchLog) LaunchOn(t *Thread, s *Stream, step int, f *Function, grid, block Dim, shared int, args ...any) error {
+	if l == nil || grid.X == 0 || f == nil {
+		// Untraced, or nothing to log: Thread.Launch checks the rest of
+		// the launch (and queues nothing for an empty grid).
+		return t.LaunchOn(s, f, grid, block, shared, append(args, uint64(0), uint64(0))...)
+	}
+	if l.closed.Load() {
+		return fmt.Errorf("gpu: launch log: Launch(%s) after Close: its ring was freed; make a new log", f.name)
+	}
+	if t == nil {
+		return fmt.Errorf("gpu: launch log: Launch(%s) needs the *Thread that Device.Exec or Device.Time hands their callback, not nil", f.name)
+	}
+	if t.d != l.d {
+		return fmt.Errorf("gpu: launch log: Launch(%s): the log belongs to %v, the thread to %v", f.name, l.d, t.d)
+	}
+	if step < -1 {
+		return fmt.Errorf("gpu: launch log: Launch(%s): step %d: steps count from 0, and -1 marks set-up", f.name, step)
+	}
+	if err := l.ready(t); err != nil {
+		return err
+	}
+	j := l.pos + len(l.pending)
+	ent, nxt := l.entry(j), l.entry(j+1)
+	if err := t.LaunchOn(s, f, grid, block, shared, append(args, ent, nxt)...); err != nil {
+		return err
+	}
+	l.pending = append(l.pending, trace.Launch{Name: f.name, Grid: dim3(grid), Block: dim3(block), Step: step})
+	return nil
+}
+
+// ready makes the ring usable for one more launch: made (again after a
+// device reset), zeroed when dirty, and read when the launch's next
+// entry would reach the oldest unread one.
+func (l *LaunchLog) ready(t *Thread) error {
+	if l.ring == nil || l.ring.b.a.gen != t.d.generation() {
+		if l.ring != nil {
+			l.ring.Free() // invalidated by a reset: nothing to release
+		}
+		ring, err := t.d.AllocUint64s(LaunchLogCap * launchLogWords)
+		if err != nil {
+			return fmt.Errorf("gpu: launch log: allocating its ring: %w", err)
+		}
+		l.ring, l.host = ring, make([]uint64, LaunchLogCap*launchLogWords)
+		l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
+	}
+	if l.dirty {
+		if err := l.ring.Fill(0); err != nil {
+			return fmt.Errorf("gpu: launch log: zeroing its ring: %w", err)
+		}
+		l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
+	}
+	if len(l.pending)+2 > LaunchLogCap {
+		got, err := l.readRing(t)
+		if err != nil {
+			return err
+		}
+		l.read = append(l.read, got...)
+	}
+	return nil
+}
+
+// entry returns the device address of the ring's entry j (mod the cap).
+func (l *LaunchLog) entry(j int) uint64 {
+	return l.ring.Ptr() + uint64(8*launchLogWords*(j%LaunchLogCap))
+}
+
+// readRing waits for the logged launches, reads their entries and
+// returns them with their times, forgetting them. A failure marks the
+// ring dirty (which entries the launches wrote is unknown).
+func (l *LaunchLog) readRing(t *Thread) ([]trace.Launch, error) {
+	pending := l.pending
+	l.pending = nil
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	// Launches on other streams are done once the context is.
+	if err := t.Synchronize(); err != nil {
+		l.dirty = true
+		return nil, fmt.Errorf("gpu: launch log: waiting for the %d logged launches: %w", len(pending), err)
+	}
+	if err := l.ring.Download(l.host); err != nil {
+		l.dirty = true
+		return nil, fmt.Errorf("gpu: launch log: reading its ring: %w", err)
+	}
+	for i := range pending {
+		e := l.host[launchLogWords*((l.pos+i)%LaunchLogCap):]
+		start, end := e[launchLogStart], e[launchLogEnd]
+		if start == 0 || end < start {
+			l.dirty = true
+			return nil, fmt.Errorf("gpu: launch log: the entry of launch %d of %d (%s) is incomplete (start %d, end %d): its kernel does not call llog_begin and llog_end from every thread (a kernel bug: please report it)",
+				i+1, len(pending), pending[i].Name, start, end)
+		}
+		pending[i].Time = time.Duration(end - start)
+	}
+	l.pos = (l.pos + len(pending)) % LaunchLogCap
+	return pending, nil
+}
+
+// Launches returns the launches logged since the last call (or Drop), in
+// order, with their times (nil when there were none). It waits for them,
+// so call it after the timed region. It forgets them also when it fails;
+// the log then zeroes its ring before the next launch.
+func (l *LaunchLog) Launches() ([]trace.Launch, error) {
+	if l == nil {
+		return nil, nil
+	}
+	if l.closed.Load() {
+		return nil, errors.New("gpu: launch log: Launches after Close")
+	}
+	var out []trace.Launch
+	err := l.d.exec(func(t *Thread) error {
+		got, err := l.readRing(t)
+		out, l.read = append(l.read, got...), nil
+		if err != nil {
+			out = nil
+		}
+		return err
+	})
+	return out, err
+}
+
+// Drop forgets the launches logged since the last Launches, unread: what
+// a failed run calls (its launches may not all have run, so the log
+// zeroes its ring before the next launch).
+func (l *LaunchLog) Drop() {
+	if l == nil {
+		return
+	}
+	_ = l.d.exec(func(*Thread) error {
+		l.pending, l.read, l.dirty = l.pending[:0], nil, true
+		return nil
+	})
+}
+
+// Close frees the ring. Launch and Launches fail after it; Close again
+// does nothing.
+func (l *LaunchLog) Close() error {
+	if l == nil || l.closed.Swap(true) {
+		return nil
+	}
+	return l.d.exec(func(*Thread) error {
+		var err error
+		if l.ring != nil {
+			err = l.ring.Free()
+		}
+		l.ring, l.pending, l.read = nil, nil, nil
+		if err != nil && l.d.Err() != nil {
+			return nil // the device is unusable: its memory is gone already
+		}
+		return err
+	})
+}

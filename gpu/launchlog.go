@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -57,9 +58,15 @@ type LaunchLog struct {
 	d      *Device
 	closed atomic.Bool
 
-	// Owned by the device thread.
+	// Owned by the device thread. A traced launch allocates nothing
+	// (the run's host time between two launches is time the GPU may wait
+	// for: a search's levels are a few microseconds): the entries'
+	// addresses are boxed once, the arguments copied into args, and
+	// pending keeps its room from run to run.
 	ring    *Uint64s       // LaunchLogCap entries of launchLogWords
 	host    []uint64       // the ring, downloaded
+	entries []any          // entry j's device address, as a kernel argument
+	args    []any          // the launch's arguments and its two entries
 	pos     int            // ring index of pending[0] (or of the next launch)
 	pending []trace.Launch // logged since the ring was last read
 	read    []trace.Launch // launches of this run read in the middle of it
@@ -129,9 +136,11 @@ func (l *LaunchLog) LaunchOn(t *Thread, s *Stream, step int, f *Function, grid, 
 	if err := l.ready(t); err != nil {
 		return err
 	}
-	j := l.pos + len(l.pending)
-	ent, nxt := l.entry(j), l.entry(j+1)
-	if err := t.LaunchOn(s, f, grid, block, shared, append(args, ent, nxt)...); err != nil {
+	j := (l.pos + len(l.pending)) % LaunchLogCap
+	l.args = append(append(l.args[:0], args...), l.entries[j], l.entries[(j+1)%LaunchLogCap])
+	err := t.LaunchOn(s, f, grid, block, shared, l.args...)
+	clear(l.args) // hold no buffer past the launch
+	if err != nil {
 		return err
 	}
 	l.pending = append(l.pending, trace.Launch{Name: f.name, Grid: dim3(grid), Block: dim3(block), Step: step})
@@ -151,6 +160,10 @@ func (l *LaunchLog) ready(t *Thread) error {
 			return fmt.Errorf("gpu: launch log: allocating its ring: %w", err)
 		}
 		l.ring, l.host = ring, make([]uint64, LaunchLogCap*launchLogWords)
+		l.entries = make([]any, LaunchLogCap)
+		for j := range l.entries {
+			l.entries[j] = l.entry(j)
+		}
 		l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
 	}
 	if l.dirty {
@@ -175,14 +188,15 @@ func (l *LaunchLog) entry(j int) uint64 {
 }
 
 // readRing waits for the logged launches, reads their entries and
-// returns them with their times, forgetting them. A failure marks the
-// ring dirty (which entries the launches wrote is unknown).
+// returns them with their times (a slice of their own), forgetting them.
+// A failure marks the ring dirty (which entries the launches wrote is
+// unknown).
 func (l *LaunchLog) readRing(t *Thread) ([]trace.Launch, error) {
-	pending := l.pending
-	l.pending = nil
-	if len(pending) == 0 {
+	if len(l.pending) == 0 {
 		return nil, nil
 	}
+	pending := slices.Clone(l.pending)
+	l.pending = l.pending[:0]
 	// Launches on other streams are done once the context is.
 	if err := t.Synchronize(); err != nil {
 		l.dirty = true
@@ -253,7 +267,7 @@ func (l *LaunchLog) Close() error {
 		if l.ring != nil {
 			err = l.ring.Free()
 		}
-		l.ring, l.pending, l.read = nil, nil, nil
+		l.ring, l.entries, l.pending, l.read = nil, nil, nil, nil
 		if err != nil && l.d.Err() != nil {
 			return nil // the device is unusable: its memory is gone already
 		}

@@ -220,6 +220,7 @@ type Prepared struct {
 	// direction-optimizing runs (Options.Trace), made at the first and
 	// kept for the next: its ring is reused.
 	launchLog *gpu.LaunchLog
+	notes     []levelNote // a traced run's levels; the room kept for the next
 	// timer times the launches of traced EdgeScan and DynamicParallelism
 	// runs, made at the first and kept for the next: its events are
 	// reused.
@@ -911,7 +912,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	// (gpu.LaunchLog): the host records nothing between launches and
 	// reads the log after the run.
 	step := -1
-	var notes []levelNote  // the traced levels; steps made after the run
+	notes := p.notes[:0]   // the traced levels; steps made after the run
 	var log *gpu.LaunchLog // nil: untraced, the kernels get NULL entries
 	if p.opt.Trace {
 		if log, err = p.Device().KeepLaunchLog(&p.launchLog); err != nil {
@@ -1025,6 +1026,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			}
 			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, logged)
 		}
+		p.notes = notes[:0]
 	}
 	if err != nil {
 		return nil, p.runError(src, err)

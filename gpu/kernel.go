@@ -503,7 +503,7 @@ func (f *Function) Launch(grid, block Dim, shared int, args ...any) error {
 	if err := cancel.Check(); err != nil {
 		return fmt.Errorf("gpu: launching %s: %w", f.name, err)
 	}
-	return f.m.d.exec(func(t *Thread) error { return t.launch(nil, f, grid, block, shared, args) })
+	return f.m.d.exec(func(t *Thread) error { return t.launch(nil, f, grid, block, shared, args, nil) })
 }
 
 // LaunchOn is Launch on stream s (nil: the default stream).
@@ -514,7 +514,7 @@ func (f *Function) LaunchOn(s *Stream, grid, block Dim, shared int, args ...any)
 	if err := cancel.Check(); err != nil {
 		return fmt.Errorf("gpu: launching %s: %w", f.name, err)
 	}
-	return f.m.d.exec(func(t *Thread) error { return t.launch(s, f, grid, block, shared, args) })
+	return f.m.d.exec(func(t *Thread) error { return t.launch(s, f, grid, block, shared, args, nil) })
 }
 
 // Launch queues kernel f on the default stream, with no goroutine hop.
@@ -539,15 +539,18 @@ func (f *Function) LaunchOn(s *Stream, grid, block Dim, shared int, args ...any)
 //
 // Any other type is an error naming it and its position.
 func (t *Thread) Launch(f *Function, grid, block Dim, shared int, args ...any) error {
-	return t.launch(nil, f, grid, block, shared, args)
+	return t.launch(nil, f, grid, block, shared, args, nil)
 }
 
 // LaunchOn is Launch on stream s (nil: the default stream).
 func (t *Thread) LaunchOn(s *Stream, f *Function, grid, block Dim, shared int, args ...any) error {
-	return t.launch(s, f, grid, block, shared, args)
+	return t.launch(s, f, grid, block, shared, args, nil)
 }
 
-func (t *Thread) launch(s *Stream, f *Function, grid, block Dim, shared int, args []any) error {
+// launch launches f with args, then tail, as its arguments (tail: the
+// arguments a wrapper adds, LaunchLog's entries, without building a
+// slice of them all: a launch allocates nothing).
+func (t *Thread) launch(s *Stream, f *Function, grid, block Dim, shared int, args, tail []any) error {
 	if f == nil {
 		return errors.New("gpu: launch of a nil *Function")
 	}
@@ -571,11 +574,18 @@ func (t *Thread) launch(s *Stream, f *Function, grid, block Dim, shared int, arg
 	if shared < 0 || shared > math.MaxUint32 {
 		return fmt.Errorf("gpu: launching %s: shared memory %d out of range", f.name, shared)
 	}
-	if len(args) > maxArgs {
-		return fmt.Errorf("gpu: launching %s: %d arguments, at most %d", f.name, len(args), maxArgs)
+	n := len(args) + len(tail)
+	if n > maxArgs {
+		return fmt.Errorf("gpu: launching %s: %d arguments, at most %d", f.name, n, maxArgs)
 	}
-	for i, a := range args {
-		v, err := t.argValue(f, i, len(args), a)
+	for i := range n {
+		var v uint64
+		var err error
+		if i < len(args) {
+			v, err = t.argValue(f, i, n, args[i])
+		} else {
+			v, err = t.argValue(f, i, n, tail[i-len(args)])
+		}
 		if err != nil {
 			return err
 		}
@@ -592,8 +602,9 @@ func (t *Thread) launch(s *Stream, f *Function, grid, block Dim, shared int, arg
 		}
 	}
 	t.d.lastKernel = f.name
-	code := cuLaunch(h, g, b, uint32(shared), sh, &t.slots[0], len(args))
+	code := cuLaunch(h, g, b, uint32(shared), sh, &t.slots[0], n)
 	runtime.KeepAlive(args)
+	runtime.KeepAlive(tail)
 	if code != 0 {
 		return t.check(fmt.Sprintf("cuLaunchKernel(%s, grid %v, block %v, shared %d)", f.name, grid, block, shared), code)
 	}

@@ -48,7 +48,12 @@ const elemBytes = 4
 //   - ReduceCoarse (BF_Reduce_Coarse) reads row v of the transpose, M
 //     consecutive entries (or 16-byte vectors) per group and load:
 //     coalesced, the traffic close to the model, scalar or vector loads
-//     alike.
+//     alike. Its even iterations take the rows backwards, so each
+//     iteration after the first starts with rows the one before read
+//     last: those the L2 cache still holds come from it, not from memory
+//     (at most the L2's size, 50 MB on an H100: a fifth of the matrix at
+//     n = 8192, a twentieth at 16384), and the model's bytes per second
+//     may exceed what memory delivered by that much.
 //
 // GroupSize, ScalarLoads and FlagInterval change none of the terms (the
 // idle iterations of a FlagInterval above 1 move as many bytes each, but

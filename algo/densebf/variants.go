@@ -19,12 +19,19 @@ const (
 	// reads column v of the matrix as given, thread t taking j = t, t+M,
 	// …, then reduces the group's M (minimum, argmin) pairs with a tree
 	// in shared memory. The column is read with stride N: uncoalesced.
+	// A block holds the groups of G neighbouring vertices (G = 512/M), so
+	// that its loads of a row share 32-byte sectors.
 	Reduce
 	// ReduceCoarse is BF_Reduce_Coarse: Reduce over the transposed
 	// matrix (transposed on the host during Prepare), so a group reads
 	// row v, M consecutive entries at a time: coalesced loads. Unless
 	// ScalarLoads is set and when N is a multiple of 4, each thread loads
-	// 16 bytes (4 entries) at a time.
+	// 16 bytes (4 entries) at a time. The group's M partial minima are
+	// reduced by warp shuffles, then, for M > 32, across its warps in
+	// shared memory. Even iterations take the vertices in the opposite
+	// order, starting with the rows the iteration before read last, which
+	// the L2 cache still holds (the same results: every vertex is settled
+	// once per iteration from the same distances).
 	ReduceCoarse
 )
 
@@ -66,12 +73,27 @@ type Options struct {
 	// Method is the kernel: Naive, Reduce or ReduceCoarse.
 	Method Method
 	// GroupSize is M, the threads per vertex of Reduce and ReduceCoarse:
-	// a multiple of 32 in [32, 1024]. 0 picks the default, the fastest M
-	// measured on an H100 (BenchmarkGPUGroupSize): 32 for Reduce, whose
-	// strided column reads favour many narrow groups; for ReduceCoarse
-	// enough threads for one load each per vertex (N, or N/4 with 16-byte
-	// loads, rounded up to a multiple of 32), at most
-	// DefaultMaxGroupSize = 256. Naive ignores it.
+	// a multiple of 32 in [32, 1024]. A block holds G = max(1, 512/M)
+	// vertices' groups for Reduce, G = max(1, 128/M) for ReduceCoarse.
+	// 0 picks the default, chosen from N (BenchmarkGPUShape: traced
+	// iteration times on float32 random matrices, an H100):
+	//
+	//   - Reduce: 2^17/N rounded up to a power of two, between 64 and
+	//     512 (M = 64, G = 8 from N = 2048 up; at least 2^17 threads in
+	//     all below). What matters is G, the columns a block reads
+	//     together: at N = 16384 the former M = 32, G = 4 took 2582 µs an
+	//     iteration, 0.79× BF_Naive (2052 µs); G = 8 takes 1119 µs at
+	//     M = 64 (1.83×), 1415 µs at M = 32; at N = 8192 291 µs (311 at
+	//     M = 32, G = 4). M from 32 to 128 at G ≥ 8 are within 3%.
+	//   - ReduceCoarse: one load per thread and vertex (N, or N/4 with
+	//     16-byte loads, rounded up to a multiple of 32), at most
+	//     DefaultMaxGroupSize = 256: M = 256 at N = 8192 and 16384 was
+	//     the fastest of M = 32..256 with blocks of 64..1024 threads
+	//     (95.5 and 353.9 µs an iteration; all within 7%), and so were
+	//     grids of one or two waves of resident blocks (a group settling
+	//     several vertices; no better).
+	//
+	// Naive ignores it.
 	GroupSize int
 	// ScalarLoads makes ReduceCoarse load 4 bytes per access even when N
 	// is a multiple of 4 (the study's kernel); by default it loads 16

@@ -189,9 +189,9 @@ func BenchmarkGPU(b *testing.B) {
 // BenchmarkGPUGroupSize sweeps M, the group size of BF_Reduce and
 // BF_Reduce_Coarse (with 16-byte and with scalar loads), over 32..1024 on
 // float32 random matrices of 1024 and 8192 vertices, from
-// GRAPHNB_BENCH_ROOTS sources (default 4): the measurement behind the
-// default M (Options.GroupSize). Metrics as BenchmarkGPU's. Skipped
-// without a GPU.
+// GRAPHNB_BENCH_ROOTS sources (default 4), each M in the blocks of its
+// default G (BenchmarkGPUShape sweeps G too). Metrics as BenchmarkGPU's.
+// Skipped without a GPU.
 func BenchmarkGPUGroupSize(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -243,9 +243,10 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 
 // BenchmarkGPUTrace measures what Options.Trace costs: the study's three
 // kernels (default options) on float32 random matrices of 1024 and 8192
-// vertices, each prepared twice, untraced and traced, the two run in turn
-// from each of GRAPHNB_BENCH_ROOTS sources (default 4) per op, so that
-// both see the same GPU state. Results are validated as BenchmarkGPU's.
+// vertices (and 16384 with GRAPHNB_BENCH_LARGE=1), each prepared twice,
+// untraced and traced, the two run in turn from each of
+// GRAPHNB_BENCH_ROOTS sources (default 4) per op, so that both see the
+// same GPU state. Results are validated as BenchmarkGPU's.
 //
 // Metrics (means per run; ns/op is the wall time of both and means
 // little):
@@ -270,7 +271,11 @@ func BenchmarkGPUTrace(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{1024, 8192} {
+	sizes := []int{1024, 8192}
+	if os.Getenv("GRAPHNB_BENCH_LARGE") == "1" {
+		sizes = append(sizes, 16384)
+	}
+	for _, n := range sizes {
 		var ref references
 		for _, v := range SeedVariants() {
 			b.Run(fmt.Sprintf("n%d_f32/%s", n, v.Slug()), func(b *testing.B) {

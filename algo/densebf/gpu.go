@@ -28,10 +28,10 @@ const (
 	// naiveBlock is BF_Naive's block size: one thread per vertex, so a
 	// small block spreads the few threads over more multiprocessors.
 	naiveBlock = 128
-	// minGroupBlock is the fewest threads per block of ReduceCoarse: a
-	// group size below it puts several groups (vertices) in a block (at
-	// most 32 blocks fit on a multiprocessor, so blocks of 32 threads
-	// would leave half of its threads idle).
+	// minGroupBlock is the fewest threads per block of Reduce and
+	// ReduceCoarse: a group size below it puts several groups (vertices)
+	// in a block (at most 32 blocks fit on a multiprocessor, so blocks of
+	// 32 threads would leave half of its threads idle).
 	minGroupBlock = 128
 	// sharedPerThread is the dynamic shared memory of Reduce and
 	// ReduceCoarse: one 4-byte value and one 4-byte index per thread.
@@ -94,34 +94,30 @@ type shape struct {
 	vec      bool // ReduceCoarse with 16-byte loads
 }
 
-// Default geometry of Reduce (see Options.GroupSize for the
-// measurements): reduceBlock threads per block, and at least
-// reduceThreads threads in all (n·M), M between reduceMinGroup and
-// reduceMaxGroup.
+// Reduce's geometry changes at reduceLargeN vertices: below, M = 32 in
+// blocks of minGroupBlock threads (G = 4); from there, M = 64 in blocks
+// of reduceBlock threads (G = 8). Options.GroupSize gives the
+// measurements.
 const (
-	reduceBlock    = 512
-	reduceThreads  = 1 << 17
-	reduceMinGroup = 64
-	reduceMaxGroup = 512
+	reduceLargeN = 2048
+	reduceBlock  = 512
 )
 
 // defaultGroupSize is M when Options.GroupSize is 0 (Options.GroupSize
 // documents the rule and the measurements behind it), for n ≥ 1 vertices
 // and, for ReduceCoarse, 16-byte loads (vec) or not; 0 for Naive.
 //
-//   - Reduce: reduceThreads/n rounded up to a power of two, between 64
-//     and 512 (64 from n = 2048 up).
+//   - Reduce: 32 below n = 2048, 64 from there.
 //   - ReduceCoarse: one load per thread and vertex (n entries, or n/4
 //     16-byte vectors, rounded up to a multiple of 32), between 32 and
 //     DefaultMaxGroupSize (256 from n = 1024 with 16-byte loads).
 func defaultGroupSize(m Method, n int, vec bool) int {
 	switch m {
 	case Reduce:
-		g := reduceMinGroup
-		for g < reduceMaxGroup && g*n < reduceThreads {
-			g *= 2
+		if n >= reduceLargeN {
+			return 2 * GroupMultiple
 		}
-		return g
+		return GroupMultiple
 	case ReduceCoarse:
 		need := n
 		if vec {
@@ -134,11 +130,12 @@ func defaultGroupSize(m Method, n int, vec bool) int {
 }
 
 // perBlockFor is G, the vertices of a block (its groups) for group size
-// M: Reduce fills blocks of reduceBlock threads (G = 8 at M = 64: a
-// block's loads of a row take a whole 32-byte sector of 8 columns),
-// ReduceCoarse blocks of minGroupBlock; at least one group.
-func perBlockFor(m Method, group int) int {
-	if m == Reduce {
+// M on n vertices: Reduce fills blocks of reduceBlock threads from
+// reduceLargeN vertices (G = 8 at M = 64: a block's loads of a row take
+// a whole 32-byte sector of 8 columns), blocks of minGroupBlock below,
+// as ReduceCoarse always does; at least one group.
+func perBlockFor(m Method, n, group int) int {
+	if m == Reduce && n >= reduceLargeN {
 		return max(1, reduceBlock/group)
 	}
 	return max(1, minGroupBlock/group)
@@ -155,7 +152,7 @@ func shapeFor(o Options, n int) shape {
 	if s.group == 0 {
 		s.group = defaultGroupSize(o.Method, n, s.vec)
 	}
-	s.perBlock = perBlockFor(o.Method, s.group)
+	s.perBlock = perBlockFor(o.Method, n, s.group)
 	s.block = s.perBlock * s.group
 	s.grid = (n + s.perBlock - 1) / s.perBlock
 	s.shared = s.block * sharedPerThread

@@ -306,14 +306,17 @@ func TestShapeFor(t *testing.T) {
 	}{
 		{Options{}, 1, 0, 128, 128, 1, 0, false},
 		{Options{}, 300, 0, 128, 128, 3, 0, false},
-		{Options{Method: Reduce}, 1, 512, 1, 512, 1, 4096, false},
-		{Options{Method: Reduce}, 100, 512, 1, 512, 100, 4096, false},
-		{Options{Method: Reduce}, 1024, 128, 4, 512, 256, 4096, false},
+		{Options{Method: Reduce}, 1, 32, 4, 128, 1, 1024, false},
+		{Options{Method: Reduce}, 100, 32, 4, 128, 25, 1024, false},
+		{Options{Method: Reduce}, 2047, 32, 4, 128, 512, 1024, false},
+		{Options{Method: Reduce}, 2048, 64, 8, 512, 256, 4096, false},
 		{Options{Method: Reduce}, 8192, 64, 8, 512, 1024, 4096, false},
 		{Options{Method: Reduce}, 16384, 64, 8, 512, 2048, 4096, false},
 		{Options{Method: Reduce, GroupSize: 256}, 8192, 256, 2, 512, 4096, 4096, false},
-		{Options{Method: Reduce, GroupSize: 32}, 10, 32, 16, 512, 1, 4096, false},
-		{Options{Method: Reduce, GroupSize: 96}, 10, 96, 5, 480, 2, 3840, false},
+		{Options{Method: Reduce, GroupSize: 32}, 10, 32, 4, 128, 3, 1024, false},
+		{Options{Method: Reduce, GroupSize: 32}, 4096, 32, 16, 512, 256, 4096, false},
+		{Options{Method: Reduce, GroupSize: 96}, 10, 96, 1, 96, 10, 768, false},
+		{Options{Method: Reduce, GroupSize: 96}, 4096, 96, 5, 480, 820, 3840, false},
 		{Options{Method: Reduce, GroupSize: 1024}, 10, 1024, 1, 1024, 10, 8192, false},
 		{Options{Method: ReduceCoarse}, 256, 64, 2, 128, 128, 1024, true},
 		{Options{Method: ReduceCoarse}, 8192, 256, 1, 256, 8192, 2048, true},
@@ -346,9 +349,9 @@ func TestShapeFor(t *testing.T) {
 }
 
 // TestDefaultGroupSize checks the rule of the default M (Options.GroupSize)
-// at the edges of its steps: Reduce 2^17/n rounded up to a power of two
-// within [64, 512]; ReduceCoarse one load per thread, rounded up to a
-// multiple of 32 within [32, 256]; Naive none.
+// at the edges of its steps: Reduce 32 below n = 2048, 64 from there;
+// ReduceCoarse one load per thread, rounded up to a multiple of 32
+// within [32, 256]; Naive none.
 func TestDefaultGroupSize(t *testing.T) {
 	for _, c := range []struct {
 		m    Method
@@ -357,10 +360,8 @@ func TestDefaultGroupSize(t *testing.T) {
 		want int
 	}{
 		{Naive, 8192, false, 0},
-		{Reduce, 1, false, 512}, {Reduce, 256, false, 512}, {Reduce, 257, false, 512},
-		{Reduce, 511, false, 512}, {Reduce, 512, false, 256}, {Reduce, 1023, false, 256},
-		{Reduce, 1024, false, 128}, {Reduce, 2047, false, 128}, {Reduce, 2048, false, 64},
-		{Reduce, 8192, false, 64}, {Reduce, 16384, false, 64}, {Reduce, 1 << 20, false, 64},
+		{Reduce, 1, false, 32}, {Reduce, 256, false, 32}, {Reduce, 1024, false, 32}, {Reduce, 2047, false, 32},
+		{Reduce, 2048, false, 64}, {Reduce, 8192, false, 64}, {Reduce, 16384, false, 64}, {Reduce, 1 << 20, false, 64},
 		{ReduceCoarse, 1, false, 32}, {ReduceCoarse, 32, false, 32}, {ReduceCoarse, 33, false, 64},
 		{ReduceCoarse, 255, false, 256}, {ReduceCoarse, 4096, false, 256},
 		{ReduceCoarse, 4, true, 32}, {ReduceCoarse, 128, true, 32}, {ReduceCoarse, 132, true, 64},
@@ -370,11 +371,12 @@ func TestDefaultGroupSize(t *testing.T) {
 			t.Errorf("defaultGroupSize(%v, %d, vec %v) = %d, want %d", c.m, c.n, c.vec, got, c.want)
 		}
 	}
-	// Reduce: a power of two, the smallest in [64, 512] with n·M ≥ 2^17.
+	// Reduce's blocks: 128 threads (G = 4) below n = 2048, 512 (G = 8)
+	// from there.
 	for n := 1; n < 70000; n += 13 {
-		m := defaultGroupSize(Reduce, n, false)
-		if m < 64 || m > 512 || m&(m-1) != 0 || (m < 512 && m*n < 1<<17) || (m > 64 && (m/2)*n >= 1<<17) {
-			t.Fatalf("defaultGroupSize(Reduce, %d) = %d", n, m)
+		s := shapeFor(Options{Method: Reduce}, n)
+		if big := n >= 2048; s.group != map[bool]int{false: 32, true: 64}[big] || s.block != map[bool]int{false: 128, true: 512}[big] {
+			t.Fatalf("Reduce, n = %d: %+v", n, s)
 		}
 	}
 }

@@ -19,8 +19,9 @@ const (
 	// reads column v of the matrix as given, thread t taking j = t, t+M,
 	// …, then reduces the group's M (minimum, argmin) pairs with a tree
 	// in shared memory. The column is read with stride N: uncoalesced.
-	// A block holds the groups of G neighbouring vertices (G = 512/M), so
-	// that its loads of a row share 32-byte sectors.
+	// A block holds the groups of G neighbouring vertices (G = 8 at the
+	// default M from N = 2048), so that its loads of a row share 32-byte
+	// sectors.
 	Reduce
 	// ReduceCoarse is BF_Reduce_Coarse: Reduce over the transposed
 	// matrix (transposed on the host during Prepare), so a group reads
@@ -31,7 +32,8 @@ const (
 	// shared memory. Even iterations take the vertices in the opposite
 	// order, starting with the rows the iteration before read last, which
 	// the L2 cache still holds (the same results: every vertex is settled
-	// once per iteration from the same distances).
+	// once per iteration from the same distances; on an H100 at N = 8192
+	// an iteration takes 90.2 µs, 94.5 µs with every iteration forwards).
 	ReduceCoarse
 )
 
@@ -73,25 +75,28 @@ type Options struct {
 	// Method is the kernel: Naive, Reduce or ReduceCoarse.
 	Method Method
 	// GroupSize is M, the threads per vertex of Reduce and ReduceCoarse:
-	// a multiple of 32 in [32, 1024]. A block holds G = max(1, 512/M)
-	// vertices' groups for Reduce, G = max(1, 128/M) for ReduceCoarse.
-	// 0 picks the default, chosen from N (BenchmarkGPUShape: traced
-	// iteration times on float32 random matrices, an H100):
+	// a multiple of 32 in [32, 1024]. A block holds the groups of
+	// G = max(1, B/M) vertices, B = 128 threads but 512 for Reduce from
+	// N = 2048 vertices. 0 picks the default, chosen from N
+	// (BenchmarkGPUShape: traced iteration times on float32 random
+	// matrices, an H100):
 	//
-	//   - Reduce: 2^17/N rounded up to a power of two, between 64 and
-	//     512 (M = 64, G = 8 from N = 2048 up; at least 2^17 threads in
-	//     all below). What matters is G, the columns a block reads
-	//     together: at N = 16384 the former M = 32, G = 4 took 2582 µs an
-	//     iteration, 0.79× BF_Naive (2052 µs); G = 8 takes 1119 µs at
-	//     M = 64 (1.83×), 1415 µs at M = 32; at N = 8192 291 µs (311 at
-	//     M = 32, G = 4). M from 32 to 128 at G ≥ 8 are within 3%.
+	//   - Reduce: 32 below N = 2048 (G = 4), 64 from there (G = 8). What
+	//     matters is G, the columns a block reads together: at N = 16384
+	//     M = 32, G = 4 (the default before) took 2593 µs an iteration,
+	//     0.79× BF_Naive (2051 µs); M = 64, G = 8 takes 1121 µs (1.83×),
+	//     M = 32, G = 8 1436 µs; at N = 8192 290 µs (310 at M = 32,
+	//     G = 4). Blocks of 512 or 1024 threads with G ≥ 4 (M = 64..256)
+	//     are within 1% of each other at N = 16384 and 2% at 8192; M = 32
+	//     needs G = 32 (1134 µs). At N = 1024, M = 32, G = 4 takes
+	//     14.5 µs, the best shape (M = 64, G = 4) 13.6 µs.
 	//   - ReduceCoarse: one load per thread and vertex (N, or N/4 with
 	//     16-byte loads, rounded up to a multiple of 32), at most
-	//     DefaultMaxGroupSize = 256: M = 256 at N = 8192 and 16384 was
-	//     the fastest of M = 32..256 with blocks of 64..1024 threads
-	//     (95.5 and 353.9 µs an iteration; all within 7%), and so were
-	//     grids of one or two waves of resident blocks (a group settling
-	//     several vertices; no better).
+	//     DefaultMaxGroupSize = 256: M = 256 at N = 8192 and 16384 is the
+	//     fastest of M = 32..256 in blocks of 128..1024 threads (90.2 and
+	//     355.8 µs an iteration, 89% and 90% of an H100's 3.35 TB/s; the
+	//     rest within 13%), and grids of one or two waves of resident
+	//     blocks, each group settling several vertices, were no faster.
 	//
 	// Naive ignores it.
 	GroupSize int

@@ -24,6 +24,20 @@ func gpuBenchSizes() []int {
 	return s
 }
 
+// gpuBenchDevice returns the GPU of the benchmarks and its description;
+// it skips the benchmark without a GPU.
+func gpuBenchDevice(b *testing.B) (*gpu.Device, gpu.Info) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	info, err := dev.Info()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dev, info
+}
+
 // gpuBenchSources is GRAPHNB_BENCH_ROOTS sources (default 4), spread over
 // the vertices.
 func gpuBenchSources(b *testing.B, n int) []int32 {
@@ -76,6 +90,21 @@ func (rf *references) validate(b *testing.B, r *Result) {
 	}
 	if err := sameResult(r, w); err != nil {
 		b.Fatalf("%s from %d differs from the checked result of %s: %v", r.Algorithm, r.Source, w.Algorithm, err)
+	}
+}
+
+// runAll runs p from every source, b.N times, validating each result
+// with ref and handing it to add.
+func runAll(b *testing.B, p *Prepared, srcs []int32, ref *references, add func(*Result)) {
+	for range b.N {
+		for _, src := range srcs {
+			r, err := p.Run(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ref.validate(b, r)
+			add(r)
+		}
 	}
 }
 
@@ -135,14 +164,7 @@ func (s *benchStats) report(b *testing.B, p *Prepared, peak float64) {
 //
 // Skipped without a GPU.
 func BenchmarkGPU(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
-	}
-	info, err := dev.Info()
-	if err != nil {
-		b.Fatal(err)
-	}
+	dev, info := gpuBenchDevice(b)
 	for _, kind := range []string{"f32", "i32"} {
 		for _, n := range gpuBenchSizes() {
 			var ref references // the matrix is made by the first sub-benchmark that runs
@@ -160,16 +182,7 @@ func BenchmarkGPU(b *testing.B) {
 					defer p.Close()
 					var st benchStats
 					b.ResetTimer()
-					for range b.N {
-						for _, src := range srcs {
-							r, err := p.Run(src)
-							if err != nil {
-								b.Fatal(err)
-							}
-							ref.validate(b, r)
-							st.add(r, n)
-						}
-					}
+					runAll(b, p, srcs, &ref, func(r *Result) { st.add(r, n) })
 					st.report(b, p, info.PeakBandwidth)
 					mean, meanCopies := st.secs/float64(st.runs), st.secsCopies/float64(st.runs)
 					if p.Options().Method == Naive {
@@ -193,14 +206,7 @@ func BenchmarkGPU(b *testing.B) {
 // default G (BenchmarkGPUShape sweeps G too). Metrics as BenchmarkGPU's.
 // Skipped without a GPU.
 func BenchmarkGPUGroupSize(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
-	}
-	info, err := dev.Info()
-	if err != nil {
-		b.Fatal(err)
-	}
+	dev, info := gpuBenchDevice(b)
 	for _, n := range []int{1024, 8192} {
 		var ref references
 		for _, base := range []Options{
@@ -224,16 +230,7 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 					defer p.Close()
 					var st benchStats
 					b.ResetTimer()
-					for range b.N {
-						for _, src := range srcs {
-							r, err := p.Run(src)
-							if err != nil {
-								b.Fatal(err)
-							}
-							ref.validate(b, r)
-							st.add(r, n)
-						}
-					}
+					runAll(b, p, srcs, &ref, func(r *Result) { st.add(r, n) })
 					st.report(b, p, info.PeakBandwidth)
 				})
 			}
@@ -263,14 +260,7 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 //
 // Skipped without a GPU.
 func BenchmarkGPUTrace(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
-	}
-	info, err := dev.Info()
-	if err != nil {
-		b.Fatal(err)
-	}
+	dev, info := gpuBenchDevice(b)
 	sizes := []int{1024, 8192}
 	if os.Getenv("GRAPHNB_BENCH_LARGE") == "1" {
 		sizes = append(sizes, 16384)

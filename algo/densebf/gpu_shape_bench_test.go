@@ -2,31 +2,8 @@ package densebf
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/graphnb/graphnb/gpu"
 )
-
-// shapeSweepSizes are the vertex counts of BenchmarkGPUShape: 1024, 8192
-// and 16384, or the comma-separated GRAPHNB_BENCH_SHAPE_SIZES.
-func shapeSweepSizes(b *testing.B) []int {
-	v := os.Getenv("GRAPHNB_BENCH_SHAPE_SIZES")
-	if v == "" {
-		return []int{1024, 8192, 16384}
-	}
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("GRAPHNB_BENCH_SHAPE_SIZES=%q: want comma-separated vertex counts", v)
-		}
-		out = append(out, n)
-	}
-	return out
-}
 
 // shapeCase is one configuration of BenchmarkGPUShape: a launch geometry
 // and, for ReduceCoarse, whether every iteration takes the rows forwards
@@ -79,12 +56,12 @@ func shapeCases(p *Prepared) []shapeCase {
 }
 
 // BenchmarkGPUShape sweeps the launch geometry of the study's kernels on
-// float32 random matrices of 1024, 8192 and 16384 vertices
-// (GRAPHNB_BENCH_SHAPE_SIZES): BF_Naive once, then BF_Reduce and
-// BF_Reduce_Coarse prepared once each and run with every configuration
-// of shapeCases, traced, from GRAPHNB_BENCH_ROOTS sources (default 4)
-// per op; every result validated as BenchmarkGPU's. The measurement
-// behind the default M and G (Options.GroupSize).
+// float32 random matrices of 1024, 8192 and 16384 vertices: BF_Naive
+// once, then BF_Reduce and BF_Reduce_Coarse prepared once each and run
+// with every configuration of shapeCases, traced, from
+// GRAPHNB_BENCH_ROOTS sources (default 4) per op; every result validated
+// as BenchmarkGPU's. The measurement behind the default M and G
+// (Options.GroupSize).
 //
 // Metrics:
 //
@@ -99,15 +76,8 @@ func shapeCases(p *Prepared) []shapeCase {
 //
 // Skipped without a GPU.
 func BenchmarkGPUShape(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
-	}
-	info, err := dev.Info()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, n := range shapeSweepSizes(b) {
+	dev, info := gpuBenchDevice(b)
+	for _, n := range []int{1024, 8192, 16384} {
 		ref := references{d: benchMatrix(b, n, false)}
 		srcs := gpuBenchSources(b, n)
 		var naiveStep float64
@@ -128,20 +98,13 @@ func BenchmarkGPUShape(b *testing.B) {
 					p.shape, p.forwardOnly, p.opts.FlagInterval = c.s, c.forwardOnly, c.flagInterval
 					var runs, steps, iters int
 					var secs, stepSecs float64
-					for range b.N {
-						for _, src := range srcs {
-							r, err := p.Run(src)
-							if err != nil {
-								b.Fatal(err)
-							}
-							ref.validate(b, r)
-							runs++
-							iters += r.Iterations
-							secs += r.Time.Seconds()
-							steps += len(r.Trace.Steps)
-							stepSecs += r.Trace.StepTime().Seconds()
-						}
-					}
+					runAll(b, p, srcs, &ref, func(r *Result) {
+						runs++
+						iters += r.Iterations
+						secs += r.Time.Seconds()
+						steps += len(r.Trace.Steps)
+						stepSecs += r.Trace.StepTime().Seconds()
+					})
 					step := stepSecs / float64(steps)
 					bw := float64(BytesPerIteration(n, o)) / step
 					b.ReportMetric(step*1e6, "step_us")

@@ -2,7 +2,7 @@
 // compiled at run time by NVRTC for the device's own architecture. No
 // #include: every type is declared here and only NVRTC's built-ins are
 // used (int4, float4, __ldg, __syncthreads, __syncthreads_or,
-// __ballot_sync, __popc, atomicAdd, __int_as_float). Every kernel is extern "C" so gpu.go finds it by name;
+// __ballot_sync, __shfl_down_sync, __popc, atomicAdd, __int_as_float). Every kernel is extern "C" so gpu.go finds it by name;
 // a CI test checks that each name gpu.go launches is declared below.
 //
 // The matrix holds one entry per pair of vertices, n×n, as int (int32,
@@ -44,14 +44,25 @@
 //   - reduce: a group of M threads per vertex (M a multiple of 32; G
 //     groups per block, blockDim.x = G*M). Thread t of a group takes
 //     j = t, t+M, t+2M, … down column v (strided: uncoalesced), then the
-//     group reduces its M (min, argmin) pairs in shared memory.
+//     group reduces its M (min, argmin) pairs with a tree in shared memory.
 //   - coarse: as reduce over row v of the transpose: a group's loads are
 //     consecutive (coalesced). The _vec kernels load 16 bytes (4 entries
 //     and the 4 matching σ) per access; the host uses them when n is a
-//     multiple of 4, so each row starts 16-byte aligned.
+//     multiple of 4, so each row starts 16-byte aligned. The group's M
+//     pairs are reduced by warp shuffles (a tree of 5 steps in registers),
+//     then, for M > 32, the M/32 warps' pairs in shared memory.
+//
+// Rounds. Block b of reduce and coarse takes the G vertices b*G .. b*G+G-1,
+// then (b + gridDim.x)*G .., and so on while they start below n: with
+// gridDim.x*G ≥ n one round (a group per vertex), with fewer blocks each
+// group settles a vertex per round (the host sizes the grid to the blocks
+// the GPU holds at once, so that no block waits for a second wave). The
+// loop's bound is the same for every thread of a block, so the barriers
+// inside are reached by all of them.
 //
 // Dynamic shared memory of reduce and coarse: blockDim.x values followed
-// by blockDim.x int indices (8 bytes per thread).
+// by blockDim.x int indices (8 bytes per thread; coarse uses 2 values and
+// 2 indices per warp of them).
 
 typedef long long i64;
 
@@ -131,6 +142,29 @@ __device__ __forceinline__ void report(bool changed, int iter, int *flag, int *l
 	}
 }
 
+// report_count is report for the group methods: count is the vertices
+// this thread settled lower (only a group's thread 0 settles, so at most
+// one thread per warp has a count). It writes iter to *flag when some
+// thread of the block lowered a vertex and, in traced runs, adds the
+// counts to lowered[iter], one atomicAdd per warp that lowered one. Every
+// thread of the block must call it.
+__device__ __forceinline__ void report_count(int count, int iter, int *flag, int *lowered) {
+	if (__syncthreads_or(count > 0 ? 1 : 0) && threadIdx.x == 0) {
+		*flag = iter;
+	}
+	if (lowered && count > 0) {
+		atomicAdd(lowered + iter, count);
+	}
+}
+
+// better reports whether the candidate (b, jb) beats (a, ja): a smaller
+// value, or the same value at a smaller j. The order is total on the
+// candidates of a vertex (each j once), so any reduction tree finds the
+// CPU's (minimum, smallest j attaining it).
+template <typename T> __device__ __forceinline__ bool better(T b, int jb, T a, int ja) {
+	return b < a || (b == a && jb < ja);
+}
+
 // dyn_shared returns the block's dynamic shared memory.
 #ifndef DENSEBF_EMULATED
 __device__ __forceinline__ unsigned char *dyn_shared() {
@@ -164,24 +198,71 @@ __device__ __forceinline__ void group_min(T *vs, int *js, int base, int t, int M
 	}
 }
 
-// finish_group reduces each group's candidates, lets thread 0 of the group
-// settle its vertex v, and reports a change. Every thread of the block must
-// call it.
+// finish_group reduces each group's candidates with group_min and lets
+// thread 0 of the group settle its vertex v; it reports whether that
+// thread lowered v. Every thread of the block must call it.
 template <typename T>
-__device__ __forceinline__ void finish_group(const T *__restrict__ sig, T *__restrict__ out, int *__restrict__ pred,
-                                            int n, int M, int g, int t, int v, T best, int arg, int iter, int *flag,
-                                            int *lowered) {
+__device__ __forceinline__ bool finish_group(const T *__restrict__ sig, T *__restrict__ out, int *__restrict__ pred,
+                                            int n, int M, int g, int t, int v, T best, int arg) {
 	T *vs = reinterpret_cast<T *>(dyn_shared());
 	int *js = reinterpret_cast<int *>(vs + blockDim.x);
 	vs[threadIdx.x] = best;
 	js[threadIdx.x] = arg;
 	__syncthreads();
 	group_min<T>(vs, js, g * M, t, M);
-	bool changed = false;
 	if (t == 0 && v < n) {
-		changed = settle<T>(sig, out, pred, v, vs[g * M], js[g * M]);
+		return settle<T>(sig, out, pred, v, vs[g * M], js[g * M]);
 	}
-	report(changed, iter, flag, lowered);
+	return false;
+}
+
+// warp_min reduces the (value, index) pairs of the 32 lanes of a warp into
+// lane 0 by shuffles, 5 steps of a tree. Every lane of the warp must call
+// it.
+template <typename T> __device__ __forceinline__ void warp_min(T &best, int &arg) {
+	for (int d = 16; d > 0; d >>= 1) {
+		const T b = __shfl_down_sync(0xffffffffu, best, d);
+		const int jb = __shfl_down_sync(0xffffffffu, arg, d);
+		if (better<T>(b, jb, best, arg)) {
+			best = b;
+			arg = jb;
+		}
+	}
+}
+
+// group_min_shfl reduces the (value, index) pairs of a group of M threads
+// into its thread 0 (t == 0): warp_min in each warp, then, for M > 32,
+// thread 0 folds the first lanes of the group's M/32 warps from shared
+// memory, in order. round (the caller's round number) picks one of two
+// halves of the slots, so that the next round's writes never meet this
+// round's reads; one barrier per round. Every thread of the block must
+// call it with the same M and round.
+template <typename T>
+__device__ __forceinline__ void group_min_shfl(T &best, int &arg, int t, int M, int round) {
+	warp_min<T>(best, arg);
+	if (M == 32) { // the same for every thread
+		return;
+	}
+	const int warps = blockDim.x >> 5;
+	const int half = (round & 1) * warps;
+	T *vs = reinterpret_cast<T *>(dyn_shared());
+	int *js = reinterpret_cast<int *>(vs + 2 * warps);
+	const int w = threadIdx.x >> 5;
+	if ((threadIdx.x & 31) == 0) {
+		vs[half + w] = best;
+		js[half + w] = arg;
+	}
+	__syncthreads();
+	if (t == 0) { // w is the group's first warp
+		for (int k = 1; k < (M >> 5); k++) {
+			const T b = vs[half + w + k];
+			const int jb = js[half + w + k];
+			if (better<T>(b, jb, best, arg)) {
+				best = b;
+				arg = jb;
+			}
+		}
+	}
 }
 
 // scan folds the candidates j = t, t+M, t+2M, … < n into (best, arg),
@@ -302,20 +383,26 @@ extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const 
 	naive<float>(m, sig, out, pred, n, iter, flag, lowered);
 }
 
-// BF_Reduce: group g of the block handles vertex v = blockIdx.x*G + g;
-// its thread t scans j = t, t+M, … of column v of the row-major matrix.
+// BF_Reduce: group g of the block handles vertex v = b*G + g in each
+// round b = blockIdx.x, blockIdx.x + gridDim.x, …; its thread t scans
+// j = t, t+M, … of column v of the row-major matrix.
 template <typename T>
 __device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
                                       int *__restrict__ pred, int n, int M, int iter, int *flag, int *lowered) {
+	const int G = blockDim.x / M;
 	const int g = threadIdx.x / M;
 	const int t = threadIdx.x - g * M;
-	const int v = blockIdx.x * (blockDim.x / M) + g;
-	T best = Num<T>::inf();
-	int arg = -1;
-	if (v < n) {
-		scan<T>(m + v, n, sig, n, t, M, best, arg);
+	int count = 0;
+	for (int first = blockIdx.x * G; first < n; first += gridDim.x * G) {
+		const int v = first + g;
+		T best = Num<T>::inf();
+		int arg = -1;
+		if (v < n) {
+			scan<T>(m + v, n, sig, n, t, M, best, arg);
+		}
+		count += finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg) ? 1 : 0;
 	}
-	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag, lowered);
+	report_count(count, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_reduce_i32(const int *__restrict__ m, const int *__restrict__ sig,
@@ -331,48 +418,66 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 }
 
 // BF_Reduce_Coarse: as reduce over row v of the transpose mt, so the M
-// threads of a group read M consecutive entries. With VEC (n % 4 == 0),
-// thread t takes the 16-byte vectors k = t, t+M, … of the row and of σ,
-// entries 4k..4k+3 in order.
+// threads of a group read M consecutive entries, and reduced by
+// group_min_shfl. With VEC (n % 4 == 0), thread t takes the 16-byte
+// vectors k = t, t+M, … of the row and of σ, entries 4k..4k+3 in order.
+//
+// With alternate (non-zero), even iterations take the vertices in the
+// opposite order (group g of block b in round r: vertex n-1-((b +
+// r*gridDim.x)*G + g)), so that an iteration starts with the rows the
+// iteration before read last, which the L2 cache still holds. Each vertex
+// is still settled once per iteration, from the same σ: the order changes
+// nothing else.
 template <typename T, bool VEC>
 __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
-                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *lowered) {
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *lowered,
+                                      int alternate) {
+	const int G = blockDim.x / M;
 	const int g = threadIdx.x / M;
 	const int t = threadIdx.x - g * M;
-	const int v = blockIdx.x * (blockDim.x / M) + g;
-	T best = Num<T>::inf();
-	int arg = -1;
-	if (v < n) {
-		const T *row = mt + (i64)v * n;
-		if constexpr (VEC) {
-			scan_vec<T>(row, sig, n, t, M, best, arg);
-		} else {
-			scan<T>(row, 1, sig, n, t, M, best, arg);
+	const bool backward = alternate && (iter & 1) == 0;
+	int count = 0;
+	int round = 0;
+	for (int first = blockIdx.x * G; first < n; first += gridDim.x * G, round++) {
+		const int v = backward ? n - 1 - (first + g) : first + g; // v < 0 or v ≥ n: no vertex
+		T best = Num<T>::inf();
+		int arg = -1;
+		if (v >= 0 && v < n) {
+			const T *row = mt + (i64)v * n;
+			if constexpr (VEC) {
+				scan_vec<T>(row, sig, n, t, M, best, arg);
+			} else {
+				scan<T>(row, 1, sig, n, t, M, best, arg);
+			}
+		}
+		group_min_shfl<T>(best, arg, t, M, round);
+		if (t == 0 && v >= 0 && v < n && settle<T>(sig, out, pred, v, best, arg)) {
+			count++;
 		}
 	}
-	finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg, iter, flag, lowered);
+	report_count(count, iter, flag, lowered);
 }
 
 extern "C" __global__ void densebf_coarse_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                               int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
-                                              int *flag, int *lowered) {
-	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, lowered);
+                                              int *flag, int *lowered, int alternate) {
+	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
 }
 
 extern "C" __global__ void densebf_coarse_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                               float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                              int iter, int *flag, int *lowered) {
-	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, lowered);
+                                              int iter, int *flag, int *lowered, int alternate) {
+	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
 }
 
 extern "C" __global__ void densebf_coarse_vec_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                                   int *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag, int *lowered) {
-	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, lowered);
+                                                  int iter, int *flag, int *lowered, int alternate) {
+	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
 }
 
 extern "C" __global__ void densebf_coarse_vec_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                                   float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag, int *lowered) {
-	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, lowered);
+                                                  int iter, int *flag, int *lowered, int alternate) {
+	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
 }

@@ -26,11 +26,11 @@
 //
 //   - BF_Naive (Method Naive): one thread per vertex scans its column;
 //   - BF_Reduce (Reduce): a group of M threads per vertex (GroupSize, a
-//     multiple of 32) scans the column, then reduces the (min, argmin)
-//     pairs with a tree in shared memory;
+//     multiple of 32, by default chosen from N) scans the column, then
+//     reduces the (min, argmin) pairs with a tree in shared memory;
 //   - BF_Reduce_Coarse (ReduceCoarse): the same over the transposed
 //     matrix, so a group reads a row: coalesced loads (16-byte vectors
-//     unless ScalarLoads).
+//     unless ScalarLoads), the pairs reduced by warp shuffles first.
 //
 // The kernels make the CPU's additions and break ties the same way, so a
 // GPU result equals Run's exactly (Dist, Parents, Iterations) and passes

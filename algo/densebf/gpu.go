@@ -87,45 +87,72 @@ func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
 // shape is the launch geometry of the iteration kernel for n vertices.
 type shape struct {
 	group    int  // M, threads per vertex (0 for Naive)
-	perBlock int  // G, vertices per block (groups per block; Naive: threads per block)
+	perBlock int  // G, vertices per block and round (groups per block; Naive: threads per block)
 	block    int  // threads per block
-	grid     int  // blocks
+	grid     int  // blocks; below ⌈n/G⌉, each group settles a vertex per round (densebf.cu, "Rounds")
 	shared   int  // bytes of dynamic shared memory
 	vec      bool // ReduceCoarse with 16-byte loads
 }
 
-// defaultGroupSize is M when Options.GroupSize is 0: one load per thread
-// and vertex (entries, or 16-byte vectors, of a row), rounded up to a
-// multiple of 32, between 32 and DefaultMaxGroupSize.
-func defaultGroupSize(n int, vec bool) int {
-	need := n
-	if vec {
-		need = (n + 3) / 4
+// Reduce's geometry changes at reduceLargeN vertices: below, M = 32 in
+// blocks of minGroupBlock threads (G = 4); from there, M = 64 in blocks
+// of reduceBlock threads (G = 8). Options.GroupSize gives the
+// measurements.
+const (
+	reduceLargeN = 2048
+	reduceBlock  = 512
+)
+
+// defaultGroupSize is M when Options.GroupSize is 0 (Options.GroupSize
+// documents the rule and the measurements behind it), for n ≥ 1 vertices
+// and, for ReduceCoarse, 16-byte loads (vec) or not; 0 for Naive.
+//
+//   - Reduce: 32 below n = 2048, 64 from there.
+//   - ReduceCoarse: one load per thread and vertex (n entries, or n/4
+//     16-byte vectors, rounded up to a multiple of 32), between 32 and
+//     DefaultMaxGroupSize (256 from n = 1024 with 16-byte loads).
+func defaultGroupSize(m Method, n int, vec bool) int {
+	switch m {
+	case Reduce:
+		if n >= reduceLargeN {
+			return 2 * GroupMultiple
+		}
+		return GroupMultiple
+	case ReduceCoarse:
+		need := n
+		if vec {
+			need = (n + 3) / 4
+		}
+		g := (need + GroupMultiple - 1) / GroupMultiple * GroupMultiple
+		return min(max(g, GroupMultiple), DefaultMaxGroupSize)
 	}
-	m := (need + GroupMultiple - 1) / GroupMultiple * GroupMultiple
-	return min(max(m, GroupMultiple), DefaultMaxGroupSize)
+	return 0
+}
+
+// perBlockFor is G, the vertices of a block (its groups) for group size
+// M on n vertices: Reduce fills blocks of reduceBlock threads from
+// reduceLargeN vertices (G = 8 at M = 64: a block's loads of a row take
+// a whole 32-byte sector of 8 columns), blocks of minGroupBlock below,
+// as ReduceCoarse always does; at least one group.
+func perBlockFor(m Method, n, group int) int {
+	if m == Reduce && n >= reduceLargeN {
+		return max(1, reduceBlock/group)
+	}
+	return max(1, minGroupBlock/group)
 }
 
 // shapeFor returns the launch geometry for options o (valid) and n ≥ 1
-// vertices.
+// vertices: a group per vertex (one round), G groups per block.
 func shapeFor(o Options, n int) shape {
 	if o.Method == Naive {
 		return shape{perBlock: naiveBlock, block: naiveBlock, grid: (n + naiveBlock - 1) / naiveBlock}
 	}
 	s := shape{vec: o.Method == ReduceCoarse && !o.ScalarLoads && n%4 == 0}
 	s.group = o.GroupSize
-	if s.group == 0 && o.Method == Reduce {
-		// Reduce reads a column of the matrix: a group's threads stride
-		// by N, and only neighbouring groups share cache lines, so
-		// narrow groups (more of them per block) win. Measured on an
-		// H100 (BenchmarkGPUGroupSize): n = 8192, M = 32 2.28 ms, M = 256
-		// 3.98 ms; n = 1024 within 8% of the best M.
-		s.group = GroupMultiple
-	}
 	if s.group == 0 {
-		s.group = defaultGroupSize(n, s.vec)
+		s.group = defaultGroupSize(o.Method, n, s.vec)
 	}
-	s.perBlock = max(1, minGroupBlock/s.group)
+	s.perBlock = perBlockFor(o.Method, n, s.group)
 	s.block = s.perBlock * s.group
 	s.grid = (n + s.perBlock - 1) / s.perBlock
 	s.shared = s.block * sharedPerThread
@@ -172,6 +199,11 @@ type Prepared struct {
 	// by the next ones and released by Close.
 	lowered *gpu.Int32s
 	timer   *gpu.LaunchTimer
+
+	// forwardOnly makes ReduceCoarse take the rows in the same order
+	// every iteration (the benchmarks' comparison; by default even
+	// iterations take them backwards).
+	forwardOnly bool
 }
 
 // Prepare readies the matrix d on dev for Run with the options o (the
@@ -512,6 +544,10 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 		}
 		lowered = p.lowered
 	}
+	alternate := 1 // ReduceCoarse: even iterations take the rows backwards (densebf.cu)
+	if p.forwardOnly {
+		alternate = 0
+	}
 	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, block, shared int, args ...any) error {
 		return timer.Launch(t, step, f, grid, gpu.D1(block), shared, args...)
 	}
@@ -527,10 +563,13 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 				it++
 				in, out := p.sigArg((it-1)%2), p.sigArg(it%2)
 				var err error
-				if p.opts.Method == Naive {
+				switch p.opts.Method {
+				case Naive:
 					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, 0, p.matrixArg(), in, out, p.pred, n, it, p.flag, lowered)
-				} else {
+				case Reduce:
 					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, lowered)
+				default:
+					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, lowered, alternate)
 				}
 				if err != nil {
 					return err

@@ -24,6 +24,20 @@ func gpuBenchSizes() []int {
 	return s
 }
 
+// gpuBenchDevice returns the GPU of the benchmarks and its description;
+// it skips the benchmark without a GPU.
+func gpuBenchDevice(b *testing.B) (*gpu.Device, gpu.Info) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	info, err := dev.Info()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dev, info
+}
+
 // gpuBenchSources is GRAPHNB_BENCH_ROOTS sources (default 4), spread over
 // the vertices.
 func gpuBenchSources(b *testing.B, n int) []int32 {
@@ -76,6 +90,21 @@ func (rf *references) validate(b *testing.B, r *Result) {
 	}
 	if err := sameResult(r, w); err != nil {
 		b.Fatalf("%s from %d differs from the checked result of %s: %v", r.Algorithm, r.Source, w.Algorithm, err)
+	}
+}
+
+// runAll runs p from every source, b.N times, validating each result
+// with ref and handing it to add.
+func runAll(b *testing.B, p *Prepared, srcs []int32, ref *references, add func(*Result)) {
+	for range b.N {
+		for _, src := range srcs {
+			r, err := p.Run(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ref.validate(b, r)
+			add(r)
+		}
 	}
 }
 
@@ -135,14 +164,7 @@ func (s *benchStats) report(b *testing.B, p *Prepared, peak float64) {
 //
 // Skipped without a GPU.
 func BenchmarkGPU(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
-	}
-	info, err := dev.Info()
-	if err != nil {
-		b.Fatal(err)
-	}
+	dev, info := gpuBenchDevice(b)
 	for _, kind := range []string{"f32", "i32"} {
 		for _, n := range gpuBenchSizes() {
 			var ref references // the matrix is made by the first sub-benchmark that runs
@@ -160,16 +182,7 @@ func BenchmarkGPU(b *testing.B) {
 					defer p.Close()
 					var st benchStats
 					b.ResetTimer()
-					for range b.N {
-						for _, src := range srcs {
-							r, err := p.Run(src)
-							if err != nil {
-								b.Fatal(err)
-							}
-							ref.validate(b, r)
-							st.add(r, n)
-						}
-					}
+					runAll(b, p, srcs, &ref, func(r *Result) { st.add(r, n) })
 					st.report(b, p, info.PeakBandwidth)
 					mean, meanCopies := st.secs/float64(st.runs), st.secsCopies/float64(st.runs)
 					if p.Options().Method == Naive {
@@ -189,18 +202,11 @@ func BenchmarkGPU(b *testing.B) {
 // BenchmarkGPUGroupSize sweeps M, the group size of BF_Reduce and
 // BF_Reduce_Coarse (with 16-byte and with scalar loads), over 32..1024 on
 // float32 random matrices of 1024 and 8192 vertices, from
-// GRAPHNB_BENCH_ROOTS sources (default 4): the measurement behind the
-// default M (Options.GroupSize). Metrics as BenchmarkGPU's. Skipped
-// without a GPU.
+// GRAPHNB_BENCH_ROOTS sources (default 4), each M in the blocks of its
+// default G (BenchmarkGPUShape sweeps G too). Metrics as BenchmarkGPU's.
+// Skipped without a GPU.
 func BenchmarkGPUGroupSize(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
-	}
-	info, err := dev.Info()
-	if err != nil {
-		b.Fatal(err)
-	}
+	dev, info := gpuBenchDevice(b)
 	for _, n := range []int{1024, 8192} {
 		var ref references
 		for _, base := range []Options{
@@ -224,16 +230,7 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 					defer p.Close()
 					var st benchStats
 					b.ResetTimer()
-					for range b.N {
-						for _, src := range srcs {
-							r, err := p.Run(src)
-							if err != nil {
-								b.Fatal(err)
-							}
-							ref.validate(b, r)
-							st.add(r, n)
-						}
-					}
+					runAll(b, p, srcs, &ref, func(r *Result) { st.add(r, n) })
 					st.report(b, p, info.PeakBandwidth)
 				})
 			}
@@ -243,9 +240,10 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 
 // BenchmarkGPUTrace measures what Options.Trace costs: the study's three
 // kernels (default options) on float32 random matrices of 1024 and 8192
-// vertices, each prepared twice, untraced and traced, the two run in turn
-// from each of GRAPHNB_BENCH_ROOTS sources (default 4) per op, so that
-// both see the same GPU state. Results are validated as BenchmarkGPU's.
+// vertices (and 16384 with GRAPHNB_BENCH_LARGE=1), each prepared twice,
+// untraced and traced, the two run in turn from each of
+// GRAPHNB_BENCH_ROOTS sources (default 4) per op, so that both see the
+// same GPU state. Results are validated as BenchmarkGPU's.
 //
 // Metrics (means per run; ns/op is the wall time of both and means
 // little):
@@ -262,15 +260,12 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 //
 // Skipped without a GPU.
 func BenchmarkGPUTrace(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
+	dev, info := gpuBenchDevice(b)
+	sizes := []int{1024, 8192}
+	if os.Getenv("GRAPHNB_BENCH_LARGE") == "1" {
+		sizes = append(sizes, 16384)
 	}
-	info, err := dev.Info()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, n := range []int{1024, 8192} {
+	for _, n := range sizes {
 		var ref references
 		for _, v := range SeedVariants() {
 			b.Run(fmt.Sprintf("n%d_f32/%s", n, v.Slug()), func(b *testing.B) {

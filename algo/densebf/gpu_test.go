@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -307,12 +308,19 @@ func TestShapeFor(t *testing.T) {
 		{Options{}, 300, 0, 128, 128, 3, 0, false},
 		{Options{Method: Reduce}, 1, 32, 4, 128, 1, 1024, false},
 		{Options{Method: Reduce}, 100, 32, 4, 128, 25, 1024, false},
-		{Options{Method: Reduce}, 8192, 32, 4, 128, 2048, 1024, false},
-		{Options{Method: Reduce, GroupSize: 256}, 8192, 256, 1, 256, 8192, 2048, false},
+		{Options{Method: Reduce}, 2047, 32, 4, 128, 512, 1024, false},
+		{Options{Method: Reduce}, 2048, 64, 8, 512, 256, 4096, false},
+		{Options{Method: Reduce}, 8192, 64, 8, 512, 1024, 4096, false},
+		{Options{Method: Reduce}, 16384, 64, 8, 512, 2048, 4096, false},
+		{Options{Method: Reduce, GroupSize: 256}, 8192, 256, 2, 512, 4096, 4096, false},
 		{Options{Method: Reduce, GroupSize: 32}, 10, 32, 4, 128, 3, 1024, false},
+		{Options{Method: Reduce, GroupSize: 32}, 4096, 32, 16, 512, 256, 4096, false},
 		{Options{Method: Reduce, GroupSize: 96}, 10, 96, 1, 96, 10, 768, false},
+		{Options{Method: Reduce, GroupSize: 96}, 4096, 96, 5, 480, 820, 3840, false},
+		{Options{Method: Reduce, GroupSize: 1024}, 10, 1024, 1, 1024, 10, 8192, false},
 		{Options{Method: ReduceCoarse}, 256, 64, 2, 128, 128, 1024, true},
 		{Options{Method: ReduceCoarse}, 8192, 256, 1, 256, 8192, 2048, true},
+		{Options{Method: ReduceCoarse}, 16384, 256, 1, 256, 16384, 2048, true},
 		{Options{Method: ReduceCoarse}, 257, 256, 1, 256, 257, 2048, false},
 		{Options{Method: ReduceCoarse, ScalarLoads: true}, 256, 256, 1, 256, 256, 2048, false},
 		{Options{Method: ReduceCoarse, GroupSize: 1024}, 65536, 1024, 1, 1024, 65536, 8192, true},
@@ -327,7 +335,7 @@ func TestShapeFor(t *testing.T) {
 	// properties over many sizes and group sizes
 	for _, m := range []Method{Naive, Reduce, ReduceCoarse} {
 		for _, g := range []int{0, 32, 64, 96, 160, 256, 512, 1024} {
-			for n := 1; n < 3000; n += 37 {
+			for n := 1; n < 40000; n += 37 {
 				s := shapeFor(Options{Method: m, GroupSize: g}, n)
 				if s.grid*s.perBlock < n || (s.grid-1)*s.perBlock >= n || s.block > MaxGroupSize || s.block%32 != 0 {
 					t.Fatalf("%v M=%d n=%d: %+v", m, g, n, s)
@@ -336,6 +344,39 @@ func TestShapeFor(t *testing.T) {
 					t.Fatalf("%v M=%d n=%d: %+v", m, g, n, s)
 				}
 			}
+		}
+	}
+}
+
+// TestDefaultGroupSize checks the rule of the default M (Options.GroupSize)
+// at the edges of its steps: Reduce 32 below n = 2048, 64 from there;
+// ReduceCoarse one load per thread, rounded up to a multiple of 32
+// within [32, 256]; Naive none.
+func TestDefaultGroupSize(t *testing.T) {
+	for _, c := range []struct {
+		m    Method
+		n    int
+		vec  bool
+		want int
+	}{
+		{Naive, 8192, false, 0},
+		{Reduce, 1, false, 32}, {Reduce, 256, false, 32}, {Reduce, 1024, false, 32}, {Reduce, 2047, false, 32},
+		{Reduce, 2048, false, 64}, {Reduce, 8192, false, 64}, {Reduce, 16384, false, 64}, {Reduce, 1 << 20, false, 64},
+		{ReduceCoarse, 1, false, 32}, {ReduceCoarse, 32, false, 32}, {ReduceCoarse, 33, false, 64},
+		{ReduceCoarse, 255, false, 256}, {ReduceCoarse, 4096, false, 256},
+		{ReduceCoarse, 4, true, 32}, {ReduceCoarse, 128, true, 32}, {ReduceCoarse, 132, true, 64},
+		{ReduceCoarse, 1024, true, 256}, {ReduceCoarse, 8192, true, 256}, {ReduceCoarse, 16384, true, 256},
+	} {
+		if got := defaultGroupSize(c.m, c.n, c.vec); got != c.want {
+			t.Errorf("defaultGroupSize(%v, %d, vec %v) = %d, want %d", c.m, c.n, c.vec, got, c.want)
+		}
+	}
+	// Reduce's blocks: 128 threads (G = 4) below n = 2048, 512 (G = 8)
+	// from there.
+	for n := 1; n < 70000; n += 13 {
+		s := shapeFor(Options{Method: Reduce}, n)
+		if big := n >= 2048; s.group != map[bool]int{false: 32, true: 64}[big] || s.block != map[bool]int{false: 128, true: 512}[big] {
+			t.Fatalf("Reduce, n = %d: %+v", n, s)
 		}
 	}
 }
@@ -671,6 +712,14 @@ func TestGPUNegativeCycles(t *testing.T) {
 
 func TestGPURunErrorsAndCancel(t *testing.T) { checkRunErrorsAndCancel(t, gpuDevice(t)) }
 
+// TestGPURounds: groups that settle several vertices per iteration
+// (grids cut below a group per vertex) equal the CPU's Run.
+func TestGPURounds(t *testing.T) {
+	dev := gpuDevice(t)
+	cases := append(roundsCases(t), gpuCase{name: "random_n1000_f32_reals", d: mustRandom(t, 1000, 0.02, 1000, 4, false), srcs: []int32{1}})
+	checkRounds(t, dev, cases)
+}
+
 // TestGPULarge: the study's sizes, one source, the three methods (N up
 // to 8192: 256 MiB matrices).
 func TestGPULarge(t *testing.T) {
@@ -708,6 +757,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUVariants(t, dev, gpuCases(t, true), testVariants(false))
 	checkNegativeCycles(t, dev, plantedCycles(t, 16, 12), SeedVariants())
 	checkRunErrorsAndCancel(t, dev)
+	checkRounds(t, dev, roundsCases(t))
 	t.Run("trace", func(t *testing.T) {
 		checkTraceOn(t, dev, traceCases(t), testVariants(false))
 		checkTraceNegativeCycle(t, dev, plantedCycles(t, 6, 12))
@@ -726,4 +776,64 @@ func checkOneShotFreeError(t *testing.T, dev *gpu.Device) {
 			t.Errorf("RunGPU(dev, d, 0) with a failing free: %v, %v; want the free's error", r, err)
 		}
 	})
+}
+
+// checkRounds runs BF_Reduce and BF_Reduce_Coarse (16-byte and scalar
+// loads) with grids cut below a group per vertex, so that each group
+// settles vertices in several rounds (densebf.cu, "Rounds"), M = 32 and
+// 64 with one and two groups per block (ReduceCoarse's rows backwards in
+// even iterations, or forwards in all), traced (the lowered counts of
+// every round) and untraced, against the CPU's Run and its trace.
+func checkRounds(t *testing.T, dev *gpu.Device, cases []gpuCase) {
+	t.Run("rounds", func(t *testing.T) {
+		for _, c := range cases {
+			src := c.srcs[0]
+			cpu, err := run(c.d, src, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []Options{{Method: Reduce}, {Method: ReduceCoarse}, {Method: ReduceCoarse, ScalarLoads: true}} {
+				for _, traced := range []bool{false, true} {
+					o.Trace = traced
+					p, err := Prepare(dev, c.d, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i, m := range []int{32, 64} {
+						for _, g := range []int{1, 2} {
+							for _, grid := range []int{1, 2, 3} {
+								p.shape = shape{group: m, perBlock: g, block: m * g, grid: grid, shared: m * g * sharedPerThread, vec: p.shape.vec}
+								p.forwardOnly = i == 1 && g == 2 // ReduceCoarse: rows forwards in every iteration
+								what := fmt.Sprintf("%s/%s traced=%v M=%d G=%d grid=%d forward=%v", c.name, o.Label(), traced, m, g, grid, p.forwardOnly)
+								r, err := p.Run(src)
+								if err != nil {
+									t.Fatalf("%s: %v", what, err)
+								}
+								if err := sameResult(r, cpu); err != nil {
+									t.Fatalf("%s: %v", what, err)
+								}
+								if traced && !slices.Equal(stepsLowered(r), stepsLowered(cpu)) {
+									t.Fatalf("%s: lowered %v per iteration, the CPU %v", what, stepsLowered(r), stepsLowered(cpu))
+								}
+							}
+						}
+					}
+					if err := p.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	})
+}
+
+// roundsCases are small matrices for checkRounds: more vertices than a
+// few blocks' groups, N a multiple of 4 and not, ties and negative
+// weights.
+func roundsCases(t testing.TB) []gpuCase {
+	return []gpuCase{
+		{name: "random_n64_i32_ties", d: mustRandom(t, 64, 0.1, 2, 3, true), srcs: []int32{5}},
+		{name: "random_n33_f32", d: mustRandom(t, 33, 0.2, 50, 2, false), srcs: []int32{0}},
+		{name: "negative_n40_i32", d: negative(t, 40, 5, true), srcs: []int32{39}},
+	}
 }

@@ -40,15 +40,22 @@ const elemBytes = 4
 //     to keep the memory busy).
 //   - Reduce (BF_Reduce) reads column v with a group, stride n: a
 //     32-byte sector holds the entries of 8 neighbouring columns, of
-//     which a block uses G = max(1, 128/M) (4 at the default M = 32);
-//     the rest is read again, from L2 when the neighbouring blocks come
-//     soon enough, else from memory, so the memory may move up to 8/G
-//     times the matrix term and the achieved bandwidth (the model's
-//     bytes per second) stays well below the peak.
+//     which a block uses G (Options.GroupSize: 4 below n = 2048, 8 from
+//     there at the default M); with G < 8 the rest is read again, from
+//     L2 when the neighbouring blocks come soon enough, else from
+//     memory, so the memory may move up to 8/G times the matrix term.
+//     Each load of a warp touches 32 rows: the achieved bandwidth (the
+//     model's bytes per second) stays well below the peak (29% at n =
+//     8192 and 16384 on an H100 with G = 8).
 //   - ReduceCoarse (BF_Reduce_Coarse) reads row v of the transpose, M
 //     consecutive entries (or 16-byte vectors) per group and load:
 //     coalesced, the traffic close to the model, scalar or vector loads
-//     alike.
+//     alike. Its even iterations take the rows backwards, so each
+//     iteration after the first starts with rows the one before read
+//     last: those the L2 cache still holds come from it, not from memory
+//     (at most the L2's size, 50 MB on an H100: a fifth of the matrix at
+//     n = 8192, a twentieth at 16384), and the model's bytes per second
+//     may exceed what memory delivered by that much.
 //
 // GroupSize, ScalarLoads and FlagInterval change none of the terms (the
 // idle iterations of a FlagInterval above 1 move as many bytes each, but

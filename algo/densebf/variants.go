@@ -19,12 +19,21 @@ const (
 	// reads column v of the matrix as given, thread t taking j = t, t+M,
 	// …, then reduces the group's M (minimum, argmin) pairs with a tree
 	// in shared memory. The column is read with stride N: uncoalesced.
+	// A block holds the groups of G neighbouring vertices (G = 8 at the
+	// default M from N = 2048), so that its loads of a row share 32-byte
+	// sectors.
 	Reduce
 	// ReduceCoarse is BF_Reduce_Coarse: Reduce over the transposed
 	// matrix (transposed on the host during Prepare), so a group reads
 	// row v, M consecutive entries at a time: coalesced loads. Unless
 	// ScalarLoads is set and when N is a multiple of 4, each thread loads
-	// 16 bytes (4 entries) at a time.
+	// 16 bytes (4 entries) at a time. The group's M partial minima are
+	// reduced by warp shuffles, then, for M > 32, across its warps in
+	// shared memory. Even iterations take the vertices in the opposite
+	// order, starting with the rows the iteration before read last, which
+	// the L2 cache still holds (the same results: every vertex is settled
+	// once per iteration from the same distances; on an H100 at N = 8192
+	// an iteration takes 90.2 µs, 94.5 µs with every iteration forwards).
 	ReduceCoarse
 )
 
@@ -66,12 +75,30 @@ type Options struct {
 	// Method is the kernel: Naive, Reduce or ReduceCoarse.
 	Method Method
 	// GroupSize is M, the threads per vertex of Reduce and ReduceCoarse:
-	// a multiple of 32 in [32, 1024]. 0 picks the default, the fastest M
-	// measured on an H100 (BenchmarkGPUGroupSize): 32 for Reduce, whose
-	// strided column reads favour many narrow groups; for ReduceCoarse
-	// enough threads for one load each per vertex (N, or N/4 with 16-byte
-	// loads, rounded up to a multiple of 32), at most
-	// DefaultMaxGroupSize = 256. Naive ignores it.
+	// a multiple of 32 in [32, 1024]. A block holds the groups of
+	// G = max(1, B/M) vertices, B = 128 threads but 512 for Reduce from
+	// N = 2048 vertices. 0 picks the default, chosen from N
+	// (BenchmarkGPUShape: traced iteration times on float32 random
+	// matrices, an H100):
+	//
+	//   - Reduce: 32 below N = 2048 (G = 4), 64 from there (G = 8). What
+	//     matters is G, the columns a block reads together: at N = 16384
+	//     M = 32, G = 4 (the default before) took 2593 µs an iteration,
+	//     0.79× BF_Naive (2051 µs); M = 64, G = 8 takes 1121 µs (1.83×),
+	//     M = 32, G = 8 1436 µs; at N = 8192 290 µs (310 at M = 32,
+	//     G = 4). Blocks of 512 or 1024 threads with G ≥ 4 (M = 64..256)
+	//     are within 1% of each other at N = 16384 and 2% at 8192; M = 32
+	//     needs G = 32 (1134 µs). At N = 1024, M = 32, G = 4 takes
+	//     14.5 µs, the best shape (M = 64, G = 4) 13.6 µs.
+	//   - ReduceCoarse: one load per thread and vertex (N, or N/4 with
+	//     16-byte loads, rounded up to a multiple of 32), at most
+	//     DefaultMaxGroupSize = 256: M = 256 at N = 8192 and 16384 is the
+	//     fastest of M = 32..256 in blocks of 128..1024 threads (90.2 and
+	//     355.8 µs an iteration, 89% and 90% of an H100's 3.35 TB/s; the
+	//     rest within 13%), and grids of one or two waves of resident
+	//     blocks, each group settling several vertices, were no faster.
+	//
+	// Naive ignores it.
 	GroupSize int
 	// ScalarLoads makes ReduceCoarse load 4 bytes per access even when N
 	// is a multiple of 4 (the study's kernel); by default it loads 16

@@ -23,6 +23,8 @@ void __syncthreads();
 int __syncthreads_or(int predicate);
 unsigned __ballot_sync(unsigned mask, int predicate);
 int __popc(unsigned x);
+int __shfl_down_sync(unsigned mask, int v, unsigned delta, int width = 32);
+float __shfl_down_sync(unsigned mask, float v, unsigned delta, int width = 32);
 int atomicAdd(int *p, int v);
 float __int_as_float(int x);
 

@@ -46,16 +46,20 @@ void prepare(fake::Launch &l) {
 		if (l.ptr<void>(7) != nullptr) {
 			l.buffer(7, 4ull * (iter + 1), "lowered");
 		}
-	} else { // reduce, coarse, coarse_vec
+	} else { // reduce, coarse, coarse_vec (these with alternate, argument 9)
 		const int n = l.arg<int>(4), M = l.arg<int>(5), iter = l.arg<int>(6);
 		l.need(n >= 1 && iter >= 1, "n = " + std::to_string(n) + ", iter = " + std::to_string(iter));
 		l.need(M >= 32 && M % 32 == 0 && M <= 1024, "group size M = " + std::to_string(M));
 		l.need(M > 0 && bx % (unsigned)M == 0, "the block is not a whole number of groups");
-		if (M > 0) {
-			l.need((unsigned long long)gx * (bx / M) >= (unsigned long long)n, "fewer groups than vertices");
-		}
+		// Fewer groups than vertices is allowed: each group then settles a
+		// vertex per round (densebf.cu, "Rounds").
+		l.need(gx >= 1, "an empty grid");
 		l.need(shared >= bx * 8, "shared memory below 8 bytes per thread");
 		l.need(kind != "coarse_vec" || n % 4 == 0, "16-byte loads need n % 4 == 0");
+		if (kind != "reduce") {
+			const int alternate = l.arg<int>(9);
+			l.need(alternate == 0 || alternate == 1, "alternate = " + std::to_string(alternate));
+		}
 		l.need(l.ptr<void>(1) != l.ptr<void>(2), "sig and out are the same buffer");
 		l.buffer(0, 4ull * n * n, "matrix");
 		l.buffer(1, 4ull * n, "sig");

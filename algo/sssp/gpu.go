@@ -100,7 +100,8 @@ const (
 	nfTScanned  = 5 // arcs relaxed in the step
 	nfTLowered  = 6 // distances lowered in the step
 	nfTRound    = 7 // the step's number
-	nfTLogWords = 8
+	nfTEnd      = 8 // the step's end, ns of the GPU's global timer
+	nfTLogWords = 9
 )
 
 // Kernel names (sssp.cu). A CI test checks that every name kernelNames
@@ -938,9 +939,10 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	if p.opts.Float32 {
 		thr = float32(p.delta)
 	}
-	// A traced run has the steps log themselves (sssp.cu, NF_TLOG) in a
-	// ring of tcap entries after the control words, read with them after
-	// each batch: no events, no second copy.
+	// A traced run has the steps log themselves (sssp.cu, NF_TLOG: each
+	// step's counts and its span on the device) in a ring of tcap
+	// entries after the control words, read with them after each batch:
+	// no events, no second copy, no launch more than an untraced run's.
 	ctl := make([]uint64, p.ctl.Len())
 	tcap := p.batch + 1
 	var tlog uint64 // a null pointer: untraced
@@ -978,6 +980,9 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 				if e[nfTRound] != uint64(r) {
 					return fmt.Errorf("the trace's step log holds step %d where step %d belongs (a kernel bug: please report it)", e[nfTRound], r)
 				}
+				if e[nfTStart] == 0 || e[nfTEnd] < e[nfTStart] {
+					return fmt.Errorf("the trace's step log entry of step %d is incomplete: start %d, end %d (a kernel bug: please report it)", r, e[nfTStart], e[nfTEnd])
+				}
 				log = append(log, nfLogEntry(e))
 			}
 			return nil
@@ -998,17 +1003,6 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 				return err
 			}
 			if ctl[nfQ0+step%3] == 0 && ctl[nfSCnt] == 0 && ctl[nfFCnt]+ctl[nfFCnt+1] == 0 {
-				if ring != nil && !log[len(log)-1].idle() {
-					// The last step did work: an idle step's start
-					// marks its end.
-					if err := launch(step); err != nil {
-						return err
-					}
-					if err := p.ctl.Download(ctl); err != nil {
-						return err
-					}
-					return readLog(step, step+1)
-				}
 				return nil
 			}
 			if step > limit {
@@ -1070,10 +1064,10 @@ func (e nfLogEntry) idle() bool { return e[nfTNear] == 0 && e[nfTSettle] == 0 &&
 
 // nearFarTrace makes a traced run's Trace from its step log: a step per
 // step that did work (light round, settle step or split; idle steps are
-// left out), each with the time from its start to the next logged step's
-// start on the GPU's global timer (so a batch's last step also holds the
-// host's read of the control words before the next batch), and a launch
-// per step with that time.
+// left out), each with its span on the GPU's global timer (its start to
+// its last block's end: the gaps between launches and the host's read of
+// the control words after a batch are in no step), and a launch per step
+// with that time.
 func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []nfLogEntry) *trace.Trace {
 	steps := make([]trace.Step, 0, len(log))
 	launches := make([]trace.Launch, 0, len(log))
@@ -1083,9 +1077,9 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		}
 		return math.Float64frombits(bits)
 	}
-	for i, e := range log {
-		if e.idle() || i+1 == len(log) {
-			continue // the run's last entry is idle: runNearFar logs one
+	for _, e := range log {
+		if e.idle() {
+			continue
 		}
 		var s trace.Step
 		switch {
@@ -1098,7 +1092,7 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		}
 		s.Inspected, s.Updated = int64(e[nfTScanned]), int64(e[nfTLowered])
 		s.Why = fmt.Sprintf("T %.4g, far pile %d", threshold(e[nfTThr]), e[nfTFar])
-		s.Time = time.Duration(log[i+1][nfTStart] - e[nfTStart])
+		s.Time = time.Duration(e[nfTEnd] - e[nfTStart])
 		l := trace.Launch{Name: p.kStep.Name(), Grid: [3]int{p.grid, 1, 1}, Block: [3]int{blockSize, 1, 1}, Step: len(steps), Time: s.Time}
 		l.Bytes, l.Gather = p.nearFarStepBytes(s)
 		launches = append(launches, l)

@@ -322,11 +322,13 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // The step log of a traced run (tlog, NF_TLOG words a step, in a ring of
 // tcap steps: step r writes entry r % tcap): at the step's start block 0's
 // first thread writes the words below from the control words no thread
-// writes during the step, and zeroes the counts of entry (r+1) % tcap;
-// every warp then adds its arcs relaxed and distances lowered to entry r.
-// The host reads the ring after each batch (tcap >= batch + 1) and takes
-// a step's time as the next step's start minus its own.
-#define NF_TLOG 8
+// writes during the step, and zeroes the counts and the end of entry
+// (r+1) % tcap; every warp then adds its arcs relaxed and distances
+// lowered to entry r, and every block, once its threads are done, raises
+// the end to the global timer (nf_log_end). The host reads the ring after
+// each batch (tcap >= batch + 1) and takes a step's time as its end minus
+// its start: the kernel's span, the gaps between launches not included.
+#define NF_TLOG 9
 #define NF_T_START 0   // %globaltimer at the step's start, ns
 #define NF_T_NEAR 1    // the near queue (entries << 32 | slots)
 #define NF_T_SETTLE 2  // the settle list (entries << 32 | slots)
@@ -335,6 +337,7 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 #define NF_T_SCANNED 5 // arcs relaxed in the step
 #define NF_T_LOWERED 6 // distances lowered in the step
 #define NF_T_ROUND 7   // r, so that the host can tell a stale entry
+#define NF_T_END 8     // %globaltimer when the step's last block was done, ns
 // Bit fields hold float distances zero-extended: the unsigned order of
 // the bits is still the numeric order.
 //
@@ -840,6 +843,7 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 			u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
 			nx[NF_T_SCANNED] = 0;
 			nx[NF_T_LOWERED] = 0;
+			nx[NF_T_END] = 0;
 		}
 		ctl[NF_Q0 + (round + 2) % 3] = 0;
 		if (qw != 0) {
@@ -903,6 +907,18 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	}
 }
 
+// nf_log_end raises step round's logged end to the block's (nothing
+// untraced). Every thread of the block must call it, after the step.
+__device__ __forceinline__ void nf_log_end(u64 *tlog, int tcap, int round) {
+	if (tlog == 0) {
+		return;
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		atomicMax(tlog + (i64)(round % tcap) * NF_TLOG + NF_T_END, nf_clock());
+	}
+}
+
 // The four steps: double or float distances, float or double weights.
 extern "C" __global__ void sssp_nf_step_d64_w32(const i64 *__restrict__ off, const i64 *__restrict__ lend,
                                                 const int *__restrict__ adj, const float *__restrict__ w,
@@ -911,6 +927,7 @@ extern "C" __global__ void sssp_nf_step_d64_w32(const i64 *__restrict__ off, con
                                                 int minSlots, double delta, u64 *tlog, int tcap) {
 	nf_step<double, float>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
 	                       delta, tlog, tcap);
+	nf_log_end(tlog, tcap, round);
 }
 
 extern "C" __global__ void sssp_nf_step_d64_w64(const i64 *__restrict__ off, const i64 *__restrict__ lend,
@@ -920,6 +937,7 @@ extern "C" __global__ void sssp_nf_step_d64_w64(const i64 *__restrict__ off, con
                                                 int minSlots, double delta, u64 *tlog, int tcap) {
 	nf_step<double, double>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
 	                        delta, tlog, tcap);
+	nf_log_end(tlog, tcap, round);
 }
 
 extern "C" __global__ void sssp_nf_step_d32_w32(const i64 *__restrict__ off, const i64 *__restrict__ lend,
@@ -929,6 +947,7 @@ extern "C" __global__ void sssp_nf_step_d32_w32(const i64 *__restrict__ off, con
                                                 int minSlots, float delta, u64 *tlog, int tcap) {
 	nf_step<float, float>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
 	                      delta, tlog, tcap);
+	nf_log_end(tlog, tcap, round);
 }
 
 extern "C" __global__ void sssp_nf_step_d32_w64(const i64 *__restrict__ off, const i64 *__restrict__ lend,
@@ -938,4 +957,5 @@ extern "C" __global__ void sssp_nf_step_d32_w64(const i64 *__restrict__ off, con
                                                 int minSlots, float delta, u64 *tlog, int tcap) {
 	nf_step<float, double>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qnext, sq, far0, far1, ctl, round, minSlots,
 	                       delta, tlog, tcap);
+	nf_log_end(tlog, tcap, round);
 }

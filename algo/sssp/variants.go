@@ -101,10 +101,11 @@ type Options struct {
 	// (Updated), and in Why the threshold T and the far pile's length.
 	// The steps log themselves on the device (block 0 writes the step's
 	// sizes and the GPU's global timer at its start; the warps add their
-	// counts), read with the control words after each batch: no events,
-	// and a step's time runs from its start to the next step's, so the
-	// last step of a batch also holds the host's read before the next
-	// batch. The launches carry the same times.
+	// counts; every block raises the step's end to the timer when it is
+	// done), read with the control words after each batch: no events, no
+	// extra launch. A step's time is its kernel's span, so the gaps
+	// between launches and the host's read after a batch are in no step.
+	// The launches carry the same times.
 	//
 	// Every GPU launch of a trace carries its byte model
 	// (trace.Launch.Bytes and Gather, lower bounds of what it must move):

@@ -50,6 +50,7 @@ int atomicMin(int *p, int v);
 unsigned atomicMin(unsigned *p, unsigned v);
 long long atomicMin(long long *p, long long v);
 unsigned long long atomicMin(unsigned long long *p, unsigned long long v);
+unsigned long long atomicMax(unsigned long long *p, unsigned long long v);
 int atomicExch(int *p, int v);
 unsigned atomicExch(unsigned *p, unsigned v);
 unsigned long long atomicExch(unsigned long long *p, unsigned long long v);

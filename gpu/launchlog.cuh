@@ -17,19 +17,24 @@
 // or, for a body that returns early, llog_kernel(ent, nxt, [&] { body }):
 // a return in the body leaves the lambda, and llog_end still runs.
 //
-// Block 0's first thread writes the start and zeroes nxt's end (the next
-// launch starts after this one ends: its blocks raise a zero end); every
-// block, once its threads are done, raises the end to the timer with an
-// atomic maximum it does not wait for, so it retires at once. Under
+// Block 0's first thread writes the start and zeroes nxt's ends (the next
+// launch starts after this one ends: its blocks raise zero ends); every
+// block, once its threads are done, raises one of the entry's LLOG_ENDS
+// end words (block b the word b % LLOG_ENDS) to the timer with an atomic
+// maximum it does not wait for, so it retires at once; the host takes the
+// largest. (One word for every block made the blocks of a wide grid that
+// finish together queue on one address in the L2: a microsecond a launch
+// on a persistent grid, measured.) Under
 // NVRTC the text is prepended to a kernel file (gpu.PrependLaunchLog); the
 // fake GPU's sources include it (the emulator's emu::globaltimer is a
 // steady clock).
 #ifndef GRAPHNB_LAUNCHLOG_CUH
 #define GRAPHNB_LAUNCHLOG_CUH
 
-#define LLOG_WORDS 2
+#define LLOG_WORDS 16
 #define LLOG_START 0
-#define LLOG_END 1
+#define LLOG_END 1 // the first of the LLOG_ENDS end words
+#define LLOG_ENDS 15
 
 // llog_clock is the GPU's global timer in ns.
 __device__ __forceinline__ unsigned long long llog_clock() {
@@ -47,20 +52,22 @@ __device__ __forceinline__ void llog_begin(unsigned long long *ent, unsigned lon
 	if (ent != 0 && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0 &&
 			threadIdx.y == 0 && threadIdx.z == 0) {
 		ent[LLOG_START] = llog_clock();
-		nxt[LLOG_END] = 0;
+		for (int k = 0; k < LLOG_ENDS; k++) {
+			nxt[LLOG_END + k] = 0;
+		}
 	}
 }
 
 // llog_end raises the launch's end to the block's (nothing when ent is
-// NULL). Every thread of the block must call it: it synchronises the
-// block.
+// NULL), in the block's end word. Every thread of the block must call it:
+// it synchronises the block.
 __device__ __forceinline__ void llog_end(unsigned long long *ent) {
 	if (ent == 0) {
 		return;
 	}
 	__syncthreads();
 	if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-		atomicMax(ent + LLOG_END, llog_clock());
+		atomicMax(ent + LLOG_END + blockIdx.x % LLOG_ENDS, llog_clock());
 	}
 }
 

@@ -23,13 +23,15 @@ func PrependLaunchLog(body string) string { return launchLogHeader + "\n" + body
 // The ring's layout: launchlog.cuh's LLOG_* (TestLaunchLogHeader compares
 // them).
 const (
-	launchLogWords = 2 // words an entry
-	launchLogStart = 0 // the launch's start, ns of the GPU's global timer
-	launchLogEnd   = 1 // its end
+	launchLogWords = 16 // words an entry
+	launchLogStart = 0  // the launch's start, ns of the GPU's global timer
+	launchLogEnd   = 1  // the first of its end words (the largest is its end)
+	launchLogEnds  = 15 // end words: block b raises word b % launchLogEnds
 
-	// LaunchLogCap is the entries of a log's ring. A run of more logged
-	// launches than LaunchLogCap-1 makes the log read the ring in the
-	// middle of the run (the host then waits for the GPU once).
+	// LaunchLogCap is the entries of a log's ring (128 bytes each). A run
+	// of more logged launches than LaunchLogCap-1 makes the log read the
+	// ring in the middle of the run (the host then waits for the GPU
+	// once).
 	LaunchLogCap = 512
 )
 
@@ -76,7 +78,7 @@ type LaunchLog struct {
 // nullEntries are an unlogged launch's entries (NULL, NULL).
 var nullEntries = [2]any{uint64(0), uint64(0)}
 
-// NewLaunchLog returns a launch log for launches on d (its ring, 8 KiB of
+// NewLaunchLog returns a launch log for launches on d (its ring, 64 KiB of
 // device memory, is made at the first launch). The host device has no
 // kernels: there it returns an error wrapping ErrHost.
 func (d *Device) NewLaunchLog() (*LaunchLog, error) {
@@ -206,13 +208,19 @@ func (l *LaunchLog) readRing(t *Thread) ([]trace.Launch, error) {
 		l.dirty = true
 		return nil, fmt.Errorf("gpu: launch log: waiting for the %d logged launches: %w", len(pending), err)
 	}
-	if err := l.ring.Download(l.host); err != nil {
-		l.dirty = true
-		return nil, fmt.Errorf("gpu: launch log: reading its ring: %w", err)
+	// The pending entries, pos on, in one or two pieces of the ring.
+	for from, left := l.pos, len(pending); left > 0; from = 0 {
+		k := min(left, LaunchLogCap-from)
+		w := launchLogWords
+		if err := l.ring.b.downloadRange("LaunchLog.Launches", l.host[w*from:w*(from+k)], w*from); err != nil {
+			l.dirty = true
+			return nil, fmt.Errorf("gpu: launch log: reading its ring: %w", err)
+		}
+		left -= k
 	}
 	for i := range pending {
-		e := l.host[launchLogWords*((l.pos+i)%LaunchLogCap):]
-		start, end := e[launchLogStart], e[launchLogEnd]
+		e := l.host[launchLogWords*((l.pos+i)%LaunchLogCap):][:launchLogWords]
+		start, end := e[launchLogStart], slices.Max(e[launchLogEnd:launchLogEnd+launchLogEnds])
 		if start == 0 || end < start {
 			l.dirty = true
 			return nil, fmt.Errorf("gpu: launch log: the entry of launch %d of %d (%s) is incomplete (start %d, end %d): its kernel does not call llog_begin and llog_end from every thread (a kernel bug: please report it)",

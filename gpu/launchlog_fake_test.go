@@ -27,7 +27,10 @@ func init() {
 // TestLaunchLogHeader: launchlog.cuh's layout is the Go side's.
 func TestLaunchLogHeader(t *testing.T) {
 	cudasrc.CheckDefines(t, "launchlog.cuh", launchLogHeader, map[string]int64{
-		"LLOG_WORDS": launchLogWords, "LLOG_START": launchLogStart, "LLOG_END": launchLogEnd})
+		"LLOG_WORDS": launchLogWords, "LLOG_START": launchLogStart, "LLOG_END": launchLogEnd, "LLOG_ENDS": launchLogEnds})
+	if launchLogEnd+launchLogEnds > launchLogWords {
+		t.Errorf("an entry of %d words holds no %d end words from word %d", launchLogWords, launchLogEnds, launchLogEnd)
+	}
 	if !strings.HasPrefix(PrependLaunchLog("BODY"), launchLogHeader) || !strings.HasSuffix(PrependLaunchLog("BODY"), "\nBODY") {
 		t.Error("PrependLaunchLog does not put the header before the body")
 	}
@@ -49,14 +52,16 @@ func TestLaunchLogHost(t *testing.T) {
 	}
 }
 
-// stamp writes the entry of the launch logged last, as its kernel would:
-// start at ns from, end dur later (mirror is the ring's contents, kept by
+// stamp writes the entry of the launch logged last, as its kernel's
+// blocks would: start at ns from, end dur later (mirror is the ring's contents, kept by
 // the scenario).
 func stamp(t *testing.T, l *LaunchLog, mirror []uint64, from uint64, dur time.Duration) {
 	t.Helper()
 	j := (l.pos + len(l.pending) - 1) % LaunchLogCap
 	mirror[launchLogWords*j+launchLogStart] = from
-	mirror[launchLogWords*j+launchLogEnd] = from + uint64(dur)
+	// Two blocks' end words; the later is the launch's end.
+	mirror[launchLogWords*j+launchLogEnd] = from + uint64(dur/2)
+	mirror[launchLogWords*j+launchLogEnd+launchLogEnds-1] = from + uint64(dur)
 	if err := l.ring.Upload(mirror); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -100,8 +101,9 @@ const (
 	nfTScanned  = 5 // arcs relaxed in the step
 	nfTLowered  = 6 // distances lowered in the step
 	nfTRound    = 7 // the step's number
-	nfTEnd      = 8 // the step's end, ns of the GPU's global timer
-	nfTLogWords = 9
+	nfTEnd      = 8 // the first end word (the largest is the step's end, ns)
+	nfTEnds     = 15
+	nfTLogWords = 23
 )
 
 // Kernel names (sssp.cu). A CI test checks that every name kernelNames
@@ -980,8 +982,8 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 				if e[nfTRound] != uint64(r) {
 					return fmt.Errorf("the trace's step log holds step %d where step %d belongs (a kernel bug: please report it)", e[nfTRound], r)
 				}
-				if e[nfTStart] == 0 || e[nfTEnd] < e[nfTStart] {
-					return fmt.Errorf("the trace's step log entry of step %d is incomplete: start %d, end %d (a kernel bug: please report it)", r, e[nfTStart], e[nfTEnd])
+				if end := nfLogEntry(e).end(); e[nfTStart] == 0 || end < e[nfTStart] {
+					return fmt.Errorf("the trace's step log entry of step %d is incomplete: start %d, end %d (a kernel bug: please report it)", r, e[nfTStart], end)
 				}
 				log = append(log, nfLogEntry(e))
 			}
@@ -1059,6 +1061,9 @@ func Run(dev *gpu.Device, g *graph.CSR, src int32, o Options) (*Result, error) {
 // log (sssp.cu, NF_T_*).
 type nfLogEntry [nfTLogWords]uint64
 
+// end is the step's end: the latest of its blocks' end words.
+func (e nfLogEntry) end() uint64 { return slices.Max(e[nfTEnd : nfTEnd+nfTEnds]) }
+
 // idle reports a step that found every queue and pile empty.
 func (e nfLogEntry) idle() bool { return e[nfTNear] == 0 && e[nfTSettle] == 0 && e[nfTFar] == 0 }
 
@@ -1092,7 +1097,7 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		}
 		s.Inspected, s.Updated = int64(e[nfTScanned]), int64(e[nfTLowered])
 		s.Why = fmt.Sprintf("T %.4g, far pile %d", threshold(e[nfTThr]), e[nfTFar])
-		s.Time = time.Duration(e[nfTEnd] - e[nfTStart])
+		s.Time = time.Duration(e.end() - e[nfTStart])
 		l := trace.Launch{Name: p.kStep.Name(), Grid: [3]int{p.grid, 1, 1}, Block: [3]int{blockSize, 1, 1}, Step: len(steps), Time: s.Time}
 		l.Bytes, l.Gather = p.nearFarStepBytes(s)
 		launches = append(launches, l)

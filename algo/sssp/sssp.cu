@@ -325,10 +325,13 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // writes during the step, and zeroes the counts and the end of entry
 // (r+1) % tcap; every warp then adds its arcs relaxed and distances
 // lowered to entry r, and every block, once its threads are done, raises
-// the end to the global timer (nf_log_end). The host reads the ring after
-// each batch (tcap >= batch + 1) and takes a step's time as its end minus
-// its start: the kernel's span, the gaps between launches not included.
-#define NF_TLOG 9
+// one of the NF_T_ENDS end words (block b the word b % NF_T_ENDS: one
+// word for the whole grid made its blocks queue on one address at the
+// step's end) to the global timer (nf_log_end). The host reads the ring
+// after each batch (tcap >= batch + 1) and takes a step's time as its
+// latest end minus its start: the kernel's span, the gaps between
+// launches not included.
+#define NF_TLOG 23
 #define NF_T_START 0   // %globaltimer at the step's start, ns
 #define NF_T_NEAR 1    // the near queue (entries << 32 | slots)
 #define NF_T_SETTLE 2  // the settle list (entries << 32 | slots)
@@ -337,7 +340,8 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 #define NF_T_SCANNED 5 // arcs relaxed in the step
 #define NF_T_LOWERED 6 // distances lowered in the step
 #define NF_T_ROUND 7   // r, so that the host can tell a stale entry
-#define NF_T_END 8     // %globaltimer when the step's last block was done, ns
+#define NF_T_END 8     // the first end word: %globaltimer when a block was done, ns
+#define NF_T_ENDS 15
 // Bit fields hold float distances zero-extended: the unsigned order of
 // the bits is still the numeric order.
 //
@@ -843,7 +847,9 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 			u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
 			nx[NF_T_SCANNED] = 0;
 			nx[NF_T_LOWERED] = 0;
-			nx[NF_T_END] = 0;
+			for (int k = 0; k < NF_T_ENDS; k++) {
+				nx[NF_T_END + k] = 0;
+			}
 		}
 		ctl[NF_Q0 + (round + 2) % 3] = 0;
 		if (qw != 0) {
@@ -915,7 +921,7 @@ __device__ __forceinline__ void nf_log_end(u64 *tlog, int tcap, int round) {
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		atomicMax(tlog + (i64)(round % tcap) * NF_TLOG + NF_T_END, nf_clock());
+		atomicMax(tlog + (i64)(round % tcap) * NF_TLOG + NF_T_END + blockIdx.x % NF_T_ENDS, nf_clock());
 	}
 }
 

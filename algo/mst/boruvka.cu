@@ -371,52 +371,44 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 extern "C" __global__ void mst_probe_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                            const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
                                            u64 *best, int *longList, int *counters, u64 *traced, int ng,
-                                           int probe_len, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		PlainIds ids;
-		ids.adj = adj;
-		probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
-		                probe_len);
-	});
+                                           int probe_len) {
+	PlainIds ids;
+	ids.adj = adj;
+	probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
+	                probe_len);
 }
 
 extern "C" __global__ void mst_probe_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                           const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                           u64 *candK, u32 *candE, int *candTo, u64 *best, int *longList,
-                                          int *counters, u64 *traced, int ng, int probe_len, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		PackedIds ids;
-		ids.base = base;
-		ids.lo = lo;
-		ids.hi = hi;
-		ids.b = 0;
-		probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
-		                 probe_len);
-	});
+                                          int *counters, u64 *traced, int ng, int probe_len) {
+	PackedIds ids;
+	ids.base = base;
+	ids.lo = lo;
+	ids.hi = hi;
+	ids.b = 0;
+	probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
+	                 probe_len);
 }
 
 extern "C" __global__ void mst_scan_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                           const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
-                                          u64 *best, const int *longList, const int *counters, u64 *traced, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		PlainIds ids;
-		ids.adj = adj;
-		scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
-	});
+                                          u64 *best, const int *longList, const int *counters, u64 *traced) {
+	PlainIds ids;
+	ids.adj = adj;
+	scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
 }
 
 extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                          const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                          u64 *candK, u32 *candE, int *candTo, u64 *best, const int *longList,
-                                         const int *counters, u64 *traced, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		PackedIds ids;
-		ids.base = base;
-		ids.lo = lo;
-		ids.hi = hi;
-		ids.b = 0;
-		scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
-	});
+                                         const int *counters, u64 *traced) {
+	PackedIds ids;
+	ids.base = base;
+	ids.lo = lo;
+	ids.hi = hi;
+	ids.b = 0;
+	scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
 }
 
 // ---- set-up and the tree steps ----
@@ -425,54 +417,48 @@ extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const 
 // the device's vertices. With a host share, tail (NULL otherwise) mirrors
 // comp[lo..n), the labels the host reads each round (its vertices and
 // their neighbours), so that only those are copied.
-extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int ng, int lo, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 v = global_id();
-		if (v < n) {
-			comp[v] = (int)v;
-			if (tail != 0 && v >= lo) {
-				tail[v - lo] = (int)v;
-			}
+extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int ng, int lo) {
+	const i64 v = global_id();
+	if (v < n) {
+		comp[v] = (int)v;
+		if (tail != 0 && v >= lo) {
+			tail[v - lo] = (int)v;
 		}
-		if (v < ng) {
-			cur[v] = 0;
-		}
-	});
+	}
+	if (v < ng) {
+		cur[v] = 0;
+	}
 }
 
 // mst_reset starts a round on p trees: no key yet, every tree its own
 // parent, the round's counters (and trace counts) cleared.
-extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counters, int p, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 c = global_id();
-		if (c == 0) {
-			for (int i = 0; i < CNT_WORDS; i++) {
-				counters[i] = 0;
-			}
+extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counters, int p) {
+	const i64 c = global_id();
+	if (c == 0) {
+		for (int i = 0; i < CNT_WORDS; i++) {
+			counters[i] = 0;
 		}
-		if (c < p) {
-			best[c] = NO_KEY;
-			if (bestE != 0) {
-				bestE[c] = NO_EDGE;
-			}
-			F[c] = (int)c;
+	}
+	if (c < p) {
+		best[c] = NO_KEY;
+		if (bestE != 0) {
+			bestE[c] = NO_EDGE;
 		}
-	});
+		F[c] = (int)c;
+	}
 }
 
 // mst_merge_host offers the h candidates the host computed, for vertices
 // host_from .. host_from+h-1, to their trees (step 2).
-extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *best, int host_from, int h, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 i = global_id();
-		int c = -1;
-		u64 key = NO_KEY;
-		if (i < h) {
-			key = hK[i];
-			c = comp[host_from + (int)i];
-		}
-		tree_min(best, c, key);
-	});
+extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *best, int host_from, int h) {
+	const i64 i = global_id();
+	int c = -1;
+	u64 key = NO_KEY;
+	if (i < h) {
+		key = hK[i];
+		c = comp[host_from + (int)i];
+	}
+	tree_min(best, c, key);
 }
 
 // candidate reads vertex v's candidate: from the device's arrays for v <
@@ -501,23 +487,21 @@ __device__ __forceinline__ u64 candidate(int v, int ng, const u64 *candK, const 
 // their tree's lightest, the smallest edge index goes to bestE.
 extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
                                         const u32 *hE, const int *hTo, const int *comp, const u64 *best,
-                                        u32 *bestE, int ng, int n, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 v = global_id();
-		if (v >= n) {
-			return;
-		}
-		u32 e = NO_EDGE;
-		int to = 0;
-		const u64 k = candidate((int)v, ng, candK, candE, candTo, hK, hE, hTo, &e, &to);
-		if (k == NO_KEY) {
-			return;
-		}
-		const int c = comp[v];
-		if (k == best[c] && e < *(const volatile u32 *)(bestE + c)) {
-			atomicMin(bestE + c, e);
-		}
-	});
+                                        u32 *bestE, int ng, int n) {
+	const i64 v = global_id();
+	if (v >= n) {
+		return;
+	}
+	u32 e = NO_EDGE;
+	int to = 0;
+	const u64 k = candidate((int)v, ng, candK, candE, candTo, hK, hE, hTo, &e, &to);
+	if (k == NO_KEY) {
+		return;
+	}
+	const int c = comp[v];
+	if (k == best[c] && e < *(const volatile u32 *)(bestE + c)) {
+		atomicMin(bestE + c, e);
+	}
 }
 
 // mst_hook: the one vertex whose candidate is its tree's minimum (edge
@@ -526,44 +510,40 @@ extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, cons
 // F[c] = c. bestE is NULL for packed keys.
 extern "C" __global__ void mst_hook(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
                                     const u32 *hE, const int *hTo, const int *comp, const u64 *best,
-                                    const u32 *bestE, int *F, int ng, int n, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 v = global_id();
-		if (v >= n) {
-			return;
-		}
-		u32 e = NO_EDGE;
-		int to = 0;
-		const u64 k = candidate((int)v, ng, candK, candE, candTo, hK, hE, hTo, &e, &to);
-		if (k == NO_KEY) {
-			return;
-		}
-		const int c = comp[v];
-		if (k != best[c]) {
-			return;
-		}
-		if (bestE != 0 && e != bestE[c]) {
-			return;
-		}
-		F[c] = to;
-	});
+                                    const u32 *bestE, int *F, int ng, int n) {
+	const i64 v = global_id();
+	if (v >= n) {
+		return;
+	}
+	u32 e = NO_EDGE;
+	int to = 0;
+	const u64 k = candidate((int)v, ng, candK, candE, candTo, hK, hE, hTo, &e, &to);
+	if (k == NO_KEY) {
+		return;
+	}
+	const int c = comp[v];
+	if (k != best[c]) {
+		return;
+	}
+	if (bestE != 0 && e != bestE[c]) {
+		return;
+	}
+	F[c] = to;
 }
 
 // mst_cycles removes the 2-cycles of the hooks (two trees that chose each
 // other, hence the same edge): the smaller id becomes a root. Only the
 // smaller of a pair writes, and only itself, so the result does not
 // depend on timing. Longer cycles cannot form under a strict order.
-extern "C" __global__ void mst_cycles(int *F, int p, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 c = global_id();
-		if (c >= p) {
-			return;
-		}
-		const int t = F[c];
-		if (t != (int)c && (int)c < t && F[t] == (int)c) {
-			F[c] = (int)c;
-		}
-	});
+extern "C" __global__ void mst_cycles(int *F, int p) {
+	const i64 c = global_id();
+	if (c >= p) {
+		return;
+	}
+	const int t = F[c];
+	if (t != (int)c && (int)c < t && F[t] == (int)c) {
+		F[c] = (int)c;
+	}
 }
 
 // mst_jump: every non-root tree adds its chosen edge to the forest (bit
@@ -574,58 +554,52 @@ extern "C" __global__ void mst_cycles(int *F, int p, u64 *ent, u64 *nxt) {
 // keys, whose low half is the edge. A walk longer than p steps can only
 // mean a cycle in the hooks, a bug: it stops and sets counters[CNT_BAD]
 // for the host to report, rather than hang the GPU.
-extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 c = global_id();
-		if (c >= p) {
-			return;
+extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p) {
+	const i64 c = global_id();
+	if (c >= p) {
+		return;
+	}
+	int r = F[c];
+	if (r == (int)c) {
+		return;
+	}
+	const u32 e = bestE != 0 ? bestE[c] : (u32)(best[c] & 0xffffffffULL);
+	atomicOr(inForest + (e >> 5), 1u << (e & 31u));
+	volatile int *vf = F;
+	for (int steps = 0;; steps++) {
+		const int nr = vf[r];
+		if (nr == r) {
+			break;
 		}
-		int r = F[c];
-		if (r == (int)c) {
-			return;
+		if (steps > p) {
+			counters[CNT_BAD] = 1;
+			break;
 		}
-		const u32 e = bestE != 0 ? bestE[c] : (u32)(best[c] & 0xffffffffULL);
-		atomicOr(inForest + (e >> 5), 1u << (e & 31u));
-		volatile int *vf = F;
-		for (int steps = 0;; steps++) {
-			const int nr = vf[r];
-			if (nr == r) {
-				break;
-			}
-			if (steps > p) {
-				counters[CNT_BAD] = 1;
-				break;
-			}
-			vf[c] = nr;
-			r = nr;
-		}
-	});
+		vf[c] = nr;
+		r = nr;
+	}
 }
 
 // mst_renumber gives the roots new ids 0..P'-1 (the old→new table) and
 // counts them in counters[CNT_TREES].
-extern "C" __global__ void mst_renumber(const int *F, int *newID, int *counters, int p, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 c = global_id();
-		const int root = c < p && F[c] == (int)c;
-		const int id = warp_claim(counters + CNT_TREES, root);
-		if (id >= 0) {
-			newID[c] = id;
-		}
-	});
+extern "C" __global__ void mst_renumber(const int *F, int *newID, int *counters, int p) {
+	const i64 c = global_id();
+	const int root = c < p && F[c] == (int)c;
+	const int id = warp_claim(counters + CNT_TREES, root);
+	if (id >= 0) {
+		newID[c] = id;
+	}
 }
 
 // mst_relabel moves every vertex to its tree's new id (and updates the
 // host's copy source tail, as mst_init).
-extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID, int *tail, int n, int lo, u64 *ent, u64 *nxt) {
-	llog_kernel(ent, nxt, [&] {
-		const i64 v = global_id();
-		if (v < n) {
-			const int x = newID[F[comp[v]]];
-			comp[v] = x;
-			if (tail != 0 && v >= lo) {
-				tail[v - lo] = x;
-			}
+extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID, int *tail, int n, int lo) {
+	const i64 v = global_id();
+	if (v < n) {
+		const int x = newID[F[comp[v]]];
+		comp[v] = x;
+		if (tail != 0 && v >= lo) {
+			tail[v - lo] = x;
 		}
-	});
+	}
 }

@@ -15,7 +15,12 @@
 //	}
 //
 // or, for a body that returns early, llog_kernel(ent, nxt, [&] { body }):
-// a return in the body leaves the lambda, and llog_end still runs.
+// a return in the body leaves the lambda, and llog_end still runs. The
+// lambda captures by reference: a kernel whose locals must stay in
+// registers may run slower so (MST's kernels wrapped this way ran 25%
+// slower untraced on SSCA#2, measured; the packed-id reader is the
+// suspect), so measure it untraced, or keep the body a function of its
+// own.
 //
 // Block 0's first thread writes the start and zeroes nxt's ends (the next
 // launch starts after this one ends: its blocks raise zero ends); every

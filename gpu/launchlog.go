@@ -78,9 +78,10 @@ type LaunchLog struct {
 // nullEntries are an unlogged launch's entries (NULL, NULL).
 var nullEntries = [2]any{uint64(0), uint64(0)}
 
-// NewLaunchLog returns a launch log for launches on d (its ring, 64 KiB of
-// device memory, is made at the first launch). The host device has no
-// kernels: there it returns an error wrapping ErrHost.
+// NewLaunchLog returns a launch log for launches on d, with its ring (64
+// KiB of device memory, made here so that no run's time holds its
+// allocation; again after a device reset, at the next launch). The host
+// device has no kernels: there it returns an error wrapping ErrHost.
 func (d *Device) NewLaunchLog() (*LaunchLog, error) {
 	if d == nil {
 		return nil, errors.New("gpu: launch log: NewLaunchLog on a nil *Device")
@@ -91,7 +92,30 @@ func (d *Device) NewLaunchLog() (*LaunchLog, error) {
 	if err := d.open(); err != nil {
 		return nil, fmt.Errorf("gpu: launch log: opening %v: %w", d, err)
 	}
-	return &LaunchLog{d: d}, nil
+	l := &LaunchLog{d: d}
+	if err := d.exec(l.makeRing); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// makeRing allocates the ring (zeroed) and boxes its entries' addresses.
+// Device thread only.
+func (l *LaunchLog) makeRing(t *Thread) error {
+	if l.ring != nil {
+		l.ring.Free() // invalidated by a reset: nothing to release
+	}
+	ring, err := t.d.AllocUint64s(LaunchLogCap * launchLogWords)
+	if err != nil {
+		return fmt.Errorf("gpu: launch log: allocating its ring: %w", err)
+	}
+	l.ring, l.host = ring, make([]uint64, LaunchLogCap*launchLogWords)
+	l.entries = make([]any, LaunchLogCap)
+	for j := range l.entries {
+		l.entries[j] = l.entry(j)
+	}
+	l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
+	return nil
 }
 
 // KeepLaunchLog returns *kept, making it on d first when it is nil: the
@@ -153,24 +177,14 @@ func (l *LaunchLog) LaunchOn(t *Thread, s *Stream, step int, f *Function, grid, 
 	return nil
 }
 
-// ready makes the ring usable for one more launch: made (again after a
-// device reset), zeroed when dirty, and read when the launch's next
+// ready makes the ring usable for one more launch: made again after a
+// device reset, zeroed when dirty, and read when the launch's next
 // entry would reach the oldest unread one.
 func (l *LaunchLog) ready(t *Thread) error {
 	if l.ring == nil || l.ring.b.a.gen != t.d.generation() {
-		if l.ring != nil {
-			l.ring.Free() // invalidated by a reset: nothing to release
+		if err := l.makeRing(t); err != nil {
+			return err
 		}
-		ring, err := t.d.AllocUint64s(LaunchLogCap * launchLogWords)
-		if err != nil {
-			return fmt.Errorf("gpu: launch log: allocating its ring: %w", err)
-		}
-		l.ring, l.host = ring, make([]uint64, LaunchLogCap*launchLogWords)
-		l.entries = make([]any, LaunchLogCap)
-		for j := range l.entries {
-			l.entries[j] = l.entry(j)
-		}
-		l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
 	}
 	if l.dirty {
 		if err := l.ring.Fill(0); err != nil {

@@ -176,3 +176,53 @@ weights: int:10
 		t.Errorf("ReadSpecFile: %v", err)
 	}
 }
+
+// TestSpecPermuteConvention: a spec that says nothing of permute follows
+// Graph500's rules (bfs and sssp on rmat permuted, everything else not);
+// an explicit permute, true or false, in JSON or YAML, wins.
+func TestSpecPermuteConvention(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"algo": "bfs", "family": "rmat"}`, true},
+		{`{"algo": "sssp", "family": "RMAT"}`, true},
+		{`{"algo": "bfs", "family": "rmat", "permute": false}`, false},
+		{"algo: sssp\nfamily: rmat\npermute: false\n", false},
+		{`{"algo": "mst", "family": "rmat"}`, false},
+		{`{"algo": "mst", "family": "rmat", "permute": true}`, true},
+		{`{"algo": "bfs", "family": "ssca2"}`, false},
+		{`{"algo": "densebf", "family": "er:{n}:0.1"}`, false},
+	} {
+		sp, err := ParseSpec(strings.NewReader(c.in))
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		s, err := sp.Sweep()
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if s.Permute != c.want {
+			t.Errorf("%q: Permute %v, want %v", c.in, s.Permute, c.want)
+		}
+	}
+}
+
+// TestTableSaysUnpermuted: a Graph500-convention table that kept the
+// generator's labels says so; other tables say nothing of it.
+func TestTableSaysUnpermuted(t *testing.T) {
+	for _, c := range []struct {
+		m    Meta
+		want string
+	}{
+		{Meta{Algo: "bfs", Family: "rmat", Permute: true}, ", permuted"},
+		{Meta{Algo: "bfs", Family: "rmat"}, ", unpermuted (the generator's labels; Graph500 permutes them)"},
+		{Meta{Algo: "mst", Family: "rmat"}, ""},
+	} {
+		text := (&Table{Meta: c.m}).String()
+		has := strings.Contains(text, "permuted")
+		if c.want == "" && has || c.want != "" && !strings.Contains(text, c.want) {
+			t.Errorf("%+v: the table's text %q, want %q", c.m, text, c.want)
+		}
+	}
+}

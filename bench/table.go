@@ -480,8 +480,11 @@ func (m Meta) summary() [][2]string {
 		g += fmt.Sprintf(", edge factor %d", m.EdgeFactor)
 	}
 	g += fmt.Sprintf(", weights %s, seed %d", m.Weights, m.Seed)
-	if m.Permute {
+	switch {
+	case m.Permute:
 		g += ", permuted"
+	case Graph500Convention(m.Algo, m.Family):
+		g += ", unpermuted (the generator's labels; Graph500 permutes them)"
 	}
 	rows = append(rows, [2]string{"graphs", g})
 	runs := fmt.Sprintf("%d repetition(s) per graph", m.Repetitions)

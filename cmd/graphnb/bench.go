@@ -66,7 +66,7 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.edgeFactor, "ef", 0, "R-MAT edge factor (0: 16)")
 	fs.StringVar(&f.weights, "weights", "", "generated weights: uniform, int:MAX or none (default: none for bfs, uniform otherwise)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the generators and of the roots (0: 1)")
-	fs.BoolVar(&f.permute, "permute", false, "relabel R-MAT vertices randomly, as Graph500 does")
+	fs.BoolVar(&f.permute, "permute", false, "relabel R-MAT vertices randomly, as Graph500 does (default: on for bfs and sssp on rmat, Graph500's rules; -permute=false keeps the generator's labels)")
 	fs.BoolVar(&f.symmetrize, "symmetrize", false, "read a directed file as an undirected graph")
 	fs.BoolVar(&f.noValidate, "no-validate", false, "skip validating each result with the independent checker")
 	fs.StringVar(&f.name, "name", "", "title of the result table (default: ALGO on FAMILY)")
@@ -235,7 +235,7 @@ func (f *benchFlags) sweepSpec(fs *flag.FlagSet, pos []string) (bench.Spec, erro
 		case "seed":
 			sp.Seed = f.seed
 		case "permute":
-			sp.Permute = f.permute
+			sp.Permute = &f.permute
 		case "symmetrize":
 			sp.Symmetrize = f.symmetrize
 		case "no-validate":

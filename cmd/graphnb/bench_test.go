@@ -252,3 +252,30 @@ func TestBenchFromMergesResultFiles(t *testing.T) {
 		t.Errorf("a missing file: exit %d, %q", code, stderr)
 	}
 }
+
+// A bfs or sssp table on R-MAT follows Graph500's rules unless told
+// otherwise: its vertex labels are permuted; -permute=false keeps the
+// generator's and the table says so.
+func TestBenchPermutesGraph500Tables(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		permute bool
+		says    string
+	}{
+		{[]string{"bench", "bfs", "rmat", "-scales", "6", "-roots", "2", "-variants", "cpu/do", "-quiet"}, true, ", permuted"},
+		{[]string{"bench", "bfs", "rmat", "-scales", "6", "-roots", "2", "-variants", "cpu/do", "-quiet", "-permute=false"}, false, "unpermuted"},
+		{[]string{"bench", "mst", "rmat", "-scales", "6", "-reps", "1", "-variants", "cpu/kruskal", "-quiet"}, false, ""},
+	} {
+		code, out, stderr := runCLI(c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		tab, err := bench.Load(strings.NewReader(out))
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if tab.Meta.Permute != c.permute || (c.says != "" && !strings.Contains(stderr, c.says)) || (c.says == "" && strings.Contains(stderr, "permuted")) {
+			t.Errorf("%v: permute %v, want %v; the table says\n%s", c.args, tab.Meta.Permute, c.permute, stderr)
+		}
+	}
+}

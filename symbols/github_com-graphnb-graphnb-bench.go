@@ -37,6 +37,7 @@ func init() {
 		"Entries":                    reflect.ValueOf(bench.Entries),
 		"ExploreAlgos":               reflect.ValueOf(&bench.ExploreAlgos).Elem(),
 		"FormatName":                 reflect.ValueOf(constant.MakeFromLiteral("\"graphnb-bench/1\"", token.STRING, 0)),
+		"Graph500Convention":         reflect.ValueOf(bench.Graph500Convention),
 		"GroupVariants":              reflect.ValueOf(bench.GroupVariants),
 		"Load":                       reflect.ValueOf(bench.Load),
 		"LoadFile":                   reflect.ValueOf(bench.LoadFile),

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/graphnb/graphnb/trace"
 )
@@ -223,10 +224,15 @@ func (l *LaunchLog) readRing(t *Thread) ([]trace.Launch, error) {
 		return nil, fmt.Errorf("gpu: launch log: waiting for the %d logged launches: %w", len(pending), err)
 	}
 	// The pending entries, pos on, in one or two pieces of the ring.
+	if err := l.ring.b.live("LaunchLog.Launches"); err != nil {
+		l.dirty = true
+		return nil, fmt.Errorf("gpu: launch log: reading its ring: %w", err)
+	}
 	for from, left := l.pos, len(pending); left > 0; from = 0 {
 		k := min(left, LaunchLogCap-from)
-		w := launchLogWords
-		if err := l.ring.b.downloadRange("LaunchLog.Launches", l.host[w*from:w*(from+k)], w*from); err != nil {
+		const entryBytes = 8 * launchLogWords
+		err := t.dtoh("LaunchLog.Launches", unsafe.Pointer(&l.host[launchLogWords*from]), l.ring.Ptr()+uint64(entryBytes*from), int64(entryBytes*k))
+		if err != nil {
 			l.dirty = true
 			return nil, fmt.Errorf("gpu: launch log: reading its ring: %w", err)
 		}

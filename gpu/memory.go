@@ -224,26 +224,6 @@ func (b *buffer[T]) download(op string, host []T) error {
 	})
 }
 
-// downloadRange copies the len(host) elements from element from on into
-// host (a GPU buffer's).
-func (b *buffer[T]) downloadRange(op string, host []T, from int) error {
-	if b.a == nil || b.d == nil {
-		return b.live(op)
-	}
-	if from < 0 || from+len(host) > b.n {
-		return fmt.Errorf("gpu: %s: elements %d..%d of a buffer of %d", op, from, from+len(host), b.n)
-	}
-	if len(host) == 0 {
-		return nil
-	}
-	return b.d.exec(func(t *Thread) error {
-		if err := b.live(op); err != nil {
-			return err
-		}
-		return t.dtoh(op, unsafe.Pointer(&host[0]), b.a.ptr+uint64(int64(from)*sizeOf[T]()), int64(len(host))*sizeOf[T]())
-	})
-}
-
 func (b *buffer[T]) toHost(op string) ([]T, error) {
 	out := make([]T, b.n)
 	if err := b.download(op, out); err != nil {

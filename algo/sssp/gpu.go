@@ -104,6 +104,7 @@ const (
 	nfTEnd      = 8 // the first end word (the largest is the step's end, ns)
 	nfTEnds     = 15
 	nfTLogWords = 23
+	nfTShared   = 2 * 32 * 8 // a traced step's dynamic shared memory, bytes (NF_T_SHARED)
 )
 
 // Kernel names (sssp.cu). A CI test checks that every name kernelNames
@@ -947,11 +948,17 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	// no events, no second copy, no launch more than an untraced run's.
 	ctl := make([]uint64, p.ctl.Len())
 	tcap := p.batch + 1
-	var tlog uint64 // a null pointer: untraced
+	// The log's address is boxed once, not at every launch: a traced
+	// run's launches allocate no more than an untraced run's (between
+	// two batches the GPU waits for the host).
+	var tlog any = uint64(0) // a null pointer: untraced
 	var ring []uint64
 	var log []nfLogEntry
+	shared := 0
 	if p.opts.Trace {
 		tlog, ring = p.ctl.Ptr()+8*nfCtlWords, ctl[nfCtlWords:]
+		log = make([]nfLogEntry, 0, 8*tcap)
+		shared = nfTShared
 	}
 	// Far above any real run: a guard against a kernel bug. (A Δ far
 	// below the weights' spacing makes a phase per distinct distance,
@@ -969,7 +976,7 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 			return err
 		}
 		launch := func(step int) error {
-			return t.Launch(p.kStep, gpu.D1(p.grid), gpu.D1(blockSize), 0,
+			return t.Launch(p.kStep, gpu.D1(p.grid), gpu.D1(blockSize), shared,
 				p.csr.Offsets, p.lend, p.csr.Adj, p.weights, dist, p.stamp, p.sst, p.fstamp,
 				p.queue[step%2], p.queue[(step+1)%2], p.squeue, p.far[0], p.far[1], p.ctl,
 				step, p.minSlots, thr, tlog, tcap)

@@ -323,11 +323,14 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // tcap steps: step r writes entry r % tcap): at the step's start block 0's
 // first thread writes the words below from the control words no thread
 // writes during the step, and zeroes the counts and the end of entry
-// (r+1) % tcap; every warp then adds its arcs relaxed and distances
-// lowered to entry r, and every block, once its threads are done, raises
-// one of the NF_T_ENDS end words (block b the word b % NF_T_ENDS: one
-// word for the whole grid made its blocks queue on one address at the
-// step's end) to the global timer (nf_log_end). The host reads the ring
+// (r+1) % tcap; every warp then leaves its arcs relaxed and distances
+// lowered in its block's shared memory (nf_warp_counts), and every block,
+// once its threads are done, adds their sums to entry r and raises one of
+// the NF_T_ENDS end words (block b the word b % NF_T_ENDS: one word for
+// the whole grid made its blocks queue on one address at the step's end)
+// to the global timer (nf_log_end): three atomics a block, where a warp's
+// own atomics on the entry's two count words doubled the untraced run's
+// atomics on its hottest words. The host reads the ring
 // after each batch (tcap >= batch + 1) and takes a step's time as its
 // latest end minus its start: the kernel's span, the gaps between
 // launches not included.
@@ -782,9 +785,24 @@ __device__ __forceinline__ void nf_split(const typename Dist<D>::Bits *dist, int
 	append_pile(lane < kcnt, kv, keep, keepLen, lane);
 }
 
+// nf_warp_counts returns, in a traced step, the block's dynamic shared
+// memory (NF_T_SHARED bytes, which the host passes to a traced step's
+// launch and not to an untraced one's): warp k's arcs relaxed at [k] and
+// distances lowered at [32 + k], zeroed by the warp at the step's start,
+// set by its nf_flush, read by nf_log_end, which adds the block's sums to
+// the step's log entry. Blocks have at most 32 warps.
+#define NF_T_SHARED 512 // 2 counts x 32 warps x 8 bytes
+#ifndef SSSP_EMULATED
+__device__ __forceinline__ u64 *nf_warp_counts() {
+	extern __shared__ u64 nf_dyn_shared[];
+	return nf_dyn_shared;
+}
+#endif
+
 // nf_flush adds the warp's counts to the control words and lowers *minw
 // to the warp's least m, with one atomic each from lane 0 (none when
-// there is nothing to add or lower). Every lane must call it.
+// there is nothing to add or lower); in a traced step (tent not NULL) it
+// also leaves the counts in nf_warp_counts. Every lane must call it.
 template <typename B>
 __device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl, u64 *minw, u64 *tent, int lane) {
 	for (int o = 16; o > 0; o >>= 1) {
@@ -802,11 +820,9 @@ __device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl
 		if (lowered != 0) {
 			atomicAdd(ctl + NF_LOWERED, lowered);
 		}
-		if (tent != 0 && scanned != 0) {
-			atomicAdd(tent + NF_T_SCANNED, scanned);
-		}
-		if (tent != 0 && lowered != 0) {
-			atomicAdd(tent + NF_T_LOWERED, lowered);
+		if (tent != 0) {
+			nf_warp_counts()[threadIdx.x >> 5] = scanned;
+			nf_warp_counts()[32 + (threadIdx.x >> 5)] = lowered;
 		}
 		// A stale read is larger, so at worst the atomic is useless.
 		if ((u64)m < *minw) {
@@ -836,6 +852,10 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	u64 scanned = 0, lowered = 0;
 	B fmin = Dist<D>::inf();
 	u64 *tent = (tlog != 0) ? tlog + (i64)(round % tcap) * NF_TLOG : 0;
+	if (tent != 0 && lane == 0) {
+		nf_warp_counts()[threadIdx.x >> 5] = 0; // the warp's own slots: no barrier needed
+		nf_warp_counts()[32 + (threadIdx.x >> 5)] = 0;
+	}
 	if (blockIdx.x == 0 && threadIdx.x == 0) {
 		if (tent != 0) {
 			tent[NF_T_START] = nf_clock();
@@ -913,15 +933,28 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	}
 }
 
-// nf_log_end raises step round's logged end to the block's (nothing
-// untraced). Every thread of the block must call it, after the step.
+// nf_log_end adds the block's counts (nf_warp_counts) to step round's
+// log entry and raises its logged end to the block's (nothing untraced).
+// Every thread of the block must call it, after the step.
 __device__ __forceinline__ void nf_log_end(u64 *tlog, int tcap, int round) {
 	if (tlog == 0) {
 		return;
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		atomicMax(tlog + (i64)(round % tcap) * NF_TLOG + NF_T_END + blockIdx.x % NF_T_ENDS, nf_clock());
+		u64 *tent = tlog + (i64)(round % tcap) * NF_TLOG;
+		u64 scanned = 0, lowered = 0;
+		for (int k = 0; k < (int)(blockDim.x >> 5); k++) {
+			scanned += nf_warp_counts()[k];
+			lowered += nf_warp_counts()[32 + k];
+		}
+		if (scanned != 0) {
+			atomicAdd(tent + NF_T_SCANNED, scanned);
+		}
+		if (lowered != 0) {
+			atomicAdd(tent + NF_T_LOWERED, lowered);
+		}
+		atomicMax(tent + NF_T_END + blockIdx.x % NF_T_ENDS, nf_clock());
 	}
 }
 

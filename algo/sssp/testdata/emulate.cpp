@@ -23,6 +23,11 @@
 
 #include "cuda_emu.h"
 
+// The step's dynamic shared memory (sssp.cu, nf_warp_counts): the
+// emulated block's.
+#define SSSP_EMULATED 1
+inline unsigned long long *nf_warp_counts() { return reinterpret_cast<unsigned long long *>(emu::dyn_shared()); }
+
 #include "sssp.cu"
 
 static const unsigned BLOCK = 64;

@@ -951,12 +951,15 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	// The log's address is boxed once, not at every launch: a traced
 	// run's launches allocate no more than an untraced run's (between
 	// two batches the GPU waits for the host).
-	var tlog any = uint64(0) // a null pointer: untraced
+	// The init kernel zeroes step 1's entry (tent1) and each step the
+	// next one's, so the ring needs no memset of its own.
+	var tlog, tent1 any = uint64(0), uint64(0) // null pointers: untraced
 	var ring []uint64
 	var log []nfLogEntry
 	shared := 0
 	if p.opts.Trace {
-		tlog, ring = p.ctl.Ptr()+8*nfCtlWords, ctl[nfCtlWords:]
+		base := p.ctl.Ptr() + 8*nfCtlWords
+		tlog, tent1, ring = base, base+8*nfTLogWords, ctl[nfCtlWords:]
 		log = make([]nfLogEntry, 0, 8*tcap)
 		shared = nfTShared
 	}
@@ -966,13 +969,8 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	limit := 16*n + 4096
 	var launches int
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if ring != nil {
-			if err := p.ctl.Fill(0); err != nil {
-				return err
-			}
-		}
-		if err := t.Launch(p.kInit, gpu.Blocks(max(n, nfCtlWords), blockSize), gpu.D1(blockSize), 0,
-			dist, p.stamp, p.sst, p.fstamp, n, src, thr, p.queue[1], slots, p.ctl); err != nil {
+		if err := t.Launch(p.kInit, gpu.Blocks(max(n, nfCtlWords, nfTLogWords), blockSize), gpu.D1(blockSize), 0,
+			dist, p.stamp, p.sst, p.fstamp, n, src, thr, p.queue[1], slots, p.ctl, tent1); err != nil {
 			return err
 		}
 		launch := func(step int) error {

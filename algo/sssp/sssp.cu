@@ -322,8 +322,8 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // The step log of a traced run (tlog, NF_TLOG words a step, in a ring of
 // tcap steps: step r writes entry r % tcap): at the step's start block 0's
 // first thread writes the words below from the control words no thread
-// writes during the step, and zeroes the counts and the end of entry
-// (r+1) % tcap; every warp then leaves its arcs relaxed and distances
+// writes during the step, and zeroes the start, round, counts and ends of
+// entry (r+1) % tcap (nf_init zeroes step 1's entry); every warp then leaves its arcs relaxed and distances
 // lowered in its block's shared memory (nf_warp_counts), and every block,
 // once its threads are done, adds their sums to entry r and raises one of
 // the NF_T_ENDS end words (block b the word b % NF_T_ENDS: one word for
@@ -393,11 +393,12 @@ __device__ __forceinline__ u64 nf_clock() {
 // nf_init: all distances inf but the source's 0, stamps 0, the source
 // alone in the near queue of round 1 with `slots` slots (the host passes
 // at least one, so the source alone is round 1 even without arcs), the
-// control words. Threads: max(n, NF_CTL). sst and fstamp may be NULL
-// (frontier).
+// control words, and in a traced run (tent1 not NULL: step 1's entry in
+// the step log) that entry zeroed, which step 1 does not do itself.
+// Threads: max(n, NF_CTL, NF_TLOG). sst and fstamp may be NULL (frontier).
 template <typename D>
 __device__ __forceinline__ void nf_init(typename Dist<D>::Bits *dist, int *stamp, int *sst, int *fstamp, int n,
-                                        int src, D thr, u64 *q, u32 slots, u64 *ctl) {
+                                        int src, D thr, u64 *q, u32 slots, u64 *ctl, u64 *tent1) {
 	const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) {
 		dist[i] = (i == src) ? Dist<D>::bits((D)0) : Dist<D>::inf();
@@ -425,16 +426,19 @@ __device__ __forceinline__ void nf_init(typename Dist<D>::Bits *dist, int *stamp
 		}
 		ctl[i] = x;
 	}
+	if (tent1 != 0 && i < NF_TLOG) {
+		tent1[i] = 0;
+	}
 }
 
 extern "C" __global__ void sssp_nf_init_d64(u64 *dist, int *stamp, int *sst, int *fstamp, int n, int src,
-                                            double thr, u64 *q, unsigned slots, u64 *ctl) {
-	nf_init<double>(dist, stamp, sst, fstamp, n, src, thr, q, slots, ctl);
+                                            double thr, u64 *q, unsigned slots, u64 *ctl, u64 *tent1) {
+	nf_init<double>(dist, stamp, sst, fstamp, n, src, thr, q, slots, ctl, tent1);
 }
 
 extern "C" __global__ void sssp_nf_init_d32(u32 *dist, int *stamp, int *sst, int *fstamp, int n, int src,
-                                            float thr, u64 *q, unsigned slots, u64 *ctl) {
-	nf_init<float>(dist, stamp, sst, fstamp, n, src, thr, q, slots, ctl);
+                                            float thr, u64 *q, unsigned slots, u64 *ctl, u64 *tent1) {
+	nf_init<float>(dist, stamp, sst, fstamp, n, src, thr, q, slots, ctl, tent1);
 }
 
 // warp_incl_scan64 returns the inclusive prefix sum of x over the lanes;
@@ -865,6 +869,8 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 			tent[NF_T_THR] = (u64)thr;
 			tent[NF_T_ROUND] = (u64)round;
 			u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
+			nx[NF_T_START] = 0; // a step that never runs leaves an entry the host refuses
+			nx[NF_T_ROUND] = 0;
 			nx[NF_T_SCANNED] = 0;
 			nx[NF_T_LOWERED] = 0;
 			for (int k = 0; k < NF_T_ENDS; k++) {

@@ -183,7 +183,7 @@ static void runNearFar(const Graph &g, const int *adj, const W *w, const i64 *le
 	D dd = (D)delta;
 	launch(blocks(std::max<long long>(g.n, NF_CTL)), [&] {
 		KI<D>::nf(dist.data(), stamp.data(), nf ? sst.data() : nullptr, nf ? fstamp.data() : nullptr, g.n, src, dd,
-		          queue[1], slots, ctl.data());
+		          queue[1], slots, ctl.data(), nullptr);
 	});
 	const unsigned grid = 3; // a grid-stride grid smaller than most queues
 	for (int step = 1;;) {

@@ -120,14 +120,11 @@ type Prepared struct {
 
 	hostTime time.Duration // host's share of the last run (base's lock)
 	// Traced runs (Options.Trace): the launch timer (its events reused
-	// from run to run), and during a run the round its launches belong
-	// to (base's lock). eventsEach (BenchmarkGPUTrace's comparison) times
-	// every launch between two events of its own instead of chaining
-	// them.
-	timer      *gpu.LaunchTimer
-	tracing    bool
-	round      int
-	eventsEach bool
+	// from run to run, chained: one event between two launches), and
+	// during a run the round its launches belong to (base's lock).
+	timer   *gpu.LaunchTimer
+	tracing bool
+	round   int
 
 	// The edge numbering: g0 is g with its lists sorted by id; the edges
 	// of vertex a to larger ids are arcs upper[a]..Offsets[a+1] of g0 and
@@ -1130,7 +1127,7 @@ func (p *Prepared) rounds(r *Result) error {
 		if err != nil {
 			return err
 		}
-		timer.Chain(!p.eventsEach)
+		timer.Chain(true)
 	}
 	p.round = -1
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {

@@ -95,7 +95,7 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 	defer rg.Close()
 	for _, o := range []Options{SeedVariants()[1].Options, SeedVariants()[0].Options} {
 		res := testing.Benchmark(func(b *testing.B) { benchTrace(b, g, rg, o) })
-		if res.N == 0 || res.Extra["traced_x"] <= 0 || res.Extra["launch_GBps"] <= 0 || res.Extra["rounds"] < 1 {
+		if res.N == 0 || res.Extra["ms-on/mst"] <= 0 || res.Extra["ms-off/mst"] <= 0 || res.Extra["launch_GBps"] <= 0 || res.Extra["rounds"] < 1 {
 			t.Fatalf("%s: %d runs, metrics %v", o.Label(), res.N, res.Extra)
 		}
 	}

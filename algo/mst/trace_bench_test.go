@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
@@ -15,29 +16,19 @@ import (
 // (issue 17: at most 2%) on R-MAT scales 20 and 22 (edge factor 16, seed
 // 1, float32 weights), for the study's "GPU" (every transformation) and
 // the plain kernel. The graph is uploaded once; each variant is prepared
-// on the device (PrepareResident) three times: untraced, traced (the
-// default: one event between two launches of a round, a chained
-// gpu.LaunchTimer) and traced with two events around every launch (the
-// timing the trace had before, for comparison), and the three run in
-// turn, rotating which goes first, so that all see the same GPU state.
-// Each has one unmeasured run first (compile caches, the timer's
-// events); the traced run's forest must equal the untraced one's, which
-// Check validates once.
+// on the device (PrepareResident) once, and its runs untraced and traced
+// (every launch timed by CUDA events, one between two launches:
+// gpu.LaunchTimer.Chain) alternate
+// (tracecost.Measure, eight runs of each a round): two prepared forms
+// would differ by where their buffers landed. A first traced and
+// untraced run (compile caches, the timer's events) must give the same
+// forest, which Check validates.
 //
-// Metrics, means per run (ns/op is the wall time of all three and means
-// little):
-//
-//	ms, ms_traced, ms_traced_events
-//	                       Result.Time: the rounds on the device, host
-//	                       round trips included
-//	traced_x, traced_events_x
-//	                       ms_traced / ms, ms_traced_events / ms
-//	wall_ms, wall_ms_traced, wall_ms_traced_events
-//	                       Prepared.Run's wall time (a traced run's with
-//	                       reading its events and the byte models)
-//	rounds, launches       of the traced run
-//	launch_GBps            the traced run's modelled bytes over its
-//	                       launches' time (trace.Launch.Bytes, Time)
+// Metrics: ms-off/mst and ms-on/mst, Result.Time (the rounds on the
+// device, host round trips included) a run; cost-% and cost-median-%
+// (tracecost.Measure); of the traced runs, rounds and launches a run and
+// launch_GBps, their modelled bytes over their launches' time
+// (trace.Launch.Bytes, Time). ns/op means little.
 //
 // Skipped without a GPU. On the GPU machine, in algo/mst:
 //
@@ -64,81 +55,61 @@ func BenchmarkGPUTrace(b *testing.B) {
 
 // benchTrace is one BenchmarkGPUTrace case: g resident as rg, options o.
 func benchTrace(b *testing.B, g *graph.CSR, rg *gpu.Graph, o Options) {
-	const untraced, traced, eventsEach = 0, 1, 2
-	var ps [3]*Prepared
-	for i := range ps {
-		opts := o
-		opts.Trace = i != untraced
-		p, err := PrepareResident(rg, opts)
-		if err != nil {
+	o.Trace = true
+	p, err := PrepareResident(rg, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var first [2]*Result // untraced, traced
+	for i := range first {
+		p.opts.Trace = i == 1
+		if first[i], err = p.Run(); err != nil {
 			b.Fatal(err)
 		}
-		defer p.Close()
-		p.eventsEach = i == eventsEach
-		ps[i] = p
 	}
-	var first [3]*Result
-	for i, p := range ps {
-		r, err := p.Run()
-		if err != nil {
-			b.Fatal(err)
-		}
-		first[i] = r
-	}
-	if err := Check(g, first[untraced]); err != nil {
+	off, on := first[0], first[1]
+	if err := Check(g, off); err != nil {
 		b.Fatalf("the untraced forest does not validate: %v", err)
 	}
-	for _, i := range []int{traced, eventsEach} {
-		r := first[i]
-		if !slices.Equal(r.Edges, first[untraced].Edges) || r.Iterations != first[untraced].Iterations {
-			b.Fatalf("a traced run's forest differs: %d edges, %d rounds; untraced %d, %d",
-				len(r.Edges), r.Iterations, len(first[untraced].Edges), first[untraced].Iterations)
-		}
-		if err := checkable(rg.Device(), r.Trace).Check(); err != nil {
-			b.Fatal(err)
-		}
+	if !slices.Equal(on.Edges, off.Edges) || on.Iterations != off.Iterations {
+		b.Fatalf("a traced run's forest differs: %d edges, %d rounds; untraced %d, %d",
+			len(on.Edges), on.Iterations, len(off.Edges), off.Iterations)
 	}
-	b.Logf("%s: %d rounds, %d launches, run %v, rounds %v", first[traced].Algorithm, len(first[traced].Trace.Steps),
-		len(first[traced].Trace.Launches), first[traced].Trace.Time, first[traced].Trace.StepTime())
-	var gpuT, wallT [3]time.Duration
-	var rounds, launches int
+	if err := checkable(rg.Device(), on.Trace).Check(); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: %d rounds, %d launches, run %v, rounds %v", on.Algorithm, len(on.Trace.Steps),
+		len(on.Trace.Launches), on.Trace.Time, on.Trace.StepTime())
+	var traced, rounds, launches int
 	var bytes int64
 	var launchT time.Duration
 	b.ResetTimer()
-	for k := range b.N {
-		for j := range ps {
-			i := (j + k) % len(ps) // rotate which goes first
-			t0 := time.Now()
-			r, err := ps[i].Run()
-			wall := time.Since(t0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			gpuT[i] += r.Time
-			wallT[i] += wall
-			if i == traced {
-				rounds += len(r.Trace.Steps)
-				launches += len(r.Trace.Launches)
-				for _, l := range r.Trace.Launches {
-					bytes += l.Bytes
-					launchT += l.Time
-				}
+	tracecost.Measure(b, 8, "mst", func(_ int, trace bool) (time.Duration, error) {
+		p.opts.Trace = trace
+		r, err := p.Run()
+		if err != nil {
+			return 0, err
+		}
+		if (r.Trace != nil) != trace {
+			return 0, fmt.Errorf("traced %v but trace %v", trace, r.Trace)
+		}
+		if trace {
+			traced++
+			rounds += len(r.Trace.Steps)
+			launches += len(r.Trace.Launches)
+			for _, l := range r.Trace.Launches {
+				bytes += l.Bytes
+				launchT += l.Time
 			}
 		}
-	}
+		return r.Time, nil
+	})
 	b.StopTimer()
-	runs := float64(b.N)
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / runs }
-	b.ReportMetric(ms(gpuT[untraced]), "ms")
-	b.ReportMetric(ms(gpuT[traced]), "ms_traced")
-	b.ReportMetric(ms(gpuT[eventsEach]), "ms_traced_events")
-	b.ReportMetric(gpuT[traced].Seconds()/gpuT[untraced].Seconds(), "traced_x")
-	b.ReportMetric(gpuT[eventsEach].Seconds()/gpuT[untraced].Seconds(), "traced_events_x")
-	b.ReportMetric(ms(wallT[untraced]), "wall_ms")
-	b.ReportMetric(ms(wallT[traced]), "wall_ms_traced")
-	b.ReportMetric(ms(wallT[eventsEach]), "wall_ms_traced_events")
-	b.ReportMetric(float64(rounds)/runs, "rounds")
-	b.ReportMetric(float64(launches)/runs, "launches")
+	if traced > 0 {
+		b.ReportMetric(float64(rounds)/float64(traced), "rounds")
+		b.ReportMetric(float64(launches)/float64(traced), "launches")
+	}
 	if launchT > 0 {
 		b.ReportMetric(float64(bytes)/launchT.Seconds()/1e9, "launch_GBps")
 	}

@@ -948,11 +948,11 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	// no events, no second copy, no launch more than an untraced run's.
 	ctl := make([]uint64, p.ctl.Len())
 	tcap := p.batch + 1
-	// The log's address is boxed once, not at every launch: a traced
+	// The log's addresses are boxed once, not at every launch: a traced
 	// run's launches allocate no more than an untraced run's (between
-	// two batches the GPU waits for the host).
-	// The init kernel zeroes step 1's entry (tent1) and each step the
-	// next one's, so the ring needs no memset of its own.
+	// two batches the GPU waits for the host). The init kernel zeroes
+	// step 1's entry (tent1) and each step the next one's, so the ring
+	// needs no memset of its own.
 	var tlog, tent1 any = uint64(0), uint64(0) // null pointers: untraced
 	var ring []uint64
 	var log []nfLogEntry

@@ -323,17 +323,17 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // tcap steps: step r writes entry r % tcap): at the step's start block 0's
 // first thread writes the words below from the control words no thread
 // writes during the step, and zeroes the start, round, counts and ends of
-// entry (r+1) % tcap (nf_init zeroes step 1's entry); every warp then leaves its arcs relaxed and distances
-// lowered in its block's shared memory (nf_warp_counts), and every block,
-// once its threads are done, adds their sums to entry r and raises one of
-// the NF_T_ENDS end words (block b the word b % NF_T_ENDS: one word for
-// the whole grid made its blocks queue on one address at the step's end)
-// to the global timer (nf_log_end): three atomics a block, where a warp's
-// own atomics on the entry's two count words doubled the untraced run's
-// atomics on its hottest words. The host reads the ring
-// after each batch (tcap >= batch + 1) and takes a step's time as its
-// latest end minus its start: the kernel's span, the gaps between
-// launches not included.
+// entry (r+1) % tcap (nf_init zeroes step 1's entry); every warp then
+// leaves its arcs relaxed and distances lowered in its block's shared
+// memory (nf_warp_counts), and every block, once its threads are done,
+// adds their sums to entry r and raises one of the NF_T_ENDS end words
+// (block b the word b % NF_T_ENDS: one word for the whole grid made its
+// blocks queue on one address at the step's end) to the global timer
+// (nf_log_end): three atomics a block, where a warp's own atomics on the
+// entry's two count words doubled the untraced run's atomics on its
+// hottest words. The host reads the ring after each batch (tcap >= batch
+// + 1) and takes a step's time as its latest end minus its start: the
+// kernel's span, the gaps between launches not included.
 #define NF_TLOG 23
 #define NF_T_START 0   // %globaltimer at the step's start, ns
 #define NF_T_NEAR 1    // the near queue (entries << 32 | slots)

@@ -795,8 +795,8 @@ func TestScanMatrix(t *testing.T) {
 func TestKernelSource(t *testing.T) {
 	names := kernelNames()
 	cudasrc.Check(t, "fw.cu", kernelSource, 2000, names)
-	if len(names) != 14 {
-		t.Errorf("kernelNames lists %d kernels, want 14", len(names))
+	if len(names) != 21 {
+		t.Errorf("kernelNames lists %d kernels, want 21", len(names))
 	}
 	for _, def := range []string{"FW_TILE", "FW_PRED", "FW_HOPS", "FW_NEG"} {
 		if !strings.Contains(kernelSource, "#ifndef "+def) {
@@ -958,7 +958,7 @@ func TestResultCopyTime(t *testing.T) {
 // for the generic subtest (dpxOff).
 var fakeConfigs = [][5]int{
 	{16, 1, 0, 0, 1}, {16, 1, 1, 0, 1}, {16, 1, 0, 1, 1}, {16, 1, 1, 1, 1}, {16, 0, 0, 0, 1}, {16, 0, 0, 1, 1},
-	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1},
+	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1}, {32, 0, 0, 0, 1}, {32, 1, 1, 0, 1},
 	{16, 1, 0, 0, 0}, {16, 0, 0, 0, 0},
 	{64, 0, 0, 0, 1}, {64, 0, 0, 1, 1},
 }
@@ -1037,6 +1037,11 @@ func TestFakeGPUChild(t *testing.T) {
 		}
 	})
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceMatrices(true), traceVariants(16)) })
+	t.Run("rebuild", func(t *testing.T) {
+		cases := rebuildCases(160)
+		checkRebuild(t, dev, cases, 16)
+		checkRebuild(t, dev, cases, 0)
+	})
 	checkOneShotFreeError(t, dev)
 }
 

@@ -34,8 +34,6 @@
 //            distances-only update to the same VIADDMNMX, and
 //            __vibmin_s32 to VIMNMX, ISETP and SEL as the generic update
 //            with predecessors (measured: no change in time, issue 18)
-//   FW_MINB  0, else the blocks per SM phase 3's launch bounds ask the
-//            compiler to fit (fewer registers per thread; issue 18)
 //
 // Every update keeps D[i][j] = min(D[i][j], D[i][k] + D[k][j]) and, on a
 // strict improvement (or a tie with fewer hops under FW_HOPS), copies the
@@ -64,9 +62,6 @@
 #endif
 #ifndef FW_DPX
 #define FW_DPX 0
-#endif
-#ifndef FW_MINB
-#define FW_MINB 0
 #endif
 
 typedef long long i64;
@@ -577,19 +572,11 @@ extern "C" __global__ __launch_bounds__(256) void fw_phase2_f32(float *d, int *p
 	phase2_body<float>(d, p, h, base, ld, b);
 }
 
-// P3_MINB: phase 3's resident blocks per SM in its launch bounds
-// (FW_MINB; 1, the compiler's own limit for 256 threads, by default).
-#if FW_MINB > 0
-#define P3_MINB FW_MINB
-#else
-#define P3_MINB 1
-#endif
-
-extern "C" __global__ __launch_bounds__(256, P3_MINB) void fw_phase3_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase3_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
 	phase3_body<int>(d, p, h, base, ld, b);
 }
 
-extern "C" __global__ __launch_bounds__(256, P3_MINB) void fw_phase3_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase3_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
 	phase3_body<float>(d, p, h, base, ld, b);
 }
 
@@ -726,41 +713,42 @@ extern "C" __global__ void fw_csr_fill_f32(const float *d, i64 np, const int *cn
 	csr_fill_body<float>(d, np, cnt, off, src, w);
 }
 
-// rebuild: grid-stride over the np×np entries, j fastest, so that a warp
-// reads one row i of the distances (its D[i][k] lookups fall in one row,
-// cached). p[i][i] = i; p[i][j] = -1 where D[i][j] is infinite; else the
-// in-arc k → j of least D[i][k] + W[k][j], the first in tail order among
-// equals. int32 sums are exact, so the first arc whose sum equals D[i][j]
-// is the least and ends the scan; float32 scans every in-arc (its sums
-// round, and one may fall below D[i][j]). With every weight positive a
-// tight arc's tail is strictly nearer to i, so the int32 predecessors
-// form no cycle; float32 rounding may tie the wrong way, and the host's
-// cycle check catches it (gpu.go).
+// rebuild: a block per row i (grid-stride over the rows), its threads
+// over the columns j, so that the block's lookups D[i][k] fall in one
+// row, which the SM's L1 cache holds. p[i][i] = i; p[i][j] = -1 where
+// D[i][j] is infinite; else the in-arc k → j of least D[i][k] + W[k][j],
+// the first in tail order among equals. int32 sums are exact, so the
+// first arc whose sum equals D[i][j] is the least and ends the scan;
+// float32 scans every in-arc (its sums round, and one may fall below
+// D[i][j]). With every weight positive a tight arc's tail is strictly
+// nearer to i, so the int32 predecessors form no cycle; float32 rounding
+// may tie the wrong way, and the host's cycle check catches it (gpu.go).
 template <typename T>
 __device__ __forceinline__ void rebuild_body(const T *d, i64 np, const i64 *off, const int *src, const T *w, int *p) {
-	i64 total = np * np;
-	for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (i64)gridDim.x * blockDim.x) {
-		i64 i = e / np, j = e - i * np;
-		T dij = d[e];
-		int best = -1;
-		if (i == j) {
-			best = (int)i;
-		} else if (Num<T>::finite(dij)) {
-			const T *row = d + i * np;
-			T least = Num<T>::inf();
-			for (i64 a = off[j], end = off[j + 1]; a < end; a++) {
-				int k = src[a];
-				T s = Num<T>::add(row[k], w[a]);
-				if (s < least) {
-					least = s;
-					best = k;
-				}
-				if (Num<T>::exact && s == dij) {
-					break;
+	for (i64 i = blockIdx.x; i < np; i += gridDim.x) {
+		const T *row = d + i * np;
+		int *prow = p + i * np;
+		for (i64 j = threadIdx.x; j < np; j += blockDim.x) {
+			T dij = row[j];
+			int best = -1;
+			if (i == j) {
+				best = (int)i;
+			} else if (Num<T>::finite(dij)) {
+				T least = Num<T>::inf();
+				for (i64 a = off[j], end = off[j + 1]; a < end; a++) {
+					int k = src[a];
+					T s = Num<T>::add(row[k], w[a]);
+					if (s < least) {
+						least = s;
+						best = k;
+					}
+					if (Num<T>::exact && s == dij) {
+						break;
+					}
 				}
 			}
+			prow[j] = best;
 		}
-		p[e] = best;
 	}
 }
 

@@ -40,14 +40,7 @@ type config struct {
 	pred, hops, neg bool
 	// dpx: the int32 products use Hopper's DPX instructions (FW_DPX).
 	dpx bool
-	// minBlocks is phase 3's second __launch_bounds__ argument (FW_MINB;
-	// 0: none), the resident blocks per SM the compiler must allow.
-	minBlocks int
 }
-
-// phase3MinBlocks is config.minBlocks of every Prepare (benchmarks
-// compare register budgets with it).
-var phase3MinBlocks = 0
 
 // dpxOff makes prepareGPU compile the generic products on every device
 // (tests of the generic int32 code on a DPX device).
@@ -73,7 +66,6 @@ func (c config) compileOptions() []gpu.CompileOption {
 		gpu.Define("FW_HOPS", bit(c.hops)),
 		gpu.Define("FW_NEG", bit(c.neg)),
 		gpu.Define("FW_DPX", bit(c.dpx)),
-		gpu.Define("FW_MINB", strconv.Itoa(c.minBlocks)),
 	}
 }
 
@@ -370,7 +362,7 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	n := p.info.n
 	pred := !o.DistancesOnly
 	p.rebuild = p.rebuildCandidate(hops)
-	p.cfg = config{tile: o.productTile(pred && !p.rebuild), pred: pred && !p.rebuild, hops: hops && pred, neg: p.info.neg, minBlocks: phase3MinBlocks}
+	p.cfg = config{tile: o.productTile(pred && !p.rebuild), pred: pred && !p.rebuild, hops: hops && pred, neg: p.info.neg}
 	p.cap = o.MemoryCap
 	if in, err := p.Device().Info(); err == nil {
 		p.cfg.dpx = hasDPX(in)

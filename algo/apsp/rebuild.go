@@ -18,7 +18,7 @@ import (
 // by column that the run builds from the padded matrix after fw_init
 // (fw.cu: fw_csr_count, fw_csr_scan, fw_csr_fill, then fw_rebuild after
 // the rounds). That costs O(n²) for the CSR and O(n·m) for the rebuild
-// (m arcs), which pays on sparse matrices (rebuildMaxDensity).
+// (m arcs), which pays on sparse matrices (rebuildMaxDensityI32, F32).
 //
 // Positive weights make the int32 predecessors acyclic: a tight arc's
 // tail is strictly nearer to the source, so following Parents reaches it.
@@ -28,11 +28,13 @@ import (
 // cycle check as the product's does (matrixInfo.mayCycle) and its hop
 // tie-break fallback, which never rebuilds.
 
-// rebuildMaxDensity is the largest arcs ÷ n² for which Prepare rebuilds
-// the predecessors rather than keep them in the products: the rebuild
-// costs about n·m lookups, the products with predecessors about n³
-// updates more than without.
-var rebuildMaxDensity = 1.0 / 32
+// rebuildMaxDensityI32 and rebuildMaxDensityF32 are the largest arcs ÷
+// n² for which Prepare rebuilds the predecessors of an int32 or float32
+// matrix rather than keep them in the products: the rebuild costs about
+// n·m lookups (int32 stopping at the first tight arc, float32 scanning
+// all), the products with predecessors about n³ updates more than
+// without, so the crossover is a density.
+var rebuildMaxDensityI32, rebuildMaxDensityF32 = 1.0 / 32, 1.0 / 64
 
 // csrGroups is fw.cu's CSR_GROUPS: the row segments of a column that
 // fw_csr_count and fw_csr_fill give a thread each.
@@ -56,11 +58,15 @@ type csrState struct {
 // the predecessors, memory aside: predecessors kept, not forced into the
 // products (Options.PredecessorsInProduct), no hop tie-break, a blocked
 // method, every finite off-diagonal weight positive, and the matrix
-// sparse (rebuildMaxDensity).
+// sparse (rebuildMaxDensityI32, rebuildMaxDensityF32).
 func (p *Prepared) rebuildCandidate(hops bool) bool {
 	o, n := p.opts, float64(p.info.n)
+	limit := rebuildMaxDensityI32
+	if p.info.f32 {
+		limit = rebuildMaxDensityF32
+	}
 	return !hops && !o.DistancesOnly && !o.PredecessorsInProduct && o.Method != PlainGPU &&
-		p.info.n > 0 && !p.info.nonPos && float64(p.info.arcs) <= rebuildMaxDensity*n*n
+		p.info.n > 0 && !p.info.nonPos && float64(p.info.arcs) <= limit*n*n
 }
 
 // csrBytes is the device memory of the CSR over np columns and m arcs.
@@ -103,11 +109,11 @@ func (p *Prepared) buildCSR(t *gpu.Thread, lt *gpu.LaunchTimer) error {
 	return lt.Launch(t, -1, p.k.csrFill, grid, block, 0, p.dist, np, c.cnt, c.off, c.src, c.w)
 }
 
-// rebuildPred queues fw_rebuild over the final distances, as step of a
-// trace.
+// rebuildPred queues fw_rebuild over the final distances, a block per
+// row, as step step of a trace.
 func (p *Prepared) rebuildPred(t *gpu.Thread, lt *gpu.LaunchTimer, step int) error {
 	np, c := p.np, p.csr
-	return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+	return lt.Launch(t, step, p.k.rebuild, gpu.D1(min(np, maxElementGrid)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
 }
 
 // rebuildStep is the trace step of the rebuild: it inspects at most every

@@ -26,7 +26,8 @@ type rebuildCase struct {
 
 // rebuildCases are sparse matrices (density below 1/32) of both element
 // types, positive and with zero weights, and a dense one, of about n
-// vertices (n ≥ 160).
+// vertices (n ≥ 160). What they expect holds under the density limits
+// of withRebuildLimits.
 func rebuildCases(n int) []rebuildCase {
 	rng := rand.New(rand.NewPCG(71, 72))
 	return []rebuildCase{
@@ -76,6 +77,7 @@ func untightFirst(n int, integer bool) *graph.Dense {
 // tolerance), pass Check on every row and Prepared.Check (on a GPU), and their paths
 // weigh the CPU's distances.
 func checkRebuild(t *testing.T, dev *gpu.Device, cases []rebuildCase, tile int) {
+	defer withRebuildLimits(1.0/32, 1.0/32)()
 	for _, c := range cases {
 		for _, old := range []bool{false, true} {
 			o := Options{Method: BlockedGPU, Tile: tile, PredecessorsInProduct: old}
@@ -147,9 +149,36 @@ func checkPathWeights(t *testing.T, d *graph.Dense, r, ref *Result) {
 	}
 }
 
+// withRebuildLimits sets the density limits of the rebuild until the
+// returned function restores them.
+func withRebuildLimits(i32, f32 float64) func() {
+	si, sf := rebuildMaxDensityI32, rebuildMaxDensityF32
+	rebuildMaxDensityI32, rebuildMaxDensityF32 = i32, f32
+	return func() { rebuildMaxDensityI32, rebuildMaxDensityF32 = si, sf }
+}
+
 // TestRebuildChoice: which preparations rebuild, without a device
-// (rebuildCandidate and the options' tiles).
+// (rebuildCandidate and the options' tiles), and the density limits: a
+// matrix at a limit rebuilds, one arc more does not.
 func TestRebuildChoice(t *testing.T) {
+	for _, f32 := range []bool{false, true} {
+		limit := rebuildMaxDensityI32
+		if f32 {
+			limit = rebuildMaxDensityF32
+		}
+		const n = 1000
+		atLimit := int64(limit * n * n)
+		for _, c := range []struct {
+			arcs int64
+			want bool
+		}{{atLimit, true}, {atLimit + 1, false}} {
+			p := &Prepared{opts: Options{Method: BlockedGPU}, info: matrixInfo{n: n, f32: f32, arcs: c.arcs}}
+			if got := p.rebuildCandidate(false); got != c.want {
+				t.Errorf("float32 %v, %d arcs on %d vertices (limit %v): rebuild %v, want %v", f32, c.arcs, n, limit, got, c.want)
+			}
+		}
+	}
+	defer withRebuildLimits(1.0/32, 1.0/32)()
 	for _, c := range rebuildCases(160) {
 		info, err := scanMatrix(c.d, "test")
 		if err != nil {
@@ -199,7 +228,7 @@ func TestRebuildChoice(t *testing.T) {
 // the default.
 func TestGPURebuild(t *testing.T) {
 	dev := requireGPU(t)
-	cases := rebuildCases(700)
+	cases := rebuildCases(300)
 	checkRebuild(t, dev, cases, 0)
 	checkRebuild(t, dev, cases, 32)
 }

@@ -267,11 +267,15 @@ type Prepared struct {
 // once per device and process), and allocates on the device the padded
 // matrix: for n vertices padded to np (a multiple of the tile for the
 // blocked methods), 4·np² bytes of distances and as many of predecessors,
-// plus 4·n² bytes for the compact input and output when np > n
-// (Bytes). A method that keeps the matrix in core fails when that
-// exceeds the memory cap (Options.MemoryCap, else the device's free
-// memory); OutOfCoreGPU then plans K×K blocks that fit, allocates them and
-// 4·np² bytes of pinned host memory per plane. PrepTime reports it all.
+// plus 4·n² bytes for the compact input and output when np > n, plus,
+// where the run rebuilds the predecessors from the distances (see
+// Options.PredecessorsInProduct), the matrix's m arcs by column:
+// 40·np + 8 + 8·m bytes (Bytes); the rebuild is chosen here, and only
+// when it fits in core with the rest. A method that keeps the matrix in
+// core fails when that exceeds the memory cap (Options.MemoryCap, else
+// the device's free memory); OutOfCoreGPU then plans K×K blocks that
+// fit, allocates them and 4·np² bytes of pinned host memory per plane.
+// PrepTime reports it all.
 //
 // On the host device (dev.IsHost()) nothing is allocated: Run computes
 // with the CPU's FloydWarshall (PlainGPU) or Blocked (the other methods,
@@ -548,7 +552,12 @@ func (p *Prepared) usesDPX() bool {
 // algorithms' exactly; float32 sums are grouped differently (tiles,
 // blocks) and agree within Check's tolerance. Parents (nil with
 // DistancesOnly) is a valid predecessor matrix: where several shortest
-// paths tie it may name another predecessor than the CPU. When the input
+// paths tie it may name another predecessor than the CPU. A blocked run
+// in core on a sparse matrix with positive weights computes the
+// distances alone and rebuilds the predecessors from them and the arcs
+// (a tight in-arc per entry; Algorithm then ends with "predecessors
+// rebuilt from distances"; Options.PredecessorsInProduct keeps them in
+// the products instead). When the input
 // allows zero-weight cycles (a zero or negative entry) or float32
 // rounding, Run checks the predecessors for cycles and, if it finds one,
 // runs again with ties broken by hop count, as the CPU does (the

@@ -300,8 +300,11 @@ func benchCap(b *testing.B, n int) int64 {
 // the int32 runs also with the generic products (dpxOff), for the
 // comparison in one process. Metrics as benchGPURun's.
 //
-// On an H100 (issue 18), n = 16384, s_gpu: int32 tile 64 1.10 s with
-// predecessors, 0.44 s distances only (main before: 1.53 s and 0.52 s;
+// The runs with predecessors rebuild them from the distances where
+// Prepare chooses it (these matrices are sparse: BenchmarkGPURebuild
+// compares both ways). Before the rebuild, on an H100 (issue 18), n =
+// 16384, s_gpu: int32 tile 64 1.10 s with predecessors, 0.44 s distances
+// only (main before: 1.53 s and 0.52 s;
 // tile 32: 1.10 s and 0.65 s); float32 tile 64 1.09 s and 0.51 s (main:
 // 1.30 s and 0.82 s). The generic int32 products time as the DPX ones:
 // NVRTC 13 compiles both to the same VIADDMNMX, or VIMNMX, ISETP, SEL.
@@ -357,6 +360,15 @@ func float32Copy(d *graph.Dense) *graph.Dense {
 // BenchmarkGPUProducts'). Metrics as benchGPURun's, and for the int32
 // rebuild the CSR's and the rebuild's kernel times of one traced run
 // (ms_csr, ms_rebuild).
+//
+// On an H100 (issue 18), n = 16384, s_gpu: int32 products with
+// predecessors 1.095 s (main's BenchmarkGPUProducts in the same call:
+// 1.095 s), distances only 0.437 s (main 0.437 s), rebuilt 0.459 s with
+// a block per row in fw_rebuild (CSR 1.7 ms, rebuild 20.0 ms) and, from
+// an earlier call, a CSR of 1.7 ms and a rebuild of 12.3 ms with fw.cu's
+// grid-stride fw_rebuild (so about 0.451 s); float32 products with
+// predecessors 1.080 s, rebuilt 0.531 s (rebuild about 20 ms either
+// way).
 func BenchmarkGPURebuild(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {

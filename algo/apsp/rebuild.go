@@ -33,8 +33,15 @@ import (
 // matrix rather than keep them in the products: the rebuild costs about
 // n·m lookups (int32 stopping at the first tight arc, float32 scanning
 // all), the products with predecessors about n³ updates more than
-// without, so the crossover is a density.
-var rebuildMaxDensityI32, rebuildMaxDensityF32 = 1.0 / 32, 1.0 / 64
+// without, so the crossover is a density. Measured on an H100
+// (BenchmarkGPURebuildDensity, n = 8192, tile 64; products with
+// predecessors 0.136 s): int32 rebuilt 0.132 s at degree 128 (1/64),
+// 0.203 s at 256 (1/32), 0.340 s at 512; float32 0.170 s at 128 and
+// 0.258 s at 256; the crossovers lie near 1/60 (int32) and 1/95
+// (float32). Those runs had a rebuild kernel 1.6× slower for int32
+// than fw.cu's (20.0 against 12.3 ms at n = 16384, degree 8; float32
+// about equal), so the int32 crossover now lies nearer 1/40.
+var rebuildMaxDensityI32, rebuildMaxDensityF32 = 1.0 / 64, 1.0 / 128
 
 // csrGroups is fw.cu's CSR_GROUPS: the row segments of a column that
 // fw_csr_count and fw_csr_fill give a thread each.
@@ -109,11 +116,11 @@ func (p *Prepared) buildCSR(t *gpu.Thread, lt *gpu.LaunchTimer) error {
 	return lt.Launch(t, -1, p.k.csrFill, grid, block, 0, p.dist, np, c.cnt, c.off, c.src, c.w)
 }
 
-// rebuildPred queues fw_rebuild over the final distances, a block per
-// row, as step step of a trace.
+// rebuildPred queues fw_rebuild over the final distances (grid-stride
+// over the entries), as step step of a trace.
 func (p *Prepared) rebuildPred(t *gpu.Thread, lt *gpu.LaunchTimer, step int) error {
 	np, c := p.np, p.csr
-	return lt.Launch(t, step, p.k.rebuild, gpu.D1(min(np, maxElementGrid)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+	return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
 }
 
 // rebuildStep is the trace step of the rebuild: it inspects at most every

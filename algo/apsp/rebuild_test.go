@@ -168,6 +168,14 @@ func TestRebuildChoice(t *testing.T) {
 			}
 		}
 	}
+	for _, small := range []bool{true, false} {
+		// the traces' sparse matrix must take the rebuild (trace_test.go).
+		d := traceMatrices(small)[2].d
+		info, err := scanMatrix(d, "test")
+		if p := (&Prepared{opts: Options{Method: BlockedGPU}, info: info}); err != nil || !p.rebuildCandidate(false) {
+			t.Errorf("the traces' sparse matrix of %d vertices (%d arcs) does not rebuild: %v", d.N, info.arcs, err)
+		}
+	}
 	defer withRebuildLimits(1.0/32, 1.0/32)()
 	for _, c := range rebuildCases(160) {
 		info, err := scanMatrix(c.d, "test")

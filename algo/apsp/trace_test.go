@@ -47,7 +47,7 @@ func traceMatrices(small bool) []gpuCase {
 	return []gpuCase{
 		{fmt.Sprintf("random_%d_int", n), randDense(rng, n, 0.08, true, ints(1, 100))},
 		{fmt.Sprintf("random_%d_float", n+3), randDense(rng, n+3, 0.08, false, reals(0.5, 10))},
-		{fmt.Sprintf("sparse_%d_int", n+5), randDense(rng, n+5, 0.02, true, ints(1, 100))},
+		{fmt.Sprintf("sparse_%d_int", n+5), randDense(rng, n+5, 0.01, true, ints(1, 100))},
 	}
 }
 

@@ -30,7 +30,12 @@
 //
 // GPU results hold int32 distances equal to the CPU's, predecessors (or
 // none, with DistancesOnly), the GPU time without copies (Time) and what
-// the copies add (CopyTime). On the host device the same calls run the
+// the copies add (CopyTime). On a sparse matrix whose weights are
+// positive, the blocked methods in core compute the distances alone (one
+// instruction per update instead of three) and rebuild the predecessors
+// on the device from the distances and a CSR of the arcs by column: for
+// each entry, a tight in-arc (rebuild.go; Options.PredecessorsInProduct
+// keeps them in the products). On the host device the same calls run the
 // CPU algorithms, so notebooks run without a GPU.
 //
 // Both keep a predecessor matrix, so Result.Path rebuilds a shortest path;

@@ -85,8 +85,8 @@ func (c config) planes() int {
 // kernelNames lists every kernel the Go side may launch (a CI test checks
 // that fw.cu declares each).
 func kernelNames() []string {
-	out := []string{"fw_compact", "fw_copy"}
-	for _, base := range []string{"fw_init", "fw_plain", "fw_phase1", "fw_phase2", "fw_phase3", "fw_mp"} {
+	out := []string{"fw_compact", "fw_copy", "fw_csr_scan"}
+	for _, base := range []string{"fw_init", "fw_plain", "fw_phase1", "fw_phase2", "fw_phase3", "fw_mp", "fw_csr_count", "fw_csr_fill", "fw_rebuild"} {
 		out = append(out, base+"_i32", base+"_f32")
 	}
 	return out
@@ -124,6 +124,8 @@ func deviceModule(dev *gpu.Device, cfg config) (*gpu.Module, error) {
 // kernels are the functions of one configuration and element type.
 type kernels struct {
 	init, plain, phase1, phase2, phase3, mp, compact, copy *gpu.Function
+	// the predecessors' rebuild (rebuild.go)
+	csrCount, csrScan, csrFill, rebuild *gpu.Function
 }
 
 func loadKernels(dev *gpu.Device, cfg config, f32 bool) (*kernels, error) {
@@ -143,6 +145,7 @@ func loadKernels(dev *gpu.Device, cfg config, f32 bool) (*kernels, error) {
 		{&k.init, "fw_init" + suffix}, {&k.plain, "fw_plain" + suffix}, {&k.phase1, "fw_phase1" + suffix},
 		{&k.phase2, "fw_phase2" + suffix}, {&k.phase3, "fw_phase3" + suffix}, {&k.mp, "fw_mp" + suffix},
 		{&k.compact, "fw_compact"}, {&k.copy, "fw_copy"},
+		{&k.csrCount, "fw_csr_count" + suffix}, {&k.csrScan, "fw_csr_scan"}, {&k.csrFill, "fw_csr_fill" + suffix}, {&k.rebuild, "fw_rebuild" + suffix},
 	} {
 		if *f.dst, err = m.Function(f.name); err != nil {
 			return nil, err
@@ -168,6 +171,10 @@ type matrixInfo struct {
 	// or float32 sums may round (an entry is not a whole number, or
 	// (N-1)·max|entry| reaches 2^24).
 	mayCycle bool
+	// nonPos: some finite off-diagonal entry is ≤ 0.
+	nonPos bool
+	// arcs is the number of finite off-diagonal entries.
+	arcs int64
 }
 
 // scanMatrix validates d as the CPU algorithms do and fills matrixInfo.
@@ -179,8 +186,10 @@ func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
 	n := d.N
 	info := matrixInfo{n: n, f32: d.F32 != nil, neg: neg}
 	var nonPos, fraction atomic.Bool
+	var arcs atomic.Int64
 	err = par.ForChunks(n, max(1, 65536/max(n, 1)), func(_, lo, hi int) {
 		np, fr := false, false
+		var m int64
 		for i := lo; i < hi; i++ {
 			for j := 0; j < n; j++ {
 				if i == j {
@@ -191,13 +200,16 @@ func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
 					if math.IsInf(float64(w), 1) {
 						continue
 					}
+					m++
 					np = np || w <= 0
 					fr = fr || w != float32(math.Trunc(float64(w)))
 				} else if w := d.I32[i*n+j]; w < graph.InfI32 {
+					m++
 					np = np || w <= 0
 				}
 			}
 		}
+		arcs.Add(m)
 		if np {
 			nonPos.Store(true)
 		}
@@ -209,7 +221,8 @@ func scanMatrix(d *graph.Dense, who string) (matrixInfo, error) {
 		return matrixInfo{}, fmt.Errorf("apsp: %s: %w", who, err)
 	}
 	inexact := info.f32 && (fraction.Load() || float64(max(n-1, 1))*maxAbs >= 1<<24)
-	info.mayCycle = nonPos.Load() || inexact
+	info.nonPos, info.arcs = nonPos.Load(), arcs.Load()
+	info.mayCycle = info.nonPos || inexact
 	return info, nil
 }
 
@@ -238,6 +251,8 @@ type Prepared struct {
 	k                    *kernels
 	np                   int              // padded side of the in-core matrix
 	dist, pred, hops, io *gpu.Int32s      // in core; io holds the compact n×n input and output when np > n
+	rebuild              bool             // in core: distances-only products, predecessors rebuilt (rebuild.go)
+	csr                  *csrState        // the rebuild's arcs by column
 	ooc                  *oocState        // out of core
 	fallback             *Prepared        // the same with the hop tie-break, once predecessors formed a cycle
 	ck                   *checkState      // the device check's buffers (devcheck.go), made by the first Check
@@ -252,11 +267,15 @@ type Prepared struct {
 // once per device and process), and allocates on the device the padded
 // matrix: for n vertices padded to np (a multiple of the tile for the
 // blocked methods), 4·np² bytes of distances and as many of predecessors,
-// plus 4·n² bytes for the compact input and output when np > n
-// (Bytes). A method that keeps the matrix in core fails when that
-// exceeds the memory cap (Options.MemoryCap, else the device's free
-// memory); OutOfCoreGPU then plans K×K blocks that fit, allocates them and
-// 4·np² bytes of pinned host memory per plane. PrepTime reports it all.
+// plus 4·n² bytes for the compact input and output when np > n, plus,
+// where the run rebuilds the predecessors from the distances (see
+// Options.PredecessorsInProduct), the matrix's m arcs by column:
+// 40·np + 8 + 8·m bytes (Bytes); the rebuild is chosen here, and only
+// when it fits in core with the rest. A method that keeps the matrix in
+// core fails when that exceeds the memory cap (Options.MemoryCap, else
+// the device's free memory); OutOfCoreGPU then plans K×K blocks that
+// fit, allocates them and 4·np² bytes of pinned host memory per plane.
+// PrepTime reports it all.
 //
 // On the host device (dev.IsHost()) nothing is allocated: Run computes
 // with the CPU's FloydWarshall (PlainGPU) or Blocked (the other methods,
@@ -345,13 +364,21 @@ func inCoreBytes(n, np, planes int) int64 {
 func (p *Prepared) prepareGPU(hops bool) error {
 	o := p.opts
 	n := p.info.n
-	p.cfg = config{tile: o.tile(), pred: !o.DistancesOnly, hops: hops && !o.DistancesOnly, neg: p.info.neg}
+	pred := !o.DistancesOnly
+	p.rebuild = p.rebuildCandidate(hops)
+	p.cfg = config{tile: o.productTile(pred && !p.rebuild), pred: pred && !p.rebuild, hops: hops && pred, neg: p.info.neg}
 	p.cap = o.MemoryCap
 	if in, err := p.Device().Info(); err == nil {
 		p.cfg.dpx = hasDPX(in)
 		if p.cap == 0 {
 			p.cap = in.FreeMemory
 		}
+	}
+	if p.cap > 0 && p.inCoreNeed() > p.cap && (p.rebuild || p.cfg.tile != o.tile()) {
+		// the rebuild's arcs, or the distances-only tile's padding, do not
+		// fit in core: the products with predecessors and the default tile,
+		// in core or streamed.
+		p.rebuild, p.cfg.pred, p.cfg.tile = false, pred, o.tile()
 	}
 	var err error
 	if p.k, err = loadKernels(p.Device(), p.cfg, p.info.f32); err != nil {
@@ -361,11 +388,8 @@ func (p *Prepared) prepareGPU(hops bool) error {
 		return nil
 	}
 	planes := p.cfg.planes()
-	p.np = n
-	if o.Method != PlainGPU {
-		p.np = roundUp(n, p.cfg.tile)
-	}
-	if need := inCoreBytes(n, p.np, planes); p.cap > 0 && need > p.cap {
+	p.np = p.paddedSide()
+	if need := p.inCoreNeed(); p.cap > 0 && need > p.cap {
 		if o.Method != OutOfCoreGPU {
 			return fmt.Errorf("the %s method keeps the whole matrix on the device: %d vertices (padded to %d) need %s, but the memory cap is %s: use apsp.Options{Method: apsp.OutOfCoreGPU}",
 				o.Method, n, p.np, card.Bytes(need), card.Bytes(p.cap))
@@ -380,7 +404,7 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	if p.dist, err = alloc(); err != nil {
 		return err
 	}
-	if p.cfg.pred {
+	if p.cfg.pred || p.rebuild {
 		if p.pred, err = alloc(); err != nil {
 			return err
 		}
@@ -395,7 +419,31 @@ func (p *Prepared) prepareGPU(hops bool) error {
 			return err
 		}
 	}
+	if p.rebuild {
+		return p.allocCSR()
+	}
 	return nil
+}
+
+// paddedSide is the side of the in-core matrix: n, padded to a multiple
+// of the tile for the blocked methods.
+func (p *Prepared) paddedSide() int {
+	if p.opts.Method == PlainGPU {
+		return p.info.n
+	}
+	return roundUp(p.info.n, p.cfg.tile)
+}
+
+// inCoreNeed is the device memory of an in-core run of p's configuration:
+// its planes (a predecessor plane for the rebuild too), the compact
+// buffer, the rebuild's CSR.
+func (p *Prepared) inCoreNeed() int64 {
+	n, np := p.info.n, p.paddedSide()
+	planes := p.cfg.planes()
+	if !p.rebuild {
+		return inCoreBytes(n, np, planes)
+	}
+	return inCoreBytes(n, np, planes+1) + csrBytes(np, p.info.arcs)
 }
 
 // Close frees the device and pinned memory; later Runs fail. Close is
@@ -465,6 +513,9 @@ func (p *Prepared) algorithm() string {
 	if p.opts.DistancesOnly {
 		s += ", distances only"
 	}
+	if p.rebuild {
+		s += ", predecessors rebuilt from distances"
+	}
 	if p.cfg.hops {
 		s += ", ties broken by hop count"
 	}
@@ -501,7 +552,12 @@ func (p *Prepared) usesDPX() bool {
 // algorithms' exactly; float32 sums are grouped differently (tiles,
 // blocks) and agree within Check's tolerance. Parents (nil with
 // DistancesOnly) is a valid predecessor matrix: where several shortest
-// paths tie it may name another predecessor than the CPU. When the input
+// paths tie it may name another predecessor than the CPU. A blocked run
+// in core on a sparse matrix with positive weights computes the
+// distances alone and rebuilds the predecessors from them and the arcs
+// (a tight in-arc per entry; Algorithm then ends with "predecessors
+// rebuilt from distances"; Options.PredecessorsInProduct keeps them in
+// the products instead). When the input
 // allows zero-weight cycles (a zero or negative entry) or float32
 // rounding, Run checks the predecessors for cycles and, if it finds one,
 // runs again with ties broken by hop count, as the CPU does (the
@@ -554,7 +610,7 @@ func (p *Prepared) run() (*Result, error) {
 			return nil, p.negativeCycle(v)
 		}
 	}
-	if p.cfg.pred && p.info.mayCycle && predCycleRow(r.Parents, p.info.n) >= 0 {
+	if r.Parents != nil && p.info.mayCycle && predCycleRow(r.Parents, p.info.n) >= 0 {
 		fb, err := p.hopsFallback()
 		switch {
 		case errors.Is(err, cancel.ErrInterrupted):
@@ -627,7 +683,7 @@ func (p *Prepared) emptyResult() *Result {
 		dist.I32 = []int32{}
 	}
 	r := &Result{Algorithm: p.algorithm(), Dist: dist}
-	if p.cfg.pred {
+	if !p.opts.DistancesOnly {
 		r.Parents = []int32{}
 	}
 	if p.opts.Method != PlainGPU {
@@ -646,7 +702,7 @@ func (p *Prepared) newResult() *Result {
 		dist.I32 = make([]int32, n*n)
 	}
 	r := &Result{Algorithm: p.algorithm(), Dist: dist}
-	if p.cfg.pred {
+	if !p.opts.DistancesOnly {
 		r.Parents = make([]int32, n*n)
 	}
 	if p.opts.Method != PlainGPU {
@@ -707,7 +763,20 @@ func (p *Prepared) runInCore() (*Result, error) {
 			}
 			return nil
 		}
-		return p.blockedRounds(t, nil, timer, p.dist, p.pred, p.hops, 0, np, np/p.cfg.tile)
+		if p.rebuild {
+			// the arcs by column, before the products overwrite the matrix.
+			if err := p.buildCSR(t, timer); err != nil {
+				return err
+			}
+		}
+		nb := np / p.cfg.tile
+		if err := p.blockedRounds(t, nil, timer, p.dist, p.pred, p.hops, 0, np, nb); err != nil {
+			return err
+		}
+		if p.rebuild {
+			return p.rebuildPred(t, timer, nb)
+		}
+		return nil
 	})
 	if timer != nil {
 		// Read the launches also after a failed run: they would
@@ -773,6 +842,9 @@ func (p *Prepared) inCoreSteps() []trace.Step {
 	}
 	for b := 0; b < np/p.cfg.tile; b++ {
 		steps = append(steps, trace.Step{Kind: kindRound, Inspected: relaxations(p.cfg.tile, np)})
+	}
+	if p.rebuild {
+		steps = append(steps, p.rebuildStep())
 	}
 	return steps
 }

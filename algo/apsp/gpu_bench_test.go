@@ -300,8 +300,11 @@ func benchCap(b *testing.B, n int) int64 {
 // the int32 runs also with the generic products (dpxOff), for the
 // comparison in one process. Metrics as benchGPURun's.
 //
-// On an H100 (issue 18), n = 16384, s_gpu: int32 tile 64 1.10 s with
-// predecessors, 0.44 s distances only (main before: 1.53 s and 0.52 s;
+// The runs with predecessors rebuild them from the distances where
+// Prepare chooses it (these matrices are sparse: BenchmarkGPURebuild
+// compares both ways). Before the rebuild, on an H100 (issue 18), n =
+// 16384, s_gpu: int32 tile 64 1.10 s with predecessors, 0.44 s distances
+// only (main before: 1.53 s and 0.52 s;
 // tile 32: 1.10 s and 0.65 s); float32 tile 64 1.09 s and 0.51 s (main:
 // 1.30 s and 0.82 s). The generic int32 products time as the DPX ones:
 // NVRTC 13 compiles both to the same VIADDMNMX, or VIMNMX, ISETP, SEL.
@@ -347,4 +350,111 @@ func float32Copy(d *graph.Dense) *graph.Dense {
 		}
 	}
 	return f
+}
+
+// BenchmarkGPURebuild compares, for issue 18, the predecessors rebuilt
+// from the distances (the default on these sparse matrices) with the
+// products that keep them (PredecessorsInProduct), at n = 16384
+// (GRAPHNB_BENCH_APSP_N), int32 and float32 (the same whole weights),
+// tile 64, beside the int32 distances-only products (float32's are
+// BenchmarkGPUProducts'). Metrics as benchGPURun's, and for the int32
+// rebuild the CSR's and the rebuild's kernel times of one traced run
+// (ms_csr, ms_rebuild).
+//
+// On an H100 (issue 18), n = 16384, s_gpu: int32 products with
+// predecessors 1.095 s (main's BenchmarkGPUProducts in the same call:
+// 1.095 s), distances only 0.437 s (main 0.437 s), rebuilt 0.459 s with
+// a block per row in fw_rebuild (CSR 1.7 ms, rebuild 20.0 ms) and, from
+// an earlier call, a CSR of 1.7 ms and a rebuild of 12.3 ms with fw.cu's
+// grid-stride fw_rebuild (so about 0.451 s); float32 products with
+// predecessors 1.080 s, rebuilt 0.531 s (rebuild about 20 ms either
+// way).
+func BenchmarkGPURebuild(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	for _, n := range benchSizesOr(b, 16384) {
+		di := gpuBenchMatrix(n)
+		for _, c := range []struct {
+			name string
+			d    *graph.Dense
+		}{{"int32", di}, {"float32", float32Copy(di)}} {
+			for _, v := range []struct {
+				name string
+				o    Options
+			}{
+				{"t64/rebuild", Options{Method: BlockedGPU, Tile: 64}},
+				{"t64/pred_in_product", Options{Method: BlockedGPU, Tile: 64, PredecessorsInProduct: true}},
+				{"t64/distances_only", Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true}},
+			} {
+				if v.o.DistancesOnly && c.name != "int32" {
+					continue
+				}
+				b.Run(fmt.Sprintf("n%d/%s/%s", n, c.name, v.name), func(b *testing.B) {
+					benchGPURun(b, dev, c.d, v.o)
+					if !v.o.DistancesOnly && !v.o.PredecessorsInProduct && c.name == "int32" {
+						reportRebuildTimes(b, dev, c.d, v.o)
+					}
+				})
+			}
+		}
+	}
+}
+
+// reportRebuildTimes runs o traced once on d and reports its CSR
+// kernels' and its rebuild's times (ms_csr, ms_rebuild).
+func reportRebuildTimes(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
+	o.Trace = true
+	r, err := Run(dev, d, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var csr, rebuild time.Duration
+	for _, l := range r.Trace.Launches {
+		switch {
+		case strings.HasPrefix(l.Name, "fw_csr"):
+			csr += l.Time
+		case strings.HasPrefix(l.Name, "fw_rebuild"):
+			rebuild += l.Time
+		}
+	}
+	if rebuild == 0 {
+		b.Fatalf("%s: no rebuild launch traced", r.Algorithm)
+	}
+	b.ReportMetric(csr.Seconds()*1e3, "ms_csr")
+	b.ReportMetric(rebuild.Seconds()*1e3, "ms_rebuild")
+}
+
+// BenchmarkGPURebuildDensity finds where the rebuild stops paying: at
+// n = 8192 (GRAPHNB_BENCH_APSP_N), random matrices of average degree 128
+// to 512 (density 1/64 to 1/16), int32 and float32, rebuilt (the
+// density limits lifted) against the products with predecessors, tile
+// 64 both.
+func BenchmarkGPURebuildDensity(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	savedI, savedF := rebuildMaxDensityI32, rebuildMaxDensityF32
+	rebuildMaxDensityI32, rebuildMaxDensityF32 = 1, 1
+	defer func() { rebuildMaxDensityI32, rebuildMaxDensityF32 = savedI, savedF }()
+	for _, n := range benchSizesOr(b, 8192) {
+		for _, deg := range []int{128, 256, 512} {
+			di := randDense(rand.New(rand.NewPCG(uint64(n), uint64(deg))), n, float64(deg)/float64(n), true, ints(1, 1000))
+			for _, c := range []struct {
+				name string
+				d    *graph.Dense
+			}{{"int32", di}, {"float32", float32Copy(di)}} {
+				for _, old := range []bool{false, true} {
+					what := "rebuild"
+					if old {
+						what = "pred_in_product"
+					}
+					o := Options{Method: BlockedGPU, Tile: 64, PredecessorsInProduct: old}
+					b.Run(fmt.Sprintf("n%d/deg%d/%s/%s", n, deg, c.name, what), func(b *testing.B) { benchGPURun(b, dev, c.d, o) })
+				}
+			}
+		}
+	}
 }

@@ -537,19 +537,9 @@ func checkGPUPaths(t *testing.T, dev *gpu.Device, d *graph.Dense, opts Options) 
 	found := 0
 	for range 200 {
 		i, j := rng.IntN(n), rng.IntN(n)
-		path, err := r.Path(i, j)
-		if r.Dist.At(i, j) == math.Inf(1) {
-			if err == nil {
-				t.Errorf("Path(%d, %d) = %v, but %d is unreachable", i, j, path, j)
-			}
+		path, sum, ok := walkPath(t, d, r, i, j, r.Dist.At(i, j) == math.Inf(1))
+		if !ok {
 			continue
-		}
-		if err != nil {
-			t.Fatalf("Path(%d, %d): %v", i, j, err)
-		}
-		var sum float64
-		for k := 1; k < len(path); k++ {
-			sum += d.At(int(path[k-1]), int(path[k]))
 		}
 		if path[0] != int32(i) || path[len(path)-1] != int32(j) || sum != r.Dist.At(i, j) {
 			t.Fatalf("Path(%d, %d) = %v weighs %v, Dist says %v", i, j, path, sum, r.Dist.At(i, j))
@@ -559,6 +549,27 @@ func checkGPUPaths(t *testing.T, dev *gpu.Device, d *graph.Dense, opts Options) 
 	if found == 0 {
 		t.Error("no reachable pair among 200: the test graph is wrong")
 	}
+}
+
+// walkPath returns r's path from i to j and the sum of its arcs in d,
+// ok false when j is unreachable from i (then Path must fail); it fails
+// t when Path does not agree.
+func walkPath(t *testing.T, d *graph.Dense, r *Result, i, j int, unreachable bool) (path []int32, sum float64, ok bool) {
+	t.Helper()
+	path, err := r.Path(i, j)
+	if unreachable {
+		if err == nil {
+			t.Fatalf("Path(%d, %d) = %v, but %d is unreachable", i, j, path, j)
+		}
+		return nil, 0, false
+	}
+	if err != nil {
+		t.Fatalf("Path(%d, %d): %v", i, j, err)
+	}
+	for k := 1; k < len(path); k++ {
+		sum += d.At(int(path[k-1]), int(path[k]))
+	}
+	return path, sum, true
 }
 
 // checkGPUCancel: an interrupted run fails with cancel.ErrInterrupted
@@ -795,8 +806,8 @@ func TestScanMatrix(t *testing.T) {
 func TestKernelSource(t *testing.T) {
 	names := kernelNames()
 	cudasrc.Check(t, "fw.cu", kernelSource, 2000, names)
-	if len(names) != 14 {
-		t.Errorf("kernelNames lists %d kernels, want 14", len(names))
+	if len(names) != 21 {
+		t.Errorf("kernelNames lists %d kernels, want 21", len(names))
 	}
 	for _, def := range []string{"FW_TILE", "FW_PRED", "FW_HOPS", "FW_NEG"} {
 		if !strings.Contains(kernelSource, "#ifndef "+def) {
@@ -958,7 +969,7 @@ func TestResultCopyTime(t *testing.T) {
 // for the generic subtest (dpxOff).
 var fakeConfigs = [][5]int{
 	{16, 1, 0, 0, 1}, {16, 1, 1, 0, 1}, {16, 1, 0, 1, 1}, {16, 1, 1, 1, 1}, {16, 0, 0, 0, 1}, {16, 0, 0, 1, 1},
-	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1},
+	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1}, {32, 0, 0, 0, 1}, {32, 1, 1, 0, 1},
 	{16, 1, 0, 0, 0}, {16, 0, 0, 0, 0},
 	{64, 0, 0, 0, 1}, {64, 0, 0, 1, 1},
 }
@@ -1037,6 +1048,11 @@ func TestFakeGPUChild(t *testing.T) {
 		}
 	})
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceMatrices(true), traceVariants(16)) })
+	t.Run("rebuild", func(t *testing.T) {
+		cases := rebuildCases(160)
+		checkRebuild(t, dev, cases, 16)
+		checkRebuild(t, dev, cases, 0)
+	})
 	checkOneShotFreeError(t, dev)
 }
 

@@ -224,8 +224,9 @@ const entryBytes = 4
 // launchBytes is the byte model of a traced in-core launch (see
 // Options.Trace): what the kernel must move between the GPU and its
 // memory by construction, by its name (the element type's suffix
-// ignored). Every access is streamed (rows of tiles, whole vectors), so
-// no byte is a gather; a kernel without a model gives 0.
+// ignored). Every access of the products is streamed (rows of tiles,
+// whole vectors), so no byte is a gather; the rebuild's lookups are
+// (rebuildBytes); a kernel without a model gives 0.
 func (p *Prepared) launchBytes(name string) (bytes, gather int64) {
 	n, np := int64(p.info.n), int64(p.np)
 	planes := int64(p.cfg.planes())
@@ -236,7 +237,11 @@ func (p *Prepared) launchBytes(name string) (bytes, gather int64) {
 	t := int64(p.cfg.tile)
 	tile := t * t * entryBytes // one plane of one tile
 	nb := np / max(t, 1)
-	switch strings.TrimSuffix(strings.TrimSuffix(name, "_i32"), "_f32") {
+	base := strings.TrimSuffix(strings.TrimSuffix(name, "_i32"), "_f32")
+	if b, g, ok := p.rebuildBytes(base); ok {
+		return b, g
+	}
+	switch base {
 	case "fw_init":
 		// the n×n input read, every plane of the np×np matrix written.
 		return n*n*entryBytes + np*np*planes*entryBytes, 0

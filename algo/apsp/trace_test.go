@@ -3,6 +3,7 @@ package apsp
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -35,7 +36,8 @@ func traceVariants(tile int) []traceVariant {
 	}
 }
 
-// traceMatrices are small matrices no tile divides, both element types.
+// traceMatrices are small matrices no tile divides, both element types,
+// and a sparse one whose runs with predecessors rebuild them.
 func traceMatrices(small bool) []gpuCase {
 	n := 70
 	if !small {
@@ -45,6 +47,7 @@ func traceMatrices(small bool) []gpuCase {
 	return []gpuCase{
 		{fmt.Sprintf("random_%d_int", n), randDense(rng, n, 0.08, true, ints(1, 100))},
 		{fmt.Sprintf("random_%d_float", n+3), randDense(rng, n+3, 0.08, false, reals(0.5, 10))},
+		{fmt.Sprintf("sparse_%d_int", n+5), randDense(rng, n+5, 0.01, true, ints(1, 100))},
 	}
 }
 
@@ -96,6 +99,19 @@ func expectSteps(p *Prepared, n int) (kind string, inspected []int64) {
 	}
 }
 
+// hostArcs counts d's finite off-diagonal entries.
+func hostArcs(d *graph.Dense) int64 {
+	var m int64
+	for i := range d.N {
+		for j := range d.N {
+			if i != j && !math.IsInf(d.At(i, j), 1) {
+				m++
+			}
+		}
+	}
+	return m
+}
+
 // checkRunTrace requires r's trace to agree with its run on p over d:
 // Check passes (on the fake driver, whose events all measure 2.5 ms,
 // without its times); Algorithm, Time and n² arcs as the result's; a
@@ -129,10 +145,18 @@ func checkRunTrace(t *testing.T, what string, p *Prepared, d *graph.Dense, r *Re
 		t.Fatalf("%s: trace %q, %v, %d arcs; result %q, %v, %d entries", what, tr.Algorithm, tr.Time, tr.Arcs, r.Algorithm, r.Time, n*n)
 	}
 	kind, inspected := expectSteps(p, n)
+	kinds := make([]string, len(inspected))
+	for i := range kinds {
+		kinds[i] = kind
+	}
+	if p.rebuild {
+		kinds, inspected = append(kinds, kindRebuild), append(inspected, int64(n)*hostArcs(d))
+	}
 	if len(tr.Steps) != len(inspected) {
 		t.Fatalf("%s: %d steps, want %d\n%v", what, len(tr.Steps), len(inspected), tr)
 	}
 	for i, s := range tr.Steps {
+		kind := kinds[i]
 		if s.Kind != kind || s.Inspected != inspected[i] || s.Frontier != 0 || s.FrontierArcs != 0 || s.Updated != 0 || s.HostTime != 0 || s.Why != "" {
 			t.Fatalf("%s: step %d: %+v, want kind %q inspecting %d", what, i, s, kind, inspected[i])
 		}
@@ -162,14 +186,17 @@ func checkRunTrace(t *testing.T, what string, p *Prepared, d *graph.Dense, r *Re
 		}
 		return
 	}
-	checkLaunches(t, what, p, tr)
+	checkLaunches(t, what, p, d, tr)
 }
 
 // checkLaunches requires an in-core GPU trace's launches to be fw_init
 // (step -1), then fw_plain for each k (step k/traceKBlock) or, per round
 // b, fw_phase1 and (with more than one tile) fw_phase2 and fw_phase3
-// (step b); each step's time is its launches' sum.
-func checkLaunches(t *testing.T, what string, p *Prepared, tr *trace.Trace) {
+// (step b); each step's time is its launches' sum. A run that rebuilds
+// the predecessors of d has the CSR's three launches after fw_init
+// (step -1) and fw_rebuild as its last step, the only launch with
+// gathered bytes.
+func checkLaunches(t *testing.T, what string, p *Prepared, d *graph.Dense, tr *trace.Trace) {
 	t.Helper()
 	suffix := "_i32"
 	if p.info.f32 {
@@ -180,6 +207,9 @@ func checkLaunches(t *testing.T, what string, p *Prepared, tr *trace.Trace) {
 		step int
 	}
 	wants := []want{{"fw_init" + suffix, -1}}
+	if p.rebuild {
+		wants = append(wants, want{"fw_csr_count" + suffix, -1}, want{"fw_csr_scan", -1}, want{"fw_csr_fill" + suffix, -1})
+	}
 	n := p.info.n
 	if p.opts.Method == PlainGPU {
 		for k := range n {
@@ -193,6 +223,9 @@ func checkLaunches(t *testing.T, what string, p *Prepared, tr *trace.Trace) {
 				wants = append(wants, want{"fw_phase2" + suffix, b}, want{"fw_phase3" + suffix, b})
 			}
 		}
+		if p.rebuild {
+			wants = append(wants, want{"fw_rebuild" + suffix, nb})
+		}
 	}
 	if len(tr.Launches) != len(wants) {
 		t.Fatalf("%s: %d launches, want %d", what, len(tr.Launches), len(wants))
@@ -203,15 +236,19 @@ func checkLaunches(t *testing.T, what string, p *Prepared, tr *trace.Trace) {
 		if l.Name != wants[i].name || l.Step != wants[i].step || l.Time <= 0 {
 			t.Fatalf("%s: launch %d: %+v, want %s of step %d", what, i, l, wants[i].name, wants[i].step)
 		}
-		if l.Bytes <= 0 || l.Gather != 0 {
-			t.Fatalf("%s: launch %d (%s): %d bytes, %d gathered; want a model, all streamed", what, i, l.Name, l.Bytes, l.Gather)
+		wantGather := int64(0)
+		if strings.HasPrefix(l.Name, "fw_rebuild") {
+			wantGather = 4 * int64(n) * hostArcs(d) // a lookup D[i][k] per row and arc
+		}
+		if l.Bytes <= 0 || l.Gather != wantGather {
+			t.Fatalf("%s: launch %d (%s): %d bytes, %d gathered; want a model, %d gathered", what, i, l.Name, l.Bytes, l.Gather, wantGather)
 		}
 		bytes += l.Bytes
 		if l.Step >= 0 {
 			per[l.Step] += l.Time
 		}
 	}
-	if want := tileCountBytes(p); bytes != want {
+	if want := tileCountBytes(p) + rebuildCountBytes(p, d); bytes != want {
 		t.Fatalf("%s: the launches move %d bytes, the tile count %d", what, bytes, want)
 	}
 	for i, s := range tr.Steps {
@@ -282,6 +319,24 @@ func tileCountBytes(p *Prepared) int64 {
 		total += count(two) + count(three)
 	}
 	return total
+}
+
+// rebuildCountBytes is the bytes of a traced run's CSR and rebuild
+// launches counted from d, 0 when p does not rebuild: the CSR kernels
+// read the padded distance plane (twice: count, fill) and its 8 counts
+// per column (count writes them, scan reads them twice, fill once), scan
+// writes and fill reads the np+1 offsets, fill writes the arcs (tail and
+// weight); fw_rebuild reads the plane and writes the predecessors, reads
+// the offsets and arcs once and looks up a distance per row and arc.
+func rebuildCountBytes(p *Prepared, d *graph.Dense) int64 {
+	if !p.rebuild {
+		return 0
+	}
+	np, m, n := int64(p.np), hostArcs(d), int64(d.N)
+	plane, counts, offsets, arcs := 4*np*np, 4*8*np, 8*(np+1), 8*m
+	csr := 2*plane + 4*counts + 2*offsets + arcs
+	rebuild := 2*plane + offsets + arcs + 4*n*m
+	return csr + rebuild
 }
 
 // TestLaunchBytes checks launchBytes against sums worked by hand for 40

@@ -60,6 +60,13 @@ var GPUTiles = []int{16, 32, 64}
 // and BenchmarkGPUProducts.
 const DefaultGPUTile = 32
 
+// DefaultDistancesTile is the tile of the blocked methods' products that
+// keep no predecessors (DistancesOnly, or predecessors rebuilt from the
+// distances) when Options.Tile is 0 and the matrix fits in core: 64, the
+// faster one measured on an H100 (n = 16384: 0.44 s against 0.65 s with
+// tile 32; n = 8192: 0.060 s against 0.083 s; BenchmarkGPUProducts).
+const DefaultDistancesTile = 64
+
 // Options are the switches of the GPU all-pairs shortest paths (Prepare,
 // Run). The zero value is the study's plain kernel with predecessors.
 type Options struct {
@@ -67,7 +74,9 @@ type Options struct {
 	// OutOfCoreGPU.
 	Method Method
 	// Tile is the tile side of the blocked methods, in entries: 16, 32 or
-	// 64; 0 means DefaultGPUTile. Ignored by PlainGPU.
+	// 64; 0 means DefaultGPUTile, or DefaultDistancesTile where the
+	// products keep no predecessors in core (DistancesOnly, or
+	// predecessors rebuilt from the distances). Ignored by PlainGPU.
 	Tile int
 	// MemoryCap is the device memory in bytes the run may use; 0 means
 	// the free memory of the device when Prepare is called. The in-core
@@ -82,6 +91,18 @@ type Options struct {
 	// operations per update, but Result.Parents is nil, so no Path and no
 	// Check.
 	DistancesOnly bool
+	// PredecessorsInProduct keeps the predecessors in the products of the
+	// blocked methods (three instructions per update instead of one) even
+	// where Run would otherwise compute the distances alone and rebuild
+	// the predecessors from them on the device: an in-core run of a
+	// sparse matrix (at most n²/32 finite entries off the diagonal) whose
+	// finite off-diagonal weights are all positive. The rebuild takes a
+	// CSR of the matrix by column (about 4·(10·n + 2·m) bytes for m arcs)
+	// and O(n·m) lookups; Result.Algorithm says which way ran
+	// ("predecessors rebuilt from distances"). For comparisons and
+	// tests; ignored with DistancesOnly and by PlainGPU, which never
+	// rebuilds.
+	PredecessorsInProduct bool
 	// Trace asks for Result.Trace (package trace), a step per part of
 	// the run, whose Kind says which:
 	//
@@ -91,7 +112,12 @@ type Options struct {
 	//     have as many steps;
 	//   - "round": one diagonal tile of the blocked methods (BlockedGPU
 	//     and OutOfCoreGPU in core; Blocked on the host device), or one
-	//     diagonal K×K block out of core.
+	//     diagonal K×K block out of core;
+	//   - "rebuild": the last step of an in-core run that rebuilds the
+	//     predecessors from the distances (see PredecessorsInProduct):
+	//     fw_rebuild, inspecting at most every in-arc of every column
+	//     once per row, n·m for m arcs (int32 stops at the first tight
+	//     arc, an unreachable entry inspects none).
 	//
 	// Trace.Arcs is the matrix's n² entries. A step's Inspected is the
 	// relaxations D[i][j] = min(D[i][j], D[i][k] + D[k][j]) its k-steps
@@ -130,6 +156,18 @@ type Options struct {
 	//     operands once each: column b's tiles as A (distances, and hop
 	//     counts with them: A planes) and row b's as B (all P planes):
 	//     (2(nb−1)² ·P + (nb−1)·(A + P))·4T².
+	//
+	// A run that rebuilds the predecessors keeps P = 1 in the products and
+	// adds, with G = 8 row segments and m arcs (set-up, step -1, after
+	// fw_init): fw_csr_count, the distance plane read and the counts
+	// written, 4·np² + 4G·np; fw_csr_scan, the counts read twice and the
+	// offsets written, 8G·np + 8(np+1); fw_csr_fill, the plane, counts and
+	// offsets read and the arcs (tail, weight) written, 4·np² + 4G·np +
+	// 8(np+1) + 8m; and, as the "rebuild" step, fw_rebuild: the distances
+	// read and the predecessors written, the offsets and arcs once (the
+	// L2 cache holds them), and at most one lookup D[i][k] per row and
+	// arc, 8·np² + 8(np+1) + 8m + 4·n·m, of which the 4·n·m lookups are
+	// Gather.
 	//
 	// The operands count once per launch because every block of a phase
 	// reads its row and column tiles from a strip the L2 cache holds
@@ -177,8 +215,8 @@ const (
 // Label names the variant the options select: the study's label of the
 // method ("plain GPU", "blocked GPU", "out-of-core blocked GPU"), then
 // ", tile T" when a blocked method has an explicit tile, ", cap B" when
-// a memory cap is set, ", distances only" and ", float32" for those
-// switches.
+// a memory cap is set, ", distances only", ", float32" and ", predecessors
+// in product" for those switches.
 func (o Options) Label() string {
 	var s string
 	switch o.Method {
@@ -201,6 +239,9 @@ func (o Options) Label() string {
 	if o.Float32 {
 		s += ", float32"
 	}
+	if o.PredecessorsInProduct && !o.DistancesOnly {
+		s += ", predecessors in product"
+	}
 	return s
 }
 
@@ -210,6 +251,16 @@ func (o Options) tile() int {
 		return DefaultGPUTile
 	}
 	return o.Tile
+}
+
+// productTile returns the tile of an in-core product that keeps
+// predecessors (pred) or not: DefaultDistancesTile for 0 without
+// predecessors in a blocked method, else tile().
+func (o Options) productTile(pred bool) int {
+	if o.Tile == 0 && !pred && o.Method != PlainGPU {
+		return DefaultDistancesTile
+	}
+	return o.tile()
 }
 
 // check returns an error for options no method can run with.

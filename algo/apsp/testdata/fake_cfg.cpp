@@ -29,5 +29,12 @@ fake::Table table(CFG_KEY, {
     fake::kernel("fw_phase3_f32", fw_phase3_f32),
     fake::kernel("fw_mp_i32", fw_mp_i32),
     fake::kernel("fw_mp_f32", fw_mp_f32),
+    fake::kernel("fw_csr_count_i32", fw_csr_count_i32, direct),
+    fake::kernel("fw_csr_count_f32", fw_csr_count_f32, direct),
+    fake::kernel("fw_csr_scan", fw_csr_scan),
+    fake::kernel("fw_csr_fill_i32", fw_csr_fill_i32, direct),
+    fake::kernel("fw_csr_fill_f32", fw_csr_fill_f32, direct),
+    fake::kernel("fw_rebuild_i32", fw_rebuild_i32, direct),
+    fake::kernel("fw_rebuild_f32", fw_rebuild_f32, direct),
 });
 } // namespace CFG_NS

@@ -1,0 +1,159 @@
+package apsp
+
+import (
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/trace"
+)
+
+// Predecessors rebuilt from the distances (issue 18).
+//
+// A product that keeps predecessors does three ALU instructions per
+// update where the distances alone need one (an add-min), so a blocked
+// run with predecessors took 2.5× the distances-only run on an H100 at
+// n = 16384. Where every finite off-diagonal weight is positive, the
+// in-core blocked methods instead run the distances-only products and
+// then rebuild the predecessors on the device: Parents[i][j] is a tail k
+// of an arc k → j with D[i][k] + W[k][j] = D[i][j] (a tight arc; float32:
+// the in-arc of least D[i][k] + W[k][j]), found among j's in-arcs, a CSR
+// by column that the run builds from the padded matrix after fw_init
+// (fw.cu: fw_csr_count, fw_csr_scan, fw_csr_fill, then fw_rebuild after
+// the rounds). That costs O(n²) for the CSR and O(n·m) for the rebuild
+// (m arcs), which pays on sparse matrices (rebuildMaxDensityI32, F32).
+//
+// Positive weights make the int32 predecessors acyclic: a tight arc's
+// tail is strictly nearer to the source, so following Parents reaches it.
+// Zero or negative entries (zero-weight cycles: tight arcs may close a
+// cycle) keep the product with predecessors and its hop tie-break.
+// float32 sums round, so a rebuilt float32 matrix goes through Run's
+// cycle check as the product's does (matrixInfo.mayCycle) and its hop
+// tie-break fallback, which never rebuilds.
+
+// rebuildMaxDensityI32 and rebuildMaxDensityF32 are the largest arcs ÷
+// n² for which Prepare rebuilds the predecessors of an int32 or float32
+// matrix rather than keep them in the products: the rebuild costs about
+// n·m lookups (int32 stopping at the first tight arc, float32 scanning
+// all), the products with predecessors about n³ updates more than
+// without, so the crossover is a density. Measured on an H100
+// (BenchmarkGPURebuildDensity, n = 8192, tile 64; products with
+// predecessors 0.136 s): int32 rebuilt 0.132 s at degree 128 (1/64),
+// 0.203 s at 256 (1/32), 0.340 s at 512; float32 0.170 s at 128 and
+// 0.258 s at 256; the crossovers lie near 1/60 (int32) and 1/95
+// (float32). Those runs had a rebuild kernel 1.6× slower for int32
+// than fw.cu's (20.0 against 12.3 ms at n = 16384, degree 8; float32
+// about equal), so the int32 crossover now lies nearer 1/40.
+var rebuildMaxDensityI32, rebuildMaxDensityF32 = 1.0 / 64, 1.0 / 128
+
+// csrGroups is fw.cu's CSR_GROUPS: the row segments of a column that
+// fw_csr_count and fw_csr_fill give a thread each.
+const csrGroups = 8
+
+// kindRebuild is the trace step of the rebuild (see Options.Trace).
+const kindRebuild = "rebuild"
+
+// csrState is the device CSR of the padded matrix by column: the arc
+// counts per row segment and column (csrGroups·np), the offsets (np+1),
+// the arcs' tails and weights (4-byte words, the matrix's type).
+type csrState struct {
+	cnt  *gpu.Int32s
+	off  *gpu.Int64s
+	src  *gpu.Int32s
+	w    *gpu.Int32s
+	arcs int64
+}
+
+// rebuildCandidate reports whether a run of p's options would rebuild
+// the predecessors, memory aside: predecessors kept, not forced into the
+// products (Options.PredecessorsInProduct), no hop tie-break, a blocked
+// method, every finite off-diagonal weight positive, and the matrix
+// sparse (rebuildMaxDensityI32, rebuildMaxDensityF32).
+func (p *Prepared) rebuildCandidate(hops bool) bool {
+	o, n := p.opts, float64(p.info.n)
+	limit := rebuildMaxDensityI32
+	if p.info.f32 {
+		limit = rebuildMaxDensityF32
+	}
+	return !hops && !o.DistancesOnly && !o.PredecessorsInProduct && o.Method != PlainGPU &&
+		p.info.n > 0 && !p.info.nonPos && float64(p.info.arcs) <= limit*n*n
+}
+
+// csrBytes is the device memory of the CSR over np columns and m arcs.
+func csrBytes(np int, m int64) int64 {
+	return int64(csrGroups)*int64(np)*4 + int64(np+1)*8 + 2*max(m, 1)*4
+}
+
+// allocCSR allocates the CSR for the padded matrix.
+func (p *Prepared) allocCSR() error {
+	np, m := p.np, p.info.arcs
+	c := &csrState{arcs: m}
+	var err error
+	if c.cnt, err = p.mem.AllocInt32s(csrGroups * np); err != nil {
+		return err
+	}
+	if c.off, err = p.mem.AllocInt64s(np + 1); err != nil {
+		return err
+	}
+	if c.src, err = p.mem.AllocInt32s(int(max(m, 1))); err != nil {
+		return err
+	}
+	if c.w, err = p.mem.AllocInt32s(int(max(m, 1))); err != nil {
+		return err
+	}
+	p.csr = c
+	return nil
+}
+
+// buildCSR queues the CSR's three kernels on the padded matrix (after
+// fw_init, before the products), as set-up launches of a trace.
+func (p *Prepared) buildCSR(t *gpu.Thread, lt *gpu.LaunchTimer) error {
+	np, c := p.np, p.csr
+	grid, block := gpu.D1((np+31)/32), gpu.D2(32, csrGroups)
+	if err := lt.Launch(t, -1, p.k.csrCount, grid, block, 0, p.dist, np, c.cnt); err != nil {
+		return err
+	}
+	if err := lt.Launch(t, -1, p.k.csrScan, gpu.D1(1), gpu.D1(1024), 0, c.cnt, np, c.off); err != nil {
+		return err
+	}
+	return lt.Launch(t, -1, p.k.csrFill, grid, block, 0, p.dist, np, c.cnt, c.off, c.src, c.w)
+}
+
+// rebuildPred queues fw_rebuild over the final distances (grid-stride
+// over the entries), as step step of a trace.
+func (p *Prepared) rebuildPred(t *gpu.Thread, lt *gpu.LaunchTimer, step int) error {
+	np, c := p.np, p.csr
+	return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+}
+
+// rebuildStep is the trace step of the rebuild: it inspects at most every
+// in-arc of every column for every row, n·m (the padding has no arcs;
+// int32 scans stop at the first tight arc, unreachable entries scan none).
+func (p *Prepared) rebuildStep() trace.Step {
+	return trace.Step{Kind: kindRebuild, Inspected: int64(p.info.n) * p.info.arcs}
+}
+
+// rebuildBytes is the byte model of the rebuild's launches (see
+// Options.Trace), by name without the element type's suffix; ok is false
+// for other kernels.
+func (p *Prepared) rebuildBytes(name string) (bytes, gather int64, ok bool) {
+	n, np, m := int64(p.info.n), int64(p.np), p.info.arcs
+	counts := int64(csrGroups) * np * entryBytes
+	offsets := (np + 1) * 8
+	arcs := m * 2 * entryBytes
+	switch name {
+	case "fw_csr_count":
+		// the distance plane read, the counts written.
+		return np*np*entryBytes + counts, 0, true
+	case "fw_csr_scan":
+		// the counts read twice (sums, then offsets), the offsets written.
+		return 2*counts + offsets, 0, true
+	case "fw_csr_fill":
+		// the plane and the counts read, the offsets read, the arcs written.
+		return np*np*entryBytes + counts + offsets + arcs, 0, true
+	case "fw_rebuild":
+		// the distances read and the predecessors written, the offsets and
+		// arcs read once (the L2 cache holds them for every row), and at
+		// most one lookup D[i][k] per row and arc: a gather.
+		gather := n * m * entryBytes
+		return 2*np*np*entryBytes + offsets + arcs + gather, gather, true
+	}
+	return 0, 0, false
+}

@@ -718,7 +718,8 @@ extern "C" __global__ void fw_csr_fill_f32(const float *d, i64 np, const int *cn
 // cached; consecutive blocks share the row). A block per row instead
 // (each SM's L1 then holds whole rows for its blocks, no 64-bit
 // division) took 20.0 ms against 12.3 ms at n = 16384, int32, degree 8,
-// on an H100 (issue 18); float32 about 20 ms both. p[i][i] = i; p[i][j] = -1 where D[i][j] is infinite; else the
+// on an H100 (issue 18); float32 about 20 ms both. p[i][i] = i;
+// p[i][j] = -1 where D[i][j] is infinite; else the
 // in-arc k → j of least D[i][k] + W[k][j], the first in tail order among
 // equals. int32 sums are exact, so the first arc whose sum equals D[i][j]
 // is the least and ends the scan; float32 scans every in-arc (its sums

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/graphnb/graphnb/algo/internal/rawmem"
 	"github.com/graphnb/graphnb/algo/internal/team"
@@ -206,12 +207,11 @@ type dsWorker struct {
 	_       [64]byte // keep workers' hot fields on separate cache lines
 }
 
-// push queues v in bucket b after a relaxation lowered its distance.
+// push queues v in bucket b.
 func (w *dsWorker) push(mask int64, b int64, v int32) {
 	slot := &w.ring[b&mask]
 	*slot = append(*slot, v)
 	w.pending++
-	w.count.lowered++
 }
 
 // dsCounts are a step's counts (DeltaSteppingTraced), kept by each worker
@@ -244,7 +244,10 @@ type dsState[W weight] struct {
 	dist     []float64
 	delta    float64
 	inv      float64 // 1/Δ: bucket(d) = int64(d*inv), monotone in d
-	mask     int64
+	// maxDist is the largest finite float64: a replaced distance above it
+	// is +Inf, in no bucket.
+	maxDist float64
+	mask    int64
 	// taken has bit v set once v was taken from the current bucket (and
 	// listed in a worker's settled list); cleared after the heavy phase.
 	taken   []uint64
@@ -363,11 +366,42 @@ func (s *dsState[W]) relaxHeavy(w *dsWorker, v int32) {
 }
 
 // lower lowers the distance of t to nd unless another worker got it
-// lower first, and then queues t in nd's bucket. The callers test nd
-// against the distance first, inline: most arcs lower nothing.
+// lower first, and then queues t in nd's bucket b, unless t already
+// waits there: when b is a later bucket than the current one and the
+// distance it replaced lay in b too, the entry queued for that distance
+// is still pending and will read the lower one (R-MAT vertices are
+// lowered several times within one later bucket by the heavy arcs of
+// earlier ones; each entry would be taken and its arcs read). In the
+// current bucket a vertex is queued again, as its first entry may have
+// been taken already. The callers test nd against the distance first,
+// inline: most arcs lower nothing.
 func (s *dsState[W]) lower(w *dsWorker, t int32, nd float64) {
-	if lowerDist(&s.dist[t], nd) {
-		w.push(s.mask, int64(nd*s.inv), t)
+	old, ok := lowerDistFrom(&s.dist[t], nd)
+	if !ok {
+		return
+	}
+	w.count.lowered++
+	b := int64(nd * s.inv)
+	if b > s.cur && old <= s.maxDist && int64(old*s.inv) == b {
+		return
+	}
+	w.push(s.mask, b, t)
+}
+
+// lowerDistFrom atomically sets *p = x if x < *p (a compare-and-swap loop
+// on the float64 bits) and reports whether it did and the value it
+// replaced.
+func lowerDistFrom(p *float64, x float64) (old float64, ok bool) {
+	u := (*uint64)(unsafe.Pointer(p))
+	for {
+		bits := atomic.LoadUint64(u)
+		old = math.Float64frombits(bits)
+		if !(x < old) {
+			return old, false
+		}
+		if atomic.CompareAndSwapUint64(u, bits, math.Float64bits(x)) {
+			return old, true
+		}
 	}
 }
 
@@ -596,6 +630,7 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		ws:      ws,
 		delta:   delta,
 		inv:     1 / delta,
+		maxDist: math.MaxFloat64,
 		mask:    size - 1,
 		taken:   make([]uint64, (n+63)/64),
 		workers: make([]dsWorker, par.Workers()),

@@ -24,7 +24,7 @@ const (
 	// tdArcSplitMax is the largest frontier whose top-down step is cut
 	// into pieces of arcs rather than of vertices (summing its degrees
 	// first, on one core).
-	tdArcSplitMax = 1 << 16
+	tdArcSplitMax = 1 << 14
 	// tdPiecesPerWorker is how many arc pieces per worker a top-down step
 	// aims at; tdMinArcs the fewest arcs in a piece.
 	tdPiecesPerWorker = 16

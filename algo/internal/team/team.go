@@ -20,9 +20,10 @@ import (
 )
 
 // Spin is how long an idle worker polls for the next phase before it
-// sleeps. Phases of one search follow each other within microseconds, so
+// sleeps. Phases of one search follow each other within microseconds to
+// a few hundred (Δ-stepping gathers a large bucket on one goroutine), so
 // workers sleep only when the caller does other work for longer.
-const Spin = 200 * time.Microsecond
+const Spin = 500 * time.Microsecond
 
 // checkEvery is how many polls a waiting goroutine makes between reads
 // of the clock (for Spin); yieldEvery how many between yields to the
@@ -52,11 +53,14 @@ type Team struct {
 	mu       sync.Mutex
 	wake     *sync.Cond
 	sleepers int
-	closed   bool
 }
 
-// countBits is the width of the worker count in Team.phase.
-const countBits = 16
+// countBits is the width of the worker count in Team.phase; closed is the
+// phase value of a closed team, which no Run publishes.
+const (
+	countBits = 16
+	closed    = ^uint64(0)
+)
 
 // New starts a team of size workers (at least 1, at most 65535): the
 // caller and size-1 goroutines, which wait for phases until Close.
@@ -122,11 +126,11 @@ func (t *Team) For(n, piece int, fn func(lo, hi int)) {
 	})
 }
 
-// Close ends the workers once they are idle. The team must not be used
-// afterwards.
+// Close ends the workers once they are idle (spinning ones at once,
+// sleeping ones when woken). The team must not be used afterwards.
 func (t *Team) Close() {
 	t.mu.Lock()
-	t.closed = true
+	t.phase.Store(closed)
 	t.wake.Broadcast()
 	t.mu.Unlock()
 }
@@ -154,7 +158,7 @@ func (t *Team) await(seen uint64) (phase uint64, ok bool) {
 	start := time.Now()
 	for i := 1; ; i++ {
 		if p := t.phase.Load(); p != seen {
-			return p, true
+			return p, p != closed
 		}
 		if i%checkEvery != 0 {
 			continue
@@ -168,10 +172,11 @@ func (t *Team) await(seen uint64) (phase uint64, ok bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.phase.Load() == seen && !t.closed {
+	for t.phase.Load() == seen {
 		t.sleepers++
 		t.wake.Wait()
 		t.sleepers--
 	}
-	return t.phase.Load(), !t.closed
+	p := t.phase.Load()
+	return p, p != closed
 }

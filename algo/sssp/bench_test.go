@@ -99,11 +99,12 @@ func BenchmarkDeltaStepping(b *testing.B) {
 }
 
 // BenchmarkDeltaSteppingInt runs Δ-stepping on GAPBS's sssp inputs
-// (weights 1..255) with the default Δ and with GAPBS's Δ = 2, for the
-// comparison with the peer (../shared/peers: gapbs-sssp -d 2).
+// (weights 1..255) with the default Δ (about 8.3 at scale 22), GAPBS's
+// Δ = 2 and Δ = 16 and 32, for the comparison with the peer
+// (../shared/peers: gapbs-sssp -d 2).
 func BenchmarkDeltaSteppingInt(b *testing.B) {
 	for _, scale := range benchScales() {
-		for _, d := range []float64{0, 2} {
+		for _, d := range []float64{0, 2, 16, 32} {
 			name := fmt.Sprintf("rmat_s%d_ef16_w255/d%g", scale, d)
 			if d == 0 {
 				name = fmt.Sprintf("rmat_s%d_ef16_w255/default", scale)

@@ -39,8 +39,10 @@ const (
 	// the calling goroutine (starting workers would cost more).
 	serialArcs = 1 << 13
 	// initPiece is the number of vertices a worker initializes at once
-	// (and queueToBitmap's frontier vertices, bitmapToQueue's words).
+	// (and queueToBitmap's frontier vertices); wordPiece the number of
+	// bitmap words bitmapToQueue's workers take at once.
 	initPiece = 1 << 14
+	wordPiece = 1 << 10
 )
 
 // DirectionOptimizing runs Beamer's direction-optimizing BFS from src on
@@ -463,7 +465,7 @@ func (s *search) bitmapToQueue() error {
 	front, queue := s.front, s.queue
 	var out atomic.Int64
 	out.Store(int64(s.tail))
-	s.team.For(len(front), initPiece, func(lo, hi int) {
+	s.team.For(len(front), wordPiece, func(lo, hi int) {
 		buf := make([]int32, 0, outBuf)
 		for wi := lo; wi < hi; wi++ {
 			for word := front[wi]; word != 0; word &= word - 1 {

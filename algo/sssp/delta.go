@@ -250,21 +250,7 @@ type dsState[W weight] struct {
 	mask    int64
 	// taken has bit v set once v was taken from the current bucket (and
 	// listed in a worker's settled list); cleared after the heavy phase.
-	taken []uint64
-	// swept says the last heavy phase swept taken (else it went through
-	// a list of the vertices); retire clears the bits either way.
-	swept bool
-	// done has bit v set once v settled in a bucket before the current
-	// one: its distance is final and below that of any vertex of the
-	// current bucket, so no arc from the current bucket can lower it, and
-	// the relaxations skip it without reading its distance (done is 1/64
-	// of dist's size, mostly in the core's cache). The heavy phase skips
-	// the current bucket's settled vertices (taken) too, for arcs that
-	// end at or above end, a distance above the current bucket. On R-MAT
-	// with weights 1..255 and the default Δ, 82% of the heavy arcs lead
-	// to such vertices (18% to earlier buckets, 64% to the same).
-	done    []uint64
-	end     float64
+	taken   []uint64
 	cur     int64 // the bucket being processed
 	workers []dsWorker
 	// team runs the parallel phases, one worker per element of workers.
@@ -344,7 +330,7 @@ func (s *dsState[W]) relaxLight(w *dsWorker, v int32) {
 	lo, hi := s.lightOff[v], s.lightOff[v+1]
 	w.count.relaxed += hi - lo
 	for _, a := range s.light[lo:hi] {
-		if nd := dv + float64(a.w); !s.isDone(a.head) && nd < loadDist(&s.dist[a.head]) {
+		if nd := dv + float64(a.w); nd < loadDist(&s.dist[a.head]) {
 			s.lower(w, a.head, nd)
 		}
 	}
@@ -358,9 +344,6 @@ func (s *dsState[W]) relaxHeavy(w *dsWorker, v int32) {
 	if s.ws == nil { // unweighted: every arc weighs 1
 		if 1 > s.delta {
 			for _, t := range heads {
-				if dv+1 >= s.end && s.isSettled(t) {
-					continue
-				}
 				if dv+1 < loadDist(&s.dist[t]) {
 					s.lower(w, t, dv+1)
 				}
@@ -375,42 +358,11 @@ func (s *dsState[W]) relaxHeavy(w *dsWorker, v int32) {
 			continue
 		}
 		heavy++
-		t, nd := heads[j], dv+float64(wt)
-		if nd >= s.end && s.isSettled(t) {
-			continue
-		}
-		if nd < loadDist(&s.dist[t]) {
+		if t, nd := heads[j], dv+float64(wt); nd < loadDist(&s.dist[t]) {
 			s.lower(w, t, nd)
 		}
 	}
 	w.count.relaxed += heavy
-}
-
-// isDone reports whether v settled in an earlier bucket (done).
-func (s *dsState[W]) isDone(v int32) bool {
-	return s.done[v>>6]&(1<<(uint32(v)&63)) != 0
-}
-
-// isSettled reports, in the heavy phase, whether v settled in an earlier
-// bucket or in the current one.
-func (s *dsState[W]) isSettled(v int32) bool {
-	return (s.done[v>>6]|s.taken[v>>6])&(1<<(uint32(v)&63)) != 0
-}
-
-// bucketEnd returns a distance above every distance of bucket b or an
-// earlier one: (b+1)·Δ, or the next float64 values above it until one
-// lies in a later bucket (the bucket of d is computed as int64(d/Δ) with
-// a rounded 1/Δ, monotone in d), or +Inf if none is found within 64
-// steps (then no skip).
-func (s *dsState[W]) bucketEnd(b int64) float64 {
-	x := float64(b+1) * s.delta
-	for range 64 {
-		if int64(x*s.inv) > b {
-			return x
-		}
-		x = math.Nextafter(x, math.Inf(1))
-	}
-	return math.Inf(1)
 }
 
 // lower lowers the distance of t to nd unless another worker got it
@@ -516,7 +468,7 @@ func (s *dsState[W]) heavyPhase(buf []int32) []int32 {
 		total += len(s.workers[i].settled)
 	}
 	if total == 0 {
-		return buf[:0]
+		return buf
 	}
 	words := len(s.taken)
 	if total >= words/8 && total >= dsSerial {
@@ -536,11 +488,11 @@ func (s *dsState[W]) heavyPhase(buf []int32) []int32 {
 					for word := s.taken[wi]; word != 0; word &= word - 1 {
 						s.relaxHeavy(w, int32(wi<<6+bits.TrailingZeros64(word)))
 					}
+					s.taken[wi] = 0
 				}
 			}
 		})
-		s.swept = true
-		return buf[:0]
+		return buf
 	}
 	buf = buf[:0]
 	for i := range s.workers {
@@ -564,34 +516,10 @@ func (s *dsState[W]) heavyPhase(buf []int32) []int32 {
 			}
 		}
 	})
+	for _, v := range buf {
+		s.taken[v>>6] = 0
+	}
 	return buf
-}
-
-// retire clears the taken bits of the last heavy phase (its vertices
-// are listed in list unless it swept the bitmap) and, when the search
-// moves on to a later bucket (not when rounding sends it through the
-// same bucket again), marks those vertices done.
-func (s *dsState[W]) retire(list []int32, markDone bool) {
-	clearWord := func(wi int) {
-		if t := s.taken[wi]; t != 0 {
-			if markDone {
-				s.done[wi] |= t
-			}
-			s.taken[wi] = 0
-		}
-	}
-	if !s.swept {
-		for _, v := range list {
-			clearWord(int(v >> 6))
-		}
-		return
-	}
-	s.swept = false
-	s.team.For(len(s.taken), 1<<12, func(lo, hi int) {
-		for wi := lo; wi < hi; wi++ {
-			clearWord(wi)
-		}
-	})
 }
 
 // gather moves every worker's share of bucket b into buf and returns it.
@@ -705,7 +633,6 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		maxDist: math.MaxFloat64,
 		mask:    size - 1,
 		taken:   make([]uint64, (n+63)/64),
-		done:    make([]uint64, (n+63)/64),
 		workers: make([]dsWorker, par.Workers()),
 		steps:   steps,
 	}
@@ -737,7 +664,6 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		if settled > 0 {
 			buckets++
 		}
-		s.end = s.bucketEnd(s.cur)
 		heavy = s.heavyPhase(heavy)
 		// A heavy arc lands in a later bucket, except when rounding of
 		// d/Δ puts it back into this one: then process this bucket again.
@@ -753,7 +679,6 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		if b < 0 {
 			break
 		}
-		s.retire(heavy, b != s.cur)
 		if b != s.cur {
 			s.cur, round = b, 0
 		}

@@ -49,18 +49,18 @@ const (
 // all cores (par.Workers goroutines, kept for the whole search: see
 // package algo/internal/team).
 //
-// A top-down step splits the frontier's arcs into pieces that workers
-// take dynamically (a small frontier's hubs are cut across pieces, a
-// large frontier is cut by vertices); a worker claims an unvisited head v by a compare-and-swap of
-// Parents[v] from -1, then writes its level and appends it to a local
-// buffer that is flushed to the next frontier with one atomic add. A
-// bottom-up step gives each worker blocks of 64-vertex bitmap words; every
-// unvisited vertex of a block scans its arcs until one comes from the
-// frontier bitmap, so it needs no atomics. The search starts top-down,
-// turns bottom-up when m_f > m_u/α (m_f: arcs leaving the frontier, m_u:
-// arcs leaving unvisited vertices) and top-down again when the frontier
-// shrinks below N/β vertices (Options.Alpha, Options.Beta; the other
-// fields of Options are the GPU's and do not apply).
+// A top-down step splits the frontier's arcs into pieces that workers take
+// dynamically (a small frontier's hubs are cut across pieces, a large
+// frontier is cut by vertices); a worker claims an unvisited head v by a
+// compare-and-swap of Parents[v] from -1, then writes its level and
+// appends it to a local buffer that is flushed to the next frontier with
+// one atomic add. A bottom-up step gives each worker blocks of 64-vertex
+// bitmap words; every unvisited vertex of a block scans its arcs until one
+// comes from the frontier bitmap, so it needs no atomics. The search
+// starts top-down, turns bottom-up when m_f > m_u/α (m_f: arcs leaving the
+// frontier, m_u: arcs leaving unvisited vertices) and top-down again when
+// the frontier shrinks below N/β vertices (Options.Alpha, Options.Beta;
+// the other fields of Options are the GPU's and do not apply).
 //
 // Directed graphs: a bottom-up step needs the arcs entering a vertex,
 // which a CSR of out-arcs does not hold; rather than build the transpose
@@ -379,9 +379,10 @@ func (sp tdSplit) each(p int, fn func(u int32, lo, hi int64)) {
 // first bottom-up step of a search reads every vertex and marks in
 // unvisited those with arcs it leaves unvisited; the later ones read only
 // those (an R-MAT graph has many vertices without arcs) and unmark the
-// ones they reach, as top-down steps between them do. It returns the new frontier's size and the arcs
-// leaving it, and the arcs it read (each vertex's up to its parent).
-// After a cancellation request it stops early; the caller checks.
+// ones they reach, as top-down steps between them do. It returns the new
+// frontier's size and the arcs leaving it, and the arcs it read (each
+// vertex's up to its parent). After a cancellation request it stops early;
+// the caller checks.
 func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs, inspected int64) {
 	off, adj, parents, levels := s.g.Offsets, s.g.Adj, s.parents, s.levels
 	front, next, unvisited := s.front, s.next, s.unvisited

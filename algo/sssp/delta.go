@@ -51,21 +51,23 @@ const (
 // DeltaStepping computes shortest paths from src with Meyer and Sanders'
 // Δ-stepping on all cores.
 //
-// Vertices wait in buckets of width delta by tentative distance
-// (bucket ⌊d/Δ⌋). The lowest non-empty bucket is processed in phases:
-// all its vertices relax their light arcs (w ≤ Δ) in parallel, which may
-// refill it, until it stays empty; then the vertices it held relax their
-// heavy arcs (w > Δ) once, which can only fill later buckets. Relaxations
-// are atomic minima on the float64 distance bits (a compare-and-swap
-// loop); each worker keeps its own buckets, and while its share of the
-// current bucket is small it goes on without waiting for the others
-// (bucket fusion). The light arcs are first copied out of the graph into
-// a CSR of their own (one pass over the weights, part of Result.Time), so
-// that vertices re-entering their bucket scan only those; a large settled
-// bucket relaxes its heavy arcs in vertex order, reading the graph front
-// to back. Result.Iterations is the number of buckets that settled at
-// least one vertex (buckets holding only stale entries, left by vertices
-// that moved to an earlier bucket, are not counted).
+// Vertices wait in buckets of width delta by tentative distance (bucket
+// ⌊d/Δ⌋). The lowest non-empty bucket is processed in phases: all its
+// vertices relax their light arcs (w ≤ Δ) in parallel, which may refill
+// it, until it stays empty; then the vertices it held relax their heavy
+// arcs (w > Δ) once, which can only fill later buckets. Relaxations are
+// atomic minima on the float64 distance bits (a compare-and-swap loop);
+// each worker keeps its own buckets, and while its share of the current
+// bucket is small it goes on without waiting for the others (bucket
+// fusion). A vertex lowered again while it waits in a later bucket stays
+// queued once. The phases run on one set of goroutines kept for the run
+// (package algo/internal/team). The light arcs are first copied out of the
+// graph into a CSR of their own (one pass over the weights, part of
+// Result.Time), so that vertices re-entering their bucket scan only those;
+// a large settled bucket relaxes its heavy arcs in vertex order, reading
+// the graph front to back. Result.Iterations is the number of buckets that
+// settled at least one vertex (buckets holding only stale entries, left by
+// vertices that moved to an earlier bucket, are not counted).
 //
 // delta ≤ 0 picks Δ = DefaultDeltaFactor · mean weight / mean out-degree
 // (1 for a graph without positive finite weights); Result.Delta reports the
@@ -244,10 +246,7 @@ type dsState[W weight] struct {
 	dist     []float64
 	delta    float64
 	inv      float64 // 1/Δ: bucket(d) = int64(d*inv), monotone in d
-	// maxDist is the largest finite float64: a replaced distance above it
-	// is +Inf, in no bucket.
-	maxDist float64
-	mask    int64
+	mask     int64
 	// taken has bit v set once v was taken from the current bucket (and
 	// listed in a worker's settled list); cleared after the heavy phase.
 	taken   []uint64
@@ -382,7 +381,7 @@ func (s *dsState[W]) lower(w *dsWorker, t int32, nd float64) {
 	}
 	w.count.lowered++
 	b := int64(nd * s.inv)
-	if b > s.cur && old <= s.maxDist && int64(old*s.inv) == b {
+	if b > s.cur && !math.IsInf(old, 1) && int64(old*s.inv) == b {
 		return
 	}
 	w.push(s.mask, b, t)
@@ -630,7 +629,6 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		ws:      ws,
 		delta:   delta,
 		inv:     1 / delta,
-		maxDist: math.MaxFloat64,
 		mask:    size - 1,
 		taken:   make([]uint64, (n+63)/64),
 		workers: make([]dsWorker, par.Workers()),

@@ -3,10 +3,13 @@ package bfs
 import (
 	"fmt"
 	"math/bits"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/rawmem"
+	"github.com/graphnb/graphnb/algo/internal/team"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
@@ -16,8 +19,16 @@ import (
 // Tuning constants of the parallel steps.
 const (
 	// tdChunk is the number of frontier vertices a worker takes at once in
-	// a top-down step.
+	// a top-down step over a large frontier.
 	tdChunk = 64
+	// tdArcSplitMax is the largest frontier whose top-down step is cut
+	// into pieces of arcs rather than of vertices (summing its degrees
+	// first, on one core).
+	tdArcSplitMax = 1 << 14
+	// tdPiecesPerWorker is how many arc pieces per worker a top-down step
+	// aims at; tdMinArcs the fewest arcs in a piece.
+	tdPiecesPerWorker = 16
+	tdMinArcs         = 1 << 11
 	// buChunkWords is the number of bitmap words (64 vertices each) a
 	// worker takes at once in a bottom-up step.
 	buChunkWords = 16
@@ -27,22 +38,29 @@ const (
 	// serialArcs: a top-down step over a frontier with fewer arcs runs on
 	// the calling goroutine (starting workers would cost more).
 	serialArcs = 1 << 13
+	// initPiece is the number of vertices a worker initializes at once
+	// (and queueToBitmap's frontier vertices); wordPiece the number of
+	// bitmap words bitmapToQueue's workers take at once.
+	initPiece = 1 << 14
+	wordPiece = 1 << 10
 )
 
 // DirectionOptimizing runs Beamer's direction-optimizing BFS from src on
-// all cores (par.Workers goroutines).
+// all cores (par.Workers goroutines, kept for the whole search: see
+// package algo/internal/team).
 //
-// A top-down step splits the frontier queue into chunks that workers take
-// dynamically; a worker claims an unvisited head v by a compare-and-swap of
-// Parents[v] from -1, then writes its level and appends it to a local
-// buffer that is flushed to the next frontier with one atomic add. A
-// bottom-up step gives each worker blocks of 64-vertex bitmap words; every
-// unvisited vertex of a block scans its arcs until one comes from the
-// frontier bitmap, so it needs no atomics. The search starts top-down,
-// turns bottom-up when m_f > m_u/α (m_f: arcs leaving the frontier, m_u:
-// arcs leaving unvisited vertices) and top-down again when the frontier
-// shrinks below N/β vertices (Options.Alpha, Options.Beta; the other
-// fields of Options are the GPU's and do not apply).
+// A top-down step splits the frontier's arcs into pieces that workers take
+// dynamically (a small frontier's hubs are cut across pieces, a large
+// frontier is cut by vertices); a worker claims an unvisited head v by a
+// compare-and-swap of Parents[v] from -1, then writes its level and
+// appends it to a local buffer that is flushed to the next frontier with
+// one atomic add. A bottom-up step gives each worker blocks of 64-vertex
+// bitmap words; every unvisited vertex of a block scans its arcs until one
+// comes from the frontier bitmap, so it needs no atomics. The search
+// starts top-down, turns bottom-up when m_f > m_u/α (m_f: arcs leaving the
+// frontier, m_u: arcs leaving unvisited vertices) and top-down again when
+// the frontier shrinks below N/β vertices (Options.Alpha, Options.Beta;
+// the other fields of Options are the GPU's and do not apply).
 //
 // Directed graphs: a bottom-up step needs the arcs entering a vertex,
 // which a CSR of out-arcs does not hold; rather than build the transpose
@@ -79,6 +97,7 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 	if err != nil {
 		return nil, fmt.Errorf("bfs: direction-optimizing search from %d: %w", src, err)
 	}
+	defer s.team.Close()
 	s.levels[src], s.parents[src] = 0, src
 	s.queue[0] = src
 	s.head, s.tail = 0, 1
@@ -116,9 +135,9 @@ func DirectionOptimizing(g *graph.CSR, src int32, opt Options) (_ *Result, err e
 		}
 		prevNF = nf
 		if bottomUp {
-			first := len(r.Directions) == 0 || r.Directions[len(r.Directions)-1] != BottomUpStep
 			r.Directions = append(r.Directions, BottomUpStep)
-			nf, mf, step.Inspected = s.bottomUpStep(depth, first)
+			nf, mf, step.Inspected = s.bottomUpStep(depth, !s.unvisitedOK)
+			s.unvisitedOK = true
 			s.front, s.next = s.next, s.front
 		} else {
 			r.Directions = append(r.Directions, TopDownStep)
@@ -171,7 +190,7 @@ func getScratch(n int) *scratch {
 		}
 		return sc
 	}
-	return &scratch{queue: make([]int32, n)}
+	return &scratch{queue: rawmem.Slice[int32](n)}
 }
 
 // release returns the search's scratch to the pool.
@@ -194,9 +213,14 @@ type search struct {
 	// front and next are the bottom-up frontier bitmaps (bit v of word
 	// v/64), allocated at the first switch; unvisited marks, after a
 	// bottom-up step, the vertices with arcs it left unvisited, the only
-	// ones the next bottom-up step has to look at.
+	// ones the next bottom-up step has to look at (unvisitedOK; top-down
+	// steps after it clear the bits of the vertices they reach).
 	front, next, unvisited []uint64
-	workers                int
+	unvisitedOK            bool
+	// cum is tdPieces' scratch: a small frontier's degrees summed.
+	cum []int64
+	// team runs the parallel steps; it lives as long as the search.
+	team *team.Team
 }
 
 // newSearch returns a search of g, or cancel's error when interrupted.
@@ -205,20 +229,21 @@ func newSearch(g *graph.CSR) (*search, error) {
 	s := &search{
 		g:       g,
 		n:       n,
-		levels:  make([]int32, n),
-		parents: make([]int32, n),
-		workers: par.Workers(),
+		levels:  rawmem.Slice[int32](n), // written in full below
+		parents: rawmem.Slice[int32](n),
+		team:    team.New(par.Workers()),
 	}
 	sc := getScratch(n)
 	s.queue, s.front, s.next, s.unvisited = sc.queue, sc.front, sc.next, sc.unvisited
-	err := par.For(n, func(lo, hi int) {
+	s.team.For(n, initPiece, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s.levels[i] = -1
 			s.parents[i] = -1
 		}
 	})
-	if err != nil {
+	if err := cancel.Check(); err != nil {
 		s.release()
+		s.team.Close()
 		return nil, err
 	}
 	return s, nil
@@ -228,33 +253,46 @@ func newSearch(g *graph.CSR) (*search, error) {
 // into level depth+1, appended after tail, and makes it the frontier. It
 // returns the new frontier's size and the arcs leaving it. After a
 // cancellation request it stops early; the caller checks.
+//
+// Workers take the frontier's arcs in pieces (tdPieces): a hub's list is
+// shared among them, so a level whose arcs hang on a few vertices (the
+// second level from a root next to R-MAT's hubs: 347 vertices, 1.5 M
+// arcs at scale 22) keeps every core busy.
 func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 	frontier := s.queue[s.head:s.tail]
 	off, adj, parents, levels, queue := s.g.Offsets, s.g.Adj, s.parents, s.levels, s.queue
+	unvisited := s.unvisited
+	if !s.unvisitedOK {
+		unvisited = nil
+	}
 	var out atomic.Int64 // end of the next frontier in queue
 	out.Store(int64(s.tail))
-	var task atomic.Int64
 	var total atomic.Int64
-	workers := s.workers
-	if mf < serialArcs || len(frontier) <= tdChunk {
+	workers := s.team.Size()
+	if mf < serialArcs {
 		workers = 1
 	}
-	par.Run(workers, func(int) {
+	pieces := s.tdPieces(frontier, mf, workers)
+	var task atomic.Int64
+	s.team.Run(workers, func(int) {
 		buf := make([]int32, 0, outBuf)
 		var scout int64
 		for {
-			lo := int(task.Add(1)-1) * tdChunk
-			if lo >= len(frontier) || cancel.Requested() {
+			p := int(task.Add(1) - 1)
+			if p >= pieces.count() || cancel.Requested() {
 				break
 			}
-			for _, u := range frontier[lo:min(lo+tdChunk, len(frontier))] {
-				for _, v := range adj[off[u]:off[u+1]] {
+			pieces.each(p, func(u int32, lo, hi int64) {
+				for _, v := range adj[lo:hi] {
 					if atomic.LoadInt32(&parents[v]) >= 0 ||
 						!atomic.CompareAndSwapInt32(&parents[v], -1, u) {
 						continue
 					}
 					levels[v] = depth + 1
 					scout += off[v+1] - off[v]
+					if unvisited != nil {
+						atomic.AndUint64(&unvisited[v>>6], ^(1 << (uint(v) & 63)))
+					}
 					buf = append(buf, v)
 					if len(buf) == outBuf {
 						at := out.Add(outBuf) - outBuf
@@ -262,7 +300,7 @@ func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 						buf = buf[:0]
 					}
 				}
-			}
+			})
 		}
 		if len(buf) > 0 {
 			at := out.Add(int64(len(buf))) - int64(len(buf))
@@ -275,15 +313,76 @@ func (s *search) topDownStep(depth int32, mf int64) (nf, arcs int64) {
 	return int64(end - s.head), total.Load()
 }
 
+// tdPieces splits a top-down step's work for workers: chunks of tdChunk
+// frontier vertices when the frontier is large (its arcs then spread over
+// many chunks) or the step runs on one worker, else pieces of about
+// mf/(tdPiecesPerWorker·workers) arcs (at least tdMinArcs), cut across
+// adjacency lists.
+func (s *search) tdPieces(frontier []int32, mf int64, workers int) tdSplit {
+	sp := tdSplit{frontier: frontier, off: s.g.Offsets}
+	if workers == 1 || len(frontier) > tdArcSplitMax {
+		return sp
+	}
+	cum := s.cum[:0]
+	cum = append(cum, 0)
+	for _, u := range frontier {
+		cum = append(cum, cum[len(cum)-1]+sp.off[u+1]-sp.off[u])
+	}
+	s.cum = cum
+	sp.cum = cum
+	sp.piece = max(tdMinArcs, mf/int64(tdPiecesPerWorker*workers))
+	return sp
+}
+
+// tdSplit is a top-down step's division into pieces, taken by index.
+type tdSplit struct {
+	frontier []int32
+	off      []int64
+	// cum, when not nil, holds the frontier's arc counts summed (cum[i]:
+	// arcs of frontier[:i]), and piece is the arcs of a piece; nil means
+	// pieces of tdChunk vertices.
+	cum   []int64
+	piece int64
+}
+
+// count is the number of pieces.
+func (sp tdSplit) count() int {
+	if sp.cum == nil {
+		return (len(sp.frontier) + tdChunk - 1) / tdChunk
+	}
+	return int((sp.cum[len(sp.cum)-1] + sp.piece - 1) / sp.piece)
+}
+
+// each calls fn(u, lo, hi) for the arcs [lo, hi) of frontier vertex u
+// that piece p holds, in frontier order.
+func (sp tdSplit) each(p int, fn func(u int32, lo, hi int64)) {
+	if sp.cum == nil {
+		for _, u := range sp.frontier[p*tdChunk : min((p+1)*tdChunk, len(sp.frontier))] {
+			fn(u, sp.off[u], sp.off[u+1])
+		}
+		return
+	}
+	a0 := int64(p) * sp.piece
+	a1 := min(a0+sp.piece, sp.cum[len(sp.cum)-1])
+	// i: the frontier vertex holding arc a0 (the last i with cum[i] ≤ a0).
+	i := sort.Search(len(sp.frontier), func(i int) bool { return sp.cum[i+1] > a0 })
+	for ; i < len(sp.frontier) && sp.cum[i] < a1; i++ {
+		u := sp.frontier[i]
+		base := sp.off[u] - sp.cum[i] // arc a of the frontier is base+a
+		fn(u, base+max(a0, sp.cum[i]), base+min(a1, sp.cum[i+1]))
+	}
+}
+
 // bottomUpStep finds level depth+1 from the frontier bitmap front: every
 // unvisited vertex looks for a neighbour in front. The new frontier is
 // written to next, every word of it (the caller swaps the bitmaps). The
-// first of consecutive bottom-up steps reads every vertex and marks in
-// unvisited those with arcs it leaves unvisited; the next ones read only
+// first bottom-up step of a search reads every vertex and marks in
+// unvisited those with arcs it leaves unvisited; the later ones read only
 // those (an R-MAT graph has many vertices without arcs) and unmark the
-// ones they reach. It returns the new frontier's size and the arcs
-// leaving it, and the arcs it read (each vertex's up to its parent).
-// After a cancellation request it stops early; the caller checks.
+// ones they reach, as top-down steps between them do. It returns the new
+// frontier's size and the arcs leaving it, and the arcs it read (each
+// vertex's up to its parent). After a cancellation request it stops early;
+// the caller checks.
 func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs, inspected int64) {
 	off, adj, parents, levels := s.g.Offsets, s.g.Adj, s.parents, s.levels
 	front, next, unvisited := s.front, s.next, s.unvisited
@@ -291,7 +390,7 @@ func (s *search) bottomUpStep(depth int32, first bool) (nf, arcs, inspected int6
 	n := s.n
 	var task atomic.Int64
 	var found, scouted, read atomic.Int64
-	par.Run(s.workers, func(int) {
+	s.team.Run(s.team.Size(), func(int) {
 		var cnt, scout, inspect int64
 		for {
 			w0 := int(task.Add(1)-1) * buChunkWords
@@ -353,11 +452,12 @@ func (s *search) queueToBitmap() error {
 	}
 	front := s.front
 	frontier := s.queue[s.head:s.tail]
-	return par.For(len(frontier), func(lo, hi int) {
+	s.team.For(len(frontier), initPiece, func(lo, hi int) {
 		for _, v := range frontier[lo:hi] {
 			atomic.OrUint64(&front[v>>6], 1<<(uint(v)&63))
 		}
 	})
+	return cancel.Check()
 }
 
 // bitmapToQueue appends the vertices of the bitmap front to the queue and
@@ -366,7 +466,7 @@ func (s *search) bitmapToQueue() error {
 	front, queue := s.front, s.queue
 	var out atomic.Int64
 	out.Store(int64(s.tail))
-	err := par.For(len(front), func(lo, hi int) {
+	s.team.For(len(front), wordPiece, func(lo, hi int) {
 		buf := make([]int32, 0, outBuf)
 		for wi := lo; wi < hi; wi++ {
 			for word := front[wi]; word != 0; word &= word - 1 {
@@ -384,7 +484,7 @@ func (s *search) bitmapToQueue() error {
 		}
 	})
 	s.head, s.tail = s.tail, int(out.Load())
-	return err
+	return cancel.Check()
 }
 
 // switchDown says why a search turned bottom-up: m_f > m_u/α.

@@ -37,6 +37,23 @@ func benchGraph(b *testing.B, scale int) *graph.CSR {
 	return g
 }
 
+var benchIntGraphs sync.Map // scale → *graph.CSR
+
+// benchIntGraph returns the R-MAT graph of the given scale, edge factor 16
+// and whole-number weights uniform in 1..255 (GAPBS's sssp inputs),
+// generated once per test binary.
+func benchIntGraph(b *testing.B, scale int) *graph.CSR {
+	if g, ok := benchIntGraphs.Load(scale); ok {
+		return g.(*graph.CSR)
+	}
+	g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Integer(255))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchIntGraphs.Store(scale, g)
+	return g
+}
+
 // benchSources picks 64 Graph500-style roots (vertices with an arc),
 // deterministically.
 func benchSources(g *graph.CSR) []int32 { return g.Roots(64, 2) }
@@ -79,6 +96,24 @@ func BenchmarkDijkstra(b *testing.B) { benchSSSP(b, Dijkstra) }
 
 func BenchmarkDeltaStepping(b *testing.B) {
 	benchSSSP(b, func(g *graph.CSR, s int32) (*Result, error) { return DeltaStepping(g, s, 0) })
+}
+
+// BenchmarkDeltaSteppingInt runs Δ-stepping on GAPBS's sssp inputs
+// (weights 1..255) with the default Δ (about 8.3 at scale 22), GAPBS's
+// Δ = 2 and Δ = 16 and 32, for the comparison with the peer
+// (../shared/peers: gapbs-sssp -d 2).
+func BenchmarkDeltaSteppingInt(b *testing.B) {
+	for _, scale := range benchScales() {
+		for _, d := range []float64{0, 2, 16, 32} {
+			name := fmt.Sprintf("rmat_s%d_ef16_w255/d%g", scale, d)
+			if d == 0 {
+				name = fmt.Sprintf("rmat_s%d_ef16_w255/default", scale)
+			}
+			b.Run(name, func(b *testing.B) {
+				benchRuns(b, benchIntGraph(b, scale), func(g *graph.CSR, s int32) (*Result, error) { return DeltaStepping(g, s, d) })
+			})
+		}
+	}
 }
 
 func BenchmarkBellmanFord(b *testing.B) { benchSSSP(b, BellmanFord) }

@@ -8,7 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
+	"github.com/graphnb/graphnb/algo/internal/rawmem"
+	"github.com/graphnb/graphnb/algo/internal/team"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
@@ -48,21 +51,23 @@ const (
 // DeltaStepping computes shortest paths from src with Meyer and Sanders'
 // Δ-stepping on all cores.
 //
-// Vertices wait in buckets of width delta by tentative distance
-// (bucket ⌊d/Δ⌋). The lowest non-empty bucket is processed in phases:
-// all its vertices relax their light arcs (w ≤ Δ) in parallel, which may
-// refill it, until it stays empty; then the vertices it held relax their
-// heavy arcs (w > Δ) once, which can only fill later buckets. Relaxations
-// are atomic minima on the float64 distance bits (a compare-and-swap
-// loop); each worker keeps its own buckets, and while its share of the
-// current bucket is small it goes on without waiting for the others
-// (bucket fusion). The light arcs are first copied out of the graph into
-// a CSR of their own (one pass over the weights, part of Result.Time), so
-// that vertices re-entering their bucket scan only those; a large settled
-// bucket relaxes its heavy arcs in vertex order, reading the graph front
-// to back. Result.Iterations is the number of buckets that settled at
-// least one vertex (buckets holding only stale entries, left by vertices
-// that moved to an earlier bucket, are not counted).
+// Vertices wait in buckets of width delta by tentative distance (bucket
+// ⌊d/Δ⌋). The lowest non-empty bucket is processed in phases: all its
+// vertices relax their light arcs (w ≤ Δ) in parallel, which may refill
+// it, until it stays empty; then the vertices it held relax their heavy
+// arcs (w > Δ) once, which can only fill later buckets. Relaxations are
+// atomic minima on the float64 distance bits (a compare-and-swap loop);
+// each worker keeps its own buckets, and while its share of the current
+// bucket is small it goes on without waiting for the others (bucket
+// fusion). A vertex lowered again while it waits in a later bucket stays
+// queued once. The phases run on one set of goroutines kept for the run
+// (package algo/internal/team). The light arcs are first copied out of the
+// graph into a CSR of their own (one pass over the weights, part of
+// Result.Time), so that vertices re-entering their bucket scan only those;
+// a large settled bucket relaxes its heavy arcs in vertex order, reading
+// the graph front to back. Result.Iterations is the number of buckets that
+// settled at least one vertex (buckets holding only stale entries, left by
+// vertices that moved to an earlier bucket, are not counted).
 //
 // delta ≤ 0 picks Δ = DefaultDeltaFactor · mean weight / mean out-degree
 // (1 for a graph without positive finite weights); Result.Delta reports the
@@ -204,12 +209,11 @@ type dsWorker struct {
 	_       [64]byte // keep workers' hot fields on separate cache lines
 }
 
-// push queues v in bucket b after a relaxation lowered its distance.
+// push queues v in bucket b.
 func (w *dsWorker) push(mask int64, b int64, v int32) {
 	slot := &w.ring[b&mask]
 	*slot = append(*slot, v)
 	w.pending++
-	w.count.lowered++
 }
 
 // dsCounts are a step's counts (DeltaSteppingTraced), kept by each worker
@@ -248,6 +252,8 @@ type dsState[W weight] struct {
 	taken   []uint64
 	cur     int64 // the bucket being processed
 	workers []dsWorker
+	// team runs the parallel phases, one worker per element of workers.
+	team *team.Team
 	// steps receives a traced run's steps (nil when untraced); mark is the
 	// end of the last step (or the loop's start).
 	steps *[]trace.Step
@@ -260,20 +266,31 @@ type dsState[W weight] struct {
 // written per light arc).
 func (s *dsState[W]) splitLight() {
 	n := len(s.off) - 1
-	s.lightOff = make([]int64, n+1)
+	s.lightOff = rawmem.Slice[int64](n + 1) // every entry written below
 	type piece struct {
 		lo, hi int
 		arcs   []lightArc[W]
 	}
 	var mu sync.Mutex
 	var pieces []piece
-	par.ForWeighted(s.off, func(lo, hi int) {
-		buf := make([]lightArc[W], 0, (s.off[hi]-s.off[lo])/16+16)
+	off, adj, ws, delta, lightOff := s.off, s.adj, s.ws, s.delta, s.lightOff
+	par.ForWeighted(off, func(lo, hi int) {
+		buf := make([]lightArc[W], 0, (off[hi]-off[lo])/16+16)
 		for v := lo; v < hi; v++ {
-			s.lightOff[v] = int64(len(buf))
-			for k := s.off[v]; k < s.off[v+1]; k++ {
-				if w := arcWeight(s.ws, k); w <= s.delta {
-					buf = append(buf, lightArc[W]{s.adj[k], W(w)})
+			lightOff[v] = int64(len(buf))
+			k0, k1 := off[v], off[v+1]
+			if ws == nil { // unweighted: every arc weighs 1
+				if 1 <= delta {
+					for _, t := range adj[k0:k1] {
+						buf = append(buf, lightArc[W]{t, 1})
+					}
+				}
+				continue
+			}
+			heads := adj[k0:k1]
+			for j, w := range ws[k0:k1] {
+				if float64(w) <= delta {
+					buf = append(buf, lightArc[W]{heads[j], w})
 				}
 			}
 		}
@@ -286,13 +303,13 @@ func (s *dsState[W]) splitLight() {
 	for i, p := range pieces {
 		base[i+1] = base[i] + int64(len(p.arcs))
 	}
-	s.lightOff[n] = base[len(pieces)]
+	lightOff[n] = base[len(pieces)]
 	s.light = make([]lightArc[W], base[len(pieces)])
 	par.ForChunks(len(pieces), 1, func(i, _, _ int) {
 		p := pieces[i]
 		copy(s.light[base[i]:], p.arcs)
 		for v := p.lo; v < p.hi; v++ {
-			s.lightOff[v] += base[i]
+			lightOff[v] += base[i]
 		}
 	})
 }
@@ -312,9 +329,8 @@ func (s *dsState[W]) relaxLight(w *dsWorker, v int32) {
 	lo, hi := s.lightOff[v], s.lightOff[v+1]
 	w.count.relaxed += hi - lo
 	for _, a := range s.light[lo:hi] {
-		nd := dv + float64(a.w)
-		if nd < loadDist(&s.dist[a.head]) && lowerDist(&s.dist[a.head], nd) {
-			w.push(s.mask, int64(nd*s.inv), a.head)
+		if nd := dv + float64(a.w); nd < loadDist(&s.dist[a.head]) {
+			s.lower(w, a.head, nd)
 		}
 	}
 }
@@ -322,20 +338,70 @@ func (s *dsState[W]) relaxLight(w *dsWorker, v int32) {
 // relaxHeavy relaxes the heavy arcs of a vertex of the settled bucket.
 func (s *dsState[W]) relaxHeavy(w *dsWorker, v int32) {
 	dv := loadDist(&s.dist[v])
+	k0, k1 := s.off[v], s.off[v+1]
+	heads := s.adj[k0:k1]
+	if s.ws == nil { // unweighted: every arc weighs 1
+		if 1 > s.delta {
+			for _, t := range heads {
+				if dv+1 < loadDist(&s.dist[t]) {
+					s.lower(w, t, dv+1)
+				}
+			}
+			w.count.relaxed += k1 - k0
+		}
+		return
+	}
 	heavy := int64(0)
-	for k := s.off[v]; k < s.off[v+1]; k++ {
-		wt := arcWeight(s.ws, k)
-		if !(wt > s.delta) {
+	for j, wt := range s.ws[k0:k1] {
+		if !(float64(wt) > s.delta) {
 			continue
 		}
 		heavy++
-		t := s.adj[k]
-		nd := dv + wt
-		if nd < loadDist(&s.dist[t]) && lowerDist(&s.dist[t], nd) {
-			w.push(s.mask, int64(nd*s.inv), t)
+		if t, nd := heads[j], dv+float64(wt); nd < loadDist(&s.dist[t]) {
+			s.lower(w, t, nd)
 		}
 	}
 	w.count.relaxed += heavy
+}
+
+// lower lowers the distance of t to nd unless another worker got it
+// lower first, and then queues t in nd's bucket b, unless t already
+// waits there: when b is a later bucket than the current one and the
+// distance it replaced lay in b too, the entry queued for that distance
+// is still pending and will read the lower one (R-MAT vertices are
+// lowered several times within one later bucket by the heavy arcs of
+// earlier ones; each entry would be taken and its arcs read). In the
+// current bucket a vertex is queued again, as its first entry may have
+// been taken already. The callers test nd against the distance first,
+// inline: most arcs lower nothing.
+func (s *dsState[W]) lower(w *dsWorker, t int32, nd float64) {
+	old, ok := lowerDistFrom(&s.dist[t], nd)
+	if !ok {
+		return
+	}
+	w.count.lowered++
+	b := int64(nd * s.inv)
+	if b > s.cur && !math.IsInf(old, 1) && int64(old*s.inv) == b {
+		return
+	}
+	w.push(s.mask, b, t)
+}
+
+// lowerDistFrom atomically sets *p = x if x < *p (a compare-and-swap loop
+// on the float64 bits) and reports whether it did and the value it
+// replaced.
+func lowerDistFrom(p *float64, x float64) (old float64, ok bool) {
+	u := (*uint64)(unsafe.Pointer(p))
+	for {
+		bits := atomic.LoadUint64(u)
+		old = math.Float64frombits(bits)
+		if !(x < old) {
+			return old, false
+		}
+		if atomic.CompareAndSwapUint64(u, bits, math.Float64bits(x)) {
+			return old, true
+		}
+	}
 }
 
 // lightPhase relaxes the light arcs of the frontier (part of the current
@@ -348,7 +414,7 @@ func (s *dsState[W]) lightPhase(frontier []int32) {
 		nw = 1
 	}
 	var task atomic.Int64
-	par.Run(nw, func(id int) {
+	s.team.Run(nw, func(id int) {
 		w := &s.workers[id]
 		for {
 			lo := int(task.Add(1)-1) * dsChunk
@@ -410,7 +476,7 @@ func (s *dsState[W]) heavyPhase(buf []int32) []int32 {
 		}
 		const chunkWords = 64
 		var task atomic.Int64
-		par.Run(len(s.workers), func(id int) {
+		s.team.Run(len(s.workers), func(id int) {
 			w := &s.workers[id]
 			for {
 				w0 := int(task.Add(1)-1) * chunkWords
@@ -437,7 +503,7 @@ func (s *dsState[W]) heavyPhase(buf []int32) []int32 {
 		nw = 1
 	}
 	var task atomic.Int64
-	par.Run(nw, func(id int) {
+	s.team.Run(nw, func(id int) {
 		w := &s.workers[id]
 		for {
 			lo := int(task.Add(1)-1) * dsChunk
@@ -538,6 +604,19 @@ func (s *dsState[W]) endStep(light bool, entries int64, round int) {
 	s.mark = now
 }
 
+// initDist sets dist to +Inf but for src's 0, on the team (the slice is
+// not zeroed first: rawmem).
+func (s *dsState[W]) initDist(n int, src int32) {
+	s.dist = rawmem.Slice[float64](n)
+	inf := math.Inf(1)
+	s.team.For(n, 1<<14, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.dist[i] = inf
+		}
+	})
+	s.dist[src] = 0
+}
+
 // deltaStepping runs the bucket loop; with steps not nil it appends the
 // run's steps (DeltaSteppingTraced).
 func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float64, steps *[]trace.Step) ([]float64, int, error) {
@@ -548,7 +627,6 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		off:     g.Offsets,
 		adj:     g.Adj,
 		ws:      ws,
-		dist:    newDist(n, src),
 		delta:   delta,
 		inv:     1 / delta,
 		mask:    size - 1,
@@ -560,6 +638,9 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 		s.workers[i].ring = make([][]int32, size)
 	}
 	s.splitLight()
+	s.team = team.New(len(s.workers))
+	defer s.team.Close()
+	s.initDist(n, src)
 	s.mark = time.Now()
 	frontier := []int32{src}
 	var heavy []int32

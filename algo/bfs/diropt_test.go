@@ -1,0 +1,109 @@
+package bfs
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/graphnb/graphnb/graph"
+)
+
+// hubGraph is an undirected graph whose second BFS level from vertex 0
+// hangs on a few hubs: 0 is joined to hubs 1..hubs, hub h to leaves
+// leaves apart, and leaf i also to leaf i+7 (so that later levels have
+// work too).
+func hubGraph(t *testing.T, hubs, leaves int) *graph.CSR {
+	n := 1 + hubs + hubs*leaves
+	el := graph.EdgeList{N: n}
+	add := func(u, v int) { el.Src, el.Dst = append(el.Src, int32(u)), append(el.Dst, int32(v)) }
+	for h := 1; h <= hubs; h++ {
+		add(0, h)
+		for i := range leaves {
+			add(h, 1+hubs+(h-1)*leaves+i)
+		}
+	}
+	for l := 1 + hubs; l+7 < n; l++ {
+		add(l, l+7)
+	}
+	g, err := graph.Build(el, graph.BuildOptions{Symmetrize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestTopDownArcPieces runs top-down steps whose frontier is a few hubs
+// (their lists cut into arc pieces shared by the workers, tdPieces) and
+// large frontiers (cut by vertices), on several worker counts, and
+// compares the levels with the sequential search's and checks the tree.
+func TestTopDownArcPieces(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	g := hubGraph(t, 3, 30000)
+	ref, err := TopDown(g, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, procs := range []int{1, 2, 5, 16} {
+		runtime.GOMAXPROCS(procs)
+		for _, c := range []struct {
+			name string
+			opt  Options
+		}{
+			{"top-down", Options{TopDownOnly: true}},
+			{"default", Options{}},
+			{"switch-back", Options{Alpha: 1 << 30, Beta: 1}},
+		} {
+			t.Run(fmt.Sprintf("procs%d/%s", procs, c.name), func(t *testing.T) {
+				r, err := DirectionOptimizing(g, 0, c.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(r.Levels, ref.Levels) {
+					t.Fatalf("levels differ from the sequential search's")
+				}
+				if err := Check(g, r); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// TestTDPiecesCoverArcs checks that tdSplit's pieces hold every arc of
+// the frontier once, in order, for piece sizes around the lists' lengths.
+func TestTDPiecesCoverArcs(t *testing.T) {
+	g := hubGraph(t, 4, 100)
+	frontier := []int32{0, 3, 1, 2, 4, 5, 6}
+	var want [][2]int64
+	var mf int64
+	for _, u := range frontier {
+		for k := g.Offsets[u]; k < g.Offsets[u+1]; k++ {
+			want = append(want, [2]int64{int64(u), k})
+		}
+		mf += g.Offsets[u+1] - g.Offsets[u]
+	}
+	s := &search{g: g}
+	for _, workers := range []int{1, 2, 3, 64} {
+		sp := s.tdPieces(frontier, mf, workers)
+		for _, piece := range []int64{sp.piece, 1, 7, 100, 101, mf} {
+			if sp.cum != nil {
+				sp.piece = piece
+			}
+			var got [][2]int64
+			for p := range sp.count() {
+				sp.each(p, func(u int32, lo, hi int64) {
+					if lo >= hi {
+						t.Fatalf("workers %d, piece %d: empty range [%d, %d) of %d", workers, piece, lo, hi, u)
+					}
+					for k := lo; k < hi; k++ {
+						got = append(got, [2]int64{int64(u), k})
+					}
+				})
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("workers %d, piece %d: pieces cover %d arcs, want the frontier's %d in order", workers, piece, len(got), len(want))
+			}
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/graphnb/graphnb/algo/internal/rawmem"
 	"github.com/graphnb/graphnb/algo/internal/team"
@@ -387,23 +386,6 @@ func (s *dsState[W]) lower(w *dsWorker, t int32, nd float64) {
 	w.push(s.mask, b, t)
 }
 
-// lowerDistFrom atomically sets *p = x if x < *p (a compare-and-swap loop
-// on the float64 bits) and reports whether it did and the value it
-// replaced.
-func lowerDistFrom(p *float64, x float64) (old float64, ok bool) {
-	u := (*uint64)(unsafe.Pointer(p))
-	for {
-		bits := atomic.LoadUint64(u)
-		old = math.Float64frombits(bits)
-		if !(x < old) {
-			return old, false
-		}
-		if atomic.CompareAndSwapUint64(u, bits, math.Float64bits(x)) {
-			return old, true
-		}
-	}
-}
-
 // lightPhase relaxes the light arcs of the frontier (part of the current
 // bucket) on all workers (or on worker 0 alone for a small frontier), in
 // chunks taken dynamically; then each worker drains its own share of the
@@ -604,19 +586,6 @@ func (s *dsState[W]) endStep(light bool, entries int64, round int) {
 	s.mark = now
 }
 
-// initDist sets dist to +Inf but for src's 0, on the team (the slice is
-// not zeroed first: rawmem).
-func (s *dsState[W]) initDist(n int, src int32) {
-	s.dist = rawmem.Slice[float64](n)
-	inf := math.Inf(1)
-	s.team.For(n, 1<<14, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s.dist[i] = inf
-		}
-	})
-	s.dist[src] = 0
-}
-
 // deltaStepping runs the bucket loop; with steps not nil it appends the
 // run's steps (DeltaSteppingTraced).
 func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float64, steps *[]trace.Step) ([]float64, int, error) {
@@ -640,7 +609,7 @@ func deltaStepping[W weight](g *graph.CSR, ws []W, src int32, delta, maxW float6
 	s.splitLight()
 	s.team = team.New(len(s.workers))
 	defer s.team.Close()
-	s.initDist(n, src)
+	s.dist = newDist(n, src)
 	s.mark = time.Now()
 	frontier := []int32{src}
 	var heavy []int32

@@ -17,17 +17,25 @@ func loadDist(p *float64) float64 {
 	return math.Float64frombits(atomic.LoadUint64((*uint64)(unsafe.Pointer(p))))
 }
 
-// lowerDist atomically sets *p = x if x < *p (a CAS loop on the float64
-// bits) and reports whether it did.
+// lowerDist atomically sets *p = x if x < *p and reports whether it did.
 func lowerDist(p *float64, x float64) bool {
+	_, ok := lowerDistFrom(p, x)
+	return ok
+}
+
+// lowerDistFrom atomically sets *p = x if x < *p (a compare-and-swap loop
+// on the float64 bits) and reports whether it did and the value it
+// replaced.
+func lowerDistFrom(p *float64, x float64) (old float64, ok bool) {
 	u := (*uint64)(unsafe.Pointer(p))
 	for {
-		old := atomic.LoadUint64(u)
-		if !(x < math.Float64frombits(old)) {
-			return false
+		bits := atomic.LoadUint64(u)
+		old = math.Float64frombits(bits)
+		if !(x < old) {
+			return old, false
 		}
-		if atomic.CompareAndSwapUint64(u, old, math.Float64bits(x)) {
-			return true
+		if atomic.CompareAndSwapUint64(u, bits, math.Float64bits(x)) {
+			return old, true
 		}
 	}
 }

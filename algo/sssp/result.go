@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/rawmem"
 	"github.com/graphnb/graphnb/cancel"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/internal/par"
@@ -215,9 +216,10 @@ func negativeError(g *graph.CSR, k int64, algo, remedy string) error {
 		algo, arcTail(g, k), g.Adj[k], g.ArcWeight(k), remedy)
 }
 
-// newDist returns N distances set to +Inf except Dist[src] = 0.
+// newDist returns N distances set to +Inf except Dist[src] = 0 (filled
+// in parallel, so not zeroed first: rawmem).
 func newDist(n int, src int32) []float64 {
-	dist := make([]float64, n)
+	dist := rawmem.Slice[float64](n)
 	inf := math.Inf(1)
 	par.For(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

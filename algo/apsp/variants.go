@@ -95,7 +95,8 @@ type Options struct {
 	// blocked methods (three instructions per update instead of one) even
 	// where Run would otherwise compute the distances alone and rebuild
 	// the predecessors from them on the device: an in-core run of a
-	// sparse matrix (at most n²/32 finite entries off the diagonal) whose
+	// sparse matrix (at most n²/64 finite entries off the diagonal for
+	// int32, n²/128 for float32: rebuildMaxDensityI32, F32) whose
 	// finite off-diagonal weights are all positive. The rebuild takes a
 	// CSR of the matrix by column (about 4·(10·n + 2·m) bytes for m arcs)
 	// and O(n·m) lookups; Result.Algorithm says which way ran

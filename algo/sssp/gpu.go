@@ -976,11 +976,13 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 				p.queue[step%2], p.queue[(step+1)%2], p.squeue, p.far[0], p.far[1], p.ctl,
 				step, p.minSlots, thr, tlog, tcap)
 		}
-		// readLog appends the steps first..end-1 of the log, read with
-		// the control words after step end-1. A step's counts are the
-		// running counts of its parity after it (in the next step's
-		// entry, or, for the batch's last step, the control words)
-		// less those before it (sssp.cu, NF_T_PSCANNED).
+		// readLog appends the steps first..end-1 of the log (a batch),
+		// read with the control words after step end-1. A step's counts
+		// are the running counts of its parity after it (in the next
+		// step's entry, or, for the batch's last step, the control
+		// words) less those before it (sssp.cu, NF_T_PSCANNED); its time
+		// runs to the next step's start, and the batch's last step's to
+		// its latest end (only that step logs ends).
 		var before [2][2]uint64 // [parity]{arcs relaxed, distances lowered} before the step read next
 		readLog := func(first, end int) error {
 			entry := func(r int) nfLogEntry { return nfLogEntry(ring[(r%tcap)*nfTLogWords:][:nfTLogWords]) }
@@ -989,19 +991,21 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 				if e[nfTRound] != uint64(r) {
 					return fmt.Errorf("the trace's step log holds step %d where step %d belongs (a kernel bug: please report it)", e[nfTRound], r)
 				}
-				if end := e.end(); e[nfTStart] == 0 || end < e[nfTStart] {
-					return fmt.Errorf("the trace's step log entry of step %d is incomplete: start %d, end %d (a kernel bug: please report it)", r, e[nfTStart], end)
-				}
 				par := r & 1
 				after := [2]uint64{ctl[nfScanned+par], ctl[nfLowered+par]}
+				stop := e.end()
 				if r+1 < end {
 					next := entry(r + 1)
 					after = [2]uint64{next[nfTPScanned], next[nfTPLowered]}
+					stop = next[nfTStart]
+				}
+				if e[nfTStart] == 0 || stop < e[nfTStart] {
+					return fmt.Errorf("the trace's step log entry of step %d is incomplete: start %d, end %d (a kernel bug: please report it)", r, e[nfTStart], stop)
 				}
 				if after[0] < before[par][0] || after[1] < before[par][1] {
 					return fmt.Errorf("the trace's step log has step %d's counts going down: %v after, %v before (a kernel bug: please report it)", r, after, before[par])
 				}
-				log = append(log, nfLogStep{e, int64(after[0] - before[par][0]), int64(after[1] - before[par][1])})
+				log = append(log, nfLogStep{e, time.Duration(stop - e[nfTStart]), int64(after[0] - before[par][0]), int64(after[1] - before[par][1])})
 				before[par] = after
 			}
 			return nil
@@ -1085,18 +1089,19 @@ func (e nfLogEntry) end() uint64 { return slices.Max(e[nfTEnd : nfTEnd+nfTEnds])
 func (e nfLogEntry) idle() bool { return e[nfTNear] == 0 && e[nfTSettle] == 0 && e[nfTFar] == 0 }
 
 // nfLogStep is a step of a traced run as read from the log: its entry,
-// and its counts worked out from its neighbours' entries.
+// and its time and counts worked out from its neighbours' entries.
 type nfLogStep struct {
 	entry            nfLogEntry
-	scanned, lowered int64 // arcs relaxed, distances lowered
+	time             time.Duration // from its start to the next step's (the batch's last: to its end)
+	scanned, lowered int64         // arcs relaxed, distances lowered
 }
 
 // nearFarTrace makes a traced run's Trace from its step log: a step per
 // step that did work (light round, settle step or split; idle steps are
-// left out), each with its span on the GPU's global timer (its start to
-// its last block's end: the gaps between launches and the host's read of
-// the control words after a batch are in no step), and a launch per step
-// with that time.
+// left out), each with its time on the GPU's global timer (its start to
+// the next step's start, or, for a batch's last step, to its last
+// block's end: the host's read of the control words after a batch is in
+// no step), and a launch per step with that time.
 func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []nfLogStep) *trace.Trace {
 	steps := make([]trace.Step, 0, len(log))
 	launches := make([]trace.Launch, 0, len(log))
@@ -1122,7 +1127,7 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		}
 		s.Inspected, s.Updated = ls.scanned, ls.lowered
 		s.Why = fmt.Sprintf("T %.4g, far pile %d", threshold(e[nfTThr]), e[nfTFar])
-		s.Time = time.Duration(e.end() - e[nfTStart])
+		s.Time = ls.time
 		l := trace.Launch{Name: p.kStep.Name(), Grid: [3]int{p.grid, 1, 1}, Block: [3]int{blockSize, 1, 1}, Step: len(steps), Time: s.Time}
 		l.Bytes, l.Gather = p.nearFarStepBytes(s)
 		launches = append(launches, l)

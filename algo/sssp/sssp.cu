@@ -322,10 +322,18 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 #define NF_WIDEN_MAX 20
 #define NF_SMALL_ARCS 8
 // The step log of a traced run (tlog, NF_TLOG words a step, in a ring of
-// tcap steps: step r writes entry r % tcap): at the step's start block 0's
-// first thread writes the words below from the control words no thread
-// writes during the step, and zeroes the start, round and ends of entry
-// (r+1) % tcap (nf_init zeroes step 1's entry). Only the batch's last
+// tcap steps: step r writes entry r % tcap): as it starts, the first lane
+// of the grid's last warp writes the words below from the control words,
+// and zeroes the start, round and ends of entry (r+1) % tcap (nf_init
+// zeroes step 1's entry). The last warp, because queue slots go to warps
+// in order: in the many small steps it has nothing to do, so the timer
+// read and the stores delay no work (block 0's first thread, which always
+// has slots, cost a traced run about half a point more at scale 20; the
+// grid is resident at once, so the start is the step's within a
+// microsecond). The words it reads are not written during the step,
+// except the settle list's and far pile's lengths during a light round
+// (light rounds append to both): for those the entry holds the length as
+// the last warp started, and the trace uses it only in a step's note. Only the batch's last
 // step (r a multiple of tcap - 1, the host's batch) logs its end: every
 // block, once its threads are done, raises one of the NF_T_ENDS end words
 // (block b the word b % NF_T_ENDS: one word for the whole grid made its
@@ -851,23 +859,23 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	u64 scanned = 0, lowered = 0;
 	B fmin = Dist<D>::inf();
 	u64 *tent = (tlog != 0) ? tlog + (i64)(round % tcap) * NF_TLOG : 0;
-	if (blockIdx.x == 0 && threadIdx.x == 0) {
-		if (tent != 0) {
-			tent[NF_T_START] = nf_clock();
-			tent[NF_T_NEAR] = qw;
-			tent[NF_T_SETTLE] = ctl[NF_SCNT];
-			tent[NF_T_FAR] = ctl[NF_FCNT + (phase & 1)];
-			tent[NF_T_THR] = (u64)thr;
-			tent[NF_T_ROUND] = (u64)round;
-			tent[NF_T_PSCANNED] = ctl[NF_SCANNED + ((round - 1) & 1)];
-			tent[NF_T_PLOWERED] = ctl[NF_LOWERED + ((round - 1) & 1)];
-			u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
-			nx[NF_T_START] = 0; // a step that never runs leaves an entry the host refuses
-			nx[NF_T_ROUND] = 0;
-			for (int k = 0; k < NF_T_ENDS; k++) {
-				nx[NF_T_END + k] = 0;
-			}
+	if (tent != 0 && blockIdx.x == gridDim.x - 1 && threadIdx.x == blockDim.x - 32) {
+		tent[NF_T_START] = nf_clock();
+		tent[NF_T_NEAR] = qw;
+		tent[NF_T_SETTLE] = ctl[NF_SCNT];
+		tent[NF_T_FAR] = ctl[NF_FCNT + (phase & 1)];
+		tent[NF_T_THR] = (u64)thr;
+		tent[NF_T_ROUND] = (u64)round;
+		tent[NF_T_PSCANNED] = ctl[NF_SCANNED + ((round - 1) & 1)];
+		tent[NF_T_PLOWERED] = ctl[NF_LOWERED + ((round - 1) & 1)];
+		u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
+		nx[NF_T_START] = 0; // a step that never runs leaves an entry the host refuses
+		nx[NF_T_ROUND] = 0;
+		for (int k = 0; k < NF_T_ENDS; k++) {
+			nx[NF_T_END + k] = 0;
 		}
+	}
+	if (blockIdx.x == 0 && threadIdx.x == 0) {
 		ctl[NF_Q0 + (round + 2) % 3] = 0;
 		if (qw != 0) {
 			ctl[NF_ROUNDS] += 1;

@@ -99,8 +99,9 @@ type Options struct {
 	// FrontierArcs their heavy arcs) or "split" (Frontier the far pile
 	// split) — with the arcs relaxed (Inspected), the distances lowered
 	// (Updated), and in Why the threshold T and the far pile's length.
-	// The steps log themselves on the device (block 0 writes the step's
-	// sizes, the running counts and the GPU's global timer at its start;
+	// The steps log themselves on the device (the grid's last warp, idle
+	// in small steps, writes the step's sizes, the running counts and the
+	// GPU's global timer at its start;
 	// the blocks of a batch's last step raise its end to the timer), read
 	// with the control words after each batch: no events, no extra
 	// launch, no atomic of its own. A step's time runs from its start to

@@ -86,11 +86,11 @@ const (
 	nfFKeep    = 10 // least distance a split keeps (bits)
 	nfDone     = 11 // epilogue counter
 	nfRounds   = 12 // light rounds with a non-empty near queue
-	nfScanned  = 13 // arcs relaxed
-	nfLowered  = 14 // distances lowered
+	nfScanned  = 13 // 13, 14: arcs relaxed, by the step's parity
 	nfWiden    = 15 // the window's widening s: T' = fmin + Δ·2^s
 	nfPScan    = 16 // arcs relaxed when the phase began
-	nfCtlWords = 18
+	nfLowered  = 17 // 17, 18: distances lowered, by the step's parity
+	nfCtlWords = 19
 
 	// A step's entry in the log of a traced run (NF_T_*).
 	nfTStart    = 0 // the step's start, ns of the GPU's global timer
@@ -98,13 +98,12 @@ const (
 	nfTSettle   = 2 // settle list (entries << 32 | slots)
 	nfTFar      = 3 // far pile's length
 	nfTThr      = 4 // bits of T
-	nfTScanned  = 5 // arcs relaxed in the step
-	nfTLowered  = 6 // distances lowered in the step
+	nfTPScanned = 5 // arcs relaxed by the steps of the previous step's parity, at the step's start
+	nfTPLowered = 6 // distances lowered likewise
 	nfTRound    = 7 // the step's number
 	nfTEnd      = 8 // the first end word (the largest is the step's end, ns)
 	nfTEnds     = 15
 	nfTLogWords = 23
-	nfTShared   = 2 * 32 * 8 // a traced step's dynamic shared memory, bytes (NF_T_SHARED)
 )
 
 // Kernel names (sssp.cu). A CI test checks that every name kernelNames
@@ -955,13 +954,11 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 	// needs no memset of its own.
 	var tlog, tent1 any = uint64(0), uint64(0) // null pointers: untraced
 	var ring []uint64
-	var log []nfLogEntry
-	shared := 0
+	var log []nfLogStep
 	if p.opts.Trace {
 		base := p.ctl.Ptr() + 8*nfCtlWords
 		tlog, tent1, ring = base, base+8*nfTLogWords, ctl[nfCtlWords:]
-		log = make([]nfLogEntry, 0, 8*tcap)
-		shared = nfTShared
+		log = make([]nfLogStep, 0, 8*tcap)
 	}
 	// Far above any real run: a guard against a kernel bug. (A Δ far
 	// below the weights' spacing makes a phase per distinct distance,
@@ -974,23 +971,42 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 			return err
 		}
 		launch := func(step int) error {
-			return t.Launch(p.kStep, gpu.D1(p.grid), gpu.D1(blockSize), shared,
+			return t.Launch(p.kStep, gpu.D1(p.grid), gpu.D1(blockSize), 0,
 				p.csr.Offsets, p.lend, p.csr.Adj, p.weights, dist, p.stamp, p.sst, p.fstamp,
 				p.queue[step%2], p.queue[(step+1)%2], p.squeue, p.far[0], p.far[1], p.ctl,
 				step, p.minSlots, thr, tlog, tcap)
 		}
-		// readLog appends the log entries of steps first..end-1, read
-		// with the control words.
+		// readLog appends the steps first..end-1 of the log (a batch),
+		// read with the control words after step end-1. A step's counts
+		// are the running counts of its parity after it (in the next
+		// step's entry, or, for the batch's last step, the control
+		// words) less those before it (sssp.cu, NF_T_PSCANNED); its time
+		// runs to the next step's start, and the batch's last step's to
+		// its latest end (only that step logs ends).
+		var before [2][2]uint64 // [parity]{arcs relaxed, distances lowered} before the step read next
 		readLog := func(first, end int) error {
+			entry := func(r int) nfLogEntry { return nfLogEntry(ring[(r%tcap)*nfTLogWords:][:nfTLogWords]) }
 			for r := first; ring != nil && r < end; r++ {
-				e := ring[(r%tcap)*nfTLogWords:][:nfTLogWords]
+				e := entry(r)
 				if e[nfTRound] != uint64(r) {
 					return fmt.Errorf("the trace's step log holds step %d where step %d belongs (a kernel bug: please report it)", e[nfTRound], r)
 				}
-				if end := nfLogEntry(e).end(); e[nfTStart] == 0 || end < e[nfTStart] {
-					return fmt.Errorf("the trace's step log entry of step %d is incomplete: start %d, end %d (a kernel bug: please report it)", r, e[nfTStart], end)
+				par := r & 1
+				after := [2]uint64{ctl[nfScanned+par], ctl[nfLowered+par]}
+				stop := e.end()
+				if r+1 < end {
+					next := entry(r + 1)
+					after = [2]uint64{next[nfTPScanned], next[nfTPLowered]}
+					stop = next[nfTStart]
 				}
-				log = append(log, nfLogEntry(e))
+				if e[nfTStart] == 0 || stop < e[nfTStart] {
+					return fmt.Errorf("the trace's step log entry of step %d is incomplete: start %d, end %d (a kernel bug: please report it)", r, e[nfTStart], stop)
+				}
+				if after[0] < before[par][0] || after[1] < before[par][1] {
+					return fmt.Errorf("the trace's step log has step %d's counts going down: %v after, %v before (a kernel bug: please report it)", r, after, before[par])
+				}
+				log = append(log, nfLogStep{e, time.Duration(stop - e[nfTStart]), int64(after[0] - before[par][0]), int64(after[1] - before[par][1])})
+				before[par] = after
 			}
 			return nil
 		}
@@ -1028,8 +1044,8 @@ func (p *Prepared) runNearFar(r *Result, d64 *gpu.Float64s) error {
 		settles:  int(ctl[nfEpoch]) - 1,
 		splits:   int(ctl[nfPhase]) - 1,
 		launches: launches,
-		scanned:  int64(ctl[nfScanned]),
-		lowered:  int64(ctl[nfLowered]),
+		scanned:  int64(ctl[nfScanned] + ctl[nfScanned+1]),
+		lowered:  int64(ctl[nfLowered] + ctl[nfLowered+1]),
 	}
 	r.Time = dur
 	r.Iterations = p.last.rounds + p.last.settles + p.last.splits
@@ -1072,13 +1088,21 @@ func (e nfLogEntry) end() uint64 { return slices.Max(e[nfTEnd : nfTEnd+nfTEnds])
 // idle reports a step that found every queue and pile empty.
 func (e nfLogEntry) idle() bool { return e[nfTNear] == 0 && e[nfTSettle] == 0 && e[nfTFar] == 0 }
 
+// nfLogStep is a step of a traced run as read from the log: its entry,
+// and its time and counts worked out from its neighbours' entries.
+type nfLogStep struct {
+	entry            nfLogEntry
+	time             time.Duration // from its start to the next step's (the batch's last: to its end)
+	scanned, lowered int64         // arcs relaxed, distances lowered
+}
+
 // nearFarTrace makes a traced run's Trace from its step log: a step per
 // step that did work (light round, settle step or split; idle steps are
-// left out), each with its span on the GPU's global timer (its start to
-// its last block's end: the gaps between launches and the host's read of
-// the control words after a batch are in no step), and a launch per step
-// with that time.
-func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []nfLogEntry) *trace.Trace {
+// left out), each with its time on the GPU's global timer (its start to
+// the next step's start, or, for a batch's last step, to its last
+// block's end: the host's read of the control words after a batch is in
+// no step), and a launch per step with that time.
+func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []nfLogStep) *trace.Trace {
 	steps := make([]trace.Step, 0, len(log))
 	launches := make([]trace.Launch, 0, len(log))
 	threshold := func(bits uint64) float64 {
@@ -1087,7 +1111,8 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		}
 		return math.Float64frombits(bits)
 	}
-	for _, e := range log {
+	for _, ls := range log {
+		e := ls.entry
 		if e.idle() {
 			continue
 		}
@@ -1100,9 +1125,9 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		default:
 			s = trace.Step{Kind: "split", Frontier: int64(e[nfTFar])}
 		}
-		s.Inspected, s.Updated = int64(e[nfTScanned]), int64(e[nfTLowered])
+		s.Inspected, s.Updated = ls.scanned, ls.lowered
 		s.Why = fmt.Sprintf("T %.4g, far pile %d", threshold(e[nfTThr]), e[nfTFar])
-		s.Time = time.Duration(e.end() - e[nfTStart])
+		s.Time = ls.time
 		l := trace.Launch{Name: p.kStep.Name(), Grid: [3]int{p.grid, 1, 1}, Block: [3]int{blockSize, 1, 1}, Step: len(steps), Time: s.Time}
 		l.Bytes, l.Gather = p.nearFarStepBytes(s)
 		launches = append(launches, l)

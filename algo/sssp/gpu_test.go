@@ -573,7 +573,7 @@ func TestKernelSource(t *testing.T) {
 		"NF_EPOCH": nfEpoch, "NF_THR": nfThr, "NF_FMIN": nfFMin, "NF_FKEEP": nfFKeep, "NF_DONE": nfDone,
 		"NF_ROUNDS": nfRounds, "NF_SCANNED": nfScanned, "NF_LOWERED": nfLowered, "NF_WIDEN": nfWiden, "NF_PSCAN": nfPScan, "NF_CTL": nfCtlWords,
 		"NF_TLOG": nfTLogWords, "NF_T_START": nfTStart, "NF_T_NEAR": nfTNear, "NF_T_SETTLE": nfTSettle, "NF_T_FAR": nfTFar,
-		"NF_T_THR": nfTThr, "NF_T_SCANNED": nfTScanned, "NF_T_LOWERED": nfTLowered, "NF_T_ROUND": nfTRound, "NF_T_END": nfTEnd, "NF_T_ENDS": nfTEnds, "NF_T_SHARED": nfTShared} {
+		"NF_T_THR": nfTThr, "NF_T_PSCANNED": nfTPScanned, "NF_T_PLOWERED": nfTPLowered, "NF_T_ROUND": nfTRound, "NF_T_END": nfTEnd, "NF_T_ENDS": nfTEnds} {
 		if got, ok := defs[name]; !ok || got != int64(want) {
 			t.Errorf("sssp.cu #define %s = %d (found %v), gpu.go says %d", name, got, ok, want)
 		}

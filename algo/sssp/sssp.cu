@@ -312,36 +312,57 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 #define NF_FKEEP 10   // bits of the least distance a split keeps far
 #define NF_DONE 11    // blocks done in a step with an epilogue
 #define NF_ROUNDS 12  // light rounds with a non-empty near queue
-#define NF_SCANNED 13 // arcs relaxed (tried)
-#define NF_LOWERED 14 // successful relaxations (atomicMin lowered a distance)
+#define NF_SCANNED 13 // 13, 14: arcs relaxed (tried), by the parity of the
+                      // step: step r adds to NF_SCANNED + (r & 1)
 #define NF_WIDEN 15    // s, the window's widening: T' = fmin + Δ·2^s
-#define NF_PSCAN 16    // arcs relaxed (NF_SCANNED) when the phase began
-#define NF_CTL 18
+#define NF_PSCAN 16    // arcs relaxed (both NF_SCANNED words) when the phase began
+#define NF_LOWERED 17  // 17, 18: successful relaxations (atomicMin lowered a
+                       // distance), by the parity of the step like NF_SCANNED
+#define NF_CTL 19
 #define NF_WIDEN_MAX 20
 #define NF_SMALL_ARCS 8
 // The step log of a traced run (tlog, NF_TLOG words a step, in a ring of
-// tcap steps: step r writes entry r % tcap): at the step's start block 0's
-// first thread writes the words below from the control words no thread
-// writes during the step, and zeroes the start, round, counts and ends of
-// entry (r+1) % tcap (nf_init zeroes step 1's entry); every warp then
-// leaves its arcs relaxed and distances lowered in its block's shared
-// memory (nf_warp_counts), and every block, once its threads are done,
-// adds their sums to entry r and raises one of the NF_T_ENDS end words
+// tcap steps: step r writes entry r % tcap): as it starts, the first lane
+// of the grid's last warp writes the words below from the control words,
+// and zeroes the start, round and ends of entry (r+1) % tcap (nf_init
+// zeroes step 1's entry). The last warp, because queue slots go to warps
+// in order: in the many small steps it has nothing to do, so the timer
+// read and the stores delay no work (block 0's first thread, which always
+// has slots, cost a traced run about half a point more at scale 20; the
+// grid is resident at once, so the start is the step's within a
+// microsecond). The words it reads are not written during the step,
+// except the settle list's and far pile's lengths during a light round
+// (light rounds append to both): for those the entry holds the length as
+// the last warp started, and the trace uses it only in a step's note. Only the batch's last
+// step (r a multiple of tcap - 1, the host's batch) logs its end: every
+// block, once its threads are done, raises one of the NF_T_ENDS end words
 // (block b the word b % NF_T_ENDS: one word for the whole grid made its
 // blocks queue on one address at the step's end) to the global timer
-// (nf_log_end): three atomics a block, where a warp's own atomics on the
-// entry's two count words doubled the untraced run's atomics on its
-// hottest words. The host reads the ring after each batch (tcap >= batch
-// + 1) and takes a step's time as its latest end minus its start: the
-// kernel's span, the gaps between launches not included.
+// (nf_log_end). Any other step ends where the next one starts (the same
+// stream, launched back to back), so the host takes its time from the
+// next entry's start: the end stamps of every step, a barrier and a timer
+// read on each block's way out, cost a traced run about 1% at scale 20
+// (H100). The
+// step's counts cost no atomic of their own: the counts of step r - 1's
+// parity as they stood at step r's start (NF_T_PSCANNED, NF_T_PLOWERED:
+// step r - 1 was done and step r adds to the other parity's words) are
+// the running counts after step r - 1 and before step r + 1, so the host
+// takes step r's counts as entry r + 1's minus entry r - 1's (0 before
+// step 1; after the batch's last step, the control words themselves).
+// Adding the counts to the entry from every warp, or every block, cost a
+// traced run 1% at scale 20 (two more atomics on two hot words). The host
+// reads the ring after each batch (tcap = batch + 1) and takes a step's
+// time from its start to the next step's (the gap between the two
+// launches included, as with events between launches), and the batch's
+// last step's as its latest end minus its start.
 #define NF_TLOG 23
 #define NF_T_START 0   // %globaltimer at the step's start, ns
 #define NF_T_NEAR 1    // the near queue (entries << 32 | slots)
 #define NF_T_SETTLE 2  // the settle list (entries << 32 | slots)
 #define NF_T_FAR 3     // the far pile's length
 #define NF_T_THR 4     // bits of T
-#define NF_T_SCANNED 5 // arcs relaxed in the step
-#define NF_T_LOWERED 6 // distances lowered in the step
+#define NF_T_PSCANNED 5 // NF_SCANNED + ((r - 1) & 1) at the step's start
+#define NF_T_PLOWERED 6 // NF_LOWERED + ((r - 1) & 1) at the step's start
 #define NF_T_ROUND 7   // r, so that the host can tell a stale entry
 #define NF_T_END 8     // the first end word: %globaltimer when a block was done, ns
 #define NF_T_ENDS 15
@@ -789,26 +810,12 @@ __device__ __forceinline__ void nf_split(const typename Dist<D>::Bits *dist, int
 	append_pile(lane < kcnt, kv, keep, keepLen, lane);
 }
 
-// nf_warp_counts returns, in a traced step, the block's dynamic shared
-// memory (NF_T_SHARED bytes, which the host passes to a traced step's
-// launch and not to an untraced one's): warp k's arcs relaxed at [k] and
-// distances lowered at [32 + k], zeroed by the warp at the step's start,
-// set by its nf_flush, read by nf_log_end, which adds the block's sums to
-// the step's log entry. Blocks have at most 32 warps.
-#define NF_T_SHARED 512 // 2 counts x 32 warps x 8 bytes
-#ifndef SSSP_EMULATED
-__device__ __forceinline__ u64 *nf_warp_counts() {
-	extern __shared__ u64 nf_dyn_shared[];
-	return nf_dyn_shared;
-}
-#endif
-
 // nf_flush adds the warp's counts to the control words and lowers *minw
 // to the warp's least m, with one atomic each from lane 0 (none when
-// there is nothing to add or lower); in a traced step (tent not NULL) it
-// also leaves the counts in nf_warp_counts. Every lane must call it.
+// there is nothing to add or lower); the counts go to the words of the
+// step's parity (par, 0 or 1). Every lane must call it.
 template <typename B>
-__device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl, u64 *minw, u64 *tent, int lane) {
+__device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl, int par, u64 *minw, int lane) {
 	for (int o = 16; o > 0; o >>= 1) {
 		scanned += __shfl_xor_sync(FULL_MASK, scanned, o);
 		lowered += __shfl_xor_sync(FULL_MASK, lowered, o);
@@ -819,14 +826,10 @@ __device__ __forceinline__ void nf_flush(u64 scanned, u64 lowered, B m, u64 *ctl
 	}
 	if (lane == 0) {
 		if (scanned != 0) {
-			atomicAdd(ctl + NF_SCANNED, scanned);
+			atomicAdd(ctl + NF_SCANNED + par, scanned);
 		}
 		if (lowered != 0) {
-			atomicAdd(ctl + NF_LOWERED, lowered);
-		}
-		if (tent != 0) {
-			nf_warp_counts()[threadIdx.x >> 5] = scanned;
-			nf_warp_counts()[32 + (threadIdx.x >> 5)] = lowered;
+			atomicAdd(ctl + NF_LOWERED + par, lowered);
 		}
 		// A stale read is larger, so at worst the atomic is useless.
 		if ((u64)m < *minw) {
@@ -856,27 +859,23 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	u64 scanned = 0, lowered = 0;
 	B fmin = Dist<D>::inf();
 	u64 *tent = (tlog != 0) ? tlog + (i64)(round % tcap) * NF_TLOG : 0;
-	if (tent != 0 && lane == 0) {
-		nf_warp_counts()[threadIdx.x >> 5] = 0; // the warp's own slots: no barrier needed
-		nf_warp_counts()[32 + (threadIdx.x >> 5)] = 0;
+	if (tent != 0 && blockIdx.x == gridDim.x - 1 && threadIdx.x == blockDim.x - 32) {
+		tent[NF_T_START] = nf_clock();
+		tent[NF_T_NEAR] = qw;
+		tent[NF_T_SETTLE] = ctl[NF_SCNT];
+		tent[NF_T_FAR] = ctl[NF_FCNT + (phase & 1)];
+		tent[NF_T_THR] = (u64)thr;
+		tent[NF_T_ROUND] = (u64)round;
+		tent[NF_T_PSCANNED] = ctl[NF_SCANNED + ((round - 1) & 1)];
+		tent[NF_T_PLOWERED] = ctl[NF_LOWERED + ((round - 1) & 1)];
+		u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
+		nx[NF_T_START] = 0; // a step that never runs leaves an entry the host refuses
+		nx[NF_T_ROUND] = 0;
+		for (int k = 0; k < NF_T_ENDS; k++) {
+			nx[NF_T_END + k] = 0;
+		}
 	}
 	if (blockIdx.x == 0 && threadIdx.x == 0) {
-		if (tent != 0) {
-			tent[NF_T_START] = nf_clock();
-			tent[NF_T_NEAR] = qw;
-			tent[NF_T_SETTLE] = ctl[NF_SCNT];
-			tent[NF_T_FAR] = ctl[NF_FCNT + (phase & 1)];
-			tent[NF_T_THR] = (u64)thr;
-			tent[NF_T_ROUND] = (u64)round;
-			u64 *nx = tlog + (i64)((round + 1) % tcap) * NF_TLOG;
-			nx[NF_T_START] = 0; // a step that never runs leaves an entry the host refuses
-			nx[NF_T_ROUND] = 0;
-			nx[NF_T_SCANNED] = 0;
-			nx[NF_T_LOWERED] = 0;
-			for (int k = 0; k < NF_T_ENDS; k++) {
-				nx[NF_T_END + k] = 0;
-			}
-		}
 		ctl[NF_Q0 + (round + 2) % 3] = 0;
 		if (qw != 0) {
 			ctl[NF_ROUNDS] += 1;
@@ -885,7 +884,7 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	if (qw != 0) {
 		nf_expand<D, W, false>(off, lend, adj, w, dist, stamp, sst, fstamp, q, qw, qnext, sq, pile, ctl, round,
 		                       minSlots, thr, phase, epoch, scanned, lowered, fmin);
-		nf_flush<B>(scanned, lowered, fmin, ctl, ctl + NF_FMIN, tent, lane);
+		nf_flush<B>(scanned, lowered, fmin, ctl, round & 1, ctl + NF_FMIN, lane);
 		return;
 	}
 	const u64 sw = ctl[NF_SCNT];
@@ -898,13 +897,13 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	if (sw != 0) {
 		nf_expand<D, W, true>(off, lend, adj, w, dist, stamp, sst, fstamp, sq, sw, qnext, sq, pile, ctl, round,
 		                      minSlots, thr, phase, epoch, scanned, lowered, fmin);
-		nf_flush<B>(scanned, lowered, fmin, ctl, ctl + NF_FMIN, tent, lane);
+		nf_flush<B>(scanned, lowered, fmin, ctl, round & 1, ctl + NF_FMIN, lane);
 	} else {
 		const B fb = (B)ctl[NF_FMIN];
 		const D fm = Dist<D>::val(fb);
 		widen = (int)ctl[NF_WIDEN];
 		if (widen < NF_WIDEN_MAX &&
-		    ctl[NF_SCANNED] - ctl[NF_PSCAN] < (u64)gridDim.x * blockDim.x * NF_SMALL_ARCS) {
+		    ctl[NF_SCANNED] + ctl[NF_SCANNED + 1] - ctl[NF_PSCAN] < (u64)gridDim.x * blockDim.x * NF_SMALL_ARCS) {
 			widen++;
 		}
 		const D t = fm + delta * (D)(1u << widen);
@@ -916,7 +915,7 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 		int *keep = (phase & 1) ? far0 : far1;
 		B kmin = Dist<D>::inf();
 		nf_split<D>(dist, stamp, fstamp, off, lend, pile, plen, keep, qnext, ctl, round, thr, tnew, phase, kmin);
-		nf_flush<B>(0, 0, kmin, ctl, ctl + NF_FKEEP, 0, lane);
+		nf_flush<B>(0, 0, kmin, ctl, round & 1, ctl + NF_FKEEP, lane);
 	}
 	// Epilogue, by the last block to finish: every thread's atomics are
 	// ordered before its block's count by the fence and the barrier.
@@ -931,7 +930,7 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 			ctl[NF_FMIN] = atomicExch(ctl + NF_FKEEP, (u64)Dist<D>::inf());
 			ctl[NF_THR] = (u64)tnew;
 			ctl[NF_WIDEN] = (u64)widen;
-			ctl[NF_PSCAN] = ctl[NF_SCANNED];
+			ctl[NF_PSCAN] = ctl[NF_SCANNED] + ctl[NF_SCANNED + 1];
 			ctl[NF_FCNT + (phase & 1)] = 0;
 			ctl[NF_PHASE] = (u64)phase + 1;
 		}
@@ -939,28 +938,17 @@ __device__ __forceinline__ void nf_step(const i64 *__restrict__ off, const i64 *
 	}
 }
 
-// nf_log_end adds the block's counts (nf_warp_counts) to step round's
-// log entry and raises its logged end to the block's (nothing untraced).
-// Every thread of the block must call it, after the step.
+// nf_log_end raises step round's logged end to the block's when the step
+// is its batch's last (round a multiple of tcap - 1; nothing untraced or
+// for any other step). Every thread of the block must call it, after the
+// step.
 __device__ __forceinline__ void nf_log_end(u64 *tlog, int tcap, int round) {
-	if (tlog == 0) {
+	if (tlog == 0 || round % (tcap - 1) != 0) {
 		return;
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		u64 *tent = tlog + (i64)(round % tcap) * NF_TLOG;
-		u64 scanned = 0, lowered = 0;
-		for (int k = 0; k < (int)(blockDim.x >> 5); k++) {
-			scanned += nf_warp_counts()[k];
-			lowered += nf_warp_counts()[32 + k];
-		}
-		if (scanned != 0) {
-			atomicAdd(tent + NF_T_SCANNED, scanned);
-		}
-		if (lowered != 0) {
-			atomicAdd(tent + NF_T_LOWERED, lowered);
-		}
-		atomicMax(tent + NF_T_END + blockIdx.x % NF_T_ENDS, nf_clock());
+		atomicMax(tlog + (i64)(round % tcap) * NF_TLOG + NF_T_END + blockIdx.x % NF_T_ENDS, nf_clock());
 	}
 }
 

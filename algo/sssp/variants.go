@@ -99,13 +99,15 @@ type Options struct {
 	// FrontierArcs their heavy arcs) or "split" (Frontier the far pile
 	// split) — with the arcs relaxed (Inspected), the distances lowered
 	// (Updated), and in Why the threshold T and the far pile's length.
-	// The steps log themselves on the device (block 0 writes the step's
-	// sizes and the GPU's global timer at its start; the warps add their
-	// counts; every block raises the step's end to the timer when it is
-	// done), read with the control words after each batch: no events, no
-	// extra launch. A step's time is its kernel's span, so the gaps
-	// between launches and the host's read after a batch are in no step.
-	// The launches carry the same times.
+	// The steps log themselves on the device (the grid's last warp, idle
+	// in small steps, writes the step's sizes, the running counts and the
+	// GPU's global timer at its start;
+	// the blocks of a batch's last step raise its end to the timer), read
+	// with the control words after each batch: no events, no extra
+	// launch, no atomic of its own. A step's time runs from its start to
+	// the next step's (the launch gap between them included, as with
+	// events), a batch's last step's to its end, so the host's read after
+	// a batch is in no step. The launches carry the same times.
 	//
 	// Every GPU launch of a trace carries its byte model
 	// (trace.Launch.Bytes and Gather, lower bounds of what it must move):

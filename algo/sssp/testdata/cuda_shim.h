@@ -5,7 +5,6 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __shared__
 
 struct shim_dim3 {
 	unsigned x, y, z;

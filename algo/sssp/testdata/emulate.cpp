@@ -23,11 +23,6 @@
 
 #include "cuda_emu.h"
 
-// The step's dynamic shared memory (sssp.cu, nf_warp_counts): the
-// emulated block's.
-#define SSSP_EMULATED 1
-inline unsigned long long *nf_warp_counts() { return reinterpret_cast<unsigned long long *>(emu::dyn_shared()); }
-
 #include "sssp.cu"
 
 static const unsigned BLOCK = 64;
@@ -213,11 +208,12 @@ static void runNearFar(const Graph &g, const int *adj, const W *w, const i64 *le
 		out[i] = Dist<D>::val(dist[i]);
 	}
 	int iters = (int)(ctl[NF_ROUNDS] + ctl[NF_PHASE] - 1 + ctl[NF_EPOCH] - 1);
+	const unsigned long long scanned = ctl[NF_SCANNED] + ctl[NF_SCANNED + 1]; // both parities
+	const unsigned long long lowered = ctl[NF_LOWERED] + ctl[NF_LOWERED + 1];
 	fprintf(stderr, "%s: rounds %llu settle steps %llu splits %llu scanned %llu lowered %llu\n", name,
 	        (unsigned long long)ctl[NF_ROUNDS], (unsigned long long)ctl[NF_EPOCH] - 1,
-	        (unsigned long long)ctl[NF_PHASE] - 1, (unsigned long long)ctl[NF_SCANNED],
-	        (unsigned long long)ctl[NF_LOWERED]);
-	print(name, iters, ctl[NF_SCANNED], out);
+	        (unsigned long long)ctl[NF_PHASE] - 1, scanned, lowered);
+	print(name, iters, scanned, out);
 }
 
 template <typename W>

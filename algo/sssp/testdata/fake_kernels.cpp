@@ -5,11 +5,6 @@
 // after csr.cuh and check.cuh.
 #include "cuda_emu.h"
 
-// The step's dynamic shared memory (sssp.cu, nf_warp_counts): the
-// emulated block's.
-#define SSSP_EMULATED 1
-inline unsigned long long *nf_warp_counts() { return reinterpret_cast<unsigned long long *>(emu::dyn_shared()); }
-
 #include "sssp.cu"
 
 #include "../../internal/devcsr/csr.cuh"
@@ -22,23 +17,7 @@ namespace {
 
 const emu::Options threads{emu::Mode::threads, 8};
 
-// prepare checks the geometry; a near-far step has NF_T_SHARED bytes of
-// dynamic shared memory when traced (its log, argument 17, not null) and
-// none otherwise.
-void prepare(fake::Launch &l) {
-	if (l.name.rfind("sssp_nf_step_", 0) == 0) {
-		const bool traced = l.arg<unsigned long long>(17) != 0;
-		l.need(l.shared == (traced ? NF_T_SHARED : 0u),
-		       "near-far step with dynamic shared memory " + std::to_string(l.shared) +
-		           ": want NF_T_SHARED bytes when traced, none otherwise");
-		const unsigned shared = l.shared;
-		l.shared = 0;
-		l.oneDimWarps();
-		l.shared = shared;
-		return;
-	}
-	l.oneDimWarps();
-}
+void prepare(fake::Launch &l) { l.oneDimWarps(); }
 
 fake::Package pkg({"sssp_"}, prepare);
 

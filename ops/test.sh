@@ -10,7 +10,10 @@
 #   FUZZTIME   budget per fuzz target (default 200000x executions; 0 skips).
 #              A count, not a duration: Go 1.26's fuzz coordinator can fail a
 #              duration-bounded run at its deadline with no crasher
-#              (golang/go#75804).
+#              (golang/go#75804). Each new interesting input is minimised
+#              for at most 2000 executions (-fuzzminimizetime; Go's default,
+#              a minute each, let inputs grown from a large seed or a local
+#              fuzz cache stall the stage for minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-200000x}
@@ -42,7 +45,7 @@ if [ "$FUZZTIME" != "0" ]; then
     dir=$(go list -f '{{.Dir}}' "$pkg")
     for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
       echo "--- $pkg $target"
-      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg"
+      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 2000x "$pkg"
     done
   done
 fi

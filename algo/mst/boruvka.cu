@@ -371,17 +371,20 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 extern "C" __global__ void mst_probe_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                            const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
                                            u64 *best, int *longList, int *counters, u64 *traced, int ng,
-                                           int probe_len) {
+                                           int probe_len, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	PlainIds ids;
 	ids.adj = adj;
 	probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
 	                probe_len);
+	llog_end(ent);
 }
 
 extern "C" __global__ void mst_probe_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                           const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                           u64 *candK, u32 *candE, int *candTo, u64 *best, int *longList,
-                                          int *counters, u64 *traced, int ng, int probe_len) {
+                                          int *counters, u64 *traced, int ng, int probe_len, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
@@ -389,26 +392,31 @@ extern "C" __global__ void mst_probe_comp(const i64 *off, const u32 *base, const
 	ids.b = 0;
 	probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
 	                 probe_len);
+	llog_end(ent);
 }
 
 extern "C" __global__ void mst_scan_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                           const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
-                                          u64 *best, const int *longList, const int *counters, u64 *traced) {
+                                          u64 *best, const int *longList, const int *counters, u64 *traced, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	PlainIds ids;
 	ids.adj = adj;
 	scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
+	llog_end(ent);
 }
 
 extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                          const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                          u64 *candK, u32 *candE, int *candTo, u64 *best, const int *longList,
-                                         const int *counters, u64 *traced) {
+                                         const int *counters, u64 *traced, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
 	ids.hi = hi;
 	ids.b = 0;
 	scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
+	llog_end(ent);
 }
 
 // ---- set-up and the tree steps ----
@@ -417,7 +425,8 @@ extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const 
 // the device's vertices. With a host share, tail (NULL otherwise) mirrors
 // comp[lo..n), the labels the host reads each round (its vertices and
 // their neighbours), so that only those are copied.
-extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int ng, int lo) {
+extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int ng, int lo, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	const i64 v = global_id();
 	if (v < n) {
 		comp[v] = (int)v;
@@ -428,11 +437,13 @@ extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int n
 	if (v < ng) {
 		cur[v] = 0;
 	}
+	llog_end(ent);
 }
 
 // mst_reset starts a round on p trees: no key yet, every tree its own
 // parent, the round's counters (and trace counts) cleared.
-extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counters, int p) {
+extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counters, int p, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	const i64 c = global_id();
 	if (c == 0) {
 		for (int i = 0; i < CNT_WORDS; i++) {
@@ -446,11 +457,13 @@ extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counter
 		}
 		F[c] = (int)c;
 	}
+	llog_end(ent);
 }
 
 // mst_merge_host offers the h candidates the host computed, for vertices
 // host_from .. host_from+h-1, to their trees (step 2).
-extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *best, int host_from, int h) {
+extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *best, int host_from, int h, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	const i64 i = global_id();
 	int c = -1;
 	u64 key = NO_KEY;
@@ -459,6 +472,7 @@ extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *b
 		c = comp[host_from + (int)i];
 	}
 	tree_min(best, c, key);
+	llog_end(ent);
 }
 
 // candidate reads vertex v's candidate: from the device's arrays for v <
@@ -485,7 +499,9 @@ __device__ __forceinline__ u64 candidate(int v, int ng, const u64 *candK, const 
 
 // mst_min_edge (split keys only): among the candidates whose weight is
 // their tree's lightest, the smallest edge index goes to bestE.
-extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+// mst_min_edge_body is mst_min_edge's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_min_edge_body(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
                                         const u32 *hE, const int *hTo, const int *comp, const u64 *best,
                                         u32 *bestE, int ng, int n) {
 	const i64 v = global_id();
@@ -504,11 +520,21 @@ extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, cons
 	}
 }
 
+extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+                                        const u32 *hE, const int *hTo, const int *comp, const u64 *best,
+                                        u32 *bestE, int ng, int n, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	mst_min_edge_body(candK, candE, candTo, hK, hE, hTo, comp, best, bestE, ng, n);
+	llog_end(ent);
+}
+
 // mst_hook: the one vertex whose candidate is its tree's minimum (edge
 // indices are unique, and only one end of an edge lies in the tree) hooks
 // the tree to the tree across that edge. Trees without a candidate keep
 // F[c] = c. bestE is NULL for packed keys.
-extern "C" __global__ void mst_hook(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+// mst_hook_body is mst_hook's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_hook_body(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
                                     const u32 *hE, const int *hTo, const int *comp, const u64 *best,
                                     const u32 *bestE, int *F, int ng, int n) {
 	const i64 v = global_id();
@@ -531,11 +557,21 @@ extern "C" __global__ void mst_hook(const u64 *candK, const u32 *candE, const in
 	F[c] = to;
 }
 
+extern "C" __global__ void mst_hook(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+                                    const u32 *hE, const int *hTo, const int *comp, const u64 *best,
+                                    const u32 *bestE, int *F, int ng, int n, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	mst_hook_body(candK, candE, candTo, hK, hE, hTo, comp, best, bestE, F, ng, n);
+	llog_end(ent);
+}
+
 // mst_cycles removes the 2-cycles of the hooks (two trees that chose each
 // other, hence the same edge): the smaller id becomes a root. Only the
 // smaller of a pair writes, and only itself, so the result does not
 // depend on timing. Longer cycles cannot form under a strict order.
-extern "C" __global__ void mst_cycles(int *F, int p) {
+// mst_cycles_body is mst_cycles's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_cycles_body(int *F, int p) {
 	const i64 c = global_id();
 	if (c >= p) {
 		return;
@@ -546,6 +582,12 @@ extern "C" __global__ void mst_cycles(int *F, int p) {
 	}
 }
 
+extern "C" __global__ void mst_cycles(int *F, int p, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	mst_cycles_body(F, p);
+	llog_end(ent);
+}
+
 // mst_jump: every non-root tree adds its chosen edge to the forest (bit
 // e of inForest), then follows its parents to the root, writing each
 // ancestor it reaches into F[c] so that trees behind it jump further
@@ -554,7 +596,9 @@ extern "C" __global__ void mst_cycles(int *F, int p) {
 // keys, whose low half is the edge. A walk longer than p steps can only
 // mean a cycle in the hooks, a bug: it stops and sets counters[CNT_BAD]
 // for the host to report, rather than hang the GPU.
-extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p) {
+// mst_jump_body is mst_jump's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_jump_body(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p) {
 	const i64 c = global_id();
 	if (c >= p) {
 		return;
@@ -580,20 +624,29 @@ extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u
 	}
 }
 
+extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	mst_jump_body(F, best, bestE, inForest, counters, p);
+	llog_end(ent);
+}
+
 // mst_renumber gives the roots new ids 0..P'-1 (the old→new table) and
 // counts them in counters[CNT_TREES].
-extern "C" __global__ void mst_renumber(const int *F, int *newID, int *counters, int p) {
+extern "C" __global__ void mst_renumber(const int *F, int *newID, int *counters, int p, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	const i64 c = global_id();
 	const int root = c < p && F[c] == (int)c;
 	const int id = warp_claim(counters + CNT_TREES, root);
 	if (id >= 0) {
 		newID[c] = id;
 	}
+	llog_end(ent);
 }
 
 // mst_relabel moves every vertex to its tree's new id (and updates the
 // host's copy source tail, as mst_init).
-extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID, int *tail, int n, int lo) {
+extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID, int *tail, int n, int lo, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
 	const i64 v = global_id();
 	if (v < n) {
 		const int x = newID[F[comp[v]]];
@@ -602,4 +655,5 @@ extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID
 			tail[v - lo] = x;
 		}
 	}
+	llog_end(ent);
 }

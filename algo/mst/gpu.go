@@ -81,7 +81,7 @@ func kernelNames() []string {
 }
 
 // compiled compiles boruvka.cu once per device and process.
-var compiled = gpu.ModuleCache{Name: "boruvka.cu", Source: kernelSource}
+var compiled = gpu.ModuleCache{Name: "boruvka.cu", Source: gpu.PrependLaunchLog(kernelSource)}
 
 // deviceModule returns boruvka.cu compiled for dev.
 func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
@@ -119,12 +119,12 @@ type Prepared struct {
 	opts Options
 
 	hostTime time.Duration // host's share of the last run (base's lock)
-	// Traced runs (Options.Trace): the launch timer (its events reused
-	// from run to run, chained: one event between two launches), and
+	// Traced runs (Options.Trace): the launch log (its ring reused from
+	// run to run; every kernel logs its span, gpu/launchlog.cuh), and
 	// during a run the round its launches belong to (base's lock).
-	timer   *gpu.LaunchTimer
-	tracing bool
-	round   int
+	launchLog *gpu.LaunchLog
+	tracing   bool
+	round     int
 
 	// The edge numbering: g0 is g with its lists sorted by id; the edges
 	// of vertex a to larger ids are arcs upper[a]..Offsets[a+1] of g0 and
@@ -924,7 +924,8 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	return p.base.Close()
+	err := p.base.Close()
+	return errors.Join(err, p.launchLog.Close())
 }
 
 // Options returns the options the graph was prepared with.
@@ -1050,28 +1051,19 @@ func (p *Prepared) runHost() (*Result, error) {
 }
 
 // launch launches f on stream s (nil: the default stream) with blocks of
-// blockSize threads, through the launch timer in a traced run.
+// blockSize threads, logged in a traced run (every kernel of boruvka.cu
+// takes the log's two entries last; NULL untraced).
 func (p *Prepared) launch(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	return p.activeTimer().LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
+	return p.activeLog().LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
 }
 
-// activeTimer is the launch timer in a traced run, nil (launches
-// untimed) otherwise.
-func (p *Prepared) activeTimer() *gpu.LaunchTimer {
+// activeLog is the launch log in a traced run, nil (launches unlogged)
+// otherwise.
+func (p *Prepared) activeLog() *gpu.LaunchLog {
 	if !p.tracing {
 		return nil
 	}
-	return p.timer
-}
-
-// launchAfterHost is launch for a launch that follows host work (the
-// round trip that ends a round, the host's share of the find-minimum
-// step): in a traced run it gets an event of its own before it rather
-// than the chained timer's event that ended the launch before, so that
-// the host's time counts in no launch.
-func (p *Prepared) launchAfterHost(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	p.activeTimer().Break()
-	return p.launch(t, s, f, grid, args...)
+	return p.launchLog
 }
 
 // tracedArg is the find-minimum kernels' trace argument: in a traced
@@ -1114,20 +1106,18 @@ func (p *Prepared) rounds(r *Result) error {
 	var hostTime time.Duration
 	clear(p.hCur) // the host's low indices, like mst_init's
 	blocks := func(x int) gpu.Dim { return gpu.Blocks(x, blockSize) }
-	// A traced run: a step per round, its launches timed (chained: an
-	// event between two launches, see launchAfterHost), the arcs and
-	// candidates of the find-minimum step counted for the steps and the
-	// launches' byte models.
+	// A traced run: a step per round, its launches logged (each kernel's
+	// span by the GPU's clock), the arcs and candidates of the
+	// find-minimum step counted for the steps and the launches' byte
+	// models.
 	p.tracing = p.opts.Trace
 	defer func() { p.tracing = false }()
 	var steps []trace.Step
 	var work []roundWork
 	if p.tracing {
-		timer, err := p.Device().KeepLaunchTimer(&p.timer)
-		if err != nil {
+		if _, err := p.Device().KeepLaunchLog(&p.launchLog); err != nil {
 			return err
 		}
-		timer.Chain(true)
 	}
 	p.round = -1
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
@@ -1143,7 +1133,7 @@ func (p *Prepared) rounds(r *Result) error {
 			}
 			p.round = len(steps)
 			hostBefore := hostTime
-			if err := p.launchAfterHost(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
+			if err := p.launch(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
 				return err
 			}
 			host, err := p.findMinimum(t, &hostTime)
@@ -1202,14 +1192,17 @@ func (p *Prepared) rounds(r *Result) error {
 	})
 	p.hostTime = hostTime
 	if p.tracing {
-		// Read the launches also after a failed run: they would
-		// otherwise open the next run's trace.
-		launches, lerr := p.timer.Launches()
-		if err == nil && lerr == nil {
-			p.modelBytes(launches, steps, work)
-			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
+		// A failed run's launches are dropped: they would otherwise
+		// open the next run's trace.
+		if err != nil {
+			p.launchLog.Drop()
+		} else {
+			var launches []trace.Launch
+			if launches, err = p.launchLog.Launches(); err == nil {
+				p.modelBytes(launches, steps, work)
+				r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
+			}
 		}
-		err = errors.Join(err, lerr)
 	}
 	if err != nil {
 		return err
@@ -1291,7 +1284,7 @@ func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) (host hos
 		}
 	}
 	*hostTime += time.Since(start)
-	return host, p.launchAfterHost(t, nil, p.k.merge, gpu.Blocks(h, blockSize), p.dHK, p.comp, p.best, ng, h)
+	return host, p.launch(t, nil, p.k.merge, gpu.Blocks(h, blockSize), p.dHK, p.comp, p.best, ng, h)
 }
 
 // hostFind is the find-minimum step of the host's vertices (the GPU's

@@ -67,14 +67,13 @@ type Options struct {
 	// the host reads after every round anyway). The host device's
 	// stand-in, the CPU Borůvka, traces its rounds too.
 	//
-	// Launches are timed with one CUDA event between two launches of a
-	// round on their stream (a chained gpu.LaunchTimer): a launch's time
-	// runs from the event that ended the one before it to the event
-	// after it, any gap between them included, so a round's launch times
-	// sum to its span on the device. A round's first launch (mst_reset,
-	// after the host read the last round's counters) and mst_merge_host
-	// (after the host's share of the find-minimum step) get an event of
-	// their own before them, so the host's time is in no launch's.
+	// Every kernel logs its own span by the GPU's clock (gpu.LaunchLog:
+	// block 0 stamps the start, every block raises the end), read by the
+	// host after the run: no events between launches. A launch's time is
+	// that span, so a round's time (the sum of its launches') leaves out
+	// the gaps between launches and the host's round trip after the
+	// round; the host's share of the find-minimum step is the step's
+	// HostTime.
 	//
 	// Every launch carries its byte model (trace.Launch.Bytes and
 	// Gather, lower bounds of what it must move by construction, for the

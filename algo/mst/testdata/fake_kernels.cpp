@@ -2,6 +2,7 @@
 // (internal/fakegpu/testdata/fake_launch.h), run as coroutines.
 #include "cuda_emu.h"
 
+#include "../../../gpu/launchlog.cuh"
 #include "boruvka.cu"
 
 #include "fake_launch.h"

@@ -44,7 +44,7 @@ const (
 
 // Weight kinds, counter words and trace counts, as boruvka.cu numbers
 // them (W_*, CNT_*, TR_*): counterWords int32 words, the trace's four
-// uint64 counts from word cntTrace on.
+// uint64 counts from word cntTrace on, each over trSlots slots.
 const (
 	wNone = 0
 	wRank = 1
@@ -55,7 +55,8 @@ const (
 	cntLong      = 1
 	cntBad       = 2
 	cntTrace     = 4
-	counterWords = 12
+	trSlots      = 16
+	counterWords = cntTrace + 2*4*trSlots
 
 	trProbeArcs  = 0
 	trProbeCands = 1
@@ -1077,11 +1078,15 @@ func (p *Prepared) tracedArg() any {
 }
 
 // traceCount is trace count i (trProbeArcs, …) of the counter words
-// cnt, as the kernels add to it: a uint64 over two int32 words, the
-// low one first.
+// cnt, as the kernels add to it: the sum of its trSlots slots, each a
+// uint64 over two int32 words, the low one first.
 func traceCount(cnt []int32, i int) int64 {
-	w := cntTrace + 2*i
-	return int64(uint64(uint32(cnt[w])) | uint64(uint32(cnt[w+1]))<<32)
+	var sum uint64
+	for s := range trSlots {
+		w := cntTrace + 2*(i*trSlots+s)
+		sum += uint64(uint32(cnt[w])) | uint64(uint32(cnt[w+1]))<<32
+	}
+	return int64(sum)
 }
 
 // wArg is the weight keys as a kernel argument (NULL when unweighted).

@@ -81,19 +81,33 @@ func kernelNames() []string {
 	}
 }
 
-// compiled compiles boruvka.cu once per device and process.
-var compiled = gpu.ModuleCache{Name: "boruvka.cu", Source: gpu.PrependLaunchLog(kernelSource)}
+// The two builds of boruvka.cu (its "the two builds" comment says why),
+// each compiled once per device and process: untraced runs launch
+// untracedBuild's kernels, which hold no trace code; traced runs
+// (Options.Trace) tracedBuild's, whose kernels log their spans
+// (gpu.LaunchLog) and count the find-minimum step's arcs and candidates.
+var (
+	untracedBuild = gpu.ModuleCache{Name: "boruvka.cu", Source: kernelSource}
+	tracedBuild   = gpu.ModuleCache{Name: "boruvka.cu (traced)", Source: gpu.PrependLaunchLog(kernelSource),
+		Options: []gpu.CompileOption{gpu.Define("MST_TRACED", "1")}}
+)
 
-// deviceModule returns boruvka.cu compiled for dev.
-func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
-	m, err := compiled.For(dev)
+// deviceModule returns boruvka.cu compiled for dev, the traced build if
+// traced.
+func deviceModule(dev *gpu.Device, traced bool) (*gpu.Module, error) {
+	build := &untracedBuild
+	if traced {
+		build = &tracedBuild
+	}
+	m, err := build.For(dev)
 	if err != nil {
 		return nil, fmt.Errorf("mst: %w", err)
 	}
 	return m, nil
 }
 
-// kernels are the loaded functions of one Prepared.
+// kernels are the loaded functions of one build of boruvka.cu, for one
+// Prepared (the probe and scan of its id kind).
 type kernels struct {
 	init, reset, probe, scan, merge, minEdge, hook, cycles, jump, renumber, relabel *gpu.Function
 }
@@ -183,7 +197,11 @@ type Prepared struct {
 	dHE            *gpu.Uint32s
 	dHTo           *gpu.Int32s
 	stream         *gpu.Stream
-	k              kernels
+	// The kernels of boruvka.cu's two builds, loaded when first needed
+	// (builds[0] untraced, builds[1] traced: nil until then), and those
+	// of the run in progress or the last one (base's lock).
+	builds [2]*kernels
+	k      *kernels
 }
 
 // checkInput returns an error for a graph or options no variant can take:
@@ -401,31 +419,16 @@ func (p *Prepared) upload(tr *transformed) error {
 	return cancel.Check() // hostShare stops early when interrupted
 }
 
-// loadKernels compiles boruvka.cu (once per device and process) and
-// loads the kernels of the prepared variant.
+// loadKernels compiles the build of boruvka.cu the prepared options run
+// (once per device and process) and loads its kernels; the other build
+// is loaded on the first run that needs it (a Prepared whose options
+// change between runs: BenchmarkGPUTrace).
 func (p *Prepared) loadKernels() error {
-	mod, err := deviceModule(p.Device())
+	k, err := p.kernelsFor(p.opts.Trace)
 	if err != nil {
 		return err
 	}
-	adjKind := "plain"
-	if p.compressed {
-		adjKind = "comp"
-	}
-	for _, f := range []struct {
-		dst  **gpu.Function
-		name string
-	}{
-		{&p.k.init, "mst_init"}, {&p.k.reset, "mst_reset"},
-		{&p.k.probe, "mst_probe_" + adjKind}, {&p.k.scan, "mst_scan_" + adjKind},
-		{&p.k.merge, "mst_merge_host"}, {&p.k.minEdge, "mst_min_edge"}, {&p.k.hook, "mst_hook"},
-		{&p.k.cycles, "mst_cycles"}, {&p.k.jump, "mst_jump"}, {&p.k.renumber, "mst_renumber"},
-		{&p.k.relabel, "mst_relabel"},
-	} {
-		if *f.dst, err = mod.Function(f.name); err != nil {
-			return err
-		}
-	}
+	p.k = k
 	sms := 0
 	if info, err := p.Device().Info(); err == nil {
 		sms = info.SMs
@@ -435,6 +438,43 @@ func (p *Prepared) loadKernels() error {
 	}
 	p.scanGrid = sms * scanBlocksPerSM
 	return nil
+}
+
+// kernelsFor returns the kernels of the traced or the untraced build,
+// compiling and loading them on first use.
+func (p *Prepared) kernelsFor(traced bool) (*kernels, error) {
+	b := 0
+	if traced {
+		b = 1
+	}
+	if p.builds[b] != nil {
+		return p.builds[b], nil
+	}
+	mod, err := deviceModule(p.Device(), traced)
+	if err != nil {
+		return nil, err
+	}
+	adjKind := "plain"
+	if p.compressed {
+		adjKind = "comp"
+	}
+	k := &kernels{}
+	for _, f := range []struct {
+		dst  **gpu.Function
+		name string
+	}{
+		{&k.init, "mst_init"}, {&k.reset, "mst_reset"},
+		{&k.probe, "mst_probe_" + adjKind}, {&k.scan, "mst_scan_" + adjKind},
+		{&k.merge, "mst_merge_host"}, {&k.minEdge, "mst_min_edge"}, {&k.hook, "mst_hook"},
+		{&k.cycles, "mst_cycles"}, {&k.jump, "mst_jump"}, {&k.renumber, "mst_renumber"},
+		{&k.relabel, "mst_relabel"},
+	} {
+		if *f.dst, err = mod.Function(f.name); err != nil {
+			return nil, err
+		}
+	}
+	p.builds[b] = k
+	return k, nil
 }
 
 // allocWork allocates the working arrays of the rounds (after plan).
@@ -1052,8 +1092,9 @@ func (p *Prepared) runHost() (*Result, error) {
 }
 
 // launch launches f on stream s (nil: the default stream) with blocks of
-// blockSize threads, logged in a traced run (every kernel of boruvka.cu
-// takes the log's two entries last; NULL untraced).
+// blockSize threads, logged in a traced run (every kernel of both builds
+// of boruvka.cu takes the log's two entries last: NULL untraced, where
+// the untraced build ignores them).
 func (p *Prepared) launch(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
 	return p.activeLog().LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
 }
@@ -1069,7 +1110,7 @@ func (p *Prepared) activeLog() *gpu.LaunchLog {
 
 // tracedArg is the find-minimum kernels' trace argument: in a traced
 // run the address of the trace counts in the counter words, a null
-// pointer otherwise.
+// pointer otherwise (the untraced build ignores it).
 func (p *Prepared) tracedArg() any {
 	if p.tracing {
 		return p.counters.Ptr() + 4*cntTrace
@@ -1111,12 +1152,18 @@ func (p *Prepared) rounds(r *Result) error {
 	var hostTime time.Duration
 	clear(p.hCur) // the host's low indices, like mst_init's
 	blocks := func(x int) gpu.Dim { return gpu.Blocks(x, blockSize) }
-	// A traced run: a step per round, its launches logged (each kernel's
+	// A traced run: the traced build's kernels (compiled on the first
+	// traced run), a step per round, its launches logged (each kernel's
 	// span by the GPU's clock), the arcs and candidates of the
 	// find-minimum step counted for the steps and the launches' byte
-	// models.
+	// models. An untraced run launches the untraced build: no trace code.
 	p.tracing = p.opts.Trace
 	defer func() { p.tracing = false }()
+	k, err := p.kernelsFor(p.tracing)
+	if err != nil {
+		return err
+	}
+	p.k = k
 	var steps []trace.Step
 	var work []roundWork
 	if p.tracing {

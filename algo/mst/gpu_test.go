@@ -741,6 +741,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUCancel(t, dev, cases[0].g)
 	checkGPURunOneShot(t, dev, cases[0].g)
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
+	t.Run("trace_flip", func(t *testing.T) { checkTraceFlip(t, dev, traceGraph(t, 7)) })
 	t.Run("trace_bytes", func(t *testing.T) { checkTraceBytes(t, dev) })
 	checkOneShotFreeError(t, dev)
 }

@@ -72,21 +72,61 @@ typedef unsigned char u8;
 
 // Counter words (counters[]); gpu.go reads the whole array after each
 // round: CNT_TREES and CNT_BAD always, and in a traced run
-// (Options.Trace) the four 64-bit trace counts from int word CNT_TRACE
-// on (8-byte aligned), which the find-minimum kernels add to through
-// their `traced` argument (a pointer there, NULL in untraced runs):
-// the arcs and the candidates of the probe (TR_PROBE_ARCS,
-// TR_PROBE_CANDS) and of the warp scan (TR_SCAN_ARCS, TR_SCAN_CANDS).
-// mst_reset clears all CNT_WORDS words.
+// (Options.Trace, the traced build) the four 64-bit trace counts from
+// int word CNT_TRACE on (8-byte aligned), which the find-minimum kernels
+// add to through their `traced` argument: the arcs and the candidates of
+// the probe (TR_PROBE_ARCS, TR_PROBE_CANDS) and of the warp scan
+// (TR_SCAN_ARCS, TR_SCAN_CANDS), each spread over TR_SLOTS 64-bit slots
+// (count c, slot s at traced[c * TR_SLOTS + s]; block b adds to slot
+// b % TR_SLOTS), which the host sums: one word per count made every
+// block of a wide grid add to the same two addresses, and a build
+// without the adds ran traced 1% faster at scale 20 (H100). The traced
+// build's mst_reset clears all CNT_WORDS words, the untraced build's the
+// CNT_TRACE words before the counts (an untraced run reads no count).
 #define CNT_TREES 0
 #define CNT_LONG 1
 #define CNT_BAD 2
 #define CNT_TRACE 4
-#define CNT_WORDS 12
+#define TR_SLOTS 16
+#define CNT_WORDS 132 // CNT_TRACE + 2 words x 4 counts x TR_SLOTS
 #define TR_PROBE_ARCS 0
 #define TR_PROBE_CANDS 1
 #define TR_SCAN_ARCS 2
 #define TR_SCAN_CANDS 3
+
+// ---- the two builds ----
+//
+// gpu.go compiles this file twice. The untraced build (no MST_TRACED,
+// no gpu/launchlog.cuh before it) is what every untraced run launches:
+// no trace code at all, so a reference to the launch log (llog_*) or to
+// traced_add outside an #ifdef MST_TRACED fails to compile there (and
+// TestUntracedBuild checks the preprocessed text). The traced build
+// (-DMST_TRACED=1, launchlog.cuh prepended: gpu.PrependLaunchLog) is
+// compiled on a Prepared's first traced run: every kernel stamps its own
+// span in the launch log (MST_LOG_BEGIN, MST_LOG_END; kernels whose threads
+// return early keep their work in a *_body function so that MST_LOG_END
+// still runs), and the find-minimum kernels count their arcs and
+// candidates (traced_add). Both builds declare the same kernels with the
+// same parameters (ent, nxt: the launch's log entries, last; traced: the
+// trace counts), so one Go launch path serves both.
+//
+// Why two builds: with the log compiled into every kernel (its NULL
+// checks, the body functions, the registers they hold), untraced SSCA#2
+// at scale 20 ran 1.45 ms against 1.20 ms without it (21% slower, H100);
+// with CUDA events instead of the log (a chained gpu.LaunchTimer), the
+// events' host time a launch cost a traced R-MAT scale-20 run 5-7%.
+
+// MST_LOG_BEGIN starts the launch's log entry in the traced build:
+// the first statement of every kernel, run by every thread. MST_LOG_END
+// ends it: the last, run by every thread of every block (it synchronises
+// the block). The untraced build has neither.
+#ifdef MST_TRACED
+#define MST_LOG_BEGIN(ent, nxt) llog_begin(ent, nxt)
+#define MST_LOG_END(ent) llog_end(ent)
+#else
+#define MST_LOG_BEGIN(ent, nxt)
+#define MST_LOG_END(ent)
+#endif
 
 // ---- helpers ----
 
@@ -196,10 +236,11 @@ struct PackedIds {
 
 // ---- find-minimum, step 1 ----
 
-// traced_add adds a and b, each summed over the block, to traced[ia]
-// and traced[ib]: one atomic each per block (one per warp, on the same
-// two words, cost a traced run a quarter of its time). Every thread of
-// the block must call it (it synchronises the block).
+#ifdef MST_TRACED
+// traced_add adds a and b, each summed over the block, to counts ia and
+// ib, in the block's slot: one atomic each per block (one per warp, on
+// the same two words, cost a traced run a quarter of its time). Every
+// thread of the block must call it (it synchronises the block).
 __device__ __forceinline__ void traced_add(u64 *traced, int ia, u64 a, int ib, u64 b) {
 	__shared__ u64 sa[32], sb[32];
 	for (int o = 16; o > 0; o >>= 1) {
@@ -218,14 +259,16 @@ __device__ __forceinline__ void traced_add(u64 *traced, int ia, u64 a, int ib, u
 			ta += sa[i];
 			tb += sb[i];
 		}
+		const int slot = (int)(blockIdx.x % TR_SLOTS);
 		if (ta != 0) {
-			atomicAdd(traced + ia, ta);
+			atomicAdd(traced + ia * TR_SLOTS + slot, ta);
 		}
 		if (tb != 0) {
-			atomicAdd(traced + ib, tb);
+			atomicAdd(traced + ib * TR_SLOTS + slot, tb);
 		}
 	}
 }
+#endif
 
 // probe is one thread of mst_probe_*: vertex v (< ng, the vertices whose
 // segments live on the device) looks at up to probe_len arcs from its low
@@ -238,8 +281,8 @@ __device__ __forceinline__ void traced_add(u64 *traced, int ia, u64 a, int ib, u
 //
 // traced, when not null (a traced run, Options.Trace), gets the arcs
 // the step read (those passed inside the tree and the candidate) in
-// traced[TR_PROBE_ARCS] and the candidates found in
-// traced[TR_PROBE_CANDS], one atomic each per block (traced_add).
+// count TR_PROBE_ARCS and the candidates found in
+// count TR_PROBE_CANDS, one atomic each per block (traced_add).
 template <typename Ids>
 __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
                                       const u32 *eidx, u64 *candK, u32 *candE, int *candTo, u64 *best,
@@ -249,8 +292,10 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 	int c = -1;
 	u64 key = NO_KEY;
 	int push = 0;
+#ifdef MST_TRACED
 	u64 read = 0;
 	u64 cands = 0;
+#endif
 	if (gv < ng) {
 		c = comp[v];
 		const i64 a = off[v];
@@ -285,17 +330,21 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 		if ((u32)(k - a) != k0) {
 			cur[v] = (u32)(k - a);
 		}
+#ifdef MST_TRACED
 		read = (u64)(k - (a + k0)) + (u64)found;
 		cands = (u64)found;
+#endif
 	}
 	tree_min(best, c, key);
 	const int slot = warp_claim(counters + CNT_LONG, push);
 	if (slot >= 0) {
 		longList[slot] = v;
 	}
+#ifdef MST_TRACED
 	if (traced) { // the same for every thread of the grid
 		traced_add(traced, TR_PROBE_ARCS, read, TR_PROBE_CANDS, cands);
 	}
+#endif
 }
 
 // scan is mst_scan_*: a grid-stride loop of warps over the long list, one
@@ -303,7 +352,7 @@ __device__ __forceinline__ void probe(Ids ids, const i64 *off, const int *comp, 
 // finds the first that leaves the tree. The warp's values (v, c, the
 // segment, the low index) are uniform, so every lane takes the same path.
 // traced, when not null (a traced run), gets the arcs read and the
-// candidates found in traced[TR_SCAN_ARCS] and traced[TR_SCAN_CANDS], one
+// candidates found in counts TR_SCAN_ARCS and TR_SCAN_CANDS, one
 // atomic each per block after the loop (traced_add).
 template <typename Ids>
 __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u32 *cur, int wkind, const void *w,
@@ -313,14 +362,18 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 	const i64 warp = global_id() >> 5;
 	const i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
 	const int count = counters[CNT_LONG];
+#ifdef MST_TRACED
 	u64 read = 0, cands = 0; // lane 0's, for traced
+#endif
 	for (i64 i = warp; i < count; i += warps) {
 		const int v = longList[i];
 		const int c = comp[v];
 		const i64 a = off[v];
 		const i64 e = off[v + 1];
 		i64 k = a + cur[v];
+#ifdef MST_TRACED
 		const i64 k0 = k;
+#endif
 		ids.start(v);
 		int found = 0;
 		int to = 0;
@@ -345,8 +398,10 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 		}
 		if (lane == 0) {
 			cur[v] = (u32)(k - a);
+#ifdef MST_TRACED
 			read += (u64)(k - k0) + (u64)found;
 			cands += (u64)found;
+#endif
 			if (found) {
 				u32 edge;
 				const u64 key = arc_key(wkind, w, eidx, k, &edge);
@@ -363,25 +418,30 @@ __device__ __forceinline__ void scan(Ids ids, const i64 *off, const int *comp, u
 			}
 		}
 	}
+#ifdef MST_TRACED
 	if (traced) { // the same for every thread of the grid
 		traced_add(traced, TR_SCAN_ARCS, read, TR_SCAN_CANDS, cands);
 	}
+#endif
 }
 
 extern "C" __global__ void mst_probe_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                            const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
                                            u64 *best, int *longList, int *counters, u64 *traced, int ng,
-                                           int probe_len) {
+                                           int probe_len, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	PlainIds ids;
 	ids.adj = adj;
 	probe<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
 	                probe_len);
+	MST_LOG_END(ent);
 }
 
 extern "C" __global__ void mst_probe_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                           const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                           u64 *candK, u32 *candE, int *candTo, u64 *best, int *longList,
-                                          int *counters, u64 *traced, int ng, int probe_len) {
+                                          int *counters, u64 *traced, int ng, int probe_len, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
@@ -389,26 +449,31 @@ extern "C" __global__ void mst_probe_comp(const i64 *off, const u32 *base, const
 	ids.b = 0;
 	probe<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced, ng,
 	                 probe_len);
+	MST_LOG_END(ent);
 }
 
 extern "C" __global__ void mst_scan_plain(const i64 *off, const int *adj, const int *comp, u32 *cur, int wkind,
                                           const void *w, const u32 *eidx, u64 *candK, u32 *candE, int *candTo,
-                                          u64 *best, const int *longList, const int *counters, u64 *traced) {
+                                          u64 *best, const int *longList, const int *counters, u64 *traced, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	PlainIds ids;
 	ids.adj = adj;
 	scan<PlainIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
+	MST_LOG_END(ent);
 }
 
 extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const u8 *lo, const u8 *hi,
                                          const int *comp, u32 *cur, int wkind, const void *w, const u32 *eidx,
                                          u64 *candK, u32 *candE, int *candTo, u64 *best, const int *longList,
-                                         const int *counters, u64 *traced) {
+                                         const int *counters, u64 *traced, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	PackedIds ids;
 	ids.base = base;
 	ids.lo = lo;
 	ids.hi = hi;
 	ids.b = 0;
 	scan<PackedIds>(ids, off, comp, cur, wkind, w, eidx, candK, candE, candTo, best, longList, counters, traced);
+	MST_LOG_END(ent);
 }
 
 // ---- set-up and the tree steps ----
@@ -417,7 +482,8 @@ extern "C" __global__ void mst_scan_comp(const i64 *off, const u32 *base, const 
 // the device's vertices. With a host share, tail (NULL otherwise) mirrors
 // comp[lo..n), the labels the host reads each round (its vertices and
 // their neighbours), so that only those are copied.
-extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int ng, int lo) {
+extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int ng, int lo, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	const i64 v = global_id();
 	if (v < n) {
 		comp[v] = (int)v;
@@ -428,17 +494,23 @@ extern "C" __global__ void mst_init(int *comp, u32 *cur, int *tail, int n, int n
 	if (v < ng) {
 		cur[v] = 0;
 	}
+	MST_LOG_END(ent);
 }
 
 // mst_reset starts a round on p trees: no key yet, every tree its own
 // parent, the round's counters (and trace counts) cleared.
-extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counters, int p) {
+extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counters, int p, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	const i64 c = global_id();
-	if (c == 0) {
-		for (int i = 0; i < CNT_WORDS; i++) {
-			counters[i] = 0;
-		}
+#ifdef MST_TRACED
+	if (c < CNT_WORDS) { // the grid has at least one block, more threads than words
+		counters[c] = 0;
 	}
+#else
+	if (c < CNT_TRACE) { // the words an untraced run reads
+		counters[c] = 0;
+	}
+#endif
 	if (c < p) {
 		best[c] = NO_KEY;
 		if (bestE != 0) {
@@ -446,11 +518,13 @@ extern "C" __global__ void mst_reset(u64 *best, u32 *bestE, int *F, int *counter
 		}
 		F[c] = (int)c;
 	}
+	MST_LOG_END(ent);
 }
 
 // mst_merge_host offers the h candidates the host computed, for vertices
 // host_from .. host_from+h-1, to their trees (step 2).
-extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *best, int host_from, int h) {
+extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *best, int host_from, int h, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	const i64 i = global_id();
 	int c = -1;
 	u64 key = NO_KEY;
@@ -459,6 +533,7 @@ extern "C" __global__ void mst_merge_host(const u64 *hK, const int *comp, u64 *b
 		c = comp[host_from + (int)i];
 	}
 	tree_min(best, c, key);
+	MST_LOG_END(ent);
 }
 
 // candidate reads vertex v's candidate: from the device's arrays for v <
@@ -485,7 +560,9 @@ __device__ __forceinline__ u64 candidate(int v, int ng, const u64 *candK, const 
 
 // mst_min_edge (split keys only): among the candidates whose weight is
 // their tree's lightest, the smallest edge index goes to bestE.
-extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+// mst_min_edge_body is mst_min_edge's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_min_edge_body(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
                                         const u32 *hE, const int *hTo, const int *comp, const u64 *best,
                                         u32 *bestE, int ng, int n) {
 	const i64 v = global_id();
@@ -504,11 +581,21 @@ extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, cons
 	}
 }
 
+extern "C" __global__ void mst_min_edge(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+                                        const u32 *hE, const int *hTo, const int *comp, const u64 *best,
+                                        u32 *bestE, int ng, int n, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
+	mst_min_edge_body(candK, candE, candTo, hK, hE, hTo, comp, best, bestE, ng, n);
+	MST_LOG_END(ent);
+}
+
 // mst_hook: the one vertex whose candidate is its tree's minimum (edge
 // indices are unique, and only one end of an edge lies in the tree) hooks
 // the tree to the tree across that edge. Trees without a candidate keep
 // F[c] = c. bestE is NULL for packed keys.
-extern "C" __global__ void mst_hook(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+// mst_hook_body is mst_hook's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_hook_body(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
                                     const u32 *hE, const int *hTo, const int *comp, const u64 *best,
                                     const u32 *bestE, int *F, int ng, int n) {
 	const i64 v = global_id();
@@ -531,11 +618,21 @@ extern "C" __global__ void mst_hook(const u64 *candK, const u32 *candE, const in
 	F[c] = to;
 }
 
+extern "C" __global__ void mst_hook(const u64 *candK, const u32 *candE, const int *candTo, const u64 *hK,
+                                    const u32 *hE, const int *hTo, const int *comp, const u64 *best,
+                                    const u32 *bestE, int *F, int ng, int n, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
+	mst_hook_body(candK, candE, candTo, hK, hE, hTo, comp, best, bestE, F, ng, n);
+	MST_LOG_END(ent);
+}
+
 // mst_cycles removes the 2-cycles of the hooks (two trees that chose each
 // other, hence the same edge): the smaller id becomes a root. Only the
 // smaller of a pair writes, and only itself, so the result does not
 // depend on timing. Longer cycles cannot form under a strict order.
-extern "C" __global__ void mst_cycles(int *F, int p) {
+// mst_cycles_body is mst_cycles's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_cycles_body(int *F, int p) {
 	const i64 c = global_id();
 	if (c >= p) {
 		return;
@@ -546,6 +643,12 @@ extern "C" __global__ void mst_cycles(int *F, int p) {
 	}
 }
 
+extern "C" __global__ void mst_cycles(int *F, int p, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
+	mst_cycles_body(F, p);
+	MST_LOG_END(ent);
+}
+
 // mst_jump: every non-root tree adds its chosen edge to the forest (bit
 // e of inForest), then follows its parents to the root, writing each
 // ancestor it reaches into F[c] so that trees behind it jump further
@@ -554,7 +657,9 @@ extern "C" __global__ void mst_cycles(int *F, int p) {
 // keys, whose low half is the edge. A walk longer than p steps can only
 // mean a cycle in the hooks, a bug: it stops and sets counters[CNT_BAD]
 // for the host to report, rather than hang the GPU.
-extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p) {
+// mst_jump_body is mst_jump's work; its threads may return early, and the kernel
+// logs its span around it.
+__device__ __forceinline__ void mst_jump_body(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p) {
 	const i64 c = global_id();
 	if (c >= p) {
 		return;
@@ -580,20 +685,29 @@ extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u
 	}
 }
 
+extern "C" __global__ void mst_jump(int *F, const u64 *best, const u32 *bestE, u32 *inForest, int *counters, int p, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
+	mst_jump_body(F, best, bestE, inForest, counters, p);
+	MST_LOG_END(ent);
+}
+
 // mst_renumber gives the roots new ids 0..P'-1 (the old→new table) and
 // counts them in counters[CNT_TREES].
-extern "C" __global__ void mst_renumber(const int *F, int *newID, int *counters, int p) {
+extern "C" __global__ void mst_renumber(const int *F, int *newID, int *counters, int p, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	const i64 c = global_id();
 	const int root = c < p && F[c] == (int)c;
 	const int id = warp_claim(counters + CNT_TREES, root);
 	if (id >= 0) {
 		newID[c] = id;
 	}
+	MST_LOG_END(ent);
 }
 
 // mst_relabel moves every vertex to its tree's new id (and updates the
 // host's copy source tail, as mst_init).
-extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID, int *tail, int n, int lo) {
+extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID, int *tail, int n, int lo, u64 *ent, u64 *nxt) {
+	MST_LOG_BEGIN(ent, nxt);
 	const i64 v = global_id();
 	if (v < n) {
 		const int x = newID[F[comp[v]]];
@@ -602,4 +716,5 @@ extern "C" __global__ void mst_relabel(int *comp, const int *F, const int *newID
 			tail[v - lo] = x;
 		}
 	}
+	MST_LOG_END(ent);
 }

@@ -44,7 +44,7 @@ const (
 
 // Weight kinds, counter words and trace counts, as boruvka.cu numbers
 // them (W_*, CNT_*, TR_*): counterWords int32 words, the trace's four
-// uint64 counts from word cntTrace on.
+// uint64 counts from word cntTrace on, each over trSlots slots.
 const (
 	wNone = 0
 	wRank = 1
@@ -55,7 +55,8 @@ const (
 	cntLong      = 1
 	cntBad       = 2
 	cntTrace     = 4
-	counterWords = 12
+	trSlots      = 16
+	counterWords = cntTrace + 2*4*trSlots
 
 	trProbeArcs  = 0
 	trProbeCands = 1
@@ -80,19 +81,33 @@ func kernelNames() []string {
 	}
 }
 
-// compiled compiles boruvka.cu once per device and process.
-var compiled = gpu.ModuleCache{Name: "boruvka.cu", Source: kernelSource}
+// The two builds of boruvka.cu (its "the two builds" comment says why),
+// each compiled once per device and process: untraced runs launch
+// untracedBuild's kernels, which hold no trace code; traced runs
+// (Options.Trace) tracedBuild's, whose kernels log their spans
+// (gpu.LaunchLog) and count the find-minimum step's arcs and candidates.
+var (
+	untracedBuild = gpu.ModuleCache{Name: "boruvka.cu", Source: kernelSource}
+	tracedBuild   = gpu.ModuleCache{Name: "boruvka.cu (traced)", Source: gpu.PrependLaunchLog(kernelSource),
+		Options: []gpu.CompileOption{gpu.Define("MST_TRACED", "1")}}
+)
 
-// deviceModule returns boruvka.cu compiled for dev.
-func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
-	m, err := compiled.For(dev)
+// deviceModule returns boruvka.cu compiled for dev, the traced build if
+// traced.
+func deviceModule(dev *gpu.Device, traced bool) (*gpu.Module, error) {
+	build := &untracedBuild
+	if traced {
+		build = &tracedBuild
+	}
+	m, err := build.For(dev)
 	if err != nil {
 		return nil, fmt.Errorf("mst: %w", err)
 	}
 	return m, nil
 }
 
-// kernels are the loaded functions of one Prepared.
+// kernels are the loaded functions of one build of boruvka.cu, for one
+// Prepared (the probe and scan of its id kind).
 type kernels struct {
 	init, reset, probe, scan, merge, minEdge, hook, cycles, jump, renumber, relabel *gpu.Function
 }
@@ -119,12 +134,12 @@ type Prepared struct {
 	opts Options
 
 	hostTime time.Duration // host's share of the last run (base's lock)
-	// Traced runs (Options.Trace): the launch timer (its events reused
-	// from run to run, chained: one event between two launches), and
+	// Traced runs (Options.Trace): the launch log (its ring reused from
+	// run to run; every kernel logs its span, gpu/launchlog.cuh), and
 	// during a run the round its launches belong to (base's lock).
-	timer   *gpu.LaunchTimer
-	tracing bool
-	round   int
+	launchLog *gpu.LaunchLog
+	tracing   bool
+	round     int
 
 	// The edge numbering: g0 is g with its lists sorted by id; the edges
 	// of vertex a to larger ids are arcs upper[a]..Offsets[a+1] of g0 and
@@ -182,7 +197,11 @@ type Prepared struct {
 	dHE            *gpu.Uint32s
 	dHTo           *gpu.Int32s
 	stream         *gpu.Stream
-	k              kernels
+	// The kernels of boruvka.cu's two builds, loaded when first needed
+	// (builds[0] untraced, builds[1] traced: nil until then), and those
+	// of the run in progress or the last one (base's lock).
+	builds [2]*kernels
+	k      *kernels
 }
 
 // checkInput returns an error for a graph or options no variant can take:
@@ -400,31 +419,16 @@ func (p *Prepared) upload(tr *transformed) error {
 	return cancel.Check() // hostShare stops early when interrupted
 }
 
-// loadKernels compiles boruvka.cu (once per device and process) and
-// loads the kernels of the prepared variant.
+// loadKernels compiles the build of boruvka.cu the prepared options run
+// (once per device and process) and loads its kernels; the other build
+// is loaded on the first run that needs it (a Prepared whose options
+// change between runs: BenchmarkGPUTrace).
 func (p *Prepared) loadKernels() error {
-	mod, err := deviceModule(p.Device())
+	k, err := p.kernelsFor(p.opts.Trace)
 	if err != nil {
 		return err
 	}
-	adjKind := "plain"
-	if p.compressed {
-		adjKind = "comp"
-	}
-	for _, f := range []struct {
-		dst  **gpu.Function
-		name string
-	}{
-		{&p.k.init, "mst_init"}, {&p.k.reset, "mst_reset"},
-		{&p.k.probe, "mst_probe_" + adjKind}, {&p.k.scan, "mst_scan_" + adjKind},
-		{&p.k.merge, "mst_merge_host"}, {&p.k.minEdge, "mst_min_edge"}, {&p.k.hook, "mst_hook"},
-		{&p.k.cycles, "mst_cycles"}, {&p.k.jump, "mst_jump"}, {&p.k.renumber, "mst_renumber"},
-		{&p.k.relabel, "mst_relabel"},
-	} {
-		if *f.dst, err = mod.Function(f.name); err != nil {
-			return err
-		}
-	}
+	p.k = k
 	sms := 0
 	if info, err := p.Device().Info(); err == nil {
 		sms = info.SMs
@@ -434,6 +438,43 @@ func (p *Prepared) loadKernels() error {
 	}
 	p.scanGrid = sms * scanBlocksPerSM
 	return nil
+}
+
+// kernelsFor returns the kernels of the traced or the untraced build,
+// compiling and loading them on first use.
+func (p *Prepared) kernelsFor(traced bool) (*kernels, error) {
+	b := 0
+	if traced {
+		b = 1
+	}
+	if p.builds[b] != nil {
+		return p.builds[b], nil
+	}
+	mod, err := deviceModule(p.Device(), traced)
+	if err != nil {
+		return nil, err
+	}
+	adjKind := "plain"
+	if p.compressed {
+		adjKind = "comp"
+	}
+	k := &kernels{}
+	for _, f := range []struct {
+		dst  **gpu.Function
+		name string
+	}{
+		{&k.init, "mst_init"}, {&k.reset, "mst_reset"},
+		{&k.probe, "mst_probe_" + adjKind}, {&k.scan, "mst_scan_" + adjKind},
+		{&k.merge, "mst_merge_host"}, {&k.minEdge, "mst_min_edge"}, {&k.hook, "mst_hook"},
+		{&k.cycles, "mst_cycles"}, {&k.jump, "mst_jump"}, {&k.renumber, "mst_renumber"},
+		{&k.relabel, "mst_relabel"},
+	} {
+		if *f.dst, err = mod.Function(f.name); err != nil {
+			return nil, err
+		}
+	}
+	p.builds[b] = k
+	return k, nil
 }
 
 // allocWork allocates the working arrays of the rounds (after plan).
@@ -924,7 +965,8 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	return p.base.Close()
+	err := p.base.Close()
+	return errors.Join(err, p.launchLog.Close())
 }
 
 // Options returns the options the graph was prepared with.
@@ -1050,33 +1092,25 @@ func (p *Prepared) runHost() (*Result, error) {
 }
 
 // launch launches f on stream s (nil: the default stream) with blocks of
-// blockSize threads, through the launch timer in a traced run.
+// blockSize threads, logged in a traced run (every kernel of both builds
+// of boruvka.cu takes the log's two entries last: NULL untraced, where
+// the untraced build ignores them).
 func (p *Prepared) launch(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	return p.activeTimer().LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
+	return p.activeLog().LaunchOn(t, s, p.round, f, grid, gpu.D1(blockSize), 0, args...)
 }
 
-// activeTimer is the launch timer in a traced run, nil (launches
-// untimed) otherwise.
-func (p *Prepared) activeTimer() *gpu.LaunchTimer {
+// activeLog is the launch log in a traced run, nil (launches unlogged)
+// otherwise.
+func (p *Prepared) activeLog() *gpu.LaunchLog {
 	if !p.tracing {
 		return nil
 	}
-	return p.timer
-}
-
-// launchAfterHost is launch for a launch that follows host work (the
-// round trip that ends a round, the host's share of the find-minimum
-// step): in a traced run it gets an event of its own before it rather
-// than the chained timer's event that ended the launch before, so that
-// the host's time counts in no launch.
-func (p *Prepared) launchAfterHost(t *gpu.Thread, s *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-	p.activeTimer().Break()
-	return p.launch(t, s, f, grid, args...)
+	return p.launchLog
 }
 
 // tracedArg is the find-minimum kernels' trace argument: in a traced
 // run the address of the trace counts in the counter words, a null
-// pointer otherwise.
+// pointer otherwise (the untraced build ignores it).
 func (p *Prepared) tracedArg() any {
 	if p.tracing {
 		return p.counters.Ptr() + 4*cntTrace
@@ -1085,11 +1119,15 @@ func (p *Prepared) tracedArg() any {
 }
 
 // traceCount is trace count i (trProbeArcs, …) of the counter words
-// cnt, as the kernels add to it: a uint64 over two int32 words, the
-// low one first.
+// cnt, as the kernels add to it: the sum of its trSlots slots, each a
+// uint64 over two int32 words, the low one first.
 func traceCount(cnt []int32, i int) int64 {
-	w := cntTrace + 2*i
-	return int64(uint64(uint32(cnt[w])) | uint64(uint32(cnt[w+1]))<<32)
+	var sum uint64
+	for s := range trSlots {
+		w := cntTrace + 2*(i*trSlots+s)
+		sum += uint64(uint32(cnt[w])) | uint64(uint32(cnt[w+1]))<<32
+	}
+	return int64(sum)
 }
 
 // wArg is the weight keys as a kernel argument (NULL when unweighted).
@@ -1114,20 +1152,24 @@ func (p *Prepared) rounds(r *Result) error {
 	var hostTime time.Duration
 	clear(p.hCur) // the host's low indices, like mst_init's
 	blocks := func(x int) gpu.Dim { return gpu.Blocks(x, blockSize) }
-	// A traced run: a step per round, its launches timed (chained: an
-	// event between two launches, see launchAfterHost), the arcs and
-	// candidates of the find-minimum step counted for the steps and the
-	// launches' byte models.
+	// A traced run: the traced build's kernels (compiled on the first
+	// traced run), a step per round, its launches logged (each kernel's
+	// span by the GPU's clock), the arcs and candidates of the
+	// find-minimum step counted for the steps and the launches' byte
+	// models. An untraced run launches the untraced build: no trace code.
 	p.tracing = p.opts.Trace
 	defer func() { p.tracing = false }()
+	k, err := p.kernelsFor(p.tracing)
+	if err != nil {
+		return err
+	}
+	p.k = k
 	var steps []trace.Step
 	var work []roundWork
 	if p.tracing {
-		timer, err := p.Device().KeepLaunchTimer(&p.timer)
-		if err != nil {
+		if _, err := p.Device().KeepLaunchLog(&p.launchLog); err != nil {
 			return err
 		}
-		timer.Chain(true)
 	}
 	p.round = -1
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
@@ -1143,7 +1185,7 @@ func (p *Prepared) rounds(r *Result) error {
 			}
 			p.round = len(steps)
 			hostBefore := hostTime
-			if err := p.launchAfterHost(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
+			if err := p.launch(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
 				return err
 			}
 			host, err := p.findMinimum(t, &hostTime)
@@ -1202,14 +1244,17 @@ func (p *Prepared) rounds(r *Result) error {
 	})
 	p.hostTime = hostTime
 	if p.tracing {
-		// Read the launches also after a failed run: they would
-		// otherwise open the next run's trace.
-		launches, lerr := p.timer.Launches()
-		if err == nil && lerr == nil {
-			p.modelBytes(launches, steps, work)
-			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
+		// A failed run's launches are dropped: they would otherwise
+		// open the next run's trace.
+		if err != nil {
+			p.launchLog.Drop()
+		} else {
+			var launches []trace.Launch
+			if launches, err = p.launchLog.Launches(); err == nil {
+				p.modelBytes(launches, steps, work)
+				r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, launches)
+			}
 		}
-		err = errors.Join(err, lerr)
 	}
 	if err != nil {
 		return err
@@ -1291,7 +1336,7 @@ func (p *Prepared) findMinimum(t *gpu.Thread, hostTime *time.Duration) (host hos
 		}
 	}
 	*hostTime += time.Since(start)
-	return host, p.launchAfterHost(t, nil, p.k.merge, gpu.Blocks(h, blockSize), p.dHK, p.comp, p.best, ng, h)
+	return host, p.launch(t, nil, p.k.merge, gpu.Blocks(h, blockSize), p.dHK, p.comp, p.best, ng, h)
 }
 
 // hostFind is the find-minimum step of the host's vertices (the GPU's

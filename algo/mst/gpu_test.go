@@ -700,7 +700,7 @@ func TestKernelSource(t *testing.T) {
 	// The constants both sides number.
 	defines := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"W_NONE": wNone, "W_RANK": wRank, "W_F32": wF32, "W_F64": wF64,
-		"CNT_TREES": cntTrees, "CNT_LONG": cntLong, "CNT_BAD": cntBad, "CNT_TRACE": cntTrace, "CNT_WORDS": counterWords,
+		"CNT_TREES": cntTrees, "CNT_LONG": cntLong, "CNT_BAD": cntBad, "CNT_TRACE": cntTrace, "CNT_WORDS": counterWords, "TR_SLOTS": trSlots,
 		"TR_PROBE_ARCS": trProbeArcs, "TR_PROBE_CANDS": trProbeCands, "TR_SCAN_ARCS": trScanArcs, "TR_SCAN_CANDS": trScanCands} {
 		if got, ok := defines[name]; !ok || got != int64(want) {
 			t.Errorf("boruvka.cu: #define %s %d (found %v), gpu.go says %d", name, got, ok, want)
@@ -741,6 +741,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkGPUCancel(t, dev, cases[0].g)
 	checkGPURunOneShot(t, dev, cases[0].g)
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
+	t.Run("trace_flip", func(t *testing.T) { checkTraceFlip(t, dev, traceGraph(t, 7)) })
 	t.Run("trace_bytes", func(t *testing.T) { checkTraceBytes(t, dev) })
 	checkOneShotFreeError(t, dev)
 }

@@ -16,13 +16,13 @@ import (
 // (issue 17: at most 2%) on R-MAT scales 20 and 22 (edge factor 16, seed
 // 1, float32 weights), for the study's "GPU" (every transformation) and
 // the plain kernel. The graph is uploaded once; each variant is prepared
-// on the device (PrepareResident) once, and its runs untraced and traced
-// (every launch timed by CUDA events, one between two launches:
-// gpu.LaunchTimer.Chain) alternate
+// on the device (PrepareResident) once, and its runs untraced (the
+// untraced build of boruvka.cu) and traced (the traced build: every
+// launch logs its span, gpu.LaunchLog) alternate
 // (tracecost.Measure, eight runs of each a round): two prepared forms
 // would differ by where their buffers landed. A first traced and
-// untraced run (compile caches, the timer's events) must give the same
-// forest, which Check validates.
+// untraced run (each build compiled and loaded, the log's ring made)
+// must give the same forest, which Check validates.
 //
 // Metrics: ms-off/mst and ms-on/mst, Result.Time (the rounds on the
 // device, host round trips included) a run; cost-% and cost-median-%

@@ -28,6 +28,7 @@ const (
 	launchLogStart = 0  // the launch's start, ns of the GPU's global timer
 	launchLogEnd   = 1  // the first of its end words (the largest is its end)
 	launchLogEnds  = 15 // end words: block b raises word b % launchLogEnds
+	launchLogOpen  = 1  // the open bit of an entry's address (LaunchOpen)
 
 	// LaunchLogCap is the entries of a log's ring (128 bytes each). A run
 	// of more logged launches than LaunchLogCap-1 makes the log read the
@@ -45,7 +46,9 @@ const (
 // search of a fraction of a millisecond feels (DO-BFS at R-MAT scale 20:
 // 12–25% traced with events, measured on an H100). A launch's time is
 // its kernel's span on the device: from its first block's start to its
-// last block's end, the launch latency before it not included.
+// last block's end, the launch latency before it not included. An open
+// launch (LaunchOpen) logs its start only, and its time runs to the next
+// logged launch's start.
 //
 // Only kernels written for it can be logged: they take the entry's and
 // the next entry's addresses as their last two arguments, which Launch
@@ -70,6 +73,8 @@ type LaunchLog struct {
 	ring    *Uint64s       // LaunchLogCap entries of launchLogWords
 	host    []uint64       // the ring, downloaded
 	entries []any          // entry j's device address, as a kernel argument
+	opens   []any          // the same with the open bit set (LaunchOpen)
+	open    []bool         // which pending launches are open
 	pos     int            // ring index of pending[0] (or of the next launch)
 	pending []trace.Launch // logged since the ring was last read
 	read    []trace.Launch // launches of this run read in the middle of it
@@ -111,11 +116,11 @@ func (l *LaunchLog) makeRing(t *Thread) error {
 		return fmt.Errorf("gpu: launch log: allocating its ring: %w", err)
 	}
 	l.ring, l.host = ring, make([]uint64, LaunchLogCap*launchLogWords)
-	l.entries = make([]any, LaunchLogCap)
+	l.entries, l.opens = make([]any, LaunchLogCap), make([]any, LaunchLogCap)
 	for j := range l.entries {
-		l.entries[j] = l.entry(j)
+		l.entries[j], l.opens[j] = l.entry(j), l.entry(j)|launchLogOpen
 	}
-	l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
+	l.pending, l.open, l.read, l.pos, l.dirty = l.pending[:0], l.open[:0], nil, 0, false
 	return nil
 }
 
@@ -146,6 +151,25 @@ func (l *LaunchLog) Launch(t *Thread, step int, f *Function, grid, block Dim, sh
 
 // LaunchOn is Launch on stream s (nil: the default stream).
 func (l *LaunchLog) LaunchOn(t *Thread, s *Stream, step int, f *Function, grid, block Dim, shared int, args ...any) error {
+	return l.launch(t, s, false, step, f, grid, block, shared, args)
+}
+
+// LaunchOpen is LaunchOn for a launch that the caller follows at once
+// with another logged launch on the same stream, with no host work, copy,
+// memset or other stream's work that it waits for between them: the
+// kernel logs its start only (launchlog.cuh: its entry's address carries
+// the open bit, and llog_end returns at once: no barrier, no atomic, no
+// timer read on any block's way out), and its time runs from its start
+// to the next launch's, the launch gap between them included (as with an
+// event between two launches). Launches fails for an open launch that no
+// logged launch followed. Untraced (a nil log) it is Thread.Launch with
+// NULL entries, like LaunchOn.
+func (l *LaunchLog) LaunchOpen(t *Thread, s *Stream, step int, f *Function, grid, block Dim, shared int, args ...any) error {
+	return l.launch(t, s, true, step, f, grid, block, shared, args)
+}
+
+// launch is LaunchOn, and LaunchOpen when open.
+func (l *LaunchLog) launch(t *Thread, s *Stream, open bool, step int, f *Function, grid, block Dim, shared int, args []any) error {
 	if l == nil || grid.X == 0 || f == nil {
 		// Untraced, or nothing to log: Thread.Launch checks the rest of
 		// the launch (and queues nothing for an empty grid).
@@ -171,10 +195,14 @@ func (l *LaunchLog) LaunchOn(t *Thread, s *Stream, step int, f *Function, grid, 
 	}
 	j := (l.pos + len(l.pending)) % LaunchLogCap
 	entries := [2]any{l.entries[j], l.entries[(j+1)%LaunchLogCap]}
+	if open {
+		entries[0] = l.opens[j]
+	}
 	if err := t.launch(s, f, grid, block, shared, args, entries[:]); err != nil {
 		return err
 	}
 	l.pending = append(l.pending, trace.Launch{Name: f.name, Grid: dim3(grid), Block: dim3(block), Step: step})
+	l.open = append(l.open, open)
 	return nil
 }
 
@@ -191,10 +219,10 @@ func (l *LaunchLog) ready(t *Thread) error {
 		if err := l.ring.Fill(0); err != nil {
 			return fmt.Errorf("gpu: launch log: zeroing its ring: %w", err)
 		}
-		l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
+		l.pending, l.open, l.read, l.pos, l.dirty = l.pending[:0], l.open[:0], nil, 0, false
 	}
 	if len(l.pending)+2 > LaunchLogCap {
-		got, err := l.readRing(t)
+		got, err := l.readRing(t, false)
 		if err != nil {
 			return err
 		}
@@ -210,14 +238,15 @@ func (l *LaunchLog) entry(j int) uint64 {
 
 // readRing waits for the logged launches, reads their entries and
 // returns them with their times (a slice of their own), forgetting them.
-// A failure marks the ring dirty (which entries the launches wrote is
-// unknown).
-func (l *LaunchLog) readRing(t *Thread) ([]trace.Launch, error) {
+// In the middle of a run (final false) an open last launch stays pending:
+// its time needs the next launch's start. A failure marks the ring dirty
+// (which entries the launches wrote is unknown).
+func (l *LaunchLog) readRing(t *Thread, final bool) ([]trace.Launch, error) {
 	if len(l.pending) == 0 {
 		return nil, nil
 	}
-	pending := slices.Clone(l.pending)
-	l.pending = l.pending[:0]
+	pending, open := slices.Clone(l.pending), slices.Clone(l.open)
+	l.pending, l.open = l.pending[:0], l.open[:0]
 	// Launches on other streams are done once the context is.
 	if err := t.Synchronize(); err != nil {
 		l.dirty = true
@@ -238,9 +267,22 @@ func (l *LaunchLog) readRing(t *Thread) ([]trace.Launch, error) {
 		}
 		left -= k
 	}
-	for i := range pending {
-		e := l.host[launchLogWords*((l.pos+i)%LaunchLogCap):][:launchLogWords]
+	entry := func(i int) []uint64 { return l.host[launchLogWords*((l.pos+i)%LaunchLogCap):][:launchLogWords] }
+	done := len(pending)
+	if !final && open[done-1] {
+		done-- // its end is the next launch's start, not logged yet
+	}
+	for i := range done {
+		e := entry(i)
 		start, end := e[launchLogStart], slices.Max(e[launchLogEnd:launchLogEnd+launchLogEnds])
+		if open[i] {
+			if i+1 == len(pending) {
+				l.dirty = true
+				return nil, fmt.Errorf("gpu: launch log: launch %d of %d (%s) was launched open (LaunchOpen) but no logged launch followed it, so its end is unknown (a caller bug: launch the last one with LaunchOn)",
+					i+1, len(pending), pending[i].Name)
+			}
+			end = entry(i + 1)[launchLogStart]
+		}
 		if start == 0 || end < start {
 			l.dirty = true
 			return nil, fmt.Errorf("gpu: launch log: the entry of launch %d of %d (%s) is incomplete (start %d, end %d): its kernel does not call llog_begin and llog_end from every thread (a kernel bug: please report it)",
@@ -248,8 +290,11 @@ func (l *LaunchLog) readRing(t *Thread) ([]trace.Launch, error) {
 		}
 		pending[i].Time = time.Duration(end - start)
 	}
-	l.pos = (l.pos + len(pending)) % LaunchLogCap
-	return pending, nil
+	if done < len(pending) {
+		l.pending, l.open = append(l.pending, pending[done]), append(l.open, true)
+	}
+	l.pos = (l.pos + done) % LaunchLogCap
+	return pending[:done], nil
 }
 
 // Launches returns the launches logged since the last call (or Drop), in
@@ -265,7 +310,7 @@ func (l *LaunchLog) Launches() ([]trace.Launch, error) {
 	}
 	var out []trace.Launch
 	err := l.d.exec(func(t *Thread) error {
-		got, err := l.readRing(t)
+		got, err := l.readRing(t, true)
 		out, l.read = append(l.read, got...), nil
 		if err != nil {
 			out = nil
@@ -283,7 +328,7 @@ func (l *LaunchLog) Drop() {
 		return
 	}
 	_ = l.d.exec(func(*Thread) error {
-		l.pending, l.read, l.dirty = l.pending[:0], nil, true
+		l.pending, l.open, l.read, l.dirty = l.pending[:0], l.open[:0], nil, true
 		return nil
 	})
 }
@@ -299,7 +344,7 @@ func (l *LaunchLog) Close() error {
 		if l.ring != nil {
 			err = l.ring.Free()
 		}
-		l.ring, l.entries, l.pending, l.read = nil, nil, nil, nil
+		l.ring, l.entries, l.opens, l.pending, l.open, l.read = nil, nil, nil, nil, nil, nil
 		if err != nil && l.d.Err() != nil {
 			return nil // the device is unusable: its memory is gone already
 		}

@@ -22,12 +22,14 @@ import (
 func init() {
 	addScenario("launch_log", nil, fakeLaunchLog)
 	addScenario("launch_log_errors", nil, fakeLaunchLogErrors)
+	addScenario("launch_log_open", nil, fakeLaunchLogOpen)
 }
 
 // TestLaunchLogHeader: launchlog.cuh's layout is the Go side's.
 func TestLaunchLogHeader(t *testing.T) {
 	cudasrc.CheckDefines(t, "launchlog.cuh", launchLogHeader, map[string]int64{
-		"LLOG_WORDS": launchLogWords, "LLOG_START": launchLogStart, "LLOG_END": launchLogEnd, "LLOG_ENDS": launchLogEnds})
+		"LLOG_WORDS": launchLogWords, "LLOG_START": launchLogStart, "LLOG_END": launchLogEnd, "LLOG_ENDS": launchLogEnds,
+		"LLOG_OPEN": launchLogOpen})
 	if launchLogEnd+launchLogEnds > launchLogWords {
 		t.Errorf("an entry of %d words holds no %d end words from word %d", launchLogWords, launchLogEnds, launchLogEnd)
 	}
@@ -142,6 +144,78 @@ func fakeLaunchLog(t *testing.T) {
 	}
 	if ent, nxt := lastEntries(t); ent != 0 || nxt != 0 {
 		t.Errorf("a nil log's launch passed entries %#x, %#x", ent, nxt)
+	}
+}
+
+// fakeLaunchLogOpen: an open launch gets its entry with the open bit
+// set and takes its time from its start to the next launch's (its own
+// end words ignored), also across a read in the middle of a run longer
+// than the ring; a run whose last launch is open fails Launches with
+// what to do.
+func fakeLaunchLogOpen(t *testing.T) {
+	d := fakeDevice(t)
+	plain := fn(t, fakeModule(t, d), "plain")
+	buf := must[*Int32s](t)(d.AllocInt32s(16))
+	l := must[*LaunchLog](t)(d.NewLaunchLog())
+	defer l.Close()
+	mirror := make([]uint64, LaunchLogCap*launchLogWords)
+	for run, n := range []int{4, LaunchLogCap + 7} {
+		var times []time.Duration
+		err := d.Exec(func(th *Thread) error {
+			for i := range n {
+				open := i < n-1 && i%5 != 2 // every fifth launches closed, and the last
+				launch := l.LaunchOn
+				if open {
+					launch = l.LaunchOpen
+				}
+				if err := launch(th, nil, i, plain, D1(1), D1(32), 0, buf); err != nil {
+					return err
+				}
+				j := (l.pos + len(l.pending) - 1) % LaunchLogCap
+				want := l.entry(j)
+				if open {
+					want |= launchLogOpen
+				}
+				if ent, _ := lastEntries(t); ent != want {
+					t.Fatalf("run %d launch %d (open %v): entry %#x, want %#x", run, i, open, ent, want)
+				}
+				// Starts 1000 ns apart; a closed launch ends 300 ns after
+				// its start, an open one's end words hold a stale 1 (ignored).
+				start := uint64(1_000_000*(run+1) + 1000*i)
+				stamp(t, l, mirror, start, 300*time.Nanosecond)
+				if open {
+					mirror[launchLogWords*j+launchLogEnd] = 1
+					mirror[launchLogWords*j+launchLogEnd+launchLogEnds-1] = 1
+					if err := l.ring.Upload(mirror); err != nil {
+						t.Fatal(err)
+					}
+					times = append(times, 1000*time.Nanosecond)
+				} else {
+					times = append(times, 300*time.Nanosecond)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := must[[]trace.Launch](t)(l.Launches())
+		if len(got) != n {
+			t.Fatalf("run %d: %d launches back, want %d", run, len(got), n)
+		}
+		for i, g := range got {
+			if g.Step != i || g.Time != times[i] {
+				t.Fatalf("run %d launch %d: step %d, time %v; want step %d, %v", run, i, g.Step, g.Time, i, times[i])
+			}
+		}
+	}
+	err := d.Exec(func(th *Thread) error { return l.LaunchOpen(th, nil, 0, plain, D1(1), D1(32), 0, buf) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamp(t, l, mirror, 9_000_000, time.Microsecond)
+	if ls, err := l.Launches(); err == nil || !strings.Contains(err.Error(), "no logged launch followed it") || ls != nil {
+		t.Errorf("an open last launch: %v, %v", ls, err)
 	}
 }
 

@@ -74,15 +74,20 @@ type Options struct {
 	// launch log below made untraced SSCA#2 at scale 20 21% slower (1.45
 	// ms against 1.20 ms, H100). Both builds give the same forest.
 	//
-	// Every kernel of the traced build logs its own span by the GPU's
-	// clock (gpu.LaunchLog: block 0 stamps the start, every block raises
-	// the end), read by the host after the run: no events between
-	// launches (one CUDA event a launch, chained, cost a traced R-MAT
-	// scale-20 run 5–7%: the events' host time, which the small late
-	// rounds' kernels feel). A launch's time is that span, so a round's
-	// time (the sum of its launches') leaves out the gaps between
-	// launches and the host's round trip after the round; the host's
-	// share of the find-minimum step is the step's HostTime.
+	// Every kernel of the traced build logs its start by the GPU's clock
+	// (gpu.LaunchLog: block 0 stamps it), read by the host after the
+	// run: no events between launches (one CUDA event a launch, chained,
+	// cost a traced R-MAT scale-20 run 5–7%: the events' host time, which
+	// the small late rounds' kernels feel). A launch that the round's
+	// next kernel follows on the same stream is open (LaunchOpen): its
+	// time runs to that kernel's start, the launch gap included. The
+	// last kernel of a round (before the host's read of the counters),
+	// init, and the launches of a round with a host share also stamp
+	// their end (every block raises it), and their time is their span:
+	// a round's time (the sum of its launches') leaves out the host's
+	// round trip after the round, and the host's share of the
+	// find-minimum step is the step's HostTime. End stamps on every
+	// launch cost a traced scale-20 run about a point more (H100).
 	//
 	// Every launch carries its byte model (trace.Launch.Bytes and
 	// Gather, lower bounds of what it must move by construction, for the

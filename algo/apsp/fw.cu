@@ -762,3 +762,106 @@ extern "C" __global__ void fw_rebuild_i32(const int *d, i64 np, const i64 *off, 
 extern "C" __global__ void fw_rebuild_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p) {
 	rebuild_body<float>(d, np, off, src, w, p);
 }
+
+// rebuild_rows: the same predecessors, bit for bit, with rows of the
+// distances staged in shared memory, so that the lookups D[i][k] read
+// shared memory instead of the L2 cache (they were most of fw_rebuild's
+// traffic: a gather of one 32-byte sector per lookup) and each load of
+// an in-arc serves every staged row. Block b takes the rows r·b .. r·b +
+// r − 1 (r = rows, 1 ≤ r ≤ REBUILD_MAX_ROWS; a grid-stride loop over the
+// groups of r rows when the grid is smaller), copies them (contiguous in
+// the padded matrix: r·np entries) into the dynamic shared memory, r·np
+// entries of T (the launch passes at least r·np·4 bytes), and its threads
+// take the columns j = threadIdx.x, + blockDim.x, …: each reads j's
+// offsets and in-arcs once and scans them for all r rows, in tail order,
+// as rebuild_body does for one (int32 stops once every row has its first
+// tight arc; float32 scans all). Any 1-D block size works; the host
+// takes whole warps (rebuild.go).
+constexpr int REBUILD_MAX_ROWS = 4;
+
+// rebuild_smem is the block's dynamic shared memory.
+#ifndef FW_EMULATED
+__device__ __forceinline__ unsigned char *rebuild_smem() {
+	extern __shared__ int4 rebuild_smem_words[];
+	return reinterpret_cast<unsigned char *>(rebuild_smem_words);
+}
+#endif
+
+// rebuild_stage copies the entries [0, count) at from into to, in 16-byte
+// vectors (count is a multiple of 4 and from 16-byte aligned: whole rows
+// of the padded matrix, whose side is a multiple of 16).
+template <typename T> __device__ __forceinline__ void rebuild_stage(const T *from, T *to, int count) {
+	const int4 *f = reinterpret_cast<const int4 *>(from);
+	int4 *t = reinterpret_cast<int4 *>(to);
+	for (int e = threadIdx.x; e < count / 4; e += blockDim.x) {
+		t[e] = f[e];
+	}
+}
+
+// rebuild_column finds the predecessors of column j in the nr staged rows
+// i0 .. i0 + nr − 1 (rows: their distances, row r at rows + r·np) and
+// writes them to p.
+template <typename T>
+__device__ __forceinline__ void rebuild_column(const T *rows, int nr, i64 i0, int j, int np, const i64 *off,
+                                               const int *src, const T *w, int *p) {
+	T dij[REBUILD_MAX_ROWS], least[REBUILD_MAX_ROWS];
+	int best[REBUILD_MAX_ROWS];
+	unsigned pending = 0; // rows still scanning
+#pragma unroll
+	for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+		dij[r] = r < nr ? rows[r * np + j] : Num<T>::inf();
+		least[r] = Num<T>::inf();
+		best[r] = -1;
+		if (r < nr && i0 + r == j) {
+			best[r] = j;
+		} else if (r < nr && Num<T>::finite(dij[r])) {
+			pending |= 1u << r;
+		}
+	}
+	for (i64 a = off[j], end = off[j + 1]; a < end && pending != 0; a++) {
+		const int k = src[a];
+		const T wk = w[a];
+#pragma unroll
+		for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+			if (pending & (1u << r)) {
+				T s = Num<T>::add(rows[r * np + k], wk);
+				if (s < least[r]) {
+					least[r] = s;
+					best[r] = k;
+				}
+				if (Num<T>::exact && s == dij[r]) {
+					pending &= ~(1u << r);
+				}
+			}
+		}
+	}
+#pragma unroll
+	for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+		if (r < nr) {
+			p[(i0 + r) * np + j] = best[r];
+		}
+	}
+}
+
+template <typename T>
+__device__ __forceinline__ void rebuild_rows_body(const T *d, i64 np, const i64 *off, const int *src, const T *w, int *p, int rows) {
+	T *staged = reinterpret_cast<T *>(rebuild_smem());
+	const int n = (int)np;
+	for (i64 i0 = (i64)blockIdx.x * rows; i0 < np; i0 += (i64)gridDim.x * rows) {
+		const int nr = np - i0 < rows ? (int)(np - i0) : rows;
+		__syncthreads(); // the previous group's lookups are done
+		rebuild_stage<T>(d + i0 * np, staged, nr * n);
+		__syncthreads();
+		for (int j = threadIdx.x; j < n; j += blockDim.x) {
+			rebuild_column<T>(staged, nr, i0, j, n, off, src, w, p);
+		}
+	}
+}
+
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, int rows) {
+	rebuild_rows_body<int>(d, np, off, src, w, p, rows);
+}
+
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, int rows) {
+	rebuild_rows_body<float>(d, np, off, src, w, p, rows);
+}

@@ -43,6 +43,84 @@ import (
 // about equal), so the int32 crossover now lies nearer 1/40.
 var rebuildMaxDensityI32, rebuildMaxDensityF32 = 1.0 / 64, 1.0 / 128
 
+// The rebuild's kernel. fw_rebuild (a thread per entry, grid-stride)
+// looks D[i][k] up in the L2 cache: a 32-byte sector per lookup, most of
+// its traffic (12.2 ms at n = 16384, int32, degree 8, on an H100: the
+// products take 0.44 s). fw_rebuild_rows stages r rows of the distances
+// in a block's shared memory (4·r·np bytes), so the lookups read shared
+// memory, and scans each column's in-arcs once for the r rows, so the
+// CSR is read np/r times from the L2 cache rather than np times. Prepare
+// takes fw_rebuild_rows with rebuildAutoRows rows, or as many as fit the
+// shared memory a block may opt in to (gpu.Info.MaxSharedPerBlockOptin:
+// 227 KiB on an H100, so 3 rows at n = 16384 and 1 up to n = 58112), and
+// fw_rebuild where not one row fits. Both give the same predecessors, bit
+// for bit: each column's in-arcs in tail order, the first tight one
+// (int32), the least sum and the first among equals (float32).
+
+// rebuildMaxRows is fw.cu's REBUILD_MAX_ROWS: the most rows a block of
+// fw_rebuild_rows stages.
+const rebuildMaxRows = 4
+
+// rebuildAutoRows is the rows per block Prepare asks of fw_rebuild_rows
+// (fewer where they do not fit). Two rows take 128 KiB at n = 16384, so
+// one block of 1024 threads per SM.
+var rebuildAutoRows = 2
+
+// rebuildForceRows overrides rebuildAutoRows when not 0 (tests and
+// BenchmarkGPURebuild): -1 takes fw_rebuild, 1 to rebuildMaxRows that
+// many rows of fw_rebuild_rows (fewer where they do not fit).
+var rebuildForceRows int
+
+// rebuildRowsFor is the rows per block of fw_rebuild_rows for a padded
+// side np and smem bytes of shared memory a block may opt in to: the
+// rows asked (rebuildAutoRows, or force when not 0) capped by what fits
+// and by rebuildMaxRows; 0 (fw_rebuild) where force is negative or not
+// one row fits.
+func rebuildRowsFor(np, smem, force int) int {
+	want := rebuildAutoRows
+	if force != 0 {
+		want = force
+	}
+	if want < 0 || np <= 0 {
+		return 0
+	}
+	return max(0, min(want, rebuildMaxRows, smem/(np*entryBytes)))
+}
+
+// staticShared is the shared memory a block may take without opting in
+// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), bytes.
+const staticShared = 48 << 10
+
+// planRebuild chooses the rebuild's kernel (rebuildRowsFor) for smem
+// bytes of opt-in shared memory per block, and for fw_rebuild_rows its
+// block: the size with the most threads per SM for its shared memory
+// (gpu.Function.BlockSizeFor), at most the padded side in whole warps.
+// It lets fw_rebuild_rows take all of smem where its rows need more
+// than 48 KiB: the kernel is shared by every Prepared of the
+// configuration, so a smaller limit set for one could fail another's
+// launches.
+func (p *Prepared) planRebuild(smem int) error {
+	p.rebuildRows, p.rebuildBlock = rebuildRowsFor(p.np, smem, rebuildForceRows), 0
+	if p.rebuildRows == 0 {
+		return nil
+	}
+	if p.rebuildShared() > staticShared {
+		if err := p.k.rebuildRows.SetMaxDynamicShared(smem); err != nil {
+			return err
+		}
+	}
+	b, err := p.k.rebuildRows.BlockSizeFor(p.rebuildShared())
+	if err != nil {
+		return err
+	}
+	p.rebuildBlock = min(b, roundUp(p.np, 32))
+	return nil
+}
+
+// rebuildShared is fw_rebuild_rows's dynamic shared memory: its rows of
+// distances, bytes.
+func (p *Prepared) rebuildShared() int { return p.rebuildRows * p.np * entryBytes }
+
 // csrGroups is fw.cu's CSR_GROUPS: the row segments of a column that
 // fw_csr_count and fw_csr_fill give a thread each.
 const csrGroups = 8
@@ -116,11 +194,16 @@ func (p *Prepared) buildCSR(t *gpu.Thread, lt *gpu.LaunchTimer) error {
 	return lt.Launch(t, -1, p.k.csrFill, grid, block, 0, p.dist, np, c.cnt, c.off, c.src, c.w)
 }
 
-// rebuildPred queues fw_rebuild over the final distances (grid-stride
-// over the entries), as step step of a trace.
+// rebuildPred queues the rebuild over the final distances, as step step
+// of a trace: fw_rebuild_rows, a block per group of p.rebuildRows rows,
+// or fw_rebuild (grid-stride over the entries).
 func (p *Prepared) rebuildPred(t *gpu.Thread, lt *gpu.LaunchTimer, step int) error {
-	np, c := p.np, p.csr
-	return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+	np, c, rows := p.np, p.csr, p.rebuildRows
+	if rows == 0 {
+		return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+	}
+	grid := gpu.D1(min((np+rows-1)/rows, maxElementGrid))
+	return lt.Launch(t, step, p.k.rebuildRows, grid, gpu.D1(p.rebuildBlock), p.rebuildShared(), p.dist, np, c.off, c.src, c.w, p.pred, rows)
 }
 
 // rebuildStep is the trace step of the rebuild: it inspects at most every
@@ -154,6 +237,10 @@ func (p *Prepared) rebuildBytes(name string) (bytes, gather int64, ok bool) {
 		// most one lookup D[i][k] per row and arc: a gather.
 		gather := n * m * entryBytes
 		return 2*np*np*entryBytes + offsets + arcs + gather, gather, true
+	case "fw_rebuild_rows":
+		// the same without the gather: the lookups read the rows staged
+		// in shared memory.
+		return 2*np*np*entryBytes + offsets + arcs, 0, true
 	}
 	return 0, 0, false
 }

@@ -38,6 +38,163 @@ func rebuildCases(n int) []rebuildCase {
 		{"dense_int", randDense(rng, n/4+5, 0.2, true, ints(1, 30)), false},
 		{"untight_first_int", untightFirst(n, true), true},
 		{"untight_first_float", untightFirst(n+1, false), true},
+		{"ties_torus_int", tiedTorus(n, true), true},
+		{"ties_torus_float", tiedTorus(n+1, false), true},
+	}
+}
+
+// tiedTorus is a directed torus of side ⌊√n⌋ (n is only a bound) with
+// arcs of weight 1 to the right and downwards: every vertex not in the
+// source's row or column has two tight in-arcs (from the left and from
+// above) on shortest paths, so the rebuild's tie-break decides which is
+// the predecessor (the first in tail order).
+func tiedTorus(n int, integer bool) *graph.Dense {
+	side := int(math.Sqrt(float64(n)))
+	n = side * side
+	d := graph.NewDenseI32(n)
+	if !integer {
+		d = graph.NewDenseF32(n)
+	}
+	for y := range side {
+		for x := range side {
+			v := y*side + x
+			for _, u := range []int{y*side + (x+1)%side, (y+1)%side*side + x} {
+				if integer {
+					d.I32[v*n+u] = 1
+				} else {
+					d.F32[v*n+u] = 1
+				}
+			}
+		}
+	}
+	return d
+}
+
+// rebuildOracle is what the rebuild must give for r's distances on d:
+// Parents[i][i] = i, −1 where D[i][j] is infinite, else among the in-arcs
+// k → j in tail order the one of least D[i][k] + W[k][j] (in the matrix's
+// type, as fw.cu adds), the first among equals.
+func rebuildOracle(d *graph.Dense, r *Result) []int32 {
+	n := d.N
+	out := make([]int32, n*n)
+	for i := range n {
+		for j := range n {
+			out[i*n+j] = oracleParent(d, r.Dist, i, j)
+		}
+	}
+	return out
+}
+
+// oracleParent is rebuildOracle's entry (i, j).
+func oracleParent(d, dist *graph.Dense, i, j int) int32 {
+	n := d.N
+	if i == j {
+		return int32(i)
+	}
+	best := int32(-1)
+	if d.I32 != nil {
+		least := graph.InfI32
+		for k := range n {
+			if w := d.I32[k*n+j]; k != j && w < graph.InfI32 {
+				if s := dist.I32[i*n+k] + w; s < least {
+					least, best = s, int32(k)
+				}
+			}
+		}
+		if dist.I32[i*n+j] >= graph.InfI32 {
+			return -1
+		}
+		return best
+	}
+	least := float32(math.Inf(1))
+	for k := range n {
+		if w := d.F32[k*n+j]; k != j && !math.IsInf(float64(w), 1) {
+			if s := dist.F32[i*n+k] + w; s < least {
+				least, best = s, int32(k)
+			}
+		}
+	}
+	if math.IsInf(float64(dist.F32[i*n+j]), 1) {
+		return -1
+	}
+	return best
+}
+
+// checkRebuildKernels runs each rebuilding case of cases (tile, 0 for the
+// default) with each rebuild kernel: fw_rebuild, then fw_rebuild_rows
+// with 1 to rebuildMaxRows rows (rebuildForceRows); each must take the
+// kernel rebuildRowsFor chooses for the device and give rebuildOracle's
+// predecessors for its distances, entry for entry (int32: the first tight
+// in-arc; a float32 run that fell back to the hop tie-break aside).
+func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, tile int) {
+	defer withRebuildLimits(1.0/32, 1.0/32)()
+	in, err := dev.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if !c.rebuild {
+			continue
+		}
+		for force := -1; force <= rebuildMaxRows; force++ {
+			if force == 0 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/tile%d/rows%d", c.name, tile, max(force, 0)), func(t *testing.T) {
+				defer withRebuildRows(force)()
+				p, r := prepareRun(t, dev, c.d, Options{Method: BlockedGPU, Tile: tile})
+				if want := rebuildRowsFor(p.np, in.MaxSharedPerBlockOptin, force); !p.rebuild || p.rebuildRows != want {
+					t.Fatalf("rebuild %v with %d rows per block; want a rebuild with %d", p.rebuild, p.rebuildRows, want)
+				}
+				if !strings.Contains(r.Algorithm, rebuiltNote) || p.fallback != nil {
+					return // float32 sums closed a cycle: the hop tie-break's predecessors
+				}
+				want := rebuildOracle(c.d, r)
+				for e, got := range r.Parents {
+					if got != want[e] {
+						t.Fatalf("%s, %d rows: Parents[%d][%d] = %d, want %d", r.Algorithm, p.rebuildRows, e/c.d.N, e%c.d.N, got, want[e])
+					}
+				}
+			})
+		}
+	}
+}
+
+// withRebuildRows sets rebuildForceRows until the returned function
+// restores it.
+func withRebuildRows(force int) func() {
+	saved := rebuildForceRows
+	rebuildForceRows = force
+	return func() { rebuildForceRows = saved }
+}
+
+// TestRebuildRowsFor: the rows per block of fw_rebuild_rows by the padded
+// side and the opt-in shared memory (an H100's 227 KiB), and the
+// override.
+func TestRebuildRowsFor(t *testing.T) {
+	const h100 = 232448
+	defer withRebuildRows(0)()
+	saved := rebuildAutoRows
+	defer func() { rebuildAutoRows = saved }()
+	rebuildAutoRows = 2
+	for _, c := range []struct {
+		np, smem, force, want int
+	}{
+		{16384, h100, 0, 2},
+		{16384, h100, 4, 3}, // 4 rows need 256 KiB
+		{16384, h100, 1, 1},
+		{16384, h100, -1, 0},
+		{32768, h100, 0, 1},
+		{58112, h100, 0, 1},
+		{58176, h100, 0, 0}, // not one row fits: fw_rebuild
+		{160, h100, 3, 3},
+		{160, h100, 9, rebuildMaxRows},
+		{160, 0, 0, 0}, // no shared memory known
+		{0, h100, 0, 0},
+	} {
+		if got := rebuildRowsFor(c.np, c.smem, c.force); got != c.want {
+			t.Errorf("rebuildRowsFor(%d, %d, %d) = %d, want %d", c.np, c.smem, c.force, got, c.want)
+		}
 	}
 }
 
@@ -223,10 +380,11 @@ func TestRebuildChoice(t *testing.T) {
 
 // TestGPURebuild: on a GPU, the rebuild against the products with
 // predecessors on sparse, zero-weight and dense matrices, tiles 32 and
-// the default.
+// the default, and each rebuild kernel against rebuildOracle.
 func TestGPURebuild(t *testing.T) {
 	dev := requireGPU(t)
 	cases := rebuildCases(300)
 	checkRebuild(t, dev, cases, 0)
 	checkRebuild(t, dev, cases, 32)
+	checkRebuildKernels(t, dev, cases, 0)
 }

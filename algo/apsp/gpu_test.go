@@ -806,8 +806,8 @@ func TestScanMatrix(t *testing.T) {
 func TestKernelSource(t *testing.T) {
 	names := kernelNames()
 	cudasrc.Check(t, "fw.cu", kernelSource, 2000, names)
-	if len(names) != 23 {
-		t.Errorf("kernelNames lists %d kernels, want 23", len(names))
+	if len(names) != 25 {
+		t.Errorf("kernelNames lists %d kernels, want 25", len(names))
 	}
 	for _, def := range []string{"FW_TILE", "FW_PRED", "FW_HOPS", "FW_NEG"} {
 		if !strings.Contains(kernelSource, "#ifndef "+def) {

@@ -40,7 +40,28 @@ func rebuildCases(n int) []rebuildCase {
 		{"untight_first_float", untightFirst(n+1, false), true},
 		{"ties_torus_int", tiedTorus(n, true), true},
 		{"ties_torus_float", tiedTorus(n+1, false), true},
+		{"hub_int", withHub(randDense(rng, n+4, 0.01, true, ints(1, 30)), rng), true},
+		{"hub_float", withHub(randDense(rng, n+5, 0.01, false, reals(0.5, 2)), rng), true},
 	}
+}
+
+// withHub gives vertex 3 of d an in-arc from every other vertex, of
+// weight 1 to 3 (many equal sums): a column whose arcs fill several
+// chunks of 32 of fw_rebuild_warp.
+func withHub(d *graph.Dense, rng *rand.Rand) *graph.Dense {
+	const hub = 3
+	for k := range d.N {
+		if k == hub {
+			continue
+		}
+		w := 1 + rng.IntN(3)
+		if d.I32 != nil {
+			d.I32[k*d.N+hub] = int32(w)
+		} else {
+			d.F32[k*d.N+hub] = float32(w)
+		}
+	}
+	return d
 }
 
 // tiedTorus is a directed torus of side ⌊√n⌋ (n is only a bound) with
@@ -120,10 +141,21 @@ func oracleParent(d, dist *graph.Dense, i, j int) int32 {
 	return best
 }
 
+// rebuildPlans are the rebuild's kernels the tests and benchmarks force:
+// fw_rebuild, then each staged kernel with 1 to rebuildMaxRows rows.
+func rebuildPlans() []rebuildPlan {
+	out := []rebuildPlan{{rebuildGrid, -1}}
+	for _, k := range []rebuildKernel{rebuildRows, rebuildWarp} {
+		for rows := 1; rows <= rebuildMaxRows; rows++ {
+			out = append(out, rebuildPlan{k, rows})
+		}
+	}
+	return out
+}
+
 // checkRebuildKernels runs each rebuilding case of cases (tile, 0 for the
-// default) with each rebuild kernel: fw_rebuild, then fw_rebuild_rows
-// with 1 to rebuildMaxRows rows (rebuildForceRows); each must take the
-// kernel rebuildRowsFor chooses for the device and give rebuildOracle's
+// default) with each of rebuildPlans (rebuildForce); each must take the
+// plan rebuildPlanFor gives for the device and give rebuildOracle's
 // predecessors for its distances, entry for entry (int32: the first tight
 // in-arc; a float32 run that fell back to the hop tie-break aside).
 func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, tile int) {
@@ -136,15 +168,12 @@ func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, til
 		if !c.rebuild {
 			continue
 		}
-		for force := -1; force <= rebuildMaxRows; force++ {
-			if force == 0 {
-				continue
-			}
-			t.Run(fmt.Sprintf("%s/tile%d/rows%d", c.name, tile, max(force, 0)), func(t *testing.T) {
-				defer withRebuildRows(force)()
+		for _, force := range rebuildPlans() {
+			t.Run(fmt.Sprintf("%s/tile%d/%v", c.name, tile, force), func(t *testing.T) {
+				defer withRebuildPlan(force)()
 				p, r := prepareRun(t, dev, c.d, Options{Method: BlockedGPU, Tile: tile})
-				if want := rebuildRowsFor(p.np, in.MaxSharedPerBlockOptin, force); !p.rebuild || p.rebuildRows != want {
-					t.Fatalf("rebuild %v with %d rows per block; want a rebuild with %d", p.rebuild, p.rebuildRows, want)
+				if want := rebuildPlanFor(p.np, in.MaxSharedPerBlockOptin, force); !p.rebuild || p.rebuildPlan != want {
+					t.Fatalf("rebuild %v with %v; want a rebuild with %v", p.rebuild, p.rebuildPlan, want)
 				}
 				if !strings.Contains(r.Algorithm, rebuiltNote) || p.fallback != nil {
 					return // float32 sums closed a cycle: the hop tie-break's predecessors
@@ -152,7 +181,7 @@ func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, til
 				want := rebuildOracle(c.d, r)
 				for e, got := range r.Parents {
 					if got != want[e] {
-						t.Fatalf("%s, %d rows: Parents[%d][%d] = %d, want %d", r.Algorithm, p.rebuildRows, e/c.d.N, e%c.d.N, got, want[e])
+						t.Fatalf("%s, %v: Parents[%d][%d] = %d, want %d", r.Algorithm, p.rebuildPlan, e/c.d.N, e%c.d.N, got, want[e])
 					}
 				}
 			})
@@ -160,40 +189,48 @@ func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, til
 	}
 }
 
-// withRebuildRows sets rebuildForceRows until the returned function
-// restores it.
-func withRebuildRows(force int) func() {
-	saved := rebuildForceRows
-	rebuildForceRows = force
-	return func() { rebuildForceRows = saved }
+// withRebuildPlan sets rebuildForce until the returned function restores
+// it.
+func withRebuildPlan(force rebuildPlan) func() {
+	saved := rebuildForce
+	rebuildForce = force
+	return func() { rebuildForce = saved }
 }
 
-// TestRebuildRowsFor: the rows per block of fw_rebuild_rows by the padded
-// side and the opt-in shared memory (an H100's 227 KiB), and the
-// override.
-func TestRebuildRowsFor(t *testing.T) {
+// TestRebuildPlanFor: the rebuild's kernel and rows by the padded side and
+// the opt-in shared memory (an H100's 227 KiB), and the overrides.
+func TestRebuildPlanFor(t *testing.T) {
 	const h100 = 232448
-	defer withRebuildRows(0)()
-	saved := rebuildAutoRows
-	defer func() { rebuildAutoRows = saved }()
-	rebuildAutoRows = 2
+	saved := rebuildAuto
+	defer func() { rebuildAuto = saved }()
+	rebuildAuto = rebuildPlan{rebuildWarp, 2}
+	none := rebuildPlan{}
 	for _, c := range []struct {
-		np, smem, force, want int
+		np, smem    int
+		force, want rebuildPlan
 	}{
-		{16384, h100, 0, 2},
-		{16384, h100, 4, 3}, // 4 rows need 256 KiB
-		{16384, h100, 1, 1},
-		{16384, h100, -1, 0},
-		{32768, h100, 0, 1},
-		{58112, h100, 0, 1},
-		{58176, h100, 0, 0}, // not one row fits: fw_rebuild
-		{160, h100, 3, 3},
-		{160, h100, 9, rebuildMaxRows},
-		{160, 0, 0, 0}, // no shared memory known
-		{0, h100, 0, 0},
+		{16384, h100, none, rebuildPlan{rebuildWarp, 2}},
+		{16384, h100, rebuildPlan{rebuildRows, 4}, rebuildPlan{rebuildRows, 3}}, // 4 rows need 256 KiB
+		{16384, h100, rebuildPlan{rebuildRows, 1}, rebuildPlan{rebuildRows, 1}},
+		{16384, h100, rebuildPlan{rebuildGrid, -1}, none},
+		{32768, h100, none, rebuildPlan{rebuildWarp, 1}},
+		{58112, h100, none, rebuildPlan{rebuildWarp, 1}},
+		{58176, h100, none, none}, // not one row fits: fw_rebuild
+		{160, h100, rebuildPlan{rebuildWarp, 3}, rebuildPlan{rebuildWarp, 3}},
+		{160, h100, rebuildPlan{rebuildRows, 9}, rebuildPlan{rebuildRows, rebuildMaxRows}},
+		{160, 0, none, none}, // no shared memory known
+		{0, h100, none, none},
 	} {
-		if got := rebuildRowsFor(c.np, c.smem, c.force); got != c.want {
-			t.Errorf("rebuildRowsFor(%d, %d, %d) = %d, want %d", c.np, c.smem, c.force, got, c.want)
+		if got := rebuildPlanFor(c.np, c.smem, c.force); got != c.want {
+			t.Errorf("rebuildPlanFor(%d, %d, %v) = %v, want %v", c.np, c.smem, c.force, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		p    rebuildPlan
+		want string
+	}{{none, "grid"}, {rebuildPlan{rebuildRows, 2}, "rows2"}, {rebuildPlan{rebuildWarp, 3}, "warp3"}} {
+		if got := c.p.String(); got != c.want {
+			t.Errorf("%#v.String() = %q, want %q", c.p, got, c.want)
 		}
 	}
 }

@@ -125,6 +125,10 @@ func (r rebuildPlan) String() string {
 	return "grid"
 }
 
+// rebuildMaxBlock caps a staged kernel's block (threads): tests lower it
+// so that each thread or warp takes several columns.
+var rebuildMaxBlock = 1024
+
 // staticShared is the shared memory a block may take without opting in
 // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), bytes.
 const staticShared = 48 << 10
@@ -132,8 +136,8 @@ const staticShared = 48 << 10
 // planRebuild chooses the rebuild's kernel (rebuildPlanFor) for smem
 // bytes of opt-in shared memory per block, and for a staged kernel its
 // block: the size with the most threads per SM for its shared memory
-// (gpu.Function.BlockSizeFor), at most the padded side in whole warps.
-// It lets a staged kernel take all of smem where its rows need more
+// (gpu.Function.BlockSizeFor), at most the padded side in whole warps
+// and rebuildMaxBlock. It lets a staged kernel take all of smem where its rows need more
 // than 48 KiB: the kernel is shared by every Prepared of the
 // configuration, so a smaller limit set for one could fail another's
 // launches.
@@ -152,7 +156,7 @@ func (p *Prepared) planRebuild(smem int) error {
 	if err != nil {
 		return err
 	}
-	p.rebuildBlock = min(b, roundUp(p.np, 32))
+	p.rebuildBlock = min(b, roundUp(p.np, 32), rebuildMaxBlock)
 	return nil
 }
 

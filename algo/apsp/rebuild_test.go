@@ -154,7 +154,9 @@ func rebuildPlans() []rebuildPlan {
 }
 
 // checkRebuildKernels runs each rebuilding case of cases (tile, 0 for the
-// default) with each of rebuildPlans (rebuildForce); each must take the
+// default) with each of rebuildPlans (rebuildForce), and the staged
+// kernels also with blocks of 64 threads (rebuildMaxBlock: a warp, a
+// thread, takes several groups of columns, columns); each must take the
 // plan rebuildPlanFor gives for the device and give rebuildOracle's
 // predecessors for its distances, entry for entry (int32: the first tight
 // in-arc; a float32 run that fell back to the hop tie-break aside).
@@ -168,12 +170,29 @@ func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, til
 		if !c.rebuild {
 			continue
 		}
-		for _, force := range rebuildPlans() {
-			t.Run(fmt.Sprintf("%s/tile%d/%v", c.name, tile, force), func(t *testing.T) {
+		type run struct {
+			force rebuildPlan
+			block int // rebuildMaxBlock
+		}
+		var runs []run
+		for _, f := range rebuildPlans() {
+			runs = append(runs, run{f, rebuildMaxBlock})
+			if f.kernel != rebuildGrid && f.rows == 3 {
+				runs = append(runs, run{f, 64})
+			}
+		}
+		for _, x := range runs {
+			force, block := x.force, x.block
+			t.Run(fmt.Sprintf("%s/tile%d/%v/block%d", c.name, tile, force, block), func(t *testing.T) {
 				defer withRebuildPlan(force)()
+				defer func(saved int) { rebuildMaxBlock = saved }(rebuildMaxBlock)
+				rebuildMaxBlock = block
 				p, r := prepareRun(t, dev, c.d, Options{Method: BlockedGPU, Tile: tile})
 				if want := rebuildPlanFor(p.np, in.MaxSharedPerBlockOptin, force); !p.rebuild || p.rebuildPlan != want {
 					t.Fatalf("rebuild %v with %v; want a rebuild with %v", p.rebuild, p.rebuildPlan, want)
+				}
+				if p.rebuildBlock > block {
+					t.Fatalf("%v: blocks of %d threads, above the cap of %d", p.rebuildPlan, p.rebuildBlock, block)
 				}
 				if !strings.Contains(r.Algorithm, rebuiltNote) || p.fallback != nil {
 					return // float32 sums closed a cycle: the hop tie-break's predecessors

@@ -762,3 +762,260 @@ extern "C" __global__ void fw_rebuild_i32(const int *d, i64 np, const i64 *off, 
 extern "C" __global__ void fw_rebuild_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p) {
 	rebuild_body<float>(d, np, off, src, w, p);
 }
+
+// rebuild_rows: the same predecessors, bit for bit, with rows of the
+// distances staged in shared memory, so that the lookups D[i][k] read
+// shared memory instead of the L2 cache (they were most of fw_rebuild's
+// traffic: a gather of one 32-byte sector per lookup) and each load of
+// an in-arc serves every staged row. Block b takes the rows r·b .. r·b +
+// r − 1 (r = rows, 1 ≤ r ≤ REBUILD_MAX_ROWS; a grid-stride loop over the
+// groups of r rows when the grid is smaller), copies them (contiguous in
+// the padded matrix: r·np entries) into the dynamic shared memory, r·np
+// entries of T (the launch passes at least r·np·4 bytes), and its threads
+// take the columns j = threadIdx.x, + blockDim.x, …: each reads j's
+// offsets and in-arcs once and scans them for all r rows, in tail order,
+// as rebuild_body does for one (int32 stops once every row has its first
+// tight arc; float32 scans all). Any 1-D block size works; the host
+// takes whole warps (rebuild.go).
+constexpr int REBUILD_MAX_ROWS = 4;
+
+// rebuild_smem is the block's dynamic shared memory.
+#ifndef FW_EMULATED
+__device__ __forceinline__ unsigned char *rebuild_smem() {
+	extern __shared__ int4 rebuild_smem_words[];
+	return reinterpret_cast<unsigned char *>(rebuild_smem_words);
+}
+#endif
+
+// rebuild_stage copies the entries [0, count) at from into to, in 16-byte
+// vectors (count is a multiple of 4 and from 16-byte aligned: whole rows
+// of the padded matrix, whose side is a multiple of 16).
+template <typename T> __device__ __forceinline__ void rebuild_stage(const T *from, T *to, int count) {
+	const int4 *f = reinterpret_cast<const int4 *>(from);
+	int4 *t = reinterpret_cast<int4 *>(to);
+	for (int e = threadIdx.x; e < count / 4; e += blockDim.x) {
+		t[e] = f[e];
+	}
+}
+
+// rebuild_column finds the predecessors of column j in the nr staged rows
+// i0 .. i0 + nr − 1 (rows: their distances, row r at rows + r·np) and
+// writes them to p.
+template <typename T>
+__device__ __forceinline__ void rebuild_column(const T *rows, int nr, i64 i0, int j, int np, const i64 *off,
+                                               const int *src, const T *w, int *p) {
+	T dij[REBUILD_MAX_ROWS], least[REBUILD_MAX_ROWS];
+	int best[REBUILD_MAX_ROWS];
+	unsigned pending = 0; // rows still scanning
+#pragma unroll
+	for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+		dij[r] = r < nr ? rows[r * np + j] : Num<T>::inf();
+		least[r] = Num<T>::inf();
+		best[r] = -1;
+		if (r < nr && i0 + r == j) {
+			best[r] = j;
+		} else if (r < nr && Num<T>::finite(dij[r])) {
+			pending |= 1u << r;
+		}
+	}
+	for (i64 a = off[j], end = off[j + 1]; a < end && pending != 0; a++) {
+		const int k = src[a];
+		const T wk = w[a];
+#pragma unroll
+		for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+			if (pending & (1u << r)) {
+				T s = Num<T>::add(rows[r * np + k], wk);
+				if (s < least[r]) {
+					least[r] = s;
+					best[r] = k;
+				}
+				if (Num<T>::exact && s == dij[r]) {
+					pending &= ~(1u << r);
+				}
+			}
+		}
+	}
+#pragma unroll
+	for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+		if (r < nr) {
+			p[(i0 + r) * np + j] = best[r];
+		}
+	}
+}
+
+template <typename T>
+__device__ __forceinline__ void rebuild_rows_body(const T *d, i64 np, const i64 *off, const int *src, const T *w, int *p, int rows) {
+	T *staged = reinterpret_cast<T *>(rebuild_smem());
+	const int n = (int)np;
+	for (i64 i0 = (i64)blockIdx.x * rows; i0 < np; i0 += (i64)gridDim.x * rows) {
+		const int nr = np - i0 < rows ? (int)(np - i0) : rows;
+		__syncthreads(); // the previous group's lookups are done
+		rebuild_stage<T>(d + i0 * np, staged, nr * n);
+		__syncthreads();
+		for (int j = threadIdx.x; j < n; j += blockDim.x) {
+			rebuild_column<T>(staged, nr, i0, j, n, off, src, w, p);
+		}
+	}
+}
+
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, int rows) {
+	rebuild_rows_body<int>(d, np, off, src, w, p, rows);
+}
+
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, int rows) {
+	rebuild_rows_body<float>(d, np, off, src, w, p, rows);
+}
+
+// rebuild_warp: rebuild_rows's staging and results, the in-arcs read by
+// warps instead of threads. In rebuild_rows a warp's 32 columns scan
+// their arcs side by side, so each load of an arc touches the ~8 cache
+// lines of the 32 columns' arcs and the warp runs as long as its longest
+// scan. Here a warp takes 32 consecutive columns (lane l owns column
+// j0 + l and writes its results) and reads their arcs, contiguous in the
+// CSR, 32 at a time, a lane per arc (one line per load). For each staged
+// row, a lane's arc is a candidate when its sum equals its column's
+// target: int32, the column's distance (a tight arc); float32, the least
+// sum of the column's arcs in this chunk (a segmented minimum by
+// shuffles). The owner takes the first candidate of its column in the
+// chunk (a ballot, lanes in tail order) when its sum is less than the
+// owner's best so far, so that an earlier chunk wins ties: the first
+// tight in-arc (int32), the least sum and the first among equals
+// (float32), as rebuild_body. int32 stops once every owner has its
+// arcs. Blocks of whole warps.
+constexpr unsigned FULL_MASK = 0xffffffffu;
+
+// warp_column is the owner lane of the column of relative arc x (x below
+// the group's total): how many owned columns end at or before x (end:
+// the lane's column's end, relative; the ends ascend over the lanes).
+// Every lane of the warp must call it.
+__device__ __forceinline__ int warp_column(int end, int x) {
+	int pos = 0;
+#pragma unroll
+	for (int step = 16; step > 0; step >>= 1) {
+		if (__shfl_sync(FULL_MASK, end, pos + step - 1) <= x) {
+			pos += step;
+		}
+	}
+	return pos;
+}
+
+// warp_segmin is, in each lane, the least s of the lanes whose col equals
+// its own (a run of lanes: cols ascend), by a suffix minimum over
+// shuffles and the run's first lane's value to every lane of the run;
+// first: the run's first lane. Every lane of the warp must call it.
+template <typename T> __device__ __forceinline__ T warp_segmin(T s, int col, int first) {
+	const int lane = threadIdx.x & 31;
+#pragma unroll
+	for (int d = 1; d < 32; d <<= 1) {
+		const T o = __shfl_down_sync(FULL_MASK, s, d);
+		const int oc = __shfl_down_sync(FULL_MASK, col, d);
+		if (lane + d < 32 && oc == col && o < s) {
+			s = o;
+		}
+	}
+	return __shfl_sync(FULL_MASK, s, first);
+}
+
+// rebuild_warp_group: one warp, the columns j0 .. j0 + 31 (below np) of
+// the nr staged rows (rows, row r at rows + r·np, rows i0 + r).
+template <typename T>
+__device__ __forceinline__ void rebuild_warp_group(const T *rows, int nr, i64 i0, int j0, int np, const i64 *off,
+                                                   const int *src, const T *w, int *p) {
+	const int lane = threadIdx.x & 31, j = j0 + lane;
+	const bool own = j < np;
+	const i64 a0 = off[j0];
+	const int total = (int)(off[j0 + 32 < np ? j0 + 32 : np] - a0);
+	// the owned column's arcs, relative to a0: [start, end); none past np.
+	const int start = own ? (int)(off[j] - a0) : total, end = own ? (int)(off[j + 1] - a0) : total;
+	T dij[REBUILD_MAX_ROWS], least[REBUILD_MAX_ROWS];
+	int best[REBUILD_MAX_ROWS];
+	unsigned pending = 0; // rows where the owned column is reachable and (int32) its tight arc not yet found
+#pragma unroll
+	for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+		dij[r] = r < nr && own ? rows[r * np + j] : Num<T>::inf();
+		least[r] = Num<T>::inf();
+		best[r] = -1;
+		if (r < nr && own && i0 + r != j && Num<T>::finite(dij[r])) {
+			pending |= 1u << r;
+		}
+	}
+	for (int base = 0; base < total; base += 32) {
+		if (Num<T>::exact && __ballot_sync(FULL_MASK, pending != 0) == 0) {
+			break; // every owner has its tight arcs
+		}
+		// this lane's arc: tail k, weight wk, owner lane col.
+		const int rel = base + lane;
+		const bool has = rel < total;
+		const int k = has ? src[a0 + rel] : 0;
+		const T wk = has ? w[a0 + rel] : Num<T>::inf();
+		int col = warp_column(end, rel);
+		col = has ? col : 32 + lane; // a run of its own
+		// the lanes holding the owned column's arcs in this chunk.
+		const int from = start > base ? start : base, to = end < base + 32 ? end : base + 32;
+		const unsigned mine = from >= to ? 0u : to - from == 32 ? FULL_MASK : ((1u << (to - from)) - 1u) << (from - base);
+		// float32: the first lane of this lane's arc's column in the chunk.
+		int runFirst = lane;
+		if (!Num<T>::exact) {
+			const int cs = __shfl_sync(FULL_MASK, start, has ? col : lane);
+			runFirst = has ? (cs > base ? cs - base : 0) : lane;
+		}
+#pragma unroll
+		for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+			if (r >= nr) { // the same in every lane
+				break;
+			}
+			const T s = has ? Num<T>::add(rows[r * np + k], wk) : Num<T>::inf();
+			T target;
+			if (Num<T>::exact) {
+				target = has ? rows[r * np + j0 + col] : Num<T>::inf();
+			} else {
+				target = warp_segmin<T>(s, col, runFirst);
+			}
+			const unsigned hit = __ballot_sync(FULL_MASK, has && s == target) & mine;
+			const int first = hit ? __ffs((int)hit) - 1 : lane;
+			const int tail = __shfl_sync(FULL_MASK, k, first);
+			// the candidates' sum: int32 the owned column's distance; float32
+			// the least sum of its arcs in the chunk.
+			T v = dij[r];
+			if (!Num<T>::exact) {
+				v = __shfl_sync(FULL_MASK, target, first);
+			}
+			if ((pending & (1u << r)) && hit && v < least[r]) {
+				least[r] = v;
+				best[r] = tail;
+				if (Num<T>::exact) {
+					pending &= ~(1u << r);
+				}
+			}
+		}
+	}
+#pragma unroll
+	for (int r = 0; r < REBUILD_MAX_ROWS; r++) {
+		if (r < nr && own) {
+			p[(i0 + r) * np + j] = i0 + r == j ? j : best[r];
+		}
+	}
+}
+
+template <typename T>
+__device__ __forceinline__ void rebuild_warp_body(const T *d, i64 np, const i64 *off, const int *src, const T *w, int *p, int rows) {
+	T *staged = reinterpret_cast<T *>(rebuild_smem());
+	const int n = (int)np, warps = blockDim.x >> 5, warp = threadIdx.x >> 5;
+	for (i64 i0 = (i64)blockIdx.x * rows; i0 < np; i0 += (i64)gridDim.x * rows) {
+		const int nr = np - i0 < rows ? (int)(np - i0) : rows;
+		__syncthreads(); // the previous group's lookups are done
+		rebuild_stage<T>(d + i0 * np, staged, nr * n);
+		__syncthreads();
+		for (int j0 = warp * 32; j0 < n; j0 += warps * 32) {
+			rebuild_warp_group<T>(staged, nr, i0, j0, n, off, src, w, p);
+		}
+	}
+}
+
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_warp_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, int rows) {
+	rebuild_warp_body<int>(d, np, off, src, w, p, rows);
+}
+
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_warp_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, int rows) {
+	rebuild_warp_body<float>(d, np, off, src, w, p, rows);
+}

@@ -86,7 +86,7 @@ func (c config) planes() int {
 // that fw.cu declares each).
 func kernelNames() []string {
 	out := []string{"fw_compact", "fw_copy", "fw_csr_scan"}
-	for _, base := range []string{"fw_init", "fw_plain", "fw_phase1", "fw_phase2", "fw_phase3", "fw_mp", "fw_csr_count", "fw_csr_fill", "fw_rebuild"} {
+	for _, base := range []string{"fw_init", "fw_plain", "fw_phase1", "fw_phase2", "fw_phase3", "fw_mp", "fw_csr_count", "fw_csr_fill", "fw_rebuild", "fw_rebuild_rows", "fw_rebuild_warp"} {
 		out = append(out, base+"_i32", base+"_f32")
 	}
 	return out
@@ -125,7 +125,7 @@ func deviceModule(dev *gpu.Device, cfg config) (*gpu.Module, error) {
 type kernels struct {
 	init, plain, phase1, phase2, phase3, mp, compact, copy *gpu.Function
 	// the predecessors' rebuild (rebuild.go)
-	csrCount, csrScan, csrFill, rebuild *gpu.Function
+	csrCount, csrScan, csrFill, rebuild, rebuildRows, rebuildWarp *gpu.Function
 }
 
 func loadKernels(dev *gpu.Device, cfg config, f32 bool) (*kernels, error) {
@@ -146,6 +146,7 @@ func loadKernels(dev *gpu.Device, cfg config, f32 bool) (*kernels, error) {
 		{&k.phase2, "fw_phase2" + suffix}, {&k.phase3, "fw_phase3" + suffix}, {&k.mp, "fw_mp" + suffix},
 		{&k.compact, "fw_compact"}, {&k.copy, "fw_copy"},
 		{&k.csrCount, "fw_csr_count" + suffix}, {&k.csrScan, "fw_csr_scan"}, {&k.csrFill, "fw_csr_fill" + suffix}, {&k.rebuild, "fw_rebuild" + suffix},
+		{&k.rebuildRows, "fw_rebuild_rows" + suffix}, {&k.rebuildWarp, "fw_rebuild_warp" + suffix},
 	} {
 		if *f.dst, err = m.Function(f.name); err != nil {
 			return nil, err
@@ -253,6 +254,8 @@ type Prepared struct {
 	dist, pred, hops, io *gpu.Int32s      // in core; io holds the compact n×n input and output when np > n
 	rebuild              bool             // in core: distances-only products, predecessors rebuilt (rebuild.go)
 	csr                  *csrState        // the rebuild's arcs by column
+	rebuildPlan          rebuildPlan      // the rebuild's kernel (rebuild.go)
+	rebuildBlock         int              // a staged rebuild kernel's threads per block
 	ooc                  *oocState        // out of core
 	fallback             *Prepared        // the same with the hop tie-break, once predecessors formed a cycle
 	ck                   *checkState      // the device check's buffers (devcheck.go), made by the first Check
@@ -368,11 +371,13 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	p.rebuild = p.rebuildCandidate(hops)
 	p.cfg = config{tile: o.productTile(pred && !p.rebuild), pred: pred && !p.rebuild, hops: hops && pred, neg: p.info.neg}
 	p.cap = o.MemoryCap
+	smem := 0 // shared memory a block may opt in to, bytes
 	if in, err := p.Device().Info(); err == nil {
 		p.cfg.dpx = hasDPX(in)
 		if p.cap == 0 {
 			p.cap = in.FreeMemory
 		}
+		smem = in.MaxSharedPerBlockOptin
 	}
 	if p.cap > 0 && p.inCoreNeed() > p.cap && (p.rebuild || p.cfg.tile != o.tile()) {
 		// the rebuild's arcs, or the distances-only tile's padding, do not
@@ -420,7 +425,10 @@ func (p *Prepared) prepareGPU(hops bool) error {
 		}
 	}
 	if p.rebuild {
-		return p.allocCSR()
+		if err := p.allocCSR(); err != nil {
+			return err
+		}
+		return p.planRebuild(smem)
 	}
 	return nil
 }

@@ -357,9 +357,11 @@ func float32Copy(d *graph.Dense) *graph.Dense {
 // products that keep them (PredecessorsInProduct), at n = 16384
 // (GRAPHNB_BENCH_APSP_N), int32 and float32 (the same whole weights),
 // tile 64, beside the int32 distances-only products (float32's are
-// BenchmarkGPUProducts'). Metrics as benchGPURun's, and for the int32
-// rebuild the CSR's and the rebuild's kernel times of one traced run
-// (ms_csr, ms_rebuild).
+// BenchmarkGPUProducts'). "rebuild" is Prepare's choice of kernel,
+// "rebuild_grid", "rebuild_rows2", "rebuild_warp2" … each kernel forced
+// (rebuildForce; see rebuildPlans). Metrics as benchGPURun's, and for
+// the rebuilds the CSR's and the rebuild's kernel times of one traced
+// run (ms_csr, ms_rebuild).
 //
 // On an H100 (issue 18), n = 16384, s_gpu: int32 products with
 // predecessors 1.095 s (main's BenchmarkGPUProducts in the same call:
@@ -380,20 +382,26 @@ func BenchmarkGPURebuild(b *testing.B) {
 			name string
 			d    *graph.Dense
 		}{{"int32", di}, {"float32", float32Copy(di)}} {
-			for _, v := range []struct {
-				name string
-				o    Options
-			}{
-				{"t64/rebuild", Options{Method: BlockedGPU, Tile: 64}},
-				{"t64/pred_in_product", Options{Method: BlockedGPU, Tile: 64, PredecessorsInProduct: true}},
-				{"t64/distances_only", Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true}},
-			} {
+			type variant struct {
+				name  string
+				o     Options
+				force rebuildPlan
+			}
+			variants := []variant{{name: "t64/rebuild", o: Options{Method: BlockedGPU, Tile: 64}}}
+			for _, f := range rebuildPlans() {
+				variants = append(variants, variant{"t64/rebuild_" + f.String(), Options{Method: BlockedGPU, Tile: 64}, f})
+			}
+			variants = append(variants,
+				variant{name: "t64/pred_in_product", o: Options{Method: BlockedGPU, Tile: 64, PredecessorsInProduct: true}},
+				variant{name: "t64/distances_only", o: Options{Method: BlockedGPU, Tile: 64, DistancesOnly: true}})
+			for _, v := range variants {
 				if v.o.DistancesOnly && c.name != "int32" {
 					continue
 				}
 				b.Run(fmt.Sprintf("n%d/%s/%s", n, c.name, v.name), func(b *testing.B) {
+					defer withRebuildPlan(v.force)()
 					benchGPURun(b, dev, c.d, v.o)
-					if !v.o.DistancesOnly && !v.o.PredecessorsInProduct && c.name == "int32" {
+					if !v.o.DistancesOnly && !v.o.PredecessorsInProduct {
 						reportRebuildTimes(b, dev, c.d, v.o)
 					}
 				})
@@ -403,13 +411,20 @@ func BenchmarkGPURebuild(b *testing.B) {
 }
 
 // reportRebuildTimes runs o traced once on d and reports its CSR
-// kernels' and its rebuild's times (ms_csr, ms_rebuild).
+// kernels' and its rebuild's times (ms_csr, ms_rebuild), and logs the
+// rebuild's kernel.
 func reportRebuildTimes(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
 	o.Trace = true
-	r, err := Run(dev, d, o)
+	p, err := Prepare(dev, d, o)
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer p.Close()
+	r, err := p.Run()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: rebuild kernel %v, %d threads per block", r.Algorithm, p.rebuildPlan, p.rebuildBlock)
 	var csr, rebuild time.Duration
 	for _, l := range r.Trace.Launches {
 		switch {

@@ -806,8 +806,8 @@ func TestScanMatrix(t *testing.T) {
 func TestKernelSource(t *testing.T) {
 	names := kernelNames()
 	cudasrc.Check(t, "fw.cu", kernelSource, 2000, names)
-	if len(names) != 21 {
-		t.Errorf("kernelNames lists %d kernels, want 21", len(names))
+	if len(names) != 25 {
+		t.Errorf("kernelNames lists %d kernels, want 25", len(names))
 	}
 	for _, def := range []string{"FW_TILE", "FW_PRED", "FW_HOPS", "FW_NEG"} {
 		if !strings.Contains(kernelSource, "#ifndef "+def) {
@@ -1052,6 +1052,7 @@ func TestFakeGPUChild(t *testing.T) {
 		cases := rebuildCases(160)
 		checkRebuild(t, dev, cases, 16)
 		checkRebuild(t, dev, cases, 0)
+		checkRebuildKernels(t, dev, cases, 16)
 	})
 	checkOneShotFreeError(t, dev)
 }

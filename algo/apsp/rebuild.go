@@ -1,6 +1,8 @@
 package apsp
 
 import (
+	"fmt"
+
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/trace"
 )
@@ -16,8 +18,9 @@ import (
 // of an arc k → j with D[i][k] + W[k][j] = D[i][j] (a tight arc; float32:
 // the in-arc of least D[i][k] + W[k][j]), found among j's in-arcs, a CSR
 // by column that the run builds from the padded matrix after fw_init
-// (fw.cu: fw_csr_count, fw_csr_scan, fw_csr_fill, then fw_rebuild after
-// the rounds). That costs O(n²) for the CSR and O(n·m) for the rebuild
+// (fw.cu: fw_csr_count, fw_csr_scan, fw_csr_fill, then a rebuild kernel
+// after the rounds: fw_rebuild_warp, fw_rebuild_rows or fw_rebuild, see
+// rebuildPlanFor). That costs O(n²) for the CSR and O(n·m) for the rebuild
 // (m arcs), which pays on sparse matrices (rebuildMaxDensityI32, F32).
 //
 // Positive weights make the int32 predecessors acyclic: a tight arc's
@@ -42,6 +45,135 @@ import (
 // than fw.cu's (20.0 against 12.3 ms at n = 16384, degree 8; float32
 // about equal), so the int32 crossover now lies nearer 1/40.
 var rebuildMaxDensityI32, rebuildMaxDensityF32 = 1.0 / 64, 1.0 / 128
+
+// The rebuild's kernel. fw_rebuild (a thread per entry, grid-stride)
+// looks D[i][k] up in the L2 cache: a 32-byte sector per lookup, most of
+// its traffic (12.2 ms at n = 16384, int32, degree 8, on an H100: the
+// products take 0.44 s). The staged kernels copy r rows of the
+// distances into a block's shared memory (4·r·np bytes), so that the
+// lookups read shared memory, and read each column's in-arcs once for
+// the r rows, so the CSR comes from the L2 cache np/r times rather than
+// np times: fw_rebuild_rows with a thread per column (its warp's loads
+// of arcs touch the 32 columns' ~8 cache lines, and it runs as long as
+// its longest scan), fw_rebuild_warp with a warp per 32 columns reading
+// their arcs 32 at a time, a lane per arc (a cache line per load), and
+// ballots for the first candidate of each column. Prepare takes
+// rebuildAuto's kernel and rows, fewer rows where they do not fit the
+// shared memory a block may opt in to (gpu.Info.MaxSharedPerBlockOptin:
+// 227 KiB on an H100, so 3 rows at n = 16384 and 1 up to n = 58112),
+// and fw_rebuild where not one row fits. All give the same predecessors,
+// bit for bit: among each column's in-arcs in tail order the first tight
+// one (int32), the least sum and the first among equals (float32).
+
+// rebuildKernel names the rebuild's kernels.
+type rebuildKernel int
+
+const (
+	rebuildGrid rebuildKernel = iota // fw_rebuild
+	rebuildRows                      // fw_rebuild_rows
+	rebuildWarp                      // fw_rebuild_warp
+)
+
+// rebuildPlan is a rebuild kernel and, for the staged ones, its rows of
+// distances per block.
+type rebuildPlan struct {
+	kernel rebuildKernel
+	rows   int
+}
+
+// rebuildMaxRows is fw.cu's REBUILD_MAX_ROWS: the most rows a block of a
+// staged kernel holds.
+const rebuildMaxRows = 4
+
+// rebuildAuto is the plan Prepare asks for (fewer rows where they do not
+// fit). Two rows take 128 KiB at n = 16384, so one block of 1024
+// threads per SM.
+var rebuildAuto = rebuildPlan{rebuildWarp, 2}
+
+// rebuildForce, when its rows are not 0, replaces rebuildAuto (tests and
+// BenchmarkGPURebuild).
+var rebuildForce rebuildPlan
+
+// rebuildPlanFor is the rebuild's plan for a padded side np and smem
+// bytes of shared memory a block may opt in to: want (rebuildAuto, or
+// force where its rows are not 0) with its rows capped by what fits and
+// by rebuildMaxRows; fw_rebuild (rows 0) where want asks for it or not
+// one row fits.
+func rebuildPlanFor(np, smem int, force rebuildPlan) rebuildPlan {
+	want := rebuildAuto
+	if force.rows != 0 {
+		want = force
+	}
+	if want.kernel == rebuildGrid || np <= 0 {
+		return rebuildPlan{}
+	}
+	if rows := max(0, min(want.rows, rebuildMaxRows, smem/(np*entryBytes))); rows > 0 {
+		return rebuildPlan{want.kernel, rows}
+	}
+	return rebuildPlan{}
+}
+
+// String is the plan as BenchmarkGPURebuild and the tests name it:
+// "grid", "rows2", "warp2".
+func (r rebuildPlan) String() string {
+	switch r.kernel {
+	case rebuildRows:
+		return fmt.Sprintf("rows%d", r.rows)
+	case rebuildWarp:
+		return fmt.Sprintf("warp%d", r.rows)
+	}
+	return "grid"
+}
+
+// rebuildMaxBlock caps a staged kernel's block (threads): tests lower it
+// so that each thread or warp takes several columns.
+var rebuildMaxBlock = 1024
+
+// staticShared is the shared memory a block may take without opting in
+// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), bytes.
+const staticShared = 48 << 10
+
+// planRebuild chooses the rebuild's kernel (rebuildPlanFor) for smem
+// bytes of opt-in shared memory per block, and for a staged kernel its
+// block: the size with the most threads per SM for its shared memory
+// (gpu.Function.BlockSizeFor), at most the padded side in whole warps
+// and rebuildMaxBlock. It lets a staged kernel take all of smem where its rows need more
+// than 48 KiB: the kernel is shared by every Prepared of the
+// configuration, so a smaller limit set for one could fail another's
+// launches.
+func (p *Prepared) planRebuild(smem int) error {
+	p.rebuildPlan, p.rebuildBlock = rebuildPlanFor(p.np, smem, rebuildForce), 0
+	f := p.rebuildFunc()
+	if p.rebuildPlan.rows == 0 {
+		return nil
+	}
+	if p.rebuildShared() > staticShared {
+		if err := f.SetMaxDynamicShared(smem); err != nil {
+			return err
+		}
+	}
+	b, err := f.BlockSizeFor(p.rebuildShared())
+	if err != nil {
+		return err
+	}
+	p.rebuildBlock = min(b, roundUp(p.np, 32), rebuildMaxBlock)
+	return nil
+}
+
+// rebuildFunc is the plan's kernel.
+func (p *Prepared) rebuildFunc() *gpu.Function {
+	switch p.rebuildPlan.kernel {
+	case rebuildRows:
+		return p.k.rebuildRows
+	case rebuildWarp:
+		return p.k.rebuildWarp
+	}
+	return p.k.rebuild
+}
+
+// rebuildShared is a staged kernel's dynamic shared memory: its rows of
+// distances, bytes.
+func (p *Prepared) rebuildShared() int { return p.rebuildPlan.rows * p.np * entryBytes }
 
 // csrGroups is fw.cu's CSR_GROUPS: the row segments of a column that
 // fw_csr_count and fw_csr_fill give a thread each.
@@ -116,11 +248,16 @@ func (p *Prepared) buildCSR(t *gpu.Thread, lt *gpu.LaunchTimer) error {
 	return lt.Launch(t, -1, p.k.csrFill, grid, block, 0, p.dist, np, c.cnt, c.off, c.src, c.w)
 }
 
-// rebuildPred queues fw_rebuild over the final distances (grid-stride
-// over the entries), as step step of a trace.
+// rebuildPred queues the rebuild over the final distances, as step step
+// of a trace: a staged kernel, a block per group of the plan's rows, or
+// fw_rebuild (grid-stride over the entries).
 func (p *Prepared) rebuildPred(t *gpu.Thread, lt *gpu.LaunchTimer, step int) error {
-	np, c := p.np, p.csr
-	return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+	np, c, rows := p.np, p.csr, p.rebuildPlan.rows
+	if rows == 0 {
+		return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+	}
+	grid := gpu.D1(min((np+rows-1)/rows, maxElementGrid))
+	return lt.Launch(t, step, p.rebuildFunc(), grid, gpu.D1(p.rebuildBlock), p.rebuildShared(), p.dist, np, c.off, c.src, c.w, p.pred, rows)
 }
 
 // rebuildStep is the trace step of the rebuild: it inspects at most every
@@ -154,6 +291,10 @@ func (p *Prepared) rebuildBytes(name string) (bytes, gather int64, ok bool) {
 		// most one lookup D[i][k] per row and arc: a gather.
 		gather := n * m * entryBytes
 		return 2*np*np*entryBytes + offsets + arcs + gather, gather, true
+	case "fw_rebuild_rows", "fw_rebuild_warp":
+		// the same without the gather: the lookups read the rows staged
+		// in shared memory.
+		return 2*np*np*entryBytes + offsets + arcs, 0, true
 	}
 	return 0, 0, false
 }

@@ -38,6 +38,219 @@ func rebuildCases(n int) []rebuildCase {
 		{"dense_int", randDense(rng, n/4+5, 0.2, true, ints(1, 30)), false},
 		{"untight_first_int", untightFirst(n, true), true},
 		{"untight_first_float", untightFirst(n+1, false), true},
+		{"ties_torus_int", tiedTorus(n, true), true},
+		{"ties_torus_float", tiedTorus(n+1, false), true},
+		{"hub_int", withHub(randDense(rng, n+4, 0.01, true, ints(1, 30)), rng), true},
+		{"hub_float", withHub(randDense(rng, n+5, 0.01, false, reals(0.5, 2)), rng), true},
+	}
+}
+
+// withHub gives vertex 3 of d an in-arc from every other vertex, of
+// weight 1 to 3 (many equal sums): a column whose arcs fill several
+// chunks of 32 of fw_rebuild_warp.
+func withHub(d *graph.Dense, rng *rand.Rand) *graph.Dense {
+	const hub = 3
+	for k := range d.N {
+		if k == hub {
+			continue
+		}
+		w := 1 + rng.IntN(3)
+		if d.I32 != nil {
+			d.I32[k*d.N+hub] = int32(w)
+		} else {
+			d.F32[k*d.N+hub] = float32(w)
+		}
+	}
+	return d
+}
+
+// tiedTorus is a directed torus of side ⌊√n⌋ (n is only a bound) with
+// arcs of weight 1 to the right and downwards: every vertex not in the
+// source's row or column has two tight in-arcs (from the left and from
+// above) on shortest paths, so the rebuild's tie-break decides which is
+// the predecessor (the first in tail order).
+func tiedTorus(n int, integer bool) *graph.Dense {
+	side := int(math.Sqrt(float64(n)))
+	n = side * side
+	d := graph.NewDenseI32(n)
+	if !integer {
+		d = graph.NewDenseF32(n)
+	}
+	for y := range side {
+		for x := range side {
+			v := y*side + x
+			for _, u := range []int{y*side + (x+1)%side, (y+1)%side*side + x} {
+				if integer {
+					d.I32[v*n+u] = 1
+				} else {
+					d.F32[v*n+u] = 1
+				}
+			}
+		}
+	}
+	return d
+}
+
+// rebuildOracle is what the rebuild must give for r's distances on d:
+// Parents[i][i] = i, −1 where D[i][j] is infinite, else among the in-arcs
+// k → j in tail order the one of least D[i][k] + W[k][j] (in the matrix's
+// type, as fw.cu adds), the first among equals.
+func rebuildOracle(d *graph.Dense, r *Result) []int32 {
+	n := d.N
+	out := make([]int32, n*n)
+	for i := range n {
+		for j := range n {
+			out[i*n+j] = oracleParent(d, r.Dist, i, j)
+		}
+	}
+	return out
+}
+
+// oracleParent is rebuildOracle's entry (i, j).
+func oracleParent(d, dist *graph.Dense, i, j int) int32 {
+	n := d.N
+	if i == j {
+		return int32(i)
+	}
+	best := int32(-1)
+	if d.I32 != nil {
+		least := graph.InfI32
+		for k := range n {
+			if w := d.I32[k*n+j]; k != j && w < graph.InfI32 {
+				if s := dist.I32[i*n+k] + w; s < least {
+					least, best = s, int32(k)
+				}
+			}
+		}
+		if dist.I32[i*n+j] >= graph.InfI32 {
+			return -1
+		}
+		return best
+	}
+	least := float32(math.Inf(1))
+	for k := range n {
+		if w := d.F32[k*n+j]; k != j && !math.IsInf(float64(w), 1) {
+			if s := dist.F32[i*n+k] + w; s < least {
+				least, best = s, int32(k)
+			}
+		}
+	}
+	if math.IsInf(float64(dist.F32[i*n+j]), 1) {
+		return -1
+	}
+	return best
+}
+
+// rebuildPlans are the rebuild's kernels the tests and benchmarks force:
+// fw_rebuild, then each staged kernel with 1 to rebuildMaxRows rows.
+func rebuildPlans() []rebuildPlan {
+	out := []rebuildPlan{{rebuildGrid, -1}}
+	for _, k := range []rebuildKernel{rebuildRows, rebuildWarp} {
+		for rows := 1; rows <= rebuildMaxRows; rows++ {
+			out = append(out, rebuildPlan{k, rows})
+		}
+	}
+	return out
+}
+
+// checkRebuildKernels runs each rebuilding case of cases (tile, 0 for the
+// default) with each of rebuildPlans (rebuildForce), and the staged
+// kernels also with blocks of 64 threads (rebuildMaxBlock: a warp, a
+// thread, takes several groups of columns, columns); each must take the
+// plan rebuildPlanFor gives for the device and give rebuildOracle's
+// predecessors for its distances, entry for entry (int32: the first tight
+// in-arc; a float32 run that fell back to the hop tie-break aside).
+func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, tile int) {
+	defer withRebuildLimits(1.0/32, 1.0/32)()
+	in, err := dev.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if !c.rebuild {
+			continue
+		}
+		type run struct {
+			force rebuildPlan
+			block int // rebuildMaxBlock
+		}
+		var runs []run
+		for _, f := range rebuildPlans() {
+			runs = append(runs, run{f, rebuildMaxBlock})
+			if f.kernel != rebuildGrid && f.rows == 3 {
+				runs = append(runs, run{f, 64})
+			}
+		}
+		for _, x := range runs {
+			force, block := x.force, x.block
+			t.Run(fmt.Sprintf("%s/tile%d/%v/block%d", c.name, tile, force, block), func(t *testing.T) {
+				defer withRebuildPlan(force)()
+				defer func(saved int) { rebuildMaxBlock = saved }(rebuildMaxBlock)
+				rebuildMaxBlock = block
+				p, r := prepareRun(t, dev, c.d, Options{Method: BlockedGPU, Tile: tile})
+				if want := rebuildPlanFor(p.np, in.MaxSharedPerBlockOptin, force); !p.rebuild || p.rebuildPlan != want {
+					t.Fatalf("rebuild %v with %v; want a rebuild with %v", p.rebuild, p.rebuildPlan, want)
+				}
+				if p.rebuildBlock > block {
+					t.Fatalf("%v: blocks of %d threads, above the cap of %d", p.rebuildPlan, p.rebuildBlock, block)
+				}
+				if !strings.Contains(r.Algorithm, rebuiltNote) || p.fallback != nil {
+					return // float32 sums closed a cycle: the hop tie-break's predecessors
+				}
+				want := rebuildOracle(c.d, r)
+				for e, got := range r.Parents {
+					if got != want[e] {
+						t.Fatalf("%s, %v: Parents[%d][%d] = %d, want %d", r.Algorithm, p.rebuildPlan, e/c.d.N, e%c.d.N, got, want[e])
+					}
+				}
+			})
+		}
+	}
+}
+
+// withRebuildPlan sets rebuildForce until the returned function restores
+// it.
+func withRebuildPlan(force rebuildPlan) func() {
+	saved := rebuildForce
+	rebuildForce = force
+	return func() { rebuildForce = saved }
+}
+
+// TestRebuildPlanFor: the rebuild's kernel and rows by the padded side and
+// the opt-in shared memory (an H100's 227 KiB), and the overrides.
+func TestRebuildPlanFor(t *testing.T) {
+	const h100 = 232448
+	saved := rebuildAuto
+	defer func() { rebuildAuto = saved }()
+	rebuildAuto = rebuildPlan{rebuildWarp, 2}
+	none := rebuildPlan{}
+	for _, c := range []struct {
+		np, smem    int
+		force, want rebuildPlan
+	}{
+		{16384, h100, none, rebuildPlan{rebuildWarp, 2}},
+		{16384, h100, rebuildPlan{rebuildRows, 4}, rebuildPlan{rebuildRows, 3}}, // 4 rows need 256 KiB
+		{16384, h100, rebuildPlan{rebuildRows, 1}, rebuildPlan{rebuildRows, 1}},
+		{16384, h100, rebuildPlan{rebuildGrid, -1}, none},
+		{32768, h100, none, rebuildPlan{rebuildWarp, 1}},
+		{58112, h100, none, rebuildPlan{rebuildWarp, 1}},
+		{58176, h100, none, none}, // not one row fits: fw_rebuild
+		{160, h100, rebuildPlan{rebuildWarp, 3}, rebuildPlan{rebuildWarp, 3}},
+		{160, h100, rebuildPlan{rebuildRows, 9}, rebuildPlan{rebuildRows, rebuildMaxRows}},
+		{160, 0, none, none}, // no shared memory known
+		{0, h100, none, none},
+	} {
+		if got := rebuildPlanFor(c.np, c.smem, c.force); got != c.want {
+			t.Errorf("rebuildPlanFor(%d, %d, %v) = %v, want %v", c.np, c.smem, c.force, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		p    rebuildPlan
+		want string
+	}{{none, "grid"}, {rebuildPlan{rebuildRows, 2}, "rows2"}, {rebuildPlan{rebuildWarp, 3}, "warp3"}} {
+		if got := c.p.String(); got != c.want {
+			t.Errorf("%#v.String() = %q, want %q", c.p, got, c.want)
+		}
 	}
 }
 
@@ -223,10 +436,11 @@ func TestRebuildChoice(t *testing.T) {
 
 // TestGPURebuild: on a GPU, the rebuild against the products with
 // predecessors on sparse, zero-weight and dense matrices, tiles 32 and
-// the default.
+// the default, and each rebuild kernel against rebuildOracle.
 func TestGPURebuild(t *testing.T) {
 	dev := requireGPU(t)
 	cases := rebuildCases(300)
 	checkRebuild(t, dev, cases, 0)
 	checkRebuild(t, dev, cases, 32)
+	checkRebuildKernels(t, dev, cases, 0)
 }

@@ -194,8 +194,8 @@ func checkRunTrace(t *testing.T, what string, p *Prepared, d *graph.Dense, r *Re
 // b, fw_phase1 and (with more than one tile) fw_phase2 and fw_phase3
 // (step b); each step's time is its launches' sum. A run that rebuilds
 // the predecessors of d has the CSR's three launches after fw_init
-// (step -1) and fw_rebuild as its last step, the only launch with
-// gathered bytes.
+// (step -1) and its rebuild kernel as its last step: fw_rebuild, the
+// only launch with gathered bytes, or a staged one (none gathered).
 func checkLaunches(t *testing.T, what string, p *Prepared, d *graph.Dense, tr *trace.Trace) {
 	t.Helper()
 	suffix := "_i32"
@@ -224,7 +224,7 @@ func checkLaunches(t *testing.T, what string, p *Prepared, d *graph.Dense, tr *t
 			}
 		}
 		if p.rebuild {
-			wants = append(wants, want{"fw_rebuild" + suffix, nb})
+			wants = append(wants, want{rebuildKernelName(p) + suffix, nb})
 		}
 	}
 	if len(tr.Launches) != len(wants) {
@@ -237,7 +237,7 @@ func checkLaunches(t *testing.T, what string, p *Prepared, d *graph.Dense, tr *t
 			t.Fatalf("%s: launch %d: %+v, want %s of step %d", what, i, l, wants[i].name, wants[i].step)
 		}
 		wantGather := int64(0)
-		if strings.HasPrefix(l.Name, "fw_rebuild") {
+		if strings.HasPrefix(l.Name, "fw_rebuild") && p.rebuildPlan.rows == 0 {
 			wantGather = 4 * int64(n) * hostArcs(d) // a lookup D[i][k] per row and arc
 		}
 		if l.Bytes <= 0 || l.Gather != wantGather {
@@ -327,7 +327,8 @@ func tileCountBytes(p *Prepared) int64 {
 // per column (count writes them, scan reads them twice, fill once), scan
 // writes and fill reads the np+1 offsets, fill writes the arcs (tail and
 // weight); fw_rebuild reads the plane and writes the predecessors, reads
-// the offsets and arcs once and looks up a distance per row and arc.
+// the offsets and arcs once and looks up a distance per row and arc;
+// the staged kernels the same but the lookups (in shared memory).
 func rebuildCountBytes(p *Prepared, d *graph.Dense) int64 {
 	if !p.rebuild {
 		return 0
@@ -335,8 +336,23 @@ func rebuildCountBytes(p *Prepared, d *graph.Dense) int64 {
 	np, m, n := int64(p.np), hostArcs(d), int64(d.N)
 	plane, counts, offsets, arcs := 4*np*np, 4*8*np, 8*(np+1), 8*m
 	csr := 2*plane + 4*counts + 2*offsets + arcs
-	rebuild := 2*plane + offsets + arcs + 4*n*m
+	rebuild := 2*plane + offsets + arcs
+	if p.rebuildPlan.rows == 0 {
+		rebuild += 4 * n * m
+	}
 	return csr + rebuild
+}
+
+// rebuildKernelName is the rebuild kernel p launches, without the
+// element type's suffix.
+func rebuildKernelName(p *Prepared) string {
+	switch p.rebuildPlan.kernel {
+	case rebuildRows:
+		return "fw_rebuild_rows"
+	case rebuildWarp:
+		return "fw_rebuild_warp"
+	}
+	return "fw_rebuild"
 }
 
 // TestLaunchBytes checks launchBytes against sums worked by hand for 40

@@ -116,9 +116,10 @@ type Options struct {
 	//     diagonal K×K block out of core;
 	//   - "rebuild": the last step of an in-core run that rebuilds the
 	//     predecessors from the distances (see PredecessorsInProduct):
-	//     fw_rebuild, inspecting at most every in-arc of every column
-	//     once per row, n·m for m arcs (int32 stops at the first tight
-	//     arc, an unreachable entry inspects none).
+	//     its kernel (fw_rebuild_warp, fw_rebuild_rows or fw_rebuild),
+	//     inspecting at most every in-arc of every column once per row,
+	//     n·m for m arcs (int32 stops at the first tight arc, an
+	//     unreachable entry inspects none).
 	//
 	// Trace.Arcs is the matrix's n² entries. A step's Inspected is the
 	// relaxations D[i][j] = min(D[i][j], D[i][k] + D[k][j]) its k-steps
@@ -168,7 +169,9 @@ type Options struct {
 	// read and the predecessors written, the offsets and arcs once (the
 	// L2 cache holds them), and at most one lookup D[i][k] per row and
 	// arc, 8·np² + 8(np+1) + 8m + 4·n·m, of which the 4·n·m lookups are
-	// Gather.
+	// Gather; or fw_rebuild_warp or fw_rebuild_rows, whose lookups read
+	// rows of distances staged in shared memory: 8·np² + 8(np+1) + 8m,
+	// no Gather.
 	//
 	// The operands count once per launch because every block of a phase
 	// reads its row and column tiles from a strip the L2 cache holds

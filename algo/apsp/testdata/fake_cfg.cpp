@@ -4,12 +4,15 @@
 //   -DFW_TILE=… -DFW_PRED=… -DFW_HOPS=… -DFW_NEG=… -DFW_DPX=… -DCFG_NS=cfg_… -DCFG_KEY="…"
 // from a copy of fw.cu without its extern "C" (fw_noextern.cu), so that
 // the configurations' kernels do not collide. The kernels with barriers
-// run as coroutines, the others as plain calls.
+// run as coroutines, the others as plain calls. The staged
+// rebuild kernels' dynamic shared memory is the emulator's (FW_EMULATED).
 #include "cuda_emu.h"
 
 #include "fake_launch.h"
 
 namespace CFG_NS {
+#define FW_EMULATED 1
+inline unsigned char *rebuild_smem() { return emu::dyn_shared(); }
 #include "fw_noextern.cu"
 
 const emu::Options direct{emu::Mode::direct};
@@ -36,5 +39,9 @@ fake::Table table(CFG_KEY, {
     fake::kernel("fw_csr_fill_f32", fw_csr_fill_f32, direct),
     fake::kernel("fw_rebuild_i32", fw_rebuild_i32, direct),
     fake::kernel("fw_rebuild_f32", fw_rebuild_f32, direct),
+    fake::kernel("fw_rebuild_rows_i32", fw_rebuild_rows_i32),
+    fake::kernel("fw_rebuild_rows_f32", fw_rebuild_rows_f32),
+    fake::kernel("fw_rebuild_warp_i32", fw_rebuild_warp_i32),
+    fake::kernel("fw_rebuild_warp_f32", fw_rebuild_warp_f32),
 });
 } // namespace CFG_NS

@@ -90,9 +90,9 @@ const rebuildMaxRows = 4
 // threads per SM. On an H100 (BenchmarkGPURebuild, n = 16384, int32,
 // degree 8, one call): fw_rebuild_warp with 2 rows 7.15 ms against
 // fw_rebuild's 12.26 ms, the whole run 0.449 s against 0.454 s (the
-// distances alone 0.440 s); the other plans were not measured (the
-// call's time ran out), so rows 2 stays the untested guess among the
-// staged ones.
+// distances alone 0.440 s). The other staged plans (rows, warp with 1
+// or 3 rows) have not run on a GPU for time: the choice among them is
+// not measured.
 var rebuildAuto = rebuildPlan{rebuildWarp, 2}
 
 // rebuildForce, when its rows are not 0, replaces rebuildAuto (tests and

@@ -330,31 +330,29 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // read and the stores delay no work (block 0's first thread, which always
 // has slots, cost a traced run about half a point more at scale 20; the
 // grid is resident at once, so the start is the step's within a
-// microsecond). The words it reads are not written during the step,
-// except the settle list's and far pile's lengths during a light round
-// (light rounds append to both): for those the entry holds the length as
-// the last warp started, and the trace uses it only in a step's note. Only the batch's last
-// step (r a multiple of tcap - 1, the host's batch) logs its end: every
-// block, once its threads are done, raises one of the NF_T_ENDS end words
-// (block b the word b % NF_T_ENDS: one word for the whole grid made its
-// blocks queue on one address at the step's end) to the global timer
-// (nf_log_end). Any other step ends where the next one starts (the same
-// stream, launched back to back), so the host takes its time from the
+// microsecond). The words it reads are not written during the step, except
+// the settle list's and far pile's lengths during a light round (light
+// rounds append to both): for those the entry holds the length as the last
+// warp started, and the trace uses it only in a step's note. Only the
+// batch's last step (r a multiple of tcap - 1, the host's batch) logs its
+// end: every block, once its threads are done, raises one of the NF_T_ENDS
+// end words (block b the word b % NF_T_ENDS: one word for the whole grid
+// made its blocks queue on one address at the step's end) to the global
+// timer (nf_log_end). Any other step ends where the next one starts (the
+// same stream, launched back to back), so the host takes its time from the
 // next entry's start: the end stamps of every step, a barrier and a timer
 // read on each block's way out, cost a traced run about 1% at scale 20
-// (H100). The
-// step's counts cost no atomic of their own: the counts of step r - 1's
-// parity as they stood at step r's start (NF_T_PSCANNED, NF_T_PLOWERED:
-// step r - 1 was done and step r adds to the other parity's words) are
-// the running counts after step r - 1 and before step r + 1, so the host
-// takes step r's counts as entry r + 1's minus entry r - 1's (0 before
-// step 1; after the batch's last step, the control words themselves).
-// Adding the counts to the entry from every warp, or every block, cost a
-// traced run 1% at scale 20 (two more atomics on two hot words). The host
-// reads the ring after each batch (tcap = batch + 1) and takes a step's
-// time from its start to the next step's (the gap between the two
-// launches included, as with events between launches), and the batch's
-// last step's as its latest end minus its start.
+// (H100). The step's counts cost no atomic of their own: the counts of
+// step r - 1's parity as they stood at step r's start (NF_T_PSCANNED,
+// NF_T_PLOWERED: step r - 1 was done and step r adds to the other parity's
+// words) are the running counts after step r - 1 and before step r + 1, so
+// the host takes step r's counts as entry r + 1's minus entry r - 1's (0
+// before step 1; after the batch's last step, the control words
+// themselves), where adding them to the entry took every block two more
+// atomics on two hot words. The host reads the ring after each batch (tcap = batch + 1) and
+// takes a step's time from its start to the next step's (the gap between
+// the two launches included, as with events between launches), and the
+// batch's last step's as its latest end minus its start.
 #define NF_TLOG 23
 #define NF_T_START 0   // %globaltimer at the step's start, ns
 #define NF_T_NEAR 1    // the near queue (entries << 32 | slots)

@@ -1111,6 +1111,15 @@ func (p *Prepared) launchOpen(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args
 	return p.activeLog().LaunchOpen(t, nil, p.round, f, grid, gpu.D1(blockSize), 0, args...)
 }
 
+// launchDefault is launchOpen when open, else launch on the default
+// stream.
+func (p *Prepared) launchDefault(t *gpu.Thread, open bool, f *gpu.Function, grid gpu.Dim, args ...any) error {
+	if open {
+		return p.launchOpen(t, f, grid, args...)
+	}
+	return p.launch(t, nil, f, grid, args...)
+}
+
 // activeLog is the launch log in a traced run, nil (launches unlogged)
 // otherwise.
 func (p *Prepared) activeLog() *gpu.LaunchLog {
@@ -1197,13 +1206,8 @@ func (p *Prepared) rounds(r *Result) error {
 			}
 			p.round = len(steps)
 			hostBefore := hostTime
-			reset := p.launch
-			if p.hostFrom > 0 && p.hostFrom == n { // the GPU's probe follows on this stream
-				reset = func(t *gpu.Thread, _ *gpu.Stream, f *gpu.Function, grid gpu.Dim, args ...any) error {
-					return p.launchOpen(t, f, grid, args...)
-				}
-			}
-			if err := reset(t, nil, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
+			probeNext := ng > 0 && ng == n // the GPU's probe follows on this stream
+			if err := p.launchDefault(t, probeNext, p.k.reset, blocks(trees), p.best, p.bestE, p.parent, p.counters, trees); err != nil {
 				return err
 			}
 			host, err := p.findMinimum(t, &hostTime)
@@ -1228,13 +1232,8 @@ func (p *Prepared) rounds(r *Result) error {
 				{p.k.relabel, blocks(n), []any{p.comp, p.parent, p.newID, p.compTail, n, p.compLo}},
 			}
 			for i, s := range kernels {
-				launch := p.launchOpen // the round's next kernel follows
-				if i == len(kernels)-1 {
-					launch = func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
-						return p.launch(t, nil, f, grid, args...) // the counters' copy follows
-					}
-				}
-				if err := launch(t, s.f, s.grid, s.args...); err != nil {
+				// the round's next kernel follows, the counters' copy the last
+				if err := p.launchDefault(t, i < len(kernels)-1, s.f, s.grid, s.args...); err != nil {
 					return err
 				}
 			}

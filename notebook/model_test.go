@@ -383,11 +383,11 @@ func TestMetadataGetSet(t *testing.T) {
 // FuzzParse: whatever parses writes out in a form that parses back to the
 // same bytes.
 func FuzzParse(f *testing.F) {
-	// Small seeds only: the fuzzer minimises every new interesting input
-	// (up to a minute each), and inputs mutated from the 77 KB tour held
-	// CI's fuzz stage at 0 executions a second for minutes. The tour's
-	// round trip is TestRoundTripIsByteExact's; outputs.ipynb has every
-	// output kind.
+	// Small seeds only: inputs mutated from the 77 KB tour ran slowly and
+	// were slow to minimise (ops/test.sh now bounds minimisation to 2000
+	// executions an input; before, they held CI's fuzz stage at 0
+	// executions a second for minutes). The tour's round trip is
+	// TestRoundTripIsByteExact's; outputs.ipynb has every output kind.
 	for _, name := range roundTripFiles {
 		data, err := os.ReadFile(name)
 		if err != nil {

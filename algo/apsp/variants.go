@@ -131,11 +131,18 @@ type Options struct {
 	// Step.Time: on the host its wall time; in core on a GPU the sum of
 	// its launches' times (Trace.Launches: fw_init as set-up (step -1),
 	// then fw_plain per k, or fw_phase1, fw_phase2 and fw_phase3 per
-	// round, the names telling the phase), timed by one CUDA event
-	// between two launches on their stream (a gpu.LaunchTimer with
-	// Chain): a launch's time runs from
-	// the event before it to the event after it, the gap before the next
-	// launch included, so a step's time is the span of its launches.
+	// round, the names telling the phase), timed by the GPU's own clock
+	// through a gpu.LaunchLog: the kernels stamp their starts
+	// themselves, so the host records nothing between two launches. A
+	// traced in-core run launches a build of fw.cu of its own (FW_TRACED,
+	// compiled by Prepare with Trace or by a Prepared's first traced
+	// run); an untraced run launches the build without any trace code,
+	// so that a trace costs nothing when off. Every launch but the run's
+	// last is open (gpu.LaunchLog.LaunchOpen): its time runs from its
+	// start to the next launch's start, the gap between them included,
+	// as the events between launches timed it before; the last launch's
+	// time is its span, from its start to its last block's end. So a
+	// step's time is the span of its launches, start to start.
 	//
 	// Each in-core launch's Bytes is what it must move between the GPU
 	// and its memory by construction, in 4-byte entries of P planes
@@ -202,10 +209,11 @@ type Options struct {
 	// Out of core, Trace.Time is the streamed run's span (Result.Time, the
 	// kernels, plus the streaming part of Result.CopyTime), which the
 	// rounds fill. Untraced runs record no event beyond those of Result's
-	// times; a traced in-core run records one more per launch, a traced
-	// out-of-core run about two more per block it streams, all on the
-	// copy stream (what that costs: BenchmarkGPUTrace). Label ignores
-	// Trace.
+	// times; a traced in-core run none either (its kernels stamp the
+	// launch log), a traced out-of-core run about two more per block it
+	// streams, all on the copy stream, its kernels the untraced build's
+	// (what that costs: BenchmarkGPUTrace). Trace may change between
+	// runs of one Prepared. Label ignores Trace.
 	Trace bool
 }
 

@@ -180,6 +180,37 @@ func flipCases(small bool) []gpuCase {
 	return append(traceMatrices(small), specialCases(small)[0])
 }
 
+// checkBenchTrace runs BenchmarkGPUTrace's case (benchTrace) on dev for
+// the blocked, plain and (streamed) out-of-core methods on a small
+// matrix: it must flip Options.Trace on its one Prepared and report the
+// trace's cost and the rounds.
+func checkBenchTrace(t *testing.T, dev *gpu.Device) {
+	d := traceMatrices(true)[0].d
+	for _, v := range flipVariants(16) {
+		t.Run("bench_"+v.name, func(t *testing.T) {
+			if v.force[0] > 0 {
+				defer forcePlan(v.force[0], v.force[1])()
+			}
+			failed := false
+			res := testing.Benchmark(func(b *testing.B) {
+				defer func() { failed = failed || b.Failed() }()
+				benchTrace(b, dev, d, v.opts)
+			})
+			if failed {
+				t.Fatal("the benchmark failed")
+			}
+			for _, m := range []string{"ms-off/run", "ms-on/run", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "rounds"} {
+				if _, ok := res.Extra[m]; !ok {
+					t.Errorf("the benchmark reports no %s (%v)", m, res.Extra)
+				}
+			}
+			if res.Extra["rounds"] < 1 {
+				t.Errorf("%v rounds a run", res.Extra["rounds"])
+			}
+		})
+	}
+}
+
 // TestGPUTraceFlip is checkTraceFlip on the GPU; it also logs the
 // registers a thread of each kernel of either build takes (the default
 // configuration with predecessors, int32).

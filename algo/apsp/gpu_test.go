@@ -1053,6 +1053,7 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("trace", func(t *testing.T) {
 		checkTraceOn(t, dev, traceMatrices(true), traceVariants(16))
 		checkTraceFlip(t, dev, flipCases(true), flipVariants(16))
+		checkBenchTrace(t, dev)
 	})
 	t.Run("rebuild", func(t *testing.T) {
 		cases := rebuildCases(160)

@@ -386,9 +386,10 @@ func TestLaunchBytes(t *testing.T) {
 }
 
 // checkTraceOn traces every variant on every matrix on dev, twice per
-// preparation (the second run reuses the events), beside an untraced
-// preparation: the results are identical, the untraced one has no
-// trace, the traced ones agree with their runs (checkRunTrace).
+// preparation (the second run reuses the launch log's ring in core, the
+// events out of core), beside an untraced preparation: the results are
+// identical, the untraced one has no trace, the traced ones agree with
+// their runs (checkRunTrace).
 func checkTraceOn(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []traceVariant) {
 	for _, c := range cases {
 		for _, v := range variants {
@@ -470,7 +471,7 @@ func TestTraceHostNegativeCycle(t *testing.T) {
 }
 
 // TestGPUTrace traces every method on the GPU (full trace.Check: real
-// event times), and logs the out-of-core overlap of a 4096-vertex
+// times, the launch log's in core and events out of core), and logs the out-of-core overlap of a 4096-vertex
 // matrix under a cap of a quarter of its in-core memory.
 func TestGPUTrace(t *testing.T) {
 	dev := requireGPU(t)

@@ -139,10 +139,14 @@ type Options struct {
 	// run); an untraced run launches the build without any trace code,
 	// so that a trace costs nothing when off. Every launch but the run's
 	// last is open (gpu.LaunchLog.LaunchOpen): its time runs from its
-	// start to the next launch's start, the gap between them included,
-	// as the events between launches timed it before; the last launch's
+	// start to the next launch's start, the gap between them included
+	// (as with one CUDA event between two launches); the last launch's
 	// time is its span, from its start to its last block's end. So a
-	// step's time is the span of its launches, start to start.
+	// step's time is the span of its launches, start to start. A run of
+	// more launches than the log's ring holds (gpu.LaunchLogCap − 1:
+	// PlainGPU beyond about 510 vertices, the blocked methods beyond
+	// about 170 rounds) has the host wait for the GPU once per ringful
+	// to read it.
 	//
 	// Each in-core launch's Bytes is what it must move between the GPU
 	// and its memory by construction, in 4-byte entries of P planes

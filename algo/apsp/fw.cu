@@ -276,6 +276,13 @@ extern "C" __global__ void fw_copy(int *dst, i64 doff, const int *src, i64 soff,
 
 // Row k and column k do not change during step k (D[k][k] = 0 cannot
 // shorten them), so threads may read them while others write.
+//
+// A traced run logs only the first launch of each k-block (traceKBlock
+// k's) and the run's last from the traced build; the block's other
+// launches come from the untraced build, unlogged (gpu.go's
+// plainLaunches): most of fw_plain's threads return after one load, so
+// any trace instruction a thread runs shows in the run's time (rome99
+// on an H100: 7.4-8.0% with every launch traced, issue 17).
 template <typename T> __device__ __forceinline__ void plain_body(T *d, int *p, int *h, int n, int k) {
 	int j = blockIdx.x * blockDim.x + threadIdx.x;
 	int i = blockIdx.y * blockDim.y + threadIdx.y;

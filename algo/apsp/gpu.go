@@ -804,11 +804,13 @@ func bits(d *graph.Dense) []int32 {
 
 // runInCore uploads the input, runs the method on the whole matrix and
 // downloads the result. A traced run launches the traced build's
-// kernels, logged in the launch log (see Options.Trace: every launch
-// but the run's last is open, its time running to the next launch's
-// start, since the launches follow one another on the default stream
-// with nothing between them); an untraced one the untraced build's,
-// unlogged (a nil log).
+// kernels, logged in the launch log (see Options.Trace: every logged
+// launch but the run's last is open, its time running to the next
+// logged launch's start, since the launches follow one another on the
+// default stream with nothing between them), but for PlainGPU's
+// unlogged launches (plainLaunches), whose entries' Counts it sets
+// after reading the log; an untraced one the untraced build's, unlogged
+// (a nil log).
 func (p *Prepared) runInCore(traced bool) (*Result, error) {
 	n := p.info.n
 	r := p.newResult()
@@ -837,6 +839,9 @@ func (p *Prepared) runInCore(traced bool) (*Result, error) {
 		} else {
 			var launches []trace.Launch
 			if launches, err = log.Launches(); err == nil {
+				err = p.countPlain(launches)
+			}
+			if err == nil {
 				p.addLaunchBytes(launches)
 				r.Time = dur
 				r.Trace = trace.FromLaunches(r.Algorithm, int64(n)*int64(n), dur, p.inCoreSteps(), launches)
@@ -866,28 +871,20 @@ func (p *Prepared) input() *gpu.Int32s {
 
 // inCoreLaunches queues an in-core run's kernels of k on the default
 // stream, logged in log (nil: unlogged), back to back: fw_init (set-up),
-// then fw_plain per k, or the CSR's kernels where the run rebuilds the
-// predecessors (set-up), the rounds, and the rebuild. Every launch but
-// the last is open (gpu.LaunchLog.LaunchOpen): the next logged launch
-// follows it at once, with no host work, copy or other stream between
-// them; the last is closed, so that the log can time it.
+// then fw_plain per k (plainLaunches: traced, one logged a k-block), or
+// the CSR's kernels where the run rebuilds the predecessors (set-up),
+// the rounds, and the rebuild. Every logged launch but the last is open
+// (gpu.LaunchLog.LaunchOpen): the next logged launch follows it at once
+// (unlogged launches between them at most), with no host work, copy or
+// other stream between them; the last is closed, so that the log can
+// time it.
 func (p *Prepared) inCoreLaunches(t *gpu.Thread, k *kernels, log *gpu.LaunchLog) error {
 	n, np := p.info.n, p.np
 	if err := log.LaunchOpen(t, nil, -1, k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.input(), n, p.dist, p.pred, p.hops, np); err != nil {
 		return err
 	}
 	if p.opts.Method == PlainGPU {
-		grid, block := gpu.D2((n+31)/32, (n+7)/8), gpu.D2(32, 8)
-		for kk := 0; kk < n; kk++ {
-			launch := log.LaunchOpen
-			if kk == n-1 {
-				launch = log.LaunchOn // the run's last
-			}
-			if err := launch(t, nil, kk/traceKBlock, k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, kk); err != nil {
-				return err
-			}
-		}
-		return nil
+		return p.plainLaunches(t, k, log)
 	}
 	if p.rebuild {
 		// the arcs by column, before the products overwrite the matrix.
@@ -903,6 +900,58 @@ func (p *Prepared) inCoreLaunches(t *gpu.Thread, k *kernels, log *gpu.LaunchLog)
 		return p.rebuildPred(t, k, log, nb)
 	}
 	return nil
+}
+
+// plainLaunches queues PlainGPU's fw_plain launches, one per k, on the
+// default stream. Untraced (a nil log) all are k's, unlogged. Traced,
+// the log holds one entry per entry of plainEntries: its first k
+// launched from k, the traced build, open, its time running to the next
+// logged launch's start; the entry's other k's follow it from p.k, the
+// untraced build, unlogged (a nil log: NULL entries), so that their
+// threads run no trace code at all; the run's last launch (k = n−1) is
+// an entry of its own, closed, so that the log can time it.
+func (p *Prepared) plainLaunches(t *gpu.Thread, k *kernels, log *gpu.LaunchLog) error {
+	n := p.info.n
+	grid, block := gpu.D2((n+31)/32, (n+7)/8), gpu.D2(32, 8)
+	var unlogged *gpu.LaunchLog
+	for _, e := range plainEntries(n) {
+		launch := log.LaunchOpen
+		if e.k == n-1 {
+			launch = log.LaunchOn // the run's last
+		}
+		if err := launch(t, nil, e.k/traceKBlock, k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, e.k); err != nil {
+			return err
+		}
+		for kk := e.k + 1; kk < e.k+e.count; kk++ {
+			if err := unlogged.LaunchOpen(t, nil, -1, p.k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, kk); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// plainEntry is one logged fw_plain launch of a traced PlainGPU run: the
+// k it launches, and the launches it stands for (trace.Launch.Count):
+// itself and the unlogged k's after it.
+type plainEntry struct{ k, count int }
+
+// plainEntries are the logged launches of a traced PlainGPU run over n
+// vertices: one per k-block of traceKBlock k's (its first k, standing
+// for the block), but that the run's last k, n−1, is an entry of its
+// own (count 1), taken from its block's entry unless it is the block's
+// first. Their counts sum to n.
+func plainEntries(n int) []plainEntry {
+	var out []plainEntry
+	for k := 0; k < n; k += traceKBlock {
+		c := min(traceKBlock, n-k)
+		if k+c < n || c == 1 {
+			out = append(out, plainEntry{k, c})
+			continue
+		}
+		out = append(out, plainEntry{k, c - 1}, plainEntry{n - 1, 1})
+	}
+	return out
 }
 
 // blockedRounds queues the rounds of blocked Floyd-Warshall over the

@@ -1052,6 +1052,7 @@ func TestFakeGPUChild(t *testing.T) {
 	})
 	t.Run("trace", func(t *testing.T) {
 		checkTraceOn(t, dev, traceMatrices(true), traceVariants(16))
+		checkTraceOn(t, dev, plainBlockMatrices(), traceVariants(16)[:1])
 		checkTraceFlip(t, dev, flipCases(true), flipVariants(16))
 		checkBenchTrace(t, dev)
 	})

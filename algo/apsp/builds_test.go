@@ -2,35 +2,16 @@ package apsp
 
 import (
 	"fmt"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
 // ---- fw.cu's two builds ----
-
-// fwPreprocessed returns src after the C preprocessor (g++ -E -P) with
-// the given -D options; it skips t without g++.
-func fwPreprocessed(t *testing.T, src string, defines ...string) string {
-	t.Helper()
-	gxx, err := exec.LookPath("g++")
-	if err != nil {
-		t.Skip("g++ not found: the builds' preprocessed text is checked where it is")
-	}
-	cmd := exec.Command(gxx, slices.Concat([]string{"-E", "-P", "-x", "c++"}, defines, []string{"-"})...)
-	cmd.Stdin = strings.NewReader(src)
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok {
-		t.Fatalf("g++ -E on fw.cu %v: %v\n%s", defines, err, ee.Stderr)
-	} else if err != nil {
-		t.Fatalf("g++ -E on fw.cu %v: %v", defines, err)
-	}
-	return string(out)
-}
 
 // logEntries matches the launch log's entry arguments, ent and nxt.
 var logEntries = regexp.MustCompile(`\b(ent|nxt)\b`)
@@ -63,7 +44,7 @@ func TestUntracedBuild(t *testing.T) {
 		}
 		defines := []string{fmt.Sprintf("-DFW_TILE=%d", cfg.tile), "-DFW_PRED=" + bit(cfg.pred), "-DFW_HOPS=" + bit(cfg.hops),
 			"-DFW_NEG=" + bit(cfg.neg), "-DFW_DPX=" + bit(cfg.dpx)}
-		off := fwPreprocessed(t, kernelSource, defines...)
+		off := fakegpu.Preprocess(t, "fw.cu", kernelSource, defines...)
 		for _, s := range []string{"llog_", "globaltimer", "atomicMax"} {
 			if strings.Contains(off, s) {
 				t.Errorf("%+v: the untraced build holds %q after the preprocessor: trace code outside #if FW_TRACED", cfg, s)
@@ -72,8 +53,8 @@ func TestUntracedBuild(t *testing.T) {
 		if m := logEntries.FindString(off); m != "" {
 			t.Errorf("%+v: the untraced build names the log entry %q: its kernels must take the log's arguments unnamed", cfg, m)
 		}
-		on := fwPreprocessed(t, gpu.PrependLaunchLog(kernelSource), append(defines, "-DFW_TRACED=1")...)
-		header := fwPreprocessed(t, gpu.PrependLaunchLog(""))
+		on := fakegpu.Preprocess(t, "fw.cu", gpu.PrependLaunchLog(kernelSource), append(defines, "-DFW_TRACED=1")...)
+		header := fakegpu.Preprocess(t, "launchlog.cuh", gpu.PrependLaunchLog(""))
 		logged := len(kernelNames()) - len(unloggedKernels)
 		for _, s := range []string{"llog_begin(ent, nxt);", "llog_end(ent);"} {
 			if got := strings.Count(on, s) - strings.Count(header, s); got != logged {

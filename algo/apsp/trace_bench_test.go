@@ -19,8 +19,9 @@ const traceBenchPairs = 4
 // BenchmarkGPUTrace measures what Options.Trace costs (issue 17: at most
 // 2%): on rome99 (3353 vertices) the blocked method (53 rounds of three
 // launches, its predecessors rebuilt) and the plain one (a launch per
-// k), and at n = 8192 (GRAPHNB_BENCH_APSP_N) the blocked method and the
-// out-of-core one under a cap of a quarter of the in-core memory
+// k, traced: a launch log entry per k-block), and at n = 8192
+// (GRAPHNB_BENCH_APSP_N) the blocked method and the out-of-core one
+// under a cap of a quarter of the in-core memory
 // (GRAPHNB_BENCH_APSP_CAP). Each case is prepared once and run untraced
 // and traced in alternating order (tracecost.Measure), Options.Trace
 // flipped between runs of the one Prepared: two preparations would
@@ -92,7 +93,7 @@ func benchTrace(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
 			if err := r.Trace.Check(); err != nil && !fakegpu.IsChild() {
 				b.Fatal(err)
 			}
-			b.Logf("%s: %d rounds, run %v, rounds %v, %d launches", r.Algorithm, len(r.Trace.Steps), r.Trace.Time, r.Trace.StepTime(), len(r.Trace.Launches))
+			b.Logf("%s: %d rounds, run %v, rounds %v, %d launches in %d log entries", r.Algorithm, len(r.Trace.Steps), r.Trace.Time, r.Trace.StepTime(), r.Trace.LaunchCount(), len(r.Trace.Launches))
 		}
 	}
 	var runs, rounds int

@@ -20,7 +20,9 @@ import (
 // RooflineChart draws the launches of traced GPU runs against the
 // device's measured ceilings (gpu.Device.Ceilings): one point per launch
 // that has a byte model (trace.Launch.Bytes), x the bytes it moves, y
-// its achieved bandwidth, both on log scales; horizontal lines at the
+// its achieved bandwidth, both on log scales (an entry that stands for
+// several launches, trace.Launch.Count, is one point: x the bytes of one
+// of its launches, Bytes ÷ Count, y the entry's Bytes ÷ Time); horizontal lines at the
 // streaming (device-to-device copy) and 8-byte random-gather ceilings in
 // and beyond the L2 cache, and a diagonal where a launch of x bytes takes
 // the launch latency. A launch whose bytes are mostly gathers sits at or
@@ -64,6 +66,9 @@ func (r *RooflineChart) Err() error { return r.err }
 type rooflineSeries struct {
 	label string
 	xy    plotter.XYs
+	// launches is what the points stand for (trace.Launch.Launched
+	// summed): more than the points where an entry counts several.
+	launches int
 }
 
 // points groups the launches into series, in order of first appearance.
@@ -109,7 +114,8 @@ func (r *RooflineChart) points() ([]rooflineSeries, error) {
 				index[label] = i
 				out = append(out, rooflineSeries{label: label})
 			}
-			out[i].xy = append(out[i].xy, plotter.XY{X: float64(l.Bytes), Y: bw / 1e9})
+			out[i].xy = append(out[i].xy, plotter.XY{X: float64(l.Bytes) / float64(l.Launched()), Y: bw / 1e9})
+			out[i].launches += l.Launched()
 		}
 	}
 	if len(out) == 0 {
@@ -259,8 +265,9 @@ func (r *RooflineChart) MIMEBundle() map[string]any {
 	return bundle(r.String(), r.SVGOutput, r.render, &r.err)
 }
 
-// String describes the chart: per series its launches and median
-// achieved bandwidth, and the roofs.
+// String describes the chart: per series its launches (and its points,
+// where an entry stands for several launches) and median achieved
+// bandwidth of its points, and the roofs.
 func (r *RooflineChart) String() string {
 	series, err := r.points()
 	if err != nil {
@@ -274,7 +281,11 @@ func (r *RooflineChart) String() string {
 			bw[i] = pt.Y
 		}
 		slices.Sort(bw)
-		fmt.Fprintf(&b, " %s %d launches, median %.0f GB/s;", s.label, len(bw), bw[len(bw)/2])
+		if s.launches != len(bw) {
+			fmt.Fprintf(&b, " %s %d launches in %d points, median %.0f GB/s;", s.label, s.launches, len(bw), bw[len(bw)/2])
+		} else {
+			fmt.Fprintf(&b, " %s %d launches, median %.0f GB/s;", s.label, len(bw), bw[len(bw)/2])
+		}
 	}
 	for _, f := range r.roofs() {
 		fmt.Fprintf(&b, " roof %s;", f.label)

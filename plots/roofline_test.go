@@ -59,6 +59,17 @@ func TestRoofline(t *testing.T) {
 	if s := Roofline(h100Ceilings(), two).String(); !strings.Contains(s, "bfs_do_td 1 launches") || !strings.Contains(s, "bfs_do_bu 1 launches") {
 		t.Errorf("one trace, two kernels: %q", s)
 	}
+	// An entry of 32 launches (trace.Launch.Count): one point at one
+	// launch's bytes, counted as 32 launches.
+	counted := launchTrace("apsp", "fw_plain_i32", 32<<20, 500e9)
+	counted.Launches[0].Count = 32
+	c = Roofline(h100Ceilings(), counted)
+	if s := c.String(); !strings.Contains(s, "fw_plain_i32 32 launches in 1 points, median 500 GB/s") {
+		t.Errorf("an entry of 32 launches: %q", s)
+	}
+	if pts, err := c.points(); err != nil || len(pts) != 1 || len(pts[0].xy) != 1 || pts[0].xy[0].X != 1<<20 {
+		t.Errorf("an entry of 32 launches of 1 MiB each: points %v, %v; want one at x = 1 MiB", pts, err)
+	}
 }
 
 // Roofline refuses what it cannot draw, with a reason, never a panic.

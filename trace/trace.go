@@ -89,7 +89,18 @@ type Launch struct {
 	// than its streaming bandwidth.
 	Bytes  int64 `json:"bytes,omitempty"`
 	Gather int64 `json:"gather_bytes,omitempty"`
+	// Count is the back-to-back launches of this kernel and grid the
+	// entry stands for (0 or 1: one). A traced run may log one entry
+	// for a run of identical launches (APSP's plain kernel: one entry a
+	// k-block, the launches after its first unlogged), its Time and
+	// Bytes then theirs together (Bandwidth stays Bytes ÷ Time);
+	// Launched reads it.
+	Count int `json:"count,omitempty"`
 }
+
+// Launched is the launches the entry stands for: Count, or 1 when Count
+// is 0.
+func (l Launch) Launched() int { return max(l.Count, 1) }
 
 // Bandwidth is the launch's achieved bandwidth, Bytes ÷ Time in bytes per
 // second; 0 without a model or a time.
@@ -98,6 +109,16 @@ func (l Launch) Bandwidth() float64 {
 		return 0
 	}
 	return float64(l.Bytes) / l.Time.Seconds()
+}
+
+// LaunchCount is the run's kernel launches: its Launches' Launched
+// summed (an entry may stand for several launches; see Launch.Count).
+func (t *Trace) LaunchCount() int {
+	var n int
+	for _, l := range t.Launches {
+		n += l.Launched()
+	}
+	return n
 }
 
 // FromLaunches assembles a GPU run's trace: each step's Time becomes the
@@ -171,7 +192,7 @@ func (t *Trace) Check() error {
 	var launchTime time.Duration
 	perStep := make([]time.Duration, len(t.Steps))
 	for i, l := range t.Launches {
-		if l.Step < -1 || l.Step >= len(t.Steps) || l.Time < 0 || l.Name == "" || l.Bytes < 0 || l.Gather < 0 || l.Gather > l.Bytes {
+		if l.Step < -1 || l.Step >= len(t.Steps) || l.Time < 0 || l.Name == "" || l.Bytes < 0 || l.Gather < 0 || l.Gather > l.Bytes || l.Count < 0 {
 			return fmt.Errorf("trace: launch %d is malformed: %+v", i, l)
 		}
 		if i > 0 && l.Step < t.Launches[i-1].Step {
@@ -207,8 +228,10 @@ func (t *Trace) String() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d steps, %v, %d of %d arcs inspected (%.2f)", t.Algorithm, len(t.Steps), t.Time, t.Inspected(), t.Arcs, t.WorkEfficiency())
-	if len(t.Launches) > 0 {
-		fmt.Fprintf(&b, ", %d launches", len(t.Launches))
+	if n := t.LaunchCount(); n != len(t.Launches) {
+		fmt.Fprintf(&b, ", %d launches in %d entries", n, len(t.Launches))
+	} else if n > 0 {
+		fmt.Fprintf(&b, ", %d launches", n)
 	}
 	b.WriteString("\nstep  kind        frontier  frontier arcs   inspected     updated        time  why\n")
 	for i, s := range t.Steps {

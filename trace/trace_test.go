@@ -51,6 +51,7 @@ func TestCheck(t *testing.T) {
 		{"steps longer than the run", func(t *Trace) { t.Time = 6 * time.Millisecond; t.Launches = nil }, "more than the run's"},
 		{"launches longer than the run", func(t *Trace) { t.Launches[0].Time = 5 * time.Millisecond }, "the launches take"},
 		{"step not its launches", func(t *Trace) { t.Steps[1].Time = 4 * time.Millisecond }, "step 1 takes 4ms but its launches 5ms"},
+		{"negative launch count", func(t *Trace) { t.Launches[2].Count = -1 }, "launch 2 is malformed"},
 	}
 	for _, c := range cases {
 		tr := sample()
@@ -65,6 +66,30 @@ func TestCheck(t *testing.T) {
 	}
 	if e := (&Trace{}).WorkEfficiency(); !math.IsNaN(e) {
 		t.Fatalf("efficiency without arcs: %g", e)
+	}
+}
+
+// An entry with a Count stands for that many launches: LaunchCount and
+// String count them, Bandwidth stays the entry's Bytes ÷ Time, and a
+// Count of 0 or 1 is one launch.
+func TestLaunchCount(t *testing.T) {
+	tr := sample()
+	if tr.LaunchCount() != 4 || tr.Launches[1].Launched() != 1 {
+		t.Fatalf("uncounted: %d launches, entry 1 stands for %d", tr.LaunchCount(), tr.Launches[1].Launched())
+	}
+	tr.Launches[1].Count = 1
+	tr.Launches[2].Count, tr.Launches[2].Bytes = 31, 3e6
+	if err := tr.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.LaunchCount(); n != 34 || tr.Launches[1].Launched() != 1 || tr.Launches[2].Launched() != 31 {
+		t.Fatalf("counted: %d launches, entries 1 and 2 stand for %d and %d", n, tr.Launches[1].Launched(), tr.Launches[2].Launched())
+	}
+	if bw := tr.Launches[2].Bandwidth(); bw != 1e9 {
+		t.Fatalf("an entry of 31 launches moving 3 MB in 3 ms: %g B/s, want 1e9", bw)
+	}
+	if s := tr.String(); !strings.Contains(s, "34 launches in 4 entries") {
+		t.Fatalf("String:\n%s", s)
 	}
 }
 

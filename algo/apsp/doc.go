@@ -52,9 +52,11 @@
 // per diagonal tile or block ("round") of the blocked methods, per 32
 // k's ("k-block") of the plain ones, each with the relaxations it
 // performs by construction. On the host device the steps take their
-// wall time; in core on a GPU every launch is timed by CUDA events, one
-// between two launches (fw_init, then fw_plain per k or fw_phase1/2/3
-// per round); out of core each round's span, the copy engine's time on its
+// wall time; in core on a GPU every launch is timed by the GPU's own
+// clock (gpu.LaunchLog: the kernels of a traced build of fw.cu stamp
+// their starts, start to start; untraced runs launch a build with no
+// trace code) — fw_init, then fw_plain per k or fw_phase1/2/3 per round;
+// out of core each round's span, the copy engine's time on its
 // block transfers (Step.Copy) and the part of the round in which the
 // device only copied (Step.Exposed) come from events on the run's two
 // streams, so Copy − Exposed is what the double buffering hid.

@@ -34,6 +34,7 @@
 //            distances-only update to the same VIADDMNMX, and
 //            __vibmin_s32 to VIMNMX, ISETP and SEL as the generic update
 //            with predecessors (measured: no change in time, issue 18)
+//   FW_TRACED 1: the traced build (see "the two builds" below)
 //
 // Every update keeps D[i][j] = min(D[i][j], D[i][k] + D[k][j]) and, on a
 // strict improvement (or a tie with fewer hops under FW_HOPS), copies the
@@ -62,6 +63,41 @@
 #endif
 #ifndef FW_DPX
 #define FW_DPX 0
+#endif
+#ifndef FW_TRACED
+#define FW_TRACED 0
+#endif
+
+// ---- the two builds ----
+//
+// gpu.go compiles each configuration in two builds. The untraced one
+// (FW_TRACED 0, no gpu/launchlog.cuh before it) is what every untraced
+// run and every out-of-core run launches: no trace code at all, its
+// kernels take the launch log's two arguments unnamed, so a reference to
+// the log (llog_*, ent, nxt) outside #if FW_TRACED fails to compile
+// there (TestUntracedBuild checks the preprocessed text). The traced one
+// (-DFW_TRACED=1 after launchlog.cuh: gpu.PrependLaunchLog) is what a
+// traced in-core run launches: each kernel that an in-core run launches
+// (fw_init, fw_plain, the three phases, the CSR's three kernels, the
+// rebuild kernels) stamps its span in the log, FW_LOG_BEGIN first and
+// FW_LOG_END last, run by every thread (the bodies that return early are
+// functions of their own). Both builds declare the same kernels with the
+// same parameters (FW_LOG_PARAMS last: the log entries ent and nxt), so
+// one Go launch path serves both; the host passes NULL for both
+// untraced. fw_compact, fw_copy and fw_mp run outside the logged
+// launches (the download; out of core) and take no log arguments.
+//
+// Why two builds: trace code compiled into every kernel, even skipped,
+// slows untraced runs (MST's kernels ran 21% slower so, H100), and issue
+// 17 asks that a trace cost nothing when off.
+#if FW_TRACED
+#define FW_LOG_PARAMS unsigned long long *ent, unsigned long long *nxt
+#define FW_LOG_BEGIN(ent, nxt) llog_begin(ent, nxt)
+#define FW_LOG_END(ent) llog_end(ent)
+#else
+#define FW_LOG_PARAMS unsigned long long *, unsigned long long *
+#define FW_LOG_BEGIN(ent, nxt)
+#define FW_LOG_END(ent)
 #endif
 
 typedef long long i64;
@@ -206,12 +242,16 @@ template <typename T> __device__ __forceinline__ void init_body(const T *in, i64
 	}
 }
 
-extern "C" __global__ void fw_init_i32(const int *in, i64 n, int *d, int *p, int *h, i64 np) {
+extern "C" __global__ void fw_init_i32(const int *in, i64 n, int *d, int *p, int *h, i64 np, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	init_body<int>(in, n, d, p, h, np);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ void fw_init_f32(const float *in, i64 n, float *d, int *p, int *h, i64 np) {
+extern "C" __global__ void fw_init_f32(const float *in, i64 n, float *d, int *p, int *h, i64 np, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	init_body<float>(in, n, d, p, h, np);
+	FW_LOG_END(ent);
 }
 
 // fw_compact copies the top-left n×n entries of an np×np plane of 4-byte
@@ -236,6 +276,13 @@ extern "C" __global__ void fw_copy(int *dst, i64 doff, const int *src, i64 soff,
 
 // Row k and column k do not change during step k (D[k][k] = 0 cannot
 // shorten them), so threads may read them while others write.
+//
+// A traced run logs only the first launch of each k-block (traceKBlock
+// k's) and the run's last from the traced build; the block's other
+// launches come from the untraced build, unlogged (gpu.go's
+// plainLaunches): most of fw_plain's threads return after one load, so
+// any trace instruction a thread runs shows in the run's time (rome99
+// on an H100: 7.4-8.0% with every launch traced, issue 17).
 template <typename T> __device__ __forceinline__ void plain_body(T *d, int *p, int *h, int n, int k) {
 	int j = blockIdx.x * blockDim.x + threadIdx.x;
 	int i = blockIdx.y * blockDim.y + threadIdx.y;
@@ -264,9 +311,17 @@ template <typename T> __device__ __forceinline__ void plain_body(T *d, int *p, i
 	}
 }
 
-extern "C" __global__ void fw_plain_i32(int *d, int *p, int *h, int n, int k) { plain_body<int>(d, p, h, n, k); }
+extern "C" __global__ void fw_plain_i32(int *d, int *p, int *h, int n, int k, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
+	plain_body<int>(d, p, h, n, k);
+	FW_LOG_END(ent);
+}
 
-extern "C" __global__ void fw_plain_f32(float *d, int *p, int *h, int n, int k) { plain_body<float>(d, p, h, n, k); }
+extern "C" __global__ void fw_plain_f32(float *d, int *p, int *h, int n, int k, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
+	plain_body<float>(d, p, h, n, k);
+	FW_LOG_END(ent);
+}
 
 // ---- blocked Floyd-Warshall ----
 //
@@ -556,28 +611,40 @@ __device__ __forceinline__ void mp_body(const T *cind, const int *cinp, const in
 	                ah, aoff + i0 * K, bd, bp, bh, boff + g * KK + jj, K, K);
 }
 
-extern "C" __global__ __launch_bounds__(256) void fw_phase1_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase1_i32(int *d, int *p, int *h, i64 base, i64 ld, int b, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	phase1_body<int>(d, p, h, base, ld, b);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ __launch_bounds__(256) void fw_phase1_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase1_f32(float *d, int *p, int *h, i64 base, i64 ld, int b, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	phase1_body<float>(d, p, h, base, ld, b);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ __launch_bounds__(256) void fw_phase2_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase2_i32(int *d, int *p, int *h, i64 base, i64 ld, int b, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	phase2_body<int>(d, p, h, base, ld, b);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ __launch_bounds__(256) void fw_phase2_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase2_f32(float *d, int *p, int *h, i64 base, i64 ld, int b, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	phase2_body<float>(d, p, h, base, ld, b);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ __launch_bounds__(256) void fw_phase3_i32(int *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase3_i32(int *d, int *p, int *h, i64 base, i64 ld, int b, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	phase3_body<int>(d, p, h, base, ld, b);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ __launch_bounds__(256) void fw_phase3_f32(float *d, int *p, int *h, i64 base, i64 ld, int b) {
+extern "C" __global__ __launch_bounds__(256) void fw_phase3_f32(float *d, int *p, int *h, i64 base, i64 ld, int b, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	phase3_body<float>(d, p, h, base, ld, b);
+	FW_LOG_END(ent);
 }
 
 extern "C" __global__ __launch_bounds__(256) void fw_mp_i32(const int *cind, const int *cinp, const int *cinh, i64 cin, int *coutd, int *coutp, int *couth, i64 cout, const int *ad, const int *ah, i64 aoff, const int *bd, const int *bp, const int *bh, i64 boff, int K) {
@@ -639,15 +706,24 @@ template <typename T> __device__ __forceinline__ void csr_count_body(const T *d,
 	cnt[g * np + j] = c;
 }
 
-extern "C" __global__ void fw_csr_count_i32(const int *d, i64 np, int *cnt) { csr_count_body<int>(d, np, cnt); }
+extern "C" __global__ void fw_csr_count_i32(const int *d, i64 np, int *cnt, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
+	csr_count_body<int>(d, np, cnt);
+	FW_LOG_END(ent);
+}
 
-extern "C" __global__ void fw_csr_count_f32(const float *d, i64 np, int *cnt) { csr_count_body<float>(d, np, cnt); }
+extern "C" __global__ void fw_csr_count_f32(const float *d, i64 np, int *cnt, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
+	csr_count_body<float>(d, np, cnt);
+	FW_LOG_END(ent);
+}
 
 // fw_csr_scan: one block of SCAN_THREADS threads. Thread t sums the
 // columns of its chunk, the block scans the sums (Hillis-Steele in
 // shared memory), and each thread writes its chunk's offsets; the last
 // off[np] = m.
-extern "C" __global__ __launch_bounds__(1024) void fw_csr_scan(const int *cnt, i64 np, i64 *off) {
+extern "C" __global__ __launch_bounds__(1024) void fw_csr_scan(const int *cnt, i64 np, i64 *off, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	__shared__ i64 part[2][SCAN_THREADS];
 	const int t = threadIdx.x;
 	const i64 chunk = (np + SCAN_THREADS - 1) / SCAN_THREADS;
@@ -680,6 +756,7 @@ extern "C" __global__ __launch_bounds__(1024) void fw_csr_scan(const int *cnt, i
 	if (t == SCAN_THREADS - 1) {
 		off[np] = at;
 	}
+	FW_LOG_END(ent);
 }
 
 // csr_fill: the shape of csr_count; thread (x, g) writes the arcs of its
@@ -705,12 +782,16 @@ template <typename T> __device__ __forceinline__ void csr_fill_body(const T *d, 
 	}
 }
 
-extern "C" __global__ void fw_csr_fill_i32(const int *d, i64 np, const int *cnt, const i64 *off, int *src, int *w) {
+extern "C" __global__ void fw_csr_fill_i32(const int *d, i64 np, const int *cnt, const i64 *off, int *src, int *w, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	csr_fill_body<int>(d, np, cnt, off, src, w);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ void fw_csr_fill_f32(const float *d, i64 np, const int *cnt, const i64 *off, int *src, float *w) {
+extern "C" __global__ void fw_csr_fill_f32(const float *d, i64 np, const int *cnt, const i64 *off, int *src, float *w, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	csr_fill_body<float>(d, np, cnt, off, src, w);
+	FW_LOG_END(ent);
 }
 
 // rebuild: grid-stride over the np×np entries, j fastest, so that a warp
@@ -755,12 +836,16 @@ __device__ __forceinline__ void rebuild_body(const T *d, i64 np, const i64 *off,
 	}
 }
 
-extern "C" __global__ void fw_rebuild_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p) {
+extern "C" __global__ void fw_rebuild_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	rebuild_body<int>(d, np, off, src, w, p);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ void fw_rebuild_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p) {
+extern "C" __global__ void fw_rebuild_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	rebuild_body<float>(d, np, off, src, w, p);
+	FW_LOG_END(ent);
 }
 
 // rebuild_rows: the same predecessors, bit for bit, with rows of the
@@ -858,12 +943,16 @@ __device__ __forceinline__ void rebuild_rows_body(const T *d, i64 np, const i64 
 	}
 }
 
-extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, int rows) {
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, int rows, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	rebuild_rows_body<int>(d, np, off, src, w, p, rows);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, int rows) {
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_rows_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, int rows, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	rebuild_rows_body<float>(d, np, off, src, w, p, rows);
+	FW_LOG_END(ent);
 }
 
 // rebuild_warp: rebuild_rows's staging and results, the in-arcs read by
@@ -1012,10 +1101,14 @@ __device__ __forceinline__ void rebuild_warp_body(const T *d, i64 np, const i64 
 	}
 }
 
-extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_warp_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, int rows) {
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_warp_i32(const int *d, i64 np, const i64 *off, const int *src, const int *w, int *p, int rows, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	rebuild_warp_body<int>(d, np, off, src, w, p, rows);
+	FW_LOG_END(ent);
 }
 
-extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_warp_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, int rows) {
+extern "C" __global__ __launch_bounds__(1024) void fw_rebuild_warp_f32(const float *d, i64 np, const i64 *off, const int *src, const float *w, int *p, int rows, FW_LOG_PARAMS) {
+	FW_LOG_BEGIN(ent, nxt);
 	rebuild_warp_body<float>(d, np, off, src, w, p, rows);
+	FW_LOG_END(ent);
 }

@@ -28,7 +28,8 @@ func FloydWarshall(d *graph.Dense) (*Result, error) { return runPlain(d, false) 
 
 // runPlain is FloydWarshall, with traced a Result.Trace of a "k-block"
 // step per traceKBlock k's, each its wall time (the host device's
-// stand-in for PlainGPU, Options.Trace).
+// stand-in for PlainGPU, Options.Trace; on a GPU the same steps, each
+// timed by one launch log entry that stands for its k's launches).
 func runPlain(d *graph.Dense, traced bool) (*Result, error) {
 	t0 := time.Now()
 	if d != nil {

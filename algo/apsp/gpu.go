@@ -22,7 +22,9 @@ import (
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
-// per device and configuration (and cached on disk by package gpu).
+// per device and configuration (and cached on disk by package gpu); a
+// configuration's traced build (config.traced) compiles it after the
+// launch log's header (gpu.PrependLaunchLog).
 //
 //go:embed fw.cu
 var kernelSource string
@@ -40,6 +42,12 @@ type config struct {
 	pred, hops, neg bool
 	// dpx: the int32 products use Hopper's DPX instructions (FW_DPX).
 	dpx bool
+	// traced: the traced build (FW_TRACED, fw.cu's "the two builds"),
+	// whose in-core kernels log their spans in a gpu.LaunchLog: what
+	// traced in-core runs launch. The untraced build, the same source
+	// without the log's header and without FW_TRACED, holds no trace
+	// code.
+	traced bool
 }
 
 // dpxOff makes prepareGPU compile the generic products on every device
@@ -59,14 +67,29 @@ func bit(b bool) string {
 	return "0"
 }
 
+// compileOptions are the -D options of c: FW_TRACED only for the traced
+// build.
 func (c config) compileOptions() []gpu.CompileOption {
-	return []gpu.CompileOption{
+	opts := []gpu.CompileOption{
 		gpu.Define("FW_TILE", strconv.Itoa(c.tile)),
 		gpu.Define("FW_PRED", bit(c.pred)),
 		gpu.Define("FW_HOPS", bit(c.hops)),
 		gpu.Define("FW_NEG", bit(c.neg)),
 		gpu.Define("FW_DPX", bit(c.dpx)),
 	}
+	if c.traced {
+		opts = append(opts, gpu.Define("FW_TRACED", "1"))
+	}
+	return opts
+}
+
+// source is the text NVRTC compiles for c: fw.cu, after the launch log's
+// header for the traced build.
+func (c config) source() (name, src string) {
+	if c.traced {
+		return "fw.cu (traced)", gpu.PrependLaunchLog(kernelSource)
+	}
+	return "fw.cu", kernelSource
 }
 
 // planes is the number of n×n planes a run keeps: distances, then
@@ -110,7 +133,8 @@ func deviceModule(dev *gpu.Device, cfg config) (*gpu.Module, error) {
 	if m := modules.m[key]; m != nil {
 		return m, nil
 	}
-	m, err := dev.Compile("fw.cu", kernelSource, cfg.compileOptions()...)
+	name, src := cfg.source()
+	m, err := dev.Compile(name, src, cfg.compileOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the GPU kernels: %w", err)
 	}
@@ -121,11 +145,15 @@ func deviceModule(dev *gpu.Device, cfg config) (*gpu.Module, error) {
 	return m, nil
 }
 
-// kernels are the functions of one configuration and element type.
+// kernels are the functions of one configuration (one build of it) and
+// element type.
 type kernels struct {
 	init, plain, phase1, phase2, phase3, mp, compact, copy *gpu.Function
 	// the predecessors' rebuild (rebuild.go)
 	csrCount, csrScan, csrFill, rebuild, rebuildRows, rebuildWarp *gpu.Function
+	// rebuildBlock is a staged rebuild kernel's threads per block, for
+	// this build's function (planRebuild; 0 for fw_rebuild).
+	rebuildBlock int
 }
 
 func loadKernels(dev *gpu.Device, cfg config, f32 bool) (*kernels, error) {
@@ -250,16 +278,23 @@ type Prepared struct {
 	// Device state; nil on the host.
 	cfg                  config
 	k                    *kernels
-	np                   int              // padded side of the in-core matrix
-	dist, pred, hops, io *gpu.Int32s      // in core; io holds the compact n×n input and output when np > n
-	rebuild              bool             // in core: distances-only products, predecessors rebuilt (rebuild.go)
-	csr                  *csrState        // the rebuild's arcs by column
-	rebuildPlan          rebuildPlan      // the rebuild's kernel (rebuild.go)
-	rebuildBlock         int              // a staged rebuild kernel's threads per block
-	ooc                  *oocState        // out of core
-	fallback             *Prepared        // the same with the hop tie-break, once predecessors formed a cycle
-	ck                   *checkState      // the device check's buffers (devcheck.go), made by the first Check
-	timer                *gpu.LaunchTimer // traced in-core runs' (chained: one event between launches), made by the first
+	np                   int         // padded side of the in-core matrix
+	dist, pred, hops, io *gpu.Int32s // in core; io holds the compact n×n input and output when np > n
+	rebuild              bool        // in core: distances-only products, predecessors rebuilt (rebuild.go)
+	csr                  *csrState   // the rebuild's arcs by column
+	rebuildPlan          rebuildPlan // the rebuild's kernel (rebuild.go)
+	smem                 int         // shared memory a block may opt in to, bytes (the rebuild's block)
+	ooc                  *oocState   // out of core
+	fallback             *Prepared   // the same with the hop tie-break, once predecessors formed a cycle
+	ck                   *checkState // the device check's buffers (devcheck.go), made by the first Check
+
+	// Traced in-core runs launch kt, the traced build's kernels (k is
+	// the untraced build's: untraced and out-of-core runs, the
+	// download), loaded by Prepare with Options.Trace or by the first
+	// traced run, and time them through launchLog, made by the first
+	// traced run, its ring reused by the next and freed by Close.
+	kt        *kernels
+	launchLog *gpu.LaunchLog
 }
 
 // Prepare readies the matrix d on dev for Run with the options o (the
@@ -278,6 +313,9 @@ type Prepared struct {
 // core fails when that exceeds the memory cap (Options.MemoryCap, else
 // the device's free memory); OutOfCoreGPU then plans K×K blocks that
 // fit, allocates them and 4·np² bytes of pinned host memory per plane.
+// With Options.Trace an in-core preparation also compiles and loads the
+// traced build of the kernels (see Options.Trace; a traced run of a
+// Prepared made without it does so first, outside the run's time).
 // PrepTime reports it all.
 //
 // On the host device (dev.IsHost()) nothing is allocated: Run computes
@@ -371,13 +409,12 @@ func (p *Prepared) prepareGPU(hops bool) error {
 	p.rebuild = p.rebuildCandidate(hops)
 	p.cfg = config{tile: o.productTile(pred && !p.rebuild), pred: pred && !p.rebuild, hops: hops && pred, neg: p.info.neg}
 	p.cap = o.MemoryCap
-	smem := 0 // shared memory a block may opt in to, bytes
 	if in, err := p.Device().Info(); err == nil {
 		p.cfg.dpx = hasDPX(in)
 		if p.cap == 0 {
 			p.cap = in.FreeMemory
 		}
-		smem = in.MaxSharedPerBlockOptin
+		p.smem = in.MaxSharedPerBlockOptin
 	}
 	if p.cap > 0 && p.inCoreNeed() > p.cap && (p.rebuild || p.cfg.tile != o.tile()) {
 		// the rebuild's arcs, or the distances-only tile's padding, do not
@@ -428,9 +465,39 @@ func (p *Prepared) prepareGPU(hops bool) error {
 		if err := p.allocCSR(); err != nil {
 			return err
 		}
-		return p.planRebuild(smem)
+		if err := p.planRebuild(); err != nil {
+			return err
+		}
+	}
+	if o.Trace {
+		// the traced build's compile belongs to the preparation.
+		if _, err := p.tracedKernels(); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// tracedKernels returns the traced build's kernels of p's configuration
+// (kt), compiling (once per device and process) and loading them on
+// first use, the staged rebuild kernel's block sized for its function.
+func (p *Prepared) tracedKernels() (*kernels, error) {
+	if p.kt != nil {
+		return p.kt, nil
+	}
+	cfg := p.cfg
+	cfg.traced = true
+	k, err := loadKernels(p.Device(), cfg, p.info.f32)
+	if err != nil {
+		return nil, err
+	}
+	if p.rebuild {
+		if err := p.sizeRebuildBlock(k); err != nil {
+			return nil, err
+		}
+	}
+	p.kt = k
+	return k, nil
 }
 
 // paddedSide is the side of the in-core matrix: n, padded to a multiple
@@ -460,11 +527,11 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := errors.Join(p.base.Close(), p.timer.Close())
-	p.timer = nil
-	if p.fallback != nil { // its memory is p's, its launch timer its own
-		err = errors.Join(err, p.fallback.timer.Close())
-		p.fallback.timer = nil
+	err := errors.Join(p.base.Close(), p.launchLog.Close())
+	p.launchLog = nil
+	if p.fallback != nil { // its memory is p's, its launch log its own
+		err = errors.Join(err, p.fallback.launchLog.Close())
+		p.fallback.launchLog = nil
 	}
 	return err
 }
@@ -605,11 +672,14 @@ func (p *Prepared) run() (*Result, error) {
 	if p.Device().IsHost() {
 		return p.runHost()
 	}
+	// The fallback runs as p's options say now (Options.Trace may change
+	// between runs: BenchmarkGPUTrace), not as they were when it was made.
+	traced := p.opts.Trace
 	if p.fallback != nil {
 		// an earlier run needed the tie-break; this matrix always will.
-		return p.fallback.runOnce()
+		return p.fallback.runOnce(traced)
 	}
-	r, err := p.runOnce()
+	r, err := p.runOnce(traced)
 	if err != nil {
 		return nil, err
 	}
@@ -635,7 +705,7 @@ func (p *Prepared) run() (*Result, error) {
 			r.Dist, r.Parents = cpu.Dist, cpu.Parents
 			r.Algorithm += "; predecessors rebuilt on the host (ties formed a cycle and the hop tie-break does not fit: " + err.Error() + ")"
 		default:
-			if r, err = fb.runOnce(); err != nil {
+			if r, err = fb.runOnce(traced); err != nil {
 				return nil, err
 			}
 			r.PrepTime += fb.PrepTime() // prepared by this run, once
@@ -662,17 +732,17 @@ func (p *Prepared) hopsFallback() (*Prepared, error) {
 	return fb, nil
 }
 
-// runOnce is one GPU run, in or out of core.
-func (p *Prepared) runOnce() (*Result, error) {
+// runOnce is one GPU run, in or out of core, traced or not.
+func (p *Prepared) runOnce(traced bool) (*Result, error) {
 	if p.info.n == 0 {
 		return p.emptyResult(), nil
 	}
 	var r *Result
 	var err error
 	if p.ooc != nil {
-		r, err = p.runOOC()
+		r, err = p.runOOC(traced)
 	} else {
-		r, err = p.runInCore()
+		r, err = p.runInCore(traced)
 	}
 	if err != nil {
 		// leave no work queued behind a failed or interrupted run.
@@ -733,70 +803,49 @@ func bits(d *graph.Dense) []int32 {
 }
 
 // runInCore uploads the input, runs the method on the whole matrix and
-// downloads the result.
-func (p *Prepared) runInCore() (*Result, error) {
-	n, np := p.info.n, p.np
+// downloads the result. A traced run launches the traced build's
+// kernels, logged in the launch log (see Options.Trace: every logged
+// launch but the run's last is open, its time running to the next
+// logged launch's start, since the launches follow one another on the
+// default stream with nothing between them), but for PlainGPU's
+// unlogged launches (plainLaunches), whose entries' Counts it sets
+// after reading the log; an untraced one the untraced build's, unlogged
+// (a nil log).
+func (p *Prepared) runInCore(traced bool) (*Result, error) {
+	n := p.info.n
 	r := p.newResult()
-	src := p.io
-	if np == n {
-		src = p.dist // initialised in place
-	}
-	// A traced run times every launch with CUDA events, one between two
-	// launches (a chained gpu.LaunchTimer: two per launch cost 2.1% of a
-	// blocked run at n = 8192 on an H100); an untraced one holds a nil
-	// timer, which launches untimed.
-	var timer *gpu.LaunchTimer
-	if p.opts.Trace {
+	k := p.k
+	var log *gpu.LaunchLog
+	if traced {
 		var err error
-		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+		if k, err = p.tracedKernels(); err != nil {
+			return nil, err
+		}
+		if log, err = p.Device().KeepLaunchLog(&p.launchLog); err != nil {
 			return nil, fmt.Errorf("tracing: %w", err)
 		}
-		timer.Chain(true)
 	}
 	t0 := time.Now()
-	if err := src.Upload(bits(p.d)); err != nil {
+	if err := p.input().Upload(bits(p.d)); err != nil {
 		return nil, err
 	}
 	copyIn := time.Since(t0)
-	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := timer.Launch(t, -1, p.k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, src, n, p.dist, p.pred, p.hops, np); err != nil {
-			return err
-		}
-		if p.opts.Method == PlainGPU {
-			grid, block := gpu.D2((n+31)/32, (n+7)/8), gpu.D2(32, 8)
-			for k := 0; k < n; k++ {
-				if err := timer.Launch(t, k/traceKBlock, p.k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, k); err != nil {
-					return err
-				}
+	dur, err := p.Device().Time(func(t *gpu.Thread) error { return p.inCoreLaunches(t, k, log) })
+	if log != nil {
+		// A failed run's launches are dropped: they would otherwise open
+		// the next run's trace.
+		if err != nil {
+			log.Drop()
+		} else {
+			var launches []trace.Launch
+			if launches, err = log.Launches(); err == nil {
+				err = p.countPlain(launches)
 			}
-			return nil
-		}
-		if p.rebuild {
-			// the arcs by column, before the products overwrite the matrix.
-			if err := p.buildCSR(t, timer); err != nil {
-				return err
+			if err == nil {
+				p.addLaunchBytes(launches)
+				r.Time = dur
+				r.Trace = trace.FromLaunches(r.Algorithm, int64(n)*int64(n), dur, p.inCoreSteps(), launches)
 			}
-		}
-		nb := np / p.cfg.tile
-		if err := p.blockedRounds(t, nil, timer, p.dist, p.pred, p.hops, 0, np, nb); err != nil {
-			return err
-		}
-		if p.rebuild {
-			return p.rebuildPred(t, timer, nb)
-		}
-		return nil
-	})
-	if timer != nil {
-		// Read the launches also after a failed run: they would
-		// otherwise open the next run's trace.
-		launches, lerr := timer.Launches()
-		if err == nil {
-			err = lerr
-		}
-		if err == nil {
-			p.addLaunchBytes(launches)
-			r.Time = dur
-			r.Trace = trace.FromLaunches(r.Algorithm, int64(n)*int64(n), dur, p.inCoreSteps(), launches)
 		}
 	}
 	if err != nil {
@@ -810,24 +859,128 @@ func (p *Prepared) runInCore() (*Result, error) {
 	return r, nil
 }
 
+// input is the in-core buffer the input is uploaded to: the compact
+// n×n buffer when the matrix is padded, else the distances (fw_init
+// initialises them in place).
+func (p *Prepared) input() *gpu.Int32s {
+	if p.np == p.info.n {
+		return p.dist
+	}
+	return p.io
+}
+
+// inCoreLaunches queues an in-core run's kernels of k on the default
+// stream, logged in log (nil: unlogged), back to back: fw_init (set-up),
+// then fw_plain per k (plainLaunches: traced, one logged a k-block), or
+// the CSR's kernels where the run rebuilds the predecessors (set-up),
+// the rounds, and the rebuild. Every logged launch but the last is open
+// (gpu.LaunchLog.LaunchOpen): the next logged launch follows it at once
+// (unlogged launches between them at most), with no host work, copy or
+// other stream between them; the last is closed, so that the log can
+// time it.
+func (p *Prepared) inCoreLaunches(t *gpu.Thread, k *kernels, log *gpu.LaunchLog) error {
+	n, np := p.info.n, p.np
+	if err := log.LaunchOpen(t, nil, -1, k.init, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.input(), n, p.dist, p.pred, p.hops, np); err != nil {
+		return err
+	}
+	if p.opts.Method == PlainGPU {
+		return p.plainLaunches(t, k, log)
+	}
+	if p.rebuild {
+		// the arcs by column, before the products overwrite the matrix.
+		if err := p.buildCSR(t, k, log); err != nil {
+			return err
+		}
+	}
+	nb := np / p.cfg.tile
+	if err := p.blockedRounds(t, nil, k, log, !p.rebuild, p.dist, p.pred, p.hops, 0, np, nb); err != nil {
+		return err
+	}
+	if p.rebuild {
+		return p.rebuildPred(t, k, log, nb)
+	}
+	return nil
+}
+
+// plainLaunches queues PlainGPU's fw_plain launches, one per k, on the
+// default stream. Untraced (a nil log) all are k's, unlogged. Traced,
+// the log holds one entry per entry of plainEntries: its first k
+// launched from k, the traced build, open, its time running to the next
+// logged launch's start; the entry's other k's follow it from p.k, the
+// untraced build, unlogged (a nil log: NULL entries), so that their
+// threads run no trace code at all; the run's last launch (k = n−1) is
+// an entry of its own, closed, so that the log can time it.
+func (p *Prepared) plainLaunches(t *gpu.Thread, k *kernels, log *gpu.LaunchLog) error {
+	n := p.info.n
+	grid, block := gpu.D2((n+31)/32, (n+7)/8), gpu.D2(32, 8)
+	var unlogged *gpu.LaunchLog
+	for _, e := range plainEntries(n) {
+		launch := log.LaunchOpen
+		if e.k == n-1 {
+			launch = log.LaunchOn // the run's last
+		}
+		if err := launch(t, nil, e.k/traceKBlock, k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, e.k); err != nil {
+			return err
+		}
+		for kk := e.k + 1; kk < e.k+e.count; kk++ {
+			if err := unlogged.LaunchOpen(t, nil, -1, p.k.plain, grid, block, 0, p.dist, p.pred, p.hops, n, kk); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// plainEntry is one logged fw_plain launch of a traced PlainGPU run: the
+// k it launches, and the launches it stands for (trace.Launch.Count):
+// itself and the unlogged k's after it.
+type plainEntry struct{ k, count int }
+
+// plainEntries are the logged launches of a traced PlainGPU run over n
+// vertices: one per k-block of traceKBlock k's (its first k, standing
+// for the block), but that the run's last k, n−1, is an entry of its
+// own (count 1), taken from its block's entry unless it is the block's
+// first. Their counts sum to n.
+func plainEntries(n int) []plainEntry {
+	var out []plainEntry
+	for k := 0; k < n; k += traceKBlock {
+		c := min(traceKBlock, n-k)
+		if k+c < n || c == 1 {
+			out = append(out, plainEntry{k, c})
+			continue
+		}
+		out = append(out, plainEntry{k, c - 1}, plainEntry{n - 1, 1})
+	}
+	return out
+}
+
 // blockedRounds queues the rounds of blocked Floyd-Warshall over the
 // nb×nb tiles at base (ld entries per row) on stream s (nil: the default
-// stream): for each diagonal tile, phase 1, then phases 2 and 3. The
-// timer (nil: untimed) times each launch as a launch of step b, the
-// round's.
-func (p *Prepared) blockedRounds(t *gpu.Thread, s *gpu.Stream, lt *gpu.LaunchTimer, d, pr, h *gpu.Int32s, base int64, ld, nb int) error {
+// stream) with k's kernels: for each diagonal tile, phase 1, then
+// phases 2 and 3. The log (nil: unlogged) logs each launch as a launch
+// of step b, the round's, open (gpu.LaunchLog.LaunchOpen: each follows
+// the one before it at once on s) but for the last when closeLast (the
+// run's last launch, or one that host work or a copy follows).
+func (p *Prepared) blockedRounds(t *gpu.Thread, s *gpu.Stream, k *kernels, log *gpu.LaunchLog, closeLast bool, d, pr, h *gpu.Int32s, base int64, ld, nb int) error {
 	block := gpu.D2(16, 16)
+	launch := func(last bool, step int, f *gpu.Function, grid gpu.Dim) error {
+		if last && closeLast {
+			return log.LaunchOn(t, s, step, f, grid, block, 0, d, pr, h, base, ld, step)
+		}
+		return log.LaunchOpen(t, s, step, f, grid, block, 0, d, pr, h, base, ld, step)
+	}
 	for b := 0; b < nb; b++ {
-		if err := lt.LaunchOn(t, s, b, p.k.phase1, gpu.D1(1), block, 0, d, pr, h, base, ld, b); err != nil {
+		last := b == nb-1
+		if err := launch(last && nb == 1, b, k.phase1, gpu.D1(1)); err != nil {
 			return err
 		}
 		if nb == 1 {
 			continue
 		}
-		if err := lt.LaunchOn(t, s, b, p.k.phase2, gpu.D2(nb-1, 2), block, 0, d, pr, h, base, ld, b); err != nil {
+		if err := launch(false, b, k.phase2, gpu.D2(nb-1, 2)); err != nil {
 			return err
 		}
-		if err := lt.LaunchOn(t, s, b, p.k.phase3, gpu.D2(nb-1, nb-1), block, 0, d, pr, h, base, ld, b); err != nil {
+		if err := launch(last, b, k.phase3, gpu.D2(nb-1, nb-1)); err != nil {
 			return err
 		}
 	}

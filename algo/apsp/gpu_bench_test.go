@@ -161,124 +161,6 @@ func BenchmarkGPUOutOfCore(b *testing.B) {
 	}
 }
 
-// BenchmarkGPUTrace measures what Options.Trace costs (issue 17: at most
-// 2%): at n = 8192 (GRAPHNB_BENCH_APSP_N), the blocked method and the
-// out-of-core one under a cap of a quarter of the in-core memory
-// (GRAPHNB_BENCH_APSP_CAP), each prepared twice, untraced and traced,
-// the two run in turn (alternating which goes first) so that both see
-// the same GPU state. Traced blocked runs record a CUDA event between
-// two launches (three launches per round); traced out-of-core runs
-// about two per streamed block, on the copy stream.
-//
-// Metrics (means per run; ns/op is the wall time of both and means
-// little):
-//
-//	ms, ms_traced            Result.Time + Result.CopyTime (in core:
-//	                         the kernels between events, plus the
-//	                         upload and download; out of core: the
-//	                         streamed run)
-//	gpu_ms, gpu_ms_traced    Result.Time alone (out of core the kernels)
-//	wall_ms, wall_ms_traced  wall time of Prepared.Run (the traced one
-//	                         with the reading of its events)
-//	traced_x                 the traced run's time over the untraced:
-//	                         in core gpu_ms_traced / gpu_ms (the
-//	                         copies, untouched by the trace, left out),
-//	                         out of core ms_traced / ms
-//	rounds                   the trace's steps
-//	copy_ms, exposed_ms      out of core: the rounds' Copy and Exposed
-//	                         summed (hidden = copy − exposed)
-//
-// Skipped without a GPU.
-func BenchmarkGPUTrace(b *testing.B) {
-	dev := gpu.Default()
-	if dev.IsHost() {
-		b.Skip(gpu.DefaultReason())
-	}
-	for _, n := range benchSizesOr(b, 8192) {
-		d := gpuBenchMatrix(n)
-		capBytes := benchCap(b, n)
-		for _, v := range []Variant{
-			{"blocked", Options{Method: BlockedGPU}},
-			{fmt.Sprintf("out_of_core_cap_%dMiB", capBytes>>20), Options{Method: OutOfCoreGPU, MemoryCap: capBytes}},
-		} {
-			b.Run(fmt.Sprintf("n%d/%s", n, v.Label), func(b *testing.B) { benchTrace(b, dev, d, v.Options) })
-		}
-	}
-}
-
-// benchTrace is one BenchmarkGPUTrace case.
-func benchTrace(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
-	traced := o
-	traced.Trace = true
-	var ps [2]*Prepared
-	for i, opts := range []Options{o, traced} {
-		p, err := Prepare(dev, d, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer p.Close()
-		ps[i] = p
-	}
-	// a first run of each, unmeasured: compile caches, pinned pages,
-	// the traced one's events.
-	for i, p := range ps {
-		r, err := p.Run()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if i == 1 {
-			if err := r.Trace.Check(); err != nil {
-				b.Fatal(err)
-			}
-			b.Logf("%s: %d rounds, run %v, rounds %v", r.Algorithm, len(r.Trace.Steps), r.Trace.Time, r.Trace.StepTime())
-		}
-	}
-	var runs, rounds int
-	var total, gpuT, wallT [2]time.Duration
-	var cp, ex time.Duration
-	b.ResetTimer()
-	for k := range b.N {
-		for j := range 2 {
-			i := (j + k) % 2 // alternate which goes first
-			t0 := time.Now()
-			r, err := ps[i].Run()
-			wall := time.Since(t0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			total[i] += r.Time + r.CopyTime
-			gpuT[i] += r.Time
-			wallT[i] += wall
-			if i == 1 {
-				runs++
-				rounds += len(r.Trace.Steps)
-				for _, s := range r.Trace.Steps {
-					cp += s.Copy
-					ex += s.Exposed
-				}
-			}
-		}
-	}
-	k := float64(runs)
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / k }
-	b.ReportMetric(ms(total[0]), "ms")
-	b.ReportMetric(ms(total[1]), "ms_traced")
-	b.ReportMetric(ms(gpuT[0]), "gpu_ms")
-	b.ReportMetric(ms(gpuT[1]), "gpu_ms_traced")
-	b.ReportMetric(ms(wallT[0]), "wall_ms")
-	b.ReportMetric(ms(wallT[1]), "wall_ms_traced")
-	if o.Method == OutOfCoreGPU {
-		b.ReportMetric(total[1].Seconds()/total[0].Seconds(), "traced_x")
-	} else {
-		b.ReportMetric(gpuT[1].Seconds()/gpuT[0].Seconds(), "traced_x")
-	}
-	b.ReportMetric(float64(rounds)/k, "rounds")
-	if cp > 0 {
-		b.ReportMetric(ms(cp), "copy_ms")
-		b.ReportMetric(ms(ex), "exposed_ms")
-	}
-}
-
 // benchCap is the out-of-core benchmarks' memory cap for n vertices:
 // GRAPHNB_BENCH_APSP_CAP bytes, else a quarter of what the blocked method
 // needs in core.
@@ -427,7 +309,7 @@ func reportRebuildTimes(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("%s: rebuild kernel %v, %d threads per block", r.Algorithm, p.rebuildPlan, p.rebuildBlock)
+	b.Logf("%s: rebuild kernel %v, %d threads per block", r.Algorithm, p.rebuildPlan, p.k.rebuildBlock)
 	var csr, rebuild time.Duration
 	for _, l := range r.Trace.Launches {
 		switch {

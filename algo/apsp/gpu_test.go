@@ -350,7 +350,7 @@ func checkGPUSpecial(t *testing.T, dev *gpu.Device, small bool, tile int) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					r, err := fb.runOnce()
+					r, err := fb.runOnce(v.Options.Trace)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -963,15 +963,18 @@ func TestResultCopyTime(t *testing.T) {
 
 // ---- the Go GPU path on a fake GPU ----
 
-// fakeConfigs are the kernel configurations (tile, pred, hops, neg, dpx)
-// the emulator is built for: what TestFakeGPUChild's variants compile.
-// The fake device has compute capability 9.0, so its modules use DPX but
-// for the generic subtest (dpxOff).
-var fakeConfigs = [][5]int{
-	{16, 1, 0, 0, 1}, {16, 1, 1, 0, 1}, {16, 1, 0, 1, 1}, {16, 1, 1, 1, 1}, {16, 0, 0, 0, 1}, {16, 0, 0, 1, 1},
-	{32, 1, 0, 0, 1}, {64, 1, 0, 0, 1}, {32, 0, 0, 0, 1}, {32, 1, 1, 0, 1},
-	{16, 1, 0, 0, 0}, {16, 0, 0, 0, 0},
-	{64, 0, 0, 0, 1}, {64, 0, 0, 1, 1},
+// fakeConfigs are the kernel configurations (tile, pred, hops, neg, dpx,
+// traced) the emulator is built for: what TestFakeGPUChild's variants
+// compile. The fake device has compute capability 9.0, so its modules
+// use DPX but for the generic subtest (dpxOff). The traced builds are
+// those of the trace subtest's in-core runs (tile 16: with
+// predecessors, distances only for the rebuild, and the hop tie-break).
+var fakeConfigs = [][6]int{
+	{16, 1, 0, 0, 1, 0}, {16, 1, 1, 0, 1, 0}, {16, 1, 0, 1, 1, 0}, {16, 1, 1, 1, 1, 0}, {16, 0, 0, 0, 1, 0}, {16, 0, 0, 1, 1, 0},
+	{32, 1, 0, 0, 1, 0}, {64, 1, 0, 0, 1, 0}, {32, 0, 0, 0, 1, 0}, {32, 1, 1, 0, 1, 0},
+	{16, 1, 0, 0, 0, 0}, {16, 0, 0, 0, 0, 0},
+	{64, 0, 0, 0, 1, 0}, {64, 0, 0, 1, 1, 0},
+	{16, 1, 0, 0, 1, 1}, {16, 0, 0, 0, 1, 1}, {16, 1, 1, 0, 1, 1},
 }
 
 // TestFakeGPU runs the GPU checks on small inputs through the real Go GPU
@@ -994,14 +997,14 @@ func TestFakeGPU(t *testing.T) {
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 2) // two compilers at a time
 		for i, c := range fakeConfigs {
-			key := fmt.Sprintf("%d_%d_%d_%d_%d", c[0], c[1], c[2], c[3], c[4])
+			key := fmt.Sprintf("%d_%d_%d_%d_%d_%d", c[0], c[1], c[2], c[3], c[4], c[5])
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				objs[i+1] = b.CXX("testdata/fake_cfg.cpp",
-					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]), fmt.Sprintf("-DFW_DPX=%d", c[4]),
+					fmt.Sprintf("-DFW_TILE=%d", c[0]), fmt.Sprintf("-DFW_PRED=%d", c[1]), fmt.Sprintf("-DFW_HOPS=%d", c[2]), fmt.Sprintf("-DFW_NEG=%d", c[3]), fmt.Sprintf("-DFW_DPX=%d", c[4]), fmt.Sprintf("-DFW_TRACED=%d", c[5]),
 					"-DCFG_NS=cfg_"+key, `-DCFG_KEY="`+key+`"`)
 			}()
 		}
@@ -1047,7 +1050,12 @@ func TestFakeGPUChild(t *testing.T) {
 			t.Errorf("out of core with a 1 KiB cap: %v", err)
 		}
 	})
-	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceMatrices(true), traceVariants(16)) })
+	t.Run("trace", func(t *testing.T) {
+		checkTraceOn(t, dev, traceMatrices(true), traceVariants(16))
+		checkTraceOn(t, dev, plainBlockMatrices(), traceVariants(16)[:1])
+		checkTraceFlip(t, dev, flipCases(true), flipVariants(16))
+		checkBenchTrace(t, dev)
+	})
 	t.Run("rebuild", func(t *testing.T) {
 		cases := rebuildCases(160)
 		checkRebuild(t, dev, cases, 16)

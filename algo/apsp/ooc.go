@@ -162,15 +162,17 @@ func oocUnits(q, r, g int) []oocUnit {
 	return out
 }
 
-// runOOC packs the input into blocks, streams the rounds and unpacks.
-func (p *Prepared) runOOC() (*Result, error) {
+// runOOC packs the input into blocks, streams the rounds and unpacks;
+// traced, it records its rounds' events (oocTracer). Its kernels are the
+// untraced build's (the log's arguments NULL) either way.
+func (p *Prepared) runOOC(traced bool) (*Result, error) {
 	r := p.newResult()
 	t0 := time.Now()
 	p.packBlocks()
 	pack := time.Since(t0)
 	var kernels time.Duration
 	var tr *oocTracer // nil: untraced, no events beyond the run's own
-	if p.opts.Trace {
+	if traced {
 		tr = &oocTracer{p: p, pool: &p.ooc.trEv}
 	}
 	total, err := p.Device().Time(func(t *gpu.Thread) error {
@@ -277,7 +279,7 @@ func (p *Prepared) streamRounds(t *gpu.Thread, kernels *time.Duration, tr *oocTr
 		if err != nil {
 			return err
 		}
-		if err := p.blockedRounds(t, o.cs, nil, plane(o.R, 0), plane(o.R, 1), plane(o.R, 2), int64(r*kk), K, K/p.cfg.tile); err != nil {
+		if err := p.blockedRounds(t, o.cs, p.k, nil, false, plane(o.R, 0), plane(o.R, 1), plane(o.R, 2), int64(r*kk), K, K/p.cfg.tile); err != nil {
 			return err
 		}
 		if err := copyBlock(o.C, r*kk, o.R, r*kk); err != nil {

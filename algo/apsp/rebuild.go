@@ -138,22 +138,31 @@ var rebuildMaxBlock = 1024
 // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), bytes.
 const staticShared = 48 << 10
 
-// planRebuild chooses the rebuild's kernel (rebuildPlanFor) for smem
-// bytes of opt-in shared memory per block, and for a staged kernel its
-// block: the size with the most threads per SM for its shared memory
-// (gpu.Function.BlockSizeFor), at most the padded side in whole warps
-// and rebuildMaxBlock. It lets a staged kernel take all of smem where its rows need more
-// than 48 KiB: the kernel is shared by every Prepared of the
-// configuration, so a smaller limit set for one could fail another's
-// launches.
-func (p *Prepared) planRebuild(smem int) error {
-	p.rebuildPlan, p.rebuildBlock = rebuildPlanFor(p.np, smem, rebuildForce), 0
-	f := p.rebuildFunc()
+// planRebuild chooses the rebuild's kernel (rebuildPlanFor) for p.smem
+// bytes of opt-in shared memory per block, and sizes the untraced
+// build's block (sizeRebuildBlock; the traced build's is sized where it
+// is loaded).
+func (p *Prepared) planRebuild() error {
+	p.rebuildPlan = rebuildPlanFor(p.np, p.smem, rebuildForce)
+	return p.sizeRebuildBlock(p.k)
+}
+
+// sizeRebuildBlock sets k.rebuildBlock, a staged kernel's block for
+// the plan: the size with the most threads per SM for its shared memory
+// (gpu.Function.BlockSizeFor, k's function: the traced build's may take
+// more registers), at most the padded side in whole warps and
+// rebuildMaxBlock; 0 for fw_rebuild. It lets a staged kernel take all of
+// p.smem where its rows need more than 48 KiB: the kernel is shared by
+// every Prepared of the configuration, so a smaller limit set for one
+// could fail another's launches.
+func (p *Prepared) sizeRebuildBlock(k *kernels) error {
+	k.rebuildBlock = 0
 	if p.rebuildPlan.rows == 0 {
 		return nil
 	}
+	f := p.rebuildFunc(k)
 	if p.rebuildShared() > staticShared {
-		if err := f.SetMaxDynamicShared(smem); err != nil {
+		if err := f.SetMaxDynamicShared(p.smem); err != nil {
 			return err
 		}
 	}
@@ -161,19 +170,19 @@ func (p *Prepared) planRebuild(smem int) error {
 	if err != nil {
 		return err
 	}
-	p.rebuildBlock = min(b, roundUp(p.np, 32), rebuildMaxBlock)
+	k.rebuildBlock = min(b, roundUp(p.np, 32), rebuildMaxBlock)
 	return nil
 }
 
-// rebuildFunc is the plan's kernel.
-func (p *Prepared) rebuildFunc() *gpu.Function {
+// rebuildFunc is the plan's kernel among k's.
+func (p *Prepared) rebuildFunc(k *kernels) *gpu.Function {
 	switch p.rebuildPlan.kernel {
 	case rebuildRows:
-		return p.k.rebuildRows
+		return k.rebuildRows
 	case rebuildWarp:
-		return p.k.rebuildWarp
+		return k.rebuildWarp
 	}
-	return p.k.rebuild
+	return k.rebuild
 }
 
 // rebuildShared is a staged kernel's dynamic shared memory: its rows of
@@ -239,30 +248,34 @@ func (p *Prepared) allocCSR() error {
 	return nil
 }
 
-// buildCSR queues the CSR's three kernels on the padded matrix (after
-// fw_init, before the products), as set-up launches of a trace.
-func (p *Prepared) buildCSR(t *gpu.Thread, lt *gpu.LaunchTimer) error {
+// buildCSR queues k's three CSR kernels on the padded matrix (after
+// fw_init, before the products) on the default stream, logged in log
+// (nil: unlogged) as set-up launches, open: the rounds' first launch
+// follows them at once.
+func (p *Prepared) buildCSR(t *gpu.Thread, k *kernels, log *gpu.LaunchLog) error {
 	np, c := p.np, p.csr
 	grid, block := gpu.D1((np+31)/32), gpu.D2(32, csrGroups)
-	if err := lt.Launch(t, -1, p.k.csrCount, grid, block, 0, p.dist, np, c.cnt); err != nil {
+	if err := log.LaunchOpen(t, nil, -1, k.csrCount, grid, block, 0, p.dist, np, c.cnt); err != nil {
 		return err
 	}
-	if err := lt.Launch(t, -1, p.k.csrScan, gpu.D1(1), gpu.D1(1024), 0, c.cnt, np, c.off); err != nil {
+	if err := log.LaunchOpen(t, nil, -1, k.csrScan, gpu.D1(1), gpu.D1(1024), 0, c.cnt, np, c.off); err != nil {
 		return err
 	}
-	return lt.Launch(t, -1, p.k.csrFill, grid, block, 0, p.dist, np, c.cnt, c.off, c.src, c.w)
+	return log.LaunchOpen(t, nil, -1, k.csrFill, grid, block, 0, p.dist, np, c.cnt, c.off, c.src, c.w)
 }
 
-// rebuildPred queues the rebuild over the final distances, as step step
-// of a trace: a staged kernel, a block per group of the plan's rows, or
-// fw_rebuild (grid-stride over the entries).
-func (p *Prepared) rebuildPred(t *gpu.Thread, lt *gpu.LaunchTimer, step int) error {
+// rebuildPred queues the rebuild over the final distances with k's
+// kernel on the default stream, logged in log (nil: unlogged) as step
+// step, closed (the run's last launch): a staged kernel, a block per
+// group of the plan's rows, or fw_rebuild (grid-stride over the
+// entries).
+func (p *Prepared) rebuildPred(t *gpu.Thread, k *kernels, log *gpu.LaunchLog, step int) error {
 	np, c, rows := p.np, p.csr, p.rebuildPlan.rows
 	if rows == 0 {
-		return lt.Launch(t, step, p.k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
+		return log.LaunchOn(t, nil, step, k.rebuild, elementGrid(int64(np)*int64(np)), gpu.D1(elementBlock), 0, p.dist, np, c.off, c.src, c.w, p.pred)
 	}
 	grid := gpu.D1(min((np+rows-1)/rows, maxElementGrid))
-	return lt.Launch(t, step, p.rebuildFunc(), grid, gpu.D1(p.rebuildBlock), p.rebuildShared(), p.dist, np, c.off, c.src, c.w, p.pred, rows)
+	return log.LaunchOn(t, nil, step, p.rebuildFunc(k), grid, gpu.D1(k.rebuildBlock), p.rebuildShared(), p.dist, np, c.off, c.src, c.w, p.pred, rows)
 }
 
 // rebuildStep is the trace step of the rebuild: it inspects at most every

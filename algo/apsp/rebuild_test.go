@@ -191,8 +191,8 @@ func checkRebuildKernels(t *testing.T, dev *gpu.Device, cases []rebuildCase, til
 				if want := rebuildPlanFor(p.np, in.MaxSharedPerBlockOptin, force); !p.rebuild || p.rebuildPlan != want {
 					t.Fatalf("rebuild %v with %v; want a rebuild with %v", p.rebuild, p.rebuildPlan, want)
 				}
-				if p.rebuildBlock > block {
-					t.Fatalf("%v: blocks of %d threads, above the cap of %d", p.rebuildPlan, p.rebuildBlock, block)
+				if p.k.rebuildBlock > block {
+					t.Fatalf("%v: blocks of %d threads, above the cap of %d", p.rebuildPlan, p.k.rebuildBlock, block)
 				}
 				if !strings.Contains(r.Algorithm, rebuiltNote) || p.fallback != nil {
 					return // float32 sums closed a cycle: the hop tie-break's predecessors

@@ -268,9 +268,38 @@ func (p *Prepared) launchBytes(name string) (bytes, gather int64) {
 	return 0, 0
 }
 
-// addLaunchBytes fills the launches' Bytes and Gather (launchBytes).
+// addLaunchBytes fills the launches' Bytes and Gather (launchBytes),
+// times the launches an entry stands for (trace.Launch.Count).
 func (p *Prepared) addLaunchBytes(launches []trace.Launch) {
 	for i := range launches {
-		launches[i].Bytes, launches[i].Gather = p.launchBytes(launches[i].Name)
+		b, g := p.launchBytes(launches[i].Name)
+		c := int64(launches[i].Launched())
+		launches[i].Bytes, launches[i].Gather = b*c, g*c
 	}
+}
+
+// countPlain sets the Count of a traced PlainGPU run's fw_plain entries,
+// read from its launch log in order: the launches each stands for
+// (plainEntries), the unlogged ones after it included. Other runs'
+// launches are left alone (each stands for itself). It fails when the
+// log holds another number of fw_plain entries than the run logged.
+func (p *Prepared) countPlain(launches []trace.Launch) error {
+	if p.opts.Method != PlainGPU {
+		return nil
+	}
+	entries := plainEntries(p.info.n)
+	i := 0
+	for j := range launches {
+		if !strings.HasPrefix(launches[j].Name, "fw_plain") {
+			continue
+		}
+		if i < len(entries) {
+			launches[j].Count = entries[i].count
+		}
+		i++
+	}
+	if i != len(entries) {
+		return fmt.Errorf("tracing: the launch log holds %d fw_plain entries, but the run logged %d (a bug: please report it)", i, len(entries))
+	}
+	return nil
 }

@@ -51,6 +51,47 @@ func traceMatrices(small bool) []gpuCase {
 	}
 }
 
+// plainBlockMatrices are matrices whose sizes test PlainGPU's k-blocks
+// at their edges: one vertex, fewer than a k-block (traceKBlock), one
+// k-block exactly, one k more (the last block's first launch is the
+// run's last), and two blocks and one k; float32 for one of them.
+func plainBlockMatrices() []gpuCase {
+	rng := rand.New(rand.NewPCG(43, 44))
+	var out []gpuCase
+	for _, n := range []int{1, traceKBlock / 2, traceKBlock, traceKBlock + 1, 2*traceKBlock + 1} {
+		out = append(out, gpuCase{fmt.Sprintf("plain_blocks_%d_int", n), randDense(rng, n, 0.2, true, ints(1, 100))})
+	}
+	return append(out, gpuCase{fmt.Sprintf("plain_blocks_%d_float", traceKBlock+1), randDense(rng, traceKBlock+1, 0.2, false, reals(0.5, 10))})
+}
+
+// TestPlainEntries checks plainEntries for every n up to five k-blocks:
+// the entries' k's follow one another (each entry's k plus its count is
+// the next one's k), start at 0 and sum to n; none spans two k-blocks;
+// the last is k = n−1 alone; there is one per k-block, and one more
+// where the last block has more than one k.
+func TestPlainEntries(t *testing.T) {
+	for n := range 5*traceKBlock + 2 {
+		entries := plainEntries(n)
+		next := 0
+		for i, e := range entries {
+			if e.k != next || e.count < 1 || e.k/traceKBlock != (e.k+e.count-1)/traceKBlock {
+				t.Fatalf("n = %d: entry %d is %+v after k's up to %d", n, i, e, next-1)
+			}
+			next += e.count
+		}
+		if next != n {
+			t.Fatalf("n = %d: the entries stand for %d k's: %v", n, next, entries)
+		}
+		want := (n + traceKBlock - 1) / traceKBlock
+		if n > 0 && n%traceKBlock != 1 {
+			want++ // the run's last k taken from its block's entry
+		}
+		if len(entries) != want || n > 0 && entries[len(entries)-1] != (plainEntry{n - 1, 1}) {
+			t.Fatalf("n = %d: %d entries, want %d ending with k = %d alone: %v", n, len(entries), want, n-1, entries)
+		}
+	}
+}
+
 // sameResult requires two results of one matrix to be identical: Dist
 // bit for bit and Parents.
 func sameResult(t *testing.T, what string, got, want *Result) {
@@ -117,7 +158,7 @@ func hostArcs(d *graph.Dense) int64 {
 // without its times); Algorithm, Time and n² arcs as the result's; a
 // step per round or k-block of the expected kind and relaxations, none
 // with a frontier or updates; in core on a GPU the launches are fw_init
-// (set-up) then fw_plain per k or the three phases per round, in order,
+// (set-up) then fw_plain per k-block or the three phases per round, in order,
 // each step's time its launches'; out of core no launches, and every
 // round copied blocks (Copy > 0) of which at most all were exposed.
 func checkRunTrace(t *testing.T, what string, p *Prepared, d *graph.Dense, r *Result) {
@@ -190,7 +231,10 @@ func checkRunTrace(t *testing.T, what string, p *Prepared, d *graph.Dense, r *Re
 }
 
 // checkLaunches requires an in-core GPU trace's launches to be fw_init
-// (step -1), then fw_plain for each k (step k/traceKBlock) or, per round
+// (step -1), then fw_plain for each k-block (traceKBlock k's: its step,
+// Count its k's; the run's last k, n−1, an entry of its own, Count 1,
+// taken from its block's unless it is the block's first), so that the
+// Counts sum to n, or, per round
 // b, fw_phase1 and (with more than one tile) fw_phase2 and fw_phase3
 // (step b); each step's time is its launches' sum. A run that rebuilds
 // the predecessors of d has the CSR's three launches after fw_init
@@ -203,38 +247,56 @@ func checkLaunches(t *testing.T, what string, p *Prepared, d *graph.Dense, tr *t
 		suffix = "_f32"
 	}
 	type want struct {
-		name string
-		step int
+		name  string
+		step  int
+		count int // trace.Launch.Count
 	}
-	wants := []want{{"fw_init" + suffix, -1}}
+	wants := []want{{"fw_init" + suffix, -1, 0}}
 	if p.rebuild {
-		wants = append(wants, want{"fw_csr_count" + suffix, -1}, want{"fw_csr_scan", -1}, want{"fw_csr_fill" + suffix, -1})
+		wants = append(wants, want{"fw_csr_count" + suffix, -1, 0}, want{"fw_csr_scan", -1, 0}, want{"fw_csr_fill" + suffix, -1, 0})
 	}
 	n := p.info.n
 	if p.opts.Method == PlainGPU {
-		for k := range n {
-			wants = append(wants, want{"fw_plain" + suffix, k / traceKBlock})
+		// an entry per k-block standing for its k's, the run's last k
+		// an entry of its own.
+		for k := 0; k < n; k += traceKBlock {
+			ks, step := min(traceKBlock, n-k), k/traceKBlock
+			switch {
+			case k+ks < n:
+				wants = append(wants, want{"fw_plain" + suffix, step, ks})
+			case ks == 1:
+				wants = append(wants, want{"fw_plain" + suffix, step, 1})
+			default:
+				wants = append(wants, want{"fw_plain" + suffix, step, ks - 1}, want{"fw_plain" + suffix, step, 1})
+			}
 		}
 	} else {
 		nb := p.np / p.cfg.tile
 		for b := range nb {
-			wants = append(wants, want{"fw_phase1" + suffix, b})
+			wants = append(wants, want{"fw_phase1" + suffix, b, 0})
 			if nb > 1 {
-				wants = append(wants, want{"fw_phase2" + suffix, b}, want{"fw_phase3" + suffix, b})
+				wants = append(wants, want{"fw_phase2" + suffix, b, 0}, want{"fw_phase3" + suffix, b, 0})
 			}
 		}
 		if p.rebuild {
-			wants = append(wants, want{rebuildKernelName(p) + suffix, nb})
+			wants = append(wants, want{rebuildKernelName(p) + suffix, nb, 0})
 		}
 	}
 	if len(tr.Launches) != len(wants) {
 		t.Fatalf("%s: %d launches, want %d", what, len(tr.Launches), len(wants))
 	}
+	launches := len(wants) // fw_init, the CSR's, and every launch of the blocked methods
+	if p.opts.Method == PlainGPU {
+		launches = 1 + n
+	}
+	if got := tr.LaunchCount(); got != launches {
+		t.Fatalf("%s: the entries stand for %d launches, want %d", what, got, launches)
+	}
 	per := make([]time.Duration, len(tr.Steps))
 	var bytes int64
 	for i, l := range tr.Launches {
-		if l.Name != wants[i].name || l.Step != wants[i].step || l.Time <= 0 {
-			t.Fatalf("%s: launch %d: %+v, want %s of step %d", what, i, l, wants[i].name, wants[i].step)
+		if l.Name != wants[i].name || l.Step != wants[i].step || l.Count != wants[i].count || l.Time <= 0 {
+			t.Fatalf("%s: launch %d: %+v, want %s of step %d, count %d", what, i, l, wants[i].name, wants[i].step, wants[i].count)
 		}
 		wantGather := int64(0)
 		if strings.HasPrefix(l.Name, "fw_rebuild") && p.rebuildPlan.rows == 0 {
@@ -386,9 +448,10 @@ func TestLaunchBytes(t *testing.T) {
 }
 
 // checkTraceOn traces every variant on every matrix on dev, twice per
-// preparation (the second run reuses the events), beside an untraced
-// preparation: the results are identical, the untraced one has no
-// trace, the traced ones agree with their runs (checkRunTrace).
+// preparation (the second run reuses the launch log's ring in core, the
+// events out of core), beside an untraced preparation: the results are
+// identical, the untraced one has no trace, the traced ones agree with
+// their runs (checkRunTrace).
 func checkTraceOn(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []traceVariant) {
 	for _, c := range cases {
 		for _, v := range variants {
@@ -470,11 +533,14 @@ func TestTraceHostNegativeCycle(t *testing.T) {
 }
 
 // TestGPUTrace traces every method on the GPU (full trace.Check: real
-// event times), and logs the out-of-core overlap of a 4096-vertex
-// matrix under a cap of a quarter of its in-core memory.
+// times, the launch log's in core and events out of core), the plain
+// one at the k-blocks' edges too (plainBlockMatrices), and logs the
+// out-of-core overlap of a 4096-vertex matrix under a cap of a quarter
+// of its in-core memory.
 func TestGPUTrace(t *testing.T) {
 	dev := requireGPU(t)
 	checkTraceOn(t, dev, traceMatrices(false), traceVariants(32))
+	checkTraceOn(t, dev, plainBlockMatrices(), traceVariants(32)[:1])
 	const n = 4096
 	d := gpuBenchMatrix(n)
 	capBytes := inCoreBytes(n, roundUp(n, DefaultGPUTile), 2) / 4

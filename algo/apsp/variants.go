@@ -130,12 +130,36 @@ type Options struct {
 	//
 	// Step.Time: on the host its wall time; in core on a GPU the sum of
 	// its launches' times (Trace.Launches: fw_init as set-up (step -1),
-	// then fw_plain per k, or fw_phase1, fw_phase2 and fw_phase3 per
-	// round, the names telling the phase), timed by one CUDA event
-	// between two launches on their stream (a gpu.LaunchTimer with
-	// Chain): a launch's time runs from
-	// the event before it to the event after it, the gap before the next
-	// launch included, so a step's time is the span of its launches.
+	// then fw_plain per k-block, or fw_phase1, fw_phase2 and fw_phase3
+	// per round, the names telling the phase), timed by the GPU's own
+	// clock through a gpu.LaunchLog: the kernels stamp their starts
+	// themselves, so the host records nothing between two launches. A
+	// traced in-core run launches a build of fw.cu of its own (FW_TRACED,
+	// compiled by Prepare with Trace or by a Prepared's first traced
+	// run); an untraced run launches the build without any trace code,
+	// so that a trace costs nothing when off. Every logged launch but
+	// the run's last is open (gpu.LaunchLog.LaunchOpen): its time runs
+	// from its start to the next logged launch's start, the gap between
+	// them included (as with one CUDA event between two launches); the
+	// last launch's time is its span, from its start to its last block's
+	// end. So a step's time is the span of its launches, start to start.
+	//
+	// PlainGPU logs one entry per k-block, not one per k: the block's
+	// first launch comes from the traced build and is logged (open), its
+	// other k's from the untraced build, unlogged, so the entry's time
+	// runs over all of them, and its trace.Launch.Count says how many it
+	// stands for (its Bytes are theirs: the per-k model times Count);
+	// the run's last launch (k = n−1) is logged closed as an entry of its
+	// own (Count 1), in the last k-block's step. fw_plain's threads do
+	// almost nothing (most return after one load), so every trace
+	// instruction a launch's threads run shows: with every launch logged
+	// a trace cost rome99 8% on an H100. The Counts of a plain run's
+	// fw_plain entries sum to n (Trace.LaunchCount: n + 1 with fw_init).
+	//
+	// A run of more logged launches than the log's ring holds
+	// (gpu.LaunchLogCap − 1: PlainGPU beyond about 16000 vertices, the
+	// blocked methods beyond about 170 rounds) has the host wait for the
+	// GPU once per ringful to read it.
 	//
 	// Each in-core launch's Bytes is what it must move between the GPU
 	// and its memory by construction, in 4-byte entries of P planes
@@ -145,8 +169,9 @@ type Options struct {
 	//
 	//   - fw_init: the n×n input read, the P planes of the np×np matrix
 	//     written: 4·(n² + P·np²);
-	//   - fw_plain (per k): every entry's distance read, and row k and
-	//     column k once, 4·(n² + 2n), twice that with hop counts; the
+	//   - fw_plain (per k, times its entry's Count): every entry's
+	//     distance read, and row k and column k once, 4·(n² + 2n), twice
+	//     that with hop counts; the
 	//     entries a step lowers are written (and their predecessors read)
 	//     beside it, which the data decides and the model leaves out, as
 	//     it leaves out that rows with D[i][k] = ∞ skip their reads;
@@ -202,10 +227,11 @@ type Options struct {
 	// Out of core, Trace.Time is the streamed run's span (Result.Time, the
 	// kernels, plus the streaming part of Result.CopyTime), which the
 	// rounds fill. Untraced runs record no event beyond those of Result's
-	// times; a traced in-core run records one more per launch, a traced
-	// out-of-core run about two more per block it streams, all on the
-	// copy stream (what that costs: BenchmarkGPUTrace). Label ignores
-	// Trace.
+	// times; a traced in-core run none either (its kernels stamp the
+	// launch log), a traced out-of-core run about two more per block it
+	// streams, all on the copy stream, its kernels the untraced build's
+	// (what that costs: BenchmarkGPUTrace). Trace may change between
+	// runs of one Prepared. Label ignores Trace.
 	Trace bool
 }
 

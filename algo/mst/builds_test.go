@@ -1,9 +1,7 @@
 package mst
 
 import (
-	"bytes"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,28 +9,10 @@ import (
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
 // ---- boruvka.cu's two builds ----
-
-// preprocess returns src after the C preprocessor (g++ -E -P), with the
-// given -D options; it skips t without g++.
-func preprocess(t *testing.T, src string, defines ...string) string {
-	t.Helper()
-	gxx, err := exec.LookPath("g++")
-	if err != nil {
-		t.Skip("g++ not found: the builds' preprocessed text is checked where it is")
-	}
-	args := append([]string{"-E", "-P", "-x", "c++"}, defines...)
-	cmd := exec.Command(gxx, append(args, "-")...)
-	cmd.Stdin = strings.NewReader(src)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("g++ -E on boruvka.cu: %v\n%s", err, stderr.String())
-	}
-	return out.String()
-}
 
 // traceIdent matches the trace's identifiers: the kernels' trace
 // arguments (traced, the log entries ent and nxt), with the character
@@ -52,7 +32,7 @@ func TestUntracedBuild(t *testing.T) {
 		t.Fatalf("the untraced build compiles %d bytes with %d options; want boruvka.cu alone, no option",
 			len(untracedBuild.Source), len(untracedBuild.Options))
 	}
-	off := preprocess(t, untracedBuild.Source)
+	off := fakegpu.Preprocess(t, "boruvka.cu", untracedBuild.Source)
 	for _, s := range []string{"llog_", "globaltimer", "traced_add", "atomicAdd(traced"} {
 		if strings.Contains(off, s) {
 			t.Errorf("the untraced build holds %q after the preprocessor: trace code outside #ifdef MST_TRACED", s)
@@ -68,9 +48,9 @@ func TestUntracedBuild(t *testing.T) {
 		}
 	}
 
-	on := preprocess(t, gpu.PrependLaunchLog(kernelSource), "-DMST_TRACED=1")
+	on := fakegpu.Preprocess(t, "boruvka.cu", gpu.PrependLaunchLog(kernelSource), "-DMST_TRACED=1")
 	kernels := len(kernelNames())
-	header := preprocess(t, gpu.PrependLaunchLog(""))
+	header := fakegpu.Preprocess(t, "launchlog.cuh", gpu.PrependLaunchLog(""))
 	for s, want := range map[string]int{"llog_begin(ent, nxt)": kernels, "llog_end(ent)": kernels, "traced_add(traced,": 2} {
 		if got := strings.Count(on, s) - strings.Count(header, s); got != want {
 			t.Errorf("the traced build calls %s %d times, want %d", s, got, want)

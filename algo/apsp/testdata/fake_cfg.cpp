@@ -1,21 +1,30 @@
 // fake_cfg.cpp: fw.cu's kernels for one configuration, in their own
 // namespace, as the fake GPU's table for that configuration (see
 // fake_kernels.cpp). TestFakeGPU compiles it once per configuration with
-//   -DFW_TILE=… -DFW_PRED=… -DFW_HOPS=… -DFW_NEG=… -DFW_DPX=… -DCFG_NS=cfg_… -DCFG_KEY="…"
+//   -DFW_TILE=… -DFW_PRED=… -DFW_HOPS=… -DFW_NEG=… -DFW_DPX=… -DFW_TRACED=… -DCFG_NS=cfg_… -DCFG_KEY="…"
 // from a copy of fw.cu without its extern "C" (fw_noextern.cu), so that
 // the configurations' kernels do not collide. The kernels with barriers
-// run as coroutines, the others as plain calls. The staged
-// rebuild kernels' dynamic shared memory is the emulator's (FW_EMULATED).
+// run as coroutines, the others as plain calls (untraced only: the
+// traced build's llog_end synchronises the block, so every kernel of it
+// runs as a coroutine). The traced build (FW_TRACED=1) has
+// gpu/launchlog.cuh before fw.cu, as gpu.PrependLaunchLog gives NVRTC;
+// the untraced build has not, so that trace code outside #if FW_TRACED
+// fails to compile here as under NVRTC. The staged rebuild kernels'
+// dynamic shared memory is the emulator's (FW_EMULATED).
 #include "cuda_emu.h"
 
 #include "fake_launch.h"
+
+#if FW_TRACED
+#include "../../../gpu/launchlog.cuh"
+#endif
 
 namespace CFG_NS {
 #define FW_EMULATED 1
 inline unsigned char *rebuild_smem() { return emu::dyn_shared(); }
 #include "fw_noextern.cu"
 
-const emu::Options direct{emu::Mode::direct};
+const emu::Options direct{FW_TRACED ? emu::Mode::cooperative : emu::Mode::direct};
 
 fake::Table table(CFG_KEY, {
     fake::kernel("fw_init_i32", fw_init_i32, direct),

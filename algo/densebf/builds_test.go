@@ -190,3 +190,37 @@ func TestGPUTraceFlip(t *testing.T) {
 	}
 	t.Logf("registers a thread, untraced/traced build: %s", strings.Join(line, ", "))
 }
+
+// checkBenchTrace runs BenchmarkGPUTrace's case (benchTrace) on dev for
+// the study's three kernels on a small matrix: it must flip Options.Trace
+// on its one Prepared, validate every run and report the trace's cost
+// and the traced steps' bandwidth.
+func checkBenchTrace(t *testing.T, dev *gpu.Device) {
+	info, err := dev.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := mustRandom(t, 40, 0.1, 100, 40, false)
+	for _, v := range SeedVariants() {
+		var failed string
+		res := testing.Benchmark(func(b *testing.B) {
+			defer func() {
+				if b.Failed() {
+					failed = "the benchmark failed"
+				}
+			}()
+			benchTrace(b, dev, info, &references{d: d}, v.Options)
+		})
+		if failed != "" {
+			t.Fatalf("%s: %s", v.Label, failed)
+		}
+		for _, m := range []string{"ms-off/bf", "ms-on/bf", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "iters", "step_us", "GB/s"} {
+			if _, ok := res.Extra[m]; !ok {
+				t.Errorf("%s: the benchmark reports no %s (%v)", v.Label, m, res.Extra)
+			}
+		}
+		if res.Extra["iters"] < 1 {
+			t.Errorf("%s: %v iterations a run", v.Label, res.Extra["iters"])
+		}
+	}
+}

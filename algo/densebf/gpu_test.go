@@ -762,6 +762,7 @@ func TestFakeGPUChild(t *testing.T) {
 		checkTraceOn(t, dev, traceCases(t), testVariants(false))
 		checkTraceNegativeCycle(t, dev, plantedCycles(t, 6, 12))
 		checkTraceFlip(t, dev, traceCases(t), testVariants(false))
+		checkBenchTrace(t, dev)
 	})
 	checkOneShotFreeError(t, dev)
 }

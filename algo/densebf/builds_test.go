@@ -42,8 +42,8 @@ var logArgs = regexp.MustCompile(`\b(ent|nxt)\b`)
 // preprocessor: no launch log (llog_*, the GPU timer, the entries ent and
 // nxt), no count of lowered distances (no atomic, no ballot, an empty
 // Lowered and count functions that do nothing) — and that the traced
-// build holds all of it, every kernel logging its span and the iteration
-// kernels counting. Both are what NVRTC compiles: the untraced source
+// build holds all of it, every kernel logging its span (the iteration
+// kernels' ends in their report) and the iteration kernels counting. Both are what NVRTC compiles: the untraced source
 // alone, the traced one after gpu.PrependLaunchLog with
 // -DDENSEBF_TRACED=1.
 func TestUntracedBuild(t *testing.T) {
@@ -75,7 +75,10 @@ func TestUntracedBuild(t *testing.T) {
 	kernels := len(kernelNames())
 	iterKernels := kernels - 2 // all but the two init kernels count
 	for s, want := range map[string]int{
-		"llog_begin(ent, nxt)": kernels, "llog_end(ent)": kernels,
+		// every kernel begins through log_hold; the init kernels end with
+		// llog_end, the iteration kernels in report and report_count
+		"log_hold(ent, nxt)": kernels, "llog_begin(ent, nxt)": 1, "llog_end(ent)": 2,
+		"log_reported();": 2, "llog_end_synced(held_entry)": 1,
 		"Lowered lowered":           2 + 3 + 2, // count_warp, count_add, the three methods, report, report_count
 		"(lowered));":               iterKernels,
 		"atomicAdd(lowered + iter,": 2,
@@ -167,11 +170,12 @@ func checkRunBuild(t *testing.T, what string, dev *gpu.Device, p *Prepared, trac
 	}
 }
 
-// TestGPUTraceFlip is checkTraceFlip on the GPU; it also logs the
-// registers a thread of each kernel of either build takes.
+// TestGPUTraceFlip is checkTraceFlip on the GPU; it first logs the
+// registers a thread of each kernel of either build takes (a trace's
+// cost shows there first, and a build that fails the check still
+// logs them).
 func TestGPUTraceFlip(t *testing.T) {
 	dev := gpuDevice(t)
-	checkTraceFlip(t, dev, traceCases(t), SeedVariants())
 	var line []string
 	for _, name := range kernelNames() {
 		regs := [2]int{}
@@ -189,6 +193,7 @@ func TestGPUTraceFlip(t *testing.T) {
 		line = append(line, fmt.Sprintf("%s %d/%d", name, regs[0], regs[1]))
 	}
 	t.Logf("registers a thread, untraced/traced build: %s", strings.Join(line, ", "))
+	checkTraceFlip(t, dev, traceCases(t), SeedVariants())
 }
 
 // checkBenchTrace runs BenchmarkGPUTrace's case (benchTrace) on dev for

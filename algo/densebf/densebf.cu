@@ -83,8 +83,11 @@ typedef long long i64;
 // text). The traced build (-DDENSEBF_TRACED=1, launchlog.cuh prepended:
 // gpu.PrependLaunchLog), compiled when a traced preparation or run first
 // needs it, counts the lowered distances and stamps every launch's span in the
-// log (DENSEBF_LOG_BEGIN first, DENSEBF_LOG_END last, run by every
-// thread: no kernel here returns early). Both builds declare the same
+// log: DENSEBF_LOG_BEGIN first, run by every thread (no kernel here
+// returns early); the end by the init kernels' DENSEBF_LOG_END, and by
+// the iteration kernels' report (report, report_count), right after the
+// block's last barrier, from the entry held in shared memory (log_hold,
+// log_reported say why). Both builds declare the same
 // kernels with the same parameters (DENSEBF_TRACE_PARAMS last, the init
 // kernels' DENSEBF_LOG_PARAMS), so one Go launch path serves both.
 //
@@ -96,9 +99,46 @@ typedef long long i64;
 #ifdef DENSEBF_TRACED
 #define DENSEBF_LOG_PARAMS unsigned long long *ent, unsigned long long *nxt
 #define DENSEBF_TRACE_PARAMS int *lowered, DENSEBF_LOG_PARAMS
-#define DENSEBF_LOG_BEGIN(ent, nxt) llog_begin(ent, nxt)
+#define DENSEBF_LOG_BEGIN(ent, nxt) log_hold(ent, nxt)
 #define DENSEBF_LOG_END(ent) llog_end(ent)
 #define DENSEBF_LOWERED(lowered) (lowered)
+
+// held_entry is the block's launch-log entry, kept in shared memory by
+// log_hold for log_reported.
+__shared__ unsigned long long *held_entry;
+
+// log_hold begins a logged launch and keeps its entry in shared memory
+// for the block's end stamp (log_reported): block 0's thread 0 calls
+// llog_begin, and every block's thread 0 keeps the entry. Why not
+// llog_begin and llog_end from every thread, as other packages do: both
+// test the thread's and block's three indices, the compiler keeps the
+// indices read at the start (and the entry) in registers until the end,
+// and BF_Naive's loop, short of registers then, keeps fewer loads in
+// flight — its traced launches took 1.62 ms against 0.99 untraced at
+// n = 8192 (H100; an nvcc harness and the NVRTC build alike: 64% in
+// BenchmarkGPUTrace), 1.0 with either stamp left out, 0.99 so.
+// Only thread 0 of a block tests here, its indices being 1D, and the
+// end reads the entry back from shared memory. Every thread must call
+// it.
+__device__ __forceinline__ void log_hold(unsigned long long *ent, unsigned long long *nxt) {
+	if (threadIdx.x == 0) {
+		if (blockIdx.x == 0) {
+			llog_begin(ent, nxt);
+		}
+		held_entry = ent;
+	}
+}
+
+// log_reported stamps the block's end in the held entry (unless the
+// launch is open): the iteration kernels call it from report and
+// report_count, right after their block-wide barrier, which follows
+// the block's last write of σ and η, so no barrier of its own
+// (llog_end_synced).
+__device__ __forceinline__ void log_reported() {
+	if (threadIdx.x == 0) {
+		llog_end_synced(held_entry);
+	}
+}
 
 // Lowered is the per-iteration count of lowered distances (never NULL:
 // the host makes it for every traced run).
@@ -126,6 +166,9 @@ __device__ __forceinline__ void count_add(Lowered lowered, int iter, int count) 
 #define DENSEBF_LOG_BEGIN(ent, nxt)
 #define DENSEBF_LOG_END(ent)
 #define DENSEBF_LOWERED(lowered) (Lowered())
+
+// log_reported does nothing in the untraced build.
+__device__ __forceinline__ void log_reported() {}
 
 // Lowered is empty in the untraced build: nothing is counted.
 struct Lowered {};
@@ -201,6 +244,7 @@ __device__ __forceinline__ void report(bool changed, int iter, int *flag, Lowere
 	if (__syncthreads_or(changed ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;
 	}
+	log_reported();
 	count_warp(lowered, iter, changed);
 }
 
@@ -214,6 +258,7 @@ __device__ __forceinline__ void report_count(int count, int iter, int *flag, Low
 	if (__syncthreads_or(count > 0 ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;
 	}
+	log_reported();
 	count_add(lowered, iter, count);
 }
 
@@ -442,7 +487,6 @@ extern "C" __global__ void densebf_naive_i32(const int *__restrict__ m, const in
                                              int *flag, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	naive<int>(m, sig, out, pred, n, iter, flag, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }
 
 extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const float *__restrict__ sig,
@@ -450,7 +494,6 @@ extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const 
                                              int *flag, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	naive<float>(m, sig, out, pred, n, iter, flag, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }
 
 // BF_Reduce: group g of the block handles vertex v = b*G + g in each
@@ -480,7 +523,6 @@ extern "C" __global__ void densebf_reduce_i32(const int *__restrict__ m, const i
                                               int *flag, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	reduce<int>(m, sig, out, pred, n, M, iter, flag, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }
 
 extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const float *__restrict__ sig,
@@ -488,7 +530,6 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
                                               int iter, int *flag, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	reduce<float>(m, sig, out, pred, n, M, iter, flag, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }
 
 // BF_Reduce_Coarse: as reduce over row v of the transpose mt, so the M
@@ -502,6 +543,15 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // iteration before read last, which the L2 cache still holds. Each vertex
 // is still settled once per iteration, from the same σ: the order changes
 // nothing else.
+//
+// The traced build's densebf_coarse_vec_f32 takes 38 registers a thread
+// to the untraced build's 32 (NVRTC 13, sm_90), so 6 blocks of 256
+// threads an SM instead of 8: the trace's one cost above 2% (H100:
+// 2.6–3.1% of a run at n = 8192, 8–17% at n = 1024, where 1024 blocks
+// no longer fit in one wave). Measured variants: any start stamp
+// together with any end stamp does it (either alone keeps 32, the
+// counts do not matter); capping the kernel at 32 (__maxnreg__) spills
+// and costs 12%.
 template <typename T, bool VEC>
 __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
                                       int *__restrict__ pred, int n, int M, int iter, int *flag, int alternate,
@@ -537,7 +587,6 @@ extern "C" __global__ void densebf_coarse_i32(const int *__restrict__ mt, const 
                                               int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }
 
 extern "C" __global__ void densebf_coarse_f32(const float *__restrict__ mt, const float *__restrict__ sig,
@@ -545,7 +594,6 @@ extern "C" __global__ void densebf_coarse_f32(const float *__restrict__ mt, cons
                                               int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }
 
 extern "C" __global__ void densebf_coarse_vec_i32(const int *__restrict__ mt, const int *__restrict__ sig,
@@ -553,7 +601,6 @@ extern "C" __global__ void densebf_coarse_vec_i32(const int *__restrict__ mt, co
                                                   int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }
 
 extern "C" __global__ void densebf_coarse_vec_f32(const float *__restrict__ mt, const float *__restrict__ sig,
@@ -561,5 +608,4 @@ extern "C" __global__ void densebf_coarse_vec_f32(const float *__restrict__ mt, 
                                                   int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
-	DENSEBF_LOG_END(ent);
 }

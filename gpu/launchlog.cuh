@@ -77,6 +77,19 @@ __device__ __forceinline__ void llog_begin(unsigned long long *ent, unsigned lon
 	}
 }
 
+// llog_end_synced is llog_end for a block whose threads have all
+// passed a barrier after their last work for the launch (the caller's
+// own): it stamps without a barrier of its own, by the block's first
+// thread (the others may call it too; nothing when ent is NULL or open).
+__device__ __forceinline__ void llog_end_synced(unsigned long long *ent) {
+	if (ent == 0 || ((unsigned long long)ent & LLOG_OPEN) != 0) {
+		return;
+	}
+	if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+		atomicMax(ent + LLOG_END + blockIdx.x % LLOG_ENDS, llog_clock());
+	}
+}
+
 // llog_end raises the launch's end to the block's (nothing when ent is
 // NULL or open), in the block's end word. Every thread of the block must
 // call it: it synchronises the block.
@@ -85,9 +98,7 @@ __device__ __forceinline__ void llog_end(unsigned long long *ent) {
 		return;
 	}
 	__syncthreads();
-	if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-		atomicMax(ent + LLOG_END + blockIdx.x % LLOG_ENDS, llog_clock());
-	}
+	llog_end_synced(ent);
 }
 
 // llog_kernel runs body() between llog_begin and llog_end, so that a

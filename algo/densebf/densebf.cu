@@ -2,8 +2,10 @@
 // compiled at run time by NVRTC for the device's own architecture. No
 // #include: every type is declared here and only NVRTC's built-ins are
 // used (int4, float4, __ldg, __syncthreads, __syncthreads_or,
-// __ballot_sync, __shfl_down_sync, __popc, atomicAdd, __int_as_float). Every kernel is extern "C" so gpu.go finds it by name;
-// a CI test checks that each name gpu.go launches is declared below.
+// __ballot_sync, __shfl_down_sync, __popc, atomicAdd, __int_as_float;
+// the traced build adds gpu/launchlog.cuh's). Every kernel is extern "C"
+// so gpu.go finds it by name; a CI test checks that each name gpu.go
+// launches is declared below.
 //
 // The matrix holds one entry per pair of vertices, n×n, as int (int32,
 // no edge = INF_I32 or more) or float (no edge = +Inf; never NaN or -Inf,
@@ -26,12 +28,14 @@
 // the flag after one or more iterations and stops after an iteration that
 // left it below its number.
 //
-// lowered, the last argument of the iteration kernels, is null except in
-// traced runs (densebf Options.Trace): then lowered[iter] counts the
-// vertices whose distance iteration iter lowered (an array of n + 1
-// ints, zeroed by the host before the run), one atomicAdd per warp that
-// lowered one. The test is on a kernel argument, the same for every
-// thread: untraced launches pay one uniform branch.
+// The trace arguments, last in every kernel: lowered (the iteration
+// kernels only), then ent and nxt, the launch's entries in the launch
+// log (gpu.LaunchLog). In a traced run (densebf Options.Trace, the traced
+// build below) lowered[iter] counts the vertices whose distance
+// iteration iter lowered (an array of n + 1 ints, zeroed by the host
+// before the run), one atomicAdd per warp that lowered one, and every
+// kernel stamps its span in the log. Untraced runs launch the untraced
+// build, which ignores the three (the host passes NULL).
 //
 // Layouts. Naive and Reduce read the matrix as given, row-major with
 // entry (j, v) at j*n + v: the in-edges of v are column v. Coarse reads
@@ -67,6 +71,112 @@
 typedef long long i64;
 
 #define INF_I32 1073741823 // graph.InfI32 = MaxInt32/2
+
+// ---- the two builds ----
+//
+// gpu.go compiles this file twice. The untraced build (no DENSEBF_TRACED,
+// no gpu/launchlog.cuh before it) is what every untraced run launches:
+// no trace code at all — its kernels take the trace arguments unnamed,
+// its Lowered is empty and its count_* do nothing — so a reference to the
+// launch log (llog_*) or to the counts outside #ifdef DENSEBF_TRACED
+// fails to compile there (TestUntracedBuild checks the preprocessed
+// text). The traced build (-DDENSEBF_TRACED=1, launchlog.cuh prepended:
+// gpu.PrependLaunchLog), compiled when a traced preparation or run first
+// needs it, counts the lowered distances and stamps every launch's span in the
+// log: DENSEBF_LOG_BEGIN first, run by every thread (no kernel here
+// returns early); the end by the init kernels' DENSEBF_LOG_END, and by
+// the iteration kernels' report (report, report_count), right after the
+// block's last barrier, from the entry held in shared memory (log_hold,
+// log_reported say why). Both builds declare the same
+// kernels with the same parameters (DENSEBF_TRACE_PARAMS last, the init
+// kernels' DENSEBF_LOG_PARAMS), so one Go launch path serves both.
+//
+// Why two builds: the trace's code compiled into every kernel (the NULL
+// tests of lowered and of the log entries, the ballot) would make
+// untraced runs pay for it; MST's kernels ran 21% slower untraced with
+// the launch log compiled in (H100), and issue 17 asks that a trace cost
+// nothing when off.
+#ifdef DENSEBF_TRACED
+#define DENSEBF_LOG_PARAMS unsigned long long *ent, unsigned long long *nxt
+#define DENSEBF_TRACE_PARAMS int *lowered, DENSEBF_LOG_PARAMS
+#define DENSEBF_LOG_BEGIN(ent, nxt) log_hold(ent, nxt)
+#define DENSEBF_LOG_END(ent) llog_end(ent)
+#define DENSEBF_LOWERED(lowered) (lowered)
+
+// held_entry is the block's launch-log entry, kept in shared memory by
+// log_hold for log_reported.
+__shared__ unsigned long long *held_entry;
+
+// log_hold begins a logged launch and keeps its entry in shared memory
+// for the block's end stamp (log_reported): block 0's thread 0 calls
+// llog_begin, and every block's thread 0 keeps the entry. Why not
+// llog_begin and llog_end from every thread, as other packages do: both
+// test the thread's and block's three indices, the compiler keeps the
+// indices read at the start (and the entry) in registers until the end,
+// and BF_Naive's loop, short of registers then, keeps fewer loads in
+// flight — its traced launches took 1.62 ms against 0.99 untraced at
+// n = 8192 (H100; an nvcc harness and the NVRTC build alike: 64% in
+// BenchmarkGPUTrace), 1.0 with either stamp left out, 0.99 so.
+// Only thread 0 of a block tests here, its indices being 1D, and the
+// end reads the entry back from shared memory. Every thread must call
+// it.
+__device__ __forceinline__ void log_hold(unsigned long long *ent, unsigned long long *nxt) {
+	if (threadIdx.x == 0) {
+		if (blockIdx.x == 0) {
+			llog_begin(ent, nxt);
+		}
+		held_entry = ent;
+	}
+}
+
+// log_reported stamps the block's end in the held entry (unless the
+// launch is open): the iteration kernels call it from report and
+// report_count, right after their block-wide barrier, which follows
+// the block's last write of σ and η, so no barrier of its own
+// (llog_end_synced).
+__device__ __forceinline__ void log_reported() {
+	if (threadIdx.x == 0) {
+		llog_end_synced(held_entry);
+	}
+}
+
+// Lowered is the per-iteration count of lowered distances (never NULL:
+// the host makes it for every traced run).
+typedef int *Lowered;
+
+// count_warp adds the vertices the warp's threads lowered (changed, one
+// vertex each) to lowered[iter]: one atomicAdd by lane 0 when some did.
+// Every lane of the warp must call it.
+__device__ __forceinline__ void count_warp(Lowered lowered, int iter, bool changed) {
+	const unsigned b = __ballot_sync(0xffffffffu, changed ? 1 : 0);
+	if ((threadIdx.x & 31) == 0 && b) {
+		atomicAdd(lowered + iter, __popc(b));
+	}
+}
+
+// count_add adds count to lowered[iter] when it is positive.
+__device__ __forceinline__ void count_add(Lowered lowered, int iter, int count) {
+	if (count > 0) {
+		atomicAdd(lowered + iter, count);
+	}
+}
+#else
+#define DENSEBF_LOG_PARAMS unsigned long long *, unsigned long long *
+#define DENSEBF_TRACE_PARAMS int *, DENSEBF_LOG_PARAMS
+#define DENSEBF_LOG_BEGIN(ent, nxt)
+#define DENSEBF_LOG_END(ent)
+#define DENSEBF_LOWERED(lowered) (Lowered())
+
+// log_reported does nothing in the untraced build.
+__device__ __forceinline__ void log_reported() {}
+
+// Lowered is empty in the untraced build: nothing is counted.
+struct Lowered {};
+
+__device__ __forceinline__ void count_warp(Lowered, int, bool) {}
+
+__device__ __forceinline__ void count_add(Lowered, int, int) {}
+#endif
 
 // ---- the element types ----
 
@@ -127,34 +237,29 @@ __device__ __forceinline__ bool settle(const T *__restrict__ sig, T *__restrict_
 }
 
 // report writes iter to *flag when some thread of the block changed a
-// vertex and, when lowered is not null (a traced run), adds the warp's
-// changed vertices to lowered[iter]. Every thread of the block must call
-// it (blocks are whole warps).
-__device__ __forceinline__ void report(bool changed, int iter, int *flag, int *lowered) {
+// vertex and, in the traced build, adds the warp's changed vertices to
+// lowered[iter]. Every thread of the block must call it (blocks are
+// whole warps).
+__device__ __forceinline__ void report(bool changed, int iter, int *flag, Lowered lowered) {
 	if (__syncthreads_or(changed ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;
 	}
-	if (lowered) { // the same for every thread: no divergence
-		const unsigned b = __ballot_sync(0xffffffffu, changed ? 1 : 0);
-		if ((threadIdx.x & 31) == 0 && b) {
-			atomicAdd(lowered + iter, __popc(b));
-		}
-	}
+	log_reported();
+	count_warp(lowered, iter, changed);
 }
 
 // report_count is report for the group methods: count is the vertices
 // this thread settled lower (only a group's thread 0 settles, so at most
 // one thread per warp has a count). It writes iter to *flag when some
-// thread of the block lowered a vertex and, in traced runs, adds the
-// counts to lowered[iter], one atomicAdd per warp that lowered one. Every
-// thread of the block must call it.
-__device__ __forceinline__ void report_count(int count, int iter, int *flag, int *lowered) {
+// thread of the block lowered a vertex and, in the traced build, adds
+// the counts to lowered[iter], one atomicAdd per warp that lowered one.
+// Every thread of the block must call it.
+__device__ __forceinline__ void report_count(int count, int iter, int *flag, Lowered lowered) {
 	if (__syncthreads_or(count > 0 ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;
 	}
-	if (lowered && count > 0) {
-		atomicAdd(lowered + iter, count);
-	}
+	log_reported();
+	count_add(lowered, iter, count);
 }
 
 // better reports whether the candidate (b, jb) beats (a, ja): a smaller
@@ -348,18 +453,24 @@ __device__ __forceinline__ void init(T *sig, int *pred, int n, int src, int *fla
 	}
 }
 
-extern "C" __global__ void densebf_init_i32(int *sig, int *pred, int n, int src, int *flag) {
+// The init kernels take the log's entries, no count (they lower
+// nothing).
+extern "C" __global__ void densebf_init_i32(int *sig, int *pred, int n, int src, int *flag, DENSEBF_LOG_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
 	init<int>(sig, pred, n, src, flag);
+	DENSEBF_LOG_END(ent);
 }
 
-extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int src, int *flag) {
+extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int src, int *flag, DENSEBF_LOG_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
 	init<float>(sig, pred, n, src, flag);
+	DENSEBF_LOG_END(ent);
 }
 
 // BF_Naive: thread v scans column v of the row-major matrix m.
 template <typename T>
 __device__ __forceinline__ void naive(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
-                                     int *__restrict__ pred, int n, int iter, int *flag, int *lowered) {
+                                     int *__restrict__ pred, int n, int iter, int *flag, Lowered lowered) {
 	const int v = blockIdx.x * blockDim.x + threadIdx.x;
 	bool changed = false;
 	if (v < n) {
@@ -373,14 +484,16 @@ __device__ __forceinline__ void naive(const T *__restrict__ m, const T *__restri
 
 extern "C" __global__ void densebf_naive_i32(const int *__restrict__ m, const int *__restrict__ sig,
                                              int *__restrict__ out, int *__restrict__ pred, int n, int iter,
-                                             int *flag, int *lowered) {
-	naive<int>(m, sig, out, pred, n, iter, flag, lowered);
+                                             int *flag, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	naive<int>(m, sig, out, pred, n, iter, flag, DENSEBF_LOWERED(lowered));
 }
 
 extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const float *__restrict__ sig,
                                              float *__restrict__ out, int *__restrict__ pred, int n, int iter,
-                                             int *flag, int *lowered) {
-	naive<float>(m, sig, out, pred, n, iter, flag, lowered);
+                                             int *flag, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	naive<float>(m, sig, out, pred, n, iter, flag, DENSEBF_LOWERED(lowered));
 }
 
 // BF_Reduce: group g of the block handles vertex v = b*G + g in each
@@ -388,7 +501,7 @@ extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const 
 // j = t, t+M, … of column v of the row-major matrix.
 template <typename T>
 __device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
-                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *lowered) {
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag, Lowered lowered) {
 	const int G = blockDim.x / M;
 	const int g = threadIdx.x / M;
 	const int t = threadIdx.x - g * M;
@@ -407,14 +520,16 @@ __device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restr
 
 extern "C" __global__ void densebf_reduce_i32(const int *__restrict__ m, const int *__restrict__ sig,
                                               int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
-                                              int *flag, int *lowered) {
-	reduce<int>(m, sig, out, pred, n, M, iter, flag, lowered);
+                                              int *flag, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	reduce<int>(m, sig, out, pred, n, M, iter, flag, DENSEBF_LOWERED(lowered));
 }
 
 extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const float *__restrict__ sig,
                                               float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                              int iter, int *flag, int *lowered) {
-	reduce<float>(m, sig, out, pred, n, M, iter, flag, lowered);
+                                              int iter, int *flag, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	reduce<float>(m, sig, out, pred, n, M, iter, flag, DENSEBF_LOWERED(lowered));
 }
 
 // BF_Reduce_Coarse: as reduce over row v of the transpose mt, so the M
@@ -428,10 +543,19 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // iteration before read last, which the L2 cache still holds. Each vertex
 // is still settled once per iteration, from the same σ: the order changes
 // nothing else.
+//
+// The traced build's densebf_coarse_vec_f32 takes 38 registers a thread
+// to the untraced build's 32 (NVRTC 13, sm_90), so 6 blocks of 256
+// threads an SM instead of 8: the trace's one cost above 2% (H100:
+// 2.6–3.1% of a run at n = 8192, 8–17% at n = 1024, where 1024 blocks
+// no longer fit in one wave). Measured variants: any start stamp
+// together with any end stamp does it (either alone keeps 32, the
+// counts do not matter); capping the kernel at 32 (__maxnreg__) spills
+// and costs 12%.
 template <typename T, bool VEC>
 __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
-                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *lowered,
-                                      int alternate) {
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int alternate,
+                                      Lowered lowered) {
 	const int G = blockDim.x / M;
 	const int g = threadIdx.x / M;
 	const int t = threadIdx.x - g * M;
@@ -460,24 +584,28 @@ __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__rest
 
 extern "C" __global__ void densebf_coarse_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                               int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
-                                              int *flag, int *lowered, int alternate) {
-	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
+                                              int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
 }
 
 extern "C" __global__ void densebf_coarse_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                               float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                              int iter, int *flag, int *lowered, int alternate) {
-	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
+                                              int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
 }
 
 extern "C" __global__ void densebf_coarse_vec_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                                   int *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag, int *lowered, int alternate) {
-	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
+                                                  int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
 }
 
 extern "C" __global__ void densebf_coarse_vec_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                                   float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag, int *lowered, int alternate) {
-	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, lowered, alternate);
+                                                  int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+	DENSEBF_LOG_BEGIN(ent, nxt);
+	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
 }

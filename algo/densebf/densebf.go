@@ -58,8 +58,9 @@ type Result struct {
 	// the GPU, whose iterations compute the same distances; the last
 	// step's is 0: the run stops after an iteration that lowers
 	// nothing), Frontier and FrontierArcs 0 (every iteration reads every
-	// entry), Time its time (GPU: its kernel launch, between CUDA
-	// events; CPU: wall time). A GPU trace's Launches are the
+	// entry), Time its time (GPU: its launch's, by the GPU's own clock
+	// through gpu.LaunchLog — see Options.Trace; CPU: wall time). A GPU
+	// trace's Launches are the
 	// initialisation (step -1) and one launch per step; the idle
 	// iterations of a FlagInterval above 1 (launched after the last one,
 	// before the flag read that ends the run) are not listed, but their

@@ -43,12 +43,20 @@
 //
 // With Options.Trace a run records Result.Trace (package trace): one step
 // of Kind "iteration" per iteration, with the matrix entries it read (N²),
-// the distances it lowered and its time — on a GPU its launch's, between
-// CUDA events (gpu.LaunchTimer), the kernels counting the lowered
-// distances only then (a null counter otherwise); on the host device the
+// the distances it lowered and its time — on a GPU its launch's span by
+// the GPU's own clock (gpu.LaunchLog: the kernels stamp it themselves, so
+// the host records no event between launches); on the host device the
 // CPU iterations' wall time. BytesPerIteration gives the bytes an
 // iteration moves by construction, so BytesPerIteration ÷ Step.Time is
 // its achieved bandwidth. The CPU's Run never traces.
+//
+// The GPU kernels come in two builds of one source: traced runs launch
+// the one that counts the lowered distances and logs each launch's span,
+// untraced runs one without any trace code, so that a trace costs
+// nothing when it is off (trace code compiled into every kernel, even
+// skipped, slows untraced runs: MST's kernels ran 21% slower so). The
+// two take the same arguments, so one launch path serves both;
+// Options.Trace may change from run to run of one Prepared.
 //
 // # Validation on the device
 //

@@ -16,8 +16,9 @@ import (
 	"github.com/graphnb/graphnb/trace"
 )
 
-// kernelSource is the CUDA C of the GPU methods, compiled by NVRTC once
-// per device (and cached on disk by package gpu).
+// kernelSource is the CUDA C of the GPU methods, compiled by NVRTC in
+// two builds (untracedBuild, tracedBuild), each once per device (and
+// cached on disk by package gpu).
 //
 //go:embed densebf.cu
 var kernelSource string
@@ -72,16 +73,35 @@ func kernelNames() []string {
 	return out
 }
 
-// kernels compiles densebf.cu once per device and process.
-var kernels = gpu.ModuleCache{Name: "densebf.cu", Source: kernelSource}
+// The two builds of densebf.cu (its "the two builds" comment says why),
+// each compiled once per device and process: untraced runs launch
+// untracedBuild's kernels, which hold no trace code; traced runs
+// (Options.Trace) tracedBuild's, whose kernels count the distances they
+// lower and log their spans (gpu.LaunchLog).
+var (
+	untracedBuild = gpu.ModuleCache{Name: "densebf.cu", Source: kernelSource}
+	tracedBuild   = gpu.ModuleCache{Name: "densebf.cu (traced)", Source: gpu.PrependLaunchLog(kernelSource),
+		Options: []gpu.CompileOption{gpu.Define("DENSEBF_TRACED", "1")}}
+)
 
-// deviceModule returns densebf.cu compiled for dev.
-func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
-	m, err := kernels.For(dev)
+// deviceModule returns densebf.cu compiled for dev, the traced build if
+// traced.
+func deviceModule(dev *gpu.Device, traced bool) (*gpu.Module, error) {
+	build := &untracedBuild
+	if traced {
+		build = &tracedBuild
+	}
+	m, err := build.For(dev)
 	if err != nil {
 		return nil, fmt.Errorf("densebf: %w", err)
 	}
 	return m, nil
+}
+
+// kernelSet is the two kernels a run launches, from one build of
+// densebf.cu: the initialisation and the method's iteration.
+type kernelSet struct {
+	init, step *gpu.Function
 }
 
 // shape is the launch geometry of the iteration kernel for n vertices.
@@ -189,16 +209,21 @@ type Prepared struct {
 	sigF32 [2]*gpu.Float32s
 	pred   *gpu.Int32s
 	flag   *gpu.Int32s
-	kInit  *gpu.Function
-	kStep  *gpu.Function
 	ck     *checkState // the device check's buffers (devcheck.go), made by the first Check
 
+	// The kernels of densebf.cu's two builds (builds[0] untraced,
+	// builds[1] traced), loaded by Prepare for its options and the other
+	// by the first run that needs it (a Prepared whose Options.Trace
+	// changes between runs: BenchmarkGPUTrace); nil until then.
+	builds [2]*kernelSet
+
 	// Traced runs (Options.Trace): the kernels' count of lowered
-	// distances per iteration (N + 1 ints, entry 0 unused), and the timer
-	// of the launches, made by the first traced run, its events reused
-	// by the next ones and released by Close.
-	lowered *gpu.Int32s
-	timer   *gpu.LaunchTimer
+	// distances per iteration (N + 1 ints, entry 0 unused; made by
+	// Prepare, or by the first traced run), and the launch log, made by
+	// the first traced run, its ring reused by the next ones and freed by
+	// Close.
+	lowered   *gpu.Int32s
+	launchLog *gpu.LaunchLog
 
 	// forwardOnly makes ReduceCoarse take the rows in the same order
 	// every iteration (the benchmarks' comparison; by default even
@@ -216,8 +241,12 @@ type Prepared struct {
 // in Result.CopyTime) and allocates two distance arrays, the predecessors
 // and the change flag (12·N + 4 bytes), and with Options.Trace the
 // per-iteration counts of lowered distances (4·N + 4 bytes more; the
-// first traced Run makes the launch timer's CUDA events). PrepTime
-// reports the whole preparation. Device memory: Bytes.
+// first traced Run makes the launch log's 64 KiB ring, outside Bytes).
+// It compiles and loads the build of densebf.cu its options run (the
+// traced build with Options.Trace); a run with the other setting of
+// Options.Trace loads the other build, and a first traced run of an
+// untraced preparation allocates the counts. PrepTime reports the whole
+// preparation. Device memory: Bytes.
 //
 // On the host device (dev.IsHost()) nothing is uploaded: Run computes
 // with the CPU's Run (the same dense pull iterations), so a notebook runs
@@ -253,16 +282,10 @@ func Prepare(dev *gpu.Device, d *graph.Dense, o Options) (*Prepared, error) {
 }
 
 func (p *Prepared) prepareGPU() error {
-	mod, err := deviceModule(p.Device())
-	if err != nil {
+	if _, err := p.kernelsFor(p.opts.Trace); err != nil {
 		return err
 	}
-	if p.kInit, err = mod.Function(initKernel(p.f32)); err != nil {
-		return err
-	}
-	if p.kStep, err = mod.Function(stepKernel(p.opts.Method, p.shape.vec, p.f32)); err != nil {
-		return err
-	}
+	var err error
 	n := p.n
 	coarse := p.opts.Method == ReduceCoarse
 	if coarse {
@@ -320,6 +343,32 @@ func (p *Prepared) prepareGPU() error {
 	return err
 }
 
+// kernelsFor returns the kernels of the traced or the untraced build
+// for p's method and shape, compiling (once per device and process) and
+// loading them on first use.
+func (p *Prepared) kernelsFor(traced bool) (*kernelSet, error) {
+	b := 0
+	if traced {
+		b = 1
+	}
+	if p.builds[b] != nil {
+		return p.builds[b], nil
+	}
+	mod, err := deviceModule(p.Device(), traced)
+	if err != nil {
+		return nil, err
+	}
+	k := &kernelSet{}
+	if k.init, err = mod.Function(initKernel(p.f32)); err != nil {
+		return nil, err
+	}
+	if k.step, err = mod.Function(stepKernel(p.opts.Method, p.shape.vec, p.f32)); err != nil {
+		return nil, err
+	}
+	p.builds[b] = k
+	return k, nil
+}
+
 // matrixArg is the uploaded matrix as a kernel argument.
 func (p *Prepared) matrixArg() any {
 	if p.f32 {
@@ -363,15 +412,15 @@ func (p *Prepared) sigToHost(i int) ([]float64, error) {
 	return out, nil
 }
 
-// Close frees the device memory and the launch timer's events (traced
+// Close frees the device memory and the launch log's ring (traced
 // runs); later Runs fail. Close is idempotent and accepts a nil
 // Prepared.
 func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := errors.Join(p.base.Close(), p.timer.Close())
-	p.timer = nil
+	err := errors.Join(p.base.Close(), p.launchLog.Close())
+	p.launchLog = nil
 	return err
 }
 
@@ -454,8 +503,11 @@ func (p *Prepared) String() string {
 // but not counted.
 //
 // With Options.Trace the result has Result.Trace: a step per iteration,
-// timed by its launch's CUDA events, with the distances it lowered as the
-// kernel counted them.
+// timed by its launch's span in the launch log (the GPU's own clock, no
+// event between launches; Options.Trace says how), with the distances
+// it lowered as the kernel counted them. A traced run launches the
+// traced build of densebf.cu, an untraced one the untraced build, which
+// holds no trace code (densebf.cu, "the two builds").
 //
 // On the host device it returns the CPU Run's result, with Algorithm
 // saying so and PrepTime the CPU Run's own (its validation and
@@ -526,87 +578,132 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 // number of the last iteration launched (its output array is last % 2)
 // and whether iteration N changed something (a negative cycle). A traced
 // run (Options.Trace) also fills r.Trace (see traceGPU).
+//
+// An untraced run launches the untraced build of densebf.cu with NULL
+// trace arguments. A traced run launches the traced build: the kernels
+// count the distances they lower into p.lowered (zeroed here, before the
+// timed region) and log their spans through p's launch log, by the GPU's
+// own clock (no CUDA event between launches). A launch that another
+// launch follows at once — the initialisation, and an iteration that is
+// not the last before a read of the change flag — is open
+// (gpu.LaunchLog.LaunchOpen: its time runs to the next launch's start);
+// the last before a flag read is closed (its own span), since the host's
+// read comes between it and the next.
 func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error) {
-	n, s := p.n, p.shape
-	interval := max(1, p.opts.FlagInterval)
-	word := []int32{0}
-	// A traced run times each launch with events of its own and has the
-	// kernels count the distances they lower into p.lowered (a null
-	// pointer otherwise), zeroed here, before the timed region.
-	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
+	traced := p.opts.Trace
+	k, err := p.kernelsFor(traced)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	var log *gpu.LaunchLog // nil: untraced, the launches unlogged
 	var lowered any = uint64(0)
-	if p.opts.Trace {
-		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
+	if traced {
+		if log, lowered, err = p.traceState(); err != nil {
 			return 0, 0, false, fmt.Errorf("tracing: %w", err)
 		}
-		if err = p.lowered.Fill(0); err != nil {
-			return 0, 0, false, fmt.Errorf("tracing: zeroing the counts of lowered distances: %w", err)
-		}
-		lowered = p.lowered
-	}
-	alternate := 1 // ReduceCoarse: even iterations take the rows backwards (densebf.cu)
-	if p.forwardOnly {
-		alternate = 0
-	}
-	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, block, shared int, args ...any) error {
-		return timer.Launch(t, step, f, grid, gpu.D1(block), shared, args...)
 	}
 	r.Time, err = p.Device().Time(func(t *gpu.Thread) error {
-		if err := launch(t, -1, p.kInit, gpu.Blocks(n, initBlock), initBlock, 0,
-			p.sigArg(0), p.pred, n, r.Source, p.flag); err != nil {
-			return err
-		}
-		it := 0
-		for {
-			first := it + 1
-			for b := 0; b < interval && it < n; b++ {
-				it++
-				in, out := p.sigArg((it-1)%2), p.sigArg(it%2)
-				var err error
-				switch p.opts.Method {
-				case Naive:
-					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, 0, p.matrixArg(), in, out, p.pred, n, it, p.flag, lowered)
-				case Reduce:
-					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, lowered)
-				default:
-					err = launch(t, it-1, p.kStep, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, lowered, alternate)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			if err := p.flag.Download(word); err != nil {
-				return err
-			}
-			changed := int(word[0])
-			switch {
-			case changed < first-1 || changed > it:
-				return fmt.Errorf("the change flag reads %d after iterations %d..%d (a kernel bug: please report it)", changed, first, it)
-			case changed < it:
-				iters, last = changed+1, it
-				return nil
-			case it == n:
-				iters, last, negCycle = n, n, true
-				return nil
-			}
-		}
+		var err error
+		iters, last, negCycle, err = p.launches(t, k, log, r.Source, lowered)
+		return err
 	})
-	if timer != nil {
-		// Always read the launches, so that a failed run's do not
-		// linger into the next run's trace.
-		launches, lerr := timer.Launches()
-		if err == nil && lerr != nil {
-			err = fmt.Errorf("tracing: %w", lerr)
-		}
-		if err == nil && !negCycle {
-			err = p.traceGPU(r, iters, launches)
+	if traced {
+		// A failed run's launches are dropped, so that they do not
+		// open the next run's trace.
+		if err != nil {
+			log.Drop()
+		} else {
+			launches, lerr := log.Launches()
+			switch {
+			case lerr != nil:
+				err = fmt.Errorf("tracing: %w", lerr)
+			case !negCycle:
+				err = p.traceGPU(r, iters, launches)
+			}
 		}
 	}
 	return iters, last, negCycle, err
 }
 
+// traceState readies a traced run: the launch log (made by the first
+// traced run) and the counts of lowered distances (made by the first
+// traced run of a Prepared prepared untraced), zeroed; it returns them,
+// the counts as the kernels' argument.
+func (p *Prepared) traceState() (*gpu.LaunchLog, any, error) {
+	log, err := p.Device().KeepLaunchLog(&p.launchLog)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.lowered == nil {
+		if p.lowered, err = p.mem.AllocInt32s(p.n + 1); err != nil {
+			return nil, nil, fmt.Errorf("allocating the counts of lowered distances: %w", err)
+		}
+	}
+	if err := p.lowered.Fill(0); err != nil {
+		return nil, nil, fmt.Errorf("zeroing the counts of lowered distances: %w", err)
+	}
+	return log, p.lowered, nil
+}
+
+// launches launches the initialisation and the iterations of a run from
+// src on t (iterate's timed region) with the kernels k, logged in log
+// (nil: untraced), lowered the iteration kernels' count argument (NULL
+// untraced). It returns what iterate does.
+func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src int32, lowered any) (iters, last int, negCycle bool, err error) {
+	n, s := p.n, p.shape
+	interval := max(1, p.opts.FlagInterval)
+	word := []int32{0}
+	alternate := 1 // ReduceCoarse: even iterations take the rows backwards (densebf.cu)
+	if p.forwardOnly {
+		alternate = 0
+	}
+	launch := func(open bool, step int, f *gpu.Function, grid gpu.Dim, block, shared int, args ...any) error {
+		if open {
+			return log.LaunchOpen(t, nil, step, f, grid, gpu.D1(block), shared, args...)
+		}
+		return log.LaunchOn(t, nil, step, f, grid, gpu.D1(block), shared, args...)
+	}
+	// The first iteration follows the initialisation at once (n ≥ 1).
+	if err := launch(true, -1, k.init, gpu.Blocks(n, initBlock), initBlock, 0, p.sigArg(0), p.pred, n, src, p.flag); err != nil {
+		return 0, 0, false, err
+	}
+	it := 0
+	for {
+		first := it + 1
+		for b := 0; b < interval && it < n; b++ {
+			it++
+			open := b+1 < interval && it < n // another iteration follows before the flag read
+			in, out := p.sigArg((it-1)%2), p.sigArg(it%2)
+			var err error
+			switch p.opts.Method {
+			case Naive:
+				err = launch(open, it-1, k.step, gpu.D1(s.grid), s.block, 0, p.matrixArg(), in, out, p.pred, n, it, p.flag, lowered)
+			case Reduce:
+				err = launch(open, it-1, k.step, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, lowered)
+			default:
+				err = launch(open, it-1, k.step, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, alternate, lowered)
+			}
+			if err != nil {
+				return 0, 0, false, err
+			}
+		}
+		if err := p.flag.Download(word); err != nil {
+			return 0, 0, false, err
+		}
+		changed := int(word[0])
+		switch {
+		case changed < first-1 || changed > it:
+			return 0, 0, false, fmt.Errorf("the change flag reads %d after iterations %d..%d (a kernel bug: please report it)", changed, first, it)
+		case changed < it:
+			return changed + 1, it, false, nil
+		case it == n:
+			return n, n, true, nil
+		}
+	}
+}
+
 // traceGPU sets r.Trace of a traced run of iters iterations from its
-// launches (the timer's, in order) and the kernels' counts of lowered
+// launches (the launch log's, in order) and the kernels' counts of lowered
 // distances: step i is iteration i+1, its time its launch's, the
 // launch's Bytes BytesPerIteration. The idle launches after the last
 // iteration (FlagInterval > 1) are left out.

@@ -65,13 +65,13 @@ func shapeCases(p *Prepared) []shapeCase {
 //
 // Metrics:
 //
-//	step_us   traced iterations' mean time (their launches' events)
+//	step_us   traced iterations' mean time (their launches' spans, gpu.LaunchLog)
 //	GB/s      BytesPerIteration / step_us: an iteration's bandwidth
 //	bw_frac   GB/s over the device's peak memory bandwidth
 //	ms        mean Result.Time of a (traced) run
 //	iters     mean iterations
 //	x_naive   BF_Naive's step time over this configuration's
-//	M, G, regs  the shape and the kernel's registers
+//	M, G, regs  the shape and the kernel's registers (the traced build's)
 //	default   1 for the shape the options choose by default
 //
 // Skipped without a GPU.
@@ -87,7 +87,11 @@ func BenchmarkGPUShape(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			a, err := p.kStep.Attributes()
+			k, err := p.kernelsFor(true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			a, err := k.step.Attributes()
 			if err != nil {
 				b.Fatal(err)
 			}

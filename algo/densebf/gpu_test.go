@@ -761,6 +761,8 @@ func TestFakeGPUChild(t *testing.T) {
 	t.Run("trace", func(t *testing.T) {
 		checkTraceOn(t, dev, traceCases(t), testVariants(false))
 		checkTraceNegativeCycle(t, dev, plantedCycles(t, 6, 12))
+		checkTraceFlip(t, dev, traceCases(t), testVariants(false))
+		checkBenchTrace(t, dev)
 	})
 	checkOneShotFreeError(t, dev)
 }

@@ -93,7 +93,8 @@ func checkTrace(t *testing.T, what string, d *graph.Dense, r *Result, lowered []
 
 // untimed returns r with a copy of its trace whose steps take no time
 // and that has no launches: the fake driver's events all measure 2.5 ms
-// apart, so its times cannot add up; the rest must.
+// apart (the run's Time), while its launch log reads the emulator's
+// clock, so its times cannot add up; the rest must.
 func untimed(r *Result) *Result {
 	rr := *r
 	rr.Trace = r.Trace.Untimed()
@@ -125,7 +126,7 @@ func checkLaunches(t *testing.T, what string, p *Prepared, r *Result) {
 
 // checkTraceOn traces every variant on every case from its first source
 // on dev, twice per preparation (the second run reuses the launch
-// timer's events), and requires each trace to agree with its result
+// log's ring), and requires each trace to agree with its result
 // (checkTrace: on the fake driver without its times) and to lower what
 // the CPU's traced iterations lower, which for small matrices is
 // refLowered's count; on a GPU the launches must be one per step. The

@@ -116,14 +116,26 @@ type Options struct {
 	// nothing, included), with Inspected the matrix entries it read (N²:
 	// every method reads each entry once per iteration), Updated the
 	// distances it lowered, Frontier 0 (every iteration reads the whole
-	// matrix) and Time its time: on a GPU its launch's, between CUDA
-	// events of their own (gpu.LaunchTimer; the kernels then also count
-	// the distances they lower, one atomic per warp that lowered one);
-	// on the host device the wall time of the CPU iteration.
+	// matrix) and Time its time: on a GPU its launch's, by the GPU's
+	// own clock (gpu.LaunchLog: each kernel stamps its start, and the
+	// last launch before a read of the change flag its end too; a launch
+	// that the next one follows at once — the initialisation, and with a
+	// FlagInterval above 1 the iterations before the last of an interval
+	// — runs to the next one's start, the launch gap included); on the
+	// host device the wall time of the CPU iteration.
 	// BytesPerIteration ÷ Step.Time is an iteration's achieved
 	// bandwidth; each iteration's launch carries it as its Bytes (no
-	// gather), for plots.Roofline. Untraced runs launch the same kernels with a null
-	// counter and record no events. Label ignores Trace.
+	// gather), for plots.Roofline.
+	//
+	// A traced run launches a second build of the kernels (densebf.cu,
+	// "the two builds"; compiled on a process's first traced run), which
+	// counts the distances it lowers (one atomic per warp that lowered
+	// one) and logs its launches' spans; an untraced run launches a build
+	// with no trace code at all, so a trace costs nothing when off. No
+	// CUDA event is recorded between launches: the events of the former
+	// timing (gpu.LaunchTimer, two a launch) cost traced runs 0.4–3.9% at
+	// n = 8192 (H100); BenchmarkGPUTrace measures the cost. Trace may
+	// change between runs of one Prepared. Label ignores Trace.
 	Trace bool
 }
 

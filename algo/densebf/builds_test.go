@@ -1,0 +1,231 @@
+package densebf
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/graphnb/graphnb/gpu"
+	"github.com/graphnb/graphnb/internal/cudasrc"
+)
+
+// ---- densebf.cu's two builds ----
+
+// preprocess returns src after the C preprocessor (g++ -E -P), with the
+// given -D options; it skips t without g++.
+func preprocess(t *testing.T, src string, defines ...string) string {
+	t.Helper()
+	gxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skip("g++ not found: the builds' preprocessed text is checked where it is")
+	}
+	args := append([]string{"-E", "-P", "-x", "c++"}, defines...)
+	cmd := exec.Command(gxx, append(args, "-")...)
+	cmd.Stdin = strings.NewReader(src)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("g++ -E on densebf.cu: %v\n%s", err, stderr.String())
+	}
+	return out.String()
+}
+
+// logArgs matches the launch log's entry arguments, ent and nxt.
+var logArgs = regexp.MustCompile(`\b(ent|nxt)\b`)
+
+// TestUntracedBuild checks that the untraced build of densebf.cu (what
+// every untraced run launches) holds no trace code after the
+// preprocessor: no launch log (llog_*, the GPU timer, the entries ent and
+// nxt), no count of lowered distances (no atomic, no ballot, an empty
+// Lowered and count functions that do nothing) — and that the traced
+// build holds all of it, every kernel logging its span (the iteration
+// kernels' ends in their report) and the iteration kernels counting. Both are what NVRTC compiles: the untraced source
+// alone, the traced one after gpu.PrependLaunchLog with
+// -DDENSEBF_TRACED=1.
+func TestUntracedBuild(t *testing.T) {
+	if untracedBuild.Source != kernelSource || len(untracedBuild.Options) != 0 {
+		t.Fatalf("the untraced build compiles %d bytes with %d options; want densebf.cu alone, no option",
+			len(untracedBuild.Source), len(untracedBuild.Options))
+	}
+	off := preprocess(t, untracedBuild.Source)
+	for _, s := range []string{"llog_", "globaltimer", "atomicAdd", "__ballot_sync", "__popc"} {
+		if strings.Contains(off, s) {
+			t.Errorf("the untraced build holds %q after the preprocessor: trace code outside #ifdef DENSEBF_TRACED", s)
+		}
+	}
+	if m := logArgs.FindString(off); m != "" {
+		t.Errorf("the untraced build names the log entry %q: its kernels must take the log's arguments unnamed", m)
+	}
+	for _, s := range []string{"struct Lowered {};", "void count_warp(Lowered, int, bool) {}", "void count_add(Lowered, int, int) {}"} {
+		if !strings.Contains(off, s) {
+			t.Errorf("the untraced build lacks %q: its count of lowered distances must be empty", s)
+		}
+	}
+
+	if len(tracedBuild.Options) != 1 || tracedBuild.Source != gpu.PrependLaunchLog(kernelSource) {
+		t.Fatalf("the traced build compiles %d bytes with %d options; want densebf.cu after the launch log header, -DDENSEBF_TRACED=1",
+			len(tracedBuild.Source), len(tracedBuild.Options))
+	}
+	on := preprocess(t, tracedBuild.Source, "-DDENSEBF_TRACED=1")
+	header := preprocess(t, gpu.PrependLaunchLog(""))
+	kernels := len(kernelNames())
+	iterKernels := kernels - 2 // all but the two init kernels count
+	for s, want := range map[string]int{
+		// every kernel begins through log_hold; the init kernels end with
+		// llog_end, the iteration kernels in report and report_count
+		"log_hold(ent, nxt)": kernels, "llog_begin(ent, nxt)": 1, "llog_end(ent)": 2,
+		"log_reported();": 2, "llog_end_synced(held_entry)": 1,
+		"Lowered lowered":           2 + 3 + 2, // count_warp, count_add, the three methods, report, report_count
+		"(lowered));":               iterKernels,
+		"atomicAdd(lowered + iter,": 2,
+	} {
+		if got := strings.Count(on, s) - strings.Count(header, s); got != want {
+			t.Errorf("the traced build holds %q %d times, want %d", s, got, want)
+		}
+	}
+}
+
+// TestKernelSourceSyntaxTraced is TestKernelSourceSyntax for the traced
+// build: densebf.cu with -DDENSEBF_TRACED=1 after gpu/launchlog.cuh.
+func TestKernelSourceSyntaxTraced(t *testing.T) {
+	cudasrc.Syntax(t, "-Wextra", "-include", filepath.Join("testdata", "cuda_shim.h"),
+		"-include", filepath.Join("..", "..", "gpu", "launchlog.cuh"), "-DDENSEBF_TRACED=1", "-x", "c++", "densebf.cu")
+}
+
+// checkTraceFlip runs one Prepared of every variant on every case on dev
+// untraced, traced, untraced, traced (Options.Trace changed between
+// runs, as BenchmarkGPUTrace does), prepared untraced and prepared
+// traced: every run must equal the CPU's Run, have a trace only when
+// traced (lowering what the CPU's traced iterations lower), and launch
+// the kernels of its build (traced: the traced module, whose kernels
+// count and log; untraced: the other).
+func checkTraceFlip(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []Variant) {
+	for _, c := range cases {
+		src := c.srcs[0]
+		cpu, err := run(c.d, src, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range variants {
+			for _, preparedTraced := range []bool{false, true} {
+				o := v.Options
+				o.Trace = preparedTraced
+				p, err := Prepare(dev, c.d, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, traced := range []bool{false, true, false, true} {
+					what := fmt.Sprintf("%s/%s prepared traced %v, run %d traced %v", c.name, v.Slug(), preparedTraced, i, traced)
+					p.opts.Trace = traced
+					r, err := p.Run(src)
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					if err := sameResult(r, cpu); err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					if (r.Trace != nil) != traced {
+						t.Fatalf("%s: trace %v", what, r.Trace)
+					}
+					if traced {
+						if got, want := stepsLowered(r), stepsLowered(cpu); fmt.Sprint(got) != fmt.Sprint(want) {
+							t.Fatalf("%s: lowered %v per iteration, the CPU %v", what, got, want)
+						}
+						checkLaunches(t, what, p, r)
+					}
+					checkRunBuild(t, what, dev, p, traced)
+				}
+				if err := p.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// checkRunBuild requires p's kernels of the traced or the untraced build
+// to come from that build's module, for the run just made.
+func checkRunBuild(t *testing.T, what string, dev *gpu.Device, p *Prepared, traced bool) {
+	t.Helper()
+	build := &untracedBuild
+	if traced {
+		build = &tracedBuild
+	}
+	mod, err := build.For(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := p.kernelsFor(traced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*gpu.Function{k.init, k.step} {
+		if f.Module() != mod {
+			t.Fatalf("%s: %s comes from %s, not %s", what, f.Name(), f.Module().Name(), mod.Name())
+		}
+	}
+}
+
+// TestGPUTraceFlip is checkTraceFlip on the GPU; it first logs the
+// registers a thread of each kernel of either build takes (a trace's
+// cost shows there first, and a build that fails the check still
+// logs them).
+func TestGPUTraceFlip(t *testing.T) {
+	dev := gpuDevice(t)
+	var line []string
+	for _, name := range kernelNames() {
+		regs := [2]int{}
+		for b, build := range []*gpu.ModuleCache{&untracedBuild, &tracedBuild} {
+			f, err := build.Functions(dev, []string{name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := f[name].Attributes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			regs[b] = a.Registers
+		}
+		line = append(line, fmt.Sprintf("%s %d/%d", name, regs[0], regs[1]))
+	}
+	t.Logf("registers a thread, untraced/traced build: %s", strings.Join(line, ", "))
+	checkTraceFlip(t, dev, traceCases(t), SeedVariants())
+}
+
+// checkBenchTrace runs BenchmarkGPUTrace's case (benchTrace) on dev for
+// the study's three kernels on a small matrix: it must flip Options.Trace
+// on its one Prepared, validate every run and report the trace's cost
+// and the traced steps' bandwidth.
+func checkBenchTrace(t *testing.T, dev *gpu.Device) {
+	info, err := dev.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := mustRandom(t, 40, 0.1, 100, 40, false)
+	for _, v := range SeedVariants() {
+		var failed string
+		res := testing.Benchmark(func(b *testing.B) {
+			defer func() {
+				if b.Failed() {
+					failed = "the benchmark failed"
+				}
+			}()
+			benchTrace(b, dev, info, &references{d: d}, v.Options)
+		})
+		if failed != "" {
+			t.Fatalf("%s: %s", v.Label, failed)
+		}
+		for _, m := range []string{"ms-off/bf", "ms-on/bf", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "iters", "step_us", "GB/s"} {
+			if _, ok := res.Extra[m]; !ok {
+				t.Errorf("%s: the benchmark reports no %s (%v)", v.Label, m, res.Extra)
+			}
+		}
+		if res.Extra["iters"] < 1 {
+			t.Errorf("%s: %v iterations a run", v.Label, res.Extra["iters"])
+		}
+	}
+}

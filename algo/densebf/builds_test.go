@@ -1,9 +1,7 @@
 package densebf
 
 import (
-	"bytes"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,28 +9,10 @@ import (
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/internal/cudasrc"
+	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
 // ---- densebf.cu's two builds ----
-
-// preprocess returns src after the C preprocessor (g++ -E -P), with the
-// given -D options; it skips t without g++.
-func preprocess(t *testing.T, src string, defines ...string) string {
-	t.Helper()
-	gxx, err := exec.LookPath("g++")
-	if err != nil {
-		t.Skip("g++ not found: the builds' preprocessed text is checked where it is")
-	}
-	args := append([]string{"-E", "-P", "-x", "c++"}, defines...)
-	cmd := exec.Command(gxx, append(args, "-")...)
-	cmd.Stdin = strings.NewReader(src)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("g++ -E on densebf.cu: %v\n%s", err, stderr.String())
-	}
-	return out.String()
-}
 
 // logArgs matches the launch log's entry arguments, ent and nxt.
 var logArgs = regexp.MustCompile(`\b(ent|nxt)\b`)
@@ -51,7 +31,7 @@ func TestUntracedBuild(t *testing.T) {
 		t.Fatalf("the untraced build compiles %d bytes with %d options; want densebf.cu alone, no option",
 			len(untracedBuild.Source), len(untracedBuild.Options))
 	}
-	off := preprocess(t, untracedBuild.Source)
+	off := fakegpu.Preprocess(t, "densebf.cu", untracedBuild.Source)
 	for _, s := range []string{"llog_", "globaltimer", "atomicAdd", "__ballot_sync", "__popc"} {
 		if strings.Contains(off, s) {
 			t.Errorf("the untraced build holds %q after the preprocessor: trace code outside #ifdef DENSEBF_TRACED", s)
@@ -70,8 +50,8 @@ func TestUntracedBuild(t *testing.T) {
 		t.Fatalf("the traced build compiles %d bytes with %d options; want densebf.cu after the launch log header, -DDENSEBF_TRACED=1",
 			len(tracedBuild.Source), len(tracedBuild.Options))
 	}
-	on := preprocess(t, tracedBuild.Source, "-DDENSEBF_TRACED=1")
-	header := preprocess(t, gpu.PrependLaunchLog(""))
+	on := fakegpu.Preprocess(t, "densebf.cu", tracedBuild.Source, "-DDENSEBF_TRACED=1")
+	header := fakegpu.Preprocess(t, "launchlog.cuh", gpu.PrependLaunchLog(""))
 	kernels := len(kernelNames())
 	iterKernels := kernels - 2 // all but the two init kernels count
 	for s, want := range map[string]int{

@@ -310,3 +310,41 @@ func BenchmarkGPUTrace(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGPUTraceStudy is BenchmarkGPUTrace for the study's methods,
+// which time their launches with CUDA events (gpu.LaunchTimer): the edge
+// scan and dynamic parallelism, on R-MAT scales 20 and 22 from 16 roots,
+// untraced and traced root after root on one prepared search.
+func BenchmarkGPUTraceStudy(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	for _, scale := range []int{20, 22} {
+		g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Unweighted())
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs := g.Roots(16, 1)
+		for _, m := range []Method{EdgeScan, DynamicParallelism} {
+			b.Run(fmt.Sprintf("rmat_s%d/%s", scale, strings.ReplaceAll(m.String(), " ", "_")), func(b *testing.B) {
+				p, err := Prepare(dev, g, Options{Method: m, Parents: true, Trace: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				tracecost.Measure(b, len(srcs), "bfs", func(i int, traced bool) (time.Duration, error) {
+					p.opt.Trace = traced
+					r, err := p.Run(srcs[i])
+					if err == nil && (r.Trace != nil) != traced {
+						err = fmt.Errorf("traced %v but trace %v", traced, r.Trace)
+					}
+					if err != nil {
+						return 0, err
+					}
+					return r.Time, nil
+				})
+			})
+		}
+	}
+}

@@ -280,8 +280,10 @@ type Prepared struct {
 	w64     bool
 	dist32  *gpu.Float32s // float32 distances of a run (Float32 only)
 	flags   *gpu.Int32s   // edge sweep: modif[1]
-	// Traced edge sweeps (Options.Trace): the kernel's count of lowered
-	// distances, and the timer of their launches (its events reused).
+	// Traced edge sweeps (Options.Trace): the kernel's running counts of
+	// lowered distances and, in its first word, the modif word of a
+	// traced run (sssp.cu's bf_edge: edgeCountWords words), and the
+	// timer of their launches (its events reused).
 	lowered *gpu.Uint64s
 	timer   *gpu.LaunchTimer
 	kInit   *gpu.Function
@@ -493,7 +495,7 @@ func (p *Prepared) prepareEdge() error {
 		return err
 	}
 	if p.opts.Trace {
-		if p.lowered, err = p.mem.AllocUint64s(1); err != nil {
+		if p.lowered, err = p.mem.AllocUint64s(edgeCountWords); err != nil {
 			return err
 		}
 	}
@@ -838,23 +840,31 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 	limit := 4*n + 64 // far above any real run: a guard against a kernel bug
 	iters := 0
 	// A traced run times each launch with events and has the kernel
-	// count the distances it lowers (lowered: a null pointer otherwise).
+	// count the distances it lowers (lowered: a null pointer otherwise)
+	// into running counts zeroed here, whose buffer's first word is the
+	// run's modif word too (one download a sweep reads both).
 	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
 	var lowered any = uint64(0)
+	var flags any = p.flags
 	var steps []trace.Step
-	count := []uint64{0}
+	var counts []uint64
+	var countsBefore uint64
 	if p.opts.Trace {
 		var err error
 		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
 			return err
 		}
-		lowered = p.lowered
+		if err := p.lowered.Fill(0); err != nil {
+			return err
+		}
+		lowered, flags = p.lowered, p.lowered
+		counts = make([]uint64, edgeCountWords)
 	}
 	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		return timer.Launch(t, step, f, grid, gpu.D1(blockSize), 0, args...)
 	}
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := launch(t, -1, p.kInit, gpu.Blocks(n, blockSize), dist, n, src, p.infArg(), p.flags); err != nil {
+		if err := launch(t, -1, p.kInit, gpu.Blocks(n, blockSize), dist, n, src, p.infArg(), flags); err != nil {
 			return err
 		}
 		grid := gpu.Blocks(m, blockSize)
@@ -862,28 +872,27 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 			if iter > limit {
 				return fmt.Errorf("no convergence after %d launches over %d edges (a kernel bug: please report it)", limit, m)
 			}
-			if timer != nil {
-				if err := p.lowered.Fill(0); err != nil {
-					return err
-				}
-			}
 			var err error
 			if p.opts.TextureCache {
-				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, dist, p.flags, lowered, m, iter)
+				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, dist, flags, lowered, m, iter)
 			} else {
-				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, p.flags, lowered, m, iter)
+				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, flags, lowered, m, iter)
 			}
 			if err != nil {
 				return err
 			}
-			if err := p.flags.Download(modif); err != nil {
-				return err
-			}
-			if timer != nil {
-				if err := p.lowered.Download(count); err != nil {
+			if timer == nil {
+				if err := p.flags.Download(modif); err != nil {
 					return err
 				}
-				steps = append(steps, trace.Step{Kind: "sweep", Inspected: 2 * int64(m), Updated: int64(count[0])})
+			} else {
+				if err := p.lowered.Download(counts); err != nil {
+					return err
+				}
+				modif[0] = int32(uint32(counts[0])) // the int modif word: the first word's low half (little-endian)
+				total := edgeCountSum(counts)
+				steps = append(steps, trace.Step{Kind: "sweep", Inspected: 2 * int64(m), Updated: int64(total - countsBefore)})
+				countsBefore = total
 			}
 			if modif[0] != int32(iter) {
 				iters = iter
@@ -1134,6 +1143,27 @@ func (p *Prepared) nearFarTrace(algorithm string, runTime time.Duration, log []n
 		steps = append(steps, s)
 	}
 	return &trace.Trace{Algorithm: algorithm, Arcs: p.m, Steps: steps, Launches: launches, Time: runTime}
+}
+
+// The traced edge sweep's counts (sssp.cu's BF_COUNT_SLOTS and
+// BF_COUNT_STRIDE; TestKernelSource compares them): slot k of the
+// running counts of lowered distances is word (k+1)·edgeCountStride of
+// a buffer of edgeCountWords words, whose word 0 holds the run's modif
+// word.
+const (
+	edgeCountSlots  = 16
+	edgeCountStride = 16
+	edgeCountWords  = (edgeCountSlots + 1) * edgeCountStride
+)
+
+// edgeCountSum is the running count of lowered distances in a traced
+// edge sweep's counts buffer: its slots summed.
+func edgeCountSum(counts []uint64) uint64 {
+	var sum uint64
+	for k := 1; k <= edgeCountSlots; k++ {
+		sum += counts[k*edgeCountStride]
+	}
+	return sum
 }
 
 // The byte models of the traced launches (Options.Trace): what a launch

@@ -567,13 +567,15 @@ func TestKernelSource(t *testing.T) {
 	if len(declared) != len(names) {
 		t.Errorf("sssp.cu declares %d kernels, gpu.go knows %d: %v", len(declared), len(names), declared)
 	}
-	// The control-word indices: sssp.cu's NF_* and gpu.go's nf* agree.
+	// The control-word indices: sssp.cu's NF_* and gpu.go's nf* agree, and
+	// the traced edge sweep's count slots.
 	defs := cudasrc.Defines(kernelSource)
 	for name, want := range map[string]int{"NF_Q0": nfQ0, "NF_SCNT": nfSCnt, "NF_FCNT": nfFCnt, "NF_PHASE": nfPhase,
 		"NF_EPOCH": nfEpoch, "NF_THR": nfThr, "NF_FMIN": nfFMin, "NF_FKEEP": nfFKeep, "NF_DONE": nfDone,
 		"NF_ROUNDS": nfRounds, "NF_SCANNED": nfScanned, "NF_LOWERED": nfLowered, "NF_WIDEN": nfWiden, "NF_PSCAN": nfPScan, "NF_CTL": nfCtlWords,
 		"NF_TLOG": nfTLogWords, "NF_T_START": nfTStart, "NF_T_NEAR": nfTNear, "NF_T_SETTLE": nfTSettle, "NF_T_FAR": nfTFar,
-		"NF_T_THR": nfTThr, "NF_T_PSCANNED": nfTPScanned, "NF_T_PLOWERED": nfTPLowered, "NF_T_ROUND": nfTRound, "NF_T_END": nfTEnd, "NF_T_ENDS": nfTEnds} {
+		"NF_T_THR": nfTThr, "NF_T_PSCANNED": nfTPScanned, "NF_T_PLOWERED": nfTPLowered, "NF_T_ROUND": nfTRound, "NF_T_END": nfTEnd, "NF_T_ENDS": nfTEnds,
+		"BF_COUNT_SLOTS": edgeCountSlots, "BF_COUNT_STRIDE": edgeCountStride} {
 		if got, ok := defs[name]; !ok || got != int64(want) {
 			t.Errorf("sssp.cu #define %s = %d (found %v), gpu.go says %d", name, got, ok, want)
 		}

@@ -137,7 +137,18 @@ extern "C" __global__ void sssp_edge_init_d32(float *dist, int n, int src, float
 // from each thread, without thousands of stores to one address.
 //
 // lowered, when not null (a traced run, sssp Options.Trace), counts the
-// writes: one atomic per warp that wrote.
+// writes: running counts in BF_COUNT_SLOTS words BF_COUNT_STRIDE apart
+// (one a 128-byte line) from lowered[BF_COUNT_STRIDE] on, block b adding
+// its writes (__syncthreads_count) to slot b % BF_COUNT_SLOTS; the host
+// zeroes them before a run and takes a sweep's count as the sums'
+// difference. A traced run passes lowered's first word as modif too, so
+// that one download a sweep reads both. (The former count, an atomic
+// per warp on one word that a memset zeroed and a download of its own
+// read every sweep, cost a traced run 57-116% of its time, this one
+// 1.8-2.8% (medians; H100, R-MAT scales 20 and 22, BenchmarkGPUTraceStudy),
+// the rest mostly the launches' events.)
+#define BF_COUNT_SLOTS 16
+#define BF_COUNT_STRIDE 16
 template <typename D, typename W, bool RO>
 __device__ __forceinline__ void bf_edge(const int *st, const int *en, const W *w, const D *distR, D *distW,
                                         int *modif, u64 *lowered, int m, int iter) {
@@ -157,14 +168,14 @@ __device__ __forceinline__ void bf_edge(const int *st, const int *en, const W *w
 			changed = 1;
 		}
 	}
-	if (__syncthreads_or(changed) && threadIdx.x == 0) {
-		*modif = iter;
-	}
 	if (lowered) { // the same for every thread: no divergence
-		const u32 b = __ballot_sync(FULL_MASK, changed);
-		if ((threadIdx.x & 31) == 0 && b) {
-			atomicAdd(lowered, (u64)__popc(b));
+		const int c = __syncthreads_count(changed);
+		if (c && threadIdx.x == 0) {
+			*modif = iter;
+			atomicAdd(lowered + (1 + blockIdx.x % BF_COUNT_SLOTS) * BF_COUNT_STRIDE, (u64)c);
 		}
+	} else if (__syncthreads_or(changed) && threadIdx.x == 0) {
+		*modif = iter;
 	}
 }
 

@@ -17,6 +17,7 @@ unsigned long long globaltimer(); // cuda_emu.h's stand-in for %globaltimer
 
 void __syncthreads();
 int __syncthreads_or(int predicate);
+int __syncthreads_count(int predicate);
 void __threadfence();
 unsigned __ballot_sync(unsigned mask, int predicate);
 int __ffs(int x);

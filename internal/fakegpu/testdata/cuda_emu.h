@@ -165,7 +165,7 @@ struct Warp {
 
 struct Block {
 	Barrier bar;
-	std::atomic<int> orAcc{0};    // threads mode's __syncthreads_or
+	std::atomic<int> orAcc{0};    // threads mode's __syncthreads_or and _count
 	int orSlot[2] = {0, 0};       // cooperative mode's, by barrier parity
 	std::vector<Warp> warps;
 	std::vector<unsigned char> shared;
@@ -517,6 +517,32 @@ inline void syncthreads() {
 	}
 }
 
+// syncthreads_count: syncthreads_or's barriers and slots, the threads
+// adding 1 for a true predicate instead of ORing it.
+inline int syncthreads_count(int p) {
+	Thread *t = self;
+	Block *b = t->block;
+	if (t->mode == Mode::threads) {
+		if (p) {
+			b->orAcc.fetch_add(1);
+		}
+		b->bar.wait();
+		int r = b->orAcc.load();
+		b->bar.wait();
+		if (t->tid == 0) {
+			b->orAcc.store(0);
+		}
+		b->bar.wait();
+		return r;
+	}
+	const long n = t->barriers;
+	if (p) {
+		b->orSlot[n & 1]++;
+	}
+	syncthreads();
+	return b->orSlot[n & 1];
+}
+
 // syncthreads_or: in threads mode three barriers; in cooperative mode one,
 // the threads ORing their predicate into the slot of this barrier's
 // parity, which the scheduler cleared when the barrier before it opened.
@@ -747,6 +773,7 @@ inline unsigned __ballot_sync(unsigned mask, int p) {
 inline unsigned __activemask() { return 1u << emu::lane(); }
 inline void __syncthreads() { emu::syncthreads(); }
 inline int __syncthreads_or(int p) { return emu::syncthreads_or(p); }
+inline int __syncthreads_count(int p) { return emu::syncthreads_count(p); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 inline int __ffs(int x) { return __builtin_ffs(x); }

@@ -466,27 +466,7 @@ func BenchmarkGPUTrace(b *testing.B) {
 		b.Run(fmt.Sprintf("rmat_s%d", scale), func(b *testing.B) {
 			// One prepared search, traced or not run by run: two would
 			// differ by where their buffers landed (a few percent).
-			p, err := Prepare(dev, g, Options{Method: NearFar, Parents: true, Trace: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer p.Close()
-			logged := false
-			tracecost.Measure(b, len(srcs), "sssp", func(i int, traced bool) (time.Duration, error) {
-				p.opts.Trace = traced
-				r, err := p.Run(srcs[i])
-				if err == nil && (r.Trace != nil) != traced {
-					err = fmt.Errorf("traced %v but trace %v", traced, r.Trace)
-				}
-				if err != nil {
-					return 0, err
-				}
-				if traced && !logged {
-					b.Log(r.Trace)
-					logged = true
-				}
-				return r.Time, nil
-			})
+			measureTraceCost(b, dev, g, srcs, Options{Method: NearFar, Parents: true}, true)
 		})
 	}
 }
@@ -508,23 +488,37 @@ func BenchmarkGPUTraceStudy(b *testing.B) {
 		srcs := g.Roots(8, 2)
 		for _, m := range []Method{EdgeSweep, Frontier} {
 			b.Run(fmt.Sprintf("rmat_s%d/%s", scale, strings.ReplaceAll(m.String(), " ", "_")), func(b *testing.B) {
-				p, err := Prepare(dev, g, Options{Method: m, Parents: true, Trace: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
-				tracecost.Measure(b, len(srcs), "sssp", func(i int, traced bool) (time.Duration, error) {
-					p.opts.Trace = traced
-					r, err := p.Run(srcs[i])
-					if err == nil && (r.Trace != nil) != traced {
-						err = fmt.Errorf("traced %v but trace %v", traced, r.Trace)
-					}
-					if err != nil {
-						return 0, err
-					}
-					return r.Time, nil
-				})
+				measureTraceCost(b, dev, g, srcs, Options{Method: m, Parents: true}, false)
 			})
 		}
 	}
+}
+
+// measureTraceCost measures the trace's cost for one prepared search of
+// g with options o (tracecost.Measure: untraced and traced root after
+// root, Options.Trace flipped between runs); logTrace logs the first
+// traced run's trace (go test -v).
+func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, o Options, logTrace bool) {
+	o.Trace = true
+	p, err := Prepare(dev, g, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	logged := !logTrace
+	tracecost.Measure(b, len(srcs), "sssp", func(i int, traced bool) (time.Duration, error) {
+		p.opts.Trace = traced
+		r, err := p.Run(srcs[i])
+		if err == nil && (r.Trace != nil) != traced {
+			err = fmt.Errorf("traced %v but trace %v", traced, r.Trace)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if traced && !logged {
+			b.Log(r.Trace)
+			logged = true
+		}
+		return r.Time, nil
+	})
 }

@@ -517,14 +517,21 @@ inline void syncthreads() {
 	}
 }
 
-// syncthreads_count: syncthreads_or's barriers and slots, the threads
-// adding 1 for a true predicate instead of ORing it.
-inline int syncthreads_count(int p) {
+// syncthreads_reduce is __syncthreads_count (count) or __syncthreads_or:
+// in threads mode three barriers; in cooperative mode one, the threads
+// adding 1 for a true predicate (count) or setting 1 (or) in the slot of
+// this barrier's parity, which the scheduler cleared when the barrier
+// before it opened.
+inline int syncthreads_reduce(int p, bool count) {
 	Thread *t = self;
 	Block *b = t->block;
 	if (t->mode == Mode::threads) {
 		if (p) {
-			b->orAcc.fetch_add(1);
+			if (count) {
+				b->orAcc.fetch_add(1);
+			} else {
+				b->orAcc.fetch_or(1);
+			}
 		}
 		b->bar.wait();
 		int r = b->orAcc.load();
@@ -537,38 +544,15 @@ inline int syncthreads_count(int p) {
 	}
 	const long n = t->barriers;
 	if (p) {
-		b->orSlot[n & 1]++;
+		b->orSlot[n & 1] = count ? b->orSlot[n & 1] + 1 : 1;
 	}
 	syncthreads();
 	return b->orSlot[n & 1];
 }
 
-// syncthreads_or: in threads mode three barriers; in cooperative mode one,
-// the threads ORing their predicate into the slot of this barrier's
-// parity, which the scheduler cleared when the barrier before it opened.
-inline int syncthreads_or(int p) {
-	Thread *t = self;
-	Block *b = t->block;
-	if (t->mode == Mode::threads) {
-		if (p) {
-			b->orAcc.fetch_or(1);
-		}
-		b->bar.wait();
-		int r = b->orAcc.load();
-		b->bar.wait();
-		if (t->tid == 0) {
-			b->orAcc.store(0);
-		}
-		b->bar.wait();
-		return r;
-	}
-	const long n = t->barriers;
-	if (p) {
-		b->orSlot[n & 1] = 1;
-	}
-	syncthreads();
-	return b->orSlot[n & 1];
-}
+inline int syncthreads_or(int p) { return syncthreads_reduce(p, false); }
+
+inline int syncthreads_count(int p) { return syncthreads_reduce(p, true); }
 
 // ---- launches ----
 

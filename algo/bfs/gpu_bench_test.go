@@ -347,3 +347,75 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 		return r.Time, nil
 	})
 }
+
+// BenchmarkGPUSwitch studies the direction switch's parameters α and β
+// for the direction-optimizing GPU search on R-MAT graphs (edge factor
+// 16, seed 1), by Graph500's rules (vertex labels permuted) and without
+// the permutation: scale GRAPHNB_BENCH_SCALE (default 22),
+// GRAPHNB_BENCH_ROOTS roots (default 64), parents on, one prepared search
+// per (α, β). The first root's result of each is validated with Check
+// (the others differ only in their roots). Metrics: GTEPS_g500
+// (component edges / time, harmonic mean), ms/bfs, levels and bottom-up
+// levels (means). Run on the GPU machine, e.g.
+//
+//	./bfs.test -test.run '^$' -test.bench 'GPUSwitch' -test.benchtime 1x
+func BenchmarkGPUSwitch(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	scale := benchEnv(b, "GRAPHNB_BENCH_SCALE", 22)
+	for _, permuted := range []bool{true, false} {
+		g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Unweighted(), gen.PermuteVertices(permuted))
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs := g.Roots(benchEnv(b, "GRAPHNB_BENCH_ROOTS", 64), 1)
+		labels := map[bool]string{true: "permuted", false: "unpermuted"}[permuted]
+		for _, ab := range [][2]int{{DefaultAlpha, DefaultBeta}, {5, 18}, {10, 18}, {30, 18}, {60, 18}, {15, 9}, {15, 36}, {15, 72}, {30, 36}, {10, 9}} {
+			b.Run(fmt.Sprintf("rmat_s%d_%s/alpha_%d/beta_%d", scale, labels, ab[0], ab[1]), func(b *testing.B) {
+				benchSwitch(b, dev, g, srcs, ab[0], ab[1])
+			})
+		}
+	}
+}
+
+// benchSwitch is one case of BenchmarkGPUSwitch: the search with α and β
+// from every root of srcs, b.N times.
+func benchSwitch(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, alpha, beta int) {
+	p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Parents: true, Alpha: alpha, Beta: beta})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var invG500, secs, levels, up float64
+	runs := 0
+	for i := 0; i < b.N; i++ {
+		for j, src := range srcs {
+			r, err := p.Run(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if i == 0 && j == 0 {
+				if err := Check(g, r); err != nil {
+					b.Fatalf("α %d, β %d from %d: %v", alpha, beta, src, err)
+				}
+			}
+			runs++
+			invG500 += 1 / r.TEPS.Graph500
+			secs += r.Time.Seconds()
+			levels += float64(len(r.FrontierSizes))
+			for _, d := range r.Directions {
+				if d == BottomUpStep {
+					up++
+				}
+			}
+		}
+	}
+	n := float64(runs)
+	b.ReportMetric(n/invG500/1e9, "GTEPS_g500")
+	b.ReportMetric(secs/n*1e3, "ms/bfs")
+	b.ReportMetric(levels/n, "levels")
+	b.ReportMetric(up/n, "bu_levels")
+}
+

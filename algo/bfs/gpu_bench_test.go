@@ -418,4 +418,3 @@ func benchSwitch(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, alph
 	b.ReportMetric(levels/n, "levels")
 	b.ReportMetric(up/n, "bu_levels")
 }
-

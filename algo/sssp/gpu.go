@@ -854,6 +854,11 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
 			return err
 		}
+		if p.lowered == nil { // prepared untraced
+			if p.lowered, err = p.mem.AllocUint64s(edgeCountWords); err != nil {
+				return err
+			}
+		}
 		if err := p.lowered.Fill(0); err != nil {
 			return err
 		}

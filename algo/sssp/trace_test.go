@@ -75,6 +75,24 @@ func checkTraceOn(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	if r, err := Run(dev, g, 0, Options{Parents: true}); err != nil || r.Trace != nil {
 		t.Fatalf("untraced: a trace, or %v", err)
 	}
+	// A search prepared untraced traces a run once Options.Trace is set
+	// (the edge sweep's counts are made then).
+	p, err := Prepare(dev, g, Options{Parents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.opts.Trace = true
+	r, err := p.Run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake {
+		rr := *r
+		rr.Trace = r.Trace.Untimed()
+		r = &rr
+	}
+	checkEdgeTrace(t, "prepared untraced, run traced", g, r)
+	p.Close()
 	for _, o := range []Options{{Method: NearFar}, {Method: NearFar, Float32: true}, {Method: Frontier}, {Method: NearFar, DeltaFactor: 0.5}} {
 		o.Parents = true
 		p, err := Prepare(dev, g, o)

@@ -252,8 +252,9 @@ __device__ __forceinline__ bool settle(const T *__restrict__ sig, T *__restrict_
 }
 
 // report writes iter to *flag when some thread of the block changed a
-// vertex and, in the traced build, adds the warp's changed vertices to
-// lowered[iter]. Every thread of the block must call it (blocks are
+// vertex and, in the traced build, stamps the block's end in the launch
+// log (log_reported) and adds the warp's changed vertices to iteration
+// iter's count. Every thread of the block must call it (blocks are
 // whole warps).
 __device__ __forceinline__ void report(bool changed, int iter, int *flag, Lowered lowered) {
 	if (__syncthreads_or(changed ? 1 : 0) && threadIdx.x == 0) {
@@ -266,9 +267,10 @@ __device__ __forceinline__ void report(bool changed, int iter, int *flag, Lowere
 // report_count is report for the group methods: count is the vertices
 // this thread settled lower (only a group's thread 0 settles, so at most
 // one thread per warp has a count). It writes iter to *flag when some
-// thread of the block lowered a vertex and, in the traced build, adds
-// the counts to lowered[iter], one atomicAdd per warp that lowered one.
-// Every thread of the block must call it.
+// thread of the block lowered a vertex and, in the traced build, stamps
+// the block's end (log_reported) and adds the counts to iteration iter's
+// count, one atomicAdd per warp that lowered one. Every thread of the
+// block must call it.
 __device__ __forceinline__ void report_count(int count, int iter, int *flag, Lowered lowered) {
 	if (__syncthreads_or(count > 0 ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;

@@ -19,6 +19,7 @@ func init() {
 		"DefaultAlpha":           reflect.ValueOf(constant.MakeFromLiteral("15", token.INT, 0)),
 		"DefaultBeta":            reflect.ValueOf(constant.MakeFromLiteral("18", token.INT, 0)),
 		"DefaultDPThreshold":     reflect.ValueOf(constant.MakeFromLiteral("1024", token.INT, 0)),
+		"DefaultGPUAlpha":        reflect.ValueOf(constant.MakeFromLiteral("30", token.INT, 0)),
 		"DirectionOptimizing":    reflect.ValueOf(bfs.DirectionOptimizing),
 		"DirectionOptimizingGPU": reflect.ValueOf(bfs.DirectionOptimizingGPU),
 		"DynamicParallelism":     reflect.ValueOf(bfs.DynamicParallelism),

@@ -928,7 +928,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 		r.Launches++
 		return log.Launch(t, step, f, grid, block, 0, args...)
 	}
-	alpha, beta, _ := p.opt.switchParams() // checked by Prepare
+	alpha, beta, _ := p.opt.gpuSwitchParams() // checked by Prepare
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
 		if err := launch(t, k[kDOInit], gpu.Blocks(n, blockSize), levels, parents, p.vis, int64(n), int64(words), src, p.qa); err != nil {
 			return err

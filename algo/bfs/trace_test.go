@@ -107,7 +107,8 @@ func checkGPUTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	cpu, err := DirectionOptimizing(g, src, Options{Trace: true})
+	// The CPU search with the GPU's default α (DefaultGPUAlpha).
+	cpu, err := DirectionOptimizing(g, src, Options{Trace: true, Alpha: DefaultGPUAlpha})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -240,9 +240,9 @@ type Prepared struct {
 // (4·N² bytes, timed with CUDA events: UploadTime, which every run counts
 // in Result.CopyTime) and allocates two distance arrays, the predecessors
 // and the change flag (12·N + 4 bytes), and with Options.Trace the
-// per-iteration counts of lowered distances (64·(N + 1) bytes more:
-// countWords; the
-// first traced Run makes the launch log's 64 KiB ring, outside Bytes).
+// per-iteration counts of lowered distances (64·(N + 1) bytes more,
+// countWords; the first traced Run makes the launch log's 64 KiB ring,
+// outside Bytes).
 // It compiles and loads the build of densebf.cu its options run (the
 // traced build with Options.Trace); a run with the other setting of
 // Options.Trace loads the other build, and a first traced run of an

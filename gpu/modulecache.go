@@ -59,3 +59,37 @@ func (c *ModuleCache) Functions(dev *Device, names []string) (map[string]*Functi
 	}
 	return fn, nil
 }
+
+// TracedBuilds are the two builds of a kernel file whose traced runs
+// launch kernels that log themselves (LaunchLog): Untraced, the source
+// alone, which untraced runs launch, so that they carry no trace code;
+// Traced, the source after the launch log's header (PrependLaunchLog)
+// with -D<macro>=1. Each is compiled once per device and process, on
+// first use.
+type TracedBuilds struct {
+	Untraced, Traced ModuleCache
+}
+
+// NewTracedBuilds returns the two builds of source, named name (the
+// traced one "name (traced)"), the traced one compiled with macro
+// defined to 1.
+func NewTracedBuilds(name, source, macro string) *TracedBuilds {
+	return &TracedBuilds{
+		Untraced: ModuleCache{Name: name, Source: source},
+		Traced: ModuleCache{Name: name + " (traced)", Source: PrependLaunchLog(source),
+			Options: []CompileOption{Define(macro, "1")}},
+	}
+}
+
+// Build returns the traced or the untraced build.
+func (b *TracedBuilds) Build(traced bool) *ModuleCache {
+	if traced {
+		return &b.Traced
+	}
+	return &b.Untraced
+}
+
+// For returns the traced or the untraced build compiled for dev.
+func (b *TracedBuilds) For(dev *Device, traced bool) (*Module, error) {
+	return b.Build(traced).For(dev)
+}

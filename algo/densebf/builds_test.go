@@ -27,11 +27,11 @@ var logArgs = regexp.MustCompile(`\b(ent|nxt)\b`)
 // alone, the traced one after gpu.PrependLaunchLog with
 // -DDENSEBF_TRACED=1.
 func TestUntracedBuild(t *testing.T) {
-	if untracedBuild.Source != kernelSource || len(untracedBuild.Options) != 0 {
+	if kernelBuilds.Untraced.Source != kernelSource || len(kernelBuilds.Untraced.Options) != 0 {
 		t.Fatalf("the untraced build compiles %d bytes with %d options; want densebf.cu alone, no option",
-			len(untracedBuild.Source), len(untracedBuild.Options))
+			len(kernelBuilds.Untraced.Source), len(kernelBuilds.Untraced.Options))
 	}
-	off := fakegpu.Preprocess(t, "densebf.cu", untracedBuild.Source)
+	off := fakegpu.Preprocess(t, "densebf.cu", kernelBuilds.Untraced.Source)
 	for _, s := range []string{"llog_", "globaltimer", "atomicAdd", "__ballot_sync", "__popc"} {
 		if strings.Contains(off, s) {
 			t.Errorf("the untraced build holds %q after the preprocessor: trace code outside #ifdef DENSEBF_TRACED", s)
@@ -46,11 +46,11 @@ func TestUntracedBuild(t *testing.T) {
 		}
 	}
 
-	if len(tracedBuild.Options) != 1 || tracedBuild.Source != gpu.PrependLaunchLog(kernelSource) {
+	if len(kernelBuilds.Traced.Options) != 1 || kernelBuilds.Traced.Source != gpu.PrependLaunchLog(kernelSource) {
 		t.Fatalf("the traced build compiles %d bytes with %d options; want densebf.cu after the launch log header, -DDENSEBF_TRACED=1",
-			len(tracedBuild.Source), len(tracedBuild.Options))
+			len(kernelBuilds.Traced.Source), len(kernelBuilds.Traced.Options))
 	}
-	on := fakegpu.Preprocess(t, "densebf.cu", tracedBuild.Source, "-DDENSEBF_TRACED=1")
+	on := fakegpu.Preprocess(t, "densebf.cu", kernelBuilds.Traced.Source, "-DDENSEBF_TRACED=1")
 	header := fakegpu.Preprocess(t, "launchlog.cuh", gpu.PrependLaunchLog(""))
 	kernels := len(kernelNames())
 	iterKernels := kernels - 2 // all but the two init kernels count
@@ -131,11 +131,7 @@ func checkTraceFlip(t *testing.T, dev *gpu.Device, cases []gpuCase, variants []V
 // to come from that build's module, for the run just made.
 func checkRunBuild(t *testing.T, what string, dev *gpu.Device, p *Prepared, traced bool) {
 	t.Helper()
-	build := &untracedBuild
-	if traced {
-		build = &tracedBuild
-	}
-	mod, err := build.For(dev)
+	mod, err := kernelBuilds.For(dev, traced)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +155,7 @@ func TestGPUTraceFlip(t *testing.T) {
 	var line []string
 	for _, name := range kernelNames() {
 		regs := [2]int{}
-		for b, build := range []*gpu.ModuleCache{&untracedBuild, &tracedBuild} {
+		for b, build := range []*gpu.ModuleCache{&kernelBuilds.Untraced, &kernelBuilds.Traced} {
 			f, err := build.Functions(dev, []string{name})
 			if err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 )
 
 // kernelSource is the CUDA C of the GPU methods, compiled by NVRTC in
-// two builds (untracedBuild, tracedBuild), each once per device (and
+// two builds (kernelBuilds: gpu.TracedBuilds), each once per device (and
 // cached on disk by package gpu).
 //
 //go:embed densebf.cu
@@ -73,25 +73,17 @@ func kernelNames() []string {
 	return out
 }
 
-// The two builds of densebf.cu (its "the two builds" comment says why),
-// each compiled once per device and process: untraced runs launch
-// untracedBuild's kernels, which hold no trace code; traced runs
-// (Options.Trace) tracedBuild's, whose kernels count the distances they
-// lower and log their spans (gpu.LaunchLog).
-var (
-	untracedBuild = gpu.ModuleCache{Name: "densebf.cu", Source: kernelSource}
-	tracedBuild   = gpu.ModuleCache{Name: "densebf.cu (traced)", Source: gpu.PrependLaunchLog(kernelSource),
-		Options: []gpu.CompileOption{gpu.Define("DENSEBF_TRACED", "1")}}
-)
+// kernelBuilds are the two builds of densebf.cu (its "the two builds"
+// comment says why): untraced runs launch kernelBuilds.Untraced's
+// kernels, which hold no trace code; traced runs (Options.Trace)
+// kernelBuilds.Traced's, whose kernels count the distances they lower
+// and log their spans (gpu.LaunchLog).
+var kernelBuilds = gpu.NewTracedBuilds("densebf.cu", kernelSource, "DENSEBF_TRACED")
 
 // deviceModule returns densebf.cu compiled for dev, the traced build if
 // traced.
 func deviceModule(dev *gpu.Device, traced bool) (*gpu.Module, error) {
-	build := &untracedBuild
-	if traced {
-		build = &tracedBuild
-	}
-	m, err := build.For(dev)
+	m, err := kernelBuilds.For(dev, traced)
 	if err != nil {
 		return nil, fmt.Errorf("densebf: %w", err)
 	}

@@ -28,11 +28,11 @@ var traceIdent = regexp.MustCompile(`(\S?)\s*\b(traced|ent|nxt)\b\s*(\S?)`)
 // span. Both are what NVRTC compiles: the untraced source alone, the
 // traced one after gpu.PrependLaunchLog with -DMST_TRACED=1.
 func TestUntracedBuild(t *testing.T) {
-	if untracedBuild.Source != kernelSource || len(untracedBuild.Options) != 0 {
+	if kernelBuilds.Untraced.Source != kernelSource || len(kernelBuilds.Untraced.Options) != 0 {
 		t.Fatalf("the untraced build compiles %d bytes with %d options; want boruvka.cu alone, no option",
-			len(untracedBuild.Source), len(untracedBuild.Options))
+			len(kernelBuilds.Untraced.Source), len(kernelBuilds.Untraced.Options))
 	}
-	off := fakegpu.Preprocess(t, "boruvka.cu", untracedBuild.Source)
+	off := fakegpu.Preprocess(t, "boruvka.cu", kernelBuilds.Untraced.Source)
 	for _, s := range []string{"llog_", "globaltimer", "traced_add", "atomicAdd(traced"} {
 		if strings.Contains(off, s) {
 			t.Errorf("the untraced build holds %q after the preprocessor: trace code outside #ifdef MST_TRACED", s)
@@ -56,9 +56,9 @@ func TestUntracedBuild(t *testing.T) {
 			t.Errorf("the traced build calls %s %d times, want %d", s, got, want)
 		}
 	}
-	if len(tracedBuild.Options) != 1 || tracedBuild.Source != gpu.PrependLaunchLog(kernelSource) {
+	if len(kernelBuilds.Traced.Options) != 1 || kernelBuilds.Traced.Source != gpu.PrependLaunchLog(kernelSource) {
 		t.Errorf("the traced build compiles %d bytes with %d options; want boruvka.cu after the launch log header, -DMST_TRACED=1",
-			len(tracedBuild.Source), len(tracedBuild.Options))
+			len(kernelBuilds.Traced.Source), len(kernelBuilds.Traced.Options))
 	}
 }
 
@@ -99,11 +99,7 @@ func checkTraceFlip(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 // the traced or the untraced build, all from that build's module.
 func checkRunBuild(t *testing.T, what string, dev *gpu.Device, p *Prepared, traced bool) {
 	t.Helper()
-	build := &untracedBuild
-	if traced {
-		build = &tracedBuild
-	}
-	mod, err := build.For(dev)
+	mod, err := kernelBuilds.For(dev, traced)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +119,7 @@ func TestGPUTraceFlip(t *testing.T) {
 	var line []string
 	for _, name := range kernelNames() {
 		regs := [2]int{}
-		for b, build := range []*gpu.ModuleCache{&untracedBuild, &tracedBuild} {
+		for b, build := range []*gpu.ModuleCache{&kernelBuilds.Untraced, &kernelBuilds.Traced} {
 			f, err := build.Functions(dev, []string{name})
 			if err != nil {
 				t.Fatal(err)

@@ -81,25 +81,17 @@ func kernelNames() []string {
 	}
 }
 
-// The two builds of boruvka.cu (its "the two builds" comment says why),
-// each compiled once per device and process: untraced runs launch
-// untracedBuild's kernels, which hold no trace code; traced runs
-// (Options.Trace) tracedBuild's, whose kernels log their spans
-// (gpu.LaunchLog) and count the find-minimum step's arcs and candidates.
-var (
-	untracedBuild = gpu.ModuleCache{Name: "boruvka.cu", Source: kernelSource}
-	tracedBuild   = gpu.ModuleCache{Name: "boruvka.cu (traced)", Source: gpu.PrependLaunchLog(kernelSource),
-		Options: []gpu.CompileOption{gpu.Define("MST_TRACED", "1")}}
-)
+// kernelBuilds are the two builds of boruvka.cu (its "the two builds"
+// comment says why): untraced runs launch kernelBuilds.Untraced's
+// kernels, which hold no trace code; traced runs (Options.Trace)
+// kernelBuilds.Traced's, whose kernels log their spans (gpu.LaunchLog)
+// and count the find-minimum step's arcs and candidates.
+var kernelBuilds = gpu.NewTracedBuilds("boruvka.cu", kernelSource, "MST_TRACED")
 
 // deviceModule returns boruvka.cu compiled for dev, the traced build if
 // traced.
 func deviceModule(dev *gpu.Device, traced bool) (*gpu.Module, error) {
-	build := &untracedBuild
-	if traced {
-		build = &tracedBuild
-	}
-	m, err := build.For(dev)
+	m, err := kernelBuilds.For(dev, traced)
 	if err != nil {
 		return nil, fmt.Errorf("mst: %w", err)
 	}

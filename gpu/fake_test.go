@@ -730,6 +730,26 @@ func init() {
 		wantErr(t, err, nil, "compiling cached:")
 	})
 
+	addScenario("traced_builds", nil, func(t *testing.T) {
+		d := fakeDevice(t)
+		b := NewTracedBuilds("k.cu", "extern \"C\" __global__ void k() {}", "K_TRACED")
+		if b.Untraced.Name != "k.cu" || b.Traced.Name != "k.cu (traced)" || b.Traced.Source != PrependLaunchLog(b.Untraced.Source) ||
+			len(b.Untraced.Options) != 0 || len(b.Traced.Options) != 1 || b.Build(false) != &b.Untraced || b.Build(true) != &b.Traced {
+			t.Fatalf("builds %+v", b)
+		}
+		mu, mt := must[*Module](t)(b.For(d, false)), must[*Module](t)(b.For(d, true))
+		if mu == mt || mu != must[*Module](t)(b.Untraced.For(d)) || mt != must[*Module](t)(b.Traced.For(d)) {
+			t.Errorf("For(false) %p, For(true) %p: not the two builds' modules", mu, mt)
+		}
+		regs, err := b.Registers(d, []string{"k"})
+		if err != nil || !strings.HasPrefix(regs, "k ") || !strings.Contains(regs, "/") {
+			t.Errorf("Registers: %q, %v", regs, err)
+		}
+		if _, err := b.Registers(d, []string{"missing"}); err == nil {
+			t.Error("Registers of a kernel no build declares: no error")
+		}
+	})
+
 	addScenario("compile_error", nil, func(t *testing.T) {
 		d := fakeDevice(t)
 		src := "extern \"C\" __global__ void k(int *x) {\n  int y = 1;\n  x[0] = syntax_error;\n}\n"

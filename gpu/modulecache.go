@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -92,4 +93,28 @@ func (b *TracedBuilds) Build(traced bool) *ModuleCache {
 // For returns the traced or the untraced build compiled for dev.
 func (b *TracedBuilds) For(dev *Device, traced bool) (*Module, error) {
 	return b.Build(traced).For(dev)
+}
+
+// Registers lists the registers a thread of each named kernel takes in
+// the untraced and the traced build on dev, "name untraced/traced"
+// joined by ", " (what a traced build's cost shows first: more
+// registers, fewer blocks an SM). It compiles both builds if needed.
+func (b *TracedBuilds) Registers(dev *Device, names []string) (string, error) {
+	line := make([]string, 0, len(names))
+	for _, name := range names {
+		var regs [2]int
+		for i, build := range []*ModuleCache{&b.Untraced, &b.Traced} {
+			f, err := build.Functions(dev, []string{name})
+			if err != nil {
+				return "", err
+			}
+			a, err := f[name].Attributes()
+			if err != nil {
+				return "", err
+			}
+			regs[i] = a.Registers
+		}
+		line = append(line, fmt.Sprintf("%s %d/%d", name, regs[0], regs[1]))
+	}
+	return strings.Join(line, ", "), nil
 }

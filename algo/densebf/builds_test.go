@@ -152,23 +152,11 @@ func checkRunBuild(t *testing.T, what string, dev *gpu.Device, p *Prepared, trac
 // logs them).
 func TestGPUTraceFlip(t *testing.T) {
 	dev := gpuDevice(t)
-	var line []string
-	for _, name := range kernelNames() {
-		regs := [2]int{}
-		for b, build := range []*gpu.ModuleCache{&kernelBuilds.Untraced, &kernelBuilds.Traced} {
-			f, err := build.Functions(dev, []string{name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := f[name].Attributes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			regs[b] = a.Registers
-		}
-		line = append(line, fmt.Sprintf("%s %d/%d", name, regs[0], regs[1]))
+	regs, err := kernelBuilds.Registers(dev, kernelNames())
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("registers a thread, untraced/traced build: %s", strings.Join(line, ", "))
+	t.Logf("registers a thread, untraced/traced build: %s", regs)
 	checkTraceFlip(t, dev, traceCases(t), SeedVariants())
 }
 

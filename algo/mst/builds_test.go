@@ -1,7 +1,6 @@
 package mst
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -116,21 +115,9 @@ func checkRunBuild(t *testing.T, what string, dev *gpu.Device, p *Prepared, trac
 func TestGPUTraceFlip(t *testing.T) {
 	dev := gpuDevice(t)
 	checkTraceFlip(t, dev, traceGraph(t, 14))
-	var line []string
-	for _, name := range kernelNames() {
-		regs := [2]int{}
-		for b, build := range []*gpu.ModuleCache{&kernelBuilds.Untraced, &kernelBuilds.Traced} {
-			f, err := build.Functions(dev, []string{name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := f[name].Attributes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			regs[b] = a.Registers
-		}
-		line = append(line, fmt.Sprintf("%s %d/%d", name, regs[0], regs[1]))
+	regs, err := kernelBuilds.Registers(dev, kernelNames())
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("registers a thread, untraced/traced build: %s", strings.Join(line, ", "))
+	t.Logf("registers a thread, untraced/traced build: %s", regs)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // BenchmarkGPU measures every GPU variant on R-MAT graphs (edge factor 16,
@@ -330,22 +331,14 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 		b.Fatal(err)
 	}
 	defer p.Close()
-	logged := !logTrace
-	tracecost.Measure(b, len(srcs), "bfs", func(i int, traced bool) (time.Duration, error) {
+	tracecost.Measure(b, len(srcs), "bfs", tracecost.Checked(b, logTrace, func(i int, traced bool) (time.Duration, *trace.Trace, error) {
 		p.opt.Trace = traced
 		r, err := p.Run(srcs[i])
-		if err == nil && (r.Trace != nil) != traced {
-			err = fmt.Errorf("traced %v but trace %v", traced, r.Trace)
-		}
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
-		if traced && !logged {
-			b.Log(r.Trace)
-			logged = true
-		}
-		return r.Time, nil
-	})
+		return r.Time, r.Trace, nil
+	}))
 }
 
 // BenchmarkGPUSwitch studies the direction switch's parameters α and β

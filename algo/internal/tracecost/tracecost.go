@@ -7,9 +7,12 @@
 package tracecost
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/graphnb/graphnb/trace"
 )
 
 // Run runs the algorithm from root number i, traced or not, and returns
@@ -61,6 +64,31 @@ func Measure(b *testing.B, roots int, unit string, run Run) {
 	b.ReportMetric(on.Seconds()/float64(runs)*1e3, "ms-on/"+unit)
 	b.ReportMetric(100*(float64(on)/float64(off)-1), "cost-%")
 	b.ReportMetric(100*(median(ratios)-1), "cost-median-%")
+}
+
+// TracedRun runs the algorithm from root number i, traced or not, and
+// returns the run's time and its trace (nil untraced).
+type TracedRun func(i int, traced bool) (time.Duration, *trace.Trace, error)
+
+// Checked makes a Run of run that fails when a run's trace does not
+// follow traced (a trace untraced, none traced) and, with logFirst, logs
+// the first traced run's trace on b (go test -v).
+func Checked(b testing.TB, logFirst bool, run TracedRun) Run {
+	logged := !logFirst
+	return func(i int, traced bool) (time.Duration, error) {
+		d, tr, err := run(i, traced)
+		if err == nil && (tr != nil) != traced {
+			err = fmt.Errorf("traced %v but trace %v", traced, tr)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if traced && !logged {
+			b.Log(tr)
+			logged = true
+		}
+		return d, nil
+	}
 }
 
 // median returns the median of xs (sorting xs), the mean of the two

@@ -3,8 +3,11 @@ package tracecost
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/graphnb/graphnb/trace"
 )
 
 // TestMeasure runs Measure on a fake algorithm whose traced runs take 3%
@@ -98,5 +101,35 @@ func TestMeasureError(t *testing.T) {
 	})
 	if !failed || ran != 1 || len(res.Extra) != 0 {
 		t.Errorf("failed %v after %d runs, metrics %v", failed, ran, res.Extra)
+	}
+}
+
+// TestChecked: a run whose trace follows traced passes its time on; a
+// trace untraced, or none traced, is an error; a run's error passes.
+func TestChecked(t *testing.T) {
+	tr := &trace.Trace{Algorithm: "x"}
+	run := Checked(t, true, func(i int, traced bool) (time.Duration, *trace.Trace, error) {
+		switch {
+		case i == 2:
+			return 0, nil, errors.New("boom")
+		case (i == 1) == traced: // root 1 gets it backwards
+			return time.Millisecond, nil, nil
+		}
+		if traced {
+			return 2 * time.Millisecond, tr, nil
+		}
+		return time.Millisecond, nil, nil
+	})
+	if d, err := run(0, false); d != time.Millisecond || err != nil {
+		t.Errorf("root 0 untraced: %v, %v", d, err)
+	}
+	if d, err := run(0, true); d != 2*time.Millisecond || err != nil {
+		t.Errorf("root 0 traced: %v, %v", d, err)
+	}
+	if _, err := run(1, true); err == nil || !strings.Contains(err.Error(), "traced true but trace") {
+		t.Errorf("root 1 traced without a trace: %v", err)
+	}
+	if _, err := run(2, false); err == nil || err.Error() != "boom" {
+		t.Errorf("root 2: %v", err)
 	}
 }

@@ -59,9 +59,9 @@ func TestUntracedBuild(t *testing.T) {
 		// llog_end, the iteration kernels in report and report_count
 		"log_hold(ent, nxt)": kernels, "llog_begin(ent, nxt)": 1, "llog_end(ent)": 2,
 		"log_reported();": 2, "llog_end_synced(held_entry)": 1,
-		"Lowered lowered":                      3 + 3 + 2, // count_slot, count_warp, count_add, the three methods, report, report_count
-		"(lowered));":                          iterKernels,
-		"atomicAdd(count_slot(lowered, iter),": 2,
+		"Lowered lowered":           2 + 3 + 2, // count_warp, count_add, the three methods, report, report_count
+		"(lowered));":               iterKernels,
+		"atomicAdd(lowered + iter,": 2,
 	} {
 		if got := strings.Count(on, s) - strings.Count(header, s); got != want {
 			t.Errorf("the traced build holds %q %d times, want %d", s, got, want)

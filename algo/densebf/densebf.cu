@@ -31,10 +31,9 @@
 // The trace arguments, last in every kernel: lowered (the iteration
 // kernels only), then ent and nxt, the launch's entries in the launch
 // log (gpu.LaunchLog). In a traced run (densebf Options.Trace, the traced
-// build below) lowered counts the vertices whose distance each
-// iteration lowered (DENSEBF_COUNT_SLOTS words an iteration, n + 1
-// iterations, zeroed by the host before the run), one atomicAdd per
-// warp that lowered one, and every
+// build below) lowered[iter] counts the vertices whose distance
+// iteration iter lowered (an array of n + 1 ints, zeroed by the host
+// before the run), one atomicAdd per warp that lowered one, and every
 // kernel stamps its span in the log. Untraced runs launch the untraced
 // build, which ignores the three (the host passes NULL).
 //
@@ -97,15 +96,6 @@ typedef long long i64;
 // untraced runs pay for it; MST's kernels ran 21% slower untraced with
 // the launch log compiled in (H100), and issue 17 asks that a trace cost
 // nothing when off.
-
-// DENSEBF_COUNT_SLOTS is the count words of an iteration: iteration
-// iter's count of lowered distances is the sum of lowered[iter *
-// DENSEBF_COUNT_SLOTS + s] over the slots s, block b adding to slot b %
-// DENSEBF_COUNT_SLOTS, so that the blocks of a wide grid do not all add
-// to one word (BF_Reduce_Coarse at n = 1024, its 1024 blocks adding to
-// one word, cost a traced run 4–10 points more than no count; H100).
-#define DENSEBF_COUNT_SLOTS 16
-
 #ifdef DENSEBF_TRACED
 #define DENSEBF_LOG_PARAMS unsigned long long *ent, unsigned long long *nxt
 #define DENSEBF_TRACE_PARAMS int *lowered, DENSEBF_LOG_PARAMS
@@ -154,25 +144,20 @@ __device__ __forceinline__ void log_reported() {
 // the host makes it for every traced run).
 typedef int *Lowered;
 
-// count_slot is the calling block's count word of iteration iter.
-__device__ __forceinline__ int *count_slot(Lowered lowered, int iter) {
-	return lowered + (long long)iter * DENSEBF_COUNT_SLOTS + blockIdx.x % DENSEBF_COUNT_SLOTS;
-}
-
 // count_warp adds the vertices the warp's threads lowered (changed, one
-// vertex each) to iteration iter's count: one atomicAdd by lane 0 when
-// some did. Every lane of the warp must call it.
+// vertex each) to lowered[iter]: one atomicAdd by lane 0 when some did.
+// Every lane of the warp must call it.
 __device__ __forceinline__ void count_warp(Lowered lowered, int iter, bool changed) {
 	const unsigned b = __ballot_sync(0xffffffffu, changed ? 1 : 0);
 	if ((threadIdx.x & 31) == 0 && b) {
-		atomicAdd(count_slot(lowered, iter), __popc(b));
+		atomicAdd(lowered + iter, __popc(b));
 	}
 }
 
-// count_add adds count to iteration iter's count when it is positive.
+// count_add adds count to lowered[iter] when it is positive.
 __device__ __forceinline__ void count_add(Lowered lowered, int iter, int count) {
 	if (count > 0) {
-		atomicAdd(count_slot(lowered, iter), count);
+		atomicAdd(lowered + iter, count);
 	}
 }
 #else
@@ -564,7 +549,7 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // The traced build's densebf_coarse_vec_f32 takes 38 registers a thread
 // to the untraced build's 32 (NVRTC 13, sm_90), so 6 blocks of 256
 // threads an SM instead of 8: this package's one trace above 2% (H100:
-// 2.6–3.8% of a run at n = 8192, 2–19% at n = 1024, where 1024 blocks
+// 2.5–3.8% of a run at n = 8192, 6–19% at n = 1024, where 1024 blocks
 // no longer fit in one wave). Measured variants: any start stamp
 // together with any end stamp does it (either alone keeps 32, the
 // counts do not matter); capping the kernel at 32 (__maxnreg__) spills

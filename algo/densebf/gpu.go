@@ -232,9 +232,8 @@ type Prepared struct {
 // (4·N² bytes, timed with CUDA events: UploadTime, which every run counts
 // in Result.CopyTime) and allocates two distance arrays, the predecessors
 // and the change flag (12·N + 4 bytes), and with Options.Trace the
-// per-iteration counts of lowered distances (64·(N + 1) bytes more,
-// countWords; the first traced Run makes the launch log's 64 KiB ring,
-// outside Bytes).
+// per-iteration counts of lowered distances (4·N + 4 bytes more; the
+// first traced Run makes the launch log's 64 KiB ring, outside Bytes).
 // It compiles and loads the build of densebf.cu its options run (the
 // traced build with Options.Trace); a run with the other setting of
 // Options.Trace loads the other build, and a first traced run of an
@@ -331,7 +330,7 @@ func (p *Prepared) prepareGPU() error {
 		return err
 	}
 	if p.opts.Trace {
-		p.lowered, err = p.mem.AllocInt32s(countWords(n))
+		p.lowered, err = p.mem.AllocInt32s(n + 1)
 	}
 	return err
 }
@@ -628,7 +627,7 @@ func (p *Prepared) traceState() (*gpu.LaunchLog, any, error) {
 		return nil, nil, err
 	}
 	if p.lowered == nil {
-		if p.lowered, err = p.mem.AllocInt32s(countWords(p.n)); err != nil {
+		if p.lowered, err = p.mem.AllocInt32s(p.n + 1); err != nil {
 			return nil, nil, fmt.Errorf("allocating the counts of lowered distances: %w", err)
 		}
 	}
@@ -695,26 +694,6 @@ func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src
 	}
 }
 
-// countSlots is densebf.cu's DENSEBF_COUNT_SLOTS: the words of an
-// iteration's count of lowered distances in a traced run (the kernels'
-// blocks add to one slot each, by block index), summed by
-// iterationCount. TestKernelSource compares them.
-const countSlots = 16
-
-// countWords is the length of a traced run's counts for n vertices:
-// countSlots words for each of the iterations 0..n.
-func countWords(n int) int { return (n + 1) * countSlots }
-
-// iterationCount is iteration it's count of lowered distances in a
-// traced run's counts: its slots summed.
-func iterationCount(counts []int32, it int) int64 {
-	var sum int64
-	for _, c := range counts[it*countSlots : (it+1)*countSlots] {
-		sum += int64(c)
-	}
-	return sum
-}
-
 // traceGPU sets r.Trace of a traced run of iters iterations from its
 // launches (the launch log's, in order) and the kernels' counts of lowered
 // distances: step i is iteration i+1, its time its launch's, the
@@ -728,7 +707,7 @@ func (p *Prepared) traceGPU(r *Result, iters int, launches []trace.Launch) error
 	nn := int64(p.n) * int64(p.n)
 	steps := make([]trace.Step, iters)
 	for i := range steps {
-		steps[i] = trace.Step{Kind: stepKind, Inspected: nn, Updated: iterationCount(counts, i+1)}
+		steps[i] = trace.Step{Kind: stepKind, Inspected: nn, Updated: int64(counts[i+1])}
 	}
 	kept := launches[:0]
 	per := BytesPerIteration(p.n, p.opts)

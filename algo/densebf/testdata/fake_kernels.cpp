@@ -39,7 +39,7 @@ void traceArgs(fake::Launch &l, int i, bool counted, int iter) {
 		l.need(set == traced, "trace argument " + std::to_string(k) + (set ? " is set for the untraced build" : " is NULL for the traced build"));
 	}
 	if (traced && counted) {
-		l.buffer(i, 4ull * DENSEBF_COUNT_SLOTS * (iter + 1), "lowered");
+		l.buffer(i, 4ull * (iter + 1), "lowered");
 	}
 }
 

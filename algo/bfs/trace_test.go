@@ -286,6 +286,14 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			if len(tr.Launches) != r.Launches {
 				t.Fatalf("%s: %d launches traced of %d", what, len(tr.Launches), r.Launches)
 			}
+			// Every launch is logged (the set-up's in step -1, the others
+			// in their level's) with a span on the device's clock.
+			for i, l := range tr.Launches {
+				study := slices.Contains(studyKernelNames, l.Name) || slices.Contains(dpKernelNames, l.Name)
+				if !study || l.Time <= 0 || l.Block[0] != blockSize || (l.Step == -1) != (l.Name == kInit8) || (i == 0) != (l.Name == kInit8) {
+					t.Fatalf("%s: launch %d: %+v", what, i, l)
+				}
+			}
 			// The byte models: a scan reads both ends of every edge and
 			// gathers their unsigned char levels; child grids read each
 			// frontier vertex's offsets and its arcs.
@@ -306,7 +314,34 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 				}
 			}
 		}
+		checkStudyBuild(t, dev, p)
 		p.Close()
+	}
+}
+
+// checkStudyBuild requires p's traced kernels to come from the traced
+// builds and its others from the untraced ones (the fake GPU's launches
+// check the rest: a kernel of one build launched with the other's
+// arguments fails).
+func checkStudyBuild(t *testing.T, dev *gpu.Device, p *Prepared) {
+	t.Helper()
+	for _, c := range []struct {
+		fn     map[string]*gpu.Function
+		builds *gpu.TracedBuilds
+		traced bool
+	}{{p.fn, bfsBuilds, false}, {p.tracedFn, bfsBuilds, true}, {p.dpfn, dpBuilds, false}, {p.tracedDPFn, dpBuilds, true}} {
+		mod, err := c.builds.For(dev, c.traced)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, f := range c.fn {
+			if f.Module() != mod {
+				t.Fatalf("%s (traced %v) comes from %s, not %s", name, c.traced, f.Module().Name(), mod.Name())
+			}
+		}
+	}
+	if len(p.tracedFn) != len(studyKernelNames) || (p.opt.Method == DynamicParallelism) != (len(p.tracedDPFn) == len(dpKernelNames)) {
+		t.Fatalf("%s: %d traced kernels of bfs.cu, %d of dp.cu", p.Label(), len(p.tracedFn), len(p.tracedDPFn))
 	}
 }
 

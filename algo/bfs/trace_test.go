@@ -165,6 +165,19 @@ func checkGPUTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 
 func TestGPUTrace(t *testing.T) {
 	dev := requireGPU(t)
+	// The registers a thread of each study kernel takes in either build
+	// (a traced build's cost shows there first), logged even when a
+	// check below fails.
+	for _, c := range []struct {
+		builds *gpu.TracedBuilds
+		names  []string
+	}{{bfsBuilds, studyKernelNames}, {dpBuilds, dpKernelNames}} {
+		regs, err := c.builds.Registers(dev, c.names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("registers a thread, untraced/traced build: %s", regs)
+	}
 	g, err := gen.RMAT(16, 16, gen.Seed(3), gen.Unweighted())
 	if err != nil {
 		t.Fatal(err)

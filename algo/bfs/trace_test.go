@@ -251,7 +251,7 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for run := range 2 { // the second reuses the timer's events
+		for run := range 2 { // the second reuses the launch log's ring
 			r, err := p.Run(src)
 			if err != nil {
 				t.Fatal(err)

@@ -80,6 +80,21 @@ type Options struct {
 	// (the sum) leaves out the host's round trip between levels. The
 	// set-up kernel (do_init) is not logged.
 	//
+	// Traced EdgeScan and DynamicParallelism runs launch a second build
+	// of the study's kernels (bfs.cu's and dp.cu's BFS_STUDY_TRACED),
+	// whose kernels log themselves the same way; untraced runs launch
+	// the study's kernels as they are, with no trace code. Every launch
+	// is logged, the set-up's (bfs_init_u8) included: one that its
+	// level's count follows at once (dynamic parallelism's parent, whose
+	// grid completes only after its child grids; a scan before the count)
+	// logs its start only, its time running to the count's start, the
+	// gap between them included; the others log their span. A level's
+	// Kind is ScanStepKind or ChildGridsStepKind (or both, "child grids +
+	// edge scan", when the scan finished the level), its frontier's
+	// vertices and arcs are counted after the search from the levels, and
+	// it inspected every edge's two arcs (a scan) or its frontier's arcs
+	// (child grids).
+	//
 	// Every GPU launch of a trace carries its byte model
 	// (trace.Launch.Bytes and Gather: the useful bytes its access pattern
 	// must move, from the level's counts; bytes.go has each kernel's): a
@@ -89,14 +104,6 @@ type Options struct {
 	// arc's visited word; an edge scan streams every edge's endpoints and
 	// gathers their levels. plots.Roofline draws them against the
 	// device's ceilings.
-	//
-	// EdgeScan and DynamicParallelism time each launch between CUDA
-	// events of its own (a scan is a pass over every edge); a level's
-	// Kind is ScanStepKind or ChildGridsStepKind (or both, "child grids +
-	// edge scan", when the scan finished the level), its frontier's
-	// vertices and arcs are counted after the search from the levels, and
-	// it inspected every edge's two arcs (a scan) or its frontier's arcs
-	// (child grids).
 	Trace bool
 }
 

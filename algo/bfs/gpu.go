@@ -1005,7 +1005,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			visited += nf
 			if !p.directed {
 				switch {
-				case !bottomUp && !p.opt.TopDownOnly && mf > mu/alpha:
+				case !bottomUp && !p.opt.TopDownOnly && turnsDown(nf, prevNF, mf, mu, alpha):
 					note.switched = switchedDown
 					if err := front.Fill(0); err != nil {
 						return err
@@ -1014,7 +1014,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 						return err
 					}
 					bottomUp = true
-				case bottomUp && nf < prevNF && nf < int64(n)/beta:
+				case bottomUp && turnsUp(nf, prevNF, int64(n), beta):
 					note.switched = switchedUp
 					if err := p.ctl.Fill(0); err != nil {
 						return err
@@ -1106,7 +1106,7 @@ type levelNote struct {
 }
 
 const (
-	switchedDown = 1 + iota // turned bottom-up: m_f > m_u/α
+	switchedDown = 1 + iota // turned bottom-up: m_f > m_u/α, growing
 	switchedUp              // turned top-down: n_f < n/β, shrinking
 )
 
@@ -1120,7 +1120,7 @@ func (nt levelNote) step(n, alpha, beta int64) trace.Step {
 	}
 	switch nt.switched {
 	case switchedDown:
-		s.Why = switchDown(l.arcs, nt.mu, alpha)
+		s.Why = switchDown(l.arcs, nt.mu, alpha, l.frontier, nt.prevNF)
 	case switchedUp:
 		s.Why = switchUp(l.frontier, nt.prevNF, n, beta)
 	}

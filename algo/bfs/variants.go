@@ -52,9 +52,10 @@ type Options struct {
 	Parents bool
 	// Alpha (direction-optimizing searches): a top-down search turns
 	// bottom-up once the arcs leaving the frontier exceed 1/Alpha of the
-	// arcs leaving still-unvisited vertices (m_f > m_u/α): a larger Alpha
-	// switches earlier. 0 means DefaultAlpha (15) on the CPU and
-	// DefaultGPUAlpha (30) for DirectionOptimizingGPU.
+	// arcs leaving still-unvisited vertices (m_f > m_u/α) while the
+	// frontier grows: a larger Alpha switches earlier. 0 means
+	// DefaultAlpha (15) on the CPU and DefaultGPUAlpha (30) for
+	// DirectionOptimizingGPU.
 	Alpha int
 	// Beta (direction-optimizing searches): a bottom-up search turns
 	// top-down again once the frontier is shrinking and holds fewer than

@@ -358,8 +358,12 @@ func (f peerFigure) row(peer Peer, pp peerPoint, t *Table, info PeerRun) Row {
 	info.Device = f.device
 	if info.Device == "" {
 		info.Device = t.Meta.Device
-		if peer.Kind == "gapbs" && !strings.HasPrefix(info.Device, "host CPU") {
+		onHost := strings.HasPrefix(info.Device, "host CPU")
+		switch {
+		case peer.Kind == "gapbs" && !onHost:
 			info.Device = fmt.Sprintf("host CPU (%d cores)", t.Meta.Host.Cores)
+		case peer.Kind != "gapbs" && onHost: // a GPU peer beside a sweep on the host
+			info.Device = "a GPU the peer did not name"
 		}
 	}
 	rate := func(sec float64) graph.TEPS {

@@ -214,24 +214,11 @@ func (pp *peerPoint) writeECL() (string, func(), error) {
 	}
 	cleanup := func() { os.RemoveAll(dir) }
 	path := filepath.Join(dir, "graph.egr")
-	if err := writeFileWith(path, func(w io.Writer) error { return graphio.WriteECL(w, g) }); err != nil {
+	if err := graphio.Save(path, g); err != nil {
 		cleanup()
 		return "", nil, err
 	}
 	return path, cleanup, nil
-}
-
-// writeFileWith creates path and fills it with write.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // expand substitutes the placeholders of a peer's command; a placeholder

@@ -3,6 +3,7 @@ package graphio
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -84,5 +85,24 @@ func TestECLReadErrors(t *testing.T) {
 				t.Fatalf("error %v, want a ParseError wrapping %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestECLSaveLoad: Save and Load pick the format from ".egr".
+func TestECLSaveLoad(t *testing.T) {
+	g, err := gen.RMAT(6, 4, gen.Seed(1), gen.Integer(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "g.egr")
+	if err := Save(path, g); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path, ReadOptions{})
+	if err != nil || !slices.Equal(back.Adj, g.Adj) || !slices.Equal(back.Weights, g.Weights) {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	if f, err := FormatOf("X.EGR.gz"); err != nil || f != FormatECL || f.String() != "ECL" || f.Extension() != ".egr" {
+		t.Fatalf("FormatOf: %v, %v", f, err)
 	}
 }

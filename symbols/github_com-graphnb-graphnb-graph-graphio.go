@@ -27,6 +27,7 @@ func init() {
 		"ErrWeight":          reflect.ValueOf(&graphio.ErrWeight).Elem(),
 		"FormatBinary":       reflect.ValueOf(graphio.FormatBinary),
 		"FormatDIMACS":       reflect.ValueOf(graphio.FormatDIMACS),
+		"FormatECL":          reflect.ValueOf(graphio.FormatECL),
 		"FormatEdgeList":     reflect.ValueOf(graphio.FormatEdgeList),
 		"FormatMatrixMarket": reflect.ValueOf(graphio.FormatMatrixMarket),
 		"FormatOf":           reflect.ValueOf(graphio.FormatOf),

@@ -75,6 +75,11 @@ type Meta struct {
 	Variants []string `json:"variants"`
 	// Stopped says why the sweep ended early ("" when it completed).
 	Stopped string `json:"stopped,omitempty"`
+	// Peers are the labels of the peer programs' rows ("peer: NAME",
+	// Sweep.RunPeers), in order; PeerErrors the errors of the peers that
+	// gave no figure.
+	Peers      []string `json:"peers,omitempty"`
+	PeerErrors []string `json:"peer_errors,omitempty"`
 }
 
 // Host describes the machine's CPU.
@@ -141,6 +146,11 @@ type Row struct {
 	// results' Algorithm ("cpu Bellman-Ford (…)"). Tables and charts show
 	// it beside the label (Table.Label).
 	Ran string `json:"ran,omitempty"`
+	// Peer, set on the rows of a peer program (Sweep.RunPeers), says
+	// what ran and how its figure was read; Variant is then "peer: NAME".
+	// Such a row has one run, at the peer's figure (PeerRun.Statistic),
+	// with the extremes of the runs the peer printed.
+	Peer *PeerRun `json:"peer,omitempty"`
 	// Runs are the measurements in order.
 	Runs []Run `json:"runs"`
 	// Stats summarises Runs (ComputeStats).
@@ -167,7 +177,9 @@ func (t *Table) Filter(variants ...string) *Table {
 			out.Rows = append(out.Rows, r)
 		}
 	}
-	out.Meta.Variants = slices.DeleteFunc(slices.Clone(t.Meta.Variants), func(v string) bool { return !slices.Contains(variants, v) })
+	keep := func(v string) bool { return !slices.Contains(variants, v) }
+	out.Meta.Variants = slices.DeleteFunc(slices.Clone(t.Meta.Variants), keep)
+	out.Meta.Peers = slices.DeleteFunc(slices.Clone(t.Meta.Peers), keep)
 	return out
 }
 
@@ -187,12 +199,9 @@ func (t *Table) Merge(o *Table) *Table {
 			out.Rows = append(out.Rows, r)
 		}
 	}
-	out.Meta.Variants = slices.Clone(t.Meta.Variants)
-	for _, v := range o.Meta.Variants {
-		if !slices.Contains(out.Meta.Variants, v) {
-			out.Meta.Variants = append(out.Meta.Variants, v)
-		}
-	}
+	out.Meta.Variants = union(t.Meta.Variants, o.Meta.Variants)
+	out.Meta.Peers = union(t.Meta.Peers, o.Meta.Peers)
+	out.Meta.PeerErrors = union(t.Meta.PeerErrors, o.Meta.PeerErrors)
 	// The metadata names a device only when every row ran there.
 	var devices []string
 	for _, r := range out.Rows {
@@ -204,6 +213,17 @@ func (t *Table) Merge(o *Table) *Table {
 		out.Meta.Device = "several (see each row): " + strings.Join(devices, "; ")
 		out.Meta.DeviceInfo = gpu.Info{Ordinal: -1}
 		out.Meta.Host = Host{}
+	}
+	return out
+}
+
+// union returns a's elements followed by those of b that a lacks.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, v := range b {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
 	}
 	return out
 }
@@ -404,7 +424,11 @@ func (t *Table) columns() ([]string, [][]string) {
 	}
 	var rows [][]string
 	for _, r := range t.Rows {
-		c := []string{t.Label(r.Variant), r.point(), card.Count(int64(r.Vertices)), validatedText(r.Stats, r.Checker),
+		runs := validatedText(r.Stats, r.Checker)
+		if r.Peer != nil { // the runs the peer printed, not validated by graphnb
+			runs = strconv.Itoa(max(1, len(r.Peer.RunSeconds))) + " peer"
+		}
+		c := []string{t.Label(r.Variant), r.point(), card.Count(int64(r.Vertices)), runs,
 			ms(r.MeanTime), ms(r.MinTime) + "–" + ms(r.MaxTime), count(r.MeanIterations)}
 		if !timeOnly {
 			c = append(c, si(r.MeanArcsPerSecond), si(r.MinArcsPerSecond)+"–"+si(r.MaxArcsPerSecond), si(r.StdDevArcsPerSecond),
@@ -505,7 +529,24 @@ func (m Meta) summary() [][2]string {
 	if m.Stopped != "" {
 		rows = append(rows, [2]string{"stopped early", m.Stopped})
 	}
+	for _, e := range m.PeerErrors { // the first line: the output's tail is in the file
+		first, _, _ := strings.Cut(e, "\n")
+		rows = append(rows, [2]string{"peer failed", first})
+	}
 	return rows
+}
+
+// peerLines describes each peer row: what ran, where, and which figure
+// of its output the row shows.
+func (t *Table) peerLines() [][2]string {
+	var out [][2]string
+	for _, r := range t.Rows {
+		if p := r.Peer; p != nil {
+			out = append(out, [2]string{r.Variant + " on " + r.point(),
+				fmt.Sprintf("%s (%s; %s)", p.Command, p.Device, p.Statistic)})
+		}
+	}
+	return out
 }
 
 func intList(x []int) string {
@@ -540,7 +581,14 @@ func (t *Table) String() string {
 	head, rows := t.columns()
 	writeAligned(&b, head, rows)
 	b.WriteString(t.legend())
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	if peers := t.peerLines(); len(peers) > 0 {
+		b.WriteString("Peers, measured in the same call (one row each, at the figure named):\n")
+		for _, kv := range peers {
+			fmt.Fprintf(&b, "  %s: %s\n", kv[0], kv[1])
+		}
+	}
+	b.WriteString("\n")
 	b.WriteString(t.WallTimes().String())
 	return b.String()
 }
@@ -555,6 +603,13 @@ func (t *Table) HTML() string {
 	head, rows := t.columns()
 	c.Table("", head, rows)
 	c.RawHTML(`<div style="margin-top:4px;color:#57606a">` + html.EscapeString(t.legend()) + `</div>`)
+	if peers := t.peerLines(); len(peers) > 0 {
+		var rows [][]string
+		for _, kv := range peers {
+			rows = append(rows, kv[:])
+		}
+		c.Table("Peers, measured in the same call", []string{"row", "command (where; figure)"}, rows)
+	}
 	if w := t.WallTimes(); len(w) > 0 {
 		head, rows := w.columns()
 		c.Table("Where the wall time went", head, rows)

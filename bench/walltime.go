@@ -48,12 +48,15 @@ type WallTimes []PointTime
 
 // WallTimes splits the wall time of every graph of t: generation,
 // preparation, the algorithm, validation and copies, and the share of
-// the wall time spent in the algorithm. Rows of one graph measured in
+// the wall time spent in the algorithm. Peer rows are left out. Rows of one graph measured in
 // different sweeps (Merge) add their generation times, each counted once.
 func (t *Table) WallTimes() WallTimes {
 	var out WallTimes
 	gens := map[int][]time.Duration{}
 	for _, r := range t.Rows {
+		if r.Peer != nil { // a peer program's run: not graphnb's wall time
+			continue
+		}
 		i := slices.IndexFunc(out, func(p PointTime) bool { return p.Graph == r.Graph && p.Device == r.Device })
 		if i < 0 {
 			out = append(out, PointTime{Graph: r.Graph, Scale: r.Scale, Vertices: r.Vertices, Device: r.Device})

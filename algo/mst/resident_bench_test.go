@@ -1,18 +1,14 @@
 package mst
 
 import (
-	"bufio"
-	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/graph/graphio"
 )
 
 var (
@@ -71,7 +67,7 @@ func BenchmarkGPUResidentECL(b *testing.B) {
 		b.Fatal(err)
 	}
 	if *eclEGR != "" {
-		if err := writeEGR(*eclEGR, g); err != nil {
+		if err := graphio.Save(*eclEGR, g); err != nil { // ECL-MST's .egr
 			b.Fatal(err)
 		}
 	}
@@ -140,64 +136,5 @@ func BenchmarkGPUResidentECL(b *testing.B) {
 			b.ReportMetric(ms(gpuTime), "gpu_ms")
 			b.ReportMetric(ms(total), "total_ms")
 		})
-	}
-}
-
-// writeEGR writes g in ECL-MST's .egr format: little-endian int32 nodes,
-// arcs, offsets[nodes+1], adj[arcs], weights[arcs] (both arcs of every
-// edge). Weights must be whole numbers within int32 (1 unweighted); arcs
-// and offsets must fit int32.
-func writeEGR(path string, g *graph.CSR) error {
-	n, m := g.NumVertices(), g.NumArcs()
-	if m > math.MaxInt32 {
-		return fmt.Errorf("writeEGR: %d arcs do not fit the .egr format's int32", m)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	var word [4]byte
-	put := func(x int32) {
-		binary.LittleEndian.PutUint32(word[:], uint32(x))
-		_, _ = w.Write(word[:])
-	}
-	put(int32(n))
-	put(int32(m))
-	for _, o := range g.Offsets {
-		put(int32(o))
-	}
-	for _, v := range g.Adj {
-		put(v)
-	}
-	for k := range g.Adj {
-		x := g.ArcWeight(int64(k))
-		if x != math.Trunc(x) || x < math.MinInt32 || x > math.MaxInt32 {
-			f.Close()
-			return fmt.Errorf("writeEGR: arc %d weighs %v, not an int32", k, x)
-		}
-		put(int32(x))
-	}
-	return errors.Join(w.Flush(), f.Close())
-}
-
-// TestWriteEGR checks the .egr layout on a small graph.
-func TestWriteEGR(t *testing.T) {
-	g := mustGraph(t)(gen.RMAT(4, 4, gen.Seed(1), gen.Integer(9)))
-	path := t.TempDir() + "/g.egr"
-	if err := writeEGR(path, g); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, m := g.NumVertices(), int(g.NumArcs())
-	if len(data) != 4*(2+n+1+2*m) {
-		t.Fatalf("%d bytes, want %d", len(data), 4*(2+n+1+2*m))
-	}
-	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(data[4*i:])) }
-	if word(0) != int32(n) || word(1) != int32(m) || word(2+n) != int32(m) || word(3+n) != g.Adj[0] || word(3+n+m) != int32(g.Weights[0]) {
-		t.Errorf("header or first entries wrong: %d %d %d %d %d", word(0), word(1), word(2+n), word(3+n), word(3+n+m))
 	}
 }

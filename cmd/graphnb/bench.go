@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/graphnb/graphnb/bench"
@@ -39,6 +40,13 @@ SWEEP:   JSON or YAML with the fields of the flags: {"algo": "sssp",
          family: rmat, scales: 14-16, variants: cpu/dijkstra, roots: 32;
          flags given on the command line override it.
 
+PEERS:   -peer NAME=COMMAND (repeatable) runs another program after the
+         sweep, once per graph, through sh -c with {scale}, {n}, {roots}
+         and {file} (the graph as an ECL .egr file) substituted, and adds
+         its figure as a row "peer: NAME". NAME starts with the output's
+         kind (gapbs-bfs, gapbs-sssp, ecl-mst, seedref) or is NAME:KIND.
+         A failing peer adds no row; the sweep's rows are still written.
+
 Ctrl-C stops the sweep at the next run; what was measured is still written.
 
 ` + groupHelp
@@ -54,6 +62,8 @@ type benchFlags struct {
 	out, csv, runsCSV, chart    string
 	baseline, speedupChart      string
 	from                        string
+	peers                       []bench.Peer
+	peerTimeout                 time.Duration
 	group                       groupFlags
 }
 
@@ -80,6 +90,14 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.speedupChart, "speedup-png", "", "with -baseline: draw the speedup chart to this file")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&f.list, "list", false, "list the variant names and exit")
+	fs.Func("peer", "NAME=COMMAND or NAME:KIND=COMMAND: also run this peer program once per graph, after the sweep (repeatable; see PEERS above)", func(s string) error {
+		p, err := bench.ParsePeer(s)
+		if err == nil {
+			f.peers = append(f.peers, p)
+		}
+		return err
+	})
+	fs.DurationVar(&f.peerTimeout, "peer-timeout", bench.DefaultPeerTimeout, "stop a peer program that runs longer than this, per graph")
 	f.group.register(fs, "bench")
 	fs.StringVar(&f.from, "from", "", "run nothing: reload these comma-separated result files (JSON written by -o), merged in order (a point of a later file replaces the same variant and graph of an earlier one), and print, chart and export them")
 }
@@ -97,6 +115,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if f.from != "" {
+		if len(f.peers) > 0 {
+			return usagef("bench: -peer runs with a sweep, not with -from (a reloaded file keeps the peers' rows it has)")
+		}
 		return f.replot(stdout, stderr)
 	}
 	sp, err := f.sweepSpec(fs, pos)
@@ -154,10 +175,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		progress = bar.Callback()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	unbind := cancel.Bind(ctx)
 	tab, runErr := sweep.Run(dev, progress)
 	unbind()
-	stop()
 	interrupted := errors.Is(runErr, cancel.ErrInterrupted)
 	if interrupted {
 		cancel.Clear()
@@ -172,17 +193,38 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if !leader {
 		return runErr
 	}
+	var peerErr error
+	if len(f.peers) > 0 && !interrupted {
+		peerErr = f.runPeers(ctx, sweep, tab, stderr)
+	}
+	stop()
 	if err := f.write(tab, stdout, stderr); err != nil {
 		return err
 	}
+	where := "standard output"
+	if f.out != "-" {
+		where = f.out
+	}
 	if runErr != nil {
-		where := "standard output"
-		if f.out != "-" {
-			where = f.out
-		}
 		return fmt.Errorf("%w (the runs measured before it are in %s)", runErr, where)
 	}
+	if peerErr != nil {
+		return fmt.Errorf("%w\n(the sweep's rows and the other peers' are in %s)", peerErr, where)
+	}
 	return nil
+}
+
+// runPeers runs the -peer programs over the sweep's graphs, adding their
+// rows to tab; a line per command goes to log unless -quiet.
+func (f *benchFlags) runPeers(ctx context.Context, sweep bench.Sweep, tab *bench.Table, log io.Writer) error {
+	peers := slices.Clone(f.peers)
+	for i := range peers {
+		peers[i].Timeout = f.peerTimeout
+	}
+	if f.quiet {
+		log = nil
+	}
+	return sweep.RunPeers(ctx, tab, peers, log)
 }
 
 // sweepSpec gathers the sweep from -spec, the positional arguments and

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/graphnb/graphnb/bench"
+	"github.com/graphnb/graphnb/plots"
 )
 
 func TestBenchUsageErrorsExitTwo(t *testing.T) {
@@ -277,5 +278,89 @@ func TestBenchPermutesGraph500Tables(t *testing.T) {
 		if tab.Meta.Permute != c.permute || (c.says != "" && !strings.Contains(stderr, c.says)) || (c.says == "" && strings.Contains(stderr, "permuted")) {
 			t.Errorf("%v: permute %v, want %v; the table says\n%s", c.args, tab.Meta.Permute, c.permute, stderr)
 		}
+	}
+}
+
+// -peer runs peer programs after the sweep and writes their rows beside
+// the variants'; -from reloads them, and the chart draws them as curves.
+// A failing peer exits 1 with the sweep's rows written.
+func TestBenchPeers(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	fake := "sh ../../bench/testdata/fakepeer.sh "
+	code, stdout, stderr := runCLI("bench", "bfs", "rmat", "-scales", "5,6", "-roots", "2", "-variants", "cpu/do",
+		"-o", p("a.json"), "-csv", p("a.csv"),
+		"-peer", "gapbs-bfs="+fake+"gapbs {scale} {roots}",
+		"-peer", "mst:ecl-mst="+fake+"ecl-mst {scale} {roots} {file}")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"peer: gapbs-bfs", "peer: mst", "Peers, measured in the same call"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the text lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "peer gapbs-bfs on rmat:6:16: sh ../../bench/testdata/fakepeer.sh gapbs 6 2") {
+		t.Errorf("no progress line per peer command: %q", stderr)
+	}
+	csvText, err := os.ReadFile(p("a.csv"))
+	if err != nil || strings.Count(string(csvText), "peer: ") != 4 {
+		t.Errorf("CSV %q, %v", csvText, err)
+	}
+	tab, err := bench.LoadFile(p("a.json"))
+	if err != nil || len(tab.Rows) != 6 || len(tab.Meta.Peers) != 2 {
+		t.Fatalf("reloaded %v rows, peers %v: %v", len(tab.Rows), tab.Meta.Peers, err)
+	}
+	var labels []string
+	for _, s := range plots.TEPS(tab).Series {
+		labels = append(labels, s.Label)
+	}
+	if !slices.Equal(labels, []string{"CPU direction-optimizing", "peer: gapbs-bfs", "peer: mst"}) {
+		t.Errorf("chart curves %q", labels)
+	}
+	code, stdout, stderr = runCLI("bench", "-from", p("a.json"), "-png", p("a.png"), "-baseline", "peer: gapbs-bfs")
+	if code != 0 || !strings.Contains(stdout, "peer: mst") || !strings.Contains(stdout, "speedup") {
+		t.Errorf("-from with peers: exit %d, %s\n%s", code, stderr, stdout)
+	}
+	if st, err := os.Stat(p("a.png")); err != nil || st.Size() < 1000 {
+		t.Errorf("chart: %v", err)
+	}
+
+	code, _, stderr = runCLI("bench", "bfs", "rmat", "-scales", "5", "-roots", "2", "-variants", "cpu/do", "-quiet",
+		"-o", p("b.json"), "-peer", "gapbs-x="+fake+"fail", "-peer-timeout", "30s")
+	if code != 1 || !strings.Contains(stderr, "peer gapbs-x on rmat:5:16") || !strings.Contains(stderr, "segmentation fault (pretend)") ||
+		!strings.Contains(stderr, "b.json") {
+		t.Errorf("failing peer: exit %d, %q", code, stderr)
+	}
+	if tab, err := bench.LoadFile(p("b.json")); err != nil || len(tab.Rows) != 1 || len(tab.Meta.PeerErrors) != 1 {
+		t.Errorf("failing peer: the sweep's rows were not written (%v)", err)
+	}
+}
+
+// Peers are checked before the sweep runs, and cannot go with -from.
+func TestBenchPeerUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "bfs", "rmat", "-scales", "5", "-peer", "gunrock=./bfs"}, `unknown kind ""`},
+		{[]string{"bench", "bfs", "rmat", "-scales", "5", "-peer", "gapbs-bfs"}, "NAME=COMMAND"},
+		{[]string{"bench", "-from", "../../docs/results/bfs-rmat-h100.json", "-peer", "gapbs=x"}, "not with -from"},
+	} {
+		if code, _, stderr := runCLI(c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q (want 2 and %q)", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// Result files written before peers existed still reload and chart.
+func TestBenchFromOldResultFile(t *testing.T) {
+	png := filepath.Join(t.TempDir(), "old.png")
+	code, stdout, stderr := runCLI("bench", "-from", "../../docs/results/sssp-rmat-h100.json", "-png", png)
+	if code != 0 || !strings.Contains(stdout, "2^24") || strings.Contains(stdout, "peer") {
+		t.Fatalf("exit %d: %s\n%.400s", code, stderr, stdout)
+	}
+	if st, err := os.Stat(png); err != nil || st.Size() < 1000 {
+		t.Errorf("chart: %v", err)
 	}
 }

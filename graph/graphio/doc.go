@@ -2,8 +2,9 @@
 // format (.gr, the 9th DIMACS Challenge's road networks such as the
 // rome99 graph of the APSP study, docs/studies.md §4), Matrix Market coordinate
 // files (.mtx, the SuiteSparse collection), SNAP-style edge lists (.txt,
-// .el, .edges, .snap) and a binary CSR cache (.gnb) that reloads a
-// scale-24 R-MAT graph in seconds.
+// .el, .edges, .snap), a binary CSR cache (.gnb) that reloads a
+// scale-24 R-MAT graph in seconds, and the ECL suite's int32 CSR (.egr,
+// ECL-MST's input; whole-number weights only).
 //
 // Load and Save pick the format from the file name (FormatOf) and handle a
 // trailing ".gz"; ReadDIMACS, ReadMatrixMarket, ReadEdgeList, ReadBinary

@@ -24,6 +24,7 @@ const (
 	FormatMatrixMarket        // Matrix Market coordinate .mtx
 	FormatEdgeList            // SNAP-style edge list .txt, .el, .edges, .snap
 	FormatBinary              // graphnb binary CSR .gnb
+	FormatECL                 // the ECL suite's binary CSR .egr (int32, ECL-MST's input)
 )
 
 // String returns the format's name.
@@ -37,6 +38,8 @@ func (f Format) String() string {
 		return "EdgeList"
 	case FormatBinary:
 		return "Binary"
+	case FormatECL:
+		return "ECL"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
@@ -53,6 +56,8 @@ func (f Format) Extension() string {
 		return ".txt"
 	case FormatBinary:
 		return ".gnb"
+	case FormatECL:
+		return ".egr"
 	}
 	return ""
 }
@@ -65,11 +70,13 @@ var extensions = map[string]Format{
 	".edges": FormatEdgeList,
 	".snap":  FormatEdgeList,
 	".gnb":   FormatBinary,
+	".egr":   FormatECL,
 }
 
 // FormatOf returns the format a path's extension names (matched without
 // regard to case), looking through a final ".gz": .gr is DIMACS, .mtx
-// Matrix Market, .txt/.el/.edges/.snap an edge list, .gnb binary. Any
+// Matrix Market, .txt/.el/.edges/.snap an edge list, .gnb binary, .egr
+// the ECL suite's binary CSR. Any
 // other extension gives an error wrapping ErrFormat.
 func FormatOf(path string) (Format, error) {
 	base := strings.ToLower(filepath.Base(path))
@@ -77,7 +84,7 @@ func FormatOf(path string) (Format, error) {
 	if f, ok := extensions[filepath.Ext(base)]; ok {
 		return f, nil
 	}
-	return FormatUnknown, fmt.Errorf("graphio: %q: %w: known extensions are .gr (DIMACS), .mtx (Matrix Market), .txt, .el, .edges, .snap (edge list) and .gnb (binary), each optionally followed by .gz",
+	return FormatUnknown, fmt.Errorf("graphio: %q: %w: known extensions are .gr (DIMACS), .mtx (Matrix Market), .txt, .el, .edges, .snap (edge list), .gnb (binary) and .egr (ECL), each optionally followed by .gz",
 		path, ErrFormat)
 }
 
@@ -94,12 +101,14 @@ func Read(r io.Reader, f Format, opt ReadOptions) (*graph.CSR, error) {
 		return ReadEdgeList(r, opt)
 	case FormatBinary:
 		return ReadBinaryWith(r, opt)
+	case FormatECL:
+		return ReadECL(r, opt)
 	}
 	return nil, fmt.Errorf("graphio: reading %v: %w", f, ErrFormat)
 }
 
 // Write writes g to w in format f (comments are dropped by the binary
-// format).
+// formats).
 func Write(w io.Writer, f Format, g *graph.CSR, comments ...string) error {
 	switch f {
 	case FormatDIMACS:
@@ -110,6 +119,8 @@ func Write(w io.Writer, f Format, g *graph.CSR, comments ...string) error {
 		return WriteEdgeList(w, g, comments...)
 	case FormatBinary:
 		return WriteBinary(w, g)
+	case FormatECL:
+		return WriteECL(w, g)
 	}
 	return fmt.Errorf("graphio: writing %v: %w", f, ErrFormat)
 }

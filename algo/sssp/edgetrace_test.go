@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 )
 
 // GRAPHNB_SSSP_EDGE_TRACE picks the form of traced edge sweeps in a test
@@ -176,5 +178,91 @@ func checkEdgeTraceFailure(t *testing.T, p *Prepared, g *graph.CSR) {
 	checkEdgeTraceLaunches(t, "the run after a failed one", p, g, r)
 }
 
-// TestGPUEdgeTraceForms is checkEdgeTraceForms on the GPU.
-func TestGPUEdgeTraceForms(t *testing.T) { checkEdgeTraceForms(t, gpuDevice(t), traceGraph(t, 14)) }
+// TestGPUEdgeTraceForms is checkEdgeTraceForms on the GPU; it first logs
+// the registers a thread of each study kernel and of its logged copy
+// takes (more registers, fewer blocks an SM: where a logged copy's cost
+// would show first).
+func TestGPUEdgeTraceForms(t *testing.T) {
+	dev := gpuDevice(t)
+	regs, err := edgeRegisters(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("registers a thread, study kernel/logged copy: %s", regs)
+	checkEdgeTraceForms(t, dev, traceGraph(t, 14))
+}
+
+// edgeRegisters lists the registers a thread of each edge sweep kernel
+// and of its logged copy takes on dev, "name study/logged" joined by
+// ", ".
+func edgeRegisters(dev *gpu.Device) (string, error) {
+	mod, err := deviceModule(dev)
+	if err != nil {
+		return "", err
+	}
+	var line []string
+	for _, name := range kernelNames() {
+		if !strings.HasPrefix(name, "sssp_edge_") || strings.HasSuffix(name, "_log") {
+			continue
+		}
+		var regs [2]int
+		for i, n := range []string{name, edgeLogKernel(name)} {
+			f, err := mod.Function(n)
+			if err != nil {
+				return "", err
+			}
+			a, err := f.Attributes()
+			if err != nil {
+				return "", err
+			}
+			regs[i] = a.Registers
+		}
+		line = append(line, fmt.Sprintf("%s %d/%d", name, regs[0], regs[1]))
+	}
+	return strings.Join(line, ", "), nil
+}
+
+// studyKernelsEnd ends the study's kernels in sssp.cu: the logged
+// copies follow.
+const studyKernelsEnd = "// ---- 1b."
+
+// studyTokens returns the code of sssp.cu's study kernels (from the
+// file's start to studyKernelsEnd: the types, helpers and kernels the
+// untraced edge sweep launches), comments left out and tokens one space
+// apart.
+func studyTokens(t *testing.T, src string) string {
+	end := strings.Index(src, studyKernelsEnd)
+	if end < 0 {
+		t.Fatalf("sssp.cu has no %q line", studyKernelsEnd)
+	}
+	return strings.Join(strings.Fields(cudasrc.Code(src[:end])), " ") + "\n"
+}
+
+// TestStudyKernelsPinned requires the study's kernels in sssp.cu, which
+// untraced edge sweeps launch, to be testdata/study_kernels.golden token
+// for token: the code they had before the traced runs launched logged
+// copies (issue 18: they are the figure to reproduce, and untraced runs
+// must run as fast as they did). With GRAPHNB_UPDATE_GOLDEN=1 it rewrites
+// the file, for a change to the kernels that is meant.
+func TestStudyKernelsPinned(t *testing.T) {
+	got := studyTokens(t, kernelSource)
+	path := filepath.Join("testdata", "study_kernels.golden")
+	if os.Getenv("GRAPHNB_UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		t.Errorf("sssp.cu's study kernels differ from %s at byte %d: %q, want %q "+
+			"(the untraced edge sweep must keep their code; GRAPHNB_UPDATE_GOLDEN=1 rewrites the file for a change that is meant)",
+			path, i, got[i:min(len(got), i+80)], string(want[i:min(len(want), i+80)]))
+	}
+}

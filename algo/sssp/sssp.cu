@@ -1,6 +1,7 @@
 // GPU kernels of package sssp, compiled at run time by NVRTC for the
 // device's own architecture (no #include: every type is declared here, and
-// only NVRTC's built-in device functions are used). Every kernel is
+// only NVRTC's built-in device functions are used; the host prepends
+// gpu/launchlog.cuh, which the traced edge sweep's logged kernels use). Every kernel is
 // extern "C" so the Go side (gpu.go) finds it by name; a CI test checks
 // that each name gpu.go launches is declared below.
 //
@@ -11,7 +12,8 @@
 //    relaxing both directions, one launch per iteration, a "modif" word
 //    the host reads after each launch (iteration iter writes iter there
 //    when it changed a distance; the host stops after a launch that did
-//    not write it). Kernels sssp_edge_<dist>_<weight>_<plain|restrict>.
+//    not write it). Kernels sssp_edge_<dist>_<weight>_<plain|restrict>;
+//    a traced run launches their logged copies, the same name + "_log".
 //
 // 2. Work-efficient methods over the CSR (beyond the study): near-far
 //    Δ-stepping (Davidson et al. 2014, with Meyer and Sanders' light and
@@ -145,8 +147,10 @@ extern "C" __global__ void sssp_edge_init_d32(float *dist, int n, int src, float
 // that one download a sweep reads both. (The former count, an atomic
 // per warp on one word that a memset zeroed and a download of its own
 // read every sweep, cost a traced run 57-116% of its time, this one
-// 1.8-2.8% (medians; H100, R-MAT scales 20 and 22, BenchmarkGPUTraceStudy),
-// the rest mostly the launches' events.)
+// with events around each launch 1.8-2.8% (medians; H100, R-MAT scales
+// 20 and 22, BenchmarkGPUTraceStudy).) A traced run launches this code
+// through the logged copies below (section 1b); its lowered argument is
+// NULL in every other launch.
 #define BF_COUNT_SLOTS 16
 #define BF_COUNT_STRIDE 16
 template <typename D, typename W, bool RO>

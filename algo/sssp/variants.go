@@ -87,12 +87,18 @@ type Options struct {
 	DeltaFactor float64
 	// Trace asks for Result.Trace.
 	//
-	// EdgeSweep: one step ("sweep") per sweep, its time (on a GPU, the
-	// launch's, between CUDA events of its own) and the distances it
-	// lowered (on a GPU, counted by the kernel: one atomic per block that
-	// lowered one, into running counts read with the change flag in the
-	// one download a sweep makes anyway). Cost on an H100: 1.8–2.8% of a
-	// run (medians, R-MAT scales 20 and 22, BenchmarkGPUTraceStudy).
+	// EdgeSweep: one step ("sweep") per sweep, its time and the
+	// distances it lowered. On a GPU a traced run launches logged copies
+	// of the study's kernels (the same code between the launch log's
+	// stamps, gpu.LaunchLog; the untraced run's kernels are untouched): a
+	// sweep's time is its kernel's span by the GPU's global timer, the
+	// init launch's runs to the first sweep's start, and the host records
+	// no event (the log is read once, after the run). The kernel counts
+	// the distances it lowers, one atomic per block that lowered one, into
+	// running counts read with the change flag in the one download a
+	// sweep makes anyway. Cost on an H100 with events instead of the log:
+	// 1.8–2.8% of a run (medians, R-MAT scales 20 and 22,
+	// BenchmarkGPUTraceStudy).
 	//
 	// NearFar and Frontier on a GPU: one step per step that did work —
 	// "light" (a round over the near queue's light arcs: Frontier its

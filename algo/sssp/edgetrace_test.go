@@ -14,7 +14,7 @@ import (
 )
 
 // GRAPHNB_SSSP_EDGE_TRACE picks the form of traced edge sweeps in a test
-// binary (edgeTrace): log (the default), events or uncounted, so that
+// binary (edgeTrace): log (the default), events, uncounted or tail, so that
 // one GPU call measures them side by side (BenchmarkGPUTraceStudy).
 func init() {
 	v := os.Getenv("GRAPHNB_SSSP_EDGE_TRACE")
@@ -32,7 +32,7 @@ func init() {
 }
 
 // edgeTraceForms are the forms of traced edge sweeps.
-var edgeTraceForms = []edgeTraceForm{edgeTraceLog, edgeTraceEvents, edgeTraceUncounted}
+var edgeTraceForms = []edgeTraceForm{edgeTraceLog, edgeTraceEvents, edgeTraceUncounted, edgeTraceTail}
 
 // withEdgeTrace runs f with edgeTrace set to form.
 func withEdgeTrace(form edgeTraceForm, f func()) {
@@ -45,8 +45,13 @@ func withEdgeTrace(form edgeTraceForm, f func()) {
 // switch (checkEdgeTraceLaunches), from one Prepared per switch: traced,
 // untraced (no trace), traced again (the log's ring, the events and the
 // host's buffers reused); then a traced run that fails after its second
-// sweep, followed by one that must trace its own launches only.
+// sweep, followed by one that must trace its own launches only. The
+// form edgeTraceTail runs with the last block alone stamping a sweep's
+// end (edgeStampBlocks 1), so that a small graph's sweeps have blocks
+// that do not.
 func checkEdgeTraceForms(t *testing.T, dev *gpu.Device, g *graph.CSR) {
+	defer func(old int) { edgeStampBlocks = old }(edgeStampBlocks)
+	edgeStampBlocks = 1
 	for _, form := range edgeTraceForms {
 		for _, o := range []Options{{Parents: true}, {Parents: true, TextureCache: true}, {Parents: true, Permute: true, Float32: true}} {
 			t.Run(fmt.Sprintf("%v/%s", form, strings.ReplaceAll(o.Label(), " ", "_")), func(t *testing.T) {

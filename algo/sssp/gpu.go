@@ -892,13 +892,15 @@ type edgeLauncher func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, a
 
 // edgeRun is what a run of the edge sweep launches and reads: its
 // kernels and their launcher, the distance, modif and count arguments
-// (lowered: a NULL pointer untraced), and read, called after sweep iter
-// (from 1) to download its modif word and report whether the sweep
-// lowered a distance.
+// (lowered: a NULL pointer untraced), the logged sweeps' stamp_from
+// argument (sssp.cu, section 1b; nil for the study's kernels), and read,
+// called after sweep iter (from 1) to download its modif word and report
+// whether the sweep lowered a distance.
 type edgeRun struct {
 	launch               edgeLauncher
 	kInit, kStep         *gpu.Function
 	dist, flags, lowered any
+	stampFrom            any
 	read                 func(iter int) (bool, error)
 }
 
@@ -913,17 +915,22 @@ func (p *Prepared) edgeSweeps(t *gpu.Thread, src int32, run edgeRun) (int, error
 		return 0, err
 	}
 	grid := gpu.Blocks(m, blockSize)
+	// The sweeps' arguments, boxed once: only iter changes.
+	args := []any{p.coo.Start, p.coo.End, p.weights, run.dist}
+	if p.opts.TextureCache { // distR and distW
+		args = append(args, run.dist)
+	}
+	args = append(args, run.flags, run.lowered, m, 0)
+	iterArg := len(args) - 1
+	if run.stampFrom != nil {
+		args = append(args, run.stampFrom)
+	}
 	for iter := 1; ; iter++ {
 		if iter > limit {
 			return 0, fmt.Errorf("no convergence after %d launches over %d edges (a kernel bug: please report it)", limit, m)
 		}
-		var err error
-		if p.opts.TextureCache {
-			err = run.launch(t, iter-1, run.kStep, grid, p.coo.Start, p.coo.End, p.weights, run.dist, run.dist, run.flags, run.lowered, m, iter)
-		} else {
-			err = run.launch(t, iter-1, run.kStep, grid, p.coo.Start, p.coo.End, p.weights, run.dist, run.flags, run.lowered, m, iter)
-		}
-		if err != nil {
+		args[iterArg] = iter
+		if err := run.launch(t, iter-1, run.kStep, grid, args...); err != nil {
 			return 0, err
 		}
 		changed, err := run.read(iter)
@@ -962,7 +969,18 @@ const (
 	// word alone, every step's Updated is 0): a form for measuring what
 	// the count costs, not for use.
 	edgeTraceUncounted
+	// edgeTraceTail is edgeTraceLog with only a sweep's last
+	// edgeStampBlocks blocks stamping their end (sssp.cu, section 1b): a
+	// timer read and an atomic on the way out of a few thousand blocks,
+	// not of every block (262,144 at R-MAT scale 22).
+	edgeTraceTail
 )
+
+// edgeStampBlocks is how many of a sweep's last blocks stamp its end in
+// the form edgeTraceTail: several waves of the blocks a GPU holds at once
+// (an H100 holds 132 SMs × 8 blocks of the sweep), so that no earlier
+// block ends after them. A variable for tests.
+var edgeStampBlocks = 8192
 
 // edgeTrace is the form of traced edge sweeps: edgeTraceLog. A variable,
 // not a constant, so that a test binary can measure the others
@@ -978,6 +996,8 @@ func (f edgeTraceForm) String() string {
 		return "events"
 	case edgeTraceUncounted:
 		return "uncounted"
+	case edgeTraceTail:
+		return "tail"
 	}
 	return fmt.Sprintf("edgeTraceForm(%d)", int(f))
 }
@@ -1029,7 +1049,10 @@ func (p *Prepared) tracedEdgeRun(form edgeTraceForm, d64 *gpu.Float64s) (edgeRun
 	}
 	m := 2 * p.coo.Edges
 	p.edgeSteps = p.edgeSteps[:0]
-	run := edgeRun{kInit: p.kInitLog, kStep: p.kStepLog, dist: p.distArg(d64), flags: p.lowered, lowered: p.lowered}
+	run := edgeRun{kInit: p.kInitLog, kStep: p.kStepLog, dist: p.distArg(d64), flags: p.lowered, lowered: p.lowered, stampFrom: 0}
+	if form == edgeTraceTail {
+		run.stampFrom = max(0, gpu.Blocks(int(p.coo.Edges), blockSize).X-edgeStampBlocks)
+	}
 	var before uint64 // the running count before the sweep read next
 	run.read = func(iter int) (bool, error) {
 		if err := p.lowered.Download(p.edgeCounts); err != nil {
@@ -1042,7 +1065,7 @@ func (p *Prepared) tracedEdgeRun(form edgeTraceForm, d64 *gpu.Float64s) (edgeRun
 	}
 	switch form {
 	case edgeTraceEvents:
-		run.kInit, run.kStep = p.kInit, p.kStep
+		run.kInit, run.kStep, run.stampFrom = p.kInit, p.kStep, nil
 		run.launch = func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
 			return p.timer.Launch(t, step, f, grid, gpu.D1(blockSize), 0, args...)
 		}

@@ -246,9 +246,14 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // launch's log entry and the next one (gpu.LaunchLog appends them).
 //
 // A sweep stamps its start (block 0) and its end once a block, after
-// bf_edge's barrier (llog_end_synced: no barrier of its own). The init
-// kernel is launched open (gpu.LaunchLog.LaunchOpen): it stamps its
-// start only, and its time runs to the first sweep's start.
+// bf_edge's barrier (llog_end_synced: no barrier of its own), from block
+// stamp_from on: 0 for every block, or the grid's last blocks only (the
+// host passes the grid less edgeStampBlocks, several waves of resident
+// blocks: the blocks start in order and each relaxes 256 edges, so the
+// last ones end last), which spares the others the timer read and the
+// atomic. The init kernel is launched open (gpu.LaunchLog.LaunchOpen):
+// it stamps its start only, and its time runs to the first sweep's
+// start.
 
 template <typename D>
 __device__ __forceinline__ void edge_init_logged(D *dist, int n, int src, D inf, int *modif, u64 *ent, u64 *nxt) {
@@ -270,58 +275,69 @@ extern "C" __global__ void sssp_edge_init_d32_log(float *dist, int n, int src, f
 // stamped without another one.
 template <typename D, typename W, bool RO>
 __device__ __forceinline__ void bf_edge_logged(const int *st, const int *en, const W *w, const D *distR, D *distW,
-                                               int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
+                                               int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                               u64 *ent, u64 *nxt) {
 	llog_begin(ent, nxt);
 	bf_edge<D, W, RO>(st, en, w, distR, distW, modif, lowered, m, iter);
-	llog_end_synced(ent);
+	if ((int)blockIdx.x >= stamp_from) {
+		llog_end_synced(ent);
+	}
 }
 
 extern "C" __global__ void sssp_edge_d64_w32_plain_log(const int *st, const int *en, const float *w, double *dist,
-                                                       int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<double, float, false>(st, en, w, dist, dist, modif, lowered, m, iter, ent, nxt);
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, float, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 extern "C" __global__ void sssp_edge_d64_w64_plain_log(const int *st, const int *en, const double *w, double *dist,
-                                                       int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<double, double, false>(st, en, w, dist, dist, modif, lowered, m, iter, ent, nxt);
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, double, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 extern "C" __global__ void sssp_edge_d32_w32_plain_log(const int *st, const int *en, const float *w, float *dist,
-                                                       int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<float, float, false>(st, en, w, dist, dist, modif, lowered, m, iter, ent, nxt);
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, float, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 extern "C" __global__ void sssp_edge_d32_w64_plain_log(const int *st, const int *en, const double *w, float *dist,
-                                                       int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<float, double, false>(st, en, w, dist, dist, modif, lowered, m, iter, ent, nxt);
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, double, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 extern "C" __global__ void sssp_edge_d64_w32_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
                                                           const float *__restrict__ w,
                                                           const double *__restrict__ distR, double *distW,
-                                                          int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<double, float, true>(st, en, w, distR, distW, modif, lowered, m, iter, ent, nxt);
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, float, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 extern "C" __global__ void sssp_edge_d64_w64_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
                                                           const double *__restrict__ w,
                                                           const double *__restrict__ distR, double *distW,
-                                                          int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<double, double, true>(st, en, w, distR, distW, modif, lowered, m, iter, ent, nxt);
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, double, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 extern "C" __global__ void sssp_edge_d32_w32_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
                                                           const float *__restrict__ w,
                                                           const float *__restrict__ distR, float *distW,
-                                                          int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<float, float, true>(st, en, w, distR, distW, modif, lowered, m, iter, ent, nxt);
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, float, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 extern "C" __global__ void sssp_edge_d32_w64_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
                                                           const double *__restrict__ w,
                                                           const float *__restrict__ distR, float *distW,
-                                                          int *modif, u64 *lowered, int m, int iter, u64 *ent, u64 *nxt) {
-	bf_edge_logged<float, double, true>(st, en, w, distR, distW, modif, lowered, m, iter, ent, nxt);
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, double, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 // ---- 2. near-far Δ-stepping over the CSR ----

@@ -41,6 +41,31 @@ typedef unsigned long long u64;
 #define TD_WARP_DEG 32
 #define TD_BIG_DEG 256
 
+// ---- the study kernels' two builds ----
+//
+// gpu.go compiles this file twice, launchlog.cuh prepended to both (the
+// direction-optimizing kernels below log themselves in either, through
+// their ent and nxt arguments, NULL when untraced). The untraced build
+// (no BFS_STUDY_TRACED), which untraced runs of the edge scan and dynamic
+// parallelism launch, holds the study's kernels as they are: bfs_init_u8,
+// the four scans, bfs_widen and the two counts take no log argument and
+// hold no trace code once preprocessed (a test checks it). The traced
+// build (-DBFS_STUDY_TRACED=1) gives each of them the launch log's two
+// arguments, ent and nxt, last, and logs its span (gpu.LaunchLog): the
+// STUDY_LOG_* macros below, empty in the untraced build.
+#ifdef BFS_STUDY_TRACED
+#define STUDY_LOG_ARGS , u64 *ent, u64 *nxt
+#define STUDY_LOG_BEGIN llog_begin(ent, nxt);
+#define STUDY_LOG_END llog_end(ent);
+// after a barrier of the kernel's own (block_add's)
+#define STUDY_LOG_END_SYNCED llog_end_synced(ent);
+#else
+#define STUDY_LOG_ARGS
+#define STUDY_LOG_BEGIN
+#define STUDY_LOG_END
+#define STUDY_LOG_END_SYNCED
+#endif
+
 // ---- helpers ----
 
 // ld reads p[i], through the read-only (texture) path when RO.
@@ -138,39 +163,53 @@ __device__ __forceinline__ void edge_scan(const int *st, const int *en, i64 m, c
 }
 
 // bfs_init_u8 sets every level to UNVISITED8 and the source's to 0.
-extern "C" __global__ void bfs_init_u8(u8 *levels, i64 n, int src) {
+extern "C" __global__ void bfs_init_u8(u8 *levels, i64 n, int src STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) levels[i] = i == src ? 0 : UNVISITED8;
+	STUDY_LOG_END
 }
 
 // The four scans: unsigned char or int levels, plain or read-only path.
 // Threads: ceil(m/4), in blocks of BFS_BLOCK.
-extern "C" __global__ void bfs_scan_u8(const int *st, const int *en, i64 m, const u8 *levels, u8 *levels_NR, int iter, int *modif) {
+extern "C" __global__ void bfs_scan_u8(const int *st, const int *en, i64 m, const u8 *levels, u8 *levels_NR, int iter, int *modif
+		STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	edge_scan<u8, false>(st, en, m, levels, levels_NR, iter, modif);
+	STUDY_LOG_END
 }
 
 extern "C" __global__ void bfs_scan_u8_ro(const int *__restrict__ st, const int *__restrict__ en, i64 m,
-		const u8 *__restrict__ levels, u8 *levels_NR, int iter, int *modif) {
+		const u8 *__restrict__ levels, u8 *levels_NR, int iter, int *modif STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	edge_scan<u8, true>(st, en, m, levels, levels_NR, iter, modif);
+	STUDY_LOG_END
 }
 
-extern "C" __global__ void bfs_scan_i32(const int *st, const int *en, i64 m, const int *levels, int *levels_NR, int iter, int *modif) {
+extern "C" __global__ void bfs_scan_i32(const int *st, const int *en, i64 m, const int *levels, int *levels_NR, int iter, int *modif
+		STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	edge_scan<int, false>(st, en, m, levels, levels_NR, iter, modif);
+	STUDY_LOG_END
 }
 
 extern "C" __global__ void bfs_scan_i32_ro(const int *__restrict__ st, const int *__restrict__ en, i64 m,
-		const int *__restrict__ levels, int *levels_NR, int iter, int *modif) {
+		const int *__restrict__ levels, int *levels_NR, int iter, int *modif STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	edge_scan<int, true>(st, en, m, levels, levels_NR, iter, modif);
+	STUDY_LOG_END
 }
 
 // bfs_widen copies unsigned char levels into int levels (UNVISITED8 becomes
 // UNVISITED32): the fallback once a search is deeper than 254 levels.
-extern "C" __global__ void bfs_widen(const u8 *l8, int *l32, i64 n) {
+extern "C" __global__ void bfs_widen(const u8 *l8, int *l32, i64 n STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) {
 		int x = l8[i];
 		l32[i] = x == UNVISITED8 ? UNVISITED32 : x;
 	}
+	STUDY_LOG_END
 }
 
 // bfs_count_* add the number of vertices on level lvl to ctl[CTL_COUNT]
@@ -186,12 +225,16 @@ __device__ __forceinline__ void count_level(const L *levels, i64 n, int lvl, u64
 	block_add(c, &ctl[CTL_COUNT]);
 }
 
-extern "C" __global__ void bfs_count_u8(const u8 *levels, i64 n, int lvl, u64 *ctl) {
+extern "C" __global__ void bfs_count_u8(const u8 *levels, i64 n, int lvl, u64 *ctl STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	count_level<u8>(levels, n, lvl, ctl);
+	STUDY_LOG_END_SYNCED
 }
 
-extern "C" __global__ void bfs_count_i32(const int *levels, i64 n, int lvl, u64 *ctl) {
+extern "C" __global__ void bfs_count_i32(const int *levels, i64 n, int lvl, u64 *ctl STUDY_LOG_ARGS) {
+	STUDY_LOG_BEGIN
 	count_level<int>(levels, n, lvl, ctl);
+	STUDY_LOG_END_SYNCED
 }
 
 // ---- results of the edge scan and dynamic parallelism ----

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/graph/gen"
 )
 
 // hubGraph is an undirected graph whose second BFS level from vertex 0
@@ -106,4 +108,45 @@ func TestTDPiecesCoverArcs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSwitchDownNeedsGrowth checks the direction switch's rules on the
+// CPU search from many roots of an R-MAT graph: a level goes bottom-up
+// after a top-down one only when its frontier grew (turnsDown), so a
+// search's tail, where m_u is small enough for m_f > m_u/α to hold on a
+// few vertices, stays top-down; and every switch says why.
+func TestSwitchDownNeedsGrowth(t *testing.T) {
+	g, err := gen.RMAT(14, 16, gen.Seed(3), gen.Unweighted(), gen.PermuteVertices(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tails := 0 // levels the rule kept top-down although m_f > m_u/α
+	for _, src := range g.Roots(64, 1) {
+		r, err := DirectionOptimizing(g, src, Options{Trace: true, Alpha: DefaultGPUAlpha})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu := g.NumArcs()
+		for i, s := range r.Trace.Steps {
+			mu -= s.FrontierArcs
+			if i == 0 {
+				continue
+			}
+			prev := r.Trace.Steps[i-1]
+			down := r.Directions[i] == BottomUpStep && r.Directions[i-1] == TopDownStep
+			if down && s.Frontier <= prev.Frontier {
+				t.Fatalf("from %d: level %d went bottom-up with a frontier of %d after %d", src, i, s.Frontier, prev.Frontier)
+			}
+			if down != (s.Why != "" && strings.HasPrefix(s.Why, "m_f")) {
+				t.Fatalf("from %d: level %d (%v after %v) says %q", src, i, r.Directions[i], r.Directions[i-1], s.Why)
+			}
+			if r.Directions[i] == TopDownStep && r.Directions[i-1] == TopDownStep && s.Frontier <= prev.Frontier && s.FrontierArcs > mu/DefaultGPUAlpha {
+				tails++
+			}
+		}
+	}
+	if tails == 0 {
+		t.Fatal("no root reached a shrinking top-down level with m_f > m_u/α: the test no longer checks the growth rule")
+	}
+	t.Logf("%d levels kept top-down by the growth rule", tails)
 }

@@ -19,6 +19,21 @@ typedef unsigned char u8;
 typedef long long i64;
 typedef unsigned long long u64;
 
+// Two builds (gpu.go; bfs.cu's header says why): the untraced one, this
+// file alone, holds the parents as the study's; the traced one
+// (-DBFS_STUDY_TRACED=1, launchlog.cuh prepended) gives them the launch
+// log's two arguments, ent and nxt, last, and stamps the start only: a
+// parent grid completes after its child grids, so its own end would come
+// too early. The host launches it open (gpu.LaunchLog.LaunchOpen) and
+// follows it at once with the level's count, whose start ends it.
+#ifdef BFS_STUDY_TRACED
+#define DP_LOG_ARGS , u64 *ent, u64 *nxt
+#define DP_LOG_BEGIN llog_begin(ent, nxt);
+#else
+#define DP_LOG_ARGS
+#define DP_LOG_BEGIN
+#endif
+
 #define CTL_TRIED 0
 #define CTL_RAN 1
 #define CTL_COUNT 2
@@ -85,10 +100,12 @@ __device__ __forceinline__ void dp_parent_body(const i64 *off, const int *adj, i
 }
 
 // dp_parent_*: threads n, in blocks of any size.
-extern "C" __global__ void dp_parent_u8(const i64 *off, const int *adj, i64 n, u8 *levels, int iter, u64 *ctl) {
+extern "C" __global__ void dp_parent_u8(const i64 *off, const int *adj, i64 n, u8 *levels, int iter, u64 *ctl DP_LOG_ARGS) {
+	DP_LOG_BEGIN
 	dp_parent_body<u8>(off, adj, n, levels, iter, ctl);
 }
 
-extern "C" __global__ void dp_parent_i32(const i64 *off, const int *adj, i64 n, int *levels, int iter, u64 *ctl) {
+extern "C" __global__ void dp_parent_i32(const i64 *off, const int *adj, i64 n, int *levels, int iter, u64 *ctl DP_LOG_ARGS) {
+	DP_LOG_BEGIN
 	dp_parent_body<int>(off, adj, n, levels, iter, ctl);
 }

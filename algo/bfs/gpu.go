@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/graphnb/graphnb/algo/internal/prepared"
@@ -93,6 +92,10 @@ var (
 	bfsKernelNames = []string{kInit8, kScan8, kScan8RO, kScan32, kScan32RO, kWiden, kCount8, kCount32,
 		kFinish8, kFinish32, kParInit, kParCOO, kDODegree, kDOInit, kDOTD, kDOTDBig, kDOBU, kDOQ2BM, kDOBM2Q}
 	dpKernelNames = []string{kDPParent8, kDPParent32}
+	// studyKernelNames are the kernels of bfs.cu that a search of the
+	// study's methods launches, what a traced one takes from the traced
+	// build (the search's results are made by the untraced build's).
+	studyKernelNames = []string{kInit8, kScan8, kScan8RO, kScan32, kScan32RO, kWiden, kCount8, kCount32}
 )
 
 // Control words shared with the kernels (the #defines of bfs.cu and
@@ -124,45 +127,54 @@ const (
 	maxLevel8 = 254
 )
 
-// kernels holds a device's compiled modules and functions. A failed
-// compilation is not remembered: the next Prepare tries again.
-type kernels struct {
-	mu sync.Mutex
-	fn map[string]*gpu.Function // bfs.cu
-	dp map[string]*gpu.Function // dp.cu
-}
+// studyTraced is the macro of the traced builds of bfs.cu and dp.cu
+// (bfs.cu's "two builds" comment): defined, the study's kernels take the
+// launch log's arguments and log their spans.
+const studyTraced = "BFS_STUDY_TRACED"
 
-var deviceKernels sync.Map // *gpu.Device → *kernels
-
-// kernelsFor compiles bfs.cu (and dp.cu when dp is set) once per device
-// and returns their kernels by name. gpu caches the images on disk, so a
-// later process loads them without compiling.
-func kernelsFor(dev *gpu.Device, dp bool) (fn, dpfn map[string]*gpu.Function, err error) {
-	v, _ := deviceKernels.LoadOrStore(dev, &kernels{})
-	k := v.(*kernels)
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.fn == nil {
-		m, err := dev.Compile("graphnb_bfs", gpu.PrependLaunchLog(bfsSource))
-		if err != nil {
-			return nil, nil, fmt.Errorf("bfs: compiling the GPU BFS kernels: %w", err)
-		}
-		if k.fn, err = lookup(m, bfsKernelNames); err != nil {
-			return nil, nil, err
-		}
+// The two builds of each kernel file, compiled once per device and
+// process on first use (gpu caches the images on disk, so a later process
+// loads them without compiling; a failed compilation is not remembered).
+// Untraced runs of EdgeScan and DynamicParallelism, the
+// direction-optimizing search (whose kernels log through arguments of
+// theirs in either build) and the work after a search launch the
+// untraced builds, whose study kernels are the study's, with no trace
+// code; traced runs of the study's methods launch the traced builds'
+// (studyKernelNames, dp.cu's parents).
+var (
+	bfsBuilds = &gpu.TracedBuilds{
+		Untraced: gpu.ModuleCache{Name: "graphnb_bfs", Source: gpu.PrependLaunchLog(bfsSource)},
+		Traced: gpu.ModuleCache{Name: "graphnb_bfs (traced)", Source: gpu.PrependLaunchLog(bfsSource),
+			Options: []gpu.CompileOption{gpu.Define(studyTraced, "1")}},
 	}
-	if dp && k.dp == nil {
-		m, err := dev.Compile("graphnb_bfs_dp", dpSource, gpu.DynamicParallelism())
-		if err != nil {
+	dpBuilds = &gpu.TracedBuilds{
+		Untraced: gpu.ModuleCache{Name: "graphnb_bfs_dp", Source: dpSource,
+			Options: []gpu.CompileOption{gpu.DynamicParallelism()}},
+		Traced: gpu.ModuleCache{Name: "graphnb_bfs_dp (traced)", Source: gpu.PrependLaunchLog(dpSource),
+			Options: []gpu.CompileOption{gpu.DynamicParallelism(), gpu.Define(studyTraced, "1")}},
+	}
+)
+
+// kernelsFor returns bfs.cu's kernels (and dp.cu's when dp is set) by
+// name, compiled for dev: every kernel of the untraced builds, or the
+// study's kernels of the traced builds when traced.
+func kernelsFor(dev *gpu.Device, dp, traced bool) (fn, dpfn map[string]*gpu.Function, err error) {
+	names := bfsKernelNames
+	if traced {
+		names = studyKernelNames
+	}
+	if fn, err = bfsBuilds.Build(traced).Functions(dev, names); err != nil {
+		return nil, nil, fmt.Errorf("bfs: compiling the GPU BFS kernels: %w", err)
+	}
+	if dp {
+		if dpfn, err = dpBuilds.Build(traced).Functions(dev, dpKernelNames); err != nil {
 			return nil, nil, fmt.Errorf("bfs: compiling the dynamic-parallelism kernels: %w", err)
 		}
-		if k.dp, err = lookup(m, dpKernelNames); err != nil {
-			return nil, nil, err
-		}
 	}
-	return k.fn, k.dp, nil
+	return fn, dpfn, nil
 }
 
+// lookup returns m's kernels of the given names by name.
 func lookup(m *gpu.Module, names []string) (map[string]*gpu.Function, error) {
 	fn := make(map[string]*gpu.Function, len(names))
 	for _, name := range names {
@@ -195,11 +207,15 @@ type Prepared struct {
 	n        int
 	arcs     int64
 	directed bool
-	fn       map[string]*gpu.Function // bfs.cu's kernels
-	dpfn     map[string]*gpu.Function // dp.cu's kernels (DynamicParallelism)
-	sms      int
-	p        int // segment size of the permutation (0: not permuted)
-	dpMin    int // DPThreshold in effect
+	fn       map[string]*gpu.Function // bfs.cu's kernels, the untraced build
+	dpfn     map[string]*gpu.Function // dp.cu's kernels (DynamicParallelism), the untraced build
+	// The traced builds' study kernels (bfs.cu's studyKernelNames, dp.cu's
+	// parents), for traced runs of EdgeScan and DynamicParallelism: loaded
+	// by Prepare with Options.Trace, else by the first traced run.
+	tracedFn, tracedDPFn map[string]*gpu.Function
+	sms                  int
+	p                    int // segment size of the permutation (0: not permuted)
+	dpMin                int // DPThreshold in effect
 
 	// EdgeScan and DynamicParallelism.
 	coo     *gpu.COO
@@ -216,16 +232,13 @@ type Prepared struct {
 	qa, qb, big      *gpu.Int32s
 
 	pool resultPool // buffers of closed DeviceResults, for the next run
-	// launchLog logs the step kernels' launches of traced
-	// direction-optimizing runs (Options.Trace), made at the first and
+	// launchLog logs the launches of traced runs (Options.Trace): the
+	// direction-optimizing search's step kernels, every launch of the
+	// edge scan and dynamic parallelism. Made at the first traced run and
 	// kept for the next: its ring is reused.
 	launchLog *gpu.LaunchLog
 	notes     []levelNote // a traced run's levels; the room kept for the next
-	// timer times the launches of traced EdgeScan and DynamicParallelism
-	// runs, made at the first and kept for the next: its events are
-	// reused.
-	timer *gpu.LaunchTimer
-	ck    *checkState // Check's buffers, from the first Check
+	ck        *checkState // Check's buffers, from the first Check
 }
 
 // Prepare readies g for GPU BFS with the given options on dev: it
@@ -333,8 +346,13 @@ func newPrepared(dev *gpu.Device, n int, arcs int64, directed bool, o Options) (
 // timing the latter as PrepTime.
 func (p *Prepared) setUp(dev *gpu.Device) error {
 	var err error
-	if p.fn, p.dpfn, err = kernelsFor(dev, p.opt.Method == DynamicParallelism); err != nil {
+	if p.fn, p.dpfn, err = kernelsFor(dev, p.opt.Method == DynamicParallelism, false); err != nil {
 		return err
+	}
+	if p.opt.Trace {
+		if _, _, err := p.tracedKernels(); err != nil {
+			return err
+		}
 	}
 	info, err := dev.Info()
 	if err != nil {
@@ -348,6 +366,23 @@ func (p *Prepared) setUp(dev *gpu.Device) error {
 	}
 	prepared.Done(&p.base, start)
 	return nil
+}
+
+// tracedKernels returns the traced builds' study kernels (bfs.cu's, and
+// dp.cu's for DynamicParallelism), loading them at the first call; nil
+// for the direction-optimizing method, whose kernels log in either build.
+func (p *Prepared) tracedKernels() (fn, dpfn map[string]*gpu.Function, err error) {
+	if p.opt.Method == DirectionOptimizingGPU {
+		return nil, nil, nil
+	}
+	if p.tracedFn == nil {
+		fn, dpfn, err := kernelsFor(p.Device(), p.opt.Method == DynamicParallelism, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.tracedFn, p.tracedDPFn = fn, dpfn
+	}
+	return p.tracedFn, p.tracedDPFn, nil
 }
 
 // upload builds and copies the method's arrays: the COO from p.g, the CSR
@@ -471,8 +506,8 @@ func (p *Prepared) Close() error {
 		return nil
 	}
 	err := p.base.Close()
-	err = errors.Join(err, p.timer.Close(), p.launchLog.Close())
-	p.timer, p.launchLog = nil, nil
+	err = errors.Join(err, p.launchLog.Close())
+	p.launchLog = nil
 	return errors.Join(err, p.pool.close())
 }
 
@@ -590,10 +625,31 @@ func (p *Prepared) grid(n int) gpu.Dim {
 // levels in out and, when parents is not nil, the parents in parents;
 // the Result it returns has the bookkeeping but no levels or parents.
 func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error) {
-	n, k := p.n, p.fn
+	n, k, dpk := p.n, p.fn, p.dpfn
 	m := p.coo.Edges
 	dp := p.opt.Method == DynamicParallelism
 	r := &Result{Source: src, Algorithm: "gpu BFS (" + p.Label() + ")"}
+	// A traced run launches the traced builds' kernels, which log their
+	// own spans on the device (gpu.LaunchLog: an entry a launch, in the
+	// step of its level, -1 for set-up), and notes each level's kind: the
+	// host records nothing between launches, and reads the log once,
+	// after the search. A launch that the level's count follows at once
+	// is open (LaunchOpen): dynamic parallelism's parent, whose grid
+	// completes only after its child grids, and a scan before the count;
+	// its time runs to the count's start. The others (the set-up, a scan
+	// the host then waits for, the counts) stamp their own end.
+	var log *gpu.LaunchLog // nil: untraced, the untraced builds' kernels
+	step := -1
+	var kinds []string
+	if p.opt.Trace {
+		var err error
+		if k, dpk, err = p.tracedKernels(); err != nil {
+			return nil, p.runError(src, err)
+		}
+		if log, err = p.Device().KeepLaunchLog(&p.launchLog); err != nil {
+			return nil, p.runError(src, err)
+		}
+	}
 	scan8, scan32 := k[kScan8], k[kScan32]
 	if p.opt.TextureCache {
 		scan8, scan32 = k[kScan8RO], k[kScan32RO]
@@ -609,21 +665,17 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 		ctl         = make([]uint64, ctlWords)
 		modif       = make([]int32, 1)
 	)
-	// A traced run times every launch with events (gpu.LaunchTimer: a
-	// scan is a pass over every edge, long beside two event records) in
-	// the step of its level (-1: set-up), and notes each level's kind.
-	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
-	step := -1
-	var kinds []string
-	if p.opt.Trace {
-		var err error
-		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
-			return nil, p.runError(src, err)
-		}
-	}
-	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
+	// launch queues f, logged when traced, open when the count follows
+	// it at once.
+	launch := func(t *gpu.Thread, open bool, f *gpu.Function, grid gpu.Dim, args ...any) error {
 		r.Launches++
-		return timer.Launch(t, step, f, grid, block, 0, args...)
+		switch {
+		case log == nil:
+			return t.LaunchOn(nil, f, grid, block, 0, args...)
+		case open:
+			return log.LaunchOpen(t, nil, step, f, grid, block, 0, args...)
+		}
+		return log.Launch(t, step, f, grid, block, 0, args...)
 	}
 	// levels returns the current level array as a kernel argument.
 	levels := func() any {
@@ -632,14 +684,16 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 		}
 		return p.levels8
 	}
-	scan := func(t *gpu.Thread, iter int) error {
+	// scan queues the edge scan of level iter, open when the count
+	// follows it at once.
+	scan := func(t *gpu.Thread, iter int, open bool) error {
 		r.EdgeScans++
 		f := scan8
 		if wide {
 			f = scan32
 		}
 		lv := levels()
-		return launch(t, f, scanGrid, p.coo.Start, p.coo.End, m, lv, lv, iter, p.modif)
+		return launch(t, open, f, scanGrid, p.coo.Start, p.coo.End, m, lv, lv, iter, p.modif)
 	}
 	// countNext counts level iter+1 into ctl[ctlCount] and reads the
 	// control words back (the step's one synchronisation).
@@ -648,13 +702,13 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 		if wide {
 			f = k[kCount32]
 		}
-		if err := launch(t, f, p.grid(n), levels(), int64(n), iter+1, p.ctl); err != nil {
+		if err := launch(t, false, f, p.grid(n), levels(), int64(n), iter+1, p.ctl); err != nil {
 			return err
 		}
 		return p.ctl.Download(ctl)
 	}
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := launch(t, k[kInit8], vertexGrid, p.levels8, int64(n), src); err != nil {
+		if err := launch(t, false, k[kInit8], vertexGrid, p.levels8, int64(n), src); err != nil {
 			return err
 		}
 		if err := p.modif.Fill(-1); err != nil {
@@ -670,7 +724,7 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 			}
 			if iter == maxLevel8 && !wide {
 				// Levels deeper than 254 need int levels: go on in out.
-				if err := launch(t, k[kWiden], vertexGrid, p.levels8, out, int64(n)); err != nil {
+				if err := launch(t, false, k[kWiden], vertexGrid, p.levels8, out, int64(n)); err != nil {
 					return err
 				}
 				wide = true
@@ -679,7 +733,7 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 			step = iter
 			kinds = append(kinds, ScanStepKind)
 			if !dp {
-				if err := scan(t, iter); err != nil {
+				if err := scan(t, iter, false); err != nil {
 					return err
 				}
 				if err := p.modif.Download(modif); err != nil {
@@ -695,16 +749,16 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 			}
 			useDP := frontier < int64(p.dpMin)
 			if useDP {
-				f := p.dpfn[kDPParent8]
+				f := dpk[kDPParent8]
 				if wide {
-					f = p.dpfn[kDPParent32]
+					f = dpk[kDPParent32]
 				}
-				if err := launch(t, f, vertexGrid, p.off, p.adj, int64(n), levels(), iter, p.ctl); err != nil {
+				if err := launch(t, true, f, vertexGrid, p.off, p.adj, int64(n), levels(), iter, p.ctl); err != nil {
 					return err
 				}
 				childLevels = append(childLevels, iter)
 				kinds[iter] = ChildGridsStepKind
-			} else if err := scan(t, iter); err != nil {
+			} else if err := scan(t, iter, true); err != nil {
 				return err
 			}
 			if err := countNext(t, iter); err != nil {
@@ -719,7 +773,7 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 					// with the scan, which is idempotent, and count again.
 					redone = append(redone, iter)
 					kinds[iter] = ChildGridsStepKind + " + " + ScanStepKind
-					if err := scan(t, iter); err != nil {
+					if err := scan(t, iter, false); err != nil {
 						return err
 					}
 					if err := p.ctl.Fill(0); err != nil {
@@ -738,12 +792,12 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 		}
 	})
 	var launches []trace.Launch
-	if timer != nil {
-		// Read the launches also after a failed run: they would
-		// otherwise open the next run's trace.
-		var lerr error
-		launches, lerr = timer.Launches()
-		err = errors.Join(err, lerr)
+	if log != nil {
+		if err != nil {
+			log.Drop() // its launches may not all have run
+		} else {
+			launches, err = log.Launches()
+		}
 	}
 	if err != nil {
 		return nil, p.runError(src, err)
@@ -753,14 +807,14 @@ func (p *Prepared) runScan(src int32, out, parents *gpu.Int32s) (*Result, error)
 	// new vertex); dynamic parallelism counted its own, and a traced run
 	// counts them again with their arcs.
 	nhist := r.Iterations
-	if dp && timer == nil {
+	if dp && log == nil {
 		nhist = 0
 	}
-	stats, err := p.finishScan(src, wide, out, parents, nhist, timer != nil)
+	stats, err := p.finishScan(src, wide, out, parents, nhist, log != nil)
 	if err != nil {
 		return nil, p.runError(src, err)
 	}
-	if timer != nil {
+	if log != nil {
 		r.Trace = p.scanTrace(r.Algorithm, dur, kinds, stats[1:1+nhist], stats[1+nhist:1+2*nhist], launches)
 	}
 	r.ComponentEdges = int64(stats[0])
@@ -805,7 +859,7 @@ const (
 // levels), the next level's vertices as those it reached, the arcs it
 // read (an edge scan every edge's two arcs; child grids the frontier's
 // arcs; both for a level the scan finished) and the time of its
-// launches (events).
+// launches (the launch log's spans, runScan says how).
 func (p *Prepared) scanTrace(algorithm string, dur time.Duration, kinds []string, sizes, arcs []uint64, launches []trace.Launch) *trace.Trace {
 	steps := make([]trace.Step, len(kinds))
 	for l, kind := range kinds {
@@ -951,7 +1005,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			visited += nf
 			if !p.directed {
 				switch {
-				case !bottomUp && !p.opt.TopDownOnly && mf > mu/alpha:
+				case !bottomUp && !p.opt.TopDownOnly && turnsDown(nf, prevNF, mf, mu, alpha):
 					note.switched = switchedDown
 					if err := front.Fill(0); err != nil {
 						return err
@@ -960,7 +1014,7 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 						return err
 					}
 					bottomUp = true
-				case bottomUp && nf < prevNF && nf < int64(n)/beta:
+				case bottomUp && turnsUp(nf, prevNF, int64(n), beta):
 					note.switched = switchedUp
 					if err := p.ctl.Fill(0); err != nil {
 						return err
@@ -1052,7 +1106,7 @@ type levelNote struct {
 }
 
 const (
-	switchedDown = 1 + iota // turned bottom-up: m_f > m_u/α
+	switchedDown = 1 + iota // turned bottom-up: m_f > m_u/α, growing
 	switchedUp              // turned top-down: n_f < n/β, shrinking
 )
 
@@ -1066,7 +1120,7 @@ func (nt levelNote) step(n, alpha, beta int64) trace.Step {
 	}
 	switch nt.switched {
 	case switchedDown:
-		s.Why = switchDown(l.arcs, nt.mu, alpha)
+		s.Why = switchDown(l.arcs, nt.mu, alpha, l.frontier, nt.prevNF)
 	case switchedUp:
 		s.Why = switchUp(l.frontier, nt.prevNF, n, beta)
 	}

@@ -298,9 +298,10 @@ func BenchmarkGPUTrace(b *testing.B) {
 }
 
 // BenchmarkGPUTraceStudy is BenchmarkGPUTrace for the study's methods,
-// which time their launches with CUDA events (gpu.LaunchTimer): the edge
-// scan and dynamic parallelism, on R-MAT scales 20 and 22 from 16 roots,
-// untraced and traced root after root on one prepared search.
+// whose traced runs launch the traced build of their kernels, which log
+// their launches (gpu.LaunchLog): the edge scan and dynamic parallelism,
+// on R-MAT scales 20 and 22 from 16 roots, untraced and traced root after
+// root on one prepared search.
 func BenchmarkGPUTraceStudy(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {

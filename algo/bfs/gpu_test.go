@@ -686,6 +686,7 @@ func TestFakeGPUChild(t *testing.T) {
 		checkGPUTrace(t, dev, g)
 		checkGPUTraceDeep(t, dev)
 		checkGPUScanTrace(t, dev, g)
+		checkGPUScanTraceCap(t, dev)
 	})
 	devs, err := gpu.Devices()
 	if err != nil || len(devs) != 3 {

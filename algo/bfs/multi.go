@@ -419,10 +419,10 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 		st := trace.Step{Frontier: nf, FrontierArcs: mf, Inspected: mf}
 		switched := 0 // traced: formatted after the level, while the GPUs work
 		switch {
-		case !bottomUp && !p.opt.TopDownOnly && mf > mu0/p.alpha:
+		case !bottomUp && !p.opt.TopDownOnly && turnsDown(nf, prevNF, mf, mu0, p.alpha):
 			switched = switchedDown
 			bottomUp = true
-		case bottomUp && nf < prevNF && nf < int64(p.pg.N)/p.beta:
+		case bottomUp && turnsUp(nf, prevNF, int64(p.pg.N), p.beta):
 			switched = switchedUp
 			bottomUp = false
 		}
@@ -471,7 +471,7 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			}
 			switch switched {
 			case switchedDown:
-				st.Why = switchDown(st.FrontierArcs, levelMu, p.alpha)
+				st.Why = switchDown(st.FrontierArcs, levelMu, p.alpha, st.Frontier, levelPrev)
 			case switchedUp:
 				st.Why = switchUp(st.Frontier, levelPrev, int64(p.pg.N), p.beta)
 			}

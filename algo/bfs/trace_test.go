@@ -165,6 +165,19 @@ func checkGPUTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 
 func TestGPUTrace(t *testing.T) {
 	dev := requireGPU(t)
+	// The registers a thread of each study kernel takes in either build
+	// (a traced build's cost shows there first), logged even when a
+	// check below fails.
+	for _, c := range []struct {
+		builds *gpu.TracedBuilds
+		names  []string
+	}{{bfsBuilds, studyKernelNames}, {dpBuilds, dpKernelNames}} {
+		regs, err := c.builds.Registers(dev, c.names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("registers a thread, untraced/traced build: %s", regs)
+	}
 	g, err := gen.RMAT(16, 16, gen.Seed(3), gen.Unweighted())
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +185,7 @@ func TestGPUTrace(t *testing.T) {
 	checkGPUTrace(t, dev, g)
 	checkGPUTraceDeep(t, dev)
 	checkGPUScanTrace(t, dev, g)
+	checkGPUScanTraceCap(t, dev)
 }
 
 // checkGPUTraceDeep traces searches of a path of 300 vertices, twice:
@@ -238,7 +252,7 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for run := range 2 { // the second reuses the timer's events
+		for run := range 2 { // the second reuses the launch log's ring
 			r, err := p.Run(src)
 			if err != nil {
 				t.Fatal(err)
@@ -286,6 +300,14 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			if len(tr.Launches) != r.Launches {
 				t.Fatalf("%s: %d launches traced of %d", what, len(tr.Launches), r.Launches)
 			}
+			// Every launch is logged (the set-up's in step -1, the others
+			// in their level's) with a span on the device's clock.
+			for i, l := range tr.Launches {
+				study := slices.Contains(studyKernelNames, l.Name) || slices.Contains(dpKernelNames, l.Name)
+				if !study || l.Time <= 0 || l.Block[0] != blockSize || (l.Step == -1) != (l.Name == kInit8) || (i == 0) != (l.Name == kInit8) {
+					t.Fatalf("%s: launch %d: %+v", what, i, l)
+				}
+			}
 			// The byte models: a scan reads both ends of every edge and
 			// gathers their unsigned char levels; child grids read each
 			// frontier vertex's offsets and its arcs.
@@ -306,7 +328,93 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 				}
 			}
 		}
+		checkStudyBuild(t, dev, p)
 		p.Close()
+	}
+}
+
+// capGraph returns a graph whose level 1 holds more vertices of child
+// grids than dynamic parallelism launches in a level (dpMaxChildren):
+// vertex 0 joined to hubs hubs, each hub to 32 leaves of its own (33
+// arcs, one more than a parent thread scans inline), and the number of
+// vertices.
+func capGraph(t testing.TB, hubs int) (*graph.CSR, int) {
+	n := 1 + hubs*33
+	var edges []tg.Edge
+	for h := 1; h <= hubs; h++ {
+		edges = append(edges, tg.Edge{0, float64(h), 1})
+		for l := range 32 {
+			edges = append(edges, tg.Edge{float64(h), float64(1 + hubs + (h-1)*32 + l), 1})
+		}
+	}
+	return tg.Build(t, n, false, tg.Unweighted, edges...), n
+}
+
+// checkGPUScanTraceCap traces dynamic parallelism on capGraph with child
+// grids at every level: level 1 passes the cap, so the edge scan
+// finishes it (a scan the host then waits on, then a count) and the
+// trace says so; the run's levels are the untraced run's, and every
+// launch of it is logged, each in its level.
+func checkGPUScanTraceCap(t *testing.T, dev *gpu.Device) {
+	g, n := capGraph(t, dpMaxChildren+4)
+	o := Options{Method: DynamicParallelism, DPThreshold: 1 << 30}
+	plain, err := Run(dev, g, 0, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Trace = true
+	r, err := Run(dev, g, 0, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Levels, plain.Levels) || r.Reached != int64(n) {
+		t.Fatalf("traced: %d reached of %d, levels equal to the untraced run's: %v", r.Reached, n, slices.Equal(r.Levels, plain.Levels))
+	}
+	tr := r.Trace
+	kinds := make([]string, len(tr.Steps))
+	for i, s := range tr.Steps {
+		kinds[i] = s.Kind
+	}
+	want := []string{ChildGridsStepKind, ChildGridsStepKind + " + " + ScanStepKind, ChildGridsStepKind}
+	if !slices.Equal(kinds, want) || !strings.Contains(r.Note, "finished by the edge scan") {
+		t.Fatalf("steps %q, want %q; note %q", kinds, want, r.Note)
+	}
+	// init; per level a parent and a count; level 1's scan and count again
+	names := []string{kInit8, kDPParent8, kCount8, kDPParent8, kCount8, kScan8, kCount8, kDPParent8, kCount8}
+	steps := []int{-1, 0, 0, 1, 1, 1, 1, 2, 2}
+	if len(tr.Launches) != len(names) || r.Launches != len(names) {
+		t.Fatalf("%d launches traced of %d: %+v", len(tr.Launches), r.Launches, tr.Launches)
+	}
+	for i, l := range tr.Launches {
+		if l.Name != names[i] || l.Step != steps[i] || l.Time <= 0 {
+			t.Fatalf("launch %d: %+v, want %s in step %d with a span", i, l, names[i], steps[i])
+		}
+	}
+}
+
+// checkStudyBuild requires p's traced kernels to come from the traced
+// builds and its others from the untraced ones (the fake GPU's launches
+// check the rest: a kernel of one build launched with the other's
+// arguments fails).
+func checkStudyBuild(t *testing.T, dev *gpu.Device, p *Prepared) {
+	t.Helper()
+	for _, c := range []struct {
+		fn     map[string]*gpu.Function
+		builds *gpu.TracedBuilds
+		traced bool
+	}{{p.fn, bfsBuilds, false}, {p.tracedFn, bfsBuilds, true}, {p.dpfn, dpBuilds, false}, {p.tracedDPFn, dpBuilds, true}} {
+		mod, err := c.builds.For(dev, c.traced)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, f := range c.fn {
+			if f.Module() != mod {
+				t.Fatalf("%s (traced %v) comes from %s, not %s", name, c.traced, f.Module().Name(), mod.Name())
+			}
+		}
+	}
+	if len(p.tracedFn) != len(studyKernelNames) || (p.opt.Method == DynamicParallelism) != (len(p.tracedDPFn) == len(dpKernelNames)) {
+		t.Fatalf("%s: %d traced kernels of bfs.cu, %d of dp.cu", p.Label(), len(p.tracedFn), len(p.tracedDPFn))
 	}
 }
 

@@ -52,9 +52,10 @@ type Options struct {
 	Parents bool
 	// Alpha (direction-optimizing searches): a top-down search turns
 	// bottom-up once the arcs leaving the frontier exceed 1/Alpha of the
-	// arcs leaving still-unvisited vertices (m_f > m_u/α): a larger Alpha
-	// switches earlier. 0 means DefaultAlpha (15) on the CPU and
-	// DefaultGPUAlpha (30) for DirectionOptimizingGPU.
+	// arcs leaving still-unvisited vertices (m_f > m_u/α) while the
+	// frontier grows: a larger Alpha switches earlier. 0 means
+	// DefaultAlpha (15) on the CPU and DefaultGPUAlpha (30) for
+	// DirectionOptimizingGPU.
 	Alpha int
 	// Beta (direction-optimizing searches): a bottom-up search turns
 	// top-down again once the frontier is shrinking and holds fewer than
@@ -80,6 +81,21 @@ type Options struct {
 	// (the sum) leaves out the host's round trip between levels. The
 	// set-up kernel (do_init) is not logged.
 	//
+	// Traced EdgeScan and DynamicParallelism runs launch a second build
+	// of the study's kernels (bfs.cu's and dp.cu's BFS_STUDY_TRACED),
+	// whose kernels log themselves the same way; untraced runs launch
+	// the study's kernels as they are, with no trace code. Every launch
+	// is logged, the set-up's (bfs_init_u8) included: one that its
+	// level's count follows at once (dynamic parallelism's parent, whose
+	// grid completes only after its child grids; a scan before the count)
+	// logs its start only, its time running to the count's start, the
+	// gap between them included; the others log their span. A level's
+	// Kind is ScanStepKind or ChildGridsStepKind (or both, "child grids +
+	// edge scan", when the scan finished the level), its frontier's
+	// vertices and arcs are counted after the search from the levels, and
+	// it inspected every edge's two arcs (a scan) or its frontier's arcs
+	// (child grids).
+	//
 	// Every GPU launch of a trace carries its byte model
 	// (trace.Launch.Bytes and Gather: the useful bytes its access pattern
 	// must move, from the level's counts; bytes.go has each kernel's): a
@@ -89,14 +105,6 @@ type Options struct {
 	// arc's visited word; an edge scan streams every edge's endpoints and
 	// gathers their levels. plots.Roofline draws them against the
 	// device's ceilings.
-	//
-	// EdgeScan and DynamicParallelism time each launch between CUDA
-	// events of its own (a scan is a pass over every edge); a level's
-	// Kind is ScanStepKind or ChildGridsStepKind (or both, "child grids +
-	// edge scan", when the scan finished the level), its frontier's
-	// vertices and arcs are counted after the search from the levels, and
-	// it inspected every edge's two arcs (a scan) or its frontier's arcs
-	// (child grids).
 	Trace bool
 }
 

@@ -552,8 +552,13 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // 2.5–3.8% of a run at n = 8192, 6–19% at n = 1024, where 1024 blocks
 // no longer fit in one wave). Measured variants: any start stamp
 // together with any end stamp does it (either alone keeps 32, the
-// counts do not matter); capping the kernel at 32 (__maxnreg__) spills
-// and costs 12%.
+// counts do not matter), even with the start stamped by a lead block of
+// its own that does no work, with no timer read at all (constants
+// stored instead), with a plain store for the atomic, or with NVRTC's
+// options (ptxas -O2, expensive optimizations, sm_90a); capping the
+// kernel at 32 (__maxnreg__) spills and costs 8–12%; capped at 34 or 36
+// it does not spill but keeps 6 blocks an SM (registers are allocated
+// in steps of 8 a thread) and measured within the noise of 38.
 template <typename T, bool VEC>
 __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
                                       int *__restrict__ pred, int n, int M, int iter, int *flag, int alternate,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,95 +14,76 @@ import (
 	"github.com/graphnb/graphnb/internal/cudasrc"
 )
 
-// GRAPHNB_SSSP_EDGE_TRACE picks the form of traced edge sweeps in a test
-// binary (edgeTrace): log (the default), events, uncounted or tail, so that
-// one GPU call measures them side by side (BenchmarkGPUTraceStudy).
+// GRAPHNB_SSSP_STAMP_BLOCKS sets edgeStampBlocks in a test binary (a
+// positive count of blocks), so that one GPU call measures several
+// (BenchmarkGPUTraceStudy); a test only, not an option of the package.
 func init() {
-	v := os.Getenv("GRAPHNB_SSSP_EDGE_TRACE")
+	v := os.Getenv("GRAPHNB_SSSP_STAMP_BLOCKS")
 	if v == "" {
 		return
 	}
-	for _, f := range edgeTraceForms {
-		if f.String() == v {
-			edgeTrace = f
-			return
-		}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		fmt.Fprintf(os.Stderr, "GRAPHNB_SSSP_STAMP_BLOCKS=%q: want a positive count of blocks (the default is %d)\n", v, edgeStampBlocks)
+		os.Exit(2)
 	}
-	fmt.Fprintf(os.Stderr, "GRAPHNB_SSSP_EDGE_TRACE=%q: want one of %v\n", v, edgeTraceForms)
-	os.Exit(2)
+	edgeStampBlocks = n
 }
 
-// edgeTraceForms are the forms of traced edge sweeps.
-var edgeTraceForms = []edgeTraceForm{edgeTraceLog, edgeTraceEvents, edgeTraceUncounted, edgeTraceTail}
-
-// withEdgeTrace runs f with edgeTrace set to form.
-func withEdgeTrace(form edgeTraceForm, f func()) {
-	defer func(old edgeTraceForm) { edgeTrace = old }(edgeTrace)
-	edgeTrace = form
-	f()
-}
-
-// checkEdgeTraceForms traces the edge sweep on dev in every form and
-// switch (checkEdgeTraceLaunches), from one Prepared per switch: traced,
-// untraced (no trace), traced again (the log's ring, the events and the
-// host's buffers reused); then a traced run that fails after its second
-// sweep, followed by one that must trace its own launches only. The
-// form edgeTraceTail runs with the last block alone stamping a sweep's
-// end (edgeStampBlocks 1), so that a small graph's sweeps have blocks
-// that do not.
-func checkEdgeTraceForms(t *testing.T, dev *gpu.Device, g *graph.CSR) {
+// checkEdgeTraceRuns traces the edge sweep on dev in every switch
+// (checkEdgeTraceLaunches), from one Prepared per switch: traced,
+// untraced (no trace), traced again (the log's ring and the host's
+// buffers reused); then a traced run that fails after its second sweep,
+// followed by one that must trace its own launches only. It runs with
+// the last block alone stamping a sweep's end (edgeStampBlocks 1), so
+// that a small graph's sweeps have blocks that do not, and with
+// edgeStampBlocks as it is (on a small graph: every block stamps).
+func checkEdgeTraceRuns(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 	defer func(old int) { edgeStampBlocks = old }(edgeStampBlocks)
-	edgeStampBlocks = 1
-	for _, form := range edgeTraceForms {
+	for _, stamps := range []int{1, edgeStampBlocks} {
+		edgeStampBlocks = stamps
 		for _, o := range []Options{{Parents: true}, {Parents: true, TextureCache: true}, {Parents: true, Permute: true, Float32: true}} {
-			t.Run(fmt.Sprintf("%v/%s", form, strings.ReplaceAll(o.Label(), " ", "_")), func(t *testing.T) {
-				withEdgeTrace(form, func() {
-					o.Trace = true
-					p, err := Prepare(dev, g, o)
+			t.Run(fmt.Sprintf("stamps_%d/%s", stamps, strings.ReplaceAll(o.Label(), " ", "_")), func(t *testing.T) {
+				o.Trace = true
+				p, err := Prepare(dev, g, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				for i, traced := range []bool{true, false, true} {
+					p.opts.Trace = traced
+					r, err := p.Run(0)
 					if err != nil {
 						t.Fatal(err)
 					}
-					defer p.Close()
-					for i, traced := range []bool{true, false, true} {
-						p.opts.Trace = traced
-						r, err := p.Run(0)
-						if err != nil {
-							t.Fatal(err)
-						}
-						what := fmt.Sprintf("run %d traced %v", i, traced)
-						if err := p.Check(r); err != nil {
-							t.Fatalf("%s: %v", what, err)
-						}
-						if (r.Trace != nil) != traced {
-							t.Fatalf("%s: trace %v", what, r.Trace)
-						}
-						if traced {
-							checkEdgeTraceLaunches(t, what, p, g, r)
-						}
+					what := fmt.Sprintf("run %d traced %v", i, traced)
+					if err := p.Check(r); err != nil {
+						t.Fatalf("%s: %v", what, err)
 					}
-					checkEdgeTraceFailure(t, p, g)
-				})
+					if (r.Trace != nil) != traced {
+						t.Fatalf("%s: trace %v", what, r.Trace)
+					}
+					if traced {
+						checkEdgeTraceLaunches(t, what, p, g, r)
+					}
+				}
+				checkEdgeTraceFailure(t, p, g)
 			})
 		}
 	}
 }
 
 // checkEdgeTraceLaunches requires a traced edge sweep's launches to be
-// its form's: the init launch (step -1) and one per sweep, in order, of
-// the kernels the form launches (the logged copies, or the study's own
-// with events), each with a time (on the fake driver, events measure
-// 2.5 ms and the log the emulator's clock) that its step takes too, and
-// the byte model; the steps count what checkEdgeTrace requires (the
-// uncounted form: nothing). On a real GPU the trace must also pass
+// the logged kernels': the init launch (step -1) and one per sweep, in
+// order, each with a time (on the fake driver, the emulator's clock)
+// that its step takes too, and the byte model; the steps count what
+// checkEdgeTrace requires. On a real GPU the trace must also pass
 // Trace.Check: launch and step times within the run's.
 func checkEdgeTraceLaunches(t *testing.T, what string, p *Prepared, g *graph.CSR, r *Result) {
 	t.Helper()
 	tr := r.Trace
-	what = fmt.Sprintf("%s, form %v", what, edgeTrace)
+	what = fmt.Sprintf("%s, %d blocks stamping", what, edgeStampBlocks)
 	initName, stepName := p.kInitLog.Name(), p.kStepLog.Name()
-	if edgeTrace == edgeTraceEvents {
-		initName, stepName = p.kInit.Name(), p.kStep.Name()
-	}
 	if len(tr.Launches) != r.Iterations+1 || len(tr.Steps) != r.Iterations {
 		t.Fatalf("%s: %d launches and %d steps for %d sweeps", what, len(tr.Launches), len(tr.Steps), r.Iterations)
 	}
@@ -125,20 +107,25 @@ func checkEdgeTraceLaunches(t *testing.T, what string, p *Prepared, g *graph.CSR
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	if edgeTrace != edgeTraceUncounted {
-		rr := *r
-		rr.Trace = tr.Untimed()
-		checkEdgeTrace(t, what, g, &rr)
-		for i, s := range tr.Steps {
-			if s.Updated > p.coo.Edges {
-				t.Fatalf("%s: sweep %d lowered %d distances with %d edges (counts not zeroed?)", what, i, s.Updated, p.coo.Edges)
-			}
-		}
-		return
-	}
+	rr := *r
+	rr.Trace = tr.Untimed()
+	checkEdgeTrace(t, what, g, &rr)
 	for i, s := range tr.Steps {
-		if s.Kind != "sweep" || s.Inspected != g.NumArcs() || s.Updated != 0 {
-			t.Fatalf("%s: sweep %d: %+v, want the arcs tested and no count", what, i, s)
+		if s.Updated > p.coo.Edges {
+			t.Fatalf("%s: sweep %d lowered %d distances with %d edges (counts not zeroed?)", what, i, s.Updated, p.coo.Edges)
+		}
+	}
+}
+
+// TestEdgeStampFrom requires the logged sweep's first stamping block to
+// leave edgeStampBlocks blocks stamping, or every block of a smaller
+// grid.
+func TestEdgeStampFrom(t *testing.T) {
+	defer func(old int) { edgeStampBlocks = old }(edgeStampBlocks)
+	edgeStampBlocks = 8192
+	for _, c := range []struct{ blocks, want int }{{1, 0}, {8192, 0}, {8193, 1}, {262144, 253952}} {
+		if got := edgeStampFrom(c.blocks); got != c.want {
+			t.Errorf("edgeStampFrom(%d) = %d with %d blocks stamping, want %d", c.blocks, got, edgeStampBlocks, c.want)
 		}
 	}
 }
@@ -154,7 +141,7 @@ func checkEdgeTraceFailure(t *testing.T, p *Prepared, g *graph.CSR) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := p.tracedEdgeRun(edgeTrace, b.dist)
+	run, err := p.tracedEdgeRun(b.dist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +157,7 @@ func checkEdgeTraceFailure(t *testing.T, p *Prepared, g *graph.CSR) {
 		_, err := p.edgeSweeps(th, 0, run)
 		return err
 	})
-	if _, lerr := p.edgeLaunches(edgeTrace, err); !errors.Is(err, boom) || lerr != nil {
+	if _, lerr := p.edgeLaunches(err); !errors.Is(err, boom) || lerr != nil {
 		t.Fatalf("the failing run: %v; its launches: %v", err, lerr)
 	}
 	if err := p.putBufs(b); err != nil {
@@ -183,18 +170,18 @@ func checkEdgeTraceFailure(t *testing.T, p *Prepared, g *graph.CSR) {
 	checkEdgeTraceLaunches(t, "the run after a failed one", p, g, r)
 }
 
-// TestGPUEdgeTraceForms is checkEdgeTraceForms on the GPU; it first logs
+// TestGPUEdgeTrace is checkEdgeTraceRuns on the GPU; it first logs
 // the registers a thread of each study kernel and of its logged copy
 // takes (more registers, fewer blocks an SM: where a logged copy's cost
 // would show first).
-func TestGPUEdgeTraceForms(t *testing.T) {
+func TestGPUEdgeTrace(t *testing.T) {
 	dev := gpuDevice(t)
 	regs, err := edgeRegisters(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("registers a thread, study kernel/logged copy: %s", regs)
-	checkEdgeTraceForms(t, dev, traceGraph(t, 14))
+	checkEdgeTraceRuns(t, dev, traceGraph(t, 14))
 }
 
 // edgeRegisters lists the registers a thread of each edge sweep kernel

@@ -293,13 +293,12 @@ type Prepared struct {
 	// lowered distances and, in its first word, the modif word of a
 	// traced run (sssp.cu's bf_edge: edgeCountWords words), the host's
 	// copy of them and the run's steps (both kept from run to run), the
-	// log of their launches (its ring reused; the timer and its events
-	// with edgeTraceEvents), and the logged kernels (sssp.cu's *_log).
+	// log of their launches (its ring reused), and the logged kernels
+	// (sssp.cu's *_log).
 	lowered    *gpu.Uint64s
 	edgeCounts []uint64
 	edgeSteps  []trace.Step
 	llog       *gpu.LaunchLog
-	timer      *gpu.LaunchTimer
 	kInitLog   *gpu.Function
 	kStepLog   *gpu.Function
 	kInit      *gpu.Function
@@ -754,8 +753,8 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := errors.Join(p.dropSpare(), p.base.Close(), p.timer.Close(), p.llog.Close())
-	p.timer, p.llog = nil, nil
+	err := errors.Join(p.dropSpare(), p.base.Close(), p.llog.Close())
+	p.llog = nil
 	return err
 }
 
@@ -855,7 +854,7 @@ func (p *Prepared) runHost(src int32) (*Result, error) {
 // runEdge is the study's host loop: launch, read modif, until a launch
 // changed nothing. An untraced run launches the study's kernels alone
 // and reads the modif word (4 bytes) after each; a traced run
-// (Options.Trace) is runEdgeTraced.
+// (Options.Trace) launches their logged copies instead (runEdgeTraced).
 func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 	if p.opts.Trace {
 		return p.runEdgeTraced(r, d64)
@@ -949,74 +948,63 @@ func (p *Prepared) edgeResult(r *Result, dur time.Duration, iters int) {
 	r.ArcsScanned = 2 * p.coo.Edges * int64(iters)
 }
 
-// edgeTraceForm is how a traced edge sweep times its launches.
-type edgeTraceForm int
-
-const (
-	// edgeTraceLog: the launch log (gpu.LaunchLog). The run launches the
-	// logged copies of the study's kernels (sssp.cu's *_log: the same
-	// kernels between the log's stamps), which stamp their span with the
-	// GPU's clock; the host records no event, and reads the log once,
-	// after the run.
-	edgeTraceLog edgeTraceForm = iota
-	// edgeTraceEvents: CUDA events before and after each launch of the
-	// study's kernels (gpu.LaunchTimer). The event before a sweep is
-	// recorded right after the host's read of the sweep before, on the
-	// way to the launch the GPU waits for.
-	edgeTraceEvents
-	// edgeTraceUncounted is edgeTraceLog without the count of lowered
-	// distances (the kernels get a NULL count, the host reads the modif
-	// word alone, every step's Updated is 0): a form for measuring what
-	// the count costs, not for use.
-	edgeTraceUncounted
-	// edgeTraceTail is edgeTraceLog with only a sweep's last
-	// edgeStampBlocks blocks stamping their end (sssp.cu, section 1b): a
-	// timer read and an atomic on the way out of a few thousand blocks,
-	// not of every block (262,144 at R-MAT scale 22).
-	edgeTraceTail
-)
-
-// edgeStampBlocks is how many of a sweep's last blocks stamp its end in
-// the form edgeTraceTail: several waves of the blocks a GPU holds at once
-// (an H100 holds 132 SMs × 8 blocks of the sweep), so that no earlier
-// block ends after them. A variable for tests.
+// edgeStampBlocks is how many of a traced sweep's last blocks stamp its
+// end in the launch log (the logged kernels' stamp_from argument is the
+// grid less this, at least 0: a grid of fewer blocks stamps from every
+// block). The others skip the timer read and the atomic on their way
+// out, which every block of a grid of 262,144 (R-MAT scale 22) would
+// otherwise pay, and the end words' atomics at the kernel's end queue on
+// fewer blocks.
+//
+// Why the last blocks end last: the GPU dispatches a grid's blocks in
+// index order as SMs free up, and a sweep's blocks do equal work (each
+// thread relaxes one arc: two distance gathers, at most one write, one
+// barrier), so a block ends about a wave after the blocks a wave before
+// it; 8192 blocks are several waves of the blocks a GPU holds at once (an
+// H100 holds 132 SMs × 8 blocks of the sweep: 1056), so no earlier block
+// should still run when the last of them ends.
+//
+// What it could miss: an earlier block delayed past several waves (a
+// long stall on contended distance words of a hub, an SM taken by other
+// work on a shared GPU, a GPU holding more than edgeStampBlocks blocks at
+// once); dispatch in index order is what GPUs do, not what CUDA promises.
+// Such a sweep's end would be stamped early, its time short by that
+// block's lateness; its start (block 0's) and the run's time
+// (Result.Time, Device.Time's) are unaffected.
+//
+// Cost on an H100 (BenchmarkGPUTraceStudy, 16x, two rounds; the trace's
+// cost in % of a run, means/medians): 8192 blocks, R-MAT scale 20
+// 3.1/3.2 and 0.67/−0.94, scale 22 0.37/0.67 and 0.66/1.06; time a sweep
+// 201.4 → 205.9 µs at scale 20 (+2.2%); every block stamping, 6.7–7.4 at
+// scale 20 and 3.8–6.8 at 22. TODO(lead): the figures for 2048 and 1024.
+//
+// A variable, not a constant, for tests: the fake-GPU test runs 1 (the
+// last block alone stamps, so a small graph's sweeps have blocks that do
+// not), and a test binary reads GRAPHNB_SSSP_STAMP_BLOCKS
+// (edgetrace_test.go).
 var edgeStampBlocks = 8192
 
-// edgeTrace is the form of traced edge sweeps: edgeTraceLog. A variable,
-// not a constant, so that a test binary can measure the others
-// (GRAPHNB_SSSP_EDGE_TRACE, gpu_bench_test.go).
-var edgeTrace = edgeTraceLog
-
-// String names the form as GRAPHNB_SSSP_EDGE_TRACE does.
-func (f edgeTraceForm) String() string {
-	switch f {
-	case edgeTraceLog:
-		return "log"
-	case edgeTraceEvents:
-		return "events"
-	case edgeTraceUncounted:
-		return "uncounted"
-	case edgeTraceTail:
-		return "tail"
-	}
-	return fmt.Sprintf("edgeTraceForm(%d)", int(f))
-}
+// edgeStampFrom is the logged sweep's stamp_from argument for a grid of
+// blocks blocks: the first block that stamps the sweep's end.
+func edgeStampFrom(blocks int) int { return max(0, blocks-edgeStampBlocks) }
 
 // runEdgeTraced is runEdge for a traced run: a trace.Step per sweep
 // (its arcs tested and the distances it lowered) and a trace.Launch per
-// launch, timed as edgeTrace says (by default the launch log: each
-// kernel's span by the GPU's clock, the init launch's to the first
-// sweep's start). The kernels count the distances they lower in running
-// counts (sssp.cu's bf_edge), zeroed before the run, whose buffer's first
-// word is the run's modif word: one download after each sweep reads
-// both, and a sweep's count is the difference of the sums. Every buffer
-// the host uses is made before the timed part (the log's ring, the count
-// and step buffers, kept from run to run; with events, the timer's events
-// after the first run); the trace's steps are copied out after it.
-// Result.Time is Device.Time's, like an untraced run's.
+// launch, timed by the launch log: the run launches the logged copies of
+// the study's kernels (sssp.cu, section 1b: the same code between the
+// log's stamps), each sweep's span by the GPU's global timer from its
+// block 0's start to the latest end of its last edgeStampBlocks blocks,
+// the init launch's to the first sweep's start; the host records no
+// event and reads the log once, after the run. The kernels count the
+// distances they lower in running counts (sssp.cu's bf_edge), zeroed
+// before the run, whose buffer's first word is the run's modif word: one
+// download after each sweep reads both, and a sweep's count is the
+// difference of the sums. Every buffer the host uses is made before the
+// timed part (the log's ring, the count and step buffers, kept from run
+// to run); the trace's steps are copied out after it. Result.Time is
+// Device.Time's, like an untraced run's.
 func (p *Prepared) runEdgeTraced(r *Result, d64 *gpu.Float64s) error {
-	form := edgeTrace
-	run, err := p.tracedEdgeRun(form, d64)
+	run, err := p.tracedEdgeRun(d64)
 	if err != nil {
 		return err
 	}
@@ -1026,7 +1014,7 @@ func (p *Prepared) runEdgeTraced(r *Result, d64 *gpu.Float64s) error {
 		iters, err = p.edgeSweeps(t, r.Source, run)
 		return err
 	})
-	launches, lerr := p.edgeLaunches(form, err)
+	launches, lerr := p.edgeLaunches(err)
 	if err = errors.Join(err, lerr); err != nil {
 		return err
 	}
@@ -1039,19 +1027,25 @@ func (p *Prepared) runEdgeTraced(r *Result, d64 *gpu.Float64s) error {
 	return nil
 }
 
-// tracedEdgeRun readies a traced run of the given form: the count
-// buffer made (a search prepared untraced) and zeroed, the launcher and
-// its kernels, the step buffer emptied, and read, which appends a step
-// per sweep.
-func (p *Prepared) tracedEdgeRun(form edgeTraceForm, d64 *gpu.Float64s) (edgeRun, error) {
-	if err := p.readyEdgeTrace(form); err != nil {
+// tracedEdgeRun readies a traced run: the count buffer made (a search
+// prepared untraced) and zeroed, the launch log, the logged kernels and
+// their launcher, the step buffer emptied, and read, which appends a
+// step per sweep.
+func (p *Prepared) tracedEdgeRun(d64 *gpu.Float64s) (edgeRun, error) {
+	if err := p.readyEdgeTrace(); err != nil {
 		return edgeRun{}, err
 	}
 	m := 2 * p.coo.Edges
 	p.edgeSteps = p.edgeSteps[:0]
-	run := edgeRun{kInit: p.kInitLog, kStep: p.kStepLog, dist: p.distArg(d64), flags: p.lowered, lowered: p.lowered, stampFrom: 0}
-	if form == edgeTraceTail {
-		run.stampFrom = max(0, gpu.Blocks(int(p.coo.Edges), blockSize).X-edgeStampBlocks)
+	run := edgeRun{
+		kInit: p.kInitLog, kStep: p.kStepLog, dist: p.distArg(d64), flags: p.lowered, lowered: p.lowered,
+		stampFrom: edgeStampFrom(gpu.Blocks(int(p.coo.Edges), blockSize).X),
+	}
+	run.launch = func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
+		if step < 0 { // the first sweep follows at once: its start ends the init's time
+			return p.llog.LaunchOpen(t, nil, step, f, grid, gpu.D1(blockSize), 0, args...)
+		}
+		return p.llog.LaunchOn(t, nil, step, f, grid, gpu.D1(blockSize), 0, args...)
 	}
 	var before uint64 // the running count before the sweep read next
 	run.read = func(iter int) (bool, error) {
@@ -1063,37 +1057,14 @@ func (p *Prepared) tracedEdgeRun(form edgeTraceForm, d64 *gpu.Float64s) (edgeRun
 		before = total
 		return int32(uint32(p.edgeCounts[0])) == int32(iter), nil // the int modif word: the first word's low half (little-endian)
 	}
-	switch form {
-	case edgeTraceEvents:
-		run.kInit, run.kStep, run.stampFrom = p.kInit, p.kStep, nil
-		run.launch = func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
-			return p.timer.Launch(t, step, f, grid, gpu.D1(blockSize), 0, args...)
-		}
-	case edgeTraceUncounted:
-		run.flags, run.lowered = p.flags, uint64(0)
-		modif := []int32{0}
-		run.read = func(iter int) (bool, error) {
-			err := p.flags.Download(modif)
-			p.edgeSteps = append(p.edgeSteps, trace.Step{Kind: "sweep", Inspected: m})
-			return modif[0] == int32(iter), err
-		}
-		fallthrough
-	default:
-		run.launch = func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
-			if step < 0 { // the first sweep follows at once: its start ends the init's time
-				return p.llog.LaunchOpen(t, nil, step, f, grid, gpu.D1(blockSize), 0, args...)
-			}
-			return p.llog.LaunchOn(t, nil, step, f, grid, gpu.D1(blockSize), 0, args...)
-		}
-	}
 	return run, nil
 }
 
-// readyEdgeTrace makes what a traced run of the given form uses and the
-// host would otherwise make in the timed part: the count buffer (a
-// search prepared untraced), zeroed, the host's copy of it, room for
-// the steps, and the launch log (its ring) or the event timer.
-func (p *Prepared) readyEdgeTrace(form edgeTraceForm) error {
+// readyEdgeTrace makes what a traced run uses and the host would
+// otherwise make in the timed part: the count buffer (a search prepared
+// untraced), zeroed, the host's copy of it, room for the steps, and the
+// launch log (its ring).
+func (p *Prepared) readyEdgeTrace() error {
 	var err error
 	if p.lowered == nil { // prepared untraced
 		if p.lowered, err = p.mem.AllocUint64s(edgeCountWords); err != nil {
@@ -1107,21 +1078,14 @@ func (p *Prepared) readyEdgeTrace(form edgeTraceForm) error {
 		p.edgeCounts = make([]uint64, edgeCountWords)
 		p.edgeSteps = make([]trace.Step, 0, 64)
 	}
-	if form == edgeTraceEvents {
-		_, err = p.Device().KeepLaunchTimer(&p.timer)
-	} else {
-		_, err = p.Device().KeepLaunchLog(&p.llog)
-	}
+	_, err = p.Device().KeepLaunchLog(&p.llog)
 	return err
 }
 
 // edgeLaunches reads a traced run's launches with their times, after
 // the timed part, or drops them when the run failed (runErr): they would
 // otherwise open the next run's trace.
-func (p *Prepared) edgeLaunches(form edgeTraceForm, runErr error) ([]trace.Launch, error) {
-	if form == edgeTraceEvents {
-		return p.timer.Launches() // also after a failure: it forgets them
-	}
+func (p *Prepared) edgeLaunches(runErr error) ([]trace.Launch, error) {
 	if runErr != nil {
 		p.llog.Drop()
 		return nil, nil

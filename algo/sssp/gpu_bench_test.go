@@ -473,8 +473,9 @@ func BenchmarkGPUTrace(b *testing.B) {
 }
 
 // BenchmarkGPUTraceStudy is BenchmarkGPUTrace for the study's edge sweep
-// (traced in the form edgeTrace says: GRAPHNB_SSSP_EDGE_TRACE in a test
-// binary) and the frontier Bellman-Ford, on R-MAT scales 20 and 22 from
+// (its last edgeStampBlocks blocks stamping a sweep's end:
+// GRAPHNB_SSSP_STAMP_BLOCKS in a test binary) and the frontier
+// Bellman-Ford, on R-MAT scales 20 and 22 from
 // 8 roots, untraced and traced root after root on one prepared search.
 func BenchmarkGPUTraceStudy(b *testing.B) {
 	dev := gpu.Default()

@@ -1071,11 +1071,11 @@ func TestFakeGPUChild(t *testing.T) {
 	})
 	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
-	t.Run("edge_trace_forms", func(t *testing.T) {
+	t.Run("edge_trace", func(t *testing.T) {
 		if _, err := edgeRegisters(dev); err != nil {
 			t.Fatal(err)
 		}
-		checkEdgeTraceForms(t, dev, traceGraph(t, 7))
+		checkEdgeTraceRuns(t, dev, traceGraph(t, 7))
 	})
 	// The same with the pointer jumping always run (no chase step) and
 	// with it run past a cap of one flat vertex.

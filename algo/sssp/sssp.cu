@@ -245,15 +245,15 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // a traced run's stamps are in these wrappers only. ent and nxt are the
 // launch's log entry and the next one (gpu.LaunchLog appends them).
 //
-// A sweep stamps its start (block 0) and its end once a block, after
-// bf_edge's barrier (llog_end_synced: no barrier of its own), from block
-// stamp_from on: 0 for every block, or the grid's last blocks only (the
-// host passes the grid less edgeStampBlocks, several waves of resident
-// blocks: the blocks start in order and each relaxes 256 edges, so the
-// last ones end last), which spares the others the timer read and the
-// atomic. The init kernel is launched open (gpu.LaunchLog.LaunchOpen):
-// it stamps its start only, and its time runs to the first sweep's
-// start.
+// A sweep stamps its start (block 0) and its end from its last blocks
+// only, block stamp_from on, each once, after bf_edge's barrier
+// (llog_end_synced: no barrier of its own). The host passes the grid
+// less edgeStampBlocks (gpu.go; 0 for a smaller grid): several waves of
+// the blocks the GPU holds at once. The blocks are dispatched in index
+// order and each relaxes 256 edges, so the last ones end last; the
+// others skip the timer read and the atomic. The init kernel is launched
+// open (gpu.LaunchLog.LaunchOpen): it stamps its start only, and its
+// time runs to the first sweep's start.
 
 template <typename D>
 __device__ __forceinline__ void edge_init_logged(D *dist, int n, int src, D inf, int *modif, u64 *ent, u64 *nxt) {

@@ -960,9 +960,10 @@ func (p *Prepared) edgeResult(r *Result, dur time.Duration, iters int) {
 // index order as SMs free up, and a sweep's blocks do equal work (each
 // thread relaxes one arc: two distance gathers, at most one write, one
 // barrier), so a block ends about a wave after the blocks a wave before
-// it; 8192 blocks are several waves of the blocks a GPU holds at once (an
-// H100 holds 132 SMs × 8 blocks of the sweep: 1056), so no earlier block
-// should still run when the last of them ends.
+// it; 4096 blocks are about four waves of the blocks a GPU holds at once
+// (an H100 holds 132 SMs × 8 blocks of the sweep: 1056; a wave lasts
+// about 3 µs at R-MAT scale 20 and 22), so no earlier block should still
+// run when the last of them ends.
 //
 // What it could miss: an earlier block delayed past several waves (a
 // long stall on contended distance words of a hub, an SM taken by other
@@ -972,17 +973,22 @@ func (p *Prepared) edgeResult(r *Result, dur time.Duration, iters int) {
 // block's lateness; its start (block 0's) and the run's time
 // (Result.Time, Device.Time's) are unaffected.
 //
-// Cost on an H100 (BenchmarkGPUTraceStudy, 16x, two rounds; the trace's
-// cost in % of a run, means/medians): 8192 blocks, R-MAT scale 20
-// 3.1/3.2 and 0.67/−0.94, scale 22 0.37/0.67 and 0.66/1.06; time a sweep
-// 201.4 → 205.9 µs at scale 20 (+2.2%); every block stamping, 6.7–7.4 at
-// scale 20 and 3.8–6.8 at 22. TODO(lead): the figures for 2048 and 1024.
+// Cost on an H100 (BenchmarkGPUTraceStudy, R-MAT, 16 sources; the
+// trace's cost in % of a run, mean/median, which the sweep counts'
+// variation between runs of one source sways by ±1.5 points; and the
+// time a sweep, untraced → traced): 4096 blocks, scale 20 0.94/1.67 and
+// 1.58/2.18, scale 22 −1.41/−1.22 and −1.68/−1.23; 8192 blocks, scale 20
+// 3.1/3.2, 0.67/−0.94, 1.07/−0.01, 1.60/0.81, 197.7 → 201.9 µs; 2048
+// blocks 0.96/0.48, 1.83/2.14, 0.04/−0.08, 2.82/2.87, 198.3 → 200.7 µs;
+// 1024 blocks 4.0/3.2, 1.4/2.2; every block stamping 6.7–7.4 at scale 20
+// and 3.8–6.8 at 22, 199.9 → 215.7 µs; CUDA events around each launch,
+// as before, 3.4–4.3 at scale 20.
 //
 // A variable, not a constant, for tests: the fake-GPU test runs 1 (the
 // last block alone stamps, so a small graph's sweeps have blocks that do
 // not), and a test binary reads GRAPHNB_SSSP_STAMP_BLOCKS
 // (edgetrace_test.go).
-var edgeStampBlocks = 8192
+var edgeStampBlocks = 4096
 
 // edgeStampFrom is the logged sweep's stamp_from argument for a grid of
 // blocks blocks: the first block that stamps the sweep's end.

@@ -124,6 +124,10 @@ func weightTag(w64 bool) string {
 
 func edgeInitKernel(f32 bool) string { return "sssp_edge_init_" + distTag(f32) }
 
+// edgeLogKernel is a kernel's logged copy, which a traced edge sweep
+// launches (sssp.cu, section 1b).
+func edgeLogKernel(name string) string { return name + "_log" }
+
 func edgeKernel(f32, w64, restrict bool) string {
 	mode := "plain"
 	if restrict {
@@ -142,9 +146,12 @@ func nearFarStepKernel(f32, w64 bool) string {
 func kernelNames() []string {
 	var out []string
 	for _, f32 := range []bool{false, true} {
-		out = append(out, edgeInitKernel(f32), nearFarInitKernel(f32))
+		out = append(out, edgeInitKernel(f32), edgeLogKernel(edgeInitKernel(f32)), nearFarInitKernel(f32))
 		for _, w64 := range []bool{false, true} {
-			out = append(out, edgeKernel(f32, w64, false), edgeKernel(f32, w64, true), nearFarStepKernel(f32, w64))
+			for _, restrict := range []bool{false, true} {
+				out = append(out, edgeKernel(f32, w64, restrict), edgeLogKernel(edgeKernel(f32, w64, restrict)))
+			}
+			out = append(out, nearFarStepKernel(f32, w64))
 		}
 	}
 	return out
@@ -153,8 +160,10 @@ func kernelNames() []string {
 // base is the lifecycle Prepared shares with the other algorithms.
 type base = prepared.Base
 
-// kernels compiles sssp.cu once per device and process.
-var kernels = gpu.ModuleCache{Name: "sssp.cu", Source: kernelSource}
+// kernels compiles sssp.cu once per device and process, after the launch
+// log's header (its logged edge sweeps use it; the other kernels do not,
+// and compile as they would alone).
+var kernels = gpu.ModuleCache{Name: "sssp.cu", Source: gpu.PrependLaunchLog(kernelSource)}
 
 // deviceModule returns sssp.cu compiled for dev.
 func deviceModule(dev *gpu.Device) (*gpu.Module, error) {
@@ -282,12 +291,18 @@ type Prepared struct {
 	flags   *gpu.Int32s   // edge sweep: modif[1]
 	// Traced edge sweeps (Options.Trace): the kernel's running counts of
 	// lowered distances and, in its first word, the modif word of a
-	// traced run (sssp.cu's bf_edge: edgeCountWords words), and the
-	// timer of their launches (its events reused).
-	lowered *gpu.Uint64s
-	timer   *gpu.LaunchTimer
-	kInit   *gpu.Function
-	kStep   *gpu.Function
+	// traced run (sssp.cu's bf_edge: edgeCountWords words), the host's
+	// copy of them and the run's steps (both kept from run to run), the
+	// log of their launches (its ring reused), and the logged kernels
+	// (sssp.cu's *_log).
+	lowered    *gpu.Uint64s
+	edgeCounts []uint64
+	edgeSteps  []trace.Step
+	llog       *gpu.LaunchLog
+	kInitLog   *gpu.Function
+	kStepLog   *gpu.Function
+	kInit      *gpu.Function
+	kStep      *gpu.Function
 
 	// Near-far and frontier (lend, sst, fstamp, squeue and far are nil
 	// for the frontier method: every arc is light, nothing is far).
@@ -480,7 +495,14 @@ func (p *Prepared) prepareEdge() error {
 		return err
 	}
 	p.setWeights(p.coo.Weights, p.coo.Weights64)
-	if p.kStep, err = mod.Function(edgeKernel(f32, p.w64, p.opts.TextureCache)); err != nil {
+	step := edgeKernel(f32, p.w64, p.opts.TextureCache)
+	if p.kStep, err = mod.Function(step); err != nil {
+		return err
+	}
+	if p.kInitLog, err = mod.Function(edgeLogKernel(edgeInitKernel(f32))); err != nil {
+		return err
+	}
+	if p.kStepLog, err = mod.Function(edgeLogKernel(step)); err != nil {
 		return err
 	}
 	if err := p.allocDist(); err != nil {
@@ -731,8 +753,8 @@ func (p *Prepared) Close() error {
 	if p == nil {
 		return nil
 	}
-	err := errors.Join(p.dropSpare(), p.base.Close(), p.timer.Close())
-	p.timer = nil
+	err := errors.Join(p.dropSpare(), p.base.Close(), p.llog.Close())
+	p.llog = nil
 	return err
 }
 
@@ -830,99 +852,251 @@ func (p *Prepared) runHost(src int32) (*Result, error) {
 }
 
 // runEdge is the study's host loop: launch, read modif, until a launch
-// changed nothing.
+// changed nothing. An untraced run launches the study's kernels alone
+// and reads the modif word (4 bytes) after each; a traced run
+// (Options.Trace) launches their logged copies instead (runEdgeTraced).
 func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
-	n := p.n
-	m := int(p.coo.Edges)
-	src := r.Source
-	dist := p.distArg(d64)
-	modif := []int32{0}
-	limit := 4*n + 64 // far above any real run: a guard against a kernel bug
-	iters := 0
-	// A traced run times each launch with events and has the kernel
-	// count the distances it lowers (lowered: a null pointer otherwise)
-	// into running counts zeroed here, whose buffer's first word is the
-	// run's modif word too (one download a sweep reads both).
-	var timer *gpu.LaunchTimer // nil: untraced, the launches untimed
-	var lowered any = uint64(0)
-	var flags any = p.flags
-	var steps []trace.Step
-	var counts []uint64
-	var countsBefore uint64
 	if p.opts.Trace {
-		var err error
-		if timer, err = p.Device().KeepLaunchTimer(&p.timer); err != nil {
-			return err
-		}
-		if p.lowered == nil { // prepared untraced
-			if p.lowered, err = p.mem.AllocUint64s(edgeCountWords); err != nil {
-				return err
-			}
-		}
-		if err := p.lowered.Fill(0); err != nil {
-			return err
-		}
-		lowered, flags = p.lowered, p.lowered
-		counts = make([]uint64, edgeCountWords)
+		return p.runEdgeTraced(r, d64)
 	}
-	launch := func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
-		return timer.Launch(t, step, f, grid, gpu.D1(blockSize), 0, args...)
+	modif := []int32{0}
+	run := edgeRun{
+		launch: func(t *gpu.Thread, _ int, f *gpu.Function, grid gpu.Dim, args ...any) error {
+			return t.Launch(f, grid, gpu.D1(blockSize), 0, args...)
+		},
+		kInit: p.kInit, kStep: p.kStep, dist: p.distArg(d64), flags: p.flags,
+		lowered: uint64(0), // NULL: the kernels count nothing
+		read: func(iter int) (bool, error) {
+			err := p.flags.Download(modif)
+			return modif[0] == int32(iter), err
+		},
 	}
+	var iters int
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := launch(t, -1, p.kInit, gpu.Blocks(n, blockSize), dist, n, src, p.infArg(), flags); err != nil {
-			return err
-		}
-		grid := gpu.Blocks(m, blockSize)
-		for iter := 1; ; iter++ {
-			if iter > limit {
-				return fmt.Errorf("no convergence after %d launches over %d edges (a kernel bug: please report it)", limit, m)
-			}
-			var err error
-			if p.opts.TextureCache {
-				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, dist, flags, lowered, m, iter)
-			} else {
-				err = launch(t, iter-1, p.kStep, grid, p.coo.Start, p.coo.End, p.weights, dist, flags, lowered, m, iter)
-			}
-			if err != nil {
-				return err
-			}
-			if timer == nil {
-				if err := p.flags.Download(modif); err != nil {
-					return err
-				}
-			} else {
-				if err := p.lowered.Download(counts); err != nil {
-					return err
-				}
-				modif[0] = int32(uint32(counts[0])) // the int modif word: the first word's low half (little-endian)
-				total := edgeCountSum(counts)
-				steps = append(steps, trace.Step{Kind: "sweep", Inspected: 2 * int64(m), Updated: int64(total - countsBefore)})
-				countsBefore = total
-			}
-			if modif[0] != int32(iter) {
-				iters = iter
-				return nil
-			}
-		}
+		var err error
+		iters, err = p.edgeSweeps(t, r.Source, run)
+		return err
 	})
-	if timer != nil {
-		// Read the launches also after a failed run: they would
-		// otherwise open the next run's trace.
-		launches, lerr := timer.Launches()
-		if err == nil && lerr == nil {
-			for i := range launches {
-				launches[i].Bytes, launches[i].Gather = p.edgeSweepBytes(launches[i].Step < 0)
-			}
-			r.Trace = trace.FromLaunches(r.Algorithm, 2*int64(m), dur, steps, launches)
-		}
-		err = errors.Join(err, lerr)
-	}
 	if err != nil {
 		return err
 	}
-	r.Time, r.Iterations = dur, iters
-	r.ArcsScanned = 2 * int64(m) * int64(iters)
+	p.edgeResult(r, dur, iters)
 	return nil
+}
+
+// edgeLauncher launches one kernel of an edge sweep run on the device
+// thread t with blockSize threads a block; step is the sweep's index
+// from 0, -1 for the init launch.
+type edgeLauncher func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error
+
+// edgeRun is what a run of the edge sweep launches and reads: its
+// kernels and their launcher, the distance, modif and count arguments
+// (lowered: a NULL pointer untraced), the logged sweeps' stamp_from
+// argument (sssp.cu, section 1b; nil for the study's kernels), and read,
+// called after sweep iter (from 1) to download its modif word and report
+// whether the sweep lowered a distance.
+type edgeRun struct {
+	launch               edgeLauncher
+	kInit, kStep         *gpu.Function
+	dist, flags, lowered any
+	stampFrom            any
+	read                 func(iter int) (bool, error)
+}
+
+// edgeSweeps is the study's loop on the device thread t: the init
+// launch, then one sweep a launch, each followed by run.read, until a
+// sweep changes nothing. It returns the sweeps launched (the last one
+// changing nothing).
+func (p *Prepared) edgeSweeps(t *gpu.Thread, src int32, run edgeRun) (int, error) {
+	n, m := p.n, int(p.coo.Edges)
+	limit := 4*n + 64 // far above any real run: a guard against a kernel bug
+	if err := run.launch(t, -1, run.kInit, gpu.Blocks(n, blockSize), run.dist, n, src, p.infArg(), run.flags); err != nil {
+		return 0, err
+	}
+	grid := gpu.Blocks(m, blockSize)
+	// The sweeps' arguments, boxed once: only iter changes.
+	args := []any{p.coo.Start, p.coo.End, p.weights, run.dist}
+	if p.opts.TextureCache { // distR and distW
+		args = append(args, run.dist)
+	}
+	args = append(args, run.flags, run.lowered, m, 0)
+	iterArg := len(args) - 1
+	if run.stampFrom != nil {
+		args = append(args, run.stampFrom)
+	}
+	for iter := 1; ; iter++ {
+		if iter > limit {
+			return 0, fmt.Errorf("no convergence after %d launches over %d edges (a kernel bug: please report it)", limit, m)
+		}
+		args[iterArg] = iter
+		if err := run.launch(t, iter-1, run.kStep, grid, args...); err != nil {
+			return 0, err
+		}
+		changed, err := run.read(iter)
+		if err != nil {
+			return 0, err
+		}
+		if !changed {
+			return iter, nil
+		}
+	}
+}
+
+// edgeResult sets an edge sweep run's time, sweeps and arcs scanned.
+func (p *Prepared) edgeResult(r *Result, dur time.Duration, iters int) {
+	r.Time, r.Iterations = dur, iters
+	r.ArcsScanned = 2 * p.coo.Edges * int64(iters)
+}
+
+// edgeStampBlocks is how many of a traced sweep's last blocks stamp its
+// end in the launch log (the logged kernels' stamp_from argument is the
+// grid less this, at least 0: a grid of fewer blocks stamps from every
+// block). The others skip the timer read and the atomic on their way
+// out, which every block of a grid of 262,144 (R-MAT scale 22) would
+// otherwise pay, and the end words' atomics at the kernel's end queue on
+// fewer blocks.
+//
+// Why the last blocks end last: the GPU dispatches a grid's blocks in
+// index order as SMs free up, and a sweep's blocks do equal work (each
+// thread relaxes one arc: two distance gathers, at most one write, one
+// barrier), so a block ends about a wave after the blocks a wave before
+// it; 4096 blocks are about four waves of the blocks a GPU holds at once
+// (an H100 holds 132 SMs × 8 blocks of the sweep: 1056; a wave lasts
+// about 3 µs at R-MAT scale 20 and 22), so no earlier block should still
+// run when the last of them ends.
+//
+// What it could miss: an earlier block delayed past several waves (a
+// long stall on contended distance words of a hub, an SM taken by other
+// work on a shared GPU, a GPU holding more than edgeStampBlocks blocks at
+// once); dispatch in index order is what GPUs do, not what CUDA promises.
+// Such a sweep's end would be stamped early, its time short by that
+// block's lateness; its start (block 0's) and the run's time
+// (Result.Time, Device.Time's) are unaffected.
+//
+// Cost on an H100 (BenchmarkGPUTraceStudy, R-MAT, 16 sources; the
+// trace's cost in % of a run, mean/median, which the sweep counts'
+// variation between runs of one source sways by ±1.5 points; and the
+// time a sweep, untraced → traced): 4096 blocks, scale 20 0.94/1.67 and
+// 1.58/2.18, scale 22 −1.41/−1.22 and −1.68/−1.23; 8192 blocks, scale 20
+// 3.1/3.2, 0.67/−0.94, 1.07/−0.01, 1.60/0.81, 197.7 → 201.9 µs; 2048
+// blocks 0.96/0.48, 1.83/2.14, 0.04/−0.08, 2.82/2.87, 198.3 → 200.7 µs;
+// 1024 blocks 4.0/3.2, 1.4/2.2; every block stamping 6.7–7.4 at scale 20
+// and 3.8–6.8 at 22, 199.9 → 215.7 µs; CUDA events around each launch,
+// as before, 3.4–4.3 at scale 20.
+//
+// A variable, not a constant, for tests: the fake-GPU test runs 1 (the
+// last block alone stamps, so a small graph's sweeps have blocks that do
+// not), and a test binary reads GRAPHNB_SSSP_STAMP_BLOCKS
+// (edgetrace_test.go).
+var edgeStampBlocks = 4096
+
+// edgeStampFrom is the logged sweep's stamp_from argument for a grid of
+// blocks blocks: the first block that stamps the sweep's end.
+func edgeStampFrom(blocks int) int { return max(0, blocks-edgeStampBlocks) }
+
+// runEdgeTraced is runEdge for a traced run: a trace.Step per sweep
+// (its arcs tested and the distances it lowered) and a trace.Launch per
+// launch, timed by the launch log: the run launches the logged copies of
+// the study's kernels (sssp.cu, section 1b: the same code between the
+// log's stamps), each sweep's span by the GPU's global timer from its
+// block 0's start to the latest end of its last edgeStampBlocks blocks,
+// the init launch's to the first sweep's start; the host records no
+// event and reads the log once, after the run. The kernels count the
+// distances they lower in running counts (sssp.cu's bf_edge), zeroed
+// before the run, whose buffer's first word is the run's modif word: one
+// download after each sweep reads both, and a sweep's count is the
+// difference of the sums. Every buffer the host uses is made before the
+// timed part (the log's ring, the count and step buffers, kept from run
+// to run); the trace's steps are copied out after it. Result.Time is
+// Device.Time's, like an untraced run's.
+func (p *Prepared) runEdgeTraced(r *Result, d64 *gpu.Float64s) error {
+	run, err := p.tracedEdgeRun(d64)
+	if err != nil {
+		return err
+	}
+	var iters int
+	dur, err := p.Device().Time(func(t *gpu.Thread) error {
+		var err error
+		iters, err = p.edgeSweeps(t, r.Source, run)
+		return err
+	})
+	launches, lerr := p.edgeLaunches(err)
+	if err = errors.Join(err, lerr); err != nil {
+		return err
+	}
+	m := p.coo.Edges
+	for i := range launches {
+		launches[i].Bytes, launches[i].Gather = p.edgeSweepBytes(launches[i].Step < 0)
+	}
+	p.edgeResult(r, dur, iters)
+	r.Trace = trace.FromLaunches(r.Algorithm, 2*m, dur, slices.Clone(p.edgeSteps), launches)
+	return nil
+}
+
+// tracedEdgeRun readies a traced run: the count buffer made (a search
+// prepared untraced) and zeroed, the launch log, the logged kernels and
+// their launcher, the step buffer emptied, and read, which appends a
+// step per sweep.
+func (p *Prepared) tracedEdgeRun(d64 *gpu.Float64s) (edgeRun, error) {
+	if err := p.readyEdgeTrace(); err != nil {
+		return edgeRun{}, err
+	}
+	m := 2 * p.coo.Edges
+	p.edgeSteps = p.edgeSteps[:0]
+	run := edgeRun{
+		kInit: p.kInitLog, kStep: p.kStepLog, dist: p.distArg(d64), flags: p.lowered, lowered: p.lowered,
+		stampFrom: edgeStampFrom(gpu.Blocks(int(p.coo.Edges), blockSize).X),
+	}
+	run.launch = func(t *gpu.Thread, step int, f *gpu.Function, grid gpu.Dim, args ...any) error {
+		if step < 0 { // the first sweep follows at once: its start ends the init's time
+			return p.llog.LaunchOpen(t, nil, step, f, grid, gpu.D1(blockSize), 0, args...)
+		}
+		return p.llog.LaunchOn(t, nil, step, f, grid, gpu.D1(blockSize), 0, args...)
+	}
+	var before uint64 // the running count before the sweep read next
+	run.read = func(iter int) (bool, error) {
+		if err := p.lowered.Download(p.edgeCounts); err != nil {
+			return false, err
+		}
+		total := edgeCountSum(p.edgeCounts)
+		p.edgeSteps = append(p.edgeSteps, trace.Step{Kind: "sweep", Inspected: m, Updated: int64(total - before)})
+		before = total
+		return int32(uint32(p.edgeCounts[0])) == int32(iter), nil // the int modif word: the first word's low half (little-endian)
+	}
+	return run, nil
+}
+
+// readyEdgeTrace makes what a traced run uses and the host would
+// otherwise make in the timed part: the count buffer (a search prepared
+// untraced), zeroed, the host's copy of it, room for the steps, and the
+// launch log (its ring).
+func (p *Prepared) readyEdgeTrace() error {
+	var err error
+	if p.lowered == nil { // prepared untraced
+		if p.lowered, err = p.mem.AllocUint64s(edgeCountWords); err != nil {
+			return err
+		}
+	}
+	if err := p.lowered.Fill(0); err != nil {
+		return err
+	}
+	if p.edgeCounts == nil {
+		p.edgeCounts = make([]uint64, edgeCountWords)
+		p.edgeSteps = make([]trace.Step, 0, 64)
+	}
+	_, err = p.Device().KeepLaunchLog(&p.llog)
+	return err
+}
+
+// edgeLaunches reads a traced run's launches with their times, after
+// the timed part, or drops them when the run failed (runErr): they would
+// otherwise open the next run's trace.
+func (p *Prepared) edgeLaunches(runErr error) ([]trace.Launch, error) {
+	if runErr != nil {
+		p.llog.Drop()
+		return nil, nil
+	}
+	return p.llog.Launches()
 }
 
 // nearSlots is the number of slots v brings to a near queue (sssp.cu's

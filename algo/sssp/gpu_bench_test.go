@@ -472,10 +472,11 @@ func BenchmarkGPUTrace(b *testing.B) {
 	}
 }
 
-// BenchmarkGPUTraceStudy is BenchmarkGPUTrace for the methods that time
-// their launches with CUDA events (gpu.LaunchTimer): the study's edge
-// sweeps and the frontier Bellman-Ford, on R-MAT scales 20 and 22 from 8
-// roots, untraced and traced root after root on one prepared search.
+// BenchmarkGPUTraceStudy is BenchmarkGPUTrace for the study's edge sweep
+// (its last edgeStampBlocks blocks stamping a sweep's end:
+// GRAPHNB_SSSP_STAMP_BLOCKS in a test binary) and the frontier
+// Bellman-Ford, on R-MAT scales 20 and 22 from
+// 8 roots, untraced and traced root after root on one prepared search.
 func BenchmarkGPUTraceStudy(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -498,7 +499,11 @@ func BenchmarkGPUTraceStudy(b *testing.B) {
 // measureTraceCost measures the trace's cost for one prepared search of
 // g with options o (tracecost.Measure: untraced and traced root after
 // root, Options.Trace flipped between runs); logTrace logs the first
-// traced run's trace (go test -v).
+// traced run's trace (go test -v). Beside Measure's metrics it reports
+// each form's mean iterations a run (iters-off, iters-on: the edge
+// sweep's sweeps, whose races make them vary from run to run) and time
+// an iteration (us/iter-off, us/iter-on), which tell a trace that costs
+// more work from one that makes the same work slower.
 func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, o Options, logTrace bool) {
 	o.Trace = true
 	p, err := Prepare(dev, g, o)
@@ -506,12 +511,28 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 		b.Fatal(err)
 	}
 	defer p.Close()
+	var iters [2]int64         // untraced, traced
+	var times [2]time.Duration // likewise
 	tracecost.Measure(b, len(srcs), "sssp", tracecost.Checked(b, logTrace, func(i int, traced bool) (time.Duration, *trace.Trace, error) {
 		p.opts.Trace = traced
 		r, err := p.Run(srcs[i])
 		if err != nil {
 			return 0, nil, err
 		}
+		k := 0
+		if traced {
+			k = 1
+		}
+		iters[k] += int64(r.Iterations)
+		times[k] += r.Time
 		return r.Time, r.Trace, nil
 	}))
+	runs := float64(b.N * len(srcs))
+	if b.Failed() || iters[0] == 0 || iters[1] == 0 {
+		return
+	}
+	for k, form := range []string{"off", "on"} {
+		b.ReportMetric(float64(iters[k])/runs, "iters-"+form)
+		b.ReportMetric(times[k].Seconds()*1e6/float64(iters[k]), "us/iter-"+form)
+	}
 }

@@ -561,8 +561,8 @@ func TestTightParents32(t *testing.T) {
 func TestKernelSource(t *testing.T) {
 	names := kernelNames()
 	declared := cudasrc.Check(t, "sssp.cu", kernelSource, 1000, names)
-	if len(names) != 16 {
-		t.Errorf("kernelNames lists %d kernels, want 16 (2 inits × 2 distance types; 2 edge sweeps and a near-far step × 2 distance × 2 weight types)", len(names))
+	if len(names) != 26 {
+		t.Errorf("kernelNames lists %d kernels, want 26 (2 inits × 2 distance types, and the edge init's logged copy; 2 edge sweeps, their logged copies and a near-far step × 2 distance × 2 weight types)", len(names))
 	}
 	if len(declared) != len(names) {
 		t.Errorf("sssp.cu declares %d kernels, gpu.go knows %d: %v", len(declared), len(names), declared)
@@ -583,10 +583,12 @@ func TestKernelSource(t *testing.T) {
 }
 
 // TestKernelSourceSyntax compiles sssp.cu as C++ against declarations of
-// the CUDA built-ins it uses (testdata/cuda_shim.h): syntax, types and
+// the CUDA built-ins it uses (testdata/cuda_shim.h), after the launch
+// log's header as NVRTC gets it (gpu.PrependLaunchLog): syntax, types and
 // overloads, which NVRTC would otherwise first see on the GPU machine.
 func TestKernelSourceSyntax(t *testing.T) {
-	cudasrc.Syntax(t, "-include", filepath.Join("testdata", "cuda_shim.h"), "-x", "c++", "sssp.cu")
+	cudasrc.Syntax(t, "-include", filepath.Join("testdata", "cuda_shim.h"),
+		"-include", filepath.Join("..", "..", "gpu", "launchlog.cuh"), "-x", "c++", "sssp.cu")
 }
 
 // ---- the kernels, emulated on the CPU ----
@@ -1069,6 +1071,12 @@ func TestFakeGPUChild(t *testing.T) {
 	})
 	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
+	t.Run("edge_trace", func(t *testing.T) {
+		if _, err := edgeRegisters(dev); err != nil {
+			t.Fatal(err)
+		}
+		checkEdgeTraceRuns(t, dev, traceGraph(t, 7))
+	})
 	// The same with the pointer jumping always run (no chase step) and
 	// with it run past a cap of one flat vertex.
 	for _, tune := range []struct{ cap, steps uint64 }{{4096, 0}, {1, 256}} {

@@ -1,6 +1,7 @@
 // GPU kernels of package sssp, compiled at run time by NVRTC for the
 // device's own architecture (no #include: every type is declared here, and
-// only NVRTC's built-in device functions are used). Every kernel is
+// only NVRTC's built-in device functions are used; the host prepends
+// gpu/launchlog.cuh, which the traced edge sweep's logged kernels use). Every kernel is
 // extern "C" so the Go side (gpu.go) finds it by name; a CI test checks
 // that each name gpu.go launches is declared below.
 //
@@ -11,7 +12,8 @@
 //    relaxing both directions, one launch per iteration, a "modif" word
 //    the host reads after each launch (iteration iter writes iter there
 //    when it changed a distance; the host stops after a launch that did
-//    not write it). Kernels sssp_edge_<dist>_<weight>_<plain|restrict>.
+//    not write it). Kernels sssp_edge_<dist>_<weight>_<plain|restrict>;
+//    a traced run launches their logged copies, the same name + "_log".
 //
 // 2. Work-efficient methods over the CSR (beyond the study): near-far
 //    Δ-stepping (Davidson et al. 2014, with Meyer and Sanders' light and
@@ -145,8 +147,10 @@ extern "C" __global__ void sssp_edge_init_d32(float *dist, int n, int src, float
 // that one download a sweep reads both. (The former count, an atomic
 // per warp on one word that a memset zeroed and a download of its own
 // read every sweep, cost a traced run 57-116% of its time, this one
-// 1.8-2.8% (medians; H100, R-MAT scales 20 and 22, BenchmarkGPUTraceStudy),
-// the rest mostly the launches' events.)
+// with events around each launch 1.8-2.8% (medians; H100, R-MAT scales
+// 20 and 22, BenchmarkGPUTraceStudy).) A traced run launches this code
+// through the logged copies below (section 1b); its lowered argument is
+// NULL in every other launch.
 #define BF_COUNT_SLOTS 16
 #define BF_COUNT_STRIDE 16
 template <typename D, typename W, bool RO>
@@ -229,6 +233,111 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
                                                       const float *__restrict__ distR, float *distW,
                                                       int *modif, u64 *lowered, int m, int iter) {
 	bf_edge<float, double, true>(st, en, w, distR, distW, modif, lowered, m, iter);
+}
+
+// ---- 1b. the same kernels, logged (traced runs) ----
+//
+// A traced edge sweep (Options.Trace) launches these: the kernels above,
+// unchanged, between the launch log's stamps (gpu/launchlog.cuh, which
+// the host prepends to this file: gpu.PrependLaunchLog), so that its
+// launches are timed by the GPU's own clock and the host records no
+// event between them. The untraced kernels above keep their exact code:
+// a traced run's stamps are in these wrappers only. ent and nxt are the
+// launch's log entry and the next one (gpu.LaunchLog appends them).
+//
+// A sweep stamps its start (block 0) and its end from its last blocks
+// only, block stamp_from on, each once, after bf_edge's barrier
+// (llog_end_synced: no barrier of its own). The host passes the grid
+// less edgeStampBlocks (gpu.go; 0 for a smaller grid): several waves of
+// the blocks the GPU holds at once. The blocks are dispatched in index
+// order and each relaxes 256 edges, so the last ones end last; the
+// others skip the timer read and the atomic. The init kernel is launched
+// open (gpu.LaunchLog.LaunchOpen): it stamps its start only, and its
+// time runs to the first sweep's start.
+
+template <typename D>
+__device__ __forceinline__ void edge_init_logged(D *dist, int n, int src, D inf, int *modif, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	edge_init<D>(dist, n, src, inf, modif);
+	llog_end(ent); // nothing when launched open
+}
+
+extern "C" __global__ void sssp_edge_init_d64_log(double *dist, int n, int src, double inf, int *modif, u64 *ent, u64 *nxt) {
+	edge_init_logged<double>(dist, n, src, inf, modif, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_init_d32_log(float *dist, int n, int src, float inf, int *modif, u64 *ent, u64 *nxt) {
+	edge_init_logged<float>(dist, n, src, inf, modif, ent, nxt);
+}
+
+// bf_edge_logged is bf_edge between the log's stamps: every thread has
+// passed bf_edge's barrier after its relaxation, so the block's end is
+// stamped without another one.
+template <typename D, typename W, bool RO>
+__device__ __forceinline__ void bf_edge_logged(const int *st, const int *en, const W *w, const D *distR, D *distW,
+                                               int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                               u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	bf_edge<D, W, RO>(st, en, w, distR, distW, modif, lowered, m, iter);
+	if ((int)blockIdx.x >= stamp_from) {
+		llog_end_synced(ent);
+	}
+}
+
+extern "C" __global__ void sssp_edge_d64_w32_plain_log(const int *st, const int *en, const float *w, double *dist,
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, float, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_d64_w64_plain_log(const int *st, const int *en, const double *w, double *dist,
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, double, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_d32_w32_plain_log(const int *st, const int *en, const float *w, float *dist,
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, float, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_d32_w64_plain_log(const int *st, const int *en, const double *w, float *dist,
+                                                       int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                       u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, double, false>(st, en, w, dist, dist, modif, lowered, m, iter, stamp_from, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_d64_w32_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
+                                                          const float *__restrict__ w,
+                                                          const double *__restrict__ distR, double *distW,
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, float, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_d64_w64_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
+                                                          const double *__restrict__ w,
+                                                          const double *__restrict__ distR, double *distW,
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<double, double, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_d32_w32_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
+                                                          const float *__restrict__ w,
+                                                          const float *__restrict__ distR, float *distW,
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, float, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
+}
+
+extern "C" __global__ void sssp_edge_d32_w64_restrict_log(const int *__restrict__ st, const int *__restrict__ en,
+                                                          const double *__restrict__ w,
+                                                          const float *__restrict__ distR, float *distW,
+                                                          int *modif, u64 *lowered, int m, int iter, int stamp_from,
+                                                          u64 *ent, u64 *nxt) {
+	bf_edge_logged<float, double, true>(st, en, w, distR, distW, modif, lowered, m, iter, stamp_from, ent, nxt);
 }
 
 // ---- 2. near-far Δ-stepping over the CSR ----

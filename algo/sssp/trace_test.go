@@ -36,8 +36,8 @@ func checkEdgeTrace(t *testing.T, what string, g *graph.CSR, r *Result) {
 }
 
 // checkTraceOn traces the edge sweep (every switch) on dev and requires
-// checkEdgeTrace of each (on the fake driver, whose events all measure
-// 2.5 ms, without the times), then near-far (float64 and float32, a Δ
+// checkEdgeTrace of each (on the fake driver, whose launch log reads the
+// emulator's clock, without the times), then near-far (float64 and float32, a Δ
 // small enough for settles and splits) and the frontier method, each
 // with the untraced run's distances and checkNearFarTrace (on the host:
 // the stand-in's sweeps); untraced runs have no trace.
@@ -48,7 +48,7 @@ func checkTraceOn(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 2 { // the second reuses the timer's events
+		for range 2 { // the second reuses the launch log's ring
 			r, err := p.Run(0)
 			if err != nil {
 				t.Fatal(err)

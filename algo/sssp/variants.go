@@ -87,12 +87,22 @@ type Options struct {
 	DeltaFactor float64
 	// Trace asks for Result.Trace.
 	//
-	// EdgeSweep: one step ("sweep") per sweep, its time (on a GPU, the
-	// launch's, between CUDA events of its own) and the distances it
-	// lowered (on a GPU, counted by the kernel: one atomic per block that
-	// lowered one, into running counts read with the change flag in the
-	// one download a sweep makes anyway). Cost on an H100: 1.8–2.8% of a
-	// run (medians, R-MAT scales 20 and 22, BenchmarkGPUTraceStudy).
+	// EdgeSweep: one step ("sweep") per sweep, its time and the
+	// distances it lowered. On a GPU a traced run launches logged copies
+	// of the study's kernels (the same code between the launch log's
+	// stamps, gpu.LaunchLog; the untraced run's kernels are untouched): a
+	// sweep's time is its kernel's span by the GPU's global timer (from
+	// its first block's start to the end of the last of its last 4096
+	// blocks, which end last: blocks start in order and do equal work;
+	// edgeStampBlocks says what that could miss), the init launch's runs
+	// to the first sweep's start, and the host records no event (the log
+	// is read once, after the run). The kernel counts the distances it
+	// lowers, one atomic per block that lowered one, into running counts
+	// read with the change flag in the one download a sweep makes anyway.
+	// Cost on an H100: −1.7–2.2% of a run (means and medians, R-MAT
+	// scales 20 and 22, BenchmarkGPUTraceStudy; the sweep counts' variation
+	// between runs sways it by ±1.5 points), 1–2% of a sweep's time at
+	// scale 20.
 	//
 	// NearFar and Frontier on a GPU: one step per step that did work —
 	// "light" (a round over the near queue's light arcs: Frontier its

@@ -23,6 +23,8 @@
 
 #include "cuda_emu.h"
 
+#include "../../../gpu/launchlog.cuh" // as gpu.PrependLaunchLog gives NVRTC
+
 #include "sssp.cu"
 
 static const unsigned BLOCK = 64;

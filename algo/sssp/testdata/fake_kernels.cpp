@@ -1,10 +1,13 @@
 // fake_kernels.cpp: sssp.cu's kernels for the fake GPU
 // (internal/fakegpu/testdata/fake_launch.h). They run as OS threads: the
 // near-far step's epilogue waits, spinning, for the other blocks of the
-// grid. Also multi.cu's (RunGroup), compiled as NVRTC compiles them:
-// after csr.cuh and check.cuh.
+// grid. sssp.cu is compiled after gpu/launchlog.cuh, as
+// gpu.PrependLaunchLog gives NVRTC (its logged edge sweeps use it). Also
+// multi.cu's (RunGroup), compiled as NVRTC compiles them: after csr.cuh
+// and check.cuh.
 #include "cuda_emu.h"
 
+#include "../../../gpu/launchlog.cuh"
 #include "sssp.cu"
 
 #include "../../internal/devcsr/csr.cuh"
@@ -38,6 +41,16 @@ fake::Table table({
     fake::kernel("sssp_edge_d64_w64_restrict", sssp_edge_d64_w64_restrict, threads),
     fake::kernel("sssp_edge_d32_w32_restrict", sssp_edge_d32_w32_restrict, threads),
     fake::kernel("sssp_edge_d32_w64_restrict", sssp_edge_d32_w64_restrict, threads),
+    fake::kernel("sssp_edge_init_d64_log", sssp_edge_init_d64_log, threads),
+    fake::kernel("sssp_edge_init_d32_log", sssp_edge_init_d32_log, threads),
+    fake::kernel("sssp_edge_d64_w32_plain_log", sssp_edge_d64_w32_plain_log, threads),
+    fake::kernel("sssp_edge_d64_w64_plain_log", sssp_edge_d64_w64_plain_log, threads),
+    fake::kernel("sssp_edge_d32_w32_plain_log", sssp_edge_d32_w32_plain_log, threads),
+    fake::kernel("sssp_edge_d32_w64_plain_log", sssp_edge_d32_w64_plain_log, threads),
+    fake::kernel("sssp_edge_d64_w32_restrict_log", sssp_edge_d64_w32_restrict_log, threads),
+    fake::kernel("sssp_edge_d64_w64_restrict_log", sssp_edge_d64_w64_restrict_log, threads),
+    fake::kernel("sssp_edge_d32_w32_restrict_log", sssp_edge_d32_w32_restrict_log, threads),
+    fake::kernel("sssp_edge_d32_w64_restrict_log", sssp_edge_d32_w64_restrict_log, threads),
     fake::kernel("sssp_nf_init_d64", sssp_nf_init_d64, threads),
     fake::kernel("sssp_nf_init_d32", sssp_nf_init_d32, threads),
     step(fake::kernel("sssp_nf_step_d64_w32", sssp_nf_step_d64_w32, threads)),

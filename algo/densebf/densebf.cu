@@ -549,7 +549,7 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // The traced build's densebf_coarse_vec_f32 takes 38 registers a thread
 // to the untraced build's 32 (NVRTC 13, sm_90), so 6 blocks of 256
 // threads an SM instead of 8: this package's one trace above 2% (H100:
-// 2.5–3.8% of a run at n = 8192, 6–19% at n = 1024, where 1024 blocks
+// 2.4–3.8% of a run at n = 8192, 0.5–24% at n = 1024, where 1024 blocks
 // no longer fit in one wave). Measured variants: any start stamp
 // together with any end stamp does it (either alone keeps 32, the
 // counts do not matter), even with the start stamped by a lead block of

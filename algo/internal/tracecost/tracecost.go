@@ -8,6 +8,7 @@ package tracecost
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -89,6 +90,34 @@ func Checked(b testing.TB, logFirst bool, run TracedRun) Run {
 		}
 		return d, nil
 	}
+}
+
+// AAEnv is the environment variable that, set to 1, adds an A/A control
+// to the benchmarks that measure with Forms.
+const AAEnv = "GRAPHNB_BENCH_AA"
+
+// aaForm is the suffix of an A/A control's case (see Forms).
+const aaForm = "_aa"
+
+// Forms returns the suffixes of a trace-cost benchmark's case names: ""
+// (untraced against traced) and, with GRAPHNB_BENCH_AA=1, "_aa": an A/A
+// control, untraced against untraced in the same alternation, whose
+// cost figures are the machine's noise: the floor below which a trace's
+// cost cannot be told on it.
+func Forms() []string {
+	if os.Getenv(AAEnv) == "1" {
+		return []string{"", aaForm}
+	}
+	return []string{""}
+}
+
+// As returns run as the case form (one of Forms) measures it: for "_aa"
+// every run untraced, whatever Measure asks; for "" run itself.
+func As(form string, run Run) Run {
+	if form != aaForm {
+		return run
+	}
+	return func(i int, _ bool) (time.Duration, error) { return run(i, false) }
 }
 
 // median returns the median of xs (sorting xs), the mean of the two

@@ -133,3 +133,31 @@ func TestChecked(t *testing.T) {
 		t.Errorf("root 2: %v", err)
 	}
 }
+
+// TestForms: the A/A control is there with GRAPHNB_BENCH_AA=1 only, and
+// runs untraced what Measure asks traced.
+func TestForms(t *testing.T) {
+	t.Setenv(AAEnv, "")
+	if got := Forms(); len(got) != 1 || got[0] != "" {
+		t.Errorf("Forms() = %q without %s, want [\"\"]", got, AAEnv)
+	}
+	t.Setenv(AAEnv, "1")
+	got := Forms()
+	if len(got) != 2 || got[0] != "" || got[1] != aaForm {
+		t.Fatalf("Forms() = %q with %s=1, want [\"\" %q]", got, AAEnv, aaForm)
+	}
+	run := func(i int, traced bool) (time.Duration, error) {
+		if traced {
+			return 2 * time.Millisecond, nil
+		}
+		return time.Millisecond, nil
+	}
+	for _, c := range []struct {
+		form string
+		want time.Duration
+	}{{"", 2 * time.Millisecond}, {aaForm, time.Millisecond}} {
+		if d, err := As(c.form, run)(0, true); d != c.want || err != nil {
+			t.Errorf("As(%q) traced: %v, %v; want %v", c.form, d, err, c.want)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 
 // cpuTraceScales are the R-MAT scales of BenchmarkCPUTrace: a run's
 // rounds take about 50 and 110 ms on the 2-core build machine (the
-// per-run ranking and sorting about as long again).
+// per-run ranking and sorting, PrepTime, add about a quarter).
 var cpuTraceScales = []int{18, 19}
 
 // BenchmarkCPUTrace measures what Options.Trace costs the CPU Borůvka

@@ -23,7 +23,7 @@ var cpuTraceSizes = []int{384, 576}
 // the host), on the sparse random matrices of BenchmarkGPUTrace
 // (gpuBenchMatrix: average out-degree 8, int32 weights 1..1000) of
 // cpuTraceSizes vertices. Each case is prepared once and run untraced
-// and traced in alternating order (tracecost.Measure, traceBenchPairs
+// and traced in alternating order (tracecost.MeasureForm, traceBenchPairs
 // runs of each an op), Options.Trace flipped between runs; the first
 // untraced run is checked (Check on 8 rows). With GRAPHNB_BENCH_AA=1
 // each case has an A/A control beside it, suffixed _aa (tracecost.Forms).
@@ -60,22 +60,12 @@ func benchCPUTrace(b *testing.B, d *graph.Dense, o Options, form string) {
 	if err := Check(d, r, 8, 1); err != nil {
 		b.Fatalf("the untraced result does not validate: %v", err)
 	}
-	var traced, rounds int
-	b.ResetTimer()
-	tracecost.Measure(b, traceBenchPairs, "run", tracecost.As(form, tracecost.Checked(b, testing.Verbose(), func(_ int, on bool) (time.Duration, *trace.Trace, error) {
+	tracecost.MeasureForm(b, form, traceBenchPairs, "run", "rounds", func(_ int, on bool) (time.Duration, *trace.Trace, error) {
 		p.opts.Trace = on
 		r, err := p.Run()
 		if err != nil {
 			return 0, nil, err
 		}
-		if r.Trace != nil {
-			traced++
-			rounds += len(r.Trace.Steps)
-		}
 		return r.Time, r.Trace, nil
-	})))
-	b.StopTimer()
-	if traced > 0 {
-		b.ReportMetric(float64(rounds)/float64(traced), "rounds")
-	}
+	})
 }

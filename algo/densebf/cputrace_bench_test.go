@@ -20,7 +20,7 @@ var cpuTraceSizes = []int{1024, 2048}
 // (benchMatrix: edge probability 0.1, weights 1..100) of cpuTraceSizes
 // vertices, float32 and int32, from each of gpuBenchSources's sources
 // (GRAPHNB_BENCH_ROOTS, default 4). Each case is prepared once and run
-// untraced and traced in alternating order (tracecost.Measure),
+// untraced and traced in alternating order (tracecost.MeasureForm),
 // Options.Trace flipped between runs; every result is validated as
 // BenchmarkGPU's (Check on the first from a source, then equal to it).
 // With GRAPHNB_BENCH_AA=1 each case has an A/A control beside it,
@@ -61,23 +61,13 @@ func benchCPUTrace(b *testing.B, ref *references, form string) {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	var traced, iters int
-	b.ResetTimer()
-	tracecost.Measure(b, len(srcs), "bf", tracecost.As(form, tracecost.Checked(b, testing.Verbose(), func(i int, on bool) (time.Duration, *trace.Trace, error) {
+	tracecost.MeasureForm(b, form, len(srcs), "bf", "iters", func(i int, on bool) (time.Duration, *trace.Trace, error) {
 		p.opts.Trace = on
 		r, err := p.Run(srcs[i])
 		if err != nil {
 			return 0, nil, err
 		}
 		ref.validate(b, r)
-		if r.Trace != nil {
-			traced++
-			iters += len(r.Trace.Steps)
-		}
 		return r.Time, r.Trace, nil
-	})))
-	b.StopTimer()
-	if traced > 0 {
-		b.ReportMetric(float64(iters)/float64(traced), "iters")
-	}
+	})
 }

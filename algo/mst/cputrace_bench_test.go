@@ -23,7 +23,7 @@ var cpuTraceScales = []int{18, 19}
 // "round" step per Borůvka round, what RunGroup on a host group runs
 // too) on R-MAT graphs of cpuTraceScales (edge factor 16, seed 1,
 // float32 weights, as BenchmarkGPUTrace). One Prepared runs untraced and
-// traced in alternating order (tracecost.Measure, four runs of each an
+// traced in alternating order (tracecost.MeasureForm, four runs of each an
 // op), Options.Trace flipped between runs; a first pair must give the
 // same forest, which Check validates. With GRAPHNB_BENCH_AA=1 each case
 // has an A/A control beside it, suffixed _aa (tracecost.Forms).
@@ -68,22 +68,12 @@ func benchCPUTrace(b *testing.B, g *graph.CSR, form string) {
 		b.Fatalf("a traced run's forest differs: %d edges, %d rounds; untraced %d, %d",
 			len(first[1].Edges), first[1].Iterations, len(first[0].Edges), first[0].Iterations)
 	}
-	var traced, rounds int
-	b.ResetTimer()
-	tracecost.Measure(b, 4, "mst", tracecost.As(form, tracecost.Checked(b, testing.Verbose(), func(_ int, on bool) (time.Duration, *trace.Trace, error) {
+	tracecost.MeasureForm(b, form, 4, "mst", "rounds", func(_ int, on bool) (time.Duration, *trace.Trace, error) {
 		p.opts.Trace = on
 		r, err := p.Run()
 		if err != nil {
 			return 0, nil, err
 		}
-		if r.Trace != nil {
-			traced++
-			rounds += len(r.Trace.Steps)
-		}
 		return r.Time, r.Trace, nil
-	})))
-	b.StopTimer()
-	if traced > 0 {
-		b.ReportMetric(float64(rounds)/float64(traced), "rounds")
-	}
+	})
 }

@@ -120,6 +120,28 @@ func As(form string, run Run) Run {
 	return func(i int, _ bool) (time.Duration, error) { return run(i, false) }
 }
 
+// MeasureForm is Measure for a case of form (one of Forms; see As), each
+// run checked by Checked (its first trace logged with go test -v), the
+// timer reset first. It also reports the traced runs' mean number of
+// steps as the metric named steps ("rounds", "iters").
+func MeasureForm(b *testing.B, form string, roots int, unit, steps string, run TracedRun) {
+	b.Helper()
+	var traced, total int
+	b.ResetTimer()
+	Measure(b, roots, unit, As(form, Checked(b, testing.Verbose(), func(i int, on bool) (time.Duration, *trace.Trace, error) {
+		d, tr, err := run(i, on)
+		if err == nil && tr != nil {
+			traced++
+			total += len(tr.Steps)
+		}
+		return d, tr, err
+	})))
+	b.StopTimer()
+	if traced > 0 {
+		b.ReportMetric(float64(total)/float64(traced), steps)
+	}
+}
+
 // median returns the median of xs (sorting xs), the mean of the two
 // middle values when len(xs) is even; 1 when xs is empty.
 func median(xs []float64) float64 {

@@ -161,3 +161,26 @@ func TestForms(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureForm: the traced runs' steps are counted, and the A/A form
+// runs nothing traced (so reports no steps).
+func TestMeasureForm(t *testing.T) {
+	tr := &trace.Trace{Steps: make([]trace.Step, 3)}
+	run := func(i int, traced bool) (time.Duration, *trace.Trace, error) {
+		if traced {
+			return 2 * time.Millisecond, tr, nil
+		}
+		return time.Millisecond, nil, nil
+	}
+	for _, c := range []struct {
+		form      string
+		cost      float64
+		withSteps bool
+	}{{"", 100, true}, {aaForm, 0, false}} {
+		res := testing.Benchmark(func(b *testing.B) { MeasureForm(b, c.form, 2, "run", "rounds", run) })
+		steps, ok := res.Extra["rounds"]
+		if got := res.Extra["cost-median-%"]; math.Abs(got-c.cost) > 1e-9 || ok != c.withSteps || ok && steps != 3 {
+			t.Errorf("form %q: cost-median-%% %v, rounds %v (%v); want %v, 3 (%v)", c.form, got, steps, ok, c.cost, c.withSteps)
+		}
+	}
+}

@@ -11,7 +11,8 @@ import (
 )
 
 // cpuTraceSizes are the matrix sizes of BenchmarkCPUTrace: a run takes
-// about 7 and 15-25 ms on the 2-core build machine (9 or 10 sweeps).
+// about 4-7 and 14-25 ms on the 2-core build machine (9 or 10 sweeps;
+// the smaller shows most what the trace adds per sweep or per run).
 var cpuTraceSizes = []int{1024, 2048}
 
 // BenchmarkCPUTrace measures what Options.Trace costs the CPU dense

@@ -8,6 +8,7 @@ package tracecost
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -88,6 +89,56 @@ func Checked(b testing.TB, logFirst bool, run TracedRun) Run {
 			logged = true
 		}
 		return d, nil
+	}
+}
+
+// AAEnv is the environment variable that, set to 1, adds an A/A control
+// to the benchmarks that measure with Forms.
+const AAEnv = "GRAPHNB_BENCH_AA"
+
+// aaForm is the suffix of an A/A control's case (see Forms).
+const aaForm = "_aa"
+
+// Forms returns the suffixes of a trace-cost benchmark's case names: ""
+// (untraced against traced) and, with GRAPHNB_BENCH_AA=1, "_aa": an A/A
+// control, untraced against untraced in the same alternation, whose
+// cost figures are the machine's noise: the floor below which a trace's
+// cost cannot be told on it.
+func Forms() []string {
+	if os.Getenv(AAEnv) == "1" {
+		return []string{"", aaForm}
+	}
+	return []string{""}
+}
+
+// As returns run as the case form (one of Forms) measures it: for "_aa"
+// every run untraced, whatever Measure asks; for "" run itself.
+func As(form string, run Run) Run {
+	if form != aaForm {
+		return run
+	}
+	return func(i int, _ bool) (time.Duration, error) { return run(i, false) }
+}
+
+// MeasureForm is Measure for a case of form (one of Forms; see As), each
+// run checked by Checked (its first trace logged with go test -v), the
+// timer reset first. It also reports the traced runs' mean number of
+// steps as the metric named steps ("rounds", "iters").
+func MeasureForm(b *testing.B, form string, roots int, unit, steps string, run TracedRun) {
+	b.Helper()
+	var traced, total int
+	b.ResetTimer()
+	Measure(b, roots, unit, As(form, Checked(b, testing.Verbose(), func(i int, on bool) (time.Duration, *trace.Trace, error) {
+		d, tr, err := run(i, on)
+		if err == nil && tr != nil {
+			traced++
+			total += len(tr.Steps)
+		}
+		return d, tr, err
+	})))
+	b.StopTimer()
+	if traced > 0 {
+		b.ReportMetric(float64(total)/float64(traced), steps)
 	}
 }
 

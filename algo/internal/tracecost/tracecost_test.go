@@ -133,3 +133,54 @@ func TestChecked(t *testing.T) {
 		t.Errorf("root 2: %v", err)
 	}
 }
+
+// TestForms: the A/A control is there with GRAPHNB_BENCH_AA=1 only, and
+// runs untraced what Measure asks traced.
+func TestForms(t *testing.T) {
+	t.Setenv(AAEnv, "")
+	if got := Forms(); len(got) != 1 || got[0] != "" {
+		t.Errorf("Forms() = %q without %s, want [\"\"]", got, AAEnv)
+	}
+	t.Setenv(AAEnv, "1")
+	got := Forms()
+	if len(got) != 2 || got[0] != "" || got[1] != aaForm {
+		t.Fatalf("Forms() = %q with %s=1, want [\"\" %q]", got, AAEnv, aaForm)
+	}
+	run := func(i int, traced bool) (time.Duration, error) {
+		if traced {
+			return 2 * time.Millisecond, nil
+		}
+		return time.Millisecond, nil
+	}
+	for _, c := range []struct {
+		form string
+		want time.Duration
+	}{{"", 2 * time.Millisecond}, {aaForm, time.Millisecond}} {
+		if d, err := As(c.form, run)(0, true); d != c.want || err != nil {
+			t.Errorf("As(%q) traced: %v, %v; want %v", c.form, d, err, c.want)
+		}
+	}
+}
+
+// TestMeasureForm: the traced runs' steps are counted, and the A/A form
+// runs nothing traced (so reports no steps).
+func TestMeasureForm(t *testing.T) {
+	tr := &trace.Trace{Steps: make([]trace.Step, 3)}
+	run := func(i int, traced bool) (time.Duration, *trace.Trace, error) {
+		if traced {
+			return 2 * time.Millisecond, tr, nil
+		}
+		return time.Millisecond, nil, nil
+	}
+	for _, c := range []struct {
+		form      string
+		cost      float64
+		withSteps bool
+	}{{"", 100, true}, {aaForm, 0, false}} {
+		res := testing.Benchmark(func(b *testing.B) { MeasureForm(b, c.form, 2, "run", "rounds", run) })
+		steps, ok := res.Extra["rounds"]
+		if got := res.Extra["cost-median-%"]; math.Abs(got-c.cost) > 1e-9 || ok != c.withSteps || ok && steps != 3 {
+			t.Errorf("form %q: cost-median-%% %v, rounds %v (%v); want %v, 3 (%v)", c.form, got, steps, ok, c.cost, c.withSteps)
+		}
+	}
+}

@@ -146,36 +146,44 @@ func (s Sweep) RunPeers(ctx context.Context, t *Table, peers []Peer, log io.Writ
 	}
 	var errs []error
 	for _, pt := range p.points {
-		pp := p.peerPoint(t, pt)
-		var file string // the .egr file, written when a peer asks for {file}
-		for _, peer := range peers {
-			if err := ctx.Err(); err != nil {
-				errs = append(errs, fmt.Errorf("bench: peers stopped before %s on %s: %w", peer.Name, pt.spec, err))
-				break
-			}
-			if strings.Contains(peer.Command, "{file}") && file == "" {
-				f, cleanup, err := pp.writeECL()
-				if err != nil {
-					errs = append(errs, fmt.Errorf("bench: peer %s on %s: writing the graph for {file}: %w", peer.Name, pt.spec, err))
-					continue
-				}
-				defer cleanup()
-				file = f
-			}
-			rows, err := runPeer(ctx, peer, pp, file, t, log)
-			t.Rows = append(t.Rows, rows...)
-			for _, r := range rows {
-				if !slices.Contains(t.Meta.Peers, r.Variant) {
-					t.Meta.Peers = append(t.Meta.Peers, r.Variant)
-				}
-			}
-			if err != nil {
-				errs = append(errs, err)
-				t.Meta.PeerErrors = append(t.Meta.PeerErrors, err.Error())
-			}
-		}
+		errs = append(errs, runPeersOn(ctx, t, peers, p.peerPoint(t, pt), log)...)
 	}
 	return errors.Join(errs...)
+}
+
+// runPeersOn runs every peer on one graph of the sweep, appending their
+// rows to t, and returns their errors. The graph's .egr file, written
+// when a peer asks for {file}, is removed before it returns (at scale 22
+// it is about 1 GB).
+func runPeersOn(ctx context.Context, t *Table, peers []Peer, pp peerPoint, log io.Writer) []error {
+	var errs []error
+	var file string // the .egr file, written when a peer asks for {file}
+	for _, peer := range peers {
+		if err := ctx.Err(); err != nil {
+			return append(errs, fmt.Errorf("bench: peers stopped before %s on %s: %w", peer.Name, pp.spec, err))
+		}
+		if strings.Contains(peer.Command, "{file}") && file == "" {
+			f, cleanup, err := pp.writeECL()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("bench: peer %s on %s: writing the graph for {file}: %w", peer.Name, pp.spec, err))
+				continue
+			}
+			defer cleanup()
+			file = f
+		}
+		rows, err := runPeer(ctx, peer, pp, file, t, log)
+		t.Rows = append(t.Rows, rows...)
+		for _, r := range rows {
+			if !slices.Contains(t.Meta.Peers, r.Variant) {
+				t.Meta.Peers = append(t.Meta.Peers, r.Variant)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+			t.Meta.PeerErrors = append(t.Meta.PeerErrors, err.Error())
+		}
+	}
+	return errs
 }
 
 // peerPoint gathers what the peers need of pt: its size from t's rows

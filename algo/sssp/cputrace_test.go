@@ -3,12 +3,12 @@ package sssp
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	"github.com/graphnb/graphnb/trace"
@@ -327,10 +327,11 @@ func TestDijkstraTraceChunk(t *testing.T) {
 }
 
 // BenchmarkCPUTrace measures what a trace costs the CPU Dijkstra and
-// Δ-stepping: each op runs one source untraced and traced, in turn
-// first, and reports both mean times (Result.Time, ms_off and ms_on) and
-// the overhead in percent: the median of the pairs' ratios, which other
-// load on the machine sways less than the means do. Issue 17 allows 2%.
+// Δ-stepping (tracecost.MeasureForm: every source untraced and traced in
+// alternating order, the cost of the means and the median over the
+// pairs; with GRAPHNB_BENCH_AA=1 an A/A control beside it) on R-MAT
+// scale 18, edge factor 16, 64 sources (2 with -short). Issue 17 allows
+// 2%.
 func BenchmarkCPUTrace(b *testing.B) {
 	const scale = 18
 	type run = func(*graph.CSR, int32) (*Result, error)
@@ -343,36 +344,25 @@ func BenchmarkCPUTrace(b *testing.B) {
 			func(g *graph.CSR, s int32) (*Result, error) { return DeltaSteppingTraced(g, s, 0) }},
 	}
 	for _, a := range algos {
-		b.Run(fmt.Sprintf("rmat_s%d_ef16/%s", scale, a.name), func(b *testing.B) {
-			g := benchGraph(b, scale)
-			srcs := benchSources(g)
-			timed := func(f run, src int32) time.Duration {
-				r, err := f(g, src)
-				if err != nil {
-					b.Fatal(err)
+		for _, form := range tracecost.Forms() {
+			b.Run(fmt.Sprintf("rmat_s%d_ef16/%s%s", scale, a.name, form), func(b *testing.B) {
+				g := benchGraph(b, scale)
+				srcs := benchSources(g)
+				if testing.Short() { // go test -short -bench: a check that it runs
+					srcs = srcs[:2]
 				}
-				return r.Time
-			}
-			var off, on time.Duration
-			ratios := make([]float64, 0, b.N)
-			b.ResetTimer()
-			for i := range b.N {
-				src := srcs[i%len(srcs)]
-				var p, t time.Duration
-				if i%2 == 0 {
-					p = timed(a.plain, src)
-					t = timed(a.traced, src)
-				} else {
-					t = timed(a.traced, src)
-					p = timed(a.plain, src)
-				}
-				off, on = off+p, on+t
-				ratios = append(ratios, t.Seconds()/p.Seconds())
-			}
-			slices.Sort(ratios)
-			b.ReportMetric(off.Seconds()*1e3/float64(b.N), "ms_off")
-			b.ReportMetric(on.Seconds()*1e3/float64(b.N), "ms_on")
-			b.ReportMetric(100*(ratios[len(ratios)/2]-1), "overhead_%")
-		})
+				tracecost.MeasureForm(b, form, len(srcs), "sssp", "steps", func(i int, on bool) (time.Duration, *trace.Trace, error) {
+					f := a.plain
+					if on {
+						f = a.traced
+					}
+					r, err := f(g, srcs[i])
+					if err != nil {
+						return 0, nil, err
+					}
+					return r.Time, r.Trace, nil
+				})
+			})
+		}
 	}
 }

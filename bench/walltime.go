@@ -48,8 +48,9 @@ type WallTimes []PointTime
 
 // WallTimes splits the wall time of every graph of t: generation,
 // preparation, the algorithm, validation and copies, and the share of
-// the wall time spent in the algorithm. Peer rows are left out. Rows of one graph measured in
-// different sweeps (Merge) add their generation times, each counted once.
+// the wall time spent in the algorithm. Peer rows are left out. Rows of
+// one graph measured in different sweeps (Merge) add their generation
+// times, each counted once.
 func (t *Table) WallTimes() WallTimes {
 	var out WallTimes
 	gens := map[int][]time.Duration{}

@@ -25,8 +25,8 @@ import (
 // other ECL codes read, and ReadECL reads back. The graph must have fewer
 // than 2^31 vertices and arcs and, when weighted, whole-number weights in
 // the int32 range; other weights are refused (graph.RankWeights turns
-// them into ranks, which keep an MST). Output is buffered; it is 4·(N+1) + 4·A (+ 4·A with
-// weights) bytes, plus 8.
+// them into ranks, which keep an MST). Output is buffered; it is
+// 4·(N+1) + 4·A (+ 4·A with weights) bytes, plus 8.
 func WriteECL(w io.Writer, g *graph.CSR) error {
 	if err := checkWritable(g); err != nil {
 		return err

@@ -748,6 +748,9 @@ func init() {
 		if _, err := b.Registers(d, []string{"missing"}); err == nil {
 			t.Error("Registers of a kernel no build declares: no error")
 		}
+		if counts, err := b.RegisterCounts(d, "k"); err != nil || regs != "k "+strconv.Itoa(counts[0])+"/"+strconv.Itoa(counts[1]) {
+			t.Errorf("RegisterCounts: %v, %v; Registers %q", counts, err, regs)
+		}
 	})
 
 	addScenario("compile_error", nil, func(t *testing.T) {

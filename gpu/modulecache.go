@@ -102,19 +102,30 @@ func (b *TracedBuilds) For(dev *Device, traced bool) (*Module, error) {
 func (b *TracedBuilds) Registers(dev *Device, names []string) (string, error) {
 	line := make([]string, 0, len(names))
 	for _, name := range names {
-		var regs [2]int
-		for i, build := range []*ModuleCache{&b.Untraced, &b.Traced} {
-			f, err := build.Functions(dev, []string{name})
-			if err != nil {
-				return "", err
-			}
-			a, err := f[name].Attributes()
-			if err != nil {
-				return "", err
-			}
-			regs[i] = a.Registers
+		regs, err := b.RegisterCounts(dev, name)
+		if err != nil {
+			return "", err
 		}
 		line = append(line, fmt.Sprintf("%s %d/%d", name, regs[0], regs[1]))
 	}
 	return strings.Join(line, ", "), nil
+}
+
+// RegisterCounts returns the registers a thread of kernel name takes in
+// the untraced build (index 0) and the traced build (index 1) on dev,
+// compiling both builds if needed.
+func (b *TracedBuilds) RegisterCounts(dev *Device, name string) ([2]int, error) {
+	var regs [2]int
+	for i, build := range []*ModuleCache{&b.Untraced, &b.Traced} {
+		f, err := build.Functions(dev, []string{name})
+		if err != nil {
+			return regs, err
+		}
+		a, err := f[name].Attributes()
+		if err != nil {
+			return regs, err
+		}
+		regs[i] = a.Registers
+	}
+	return regs, nil
 }

@@ -120,7 +120,15 @@ __shared__ unsigned long long *held_entry;
 // Only thread 0 of a block tests here, its indices being 1D, and the
 // end reads the entry back from shared memory. Every thread must call
 // it.
-__device__ __forceinline__ void log_hold(unsigned long long *ent, unsigned long long *nxt) {
+//
+// __noinline__: a call of its own keeps the kernel's register count
+// the untraced build's. Inlined, BF_Reduce_Coarse's vector kernel took
+// 38 registers a thread against 32 untraced (NVRTC 13, sm_90: 6 blocks
+// of 256 threads an SM instead of 8, 2.4–3.8% of a traced run at
+// n = 8192); called, 32 (TestGPUTraceFlip checks every iteration
+// kernel). Called by thread 0 alone (the test of threadIdx.x moved out
+// of the call) it took 38 again.
+__device__ __noinline__ void log_hold(unsigned long long *ent, unsigned long long *nxt) {
 	if (threadIdx.x == 0) {
 		if (blockIdx.x == 0) {
 			llog_begin(ent, nxt);
@@ -546,19 +554,13 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // is still settled once per iteration, from the same σ: the order changes
 // nothing else.
 //
-// The traced build's densebf_coarse_vec_f32 takes 38 registers a thread
-// to the untraced build's 32 (NVRTC 13, sm_90), so 6 blocks of 256
-// threads an SM instead of 8: this package's one trace above 2% (H100:
-// 2.4–3.8% of a run at n = 8192, 0.5–24% at n = 1024, where 1024 blocks
-// no longer fit in one wave). Measured variants: any start stamp
-// together with any end stamp does it (either alone keeps 32, the
-// counts do not matter), even with the start stamped by a lead block of
-// its own that does no work, with no timer read at all (constants
-// stored instead), with a plain store for the atomic, or with NVRTC's
-// options (ptxas -O2, expensive optimizations, sm_90a); capping the
-// kernel at 32 (__maxnreg__) spills and costs 8–12%; capped at 34 or 36
-// it does not spill but keeps 6 blocks an SM (registers are allocated
-// in steps of 8 a thread) and measured within the noise of 38.
+// The traced build's kernels take the untraced build's 32 registers a
+// thread because log_hold is a call of its own (inlined, the float
+// vector kernel took 38: 6 blocks of 256 threads an SM instead of 8,
+// 2.4–3.8% of a traced run at n = 8192, H100). What a traced launch
+// still costs is its instructions: at n = 1024 (1024 blocks of one row
+// each) 12% more of them, 0.5 µs of a 5 µs launch under ncu, about 2%
+// of a run that the host's flag reads dominate.
 template <typename T, bool VEC>
 __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
                                       int *__restrict__ pred, int n, int M, int iter, int *flag, int alternate,

@@ -135,10 +135,10 @@ type Options struct {
 	// CUDA event is recorded between launches: the events of the former
 	// timing (gpu.LaunchTimer, two a launch) cost traced runs 0.4–3.9% at
 	// n = 8192 (H100); BenchmarkGPUTrace measures the cost: BF_Naive and
-	// BF_Reduce under 1% at n = 1024 and 8192, BF_Reduce_Coarse 2.4–3.8%
-	// at 8192 and 0.5–24% at 1024 (its traced float kernel takes more
-	// registers: densebf.cu says why). Trace may change between runs of
-	// one Prepared. Label ignores Trace.
+	// BF_Reduce under 1% at n = 1024 and 8192, BF_Reduce_Coarse 0.4–1.1%
+	// at 8192 and 0.1–10% at 1024 (a run of ten 3 µs launches and the
+	// host's flag reads; densebf.cu says what a traced launch costs).
+	// Trace may change between runs of one Prepared. Label ignores Trace.
 	Trace bool
 }
 

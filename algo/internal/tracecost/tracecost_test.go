@@ -2,6 +2,7 @@ package tracecost
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -183,4 +184,89 @@ func TestMeasureForm(t *testing.T) {
 			t.Errorf("form %q: cost-median-%% %v, rounds %v (%v); want %v, 3 (%v)", c.form, got, steps, ok, c.cost, c.withSteps)
 		}
 	}
+}
+
+// TestWall: the walls a fake run reports land in the half Measure asks
+// for, their means and cost reported under the documented names; the
+// runs' own times are Measure's, apart.
+func TestWall(t *testing.T) {
+	var wall Wall
+	res := testing.Benchmark(func(b *testing.B) {
+		wall = Wall{}
+		Measure(b, 3, "run", wall.Track(func(i int, traced bool) (time.Duration, error) {
+			if traced {
+				wall.Add(12 * time.Millisecond)
+				return 10 * time.Millisecond, nil
+			}
+			wall.Add(8 * time.Millisecond)
+			return 9 * time.Millisecond, nil
+		}))
+		wall.Report(b)
+	})
+	for name, want := range map[string]float64{"wall_ms": 8, "wall_ms_traced": 12, "wall-cost-%": 50, "ms-off/run": 9, "ms-on/run": 10} {
+		if got, ok := res.Extra[name]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s %v (reported %v), want %v", name, got, ok, want)
+		}
+	}
+	if wall.n[0] != 3*res.N || wall.n[1] != 3*res.N {
+		t.Errorf("%d untraced and %d traced walls in %d rounds of 3 roots", wall.n[0], wall.n[1], res.N)
+	}
+}
+
+// TestWallAA: under the A/A control both halves run untraced, and both
+// wall figures are the untraced runs', their cost zero.
+func TestWallAA(t *testing.T) {
+	res := testing.Benchmark(func(b *testing.B) {
+		var wall Wall
+		Measure(b, 2, "run", wall.Track(As(aaForm, func(i int, traced bool) (time.Duration, error) {
+			d := 5 * time.Millisecond
+			if traced {
+				d = 7 * time.Millisecond
+			}
+			wall.Add(d)
+			return d, nil
+		})))
+		wall.Report(b)
+	})
+	for name, want := range map[string]float64{"wall_ms": 5, "wall_ms_traced": 5, "wall-cost-%": 0} {
+		if got, ok := res.Extra[name]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s %v (reported %v), want %v", name, got, ok, want)
+		}
+	}
+}
+
+// TestWallReport reports nothing until both halves have a run, and no
+// cost over an untraced mean of zero.
+func TestWallReport(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		wall  Wall
+		names []string
+	}{
+		{"empty", Wall{}, nil},
+		{"untraced only", Wall{sum: [2]time.Duration{time.Millisecond, 0}, n: [2]int{1, 0}}, nil},
+		{"zero untraced", Wall{sum: [2]time.Duration{0, time.Millisecond}, n: [2]int{1, 1}}, []string{"wall_ms", "wall_ms_traced"}},
+	} {
+		res := testing.Benchmark(func(b *testing.B) { c.wall.Report(b) })
+		if len(res.Extra) != len(c.names) {
+			t.Errorf("%s: metrics %v, want %q", c.name, res.Extra, c.names)
+		}
+		for _, m := range c.names {
+			if _, ok := res.Extra[m]; !ok {
+				t.Errorf("%s: no %s in %v", c.name, m, res.Extra)
+			}
+		}
+	}
+}
+
+// TestWallAddOutside: Add outside a tracked run panics, naming Track.
+func TestWallAddOutside(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Wall.Track") {
+			t.Errorf("Add outside Track: recovered %v, want a panic naming Wall.Track", r)
+		}
+	}()
+	var w Wall
+	_, _ = w.Track(func(int, bool) (time.Duration, error) { return 0, nil })(0, true)
+	w.Add(time.Millisecond)
 }

@@ -180,7 +180,7 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 			if failed {
 				t.Fatal("the benchmark failed")
 			}
-			for _, m := range []string{"ms-off/run", "ms-on/run", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "rounds"} {
+			for _, m := range []string{"ms-off/run", "ms-on/run", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "wall-cost-%", "rounds"} {
 				if _, ok := res.Extra[m]; !ok {
 					t.Errorf("the benchmark reports no %s (%v)", m, res.Extra)
 				}

@@ -183,7 +183,7 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 		if failed != "" {
 			t.Fatalf("%s: %s", v.Label, failed)
 		}
-		for _, m := range []string{"ms-off/bf", "ms-on/bf", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "iters", "step_us", "GB/s"} {
+		for _, m := range []string{"ms-off/bf", "ms-on/bf", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "wall-cost-%", "iters", "step_us", "GB/s"} {
 			if _, ok := res.Extra[m]; !ok {
 				t.Errorf("%s: the benchmark reports no %s (%v)", v.Label, m, res.Extra)
 			}

@@ -435,19 +435,8 @@ func benchSwitch(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, alph
 // for g from two roots with options o and requires its metrics, the
 // wall's included.
 func checkBenchTrace(t *testing.T, dev *gpu.Device, g *graph.CSR, o Options) {
-	failed := false
-	res := testing.Benchmark(func(b *testing.B) {
-		defer func() { failed = failed || b.Failed() }()
-		measureTraceCost(b, dev, g, g.Roots(2, 1), o, false)
-	})
-	if failed {
-		t.Fatal("the benchmark failed")
-	}
-	for _, m := range []string{"ms-off/bfs", "ms-on/bfs", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "wall-cost-%"} {
-		if _, ok := res.Extra[m]; !ok {
-			t.Errorf("the benchmark reports no %s (%v)", m, res.Extra)
-		}
-	}
+	res := tracecost.CheckBench(t, func(b *testing.B) { measureTraceCost(b, dev, g, g.Roots(2, 1), o, false) },
+		append([]string{"ms-off/bfs", "ms-on/bfs", "cost-%", "cost-median-%"}, tracecost.WallMetrics...)...)
 	if res.Extra["wall_ms"] <= 0 || res.Extra["wall_ms_traced"] <= 0 {
 		t.Errorf("walls %v and %v ms a run", res.Extra["wall_ms"], res.Extra["wall_ms_traced"])
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
@@ -94,13 +95,10 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 	}
 	defer rg.Close()
 	for _, o := range []Options{SeedVariants()[1].Options, SeedVariants()[0].Options} {
-		res := testing.Benchmark(func(b *testing.B) { benchTrace(b, g, rg, o) })
+		res := tracecost.CheckBench(t, func(b *testing.B) { benchTrace(b, g, rg, o) }, tracecost.WallMetrics...)
 		if res.N == 0 || res.Extra["ms-on/mst"] <= 0 || res.Extra["ms-off/mst"] <= 0 || res.Extra["launch_GBps"] <= 0 || res.Extra["rounds"] < 1 ||
 			res.Extra["wall_ms"] <= 0 || res.Extra["wall_ms_traced"] <= 0 {
 			t.Fatalf("%s: %d runs, metrics %v", o.Label(), res.N, res.Extra)
-		}
-		if _, ok := res.Extra["wall-cost-%"]; !ok {
-			t.Fatalf("%s: no wall-cost-%% in %v", o.Label(), res.Extra)
 		}
 	}
 }

@@ -560,20 +560,9 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 // for g from two roots with options o and requires its metrics, the
 // wall's included.
 func checkBenchTrace(t *testing.T, dev *gpu.Device, g *graph.CSR, o Options) {
-	failed := false
-	res := testing.Benchmark(func(b *testing.B) {
-		defer func() { failed = failed || b.Failed() }()
-		measureTraceCost(b, dev, g, g.Roots(2, 2), o, false)
-	})
-	if failed {
-		t.Fatal("the benchmark failed")
-	}
-	for _, m := range []string{"ms-off/sssp", "ms-on/sssp", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "wall-cost-%",
-		"iters-off", "iters-on", "us/iter-off", "us/iter-on"} {
-		if _, ok := res.Extra[m]; !ok {
-			t.Errorf("the benchmark reports no %s (%v)", m, res.Extra)
-		}
-	}
+	res := tracecost.CheckBench(t, func(b *testing.B) { measureTraceCost(b, dev, g, g.Roots(2, 2), o, false) },
+		append([]string{"ms-off/sssp", "ms-on/sssp", "cost-%", "cost-median-%", "iters-off", "iters-on", "us/iter-off", "us/iter-on"},
+			tracecost.WallMetrics...)...)
 	if res.Extra["wall_ms"] <= 0 || res.Extra["wall_ms_traced"] <= 0 {
 		t.Errorf("walls %v and %v ms a run", res.Extra["wall_ms"], res.Extra["wall_ms_traced"])
 	}

@@ -228,3 +228,28 @@ func (w *Wall) Report(b *testing.B) {
 		b.ReportMetric(100*(mean[1]/mean[0]-1), "wall-cost-%")
 	}
 }
+
+// WallMetrics are the names Wall.Report reports.
+var WallMetrics = []string{"wall_ms", "wall_ms_traced", "wall-cost-%"}
+
+// CheckBench runs bench once as testing.Benchmark does (b.N grown to the
+// benchmark time) and fails t when the benchmark failed or reported none
+// of a name in metrics; it returns the result for further checks. Tests
+// use it to run a GPU benchmark's body on the fake GPU.
+func CheckBench(t testing.TB, bench func(*testing.B), metrics ...string) testing.BenchmarkResult {
+	t.Helper()
+	failed := false
+	res := testing.Benchmark(func(b *testing.B) {
+		defer func() { failed = failed || b.Failed() }()
+		bench(b)
+	})
+	if failed {
+		t.Fatal("the benchmark failed")
+	}
+	for _, m := range metrics {
+		if _, ok := res.Extra[m]; !ok {
+			t.Errorf("the benchmark reports no %s (%v)", m, res.Extra)
+		}
+	}
+	return res
+}

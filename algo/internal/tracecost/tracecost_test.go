@@ -270,3 +270,59 @@ func TestWallAddOutside(t *testing.T) {
 	_, _ = w.Track(func(int, bool) (time.Duration, error) { return 0, nil })(0, true)
 	w.Add(time.Millisecond)
 }
+
+// recorder is a testing.TB that records Errorf and Fatal; Fatal panics
+// (recovered by the test) as t.Fatal would end the test.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+type fatal struct{}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Fatal(args ...any) {
+	r.errs = append(r.errs, fmt.Sprint(args...))
+	panic(fatal{})
+}
+
+// TestCheckBench: a benchmark that reports its metrics passes; a missing
+// metric is named; a failed benchmark fails the test.
+func TestCheckBench(t *testing.T) {
+	report := func(b *testing.B) {
+		var w Wall
+		Measure(b, 1, "run", w.Track(func(int, bool) (time.Duration, error) {
+			w.Add(time.Millisecond)
+			return time.Millisecond, nil
+		}))
+		w.Report(b)
+	}
+	for _, c := range []struct {
+		name    string
+		bench   func(*testing.B)
+		metrics []string
+		want    string // in the one error; "" for none
+	}{
+		{"all there", report, append([]string{"ms-off/run", "cost-%"}, WallMetrics...), ""},
+		{"missing", report, []string{"wall_ms", "iters"}, "reports no iters"},
+		{"failed", func(b *testing.B) { b.Fatal("boom") }, nil, "the benchmark failed"},
+	} {
+		r := &recorder{TB: t}
+		func() {
+			defer func() {
+				if p := recover(); p != nil && p != (fatal{}) {
+					panic(p)
+				}
+			}()
+			CheckBench(r, c.bench, c.metrics...)
+		}()
+		if c.want == "" && len(r.errs) != 0 || c.want != "" && (len(r.errs) != 1 || !strings.Contains(r.errs[0], c.want)) {
+			t.Errorf("%s: errors %q, want one with %q", c.name, r.errs, c.want)
+		}
+	}
+}

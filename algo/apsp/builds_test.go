@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 )
@@ -172,19 +173,8 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 			if v.force[0] > 0 {
 				defer forcePlan(v.force[0], v.force[1])()
 			}
-			failed := false
-			res := testing.Benchmark(func(b *testing.B) {
-				defer func() { failed = failed || b.Failed() }()
-				benchTrace(b, dev, d, v.opts)
-			})
-			if failed {
-				t.Fatal("the benchmark failed")
-			}
-			for _, m := range []string{"ms-off/run", "ms-on/run", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "rounds"} {
-				if _, ok := res.Extra[m]; !ok {
-					t.Errorf("the benchmark reports no %s (%v)", m, res.Extra)
-				}
-			}
+			res := tracecost.CheckBench(t, func(b *testing.B) { benchTrace(b, dev, d, v.opts) },
+				append([]string{"ms-off/run", "ms-on/run", "cost-%", "cost-median-%", "rounds"}, tracecost.WallMetrics...)...)
 			if res.Extra["rounds"] < 1 {
 				t.Errorf("%v rounds a run", res.Extra["rounds"])
 			}

@@ -39,7 +39,10 @@ const traceBenchPairs = 4
 //	                         Result.CopyTime (the streamed run)
 //	cost-%, cost-median-%    the trace's cost (tracecost.Measure)
 //	wall_ms, wall_ms_traced  wall time of Prepared.Run (the traced one
-//	                         with the reading of its log or events)
+//	                         with the reading of its log or events),
+//	                         tracecost.Wall's
+//	wall-cost-%              the trace's cost to the wall: 100·(traced
+//	                         ÷ untraced − 1) of the means
 //	rounds                   the trace's steps
 //	copy_ms, exposed_ms      out of core: the rounds' Copy and Exposed
 //	                         summed (hidden = copy − exposed)
@@ -97,14 +100,14 @@ func benchTrace(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
 		}
 	}
 	var runs, rounds int
-	var wallT [2]time.Duration
+	var wall tracecost.Wall
 	var cp, ex time.Duration
 	b.ResetTimer()
-	tracecost.Measure(b, traceBenchPairs, "run", func(_ int, traced bool) (time.Duration, error) {
+	tracecost.Measure(b, traceBenchPairs, "run", wall.Track(func(_ int, traced bool) (time.Duration, error) {
 		p.opts.Trace = traced
 		t0 := time.Now()
 		r, err := p.Run()
-		wall := time.Since(t0)
+		wall.Add(time.Since(t0))
 		if err != nil {
 			return 0, err
 		}
@@ -116,10 +119,8 @@ func benchTrace(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
 			took += r.CopyTime
 		}
 		if !traced {
-			wallT[0] += wall
 			return took, nil
 		}
-		wallT[1] += wall
 		runs++
 		rounds += len(r.Trace.Steps)
 		for _, s := range r.Trace.Steps {
@@ -127,15 +128,14 @@ func benchTrace(b *testing.B, dev *gpu.Device, d *graph.Dense, o Options) {
 			ex += s.Exposed
 		}
 		return took, nil
-	})
+	}))
 	b.StopTimer()
+	wall.Report(b)
 	if runs == 0 {
 		return
 	}
-	k := float64(runs) // as many untraced runs
+	k := float64(runs)
 	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / k }
-	b.ReportMetric(ms(wallT[0]), "wall_ms")
-	b.ReportMetric(ms(wallT[1]), "wall_ms_traced")
 	b.ReportMetric(float64(rounds)/k, "rounds")
 	if cp > 0 {
 		b.ReportMetric(ms(cp), "copy_ms")

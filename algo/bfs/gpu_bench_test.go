@@ -276,8 +276,9 @@ func benchEnv(b *testing.B, name string, def int) int {
 // BenchmarkGPUTrace runs the direction-optimizing GPU search on R-MAT
 // scales 20 and 22 from 64 roots, untraced and traced (Options.Trace: the
 // step kernels' launch log) root after root (tracecost.Measure) on one
-// prepared search: ms-off and ms-on a search, and the trace's cost in
-// percent.
+// prepared search: ms-off and ms-on a search (Result.Time), the trace's
+// cost in percent, and the wall of each form (see measureTraceCost for
+// the metrics).
 func BenchmarkGPUTrace(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -301,7 +302,7 @@ func BenchmarkGPUTrace(b *testing.B) {
 // whose traced runs launch the traced build of their kernels, which log
 // their launches (gpu.LaunchLog): the edge scan and dynamic parallelism,
 // on R-MAT scales 20 and 22 from 16 roots, untraced and traced root after
-// root on one prepared search.
+// root on one prepared search; the same metrics.
 func BenchmarkGPUTraceStudy(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -323,8 +324,13 @@ func BenchmarkGPUTraceStudy(b *testing.B) {
 
 // measureTraceCost measures the trace's cost for one prepared search of
 // g with options o (tracecost.Measure: untraced and traced root after
-// root, Options.Trace flipped between runs); logTrace logs the first
-// traced run's trace (go test -v).
+// root, Options.Trace flipped between runs), after an untimed untraced
+// and traced run from the first root (each form's first launches, the
+// launch log made); logTrace logs the first timed traced run's trace
+// (go test -v). Its metrics are Measure's (ms-off/bfs, ms-on/bfs,
+// cost-%, cost-median-%: Result.Time) and tracecost.Wall's (wall_ms,
+// wall_ms_traced, wall-cost-%: the wall time of Prepared.Run, the traced
+// one with the reading of its launch log).
 func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, o Options, logTrace bool) {
 	o.Trace = true
 	p, err := Prepare(dev, g, o)
@@ -332,14 +338,26 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 		b.Fatal(err)
 	}
 	defer p.Close()
-	tracecost.Measure(b, len(srcs), "bfs", tracecost.Checked(b, logTrace, func(i int, traced bool) (time.Duration, *trace.Trace, error) {
+	for _, traced := range []bool{false, true} {
 		p.opt.Trace = traced
+		if _, err := p.Run(srcs[0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var wall tracecost.Wall
+	b.ResetTimer()
+	tracecost.Measure(b, len(srcs), "bfs", wall.Track(tracecost.Checked(b, logTrace, func(i int, traced bool) (time.Duration, *trace.Trace, error) {
+		p.opt.Trace = traced
+		t0 := time.Now()
 		r, err := p.Run(srcs[i])
+		wall.Add(time.Since(t0))
 		if err != nil {
 			return 0, nil, err
 		}
 		return r.Time, r.Trace, nil
-	}))
+	})))
+	b.StopTimer()
+	wall.Report(b)
 }
 
 // BenchmarkGPUSwitch studies the direction switch's parameters α and β
@@ -411,4 +429,15 @@ func benchSwitch(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, alph
 	b.ReportMetric(secs/n*1e3, "ms/bfs")
 	b.ReportMetric(levels/n, "levels")
 	b.ReportMetric(up/n, "bu_levels")
+}
+
+// checkBenchTrace runs measureTraceCost (BenchmarkGPUTrace's body) on dev
+// for g from two roots with options o and requires its metrics, the
+// wall's included.
+func checkBenchTrace(t *testing.T, dev *gpu.Device, g *graph.CSR, o Options) {
+	res := tracecost.CheckBench(t, func(b *testing.B) { measureTraceCost(b, dev, g, g.Roots(2, 1), o, false) },
+		append([]string{"ms-off/bfs", "ms-on/bfs", "cost-%", "cost-median-%"}, tracecost.WallMetrics...)...)
+	if res.Extra["wall_ms"] <= 0 || res.Extra["wall_ms_traced"] <= 0 {
+		t.Errorf("walls %v and %v ms a run", res.Extra["wall_ms"], res.Extra["wall_ms_traced"])
+	}
 }

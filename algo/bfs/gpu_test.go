@@ -688,6 +688,9 @@ func TestFakeGPUChild(t *testing.T) {
 		checkGPUScanTrace(t, dev, g)
 		checkGPUScanTraceCap(t, dev)
 	})
+	t.Run("bench_trace", func(t *testing.T) {
+		checkBenchTrace(t, dev, g, Options{Method: DirectionOptimizingGPU, Parents: true})
+	})
 	devs, err := gpu.Devices()
 	if err != nil || len(devs) != 3 {
 		t.Fatalf("the fake driver's devices: %v, %v; want 3", devs, err)

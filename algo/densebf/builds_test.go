@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/internal/cudasrc"
 	"github.com/graphnb/graphnb/internal/fakegpu"
@@ -186,25 +187,12 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 	}
 	d := mustRandom(t, 40, 0.1, 100, 40, false)
 	for _, v := range SeedVariants() {
-		var failed string
-		res := testing.Benchmark(func(b *testing.B) {
-			defer func() {
-				if b.Failed() {
-					failed = "the benchmark failed"
-				}
-			}()
-			benchTrace(b, dev, info, &references{d: d}, v.Options)
-		})
-		if failed != "" {
-			t.Fatalf("%s: %s", v.Label, failed)
-		}
-		for _, m := range []string{"ms-off/bf", "ms-on/bf", "cost-%", "cost-median-%", "wall_ms", "wall_ms_traced", "iters", "step_us", "GB/s"} {
-			if _, ok := res.Extra[m]; !ok {
-				t.Errorf("%s: the benchmark reports no %s (%v)", v.Label, m, res.Extra)
+		t.Run(v.Slug(), func(t *testing.T) {
+			res := tracecost.CheckBench(t, func(b *testing.B) { benchTrace(b, dev, info, &references{d: d}, v.Options) },
+				append([]string{"ms-off/bf", "ms-on/bf", "cost-%", "cost-median-%", "iters", "step_us", "GB/s"}, tracecost.WallMetrics...)...)
+			if res.Extra["iters"] < 1 {
+				t.Errorf("%v iterations a run", res.Extra["iters"])
 			}
-		}
-		if res.Extra["iters"] < 1 {
-			t.Errorf("%s: %v iterations a run", v.Label, res.Extra["iters"])
-		}
+		})
 	}
 }

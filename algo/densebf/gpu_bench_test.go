@@ -257,7 +257,10 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 //	                         around the run), tracecost.Measure's
 //	cost-%, cost-median-%    the trace's cost (tracecost.Measure)
 //	wall_ms, wall_ms_traced  wall time of Prepared.Run (the traced one
-//	                         with its reading of the log and counts)
+//	                         with its reading of the log and counts;
+//	                         not the validation), tracecost.Wall's
+//	wall-cost-%              the trace's cost to the wall: 100·(traced
+//	                         ÷ untraced − 1) of the means
 //	iters                    iterations
 //	step_us                  traced steps' mean time (their launches'
 //	                         spans in the launch log)
@@ -306,14 +309,14 @@ func benchTrace(b *testing.B, dev *gpu.Device, info gpu.Info, ref *references, o
 		ref.validate(b, r)
 	}
 	var runs, iters, steps int
-	var wallT [2]time.Duration
+	var wall tracecost.Wall
 	var stepT time.Duration
 	b.ResetTimer()
-	tracecost.Measure(b, len(srcs), "bf", func(i int, traced bool) (time.Duration, error) {
+	tracecost.Measure(b, len(srcs), "bf", wall.Track(func(i int, traced bool) (time.Duration, error) {
 		p.opts.Trace = traced
 		t0 := time.Now()
 		r, err := p.Run(srcs[i])
-		wall := time.Since(t0)
+		wall.Add(time.Since(t0))
 		if err != nil {
 			return 0, err
 		}
@@ -322,24 +325,20 @@ func benchTrace(b *testing.B, dev *gpu.Device, info gpu.Info, ref *references, o
 		}
 		ref.validate(b, r)
 		if !traced {
-			wallT[0] += wall
 			return r.Time, nil
 		}
-		wallT[1] += wall
 		runs++
 		iters += r.Iterations
 		steps += len(r.Trace.Steps)
 		stepT += r.Trace.StepTime()
 		return r.Time, nil
-	})
+	}))
 	b.StopTimer()
+	wall.Report(b)
 	if runs == 0 {
 		return
 	}
-	k := float64(runs) // as many untraced runs
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / k }
-	b.ReportMetric(ms(wallT[0]), "wall_ms")
-	b.ReportMetric(ms(wallT[1]), "wall_ms_traced")
+	k := float64(runs)
 	b.ReportMetric(float64(iters)/k, "iters")
 	step := stepT.Seconds() / float64(steps)
 	b.ReportMetric(step*1e6, "step_us")

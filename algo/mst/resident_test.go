@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphnb/graphnb/algo/internal/tracecost"
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
@@ -85,7 +86,7 @@ func TestFakeGPUResidentChild(t *testing.T) {
 
 // checkBenchTrace runs BenchmarkGPUTrace's body on a small graph (its
 // checks included: the traced forests equal the untraced, the traces
-// check) and requires its metrics.
+// check) and requires its metrics, the wall's included.
 func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 	g := traceGraph(t, 8)
 	rg, err := dev.Upload(g)
@@ -94,8 +95,9 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device) {
 	}
 	defer rg.Close()
 	for _, o := range []Options{SeedVariants()[1].Options, SeedVariants()[0].Options} {
-		res := testing.Benchmark(func(b *testing.B) { benchTrace(b, g, rg, o) })
-		if res.N == 0 || res.Extra["ms-on/mst"] <= 0 || res.Extra["ms-off/mst"] <= 0 || res.Extra["launch_GBps"] <= 0 || res.Extra["rounds"] < 1 {
+		res := tracecost.CheckBench(t, func(b *testing.B) { benchTrace(b, g, rg, o) }, tracecost.WallMetrics...)
+		if res.N == 0 || res.Extra["ms-on/mst"] <= 0 || res.Extra["ms-off/mst"] <= 0 || res.Extra["launch_GBps"] <= 0 || res.Extra["rounds"] < 1 ||
+			res.Extra["wall_ms"] <= 0 || res.Extra["wall_ms_traced"] <= 0 {
 			t.Fatalf("%s: %d runs, metrics %v", o.Label(), res.N, res.Extra)
 		}
 	}

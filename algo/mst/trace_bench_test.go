@@ -26,7 +26,10 @@ import (
 //
 // Metrics: ms-off/mst and ms-on/mst, Result.Time (the rounds on the
 // device, host round trips included) a run; cost-% and cost-median-%
-// (tracecost.Measure); of the traced runs, rounds and launches a run and
+// (tracecost.Measure); wall_ms and wall_ms_traced, the wall time of
+// Prepared.Run a run (the traced one with its reading of the launch log),
+// and wall-cost-%, 100·(traced ÷ untraced − 1) of those means
+// (tracecost.Wall); of the traced runs, rounds and launches a run and
 // launch_GBps, their modelled bytes over their launches' time
 // (trace.Launch.Bytes, Time). ns/op means little.
 //
@@ -84,10 +87,13 @@ func benchTrace(b *testing.B, g *graph.CSR, rg *gpu.Graph, o Options) {
 	var traced, rounds, launches int
 	var bytes int64
 	var launchT time.Duration
+	var wall tracecost.Wall
 	b.ResetTimer()
-	tracecost.Measure(b, 8, "mst", func(_ int, trace bool) (time.Duration, error) {
+	tracecost.Measure(b, 8, "mst", wall.Track(func(_ int, trace bool) (time.Duration, error) {
 		p.opts.Trace = trace
+		t0 := time.Now()
 		r, err := p.Run()
+		wall.Add(time.Since(t0))
 		if err != nil {
 			return 0, err
 		}
@@ -104,8 +110,9 @@ func benchTrace(b *testing.B, g *graph.CSR, rg *gpu.Graph, o Options) {
 			}
 		}
 		return r.Time, nil
-	})
+	}))
 	b.StopTimer()
+	wall.Report(b)
 	if traced > 0 {
 		b.ReportMetric(float64(rounds)/float64(traced), "rounds")
 		b.ReportMetric(float64(launches)/float64(traced), "launches")

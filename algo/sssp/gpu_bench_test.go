@@ -451,8 +451,9 @@ func BenchmarkGPUSweepResident(b *testing.B) {
 // BenchmarkGPUTrace runs near-far on R-MAT scales 20 and 22 from 16
 // roots, untraced and traced (Options.Trace: the step log) root after
 // root (tracecost.Measure) on one prepared search: ms-off and ms-on a
-// search, and the trace's cost in percent. The first traced run's trace
-// is logged (go test -v).
+// search (Result.Time), the trace's cost in percent, and the wall of
+// each form (see measureTraceCost for the metrics). The first timed
+// traced run's trace is logged (go test -v).
 func BenchmarkGPUTrace(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -476,7 +477,8 @@ func BenchmarkGPUTrace(b *testing.B) {
 // (its last edgeStampBlocks blocks stamping a sweep's end:
 // GRAPHNB_SSSP_STAMP_BLOCKS in a test binary) and the frontier
 // Bellman-Ford, on R-MAT scales 20 and 22 from
-// 8 roots, untraced and traced root after root on one prepared search.
+// 8 roots, untraced and traced root after root on one prepared search;
+// the same metrics.
 func BenchmarkGPUTraceStudy(b *testing.B) {
 	dev := gpu.Default()
 	if dev.IsHost() {
@@ -498,12 +500,17 @@ func BenchmarkGPUTraceStudy(b *testing.B) {
 
 // measureTraceCost measures the trace's cost for one prepared search of
 // g with options o (tracecost.Measure: untraced and traced root after
-// root, Options.Trace flipped between runs); logTrace logs the first
-// traced run's trace (go test -v). Beside Measure's metrics it reports
-// each form's mean iterations a run (iters-off, iters-on: the edge
-// sweep's sweeps, whose races make them vary from run to run) and time
-// an iteration (us/iter-off, us/iter-on), which tell a trace that costs
-// more work from one that makes the same work slower.
+// root, Options.Trace flipped between runs), after an untimed untraced
+// and traced run from the first root (each form's first launches, the
+// step log made); logTrace logs the first timed traced run's trace (go
+// test -v). Beside Measure's metrics (ms-off/sssp, ms-on/sssp, cost-%,
+// cost-median-%: Result.Time) it reports tracecost.Wall's (wall_ms,
+// wall_ms_traced, wall-cost-%: the wall time of Prepared.Run, the traced
+// one with the reading of its log), each form's mean iterations a run
+// (iters-off, iters-on: the edge sweep's sweeps, whose races make them
+// vary from run to run) and time an iteration (us/iter-off, us/iter-on),
+// which tell a trace that costs more work from one that makes the same
+// work slower.
 func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, o Options, logTrace bool) {
 	o.Trace = true
 	p, err := Prepare(dev, g, o)
@@ -511,11 +518,21 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 		b.Fatal(err)
 	}
 	defer p.Close()
+	for _, traced := range []bool{false, true} {
+		p.opts.Trace = traced
+		if _, err := p.Run(srcs[0]); err != nil {
+			b.Fatal(err)
+		}
+	}
 	var iters [2]int64         // untraced, traced
 	var times [2]time.Duration // likewise
-	tracecost.Measure(b, len(srcs), "sssp", tracecost.Checked(b, logTrace, func(i int, traced bool) (time.Duration, *trace.Trace, error) {
+	var wall tracecost.Wall
+	b.ResetTimer()
+	tracecost.Measure(b, len(srcs), "sssp", wall.Track(tracecost.Checked(b, logTrace, func(i int, traced bool) (time.Duration, *trace.Trace, error) {
 		p.opts.Trace = traced
+		t0 := time.Now()
 		r, err := p.Run(srcs[i])
+		wall.Add(time.Since(t0))
 		if err != nil {
 			return 0, nil, err
 		}
@@ -526,7 +543,9 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 		iters[k] += int64(r.Iterations)
 		times[k] += r.Time
 		return r.Time, r.Trace, nil
-	}))
+	})))
+	b.StopTimer()
+	wall.Report(b)
 	runs := float64(b.N * len(srcs))
 	if b.Failed() || iters[0] == 0 || iters[1] == 0 {
 		return
@@ -534,5 +553,17 @@ func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32,
 	for k, form := range []string{"off", "on"} {
 		b.ReportMetric(float64(iters[k])/runs, "iters-"+form)
 		b.ReportMetric(times[k].Seconds()*1e6/float64(iters[k]), "us/iter-"+form)
+	}
+}
+
+// checkBenchTrace runs measureTraceCost (BenchmarkGPUTrace's body) on dev
+// for g from two roots with options o and requires its metrics, the
+// wall's included.
+func checkBenchTrace(t *testing.T, dev *gpu.Device, g *graph.CSR, o Options) {
+	res := tracecost.CheckBench(t, func(b *testing.B) { measureTraceCost(b, dev, g, g.Roots(2, 2), o, false) },
+		append([]string{"ms-off/sssp", "ms-on/sssp", "cost-%", "cost-median-%", "iters-off", "iters-on", "us/iter-off", "us/iter-on"},
+			tracecost.WallMetrics...)...)
+	if res.Extra["wall_ms"] <= 0 || res.Extra["wall_ms_traced"] <= 0 {
+		t.Errorf("walls %v and %v ms a run", res.Extra["wall_ms"], res.Extra["wall_ms_traced"])
 	}
 }

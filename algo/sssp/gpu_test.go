@@ -1071,6 +1071,9 @@ func TestFakeGPUChild(t *testing.T) {
 	})
 	t.Run("device_check_mutations", func(t *testing.T) { checkDeviceMutations(t, dev, mutationGraph(t, 7), 0) })
 	t.Run("trace", func(t *testing.T) { checkTraceOn(t, dev, traceGraph(t, 7)) })
+	t.Run("bench_trace", func(t *testing.T) {
+		checkBenchTrace(t, dev, traceGraph(t, 7), Options{Method: NearFar, Parents: true})
+	})
 	t.Run("edge_trace", func(t *testing.T) {
 		if _, err := edgeRegisters(dev); err != nil {
 			t.Fatal(err)

@@ -4,6 +4,9 @@
 // time (its Result.Time); Measure runs both forms root after root, in
 // alternating order, so that the device's drift between two separate
 // benchmarks (a few percent on a GPU over seconds) falls on both alike.
+// Beside it, a Wall sums the wall time of each run (what a user waits
+// for: a traced GPU run also reads its launch log back) by the same
+// halves.
 package tracecost
 
 import (
@@ -154,4 +157,99 @@ func median(xs []float64) float64 {
 		return (xs[m-1] + xs[m]) / 2
 	}
 	return xs[m]
+}
+
+// Wall sums the wall time of runs, the time a user waits for one, by the
+// half of Measure's pairs each run belongs to: untraced or traced. A
+// run's wall is what the benchmark times around the algorithm's call
+// alone (Prepared.Run: for a traced GPU run, the launches and the reading
+// back of the launch log and counts), not the benchmark's validation.
+// Its zero value is ready; use it as
+//
+//	var wall tracecost.Wall
+//	tracecost.Measure(b, roots, unit, wall.Track(func(i int, traced bool) (time.Duration, error) {
+//		t0 := time.Now()
+//		r, err := p.Run(srcs[i])
+//		wall.Add(time.Since(t0))
+//		…
+//	}))
+//	wall.Report(b)
+//
+// Track, not the flag a run gets, names the half: under an A/A control
+// (Track(As("_aa", run))) both halves run untraced, and the wall figures
+// are the machine's noise, as Measure's are.
+type Wall struct {
+	sum    [2]time.Duration // the untraced half's walls, the traced half's
+	n      [2]int           // their runs
+	half   int              // the half of the run in progress (see Track)
+	inside bool             // whether a tracked run is in progress
+}
+
+// Track returns run for Measure, each call of which lets run report its
+// wall with Add, counted in the half Measure asks for (traced or not),
+// whatever run itself does with the flag (see As).
+func (w *Wall) Track(run Run) Run {
+	return func(i int, traced bool) (time.Duration, error) {
+		w.half, w.inside = 0, true
+		if traced {
+			w.half = 1
+		}
+		defer func() { w.inside = false }()
+		return run(i, traced)
+	}
+}
+
+// Add adds d, the wall time of one run, to the half of the run in
+// progress; a run calls it once. It panics outside a run of Track.
+func (w *Wall) Add(d time.Duration) {
+	if !w.inside {
+		panic("tracecost: Wall.Add outside a run of Wall.Track")
+	}
+	w.sum[w.half] += d
+	w.n[w.half]++
+}
+
+// Report reports each half's mean wall a run in milliseconds, "wall_ms"
+// (untraced) and "wall_ms_traced", and the trace's cost to the wall,
+// "wall-cost-%": 100·(traced ÷ untraced − 1) of the two means. It
+// reports nothing until both halves have a run (a benchmark that failed
+// or ran no round), and no cost where the untraced mean is zero.
+func (w *Wall) Report(b *testing.B) {
+	if w.n[0] == 0 || w.n[1] == 0 {
+		return
+	}
+	var mean [2]float64 // seconds
+	for k := range mean {
+		mean[k] = w.sum[k].Seconds() / float64(w.n[k])
+	}
+	b.ReportMetric(mean[0]*1e3, "wall_ms")
+	b.ReportMetric(mean[1]*1e3, "wall_ms_traced")
+	if mean[0] > 0 {
+		b.ReportMetric(100*(mean[1]/mean[0]-1), "wall-cost-%")
+	}
+}
+
+// WallMetrics are the names Wall.Report reports.
+var WallMetrics = []string{"wall_ms", "wall_ms_traced", "wall-cost-%"}
+
+// CheckBench runs bench once as testing.Benchmark does (b.N grown to the
+// benchmark time) and fails t when the benchmark failed or reported none
+// of a name in metrics; it returns the result for further checks. Tests
+// use it to run a GPU benchmark's body on the fake GPU.
+func CheckBench(t testing.TB, bench func(*testing.B), metrics ...string) testing.BenchmarkResult {
+	t.Helper()
+	failed := false
+	res := testing.Benchmark(func(b *testing.B) {
+		defer func() { failed = failed || b.Failed() }()
+		bench(b)
+	})
+	if failed {
+		t.Fatal("the benchmark failed")
+	}
+	for _, m := range metrics {
+		if _, ok := res.Extra[m]; !ok {
+			t.Errorf("the benchmark reports no %s (%v)", m, res.Extra)
+		}
+	}
+	return res
 }

@@ -2,6 +2,7 @@ package tracecost
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -181,6 +182,147 @@ func TestMeasureForm(t *testing.T) {
 		steps, ok := res.Extra["rounds"]
 		if got := res.Extra["cost-median-%"]; math.Abs(got-c.cost) > 1e-9 || ok != c.withSteps || ok && steps != 3 {
 			t.Errorf("form %q: cost-median-%% %v, rounds %v (%v); want %v, 3 (%v)", c.form, got, steps, ok, c.cost, c.withSteps)
+		}
+	}
+}
+
+// TestWall: the walls a fake run reports land in the half Measure asks
+// for, their means and cost reported under the documented names; the
+// runs' own times are Measure's, apart.
+func TestWall(t *testing.T) {
+	var wall Wall
+	res := testing.Benchmark(func(b *testing.B) {
+		wall = Wall{}
+		Measure(b, 3, "run", wall.Track(func(i int, traced bool) (time.Duration, error) {
+			if traced {
+				wall.Add(12 * time.Millisecond)
+				return 10 * time.Millisecond, nil
+			}
+			wall.Add(8 * time.Millisecond)
+			return 9 * time.Millisecond, nil
+		}))
+		wall.Report(b)
+	})
+	for name, want := range map[string]float64{"wall_ms": 8, "wall_ms_traced": 12, "wall-cost-%": 50, "ms-off/run": 9, "ms-on/run": 10} {
+		if got, ok := res.Extra[name]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s %v (reported %v), want %v", name, got, ok, want)
+		}
+	}
+	if wall.n[0] != 3*res.N || wall.n[1] != 3*res.N {
+		t.Errorf("%d untraced and %d traced walls in %d rounds of 3 roots", wall.n[0], wall.n[1], res.N)
+	}
+}
+
+// TestWallAA: under the A/A control both halves run untraced, and both
+// wall figures are the untraced runs', their cost zero.
+func TestWallAA(t *testing.T) {
+	res := testing.Benchmark(func(b *testing.B) {
+		var wall Wall
+		Measure(b, 2, "run", wall.Track(As(aaForm, func(i int, traced bool) (time.Duration, error) {
+			d := 5 * time.Millisecond
+			if traced {
+				d = 7 * time.Millisecond
+			}
+			wall.Add(d)
+			return d, nil
+		})))
+		wall.Report(b)
+	})
+	for name, want := range map[string]float64{"wall_ms": 5, "wall_ms_traced": 5, "wall-cost-%": 0} {
+		if got, ok := res.Extra[name]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s %v (reported %v), want %v", name, got, ok, want)
+		}
+	}
+}
+
+// TestWallReport reports nothing until both halves have a run, and no
+// cost over an untraced mean of zero.
+func TestWallReport(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		wall  Wall
+		names []string
+	}{
+		{"empty", Wall{}, nil},
+		{"untraced only", Wall{sum: [2]time.Duration{time.Millisecond, 0}, n: [2]int{1, 0}}, nil},
+		{"zero untraced", Wall{sum: [2]time.Duration{0, time.Millisecond}, n: [2]int{1, 1}}, []string{"wall_ms", "wall_ms_traced"}},
+	} {
+		res := testing.Benchmark(func(b *testing.B) { c.wall.Report(b) })
+		if len(res.Extra) != len(c.names) {
+			t.Errorf("%s: metrics %v, want %q", c.name, res.Extra, c.names)
+		}
+		for _, m := range c.names {
+			if _, ok := res.Extra[m]; !ok {
+				t.Errorf("%s: no %s in %v", c.name, m, res.Extra)
+			}
+		}
+	}
+}
+
+// TestWallAddOutside: Add outside a tracked run panics, naming Track.
+func TestWallAddOutside(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Wall.Track") {
+			t.Errorf("Add outside Track: recovered %v, want a panic naming Wall.Track", r)
+		}
+	}()
+	var w Wall
+	_, _ = w.Track(func(int, bool) (time.Duration, error) { return 0, nil })(0, true)
+	w.Add(time.Millisecond)
+}
+
+// recorder is a testing.TB that records Errorf and Fatal; Fatal panics
+// (recovered by the test) as t.Fatal would end the test.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+type fatal struct{}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Fatal(args ...any) {
+	r.errs = append(r.errs, fmt.Sprint(args...))
+	panic(fatal{})
+}
+
+// TestCheckBench: a benchmark that reports its metrics passes; a missing
+// metric is named; a failed benchmark fails the test.
+func TestCheckBench(t *testing.T) {
+	report := func(b *testing.B) {
+		var w Wall
+		Measure(b, 1, "run", w.Track(func(int, bool) (time.Duration, error) {
+			w.Add(time.Millisecond)
+			return time.Millisecond, nil
+		}))
+		w.Report(b)
+	}
+	for _, c := range []struct {
+		name    string
+		bench   func(*testing.B)
+		metrics []string
+		want    string // in the one error; "" for none
+	}{
+		{"all there", report, append([]string{"ms-off/run", "cost-%"}, WallMetrics...), ""},
+		{"missing", report, []string{"wall_ms", "iters"}, "reports no iters"},
+		{"failed", func(b *testing.B) { b.Fatal("boom") }, nil, "the benchmark failed"},
+	} {
+		r := &recorder{TB: t}
+		func() {
+			defer func() {
+				if p := recover(); p != nil && p != (fatal{}) {
+					panic(p)
+				}
+			}()
+			CheckBench(r, c.bench, c.metrics...)
+		}()
+		if c.want == "" && len(r.errs) != 0 || c.want != "" && (len(r.errs) != 1 || !strings.Contains(r.errs[0], c.want)) {
+			t.Errorf("%s: errors %q, want one with %q", c.name, r.errs, c.want)
 		}
 	}
 }

@@ -48,7 +48,8 @@ const (
 // its kernel's span on the device: from its first block's start to its
 // last block's end, the launch latency before it not included. An open
 // launch (LaunchOpen) logs its start only, and its time runs to the next
-// logged launch's start.
+// logged launch's start; Launches marks it (trace.Launch.Open), so that a
+// test can tell which launches' times include the gap after them.
 //
 // Only kernels written for it can be logged: they take the entry's and
 // the next entry's addresses as their last two arguments, which Launch
@@ -74,9 +75,8 @@ type LaunchLog struct {
 	host    []uint64       // the ring, downloaded
 	entries []any          // entry j's device address, as a kernel argument
 	opens   []any          // the same with the open bit set (LaunchOpen)
-	open    []bool         // which pending launches are open
 	pos     int            // ring index of pending[0] (or of the next launch)
-	pending []trace.Launch // logged since the ring was last read
+	pending []trace.Launch // logged since the ring was last read (Open: launched open)
 	read    []trace.Launch // launches of this run read in the middle of it
 	dirty   bool           // the ring's entries are unknown: zero it before use
 }
@@ -120,7 +120,7 @@ func (l *LaunchLog) makeRing(t *Thread) error {
 	for j := range l.entries {
 		l.entries[j], l.opens[j] = l.entry(j), l.entry(j)|launchLogOpen
 	}
-	l.pending, l.open, l.read, l.pos, l.dirty = l.pending[:0], l.open[:0], nil, 0, false
+	l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
 	return nil
 }
 
@@ -201,8 +201,7 @@ func (l *LaunchLog) launch(t *Thread, s *Stream, open bool, step int, f *Functio
 	if err := t.launch(s, f, grid, block, shared, args, entries[:]); err != nil {
 		return err
 	}
-	l.pending = append(l.pending, trace.Launch{Name: f.name, Grid: dim3(grid), Block: dim3(block), Step: step})
-	l.open = append(l.open, open)
+	l.pending = append(l.pending, trace.Launch{Name: f.name, Grid: dim3(grid), Block: dim3(block), Step: step, Open: open})
 	return nil
 }
 
@@ -219,7 +218,7 @@ func (l *LaunchLog) ready(t *Thread) error {
 		if err := l.ring.Fill(0); err != nil {
 			return fmt.Errorf("gpu: launch log: zeroing its ring: %w", err)
 		}
-		l.pending, l.open, l.read, l.pos, l.dirty = l.pending[:0], l.open[:0], nil, 0, false
+		l.pending, l.read, l.pos, l.dirty = l.pending[:0], nil, 0, false
 	}
 	if len(l.pending)+2 > LaunchLogCap {
 		got, err := l.readRing(t, false)
@@ -245,8 +244,8 @@ func (l *LaunchLog) readRing(t *Thread, final bool) ([]trace.Launch, error) {
 	if len(l.pending) == 0 {
 		return nil, nil
 	}
-	pending, open := slices.Clone(l.pending), slices.Clone(l.open)
-	l.pending, l.open = l.pending[:0], l.open[:0]
+	pending := slices.Clone(l.pending)
+	l.pending = l.pending[:0]
 	// Launches on other streams are done once the context is.
 	if err := t.Synchronize(); err != nil {
 		l.dirty = true
@@ -269,13 +268,13 @@ func (l *LaunchLog) readRing(t *Thread, final bool) ([]trace.Launch, error) {
 	}
 	entry := func(i int) []uint64 { return l.host[launchLogWords*((l.pos+i)%LaunchLogCap):][:launchLogWords] }
 	done := len(pending)
-	if !final && open[done-1] {
+	if !final && pending[done-1].Open {
 		done-- // its end is the next launch's start, not logged yet
 	}
 	for i := range done {
 		e := entry(i)
 		start, end := e[launchLogStart], slices.Max(e[launchLogEnd:launchLogEnd+launchLogEnds])
-		if open[i] {
+		if pending[i].Open {
 			if i+1 == len(pending) {
 				l.dirty = true
 				return nil, fmt.Errorf("gpu: launch log: launch %d of %d (%s) was launched open (LaunchOpen) but no logged launch followed it, so its end is unknown (a caller bug: launch the last one with LaunchOn)",
@@ -291,7 +290,7 @@ func (l *LaunchLog) readRing(t *Thread, final bool) ([]trace.Launch, error) {
 		pending[i].Time = time.Duration(end - start)
 	}
 	if done < len(pending) {
-		l.pending, l.open = append(l.pending, pending[done]), append(l.open, true)
+		l.pending = append(l.pending, pending[done])
 	}
 	l.pos = (l.pos + done) % LaunchLogCap
 	return pending[:done], nil
@@ -328,7 +327,7 @@ func (l *LaunchLog) Drop() {
 		return
 	}
 	_ = l.d.exec(func(*Thread) error {
-		l.pending, l.open, l.read, l.dirty = l.pending[:0], l.open[:0], nil, true
+		l.pending, l.read, l.dirty = l.pending[:0], nil, true
 		return nil
 	})
 }
@@ -344,7 +343,7 @@ func (l *LaunchLog) Close() error {
 		if l.ring != nil {
 			err = l.ring.Free()
 		}
-		l.ring, l.entries, l.opens, l.pending, l.open, l.read = nil, nil, nil, nil, nil, nil
+		l.ring, l.entries, l.opens, l.pending, l.read = nil, nil, nil, nil, nil
 		if err != nil && l.d.Err() != nil {
 			return nil // the device is unusable: its memory is gone already
 		}

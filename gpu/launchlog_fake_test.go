@@ -204,8 +204,9 @@ func fakeLaunchLogOpen(t *testing.T) {
 			t.Fatalf("run %d: %d launches back, want %d", run, len(got), n)
 		}
 		for i, g := range got {
-			if g.Step != i || g.Time != times[i] {
-				t.Fatalf("run %d launch %d: step %d, time %v; want step %d, %v", run, i, g.Step, g.Time, i, times[i])
+			open := times[i] == 1000*time.Nanosecond
+			if g.Step != i || g.Time != times[i] || g.Open != open {
+				t.Fatalf("run %d launch %d: step %d, time %v, open %v; want step %d, %v, open %v", run, i, g.Step, g.Time, g.Open, i, times[i], open)
 			}
 		}
 	}

@@ -80,6 +80,13 @@ type Launch struct {
 	// Time is the launch's time between CUDA events recorded around it
 	// (or, where the algorithm's Trace doc says so, from the GPU's clock).
 	Time time.Duration `json:"time_ns"`
+	// Open is true for a launch timed by the GPU's clock from its start
+	// to the next logged launch's start (gpu.LaunchLog.LaunchOpen: the
+	// kernel stamps no end), so that its Time includes the gap before
+	// that launch: the launch latency, and any host work, copy or memset
+	// the caller put between them (which an open launch must not have).
+	// False for a launch that timed its own end.
+	Open bool `json:"open,omitempty"`
 	// Bytes is what the launch must move by construction, from its
 	// access pattern: the useful bytes of its reads and writes, not the
 	// whole sectors they touch (each kernel's model is in its package's

@@ -10,6 +10,7 @@ import (
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
 	tg "github.com/graphnb/graphnb/internal/testgraphs"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // checkTrace requires r's trace to agree with the result it came with:
@@ -308,6 +309,7 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 					t.Fatalf("%s: launch %d: %+v", what, i, l)
 				}
 			}
+			checkScanOpens(t, what, o.Method == DynamicParallelism, tr.Launches)
 			// The byte models: a scan reads both ends of every edge and
 			// gathers their unsigned char levels; child grids read each
 			// frontier vertex's offsets and its arcs.
@@ -385,9 +387,40 @@ func checkGPUScanTraceCap(t *testing.T, dev *gpu.Device) {
 	if len(tr.Launches) != len(names) || r.Launches != len(names) {
 		t.Fatalf("%d launches traced of %d: %+v", len(tr.Launches), r.Launches, tr.Launches)
 	}
+	// Open: the parents, timed to their counts' starts; level 1's scan
+	// after the cap is closed (a memset of the control words lies
+	// between it and its count).
+	opens := []bool{false, true, false, true, false, false, false, true, false}
 	for i, l := range tr.Launches {
-		if l.Name != names[i] || l.Step != steps[i] || l.Time <= 0 {
-			t.Fatalf("launch %d: %+v, want %s in step %d with a span", i, l, names[i], steps[i])
+		if l.Name != names[i] || l.Step != steps[i] || l.Time <= 0 || l.Open != opens[i] {
+			t.Fatalf("launch %d: %+v, want %s in step %d with a span, open %v", i, l, names[i], steps[i], opens[i])
+		}
+	}
+	checkScanOpens(t, "the capped search", true, tr.Launches)
+}
+
+// checkScanOpens requires the launches of a traced edge scan or dynamic
+// parallelism search (dp) to be open (trace.Launch.Open: timed to the
+// next launch's start) exactly where runScan's contract says the count
+// follows them at once: dynamic parallelism's parents, and its scans
+// that expand a level (the first scan of a step, before any count).
+// The set-up, the counts, the edge scan method's scans (the host reads
+// their modif word) and a scan that finishes a level after the child
+// grids' cap (the control words are zeroed between it and its count)
+// stamp their own end; launched open, the last one's time would run
+// over the memset to the count's start.
+func checkScanOpens(t *testing.T, what string, dp bool, launches []trace.Launch) {
+	t.Helper()
+	counted := map[int]bool{} // steps whose count has run
+	for i, l := range launches {
+		scan := strings.HasPrefix(l.Name, "bfs_scan_")
+		want := dp && (slices.Contains(dpKernelNames, l.Name) || scan && !counted[l.Step])
+		if l.Open != want {
+			t.Fatalf("%s: launch %d (%s in step %d, dynamic parallelism %v, after the step's count %v) launched open %v, want %v",
+				what, i, l.Name, l.Step, dp, counted[l.Step], l.Open, want)
+		}
+		if strings.HasPrefix(l.Name, "bfs_count_") {
+			counted[l.Step] = true
 		}
 	}
 }

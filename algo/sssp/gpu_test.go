@@ -1050,7 +1050,8 @@ func TestFakeGPU(t *testing.T) {
 	// 10 minutes: about 2 alone on CI's two cores, more beside the other
 	// packages' tests; the limit only catches a hang.
 	fakegpu.Run(t, "TestFakeGPUChild", 10*time.Minute, func(b *fakegpu.Builder) []string {
-		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp")}
+		return []string{b.CXX("testdata/fake_kernels.cpp"), b.CXX("testdata/fake_check.cpp"), b.CXX("testdata/fake_resident.cpp"),
+			b.CXX("testdata/fake_tailcheck.cpp", tailRenames()...)}
 	})
 }
 
@@ -1080,6 +1081,7 @@ func TestFakeGPUChild(t *testing.T) {
 		}
 		checkEdgeTraceRuns(t, dev, traceGraph(t, 7))
 	})
+	t.Run("tail_stamps", func(t *testing.T) { checkFakeTailStamps(t, dev) })
 	// The same with the pointer jumping always run (no chase step) and
 	// with it run past a cap of one flat vertex.
 	for _, tune := range []struct{ cap, steps uint64 }{{4096, 0}, {1, 256}} {

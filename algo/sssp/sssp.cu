@@ -254,6 +254,13 @@ extern "C" __global__ void sssp_edge_d32_w64_restrict(const int *__restrict__ st
 // others skip the timer read and the atomic. The init kernel is launched
 // open (gpu.LaunchLog.LaunchOpen): it stamps its start only, and its
 // time runs to the first sweep's start.
+//
+// SSSP_TAIL_CHECK is defined by a test's build only (tailcheck_test.go,
+// which puts testdata/tailcheck.cuh before this file): there every block
+// also reports its end in check words of its own, so that the test sees
+// whether a block before stamp_from ended after the logged end. The
+// builds gpu.go compiles do not define it, and compile as without the
+// #ifdef.
 
 template <typename D>
 __device__ __forceinline__ void edge_init_logged(D *dist, int n, int src, D inf, int *modif, u64 *ent, u64 *nxt) {
@@ -282,6 +289,9 @@ __device__ __forceinline__ void bf_edge_logged(const int *st, const int *en, con
 	if ((int)blockIdx.x >= stamp_from) {
 		llog_end_synced(ent);
 	}
+#ifdef SSSP_TAIL_CHECK
+	sssp_tail_check(ent, iter, stamp_from);
+#endif
 }
 
 extern "C" __global__ void sssp_edge_d64_w32_plain_log(const int *st, const int *en, const float *w, double *dist,

@@ -4,7 +4,8 @@
 // grid. sssp.cu is compiled after gpu/launchlog.cuh, as
 // gpu.PrependLaunchLog gives NVRTC (its logged edge sweeps use it). Also
 // multi.cu's (RunGroup), compiled as NVRTC compiles them: after csr.cuh
-// and check.cuh.
+// and check.cuh. A launch runs the table of its module's SSSP_TAIL_CHECK:
+// "0" here, "1" the tail-check build's (fake_tailcheck.cpp).
 #include "cuda_emu.h"
 
 #include "../../../gpu/launchlog.cuh"
@@ -22,7 +23,9 @@ const emu::Options threads{emu::Mode::threads, 8};
 
 void prepare(fake::Launch &l) { l.oneDimWarps(); }
 
-fake::Package pkg({"sssp_"}, prepare);
+std::string config(const fake::Launch &l) { return l.define("SSSP_TAIL_CHECK", "0"); }
+
+fake::Package pkg({"sssp_"}, prepare, config);
 
 // The step kernel's loops are grid-stride over whole warps: a smaller
 // grid of smaller blocks computes the same (its epilogue waits for the
@@ -30,7 +33,7 @@ fake::Package pkg({"sssp_"}, prepare);
 // threads per step: one block of 64 (TestKernelsEmulated runs several).
 fake::Kernel step(const fake::Kernel &k) { return fake::shape(k, 1, 64); }
 
-fake::Table table({
+fake::Table table("0", {
     fake::kernel("sssp_edge_init_d64", sssp_edge_init_d64, threads),
     fake::kernel("sssp_edge_init_d32", sssp_edge_init_d32, threads),
     fake::kernel("sssp_edge_d64_w32_plain", sssp_edge_d64_w32_plain, threads),

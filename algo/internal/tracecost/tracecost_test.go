@@ -203,13 +203,38 @@ func TestWall(t *testing.T) {
 		}))
 		wall.Report(b)
 	})
-	for name, want := range map[string]float64{"wall_ms": 8, "wall_ms_traced": 12, "wall-cost-%": 50, "ms-off/run": 9, "ms-on/run": 10} {
+	for name, want := range map[string]float64{"wall_ms": 8, "wall_ms_traced": 12, "wall-cost-%": 50, "wall-cost-median-%": 50, "ms-off/run": 9, "ms-on/run": 10} {
 		if got, ok := res.Extra[name]; !ok || math.Abs(got-want) > 1e-9 {
 			t.Errorf("%s %v (reported %v), want %v", name, got, ok, want)
 		}
 	}
 	if wall.n[0] != 3*res.N || wall.n[1] != 3*res.N {
 		t.Errorf("%d untraced and %d traced walls in %d rounds of 3 roots", wall.n[0], wall.n[1], res.N)
+	}
+}
+
+// TestWallMedian: one stalled traced run moves the mean cost, not the
+// median over the pairs.
+func TestWallMedian(t *testing.T) {
+	res := testing.Benchmark(func(b *testing.B) {
+		var wall Wall
+		Measure(b, 5, "run", wall.Track(func(i int, traced bool) (time.Duration, error) {
+			d := 10 * time.Millisecond
+			if traced && i == 4 {
+				d = 60 * time.Millisecond // a stall
+			} else if traced {
+				d = 11 * time.Millisecond
+			}
+			wall.Add(d)
+			return d, nil
+		}))
+		wall.Report(b)
+	})
+	mean := 100 * (float64(4*11+60)/5/10 - 1)
+	for name, want := range map[string]float64{"wall-cost-%": mean, "wall-cost-median-%": 10} {
+		if got, ok := res.Extra[name]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s %v (reported %v), want %v", name, got, ok, want)
+		}
 	}
 }
 
@@ -228,7 +253,7 @@ func TestWallAA(t *testing.T) {
 		})))
 		wall.Report(b)
 	})
-	for name, want := range map[string]float64{"wall_ms": 5, "wall_ms_traced": 5, "wall-cost-%": 0} {
+	for name, want := range map[string]float64{"wall_ms": 5, "wall_ms_traced": 5, "wall-cost-%": 0, "wall-cost-median-%": 0} {
 		if got, ok := res.Extra[name]; !ok || math.Abs(got-want) > 1e-9 {
 			t.Errorf("%s %v (reported %v), want %v", name, got, ok, want)
 		}

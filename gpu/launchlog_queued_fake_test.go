@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphnb/graphnb/trace"
 )
@@ -298,4 +299,65 @@ func fakeLaunchLogQueuedErrors(t *testing.T) {
 	if err := q.d.Exec(func(th *Thread) error { return q.l.QueueRead(th, nil) }); err == nil || !strings.Contains(err.Error(), "after Close") {
 		t.Errorf("QueueRead after Close: %v", err)
 	}
+}
+
+// TestGPULaunchLogQueued: on a GPU, a read queued right after logged
+// kernels that spin 50 and 100 µs returns their spans, whether
+// Launches follows a synchronous download on the same stream (the
+// intended use: the download waits for the copy) or comes at once,
+// before the kernels are done (it waits for the queued copy's event);
+// and a launch after QueueRead finishes the queued read first.
+func TestGPULaunchLogQueued(t *testing.T) {
+	d := requireGPU(t)
+	m := must[*Module](t)(d.Compile("launchlog_test", PrependLaunchLog(launchLogTestKernels)))
+	spin := must[*Function](t)(m.Function("spin"))
+	buf := must[*Int32s](t)(d.AllocInt32s(1024))
+	l := must[*LaunchLog](t)(d.NewLaunchLog())
+	defer l.Close()
+	spins := []time.Duration{50 * time.Microsecond, 100 * time.Microsecond}
+	check := func(what string, ls []trace.Launch, want []time.Duration) {
+		t.Helper()
+		if len(ls) != len(want) {
+			t.Fatalf("%s: %d launches, want %d", what, len(ls), len(want))
+		}
+		for i, lg := range ls {
+			if lg.Time < want[i] || lg.Time > want[i]+30*time.Microsecond {
+				t.Errorf("%s: launch %d (step %d): %v, want %v to %v", what, i, lg.Step, lg.Time, want[i], want[i]+30*time.Microsecond)
+			}
+		}
+	}
+	for _, download := range []bool{true, false, true} {
+		host := make([]int32, buf.Len())
+		err := d.Exec(func(th *Thread) error {
+			for i, ns := range spins {
+				if err := l.Launch(th, i, spin, D1(264), D1(256), 0, int64(ns)); err != nil {
+					return err
+				}
+			}
+			if err := l.QueueRead(th, nil); err != nil {
+				return err
+			}
+			if download {
+				return buf.Download(host)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("download %v", download), must[[]trace.Launch](t)(l.Launches()), spins)
+	}
+	err := d.Exec(func(th *Thread) error {
+		if err := l.Launch(th, 0, spin, D1(264), D1(256), 0, int64(spins[0])); err != nil {
+			return err
+		}
+		if err := l.QueueRead(th, nil); err != nil {
+			return err
+		}
+		return l.Launch(th, 1, spin, D1(264), D1(256), 0, int64(spins[1]))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("a launch after QueueRead", must[[]trace.Launch](t)(l.Launches()), spins)
 }

@@ -648,8 +648,11 @@ func (p *Prepared) traceState() (*gpu.LaunchLog, any, error) {
 // distances the run made (iters + 1 ints) and of the launch log's entries
 // (gpu.LaunchLog.QueueRead) into page-locked host memory, so that the
 // download's synchronous copies, queued after them, wait for them too;
-// the log then only parses its copy. All of it runs in one call on the
-// device thread. On an error a traced run's launches are dropped.
+// the log then only parses its copy. The counts' copy comes before the
+// log's event on the stream, so Launches, which waits for that event
+// (at once, after the download), vouches for the counts too. All of it
+// runs in one call on the device thread. On an error a traced run's
+// launches are dropped.
 func (p *Prepared) collect(r *Result, iters, last int) (time.Duration, []trace.Launch, error) {
 	traced := p.opts.Trace
 	var down time.Duration

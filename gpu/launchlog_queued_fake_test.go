@@ -13,14 +13,9 @@ import (
 )
 
 // LaunchLog.QueueRead's tests: scenarios on the fake driver, as
-// launchlog_fake_test.go's (the scenario stamps the entries; the fake's
-// asynchronous copies are done when queued, so a scenario stamps before
-// QueueRead).
-func init() {
-	addScenario("launch_log_queued", nil, fakeLaunchLogQueued)
-	addScenario("launch_log_queued_open", nil, fakeLaunchLogQueuedOpen)
-	addScenario("launch_log_queued_errors", nil, fakeLaunchLogQueuedErrors)
-}
+// launchlog_fake_test.go's, registered there (the scenario writes the
+// entries; the fake's asynchronous copies are done when queued, so a
+// scenario writes them before QueueRead).
 
 // queuedLog is a scenario's log with its kernel, buffer and ring mirror.
 type queuedLog struct {

@@ -23,6 +23,10 @@ func init() {
 	addScenario("launch_log", nil, fakeLaunchLog)
 	addScenario("launch_log_errors", nil, fakeLaunchLogErrors)
 	addScenario("launch_log_open", nil, fakeLaunchLogOpen)
+	// launchlog_queued_fake_test.go: QueueRead's
+	addScenario("launch_log_queued", nil, fakeLaunchLogQueued)
+	addScenario("launch_log_queued_open", nil, fakeLaunchLogQueuedOpen)
+	addScenario("launch_log_queued_errors", nil, fakeLaunchLogQueuedErrors)
 }
 
 // TestLaunchLogHeader: launchlog.cuh's layout is the Go side's.

@@ -24,7 +24,8 @@ var logArgs = regexp.MustCompile(`\b(ent|nxt)\b`)
 // nxt), no count of lowered distances (no atomic, no ballot, an empty
 // Lowered and count functions that do nothing) — and that the traced
 // build holds all of it, every kernel logging its span (the iteration
-// kernels' ends in their report) and the iteration kernels counting. Both are what NVRTC compiles: the untraced source
+// kernels' ends in their report), the iteration kernels counting and
+// the init kernels zeroing the counts. Both are what NVRTC compiles: the untraced source
 // alone, the traced one after gpu.PrependLaunchLog with
 // -DDENSEBF_TRACED=1.
 func TestUntracedBuild(t *testing.T) {
@@ -41,7 +42,8 @@ func TestUntracedBuild(t *testing.T) {
 	if m := logArgs.FindString(off); m != "" {
 		t.Errorf("the untraced build names the log entry %q: its kernels must take the log's arguments unnamed", m)
 	}
-	for _, s := range []string{"struct Lowered {};", "void count_warp(Lowered, int, bool) {}", "void count_add(Lowered, int, int) {}"} {
+	for _, s := range []string{"struct Lowered {};", "void count_warp(Lowered, int, bool) {}", "void count_add(Lowered, int, int) {}",
+		"void zero_counts(Lowered, int) {}"} {
 		if !strings.Contains(off, s) {
 			t.Errorf("the untraced build lacks %q: its count of lowered distances must be empty", s)
 		}
@@ -60,9 +62,10 @@ func TestUntracedBuild(t *testing.T) {
 		// llog_end, the iteration kernels in report and report_count
 		"log_hold(ent, nxt)": kernels, "llog_begin(ent, nxt)": 1, "llog_end(ent)": 2,
 		"log_reported();": 2, "llog_end_synced(held_entry)": 1,
-		"Lowered lowered":           2 + 3 + 2, // count_warp, count_add, the three methods, report, report_count
-		"(lowered));":               iterKernels,
-		"atomicAdd(lowered + iter,": 2,
+		"Lowered lowered":            2 + 1 + 3 + 2, // count_warp, count_add, zero_counts, the three methods, report, report_count
+		"(lowered));":                iterKernels,
+		"zero_counts((lowered), n);": 2, // the init kernels zero the counts
+		"atomicAdd(lowered + iter,":  2,
 	} {
 		if got := strings.Count(on, s) - strings.Count(header, s); got != want {
 			t.Errorf("the traced build holds %q %d times, want %d", s, got, want)

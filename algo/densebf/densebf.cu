@@ -32,10 +32,11 @@
 // kernels only), then ent and nxt, the launch's entries in the launch
 // log (gpu.LaunchLog). In a traced run (densebf Options.Trace, the traced
 // build below) lowered[iter] counts the vertices whose distance
-// iteration iter lowered (an array of n + 1 ints, zeroed by the host
-// before the run), one atomicAdd per warp that lowered one, and every
-// kernel stamps its span in the log. Untraced runs launch the untraced
-// build, which ignores the three (the host passes NULL).
+// iteration iter lowered (an array of n + 1 ints, zeroed by the init
+// kernel, which takes lowered too: no memset of the host's before the
+// run), one atomicAdd per warp that lowered one, and every kernel stamps
+// its span in the log. Untraced runs launch the untraced build, which
+// ignores the three (the host passes NULL).
 //
 // Layouts. Naive and Reduce read the matrix as given, row-major with
 // entry (j, v) at j*n + v: the in-edges of v are column v. Coarse reads
@@ -168,6 +169,20 @@ __device__ __forceinline__ void count_add(Lowered lowered, int iter, int count) 
 		atomicAdd(lowered + iter, count);
 	}
 }
+
+// zero_counts zeroes lowered[0..n], the run's counts, from the init
+// kernel (n threads or more: thread v zeroes entry v + 1, thread 0
+// entry 0 too), which runs before the iterations that count, on their
+// stream.
+__device__ __forceinline__ void zero_counts(Lowered lowered, int n) {
+	const int v = blockIdx.x * blockDim.x + threadIdx.x;
+	if (v < n) {
+		lowered[v + 1] = 0;
+	}
+	if (v == 0) {
+		lowered[0] = 0;
+	}
+}
 #else
 #define DENSEBF_LOG_PARAMS unsigned long long *, unsigned long long *
 #define DENSEBF_TRACE_PARAMS int *, DENSEBF_LOG_PARAMS
@@ -184,6 +199,8 @@ struct Lowered {};
 __device__ __forceinline__ void count_warp(Lowered, int, bool) {}
 
 __device__ __forceinline__ void count_add(Lowered, int, int) {}
+
+__device__ __forceinline__ void zero_counts(Lowered, int) {}
 #endif
 
 // ---- the element types ----
@@ -463,17 +480,19 @@ __device__ __forceinline__ void init(T *sig, int *pred, int n, int src, int *fla
 	}
 }
 
-// The init kernels take the log's entries, no count (they lower
-// nothing).
-extern "C" __global__ void densebf_init_i32(int *sig, int *pred, int n, int src, int *flag, DENSEBF_LOG_PARAMS) {
+// The init kernels take the trace arguments too: they lower nothing,
+// but zero the counts the iterations will make (zero_counts).
+extern "C" __global__ void densebf_init_i32(int *sig, int *pred, int n, int src, int *flag, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	init<int>(sig, pred, n, src, flag);
+	zero_counts(DENSEBF_LOWERED(lowered), n);
 	DENSEBF_LOG_END(ent);
 }
 
-extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int src, int *flag, DENSEBF_LOG_PARAMS) {
+extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int src, int *flag, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
 	init<float>(sig, pred, n, src, flag);
+	zero_counts(DENSEBF_LOWERED(lowered), n);
 	DENSEBF_LOG_END(ent);
 }
 

@@ -210,12 +210,14 @@ type Prepared struct {
 	builds [2]*kernelSet
 
 	// Traced runs (Options.Trace): the kernels' count of lowered
-	// distances per iteration (N + 1 ints, entry 0 unused; made by
-	// Prepare, or by the first traced run), and the launch log, made by
-	// the first traced run, its ring reused by the next ones and freed by
-	// Close.
-	lowered   *gpu.Int32s
-	launchLog *gpu.LaunchLog
+	// distances per iteration (N + 1 ints, entry 0 unused, zeroed by the
+	// init kernel) and the page-locked host memory a run reads them into
+	// (made by Prepare, or by the first traced run), and the launch log,
+	// made by the first traced run, its ring reused by the next ones and
+	// freed by Close.
+	lowered     *gpu.Int32s
+	loweredHost *gpu.Pinned
+	launchLog   *gpu.LaunchLog
 
 	// forwardOnly makes ReduceCoarse take the rows in the same order
 	// every iteration (the benchmarks' comparison; by default even
@@ -232,7 +234,8 @@ type Prepared struct {
 // (4·N² bytes, timed with CUDA events: UploadTime, which every run counts
 // in Result.CopyTime) and allocates two distance arrays, the predecessors
 // and the change flag (12·N + 4 bytes), and with Options.Trace the
-// per-iteration counts of lowered distances (4·N + 4 bytes more; the
+// per-iteration counts of lowered distances (4·N + 4 bytes more, and as
+// much page-locked host memory to read them into, outside Bytes; the
 // first traced Run makes the launch log's 64 KiB ring, outside Bytes).
 // It compiles and loads the build of densebf.cu its options run (the
 // traced build with Options.Trace); a run with the other setting of
@@ -330,9 +333,22 @@ func (p *Prepared) prepareGPU() error {
 		return err
 	}
 	if p.opts.Trace {
-		p.lowered, err = p.mem.AllocInt32s(n + 1)
+		err = p.allocCounts()
 	}
 	return err
+}
+
+// allocCounts allocates the counts of lowered distances, on the device
+// and in page-locked host memory (N + 1 ints each).
+func (p *Prepared) allocCounts() error {
+	var err error
+	if p.lowered, err = p.mem.AllocInt32s(p.n + 1); err != nil {
+		return fmt.Errorf("allocating the counts of lowered distances: %w", err)
+	}
+	if p.loweredHost, err = p.mem.AllocPinned(4 * int64(p.n+1)); err != nil {
+		return fmt.Errorf("allocating the host's copy of the counts of lowered distances: %w", err)
+	}
+	return nil
 }
 
 // kernelsFor returns the kernels of the traced or the untraced build
@@ -539,16 +555,12 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 		return nil, fmt.Errorf("densebf: %s from %d: %w", r.Algorithm, src, err)
 	}
 	r.Iterations = iters
-	down, err := p.Device().Time(func(*gpu.Thread) error {
-		var err error
-		if r.Dist, err = p.sigToHost(last % 2); err != nil {
-			return err
-		}
-		r.Parents, err = p.pred.ToHost()
-		return err
-	})
+	down, launches, err := p.collect(r, iters, last)
 	if err != nil {
-		return nil, fmt.Errorf("densebf: %s from %d: downloading the results: %w", r.Algorithm, src, err)
+		return nil, fmt.Errorf("densebf: %s from %d: %w", r.Algorithm, src, err)
+	}
+	if p.opts.Trace && !negCycle {
+		p.traceGPU(r, iters, launches)
 	}
 	if negCycle {
 		prev, err := p.sigToHost((last - 1) % 2)
@@ -569,13 +581,15 @@ func (p *Prepared) Run(src int32) (*Result, error) {
 // It returns the iteration count (the last one changed nothing), the
 // number of the last iteration launched (its output array is last % 2)
 // and whether iteration N changed something (a negative cycle). A traced
-// run (Options.Trace) also fills r.Trace (see traceGPU).
+// run (Options.Trace) leaves its launches in p's launch log for collect
+// (a failed one drops them).
 //
 // An untraced run launches the untraced build of densebf.cu with NULL
 // trace arguments. A traced run launches the traced build: the kernels
-// count the distances they lower into p.lowered (zeroed here, before the
-// timed region) and log their spans through p's launch log, by the GPU's
-// own clock (no CUDA event between launches). A launch that another
+// count the distances they lower into p.lowered (zeroed by the init
+// kernel: no host memset before the run) and log their spans through
+// p's launch log, by the GPU's own clock (no CUDA event between
+// launches). A launch that another
 // launch follows at once — the initialisation, and an iteration that is
 // not the last before a read of the change flag — is open
 // (gpu.LaunchLog.LaunchOpen: its time runs to the next launch's start);
@@ -599,42 +613,82 @@ func (p *Prepared) iterate(r *Result) (iters, last int, negCycle bool, err error
 		iters, last, negCycle, err = p.launches(t, k, log, r.Source, lowered)
 		return err
 	})
-	if traced {
+	if traced && err != nil {
 		// A failed run's launches are dropped, so that they do not
 		// open the next run's trace.
-		if err != nil {
-			log.Drop()
-		} else {
-			launches, lerr := log.Launches()
-			switch {
-			case lerr != nil:
-				err = fmt.Errorf("tracing: %w", lerr)
-			case !negCycle:
-				err = p.traceGPU(r, iters, launches)
-			}
-		}
+		log.Drop()
 	}
 	return iters, last, negCycle, err
 }
 
 // traceState readies a traced run: the launch log (made by the first
 // traced run) and the counts of lowered distances (made by the first
-// traced run of a Prepared prepared untraced), zeroed; it returns them,
-// the counts as the kernels' argument.
+// traced run of a Prepared prepared untraced; the init kernel zeroes
+// them); it returns them, the counts as the kernels' argument.
 func (p *Prepared) traceState() (*gpu.LaunchLog, any, error) {
 	log, err := p.Device().KeepLaunchLog(&p.launchLog)
 	if err != nil {
 		return nil, nil, err
 	}
 	if p.lowered == nil {
-		if p.lowered, err = p.mem.AllocInt32s(p.n + 1); err != nil {
-			return nil, nil, fmt.Errorf("allocating the counts of lowered distances: %w", err)
+		if err := p.allocCounts(); err != nil {
+			return nil, nil, err
 		}
 	}
-	if err := p.lowered.Fill(0); err != nil {
-		return nil, nil, fmt.Errorf("zeroing the counts of lowered distances: %w", err)
-	}
 	return log, p.lowered, nil
+}
+
+// collect downloads the results of a run of iters iterations whose last
+// launched iteration is last into r (Dist, Parents), timed with CUDA
+// events (the returned duration, CopyTime's share), and returns the
+// launches of a traced run from p's launch log.
+//
+// A traced run adds no synchronisation of its own: before the download,
+// it queues on the default stream the copies of the counts of lowered
+// distances the run made (iters + 1 ints) and of the launch log's entries
+// (gpu.LaunchLog.QueueRead) into page-locked host memory, so that the
+// download's synchronous copies, queued after them, wait for them too;
+// the log then only parses its copy. The counts' copy comes before the
+// log's event on the stream, so Launches, which waits for that event
+// (at once, after the download), vouches for the counts too. All of it
+// runs in one call on the device thread. On an error a traced run's
+// launches are dropped.
+func (p *Prepared) collect(r *Result, iters, last int) (time.Duration, []trace.Launch, error) {
+	traced := p.opts.Trace
+	var down time.Duration
+	var launches []trace.Launch
+	err := p.Device().Exec(func(t *gpu.Thread) error {
+		if traced {
+			if err := p.lowered.DownloadAsync(nil, 0, p.loweredHost.Int32s()[:iters+1]); err != nil {
+				return fmt.Errorf("tracing: queueing the read of the counts of lowered distances: %w", err)
+			}
+			if err := p.launchLog.QueueRead(t, nil); err != nil {
+				return fmt.Errorf("tracing: %w", err)
+			}
+		}
+		var err error
+		down, err = p.Device().Time(func(*gpu.Thread) error {
+			var err error
+			if r.Dist, err = p.sigToHost(last % 2); err != nil {
+				return err
+			}
+			r.Parents, err = p.pred.ToHost()
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("downloading the results: %w", err)
+		}
+		if traced {
+			if launches, err = p.launchLog.Launches(); err != nil {
+				return fmt.Errorf("tracing: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil && traced {
+		p.launchLog.Drop()
+	}
+	return down, launches, err
 }
 
 // launches launches the initialisation and the iterations of a run from
@@ -656,7 +710,7 @@ func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src
 		return log.LaunchOn(t, nil, step, f, grid, gpu.D1(block), shared, args...)
 	}
 	// The first iteration follows the initialisation at once (n ≥ 1).
-	if err := launch(true, -1, k.init, gpu.Blocks(n, initBlock), initBlock, 0, p.sigArg(0), p.pred, n, src, p.flag); err != nil {
+	if err := launch(true, -1, k.init, gpu.Blocks(n, initBlock), initBlock, 0, p.sigArg(0), p.pred, n, src, p.flag, lowered); err != nil {
 		return 0, 0, false, err
 	}
 	it := 0
@@ -696,14 +750,11 @@ func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src
 
 // traceGPU sets r.Trace of a traced run of iters iterations from its
 // launches (the launch log's, in order) and the kernels' counts of lowered
-// distances: step i is iteration i+1, its time its launch's, the
-// launch's Bytes BytesPerIteration. The idle launches after the last
-// iteration (FlagInterval > 1) are left out.
-func (p *Prepared) traceGPU(r *Result, iters int, launches []trace.Launch) error {
-	counts, err := p.lowered.ToHost()
-	if err != nil {
-		return fmt.Errorf("tracing: downloading the counts of lowered distances: %w", err)
-	}
+// distances (read into p.loweredHost by collect): step i is iteration
+// i+1, its time its launch's, the launch's Bytes BytesPerIteration. The
+// idle launches after the last iteration (FlagInterval > 1) are left out.
+func (p *Prepared) traceGPU(r *Result, iters int, launches []trace.Launch) {
+	counts := p.loweredHost.Int32s()[:iters+1]
 	nn := int64(p.n) * int64(p.n)
 	steps := make([]trace.Step, iters)
 	for i := range steps {
@@ -720,7 +771,6 @@ func (p *Prepared) traceGPU(r *Result, iters int, launches []trace.Launch) error
 		}
 	}
 	r.Trace = trace.FromLaunches(r.Algorithm, nn, r.Time, steps, kept)
-	return nil
 }
 
 // RunGPU computes shortest distances from src over the matrix d on dev

@@ -763,6 +763,7 @@ func TestFakeGPUChild(t *testing.T) {
 		checkTraceNegativeCycle(t, dev, plantedCycles(t, 6, 12))
 		checkTraceFlip(t, dev, traceCases(t), testVariants(false))
 		checkBenchTrace(t, dev)
+		t.Run("driver_calls", func(t *testing.T) { checkTraceDriverCalls(t, dev) })
 	})
 	checkOneShotFreeError(t, dev)
 }

@@ -11,9 +11,9 @@
 // do not collide (the untraced build has a namespace of its own too:
 // else argument-dependent lookup on the global int4 and float4 would
 // find both builds' functions). A launch runs the table of its module's
-// DENSEBF_TRACED; the trace arguments (the iteration kernels' lowered,
-// an array of at least iter + 1 ints, and every kernel's two log
-// entries) must be NULL for the untraced build and set for the traced.
+// DENSEBF_TRACED; the trace arguments (lowered, an array of at least
+// iter + 1 ints for an iteration kernel and n + 1 for the init kernel,
+// which zeroes it, and every kernel's two log entries) must be NULL for the untraced build and set for the traced.
 #include "cuda_emu.h"
 
 #define DENSEBF_EMULATED 1
@@ -57,7 +57,7 @@ void prepare(fake::Launch &l) {
 		l.buffer(0, 4ull * n, "sig");
 		l.buffer(1, 4ull * n, "pred");
 		l.buffer(4, 4, "flag");
-		traceArgs(l, 5, false, 0);
+		traceArgs(l, 5, true, n); // lowered: n + 1 ints, zeroed here
 	} else if (kind == "naive") {
 		const int n = l.arg<int>(4), iter = l.arg<int>(5);
 		l.need(n >= 1 && iter >= 1, "n = " + std::to_string(n) + ", iter = " + std::to_string(iter));

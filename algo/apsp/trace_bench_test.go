@@ -41,8 +41,9 @@ const traceBenchPairs = 4
 //	wall_ms, wall_ms_traced  wall time of Prepared.Run (the traced one
 //	                         with the reading of its log or events),
 //	                         tracecost.Wall's
-//	wall-cost-%              the trace's cost to the wall: 100·(traced
-//	                         ÷ untraced − 1) of the means
+//	wall-cost-%,             the trace's cost to the wall: 100·(traced
+//	wall-cost-median-%       ÷ untraced − 1) of the means, and the
+//	                         median over the pairs
 //	rounds                   the trace's steps
 //	copy_ms, exposed_ms      out of core: the rounds' Copy and Exposed
 //	                         summed (hidden = copy − exposed)

@@ -329,8 +329,8 @@ func BenchmarkGPUTraceStudy(b *testing.B) {
 // launch log made); logTrace logs the first timed traced run's trace
 // (go test -v). Its metrics are Measure's (ms-off/bfs, ms-on/bfs,
 // cost-%, cost-median-%: Result.Time) and tracecost.Wall's (wall_ms,
-// wall_ms_traced, wall-cost-%: the wall time of Prepared.Run, the traced
-// one with the reading of its launch log).
+// wall_ms_traced, wall-cost-%, wall-cost-median-%: the wall time of
+// Prepared.Run, the traced one with the reading of its launch log).
 func measureTraceCost(b *testing.B, dev *gpu.Device, g *graph.CSR, srcs []int32, o Options, logTrace bool) {
 	o.Trace = true
 	p, err := Prepare(dev, g, o)

@@ -259,8 +259,9 @@ func BenchmarkGPUGroupSize(b *testing.B) {
 //	wall_ms, wall_ms_traced  wall time of Prepared.Run (the traced one
 //	                         with its reading of the log and counts;
 //	                         not the validation), tracecost.Wall's
-//	wall-cost-%              the trace's cost to the wall: 100·(traced
-//	                         ÷ untraced − 1) of the means
+//	wall-cost-%,             the trace's cost to the wall: 100·(traced
+//	wall-cost-median-%       ÷ untraced − 1) of the means, and the
+//	                         median over the pairs
 //	iters                    iterations
 //	step_us                  traced steps' mean time (their launches'
 //	                         spans in the launch log)

@@ -28,8 +28,8 @@ import (
 // device, host round trips included) a run; cost-% and cost-median-%
 // (tracecost.Measure); wall_ms and wall_ms_traced, the wall time of
 // Prepared.Run a run (the traced one with its reading of the launch log),
-// and wall-cost-%, 100·(traced ÷ untraced − 1) of those means
-// (tracecost.Wall); of the traced runs, rounds and launches a run and
+// and wall-cost-%, 100·(traced ÷ untraced − 1) of those means, and
+// wall-cost-median-%, the median over the pairs (tracecost.Wall); of the traced runs, rounds and launches a run and
 // launch_GBps, their modelled bytes over their launches' time
 // (trace.Launch.Bytes, Time). ns/op means little.
 //

@@ -505,8 +505,9 @@ func BenchmarkGPUTraceStudy(b *testing.B) {
 // step log made); logTrace logs the first timed traced run's trace (go
 // test -v). Beside Measure's metrics (ms-off/sssp, ms-on/sssp, cost-%,
 // cost-median-%: Result.Time) it reports tracecost.Wall's (wall_ms,
-// wall_ms_traced, wall-cost-%: the wall time of Prepared.Run, the traced
-// one with the reading of its log), each form's mean iterations a run
+// wall_ms_traced, wall-cost-%, wall-cost-median-%: the wall time of
+// Prepared.Run, the traced one with the reading of its log), each
+// form's mean iterations a run
 // (iters-off, iters-on: the edge sweep's sweeps, whose races make them
 // vary from run to run) and time an iteration (us/iter-off, us/iter-on),
 // which tell a trace that costs more work from one that makes the same

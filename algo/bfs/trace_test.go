@@ -295,6 +295,19 @@ func checkGPUScanTrace(t *testing.T, dev *gpu.Device, g *graph.CSR) {
 			if reached != r.Reached {
 				t.Fatalf("%s: the frontiers sum to %d, %d reached", what, reached, r.Reached)
 			}
+			// Each level's arcs (the finish kernel's per-level degree
+			// sums) are its vertices' degrees, summed here from the levels.
+			arcs := make([]int64, len(tr.Steps))
+			for v, l := range r.Levels {
+				if l >= 0 {
+					arcs[l] += int64(g.Degree(int32(v)))
+				}
+			}
+			for l, s := range tr.Steps {
+				if s.FrontierArcs != arcs[l] {
+					t.Fatalf("%s: step %d: frontier of %d arcs, its vertices' degrees sum to %d", what, l, s.FrontierArcs, arcs[l])
+				}
+			}
 			if o.Method == DynamicParallelism && o.DPThreshold > 1<<20 && children != len(tr.Steps) {
 				t.Fatalf("%s: %d of %d levels by child grids, want all", what, children, len(tr.Steps))
 			}

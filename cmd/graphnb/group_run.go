@@ -14,11 +14,12 @@ import (
 )
 
 // groupAlgorithms are what "graphnb run" runs over a group of GPUs: for
-// each, a function that prepares the split graph and returns the run of one
-// root. Every process of a -ranks group runs the same calls.
-var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, check bool) (outcome, error), close func() error, err error){
-	"bfs": func(pg *gpu.PartGraph) (func(int32, bool) (outcome, error), func() error, error) {
-		p, err := bfs.PrepareGroup(pg, bfs.GroupOptions{})
+// each, a function that prepares the split graph (its runs traced when
+// traced is set) and returns the run of one root. Every process of a
+// -ranks group runs the same calls.
+var groupAlgorithms = map[string]func(pg *gpu.PartGraph, traced bool) (run func(src int32, check bool) (outcome, error), close func() error, err error){
+	"bfs": func(pg *gpu.PartGraph, traced bool) (func(int32, bool) (outcome, error), func() error, error) {
+		p, err := bfs.PrepareGroup(pg, bfs.GroupOptions{Trace: traced})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -29,7 +30,7 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 			}
 			o := outcome{time: r.Time, teps: r.TEPS,
 				summary: fmt.Sprintf("reached %d, %d levels, %.0f%% of the time in collectives", r.Reached, len(r.FrontierSizes), 100*r.CommShare()),
-				check:   func() error { return nil }}
+				check:   func() error { return nil }, trace: r.Trace}
 			if check { // the device check, a collective: every rank runs it
 				err := p.Check(r)
 				o.check = func() error { return err }
@@ -37,20 +38,20 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 			return o, nil
 		}, p.Close, nil
 	},
-	"sssp": func(pg *gpu.PartGraph) (func(int32, bool) (outcome, error), func() error, error) {
+	"sssp": func(pg *gpu.PartGraph, traced bool) (func(int32, bool) (outcome, error), func() error, error) {
 		var last *sssp.GroupResult
 		run := func(src int32, check bool) (outcome, error) {
 			if err := last.Close(); err != nil {
 				return outcome{}, err
 			}
-			r, err := sssp.RunGroup(pg, int(src), sssp.GroupOptions{Parents: check})
+			r, err := sssp.RunGroup(pg, int(src), sssp.GroupOptions{Parents: check, Trace: traced})
 			if err != nil {
 				return outcome{}, err
 			}
 			last = r
 			o := outcome{time: r.Time, teps: r.TEPS,
 				summary: fmt.Sprintf("reached %d, %d rounds, %.0f%% of the time in collectives", r.Reached, r.Rounds, 100*r.CommShare()),
-				check:   func() error { return nil }}
+				check:   func() error { return nil }, trace: r.Trace}
 			if check { // the device check, a collective: every rank runs it
 				err := r.Check()
 				o.check = func() error { return err }
@@ -59,15 +60,15 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 		}
 		return run, func() error { return last.Close() }, nil
 	},
-	"mst": func(pg *gpu.PartGraph) (func(int32, bool) (outcome, error), func() error, error) {
+	"mst": func(pg *gpu.PartGraph, traced bool) (func(int32, bool) (outcome, error), func() error, error) {
 		return func(_ int32, check bool) (outcome, error) {
-			r, err := mst.RunGroup(pg, mst.GroupOptions{})
+			r, err := mst.RunGroup(pg, mst.GroupOptions{Trace: traced})
 			if err != nil {
 				return outcome{}, err
 			}
 			o := outcome{time: r.Time, teps: r.TEPS,
 				summary: fmt.Sprintf("%d trees, %d edges of total weight %g, %d rounds, %.0f%% of the time in collectives", r.Trees, len(r.Edges), r.Weight, r.Rounds, 100*r.CommShare()),
-				check:   func() error { return nil }}
+				check:   func() error { return nil }, trace: r.Trace}
 			if check { // the device check, a collective: every rank runs it
 				err := r.Check()
 				o.check = func() error { return err }
@@ -77,9 +78,9 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph) (run func(src int32, ch
 	},
 }
 
-// groupRunner prepares algo over grp on g split by vertex blocks, or says
-// which algorithms run over a group.
-func groupRunner(grp *gpu.Group, algo string, g *graph.CSR) (run func(src int32, check bool) (outcome, error), close func() error, err error) {
+// groupRunner prepares algo over grp on g split by vertex blocks, its runs
+// traced when traced is set, or says which algorithms run over a group.
+func groupRunner(grp *gpu.Group, algo string, g *graph.CSR, traced bool) (run func(src int32, check bool) (outcome, error), close func() error, err error) {
 	prep, ok := groupAlgorithms[algo]
 	if !ok {
 		var names []string
@@ -93,7 +94,7 @@ func groupRunner(grp *gpu.Group, algo string, g *graph.CSR) (run func(src int32,
 	if err != nil {
 		return nil, nil, err
 	}
-	run, closeRun, err := prep(pg)
+	run, closeRun, err := prep(pg, traced)
 	if err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("run: %w", err), pg.Close())
 	}

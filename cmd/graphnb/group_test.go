@@ -148,6 +148,13 @@ func checkGroups(t *testing.T, n int, name string) {
 	}
 
 	ok("one GPU in process", []string{"-gpus", "1"}, "group  group of 1 rank: 0 "+name)
+	// -trace: every algorithm over the group prints its trace's table.
+	for _, algo := range []string{"bfs", "sssp", "mst"} {
+		code, stdout, stderr := runCLI("run", algo, "rmat:8", "-roots", "1", "-gpus", "2", "-trace")
+		if code != 0 || !strings.Contains(stdout, "2 rank") || !strings.Contains(stdout, "    step  kind") {
+			t.Errorf("run %s -gpus 2 -trace: exit %d, want a trace over 2 ranks\nstdout:\n%s\nstderr:\n%s", algo, code, stdout, stderr)
+		}
+	}
 	ok("two GPUs in process", []string{"-gpus", "2"}, "group  group of 2 ranks: 0 "+name, ", 1 "+name)
 	too := fmt.Sprintf(" %d: this machine has %d GPUs", n+1, n)
 	fails("too many GPUs", []string{"-gpus", strconv.Itoa(n + 1)}, "-gpus"+too)

@@ -119,6 +119,35 @@ func TestEveryAlgorithmRunsAndValidates(t *testing.T) {
 	}
 }
 
+// TestRunTrace runs every algorithm with -trace: the traced ones print
+// each run's trace (a table of steps) under the run's line; the others
+// are refused before the graph is made, naming those that trace.
+func TestRunTrace(t *testing.T) {
+	for _, a := range algorithms {
+		t.Run(a.name, func(t *testing.T) {
+			graph, extra := "rmat:10", []string{}
+			switch a.name {
+			case "apsp", "fw", "densebf":
+				graph, extra = "grid:12x12", []string{"-weights", "int:9", "-int"}
+			}
+			code, out, stderr := runCLI(append([]string{"run", a.name, graph, "-roots", "2", "-trace"}, extra...)...)
+			if !a.traced {
+				if want := "run: -trace: " + a.name + " keeps no trace; traced runs: bfs, sssp, dijkstra, mst"; code != 2 || !strings.Contains(stderr, want) || out != "" {
+					t.Fatalf("exit %d, want 2, no output and %q:\nstdout:\n%s\nstderr:\n%s", code, want, out, stderr)
+				}
+				return
+			}
+			runs := 2
+			if !a.rooted {
+				runs = 1
+			}
+			if code != 0 || strings.Count(out, "valid)") != runs || strings.Count(out, "    step  kind") != runs {
+				t.Fatalf("exit %d, want %d validated runs each with its trace:\n%s\n%s", code, runs, out, stderr)
+			}
+		})
+	}
+}
+
 func TestGenWritesEveryFormatAndInfoReadsIt(t *testing.T) {
 	dir := t.TempDir()
 	for _, ext := range []string{".gr", ".mtx", ".el", ".gnb", ".gr.gz"} {

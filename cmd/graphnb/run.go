@@ -13,7 +13,9 @@ import (
 	"github.com/graphnb/graphnb/algo/densebf"
 	"github.com/graphnb/graphnb/algo/mst"
 	"github.com/graphnb/graphnb/algo/sssp"
+	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
+	"github.com/graphnb/graphnb/trace"
 )
 
 // runFlags are the algorithm knobs of "graphnb run".
@@ -21,6 +23,9 @@ type runFlags struct {
 	delta   float64
 	tile    int
 	integer bool
+	// trace asks each run for its trace (-trace), printed under its line;
+	// only the algorithms marked traced take it.
+	trace bool
 }
 
 // outcome is one run of an algorithm, reduced to what the report prints.
@@ -32,6 +37,8 @@ type outcome struct {
 	// rate, when set, replaces TEPS for methods that do not traverse
 	// edges (dense matrices): e.g. "1.2 G updates/s".
 	rate string
+	// trace is the run's trace (-trace), nil otherwise.
+	trace *trace.Trace
 }
 
 // algorithm is one entry of the table "graphnb run" dispatches on.
@@ -39,19 +46,21 @@ type algorithm struct {
 	name, label string
 	// rooted algorithms run once per root; the others once.
 	rooted bool
+	// traced algorithms return their run's trace when f.trace is set.
+	traced bool
 	run    func(g *graph.CSR, src int32, f runFlags) (outcome, error)
 }
 
 var algorithms = []algorithm{
-	{"bfs", "CPU direction-optimizing BFS", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
-		r, err := bfs.DirectionOptimizing(g, src, bfs.Options{})
+	{"bfs", "CPU direction-optimizing BFS", true, true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
+		r, err := bfs.DirectionOptimizing(g, src, bfs.Options{Trace: f.trace})
 		if err != nil {
 			return outcome{}, err
 		}
 		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("reached %d, %d levels", r.Reached, len(r.FrontierSizes)),
-			check: func() error { return bfs.Check(g, r) }}, nil
+			check: func() error { return bfs.Check(g, r) }, trace: r.Trace}, nil
 	}},
-	{"bfs-topdown", "CPU sequential top-down BFS", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
+	{"bfs-topdown", "CPU sequential top-down BFS", true, false, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
 		r, err := bfs.TopDown(g, src)
 		if err != nil {
 			return outcome{}, err
@@ -59,28 +68,37 @@ var algorithms = []algorithm{
 		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("reached %d, %d levels", r.Reached, len(r.FrontierSizes)),
 			check: func() error { return bfs.Check(g, r) }}, nil
 	}},
-	{"sssp", "CPU parallel delta-stepping SSSP", true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
+	{"sssp", "CPU parallel delta-stepping SSSP", true, true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
+		if f.trace {
+			return ssspOutcome(g)(sssp.DeltaSteppingTraced(g, src, f.delta))
+		}
 		return ssspOutcome(g)(sssp.DeltaStepping(g, src, f.delta))
 	}},
-	{"dijkstra", "CPU Dijkstra SSSP (binary heap)", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
+	{"dijkstra", "CPU Dijkstra SSSP (binary heap)", true, true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
+		if f.trace {
+			return ssspOutcome(g)(sssp.DijkstraTraced(g, src))
+		}
 		return ssspOutcome(g)(sssp.Dijkstra(g, src))
 	}},
-	{"bellman-ford", "CPU edge-parallel Bellman-Ford SSSP (the SSSP study's method)", true, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
+	{"bellman-ford", "CPU edge-parallel Bellman-Ford SSSP (the SSSP study's method)", true, false, func(g *graph.CSR, src int32, _ runFlags) (outcome, error) {
 		return ssspOutcome(g)(sssp.BellmanFord(g, src))
 	}},
-	{"mst", "CPU parallel Borůvka MST", false, func(g *graph.CSR, _ int32, _ runFlags) (outcome, error) {
+	{"mst", "CPU parallel Borůvka MST", false, true, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
+		if f.trace { // the host device runs the same Borůvka, traced
+			return mstOutcome(g)(mst.Run(gpu.Host(), g, mst.Options{Trace: true}))
+		}
 		return mstOutcome(g)(mst.Boruvka(g))
 	}},
-	{"kruskal", "CPU Kruskal MST", false, func(g *graph.CSR, _ int32, _ runFlags) (outcome, error) {
+	{"kruskal", "CPU Kruskal MST", false, false, func(g *graph.CSR, _ int32, _ runFlags) (outcome, error) {
 		return mstOutcome(g)(mst.Kruskal(g))
 	}},
-	{"apsp", "CPU blocked Floyd-Warshall APSP", false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
+	{"apsp", "CPU blocked Floyd-Warshall APSP", false, false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
 		return apspOutcome(g, f, true, func(d *graph.Dense) (*apsp.Result, error) { return apsp.Blocked(d, f.tile) })
 	}},
-	{"fw", "CPU plain Floyd-Warshall APSP", false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
+	{"fw", "CPU plain Floyd-Warshall APSP", false, false, func(g *graph.CSR, _ int32, f runFlags) (outcome, error) {
 		return apspOutcome(g, f, false, apsp.FloydWarshall)
 	}},
-	{"densebf", "CPU Bellman-Ford on the adjacency matrix (the fifth study's method)", true, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
+	{"densebf", "CPU Bellman-Ford on the adjacency matrix (the fifth study's method)", true, false, func(g *graph.CSR, src int32, f runFlags) (outcome, error) {
 		d, err := g.Dense(f.integer)
 		if err != nil {
 			return outcome{}, err
@@ -117,7 +135,7 @@ func ssspOutcome(g *graph.CSR) func(*sssp.Result, error) (outcome, error) {
 			return outcome{}, err
 		}
 		return outcome{time: r.Time, teps: r.TEPS, summary: fmt.Sprintf("reached %d, %d iterations", r.Reached, r.Iterations),
-			check: func() error { return sssp.Check(g, r) }}, nil
+			check: func() error { return sssp.Check(g, r) }, trace: r.Trace}, nil
 	}
 }
 
@@ -131,7 +149,7 @@ func mstOutcome(g *graph.CSR) func(*mst.Result, error) (outcome, error) {
 			summary += fmt.Sprintf(", %d rounds", r.Iterations)
 		}
 		return outcome{time: r.Time, teps: r.TEPS, summary: summary,
-			check: func() error { return mst.Check(g, r) }}, nil
+			check: func() error { return mst.Check(g, r) }, trace: r.Trace}, nil
 	}
 }
 
@@ -174,6 +192,23 @@ func (f runFlags) validate(fs *flag.FlagSet, source int) error {
 	return nil
 }
 
+// tracedList names the algorithms that take -trace, in the table's order.
+func tracedList() string {
+	var names []string
+	for _, a := range algorithms {
+		if a.traced {
+			names = append(names, a.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// indent puts prefix before every line of text, without a newline at the
+// end.
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+prefix)
+}
+
 func findAlgorithm(name string) (algorithm, bool) {
 	for _, a := range algorithms {
 		if a.name == strings.ToLower(name) {
@@ -196,6 +231,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.delta, "delta", 0, "bucket width of delta-stepping (0: chosen from the weights)")
 	fs.IntVar(&f.tile, "tile", 0, "tile size of blocked Floyd-Warshall (0: default)")
 	fs.BoolVar(&f.integer, "int", false, "apsp, fw, densebf: use int32 distances (whole-number weights)")
+	fs.BoolVar(&f.trace, "trace", false, "print each run's trace under its line: a step per level, round or bucket ("+tracedList()+"; over a group: bfs, sssp, mst)")
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
@@ -214,6 +250,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.validate(fs, *source); err != nil {
 		return err
 	}
+	if f.trace && !algo.traced && group.none() {
+		return usagef("run: -trace: %s keeps no trace; traced runs: %s (over a group: bfs, sssp, mst)", algo.name, tracedList())
+	}
 	grp, closeGroup, done, err := group.start("", args, stdout, stderr)
 	if done || err != nil {
 		return err
@@ -229,7 +268,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	runRoot := func(src int32) (outcome, error) { return algo.run(g, src, f) }
 	if grp != nil {
 		fmt.Fprintf(stdout, "group  %s\n", grp)
-		run, closeRun, err := groupRunner(grp, algo.name, g)
+		run, closeRun, err := groupRunner(grp, algo.name, g, f.trace)
 		if err != nil {
 			return err
 		}
@@ -275,6 +314,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			rates = append(rates, o.teps)
 		}
 		fmt.Fprintf(stdout, "  %s%9.3f ms  %s  (%s; %s)\n", where, float64(o.time.Microseconds())/1e3, rate, o.summary, verdict)
+		if o.trace != nil {
+			fmt.Fprintln(stdout, indent(o.trace.String(), "    "))
+		}
 	}
 	if len(rates) > 1 {
 		fmt.Fprintln(stdout, summarize(rates))

@@ -3,7 +3,9 @@ package gpugen
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -753,5 +755,87 @@ func TestScale29Memory(t *testing.T) {
 				t.Logf("%s, %s free: %v", c.name, card.Bytes(free), refused)
 			}
 		}
+	}
+}
+
+// TestGPURMATPartsLarge generates one large R-MAT graph (edge factor 16,
+// permuted) over a group of the first GPUs, named by
+// GPUGEN_LARGE="SCALE:RANKS:WEIGHTS" (weights none, uniform or f64; e.g.
+// "29:4:none", 2^32 arcs drawn by each rank), logs each rank's figures
+// and free memory, and checks every part's offsets (from 0, rising, to
+// its arcs); with GPUGEN_LARGE_SAME=RANKS2 it then generates the graph
+// over RANKS2 GPUs too and compares the two bit for bit on the host (e.g.
+// "28:2:none" against 4 ranks: 2^32 arcs a rank against 2^31). It skips
+// unless GPUGEN_LARGE is set (build/arcs64/run.sh sets it).
+func TestGPURMATPartsLarge(t *testing.T) {
+	spec := os.Getenv("GPUGEN_LARGE")
+	if spec == "" {
+		t.Skip("GPUGEN_LARGE=SCALE:RANKS:WEIGHTS unset")
+	}
+	var scale, ranks int
+	var weights string
+	_, err := fmt.Sscanf(strings.ReplaceAll(spec, ":", " "), "%d %d %s", &scale, &ranks, &weights)
+	if err != nil {
+		t.Fatalf("GPUGEN_LARGE=%q: %v; want SCALE:RANKS:WEIGHTS, e.g. 29:4:none", spec, err)
+	}
+	other := 0
+	if same := os.Getenv("GPUGEN_LARGE_SAME"); same != "" {
+		if other, err = strconv.Atoi(same); err != nil || other < 1 {
+			t.Fatalf("GPUGEN_LARGE_SAME=%q: want a number of ranks", same)
+		}
+	}
+	opts, ok := map[string][]gen.Option{"none": {gen.Unweighted()}, "uniform": {gen.Uniform()}, "f64": {gen.Float64()}}[weights]
+	if !ok {
+		t.Fatalf("GPUGEN_LARGE=%q: weights %q, want none, uniform or f64", spec, weights)
+	}
+	opts = append(opts, gen.PermuteVertices(true))
+	devs, err := gpu.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	generate := func(ranks int) *graph.CSR {
+		if len(devs) < ranks {
+			t.Skipf("%d GPUs, %d wanted", len(devs), ranks)
+		}
+		g, err := gpu.NewGroup(devs[:ranks]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		start := time.Now()
+		pg, phases, err := RMATPartsTimed(g, scale, 16, opts...)
+		if err != nil {
+			t.Fatalf("scale %d over %d ranks, weights %s: %v", scale, ranks, weights, err)
+		}
+		defer pg.Close()
+		t.Logf("scale %d over %d ranks, weights %s: %d arcs in %v", scale, ranks, weights, pg.Arcs, time.Since(start))
+		for k, p := range phases {
+			info, err := devs[k].Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			part := pg.Parts[k]
+			held := part.Offsets.Bytes() + part.Adj.Bytes() + part.Weights.Bytes() + part.Weights64.Bytes()
+			t.Logf("%v; part %s, %s free after", p, card.Bytes(held), card.Bytes(info.FreeMemory))
+			off, err := part.Offsets.ToHost()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if off[0] != 0 || off[len(off)-1] != int64(part.Adj.Len()) || !slices.IsSorted(off) {
+				t.Fatalf("rank %d: offsets from %d to %d (%d arcs), rising: %v", k, off[0], off[len(off)-1], part.Adj.Len(), slices.IsSorted(off))
+			}
+		}
+		if other == 0 {
+			return nil
+		}
+		c, err := pg.Host()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	got := generate(ranks)
+	if other > 0 {
+		sameCSR(t, fmt.Sprintf("scale %d over %d ranks vs %d", scale, ranks, other), got, generate(other))
 	}
 }

@@ -39,8 +39,8 @@ import (
 // is refused on all ranks with an error wrapping ErrTooBig that names the
 // rank and both figures, and the group stays usable. R-MAT scale 29,
 // edge factor 16 (2^34 arcs) over 4 ranks draws 2^32 arcs on each and
-// receives about as many: about 70 GiB a rank unweighted, 102 GiB with
-// float32 weights, 134 GiB with float64. Without the vertex permutation
+// receives about as many: about 71 GiB a rank unweighted, 103 GiB with
+// float32 weights, 135 GiB with float64. Without the vertex permutation
 // (gen.PermuteVertices(true), what Graph500 uses) R-MAT's low vertices
 // hold most arcs, so rank 0 receives far more than the others.
 //

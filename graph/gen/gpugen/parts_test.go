@@ -789,6 +789,7 @@ func TestGPURMATPartsLarge(t *testing.T) {
 		t.Fatalf("GPUGEN_LARGE=%q: weights %q, want none, uniform or f64", spec, weights)
 	}
 	opts = append(opts, gen.PermuteVertices(true))
+	gpuDevice(t)
 	devs, err := gpu.Devices()
 	if err != nil {
 		t.Fatal(err)

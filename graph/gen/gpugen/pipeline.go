@@ -269,7 +269,7 @@ func (r *run) csrArrays(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s,
 	if a.adj, err = d.AllocInt32s(kept); err != nil {
 		return fail(err)
 	}
-	var wOut any = a.w32
+	var wOut any = (*gpu.Float32s)(nil) // unweighted: none
 	switch {
 	case w32 != nil:
 		if a.w32, err = d.AllocFloat32s(kept); err != nil {

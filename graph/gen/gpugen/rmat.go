@@ -25,8 +25,9 @@ import (
 // its peak, the sort (w = 4 for float32 weights, 8 for float64, 0
 // unweighted), checked against the device's free memory before anything
 // is generated: a graph that does not fit is an error wrapping ErrTooBig
-// that gives both figures. An interrupt (package cancel) stops it between launches with an
-// error matching cancel.ErrInterrupted; what it allocated is freed.
+// that gives both figures. An interrupt (package cancel) stops it between
+// launches with an error matching cancel.ErrInterrupted; what it
+// allocated is freed.
 //
 // On the host device it is gen.RMAT followed by dev.Upload (the host
 // copy then exists already), so callers need no branch.

@@ -22,10 +22,13 @@
 //                  gpu/transform's stable LSD radix sort, the weights
 //                  travelling with the keys
 //   gg_keep_scan   keeps the first arc of each run of equal keys that is
-//                  not a self-loop and numbers the kept arcs in each tile;
-//                  gg_scan_* scans the tiles' counts
+//                  not a self-loop and numbers the kept arcs in each tile
+//                  (32 bits: a tile is 2048 arcs); transform's 64-bit
+//                  ExclusiveScan scans the tiles' counts
 //   gg_compact_*   writes Adj, the minimum weight of each run, and Offsets
 //                  (rows from lo: a rank's part of a partitioned graph)
+//                  at 64-bit positions, so that a device or rank may hold
+//                  more than 2^32 arcs
 //   gg_owner_bounds  parts.go: where each rank's arcs start among a
 //                  rank's sorted arcs (the counts it sends to each)
 //
@@ -366,7 +369,7 @@ extern "C" __global__ void gg_weights_f64(const u64 *wstates, long long segsTota
 	gg_weights<double>(wstates, segsTotal, segs, chunk, first, m, kind, maxW, w);
 }
 
-// ---- exclusive scan of unsigned ints, in place ----
+// ---- numbering the arcs to keep ----
 
 // gg_keep: arc i of the sorted keys is kept when it is no self-loop and
 // the first of its run of equal keys.
@@ -376,14 +379,23 @@ __device__ __forceinline__ bool gg_keep(const u64 *keys, long long i, int scale)
 	return (k >> scale) != (k & mask) && (i == 0 || keys[i - 1] != k);
 }
 
-// gg_scan_tile writes the exclusive scan of tile blockIdx.x
-// (GG_BLOCK·GG_SCAN_ITEMS of the n items, each thread a run of
-// GG_SCAN_ITEMS) to out, from the tile's start, and the tile's total to
-// sums[b] (sums may be NULL). Item i is a[i], or, with fromKeys,
-// gg_keep(keys, i, scale) for i < n-1 and 0 for i = n-1 (keys may then be
-// NULL for n = 1: no arcs).
-__device__ void gg_scan_tile(const unsigned *a, bool fromKeys, const u64 *keys, int scale, long long n,
-                             unsigned *out, unsigned *sums) {
+// gg_place is the place of item i of a scan by tiles: pos[i], its place
+// in its tile (at most GG_BLOCK·GG_SCAN_ITEMS, so 32 bits), plus
+// sums[tile], the scanned tile totals (64 bits: a rank's arcs may number
+// more than 2^32).
+__device__ __forceinline__ u64 gg_place(const unsigned *pos, const long long *sums, long long i) {
+	return (u64)pos[i] + (u64)sums[i / (GG_BLOCK * GG_SCAN_ITEMS)];
+}
+
+// ---- deduplication and the CSR ----
+
+// gg_keep_scan numbers the arcs to keep (gg_keep) of the n sorted keys,
+// tile blockIdx.x of GG_BLOCK·GG_SCAN_ITEMS arcs (each thread a run of
+// GG_SCAN_ITEMS): pos[i] (i ≤ n) = the kept arcs before i in its tile,
+// sums[tile] = the tile's kept arcs (arc n, past the end, is not kept;
+// keys may be NULL for n = 0). Once sums is scanned (package transform's
+// 64-bit ExclusiveScan), gg_place gives the CSR position.
+extern "C" __global__ void gg_keep_scan(const u64 *keys, long long n, int scale, unsigned *pos, long long *sums) {
 	__shared__ unsigned warpSum[GG_WARPS];
 	int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 	long long base = (long long)blockIdx.x * GG_BLOCK * GG_SCAN_ITEMS + (long long)tid * GG_SCAN_ITEMS;
@@ -391,11 +403,7 @@ __device__ void gg_scan_tile(const unsigned *a, bool fromKeys, const u64 *keys, 
 	unsigned sum = 0;
 	for (int k = 0; k < GG_SCAN_ITEMS; k++) {
 		long long i = base + k;
-		if (fromKeys) {
-			v[k] = i < n - 1 && gg_keep(keys, i, scale) ? 1u : 0u;
-		} else {
-			v[k] = i < n ? a[i] : 0;
-		}
+		v[k] = i < n && gg_keep(keys, i, scale) ? 1u : 0u;
 		sum += v[k];
 	}
 	unsigned incl = sum;
@@ -416,51 +424,14 @@ __device__ void gg_scan_tile(const unsigned *a, bool fromKeys, const u64 *keys, 
 	}
 	unsigned at = before + incl - sum;
 	for (int k = 0; k < GG_SCAN_ITEMS; k++) {
-		if (base + k < n) {
-			out[base + k] = at;
+		if (base + k <= n) {
+			pos[base + k] = at;
 		}
 		at += v[k];
 	}
-	if (sums && tid == 0) {
-		sums[blockIdx.x] = total;
+	if (tid == 0) {
+		sums[blockIdx.x] = (long long)total;
 	}
-}
-
-// gg_scan_tiles replaces tile b of a[0, n) by its exclusive scan and
-// writes the tile's total to sums[b] (sums may be NULL).
-extern "C" __global__ void gg_scan_tiles(unsigned *a, long long n, unsigned *sums) {
-	gg_scan_tile(a, false, 0, 0, n, a, sums);
-}
-
-// gg_scan_add adds sums[b] (scanned) to every item of tile b.
-extern "C" __global__ void gg_scan_add(unsigned *a, long long n, const unsigned *sums) {
-	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n) {
-		a[i] += sums[i / (GG_BLOCK * GG_SCAN_ITEMS)];
-	}
-}
-
-// gg_place is the place of item i of a scan by tiles: pos[i], its place
-// in its tile, plus sums[tile], the scanned tile totals.
-__device__ __forceinline__ unsigned gg_place(const unsigned *pos, const unsigned *sums, long long i) {
-	return pos[i] + sums[i / (GG_BLOCK * GG_SCAN_ITEMS)];
-}
-
-// gg_take copies gg_place(pos, sums, i) to out[0].
-extern "C" __global__ void gg_take(const unsigned *pos, const unsigned *sums, long long i, unsigned *out) {
-	if (blockIdx.x == 0 && threadIdx.x == 0) {
-		out[0] = gg_place(pos, sums, i);
-	}
-}
-
-// ---- deduplication and the CSR ----
-
-// gg_keep_scan numbers the arcs to keep (gg_keep) of the n sorted keys:
-// pos[i] (i ≤ n) = the kept arcs before i in its tile of
-// GG_BLOCK·GG_SCAN_ITEMS, sums[tile] = the tile's kept arcs (arc n, past
-// the end, is not kept); gg_place then gives the CSR position.
-extern "C" __global__ void gg_keep_scan(const u64 *keys, long long n, int scale, unsigned *pos, unsigned *sums) {
-	gg_scan_tile(0, true, keys, scale, n + 1, pos, sums);
 }
 
 __device__ __forceinline__ unsigned gg_order(float f) {
@@ -479,16 +450,24 @@ __device__ __forceinline__ u64 gg_order(double f) {
 // gg_place(i) for every row t from the previous arc's source + 1 to s,
 // the last arc the offsets after its source up to nv. Rows count from
 // vertex lo (every source is in lo … lo+nv-1; lo = 0 for a whole graph).
+// Launched with max(n, 1) threads: with no arcs (a rank's block may have
+// none), thread 0 sets every offset to gg_place(0).
 template <typename W>
 __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, const unsigned *pos,
-                           const unsigned *sums, int *adj, W *wOut, long long *offsets, long long lo, long long nv) {
+                           const long long *sums, int *adj, W *wOut, long long *offsets, long long lo, long long nv) {
 	long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (n == 0 && i == 0) {
+		u64 none = gg_place(pos, sums, 0);
+		for (long long t = 0; t <= nv; t++) {
+			offsets[t] = (long long)none;
+		}
+	}
 	if (i >= n) {
 		return;
 	}
 	u64 k = keys[i];
 	long long s = (long long)(k >> scale) - lo;
-	unsigned p = gg_place(pos, sums, i);
+	u64 p = gg_place(pos, sums, i);
 	if (gg_keep(keys, i, scale)) {
 		adj[p] = (int)(k & ((1ULL << scale) - 1));
 		if (w) {
@@ -503,23 +482,23 @@ __device__ void gg_compact(const u64 *keys, const W *w, long long n, int scale, 
 	}
 	long long prev = i == 0 ? -1 : (long long)(keys[i - 1] >> scale) - lo;
 	for (long long t = prev + 1; t <= s; t++) {
-		offsets[t] = p;
+		offsets[t] = (long long)p;
 	}
 	if (i == n - 1) {
-		unsigned all = gg_place(pos, sums, n);
+		u64 all = gg_place(pos, sums, n);
 		for (long long t = s + 1; t <= nv; t++) {
-			offsets[t] = all;
+			offsets[t] = (long long)all;
 		}
 	}
 }
 
 extern "C" __global__ void gg_compact_f32(const u64 *keys, const float *w, long long n, int scale, const unsigned *pos,
-                                          const unsigned *sums, int *adj, float *wOut, long long *offsets, long long lo,
+                                          const long long *sums, int *adj, float *wOut, long long *offsets, long long lo,
                                           long long nv) {
 	gg_compact<float>(keys, w, n, scale, pos, sums, adj, wOut, offsets, lo, nv);
 }
 extern "C" __global__ void gg_compact_f64(const u64 *keys, const double *w, long long n, int scale, const unsigned *pos,
-                                          const unsigned *sums, int *adj, double *wOut, long long *offsets, long long lo,
+                                          const long long *sums, int *adj, double *wOut, long long *offsets, long long lo,
                                           long long nv) {
 	gg_compact<double>(keys, w, n, scale, pos, sums, adj, wOut, offsets, lo, nv);
 }

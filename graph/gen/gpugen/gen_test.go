@@ -187,8 +187,8 @@ func checkSSCA2SameAsHost(t *testing.T, dev *gpu.Device, lo, hi int) {
 }
 
 // checkErrors: arguments are refused as gen.RMAT refuses them, and a
-// graph over the 32-bit arc numbering or the device's free memory is
-// refused before anything is allocated.
+// graph over the device's free memory is refused before anything is
+// allocated.
 func checkErrors(t *testing.T, dev *gpu.Device) {
 	for _, c := range []struct {
 		name      string
@@ -234,15 +234,16 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 		return
 	}
 	used := dev.MemoryUsed()
-	if _, err := RMAT(dev, 30, 2); err == nil || !strings.Contains(err.Error(), "32 bits") || !errors.Is(err, ErrTooBig) {
-		t.Errorf("scale 30, edge factor 2: %v, want the 32-bit arc limit", err)
+	// 2^35 arcs, about 800 GiB at the peak: over any device's memory.
+	if _, err := RMAT(dev, 30, 16); err == nil || !strings.Contains(err.Error(), "device memory") || !errors.Is(err, ErrTooBig) {
+		t.Errorf("scale 30, edge factor 16: %v, want the memory error", err)
 	}
 	info, err := dev.Info()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The smallest edge factor at scale 27 whose need exceeds the free
-	// memory, if the arc limit allows one (on a card of up to about 100 GB).
+	// memory (ef 31 needs about 260 GiB).
 	refused := false
 	for ef := 1; ef <= 31; ef++ {
 		p, err := gen.PlanRMAT(27, ef, gen.Float64())
@@ -252,9 +253,6 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 		if rmatBytes(p) <= info.FreeMemory {
 			continue
 		}
-		if 2*int64(p.Edges) > maxArcs {
-			break
-		}
 		_, err = RMAT(dev, 27, ef, gen.Float64())
 		if err == nil || !strings.Contains(err.Error(), "device memory") || !strings.Contains(err.Error(), "free") || !errors.Is(err, ErrTooBig) {
 			t.Errorf("scale 27, edge factor %d: %v, want the memory error", ef, err)
@@ -262,7 +260,7 @@ func checkErrors(t *testing.T, dev *gpu.Device) {
 		refused = true
 		break
 	}
-	if !refused && info.FreeMemory < 100<<30 {
+	if !refused {
 		t.Errorf("no scale-27 graph was refused for memory with %d bytes free", info.FreeMemory)
 	}
 	// SSCA#2 with cliques of up to 2^20 vertices: refused from the
@@ -353,6 +351,7 @@ func TestFakeGPUChild(t *testing.T) {
 	small := gen.SSCA2Params(gen.SSCA2Config{MaxCliqueSize: 4, ProbIntercliqueEdges: 0.2, MaxParallelEdges: 2, MaxIntWeight: 1000})
 	compareWithHost(t, dev, "ssca2_s13_small_cliques", func() (*graph.CSR, error) { return gen.SSCA2(13, small, gen.Seed(3)) },
 		func() (*gpu.Graph, error) { return SSCA2(dev, 13, small, gen.Seed(3)) })
+	checkPlacesPast32Bits(t, dev, placesCases(t, 8))
 	checkErrors(t, dev)
 	checkCancel(t, dev)
 }
@@ -373,6 +372,7 @@ func TestGPURMAT(t *testing.T) {
 	dev := gpuDevice(t)
 	checkSameAsHost(t, dev, rmatCases(false))
 	checkSameAsHost(t, dev, []rmatCase{{20, 16, "s20", nil}, {20, 16, "s20_int", []gen.Option{gen.Integer(255), gen.PermuteVertices(true)}}})
+	checkPlacesPast32Bits(t, dev, placesCases(t, 16))
 	checkErrors(t, dev)
 	checkCancel(t, dev)
 }

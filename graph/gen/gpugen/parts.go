@@ -27,18 +27,20 @@ import (
 // other rank the arcs whose source is in that rank's block (the counts
 // first, then the arcs and their weights: Rank.AllToAllV), sorts what it
 // received and deduplicates it as RMAT does (the duplicates of an arc all
-// reach its source's owner), writing its Part's CSR. Each rank's arcs,
-// drawn and received, are numbered in 32 bits, so a graph needs about
-// 2·edgeFactor·2^scale / 2^32 ranks or more: with fewer, it is refused
-// with an error wrapping ErrTooBig that says so. Memory: a rank needs
-// about (17 + 2w) bytes per arc it draws, then (8 + w) per arc it draws
-// and receives while exchanging and about (17 + 2w) per arc received while
-// building its part (w = 4 for float32 weights, 8 for float64, 0
-// unweighted); every rank's free memory is checked against its need
-// before it draws and again once the counts are known, on every rank at
-// once, so a graph that does not fit is refused on all ranks with an
-// error wrapping ErrTooBig that names the rank and both figures, and the
-// group stays usable. Without the vertex permutation
+// reach its source's owner), writing its Part's CSR. A rank's arcs,
+// drawn and received, are numbered in 64 bits: only memory bounds them.
+// Memory: a rank needs about 17.5 + 2w bytes per arc it draws (the
+// arcs, 8 + w bytes each, and the sort's scratch), then 8 + w per arc it
+// draws and per arc it receives while exchanging, and about 17.5 + 2w per
+// arc received while building its part (w = 4 for float32 weights, 8 for
+// float64, 0 unweighted), and 1 GiB for NCCL's buffers; every rank's free
+// memory is checked against its need before it draws and again once the
+// counts are known, on every rank at once, so a graph that does not fit
+// is refused on all ranks with an error wrapping ErrTooBig that names the
+// rank and both figures, and the group stays usable. R-MAT scale 29,
+// edge factor 16 (2^34 arcs) over 4 ranks draws 2^32 arcs on each and
+// receives about as many: about 71 GiB a rank unweighted, 103 GiB with
+// float32 weights, 135 GiB with float64. Without the vertex permutation
 // (gen.PermuteVertices(true), what Graph500 uses) R-MAT's low vertices
 // hold most arcs, so rank 0 receives far more than the others.
 //
@@ -291,23 +293,30 @@ func localPlan(p *gen.RMATPlan, c0, c1 int) *gen.RMATPlan {
 	return &q
 }
 
+// collectiveBytes is an allowance for the device memory NCCL allocates on
+// a rank when a collective first needs it (the buffers of its
+// connections, a few MiB per channel and peer), which no free memory
+// measured before shows.
+const collectiveBytes = 1 << 30
+
 // drawBytes is the device memory a rank needs to draw and sort the arcs
 // of edges edges with weights of wb bytes: the arcs and weights, the
 // sort's scratch, the random streams' segment states (edge and weight
-// streams) and a MiB for the small buffers.
+// streams), a MiB for the small buffers and collectiveBytes.
 func drawBytes(edges, wb int64) int64 {
 	arcs := 2 * edges
 	segs := edges/segEdges + 2
-	return arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb)) + 2*segs*stateWords*8 + 1<<20
+	return arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb)) + 2*segs*stateWords*8 + 1<<20 + collectiveBytes
 }
 
 // receiveBytes is the device memory a rank that holds drawn arcs (sorted,
 // the sort's scratch freed) needs besides them to receive received arcs
 // and build its part of rows vertices: the receive buffers while the
 // drawn arcs are held, then the sort and the CSR of the received arcs
-// once the drawn ones are freed.
+// once the drawn ones are freed (pipelineBytes), and collectiveBytes for
+// the exchange's connections.
 func receiveBytes(wb, drawn, received int64, rows int) int64 {
-	return max(received*(8+wb), pipelineBytes(received, rows, wb)-drawn*(8+wb))
+	return max(received*(8+wb), pipelineBytes(received, rows, wb)-drawn*(8+wb)) + collectiveBytes
 }
 
 // partSource is what one rank of a partitioned generation draws: its
@@ -480,12 +489,6 @@ func (rg *rankGen) tooBig(k int, need int64, memory, doing string, free int64) e
 		k, dev, card.Bytes(need), memory, doing, card.Bytes(free), ErrTooBig)
 }
 
-// tooManyArcs is the refusal of a rank's arcs over the 32-bit numbering.
-func tooManyArcs(k int, doing string, arcs int64) error {
-	return fmt.Errorf("rank %d would %s %d arcs; the device generator numbers a rank's arcs in 32 bits (at most %d): use more ranks (%w)",
-		k, doing, arcs, int64(maxArcs), ErrTooBig)
-}
-
 // count counts the rank's edges and returns its contribution to the first
 // exchange: with S ranks, its free device memory at index rank and its
 // edges at S+rank (the others 0).
@@ -506,8 +509,7 @@ func (rg *rankGen) count() ([]int64, error) {
 }
 
 // checkDraw takes the sum of every rank's count and refuses, on every
-// rank alike, a generation whose drawing does not fit some rank's device
-// or 32-bit numbering.
+// rank alike, a generation whose drawing does not fit some rank's device.
 func (rg *rankGen) checkDraw(all []int64) (refused error) {
 	free := all[:rg.size]
 	rg.edges = all[rg.size:]
@@ -517,9 +519,6 @@ func (rg *rankGen) checkDraw(all []int64) (refused error) {
 			rg.first += e
 		}
 		rg.total += e
-		if 2*e > maxArcs {
-			return tooManyArcs(k, "draw", 2*e)
-		}
 		if need := drawBytes(e, wb); need > free[k] {
 			return rg.tooBig(k, need, "of device memory", fmt.Sprintf("to draw and sort its %d arcs", 2*e), free[k])
 		}
@@ -598,8 +597,9 @@ func (rg *rankGen) counts() ([]int64, error) {
 
 // checkCounts takes the sum of every rank's counts: the arcs each rank
 // receives from each, and refuses, on every rank alike, a generation
-// whose exchange or part does not fit some rank's device or 32-bit
-// numbering.
+// whose exchange or part does not fit some rank's device; the refusal of
+// a rank that receives more than twice its share suggests the vertex
+// permutation.
 func (rg *rankGen) checkCounts(all []int64) (refused error) {
 	size := rg.size
 	free := all[size*size:]
@@ -615,11 +615,12 @@ func (rg *rankGen) checkCounts(all []int64) (refused error) {
 	for k := range size {
 		lo, hi := gpu.Block(rg.N, size, k)
 		b := rg.recvAll[k]
-		if b > maxArcs {
-			return fmt.Errorf("%w; the arcs of vertices %d … %d go to rank %d: spread them with gen.PermuteVertices(true)", tooManyArcs(k, "receive", b), lo, hi-1, k)
-		}
 		if need := receiveBytes(wb, 2*rg.edges[k], b, hi-lo); need > free[k] {
-			return rg.tooBig(k, need, "more device memory", fmt.Sprintf("to receive its %d arcs and build its part", b), free[k])
+			err := rg.tooBig(k, need, "more device memory", fmt.Sprintf("to receive its %d arcs and build its part", b), free[k])
+			if size > 1 && b > 2*(2*rg.total)/int64(size) {
+				err = fmt.Errorf("%w; the arcs of vertices %d … %d, %d of the graph's %d, go to rank %d: spread them with gen.PermuteVertices(true)", err, lo, hi-1, b, 2*rg.total, k)
+			}
+			return err
 		}
 	}
 	return nil

@@ -3,7 +3,9 @@ package gpugen
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/card"
 	"github.com/graphnb/graphnb/internal/fakegpu"
 )
 
@@ -339,8 +342,8 @@ func compareVirtual(t *testing.T, dev *gpu.Device, name string, size int, job *p
 }
 
 // checkPartsErrors: arguments are refused as gen.RMAT refuses them, a nil
-// group clearly, a rank over the 32-bit numbering or its device's free
-// memory before anything is allocated, the group left usable.
+// group clearly, a rank over its device's free memory before anything is
+// allocated, the group left usable.
 func checkPartsErrors(t *testing.T, g *gpu.Group) {
 	for _, c := range []struct {
 		name      string
@@ -387,17 +390,13 @@ func checkPartsErrors(t *testing.T, g *gpu.Group) {
 	dev := g.Devices()[0]
 	refuseMemory(g) // the ranks' scratch for collectives takes its size
 	used := dev.MemoryUsed()
-	// 2^33 arcs: over 32 bits per rank below 3 ranks.
-	if g.Size() < 3 {
-		if _, err := RMATParts(g, 28, 16); err == nil || !strings.Contains(err.Error(), "32 bits") || !errors.Is(err, ErrTooBig) {
-			t.Errorf("scale 28 over %d ranks: %v, want the 32-bit limit", g.Size(), err)
-		}
+	// 2^35 arcs unweighted: about 200 GiB a rank or more (3 ranks at most).
+	if _, err := RMATParts(g, 30, 16, gen.Unweighted()); err == nil || !strings.Contains(err.Error(), "device memory to draw and sort") || !errors.Is(err, ErrTooBig) {
+		t.Errorf("scale 30 over %d ranks: %v, want the memory error", g.Size(), err)
 	}
-	// Too big for the devices: the memory refusal, or on a device of much
-	// memory (an H200's 141 GB) the receiving rank's 32-bit limit first.
 	err := refuseMemory(g)
-	if err == nil || !(strings.Contains(err.Error(), "device memory") || strings.Contains(err.Error(), "32 bits")) || !strings.Contains(err.Error(), "rank 0") || !errors.Is(err, ErrTooBig) {
-		t.Errorf("scale 27, edge factor %d: %v, want the memory error (or the 32-bit limit)", 15*g.Size(), err)
+	if err == nil || !strings.Contains(err.Error(), "device memory") || !strings.Contains(err.Error(), "rank 0") || !errors.Is(err, ErrTooBig) {
+		t.Errorf("scale 28, edge factor %d: %v, want the memory error", 16*g.Size(), err)
 	}
 	if err := g.Err(); err != nil {
 		t.Errorf("a refused generation broke the group: %v", err)
@@ -407,10 +406,10 @@ func checkPartsErrors(t *testing.T, g *gpu.Group) {
 	}
 }
 
-// refuseMemory runs a generation refused for memory on any device: about
-// 4·10^9 arcs of float64 weights per rank, about 130 GB each.
+// refuseMemory runs a generation refused for memory on any device: 2^33
+// arcs of float64 weights per rank, about 270 GiB each.
 func refuseMemory(g *gpu.Group) error {
-	_, err := RMATParts(g, 27, 15*g.Size(), gen.Float64())
+	_, err := RMATParts(g, 28, 16*g.Size(), gen.Float64())
 	return err
 }
 
@@ -663,18 +662,19 @@ func comparePartsWithDevice(t *testing.T, g *gpu.Group, name string, device func
 }
 
 // TestCheckCounts: once the counts are exchanged, every rank learns what
-// it receives from each, and a rank that would receive more arcs than 32
-// bits number, or than its device's free memory holds, refuses the
-// generation on every rank alike, naming it.
+// it receives from each, and a rank that would receive more arcs than its
+// device's free memory holds refuses the generation on every rank alike,
+// naming it (and the vertex permutation when it receives more than twice
+// its share).
 func TestCheckCounts(t *testing.T) {
 	const n = 1 << 20
 	// Rank 1's view of two ranks: rank 0 sends it 5 arcs, itself 7; rank
-	// 1 sends rank 0 3 arcs and itself 11.
+	// 1 sends rank 0 sendTo0 arcs and itself 11.
 	counts := func(free0, free1 int64, sendTo0 int64) []int64 {
 		return []int64{7, 5, sendTo0, 11, free0, free1}
 	}
 	view := func() *rankGen {
-		return &rankGen{rank: 1, size: 2, N: n, common: gen.PlanCommon{Weights: gen.UniformWeights}, edges: []int64{6, 7}}
+		return &rankGen{rank: 1, size: 2, N: n, common: gen.PlanCommon{Weights: gen.UniformWeights}, edges: []int64{6, 7}, total: 13}
 	}
 	rg := view()
 	if refused := rg.checkCounts(counts(1<<40, 1<<40, 3)); refused != nil {
@@ -683,14 +683,160 @@ func TestCheckCounts(t *testing.T) {
 	if !slices.Equal(rg.recv, []int{5, 11}) || !slices.Equal(rg.recvAll, []int64{10, 16}) {
 		t.Errorf("rank 1 receives %v (ranks: %v), want [5 11] ([10 16])", rg.recv, rg.recvAll)
 	}
-	refused := view().checkCounts(counts(1<<40, 1<<40, maxArcs))
-	if refused == nil || !strings.Contains(refused.Error(), "rank 0 would receive") || !strings.Contains(refused.Error(), "32 bits") ||
-		!strings.Contains(refused.Error(), "PermuteVertices") || !errors.Is(refused, ErrTooBig) {
-		t.Errorf("rank 0 over 32 bits: %v", refused)
-	}
-	refused = view().checkCounts(counts(1000, 1<<40, 3))
+	refused := view().checkCounts(counts(1000, 1<<40, 3))
 	if refused == nil || !strings.Contains(refused.Error(), "rank 0 needs about") || !strings.Contains(refused.Error(), "more device memory to receive its 10 arcs") ||
-		!errors.Is(refused, ErrTooBig) {
+		!errors.Is(refused, ErrTooBig) || strings.Contains(refused.Error(), "PermuteVertices") {
 		t.Errorf("rank 0 short of memory: %v", refused)
+	}
+	// Rank 0 receives 1007 of the 26 + 1000 arcs: the hubs of unpermuted
+	// R-MAT.
+	refused = view().checkCounts(counts(1<<30, 1<<40, 1000))
+	if refused == nil || !strings.Contains(refused.Error(), "rank 0 needs about") || !strings.Contains(refused.Error(), "PermuteVertices") ||
+		!strings.Contains(refused.Error(), "vertices 0 … 524287") || !errors.Is(refused, ErrTooBig) {
+		t.Errorf("rank 0 receiving most arcs: %v", refused)
+	}
+}
+
+// TestScale29Memory: R-MAT scale 29, edge factor 16 over four ranks
+// (2^32 arcs each: their last offset is past 32 bits) is accepted where
+// it fits (H200s: about 139 GiB free each) and refused, naming the rank
+// and both figures, where it does not (float32 weights on H100s, about 79
+// GiB free), before and after the exchange of the counts.
+func TestScale29Memory(t *testing.T) {
+	const size, h200, h100 = 4, 139 << 30, 79 << 30
+	for _, c := range []struct {
+		name    string
+		opts    []gen.Option
+		fitH100 bool
+	}{
+		{"unweighted", []gen.Option{gen.Unweighted()}, true},
+		{"float32", nil, false},
+	} {
+		job, err := rmatJob(29, 16, append(c.opts, gen.PermuteVertices(true)), size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := job.source().(*rmatSource).p
+		view := func(free int64) (*rankGen, []int64) {
+			all := make([]int64, 2*size)
+			for k := range size {
+				c0, c1 := chunkRange(p.Chunks, size, k)
+				all[k], all[size+k] = free, int64(localPlan(p, c0, c1).Edges)
+				if 2*all[size+k] < 1<<32 {
+					t.Fatalf("rank %d draws %d arcs, fewer than 2^32", k, 2*all[size+k])
+				}
+			}
+			return &rankGen{rank: 2, size: size, N: job.n, common: job.common}, all
+		}
+		// Every rank receives what it drew (the permutation spreads them).
+		received := func(rg *rankGen, free int64) []int64 {
+			all := make([]int64, size*size+size)
+			for k := range size {
+				all[k*size+k] = 2 * rg.edges[k]
+				all[size*size+k] = free - 2*rg.edges[k]*(8+rg.weightBytes())
+			}
+			return all
+		}
+		for _, free := range []int64{h200, h100} {
+			rg, all := view(free)
+			fits := free == h200 || c.fitH100
+			refused := rg.checkDraw(all)
+			if refused == nil {
+				refused = rg.checkCounts(received(rg, free))
+			}
+			switch {
+			case fits && refused != nil:
+				t.Errorf("%s with %s free a rank: %v", c.name, card.Bytes(free), refused)
+			case !fits && (refused == nil || !errors.Is(refused, ErrTooBig) || !strings.Contains(refused.Error(), "rank 0 needs about 103") ||
+				!strings.Contains(refused.Error(), "79.0 GiB is free")):
+				t.Errorf("%s with %s free a rank: %v, want rank 0's refusal with both figures", c.name, card.Bytes(free), refused)
+			}
+			if refused != nil {
+				t.Logf("%s, %s free: %v", c.name, card.Bytes(free), refused)
+			}
+		}
+	}
+}
+
+// TestGPURMATPartsLarge generates one large R-MAT graph (edge factor 16,
+// permuted) over a group of the first GPUs, named by
+// GPUGEN_LARGE="SCALE:RANKS:WEIGHTS" (weights none, uniform or f64; e.g.
+// "29:4:none", 2^32 arcs drawn by each rank), logs each rank's figures
+// and free memory, and checks every part's offsets (from 0, rising, to
+// its arcs); with GPUGEN_LARGE_SAME=RANKS2 it then generates the graph
+// over RANKS2 GPUs too and compares the two bit for bit on the host (e.g.
+// "28:2:none" against 4 ranks: 2^32 arcs a rank against 2^31). It skips
+// unless GPUGEN_LARGE is set (build/arcs64/run.sh sets it).
+func TestGPURMATPartsLarge(t *testing.T) {
+	spec := os.Getenv("GPUGEN_LARGE")
+	if spec == "" {
+		t.Skip("GPUGEN_LARGE=SCALE:RANKS:WEIGHTS unset")
+	}
+	var scale, ranks int
+	var weights string
+	_, err := fmt.Sscanf(strings.ReplaceAll(spec, ":", " "), "%d %d %s", &scale, &ranks, &weights)
+	if err != nil {
+		t.Fatalf("GPUGEN_LARGE=%q: %v; want SCALE:RANKS:WEIGHTS, e.g. 29:4:none", spec, err)
+	}
+	other := 0
+	if same := os.Getenv("GPUGEN_LARGE_SAME"); same != "" {
+		if other, err = strconv.Atoi(same); err != nil || other < 1 {
+			t.Fatalf("GPUGEN_LARGE_SAME=%q: want a number of ranks", same)
+		}
+	}
+	opts, ok := map[string][]gen.Option{"none": {gen.Unweighted()}, "uniform": {gen.Uniform()}, "f64": {gen.Float64()}}[weights]
+	if !ok {
+		t.Fatalf("GPUGEN_LARGE=%q: weights %q, want none, uniform or f64", spec, weights)
+	}
+	opts = append(opts, gen.PermuteVertices(true))
+	gpuDevice(t)
+	devs, err := gpu.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	generate := func(ranks int) *graph.CSR {
+		if len(devs) < ranks {
+			t.Skipf("%d GPUs, %d wanted", len(devs), ranks)
+		}
+		g, err := gpu.NewGroup(devs[:ranks]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		start := time.Now()
+		pg, phases, err := RMATPartsTimed(g, scale, 16, opts...)
+		if err != nil {
+			t.Fatalf("scale %d over %d ranks, weights %s: %v", scale, ranks, weights, err)
+		}
+		defer pg.Close()
+		t.Logf("scale %d over %d ranks, weights %s: %d arcs in %v", scale, ranks, weights, pg.Arcs, time.Since(start))
+		for k, p := range phases {
+			info, err := devs[k].Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			part := pg.Parts[k]
+			held := part.Offsets.Bytes() + part.Adj.Bytes() + part.Weights.Bytes() + part.Weights64.Bytes()
+			t.Logf("%v; part %s, %s free after", p, card.Bytes(held), card.Bytes(info.FreeMemory))
+			off, err := part.Offsets.ToHost()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if off[0] != 0 || off[len(off)-1] != int64(part.Adj.Len()) || !slices.IsSorted(off) {
+				t.Fatalf("rank %d: offsets from %d to %d (%d arcs), rising: %v", k, off[0], off[len(off)-1], part.Adj.Len(), slices.IsSorted(off))
+			}
+		}
+		if other == 0 {
+			return nil
+		}
+		c, err := pg.Host()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	got := generate(ranks)
+	if other > 0 {
+		sameCSR(t, fmt.Sprintf("scale %d over %d ranks vs %d", scale, ranks, other), got, generate(other))
 	}
 }

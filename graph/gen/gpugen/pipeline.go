@@ -27,13 +27,9 @@ const (
 	wUniform    = 1    // GG_W_UNIFORM
 	wInt        = 2    // GG_W_INT
 	scanTile    = blockSize * scanItems
-	maxArcs     = 1<<32 - 2 // positions are 32-bit
 	tableWords  = 256
 	stateWords  = 4
 	kStates     = "gg_states"
-	kScanTiles  = "gg_scan_tiles"
-	kScanAdd    = "gg_scan_add"
-	kTake       = "gg_take"
 	kKeepScan   = "gg_keep_scan"
 	kEdgesF32   = "gg_edges_f32"
 	kEdgesF64   = "gg_edges_f64"
@@ -47,7 +43,7 @@ const (
 )
 
 var kernelNames = []string{kStates, kEdgesF32, kEdgesF64, kSSCA2Count, kSSCA2Emit, kWeightsF32, kWeightsF64,
-	kScanTiles, kScanAdd, kTake, kKeepScan, kCompactF32, kCompactF64, kBounds}
+	kKeepScan, kCompactF32, kCompactF64, kBounds}
 
 // phaseLog, when set (by benchmarks), receives the duration of each
 // phase of a generation on a GPU, in order: "states" (the streams'
@@ -82,20 +78,23 @@ func weightBytes(kind gen.WeightKind, float64W bool) int64 {
 
 // pipelineBytes is the device memory the sort and the CSR build need at
 // their peak for arcs arcs over n vertices with weights of wb bytes: the
-// sort (keys and weights, and transform's scratch) or the compaction
-// (keys and weights once, the positions, the CSR), whichever is larger,
-// plus a MiB for the small buffers.
+// sort (keys and weights, 8 + wb bytes an arc, and transform's scratch,
+// about 9.5 + wb) or the compaction (keys and weights once, a 4-byte
+// place in its tile per arc, the tiles' 64-bit counts and their scan's
+// carries, and the CSR: 4 + wb bytes per arc kept, every arc at most,
+// and 8 per row), whichever is larger, plus a MiB for the small buffers.
+// Unweighted that is about 17.5 bytes an arc; with float32 weights 25.5.
 func pipelineBytes(arcs int64, n int, wb int64) int64 {
 	sorting := arcs*(8+wb) + transform.SortScratchBytes(arcs, int(wb))
-	compacting := arcs*(8+wb) + (arcs+1)*4 + (arcs/scanTile+1)*4*2 + arcs*(4+wb) + int64(n+1)*8
+	compacting := arcs*(8+wb) + (arcs+1)*4 + (arcs/scanTile+1)*8*2 + arcs*(4+wb) + int64(n+1)*8
 	return max(sorting, compacting) + 1<<20
 }
 
 // ErrTooBig is wrapped by the errors of a generation refused before it
-// began because the device generator cannot hold the graph: more arcs
-// than its 32-bit positions, or more memory at its peak than the device
-// has free. The host generator may still make it (spec.MakeOnDevice then
-// declines, and a sweep generates on the host).
+// began because the device generator cannot hold the graph: more memory
+// at its peak than the device (or a rank's device) has free. The host
+// generator may still make it (spec.MakeOnDevice then declines, and a
+// sweep generates on the host).
 var ErrTooBig = errors.New("the graph does not fit the device generator")
 
 // checkFree returns an error unless need bytes are free on dev; host names
@@ -222,27 +221,6 @@ func (r *run) launchBlocks(name string, blocks int64, args ...any) error {
 	return r.t.Launch(r.fn[name], gpu.D1(int(blocks)), gpu.D1(blockSize), 0, args...)
 }
 
-// scan replaces a[0:n] by its exclusive prefix sum (32-bit, wrapping),
-// by tiles, scanning the tiles' totals recursively.
-func (r *run) scan(a *gpu.Uint32s, n int64) error {
-	tiles := (n + scanTile - 1) / scanTile
-	if tiles <= 1 {
-		return r.launchBlocks(kScanTiles, 1, a, n, (*gpu.Uint32s)(nil))
-	}
-	sums, err := r.tmp.AllocUint32s(int(tiles))
-	if err != nil {
-		return err
-	}
-	defer sums.Free()
-	if err := r.launchBlocks(kScanTiles, tiles, a, n, sums); err != nil {
-		return err
-	}
-	if err := r.scan(sums, tiles); err != nil {
-		return err
-	}
-	return r.launch(kScanAdd, n, a, n, sums)
-}
-
 // csr numbers the arcs to keep (in tiles, then the tiles' counts) and
 // writes the CSR of the whole graph.
 func (r *run) csr(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s) (*gpu.Graph, error) {
@@ -273,63 +251,80 @@ func (a csrArrays) free() error {
 
 // csrArrays builds the CSR of rows vertices from lo on (every source of
 // the sorted keys is among them; targets stay global): it numbers the
-// arcs to keep (in tiles, then the tiles' counts) and writes the arrays.
+// arcs to keep and writes the arrays at their places.
 func (r *run) csrArrays(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s, lo, rows int) (csrArrays, error) {
-	tmp, d := r.tmp, r.t.Device()
+	d := r.t.Device()
 	var a csrArrays
-	n := int64(keys.Len())
-	pos, err := tmp.AllocUint32s(int(n + 1))
+	pl, err := r.number(keys)
 	if err != nil {
 		return a, err
 	}
-	tiles := (n + 1 + scanTile - 1) / scanTile
-	sums, err := tmp.AllocUint32s(int(tiles))
-	if err != nil {
-		return a, err
-	}
-	if err := r.launchBlocks(kKeepScan, tiles, keys, n, r.scale, pos, sums); err != nil {
-		return a, err
-	}
-	if err := r.scan(sums, tiles); err != nil {
-		return a, err
-	}
-	one, err := tmp.AllocUint32s(1)
-	if err != nil {
-		return a, err
-	}
-	if err := r.launch(kTake, 1, pos, sums, n, one); err != nil {
-		return a, err
-	}
-	total, err := one.ToHost()
-	if err != nil {
-		return a, err
-	}
-	kept := int(total[0])
 	fail := func(err error) (csrArrays, error) {
 		return csrArrays{}, errors.Join(err, a.free())
 	}
+	kept := int(pl.kept)
 	if a.offsets, err = d.AllocInt64s(rows + 1); err != nil {
 		return fail(err)
 	}
 	if a.adj, err = d.AllocInt32s(kept); err != nil {
 		return fail(err)
 	}
+	var wOut any = (*gpu.Float32s)(nil) // unweighted: none
 	switch {
 	case w32 != nil:
 		if a.w32, err = d.AllocFloat32s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, a.adj, a.w32, a.offsets, int64(lo), int64(rows))
+		wOut = a.w32
 	case w64 != nil:
 		if a.w64, err = d.AllocFloat64s(kept); err != nil {
 			return fail(err)
 		}
-		err = r.launch(kCompactF64, n, keys, w64, n, r.scale, pos, sums, a.adj, a.w64, a.offsets, int64(lo), int64(rows))
-	default:
-		err = r.launch(kCompactF32, n, keys, w32, n, r.scale, pos, sums, a.adj, a.w32, a.offsets, int64(lo), int64(rows))
+		wOut = a.w64
 	}
-	if err != nil {
+	if err := r.compact(keys, w32, w64, pl, a.adj, wOut, a.offsets, lo, rows); err != nil {
 		return fail(err)
 	}
 	return a, nil
+}
+
+// places number the arcs to keep among sorted keys (in r.tmp): pos[i] is
+// the place of arc i among the kept arcs of its tile of scanTile arcs
+// (32 bits), sums[t] the kept arcs of the tiles before tile t (64 bits),
+// so that arc i goes to pos[i] + sums[i/scanTile]; kept is their number.
+type places struct {
+	pos  *gpu.Uint32s
+	sums *gpu.Int64s
+	kept int64
+}
+
+// number numbers the arcs to keep of the sorted keys: gg_keep_scan in
+// tiles, then transform's 64-bit scan of the tiles' counts.
+func (r *run) number(keys *gpu.Uint64s) (pl places, err error) {
+	n := int64(keys.Len())
+	if pl.pos, err = r.tmp.AllocUint32s(int(n + 1)); err != nil {
+		return pl, err
+	}
+	tiles := (n + 1 + scanTile - 1) / scanTile
+	if pl.sums, err = r.tmp.AllocInt64s(int(tiles)); err != nil {
+		return pl, err
+	}
+	if err := r.launchBlocks(kKeepScan, tiles, keys, n, r.scale, pl.pos, pl.sums); err != nil {
+		return pl, err
+	}
+	pl.kept, err = transform.ExclusiveScan(pl.sums, tiles, false)
+	return pl, err
+}
+
+// compact writes the kept arcs of the sorted keys at their places pl:
+// their targets to adj, the least weight of each run to wOut (none when
+// w32 and w64 are nil), and offsets[0…rows] of the rows from vertex lo.
+// adj and wOut are buffers or device addresses (a test's).
+func (r *run) compact(keys *gpu.Uint64s, w32 *gpu.Float32s, w64 *gpu.Float64s, pl places, adj, wOut any, offsets *gpu.Int64s, lo, rows int) error {
+	n := int64(keys.Len())
+	threads := max(n, 1) // with no arcs, one thread writes the offsets
+	if w64 != nil {
+		return r.launch(kCompactF64, threads, keys, w64, n, r.scale, pl.pos, pl.sums, adj, wOut, offsets, int64(lo), int64(rows))
+	}
+	return r.launch(kCompactF32, threads, keys, w32, n, r.scale, pl.pos, pl.sums, adj, wOut, offsets, int64(lo), int64(rows))
 }

@@ -20,12 +20,14 @@ import (
 // (gen.PlanRMAT), sorts both arcs of every edge by (source, target) with
 // an LSD radix sort, keeps the first arc of each run that is no self-loop
 // with the least weight of the run, and writes the CSR; about 2·scale/8
-// passes over 2·edgeFactor·2^scale arcs. It needs about (18 + 2w)
-// bytes per arc at its peak (w = 4 for float32 weights, 8 for float64, 0
+// passes over 2·edgeFactor·2^scale arcs, numbered in 64 bits (a graph may
+// have more than 2^32 arcs). It needs about 17.5 + 2w bytes per arc at
+// its peak, the sort (w = 4 for float32 weights, 8 for float64, 0
 // unweighted), checked against the device's free memory before anything
-// is generated: a graph that does not fit is an error that gives both
-// figures. An interrupt (package cancel) stops it between launches with an
-// error matching cancel.ErrInterrupted; what it allocated is freed.
+// is generated: a graph that does not fit is an error wrapping ErrTooBig
+// that gives both figures. An interrupt (package cancel) stops it between
+// launches with an error matching cancel.ErrInterrupted; what it
+// allocated is freed.
 //
 // On the host device it is gen.RMAT followed by dev.Upload (the host
 // copy then exists already), so callers need no branch.
@@ -47,11 +49,7 @@ func RMAT(dev *gpu.Device, scale, edgeFactor int, opts ...gen.Option) (*gpu.Grap
 	if len(p.Tables)/tableWords > maxTables {
 		return nil, fmt.Errorf("gpugen: R-MAT scale %d needs %d alias tables, the kernel holds %d", scale, len(p.Tables)/tableWords, maxTables)
 	}
-	arcs := 2 * int64(p.Edges)
 	what := fmt.Sprintf("R-MAT scale %d, edge factor %d", scale, edgeFactor)
-	if arcs > maxArcs {
-		return nil, fmt.Errorf("gpugen: %s has %d arcs before deduplication; the device generator numbers them in 32 bits (at most %d): use gen.RMAT and upload the graph (%w)", what, arcs, int64(maxArcs), ErrTooBig)
-	}
 	if err := checkFree(dev, what, rmatBytes(p), "gen.RMAT"); err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 // each part of 256 vertices and recording the stream's state there; one
 // thread per part then writes both arcs of each edge at the offsets the
 // counts give; the weights are drawn per segment of edges; then the arcs are sorted and
-// built into the CSR as RMAT does. Memory: about (18 + 2w) bytes per arc
+// built into the CSR as RMAT does. Memory: about 17.5 + 2w bytes per arc
 // at the peak (w the weight's bytes), checked against the device's free
 // memory before anything is generated (from the expected edge count) and
 // again once the edges are counted. An interrupt stops it between
@@ -73,9 +73,6 @@ func (r *run) ssca2Edges(p *gen.SSCA2Plan, what string) (keys *gpu.Uint64s, w32 
 	c, err := r.ssca2Count(p, 0, p.Chunks)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if 2*c.edges > maxArcs {
-		return nil, nil, nil, fmt.Errorf("%d edges, %d arcs before deduplication; the device generator numbers arcs in 32 bits (at most %d): use gen.SSCA2 and upload the graph (%w)", c.edges, 2*c.edges, int64(maxArcs), ErrTooBig)
 	}
 	if err := checkFree(r.t.Device(), what, ssca2Bytes(p, float64(2*c.edges)), "gen.SSCA2"); err != nil {
 		return nil, nil, nil, err

@@ -78,6 +78,14 @@ var groupAlgorithms = map[string]func(pg *gpu.PartGraph, traced bool) (run func(
 	},
 }
 
+// groupLabels say what runs over a group for each of groupAlgorithms
+// (the "algo" line of graphnb run).
+var groupLabels = map[string]string{
+	"bfs":  "GPU direction-optimizing BFS over the group (bfs.PrepareGroup)",
+	"sssp": "GPU delta-stepping SSSP over the group (sssp.RunGroup)",
+	"mst":  "GPU Borůvka MST over the group (mst.RunGroup)",
+}
+
 // groupRunner prepares algo over grp on g split by vertex blocks, its runs
 // traced when traced is set, or says which algorithms run over a group.
 func groupRunner(grp *gpu.Group, algo string, g *graph.CSR, traced bool) (run func(src int32, check bool) (outcome, error), close func() error, err error) {

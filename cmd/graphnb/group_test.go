@@ -64,6 +64,19 @@ func TestGraphnbProcess(t *testing.T) {
 	os.Exit(run(flag.Args(), os.Stdout, os.Stderr))
 }
 
+// TestGroupLabels requires a label for every algorithm that runs over a
+// group, saying so: "graphnb run" prints it instead of the CPU method's.
+func TestGroupLabels(t *testing.T) {
+	for name := range groupAlgorithms {
+		if l := groupLabels[name]; !strings.Contains(l, "over the group") {
+			t.Errorf("%s runs over a group, labelled %q", name, l)
+		}
+	}
+	if len(groupLabels) != len(groupAlgorithms) {
+		t.Errorf("%d group labels for %d group algorithms", len(groupLabels), len(groupAlgorithms))
+	}
+}
+
 // TestFakeGPUGroup runs the group flags on two fake GPUs with the fake
 // NCCL: -gpus in one process, -ranks as processes of this test binary.
 func TestFakeGPUGroup(t *testing.T) {
@@ -151,7 +164,7 @@ func checkGroups(t *testing.T, n int, name string) {
 	// -trace: every algorithm over the group prints its trace's table.
 	for _, algo := range []string{"bfs", "sssp", "mst"} {
 		code, stdout, stderr := runCLI("run", algo, "rmat:8", "-roots", "1", "-gpus", "2", "-trace")
-		if code != 0 || !strings.Contains(stdout, "2 rank") || !strings.Contains(stdout, "    step  kind") {
+		if code != 0 || !strings.Contains(stdout, "2 rank") || !strings.Contains(stdout, "    step  kind") || !strings.Contains(stdout, "over the group") {
 			t.Errorf("run %s -gpus 2 -trace: exit %d, want a trace over 2 ranks\nstdout:\n%s\nstderr:\n%s", algo, code, stdout, stderr)
 		}
 	}

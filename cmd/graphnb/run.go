@@ -264,10 +264,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, g, time.Since(start).Seconds())
-	fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, algo.label)
 	runRoot := func(src int32) (outcome, error) { return algo.run(g, src, f) }
-	if grp != nil {
-		fmt.Fprintf(stdout, "group  %s\n", grp)
+	if grp == nil {
+		fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, algo.label)
+	} else {
+		if label, ok := groupLabels[algo.name]; ok { // else groupRunner refuses it
+			fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, label)
+			fmt.Fprintf(stdout, "group  %s\n", grp)
+		}
 		run, closeRun, err := groupRunner(grp, algo.name, g, f.trace)
 		if err != nil {
 			return err

@@ -457,6 +457,41 @@ func (r *Rank) wait(t *Thread, op string, queued error) error {
 	return nil
 }
 
+// finish ends a collective that queued (queued: the error of queueing
+// it): with wait, as wait does; without, a queueing error breaks the
+// group as wait's would, and success returns at once.
+func (r *Rank) finish(t *Thread, op string, queued error, wait bool) error {
+	if wait {
+		return r.wait(t, op, queued)
+	}
+	if queued != nil {
+		err := fmt.Errorf("gpu: %s on rank %d of %d (%s): %w", op, r.rank, r.g.size, r.dev, queued)
+		r.g.fail(err)
+		return err
+	}
+	return nil
+}
+
+// Wait returns once the collectives this rank queued without waiting
+// (AllReduceQueued, AllGatherQueued, AllToAllVQueued) have finished, and
+// what was queued on the rank's thread before them. A queued collective
+// is ordered with the thread's work (kernels queued after it read its
+// result), so a chain of collectives and kernels needs no wait between
+// them; but call Wait before the host reads what they wrote (a
+// synchronous download waits for them too, but cannot time out): Wait
+// polls as the waiting collectives do, so a rank that failed, stalled or
+// never came is an error on every rank after the group's timeout, not a
+// hang. Without NCCL (a group of one) it returns at once.
+func (r *Rank) Wait(t *Thread) error {
+	if err := r.g.Err(); err != nil {
+		return err
+	}
+	if r.comm == nil {
+		return nil
+	}
+	return r.wait(t, "Wait", nil)
+}
+
 // cudaErrorNotReady is CUDA_ERROR_NOT_READY: queued work not done yet.
 const cudaErrorNotReady = 600
 
@@ -472,6 +507,15 @@ func (r *Rank) copyLocal(t *Thread, op string, dst, src Span) error {
 // have one length and may be the same span. Call it on the rank's thread
 // (t, inside Group.Run); it returns when recv holds the result.
 func (r *Rank) AllReduce(t *Thread, send, recv Span, op nccl.Op) error {
+	return r.allReduce(t, send, recv, op, true)
+}
+
+// AllReduceQueued is AllReduce without the wait (see Wait).
+func (r *Rank) AllReduceQueued(t *Thread, send, recv Span, op nccl.Op) error {
+	return r.allReduce(t, send, recv, op, false)
+}
+
+func (r *Rank) allReduce(t *Thread, send, recv Span, op nccl.Op, wait bool) error {
 	if err := r.spans("AllReduce", send, recv); err != nil {
 		return err
 	}
@@ -481,12 +525,21 @@ func (r *Rank) AllReduce(t *Thread, send, recv Span, op nccl.Op) error {
 	if r.comm == nil {
 		return r.copyLocal(t, "AllReduce", recv, send)
 	}
-	return r.wait(t, "AllReduce", r.comm.AllReduce(send.ptr, recv.ptr, send.n, send.typ, op, 0))
+	return r.finish(t, "AllReduce", r.comm.AllReduce(send.ptr, recv.ptr, send.n, send.typ, op, 0), wait)
 }
 
 // AllGather sets recv[k·n : (k+1)·n] to rank k's send (n = send's length)
 // for every rank k; recv holds Size·n elements.
 func (r *Rank) AllGather(t *Thread, send, recv Span) error {
+	return r.allGather(t, send, recv, true)
+}
+
+// AllGatherQueued is AllGather without the wait (see Wait).
+func (r *Rank) AllGatherQueued(t *Thread, send, recv Span) error {
+	return r.allGather(t, send, recv, false)
+}
+
+func (r *Rank) allGather(t *Thread, send, recv Span, wait bool) error {
 	if err := r.spans("AllGather", send, recv); err != nil {
 		return err
 	}
@@ -496,7 +549,7 @@ func (r *Rank) AllGather(t *Thread, send, recv Span) error {
 	if r.comm == nil {
 		return r.copyLocal(t, "AllGather", recv, send)
 	}
-	return r.wait(t, "AllGather", r.comm.AllGather(send.ptr, recv.ptr, send.n, send.typ, 0))
+	return r.finish(t, "AllGather", r.comm.AllGather(send.ptr, recv.ptr, send.n, send.typ, 0), wait)
 }
 
 // Broadcast sets buf on every rank to root's buf.
@@ -519,6 +572,15 @@ func (r *Rank) Broadcast(t *Thread, buf Span, root int) error {
 // rank k's recvCounts[Rank] (exchange counts first with AllGather or
 // AllReduceInt64).
 func (r *Rank) AllToAllV(t *Thread, send Span, sendCounts []int, recv Span, recvCounts []int) error {
+	return r.allToAllV(t, send, sendCounts, recv, recvCounts, true)
+}
+
+// AllToAllVQueued is AllToAllV without the wait (see Wait).
+func (r *Rank) AllToAllVQueued(t *Thread, send Span, sendCounts []int, recv Span, recvCounts []int) error {
+	return r.allToAllV(t, send, sendCounts, recv, recvCounts, false)
+}
+
+func (r *Rank) allToAllV(t *Thread, send Span, sendCounts []int, recv Span, recvCounts []int, wait bool) error {
 	if err := r.spans("AllToAllV", send, recv); err != nil {
 		return err
 	}
@@ -536,7 +598,7 @@ func (r *Rank) AllToAllV(t *Thread, send Span, sendCounts []int, recv Span, recv
 		}
 		return r.copyLocal(t, "AllToAllV", recv.at(0, recvCounts[0]), send.at(0, sendCounts[0]))
 	}
-	return r.wait(t, "AllToAllV", r.comm.AllToAllV(send.ptr, sendCounts, sendOff, recv.ptr, recvCounts, recvOff, send.typ, 0))
+	return r.finish(t, "AllToAllV", r.comm.AllToAllV(send.ptr, sendCounts, sendOff, recv.ptr, recvCounts, recvOff, send.typ, 0), wait)
 }
 
 // offsets are the prefix sums of counts, checked against the group and

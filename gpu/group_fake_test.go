@@ -171,6 +171,41 @@ func checkGroupCollectives(r *Rank, t *Thread) error {
 	if got := must2(rbuf.ToHost())[:nrecv]; !reflect.DeepEqual(got, wantRecv) {
 		return fmt.Errorf("AllToAllV: rank %d got %v, want %v", k, got, wantRecv)
 	}
+	// Queued collectives chained without a wait between them: an
+	// AllReduce, an AllGather of its result, an AllToAllV; one Wait, then
+	// the host reads.
+	q, err := d.Int64sFrom([]int64{int64(k + 1)})
+	if err != nil {
+		return err
+	}
+	defer q.Free()
+	qall, err := d.AllocInt64s(size)
+	if err != nil {
+		return err
+	}
+	defer qall.Free()
+	if err := r.AllReduceQueued(t, span(q, 0, -1), span(q, 0, -1), nccl.Sum); err != nil {
+		return err
+	}
+	if err := r.AllGatherQueued(t, span(q, 0, -1), span(qall, 0, -1)); err != nil {
+		return err
+	}
+	if err := r.AllToAllVQueued(t, span(sbuf, 0, -1), sc, span(rbuf, 0, -1), rc); err != nil {
+		return err
+	}
+	if err := r.Wait(t); err != nil {
+		return err
+	}
+	wantAll := make([]int64, size)
+	for i := range wantAll {
+		wantAll[i] = int64(size * (size + 1) / 2)
+	}
+	if got := must2(qall.ToHost()); !reflect.DeepEqual(got, wantAll) {
+		return fmt.Errorf("AllReduceQueued, AllGatherQueued: rank %d got %v, want %v", k, got, wantAll)
+	}
+	if got := must2(rbuf.ToHost())[:nrecv]; !reflect.DeepEqual(got, wantRecv) {
+		return fmt.Errorf("AllToAllVQueued: rank %d got %v, want %v", k, got, wantRecv)
+	}
 	// AllReduceInt64 of host values, twice (the scratch buffer is reused).
 	for _, op := range []nccl.Op{nccl.Sum, nccl.Min} {
 		got, err := r.AllReduceInt64(t, []int64{int64(k), 5}, op)
@@ -301,6 +336,32 @@ func init() {
 			t.Errorf("Run took %v with a timeout of 2 s", el)
 		}
 		wantErr(t, err, nil, "rank 0 (Fake H100 80GB HBM3 (device 0))", "rank 1 (Fake H100 80GB HBM3 #1 (device 1))", "AllReduce on rank 1 of 2")
+		if !errors.Is(err, nccl.ErrTimeout) {
+			t.Errorf("Run: %v does not wrap nccl.ErrTimeout", err)
+		}
+		wantErr(t, g.Err(), nil, "the group is broken")
+	})
+
+	// A rank that stalls in a queued collective: Wait times out on every
+	// rank (no hang), and the group is broken.
+	addScenario("group_stall_queued", ncclEnv(2, "FAKE_NCCL_FAIL=rank=1,op=2,mode=stall"), func(t *testing.T) {
+		g := fakeGroup(t)
+		g.SetTimeout(2 * time.Second)
+		start := time.Now()
+		err := g.Run(func(r *Rank, th *Thread) error {
+			b := must2(r.Device().Int64sFrom([]int64{1}))
+			defer b.Free()
+			for i := 0; i < 3; i++ {
+				if err := r.AllReduceQueued(th, span(b, 0, -1), span(b, 0, -1), nccl.Sum); err != nil {
+					return err
+				}
+			}
+			return r.Wait(th)
+		})
+		if el := time.Since(start); el < 2*time.Second || el > 6*time.Second {
+			t.Errorf("Run took %v with a timeout of 2 s", el)
+		}
+		wantErr(t, err, nil, "rank 0 (Fake H100 80GB HBM3 (device 0))", "rank 1 (Fake H100 80GB HBM3 #1 (device 1))", "on rank 1 of 2")
 		if !errors.Is(err, nccl.ErrTimeout) {
 			t.Errorf("Run: %v does not wrap nccl.ErrTimeout", err)
 		}

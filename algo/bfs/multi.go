@@ -456,7 +456,9 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 			if err != nil {
 				return err
 			}
-			if err := comm.time(t, func() error { return rs.r.AllGather(t, nxtSpan, nxtAll) }); err != nil {
+			// Queued: mb_merge reads it in stream order; frontierSizes
+			// waits for both collectives of the level at once.
+			if err := comm.time(t, func() error { return rs.r.AllGatherQueued(t, nxtSpan, nxtAll) }); err != nil {
 				return err
 			}
 			sent += 4 * lw * int64(size-1)
@@ -503,9 +505,10 @@ func (p *GroupPrepared) runRank(rs *rankState, t *gpu.Thread, src int32, out *ra
 // frontierSizes reads the sizes mb_merge counted into words: the rank's
 // frontier vertices (nql) and those of many arcs (nbig), and the whole
 // frontier's vertices and arcs (nf, mf), summed over the group on the
-// device: one AllReduce (none in a group of one) and one download, the
-// level's only round trips besides its collectives. The AllReduce is
-// timed by comm.
+// device: one AllReduce (none in a group of one), queued, one wait for
+// the level's queued collectives and one download, the level's only
+// round trip besides a top-down step's counts. The AllReduce is timed by
+// comm.
 func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint64, comm *commTimer) (nql, nbig, nf, mf int64, err error) {
 	if rs.r.Size() > 1 {
 		local, err := gpu.SpanOf(words, mbNF, 3)
@@ -516,7 +519,12 @@ func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint
 		if err != nil {
 			return 0, 0, 0, 0, err
 		}
-		if err := comm.time(t, func() error { return rs.r.AllReduce(t, local, group, nccl.Sum) }); err != nil {
+		if err := comm.time(t, func() error { return rs.r.AllReduceQueued(t, local, group, nccl.Sum) }); err != nil {
+			return 0, 0, 0, 0, err
+		}
+		// The level's queued collectives done (a failed rank times out
+		// here rather than hanging the download).
+		if err := rs.r.Wait(t); err != nil {
 			return 0, 0, 0, 0, err
 		}
 	}
@@ -533,8 +541,9 @@ func (rs *rankState) frontierSizes(t *gpu.Thread, words *gpu.Uint64s, ctl []uint
 // block's frontier (nql vertices in rs.q, nbig of them also in rs.big,
 // mfl arcs) claims its unvisited targets in the block at once and stages
 // a (target, source) pair for each of the others; the pairs are grouped
-// by owner, their numbers gathered (one AllGather and one download), the
-// pairs exchanged and claimed by their owners. It returns the bytes sent
+// by owner, their numbers gathered (one AllGather, one wait and one
+// download: the step's round trip), the pairs exchanged (queued) and
+// claimed by their owners. It returns the bytes sent
 // to other ranks; comm times its collectives.
 func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string, gpu.Dim, ...any) error,
 	nql, nbig, mfl int64, level int32, counts []uint64, comm *commTimer) (int64, error) {
@@ -576,7 +585,10 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	if err != nil {
 		return 0, err
 	}
-	if err := comm.time(t, func() error { return rs.r.AllGather(t, mine, all) }); err != nil {
+	if err := comm.time(t, func() error { return rs.r.AllGatherQueued(t, mine, all) }); err != nil {
+		return 0, err
+	}
+	if err := rs.r.Wait(t); err != nil {
 		return 0, err
 	}
 	if err := rs.sizes.Download(counts); err != nil {
@@ -603,7 +615,8 @@ func (p *GroupPrepared) topDown(rs *rankState, t *gpu.Thread, launch func(string
 	if err != nil {
 		return 0, err
 	}
-	if err := comm.time(t, func() error { return rs.r.AllToAllV(t, sendSpan, sendCounts, recvSpan, recvCounts) }); err != nil {
+	// Queued: mb_td_apply reads the pairs in stream order.
+	if err := comm.time(t, func() error { return rs.r.AllToAllVQueued(t, sendSpan, sendCounts, recvSpan, recvCounts) }); err != nil {
 		return 0, err
 	}
 	if nrecv > 0 {

@@ -22,6 +22,7 @@
  * drops cuEventElapsedTime_v2 (cuEventElapsedTime returns 1.5 ms, the _v2
  * one 2.5 ms).
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -105,6 +106,25 @@ static int enter(const char *sym) {
 	return r;
 }
 #define ENTER(sym) do { int _r = enter(sym); if (_r) { flog("%s fail=%d", sym, _r); return _r; } } while (0)
+
+/* nccl_drain completes the collectives this thread queued on the fake
+ * NCCL (GRAPHNB_NCCL, once loaded; its fakeNcclDrain), as a GPU runs a
+ * stream's work in order: a kernel or a copy queued after a collective
+ * sees its result. Without the fake NCCL it does nothing. */
+static void nccl_drain(void) {
+	static void (*drain)(void);
+	void (*d)(void) = __atomic_load_n(&drain, __ATOMIC_ACQUIRE);
+	if (!d) {
+		const char *p = getenv("GRAPHNB_NCCL");
+		void *h = p ? dlopen(p, RTLD_NOW | RTLD_NOLOAD) : 0;
+		if (!h) return; /* not loaded (yet): nothing queued on it */
+		d = (void (*)(void))dlsym(h, "fakeNcclDrain");
+		dlclose(h);
+		if (!d) return;
+		__atomic_store_n(&drain, d, __ATOMIC_RELEASE);
+	}
+	d();
+}
 
 /* ---- contexts ---- */
 struct ctx { int dev; int retains; };
@@ -266,6 +286,7 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
 	NEEDCTX("cuMemcpyHtoD_v2");
 	ENTER("cuMemcpyHtoD_v2");
+	nccl_drain();
 	memcpy((void *)(uintptr_t)dst, src, n);
 	flog("cuMemcpyHtoD_v2 bytes=%zu", n);
 	return 0;
@@ -274,6 +295,7 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
 	NEEDCTX("cuMemcpyDtoH_v2");
 	ENTER("cuMemcpyDtoH_v2");
+	nccl_drain();
 	memcpy(dst, (void *)(uintptr_t)src, n);
 	flog("cuMemcpyDtoH_v2 bytes=%zu", n);
 	return 0;
@@ -282,6 +304,7 @@ CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 	NEEDCTX("cuMemcpyDtoD_v2");
 	ENTER("cuMemcpyDtoD_v2");
+	nccl_drain();
 	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
 	flog("cuMemcpyDtoD_v2 bytes=%zu", n);
 	return 0;
@@ -290,6 +313,7 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *s) {
 	NEEDCTX("cuMemcpyHtoDAsync_v2");
 	ENTER("cuMemcpyHtoDAsync_v2");
+	nccl_drain();
 	memcpy((void *)(uintptr_t)dst, src, n);
 	flog("cuMemcpyHtoDAsync_v2 bytes=%zu", n);
 	return 0;
@@ -298,6 +322,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, void *s) {
 	NEEDCTX("cuMemcpyDtoHAsync_v2");
 	ENTER("cuMemcpyDtoHAsync_v2");
+	nccl_drain();
 	memcpy(dst, (void *)(uintptr_t)src, n);
 	flog("cuMemcpyDtoHAsync_v2 bytes=%zu", n);
 	return 0;
@@ -306,6 +331,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, void *s) {
 CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
 	NEEDCTX("cuMemsetD8_v2");
 	ENTER("cuMemsetD8_v2");
+	nccl_drain();
 	memset((void *)(uintptr_t)p, v, n);
 	flog("cuMemsetD8_v2 n=%zu", n);
 	return 0;
@@ -314,6 +340,7 @@ CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
 CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned int v, size_t n) {
 	NEEDCTX("cuMemsetD32_v2");
 	ENTER("cuMemsetD32_v2");
+	nccl_drain();
 	unsigned int *q = (unsigned int *)(uintptr_t)p;
 	for (size_t i = 0; i < n; i++) q[i] = v;
 	flog("cuMemsetD32_v2 n=%zu value=%u", n, v);
@@ -492,6 +519,7 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
 		void **params, void **extra) {
 	NEEDCTX("cuLaunchKernel");
 	ENTER("cuLaunchKernel");
+	nccl_drain();
 	struct function *fn = f;
 	char args[4096] = "";
 	size_t used = 0;

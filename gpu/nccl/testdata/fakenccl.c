@@ -71,6 +71,11 @@ struct op {
 	long k;    /* this rank's operation number (logs, failure injection) */
 	long key;  /* a collective's number, the same on every rank (file names) */
 	int stalled;
+	/* put: the rank's contribution is still to be written; it is written
+	 * when the op reaches the head of the comm's queue, after the ops
+	 * before it completed, so a collective reads its send buffer in
+	 * stream order (one that reads what an earlier one wrote sees it). */
+	int put;
 	const char *send;
 	char *recv;
 	size_t count;
@@ -361,6 +366,17 @@ static int progress(ncclComm_t c) {
 	}
 	while (c->head && c->head != c->group) {
 		struct op *o = c->head;
+		if (o->put) {
+			char q[256];
+			path(q, sizeof q, c, "op%ld.%d", o->key, c->rank);
+			size_t bytes = o->count * typesize(o->type);
+			if (put(q, bytes ? o->send : "", bytes) != 0) {
+				c->err = ncclSystemError;
+				seterr("fake NCCL: writing %s: %s", q, strerror(errno));
+				return c->err;
+			}
+			o->put = 0;
+		}
 		int done = complete(c, o);
 		if (done == 0) return ncclInProgress;
 		if (done < 0) {
@@ -464,6 +480,22 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *err) {
 	return ncclSuccess;
 }
 
+/* The comms this thread queued work on, for fakeNcclDrain. */
+static __thread ncclComm_t queuedComms[64];
+static __thread int nqueuedComms;
+
+static void track(ncclComm_t c) {
+	for (int i = 0; i < nqueuedComms; i++)
+		if (queuedComms[i] == c) return;
+	if (nqueuedComms < 64) queuedComms[nqueuedComms++] = c;
+}
+
+/* untrack forgets c (destroyed or aborted) on this thread. */
+static void untrack(ncclComm_t c) {
+	for (int i = 0; i < nqueuedComms; i++)
+		if (queuedComms[i] == c) queuedComms[i] = queuedComms[--nqueuedComms];
+}
+
 /* cleanup leaves gone.R and removes the directory when every rank is gone. */
 static void cleanup(ncclComm_t c) {
 	char p[512];
@@ -496,6 +528,7 @@ ncclResult_t ncclCommAbort(ncclComm_t c) {
 	if (!c) return ncclSuccess;
 	flog("ncclCommAbort rank=%d", c->rank);
 	marker(c, "abort");
+	untrack(c);
 	cleanup(c);
 	return ncclSuccess;
 }
@@ -510,6 +543,7 @@ ncclResult_t ncclCommFinalize(ncclComm_t c) {
 ncclResult_t ncclCommDestroy(ncclComm_t c) {
 	if (!c) return ncclSuccess;
 	flog("ncclCommDestroy rank=%d", c->rank);
+	untrack(c);
 	cleanup(c);
 	return ncclSuccess;
 }
@@ -532,6 +566,23 @@ static int start(ncclComm_t c, const char *call) {
 }
 
 /* finish ends a collective call: inject failures, contribute, maybe block. */
+/* fakeNcclDrain completes the calling thread's queued operations, as the
+ * GPU would before later work on the same stream: the fake CUDA driver
+ * calls it before a kernel launch or a copy, so a kernel queued after a
+ * collective reads its result. A peer that never comes (a stalled or
+ * failed rank) is waited for at most 3 s; the work then runs on what is
+ * there, and the caller's wait reports the failure. */
+void fakeNcclDrain(void) {
+	for (int i = 0; i < nqueuedComms; i++) {
+		ncclComm_t c = queuedComms[i];
+		for (int waited = 0; waited < 3000000 && c->head && c->head != c->group; waited += 200) {
+			if (progress(c) != ncclInProgress) break;
+			usleep(200);
+		}
+	}
+	nqueuedComms = 0;
+}
+
 static int collective(ncclComm_t c, struct op *o, const char *call, int contributes) {
 	o->k = ++c->nextop;
 	o->key = ++c->nextcoll;
@@ -540,18 +591,9 @@ static int collective(ncclComm_t c, struct op *o, const char *call, int contribu
 	case 1: freeop(o); return ncclSystemError;
 	case 2: o->stalled = 1; contributes = 0; break;
 	}
-	if (contributes) {
-		char p[256];
-		path(p, sizeof p, c, "op%ld.%d", o->key, c->rank);
-		size_t bytes = o->count * typesize(o->type);
-		if (put(p, bytes ? o->send : "", bytes) != 0) {
-			c->err = ncclSystemError;
-			seterr("fake NCCL: writing %s: %s", p, strerror(errno));
-			freeop(o);
-			return c->err;
-		}
-	}
+	o->put = contributes; /* written by progress, in order */
 	enqueue(c, o);
+	track(c);
 	if (blocking() && groupDepth == 0) return settle(c);
 	int r = progress(c);
 	return r == ncclInProgress ? ncclSuccess : r;
@@ -609,6 +651,7 @@ static int p2p(int send, const void *buf, size_t count, int type, int peer, nccl
 	if (!c->group) {
 		c->group = newop(OP_P2P, 0, 0, 0, 0);
 		enqueue(c, c->group);
+		track(c);
 		if (ngroupComms < 64) groupComms[ngroupComms++] = c;
 	}
 	struct op *o = c->group;

@@ -317,56 +317,41 @@ func init() {
 	})
 
 	// A rank that stalls in a collective: every rank times out after the
-	// group's timeout.
-	addScenario("group_stall", ncclEnv(2, "FAKE_NCCL_FAIL=rank=1,op=2,mode=stall"), func(t *testing.T) {
-		g := fakeGroup(t)
-		g.SetTimeout(2 * time.Second)
-		start := time.Now()
-		err := g.Run(func(r *Rank, th *Thread) error {
-			b := must2(r.Device().Int64sFrom([]int64{1}))
-			defer b.Free()
-			for i := 0; i < 3; i++ {
-				if err := r.AllReduce(th, span(b, 0, -1), span(b, 0, -1), nccl.Sum); err != nil {
-					return err
+	// group's timeout, waiting in the collective or, for queued ones, in
+	// Wait (no hang either way), and the group is broken.
+	for _, queued := range []bool{false, true} {
+		name, want := "group_stall", "AllReduce on rank 1 of 2"
+		if queued {
+			name, want = "group_stall_queued", "Wait on rank 1 of 2"
+		}
+		addScenario(name, ncclEnv(2, "FAKE_NCCL_FAIL=rank=1,op=2,mode=stall"), func(t *testing.T) {
+			g := fakeGroup(t)
+			g.SetTimeout(2 * time.Second)
+			start := time.Now()
+			err := g.Run(func(r *Rank, th *Thread) error {
+				b := must2(r.Device().Int64sFrom([]int64{1}))
+				defer b.Free()
+				reduce := r.AllReduce
+				if queued {
+					reduce = r.AllReduceQueued
 				}
-			}
-			return nil
-		})
-		if el := time.Since(start); el < 2*time.Second || el > 6*time.Second {
-			t.Errorf("Run took %v with a timeout of 2 s", el)
-		}
-		wantErr(t, err, nil, "rank 0 (Fake H100 80GB HBM3 (device 0))", "rank 1 (Fake H100 80GB HBM3 #1 (device 1))", "AllReduce on rank 1 of 2")
-		if !errors.Is(err, nccl.ErrTimeout) {
-			t.Errorf("Run: %v does not wrap nccl.ErrTimeout", err)
-		}
-		wantErr(t, g.Err(), nil, "the group is broken")
-	})
-
-	// A rank that stalls in a queued collective: Wait times out on every
-	// rank (no hang), and the group is broken.
-	addScenario("group_stall_queued", ncclEnv(2, "FAKE_NCCL_FAIL=rank=1,op=2,mode=stall"), func(t *testing.T) {
-		g := fakeGroup(t)
-		g.SetTimeout(2 * time.Second)
-		start := time.Now()
-		err := g.Run(func(r *Rank, th *Thread) error {
-			b := must2(r.Device().Int64sFrom([]int64{1}))
-			defer b.Free()
-			for i := 0; i < 3; i++ {
-				if err := r.AllReduceQueued(th, span(b, 0, -1), span(b, 0, -1), nccl.Sum); err != nil {
-					return err
+				for i := 0; i < 3; i++ {
+					if err := reduce(th, span(b, 0, -1), span(b, 0, -1), nccl.Sum); err != nil {
+						return err
+					}
 				}
+				return r.Wait(th)
+			})
+			if el := time.Since(start); el < 2*time.Second || el > 6*time.Second {
+				t.Errorf("Run took %v with a timeout of 2 s", el)
 			}
-			return r.Wait(th)
+			wantErr(t, err, nil, "rank 0 (Fake H100 80GB HBM3 (device 0))", "rank 1 (Fake H100 80GB HBM3 #1 (device 1))", want)
+			if !errors.Is(err, nccl.ErrTimeout) {
+				t.Errorf("Run: %v does not wrap nccl.ErrTimeout", err)
+			}
+			wantErr(t, g.Err(), nil, "the group is broken")
 		})
-		if el := time.Since(start); el < 2*time.Second || el > 6*time.Second {
-			t.Errorf("Run took %v with a timeout of 2 s", el)
-		}
-		wantErr(t, err, nil, "rank 0 (Fake H100 80GB HBM3 (device 0))", "rank 1 (Fake H100 80GB HBM3 #1 (device 1))", "on rank 1 of 2")
-		if !errors.Is(err, nccl.ErrTimeout) {
-			t.Errorf("Run: %v does not wrap nccl.ErrTimeout", err)
-		}
-		wantErr(t, g.Err(), nil, "the group is broken")
-	})
+	}
 
 	// JoinGroup over two processes: this one is rank 0 and starts rank 1.
 	addScenario("group_join", ncclEnv(2), func(t *testing.T) {

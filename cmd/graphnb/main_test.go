@@ -89,16 +89,22 @@ func TestRuntimeErrorsExitOne(t *testing.T) {
 	}
 }
 
+// testRunArgs are the arguments of "graphnb run" for a's tests on a
+// small graph, two roots, with more flags: a dense-matrix method gets a
+// grid with whole-number weights.
+func testRunArgs(a algorithm, more ...string) []string {
+	args := []string{"run", a.name, "rmat:10", "-roots", "2"}
+	switch a.name {
+	case "apsp", "fw", "densebf":
+		args = []string{"run", a.name, "grid:12x12", "-roots", "2", "-weights", "int:9", "-int"}
+	}
+	return append(args, more...)
+}
+
 func TestEveryAlgorithmRunsAndValidates(t *testing.T) {
 	for _, a := range algorithms {
 		t.Run(a.name, func(t *testing.T) {
-			graph, extra := "rmat:10", []string{}
-			switch a.name {
-			case "apsp", "fw", "densebf":
-				graph, extra = "grid:12x12", []string{"-weights", "int:9", "-int"}
-			}
-			args := append([]string{"run", a.name, graph, "-roots", "2"}, extra...)
-			code, out, stderr := runCLI(args...)
+			code, out, stderr := runCLI(testRunArgs(a)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -125,12 +131,7 @@ func TestEveryAlgorithmRunsAndValidates(t *testing.T) {
 func TestRunTrace(t *testing.T) {
 	for _, a := range algorithms {
 		t.Run(a.name, func(t *testing.T) {
-			graph, extra := "rmat:10", []string{}
-			switch a.name {
-			case "apsp", "fw", "densebf":
-				graph, extra = "grid:12x12", []string{"-weights", "int:9", "-int"}
-			}
-			code, out, stderr := runCLI(append([]string{"run", a.name, graph, "-roots", "2", "-trace"}, extra...)...)
+			code, out, stderr := runCLI(testRunArgs(a, "-trace")...)
 			if !a.traced {
 				if want := "run: -trace: " + a.name + " keeps no trace; traced runs: bfs, sssp, dijkstra, mst"; code != 2 || !strings.Contains(stderr, want) || out != "" {
 					t.Fatalf("exit %d, want 2, no output and %q:\nstdout:\n%s\nstderr:\n%s", code, want, out, stderr)

@@ -66,7 +66,8 @@ func TestGPUGroupCollectives(t *testing.T) {
 }
 
 // checkCollectivesAt runs AllReduce, AllGather, Broadcast and AllToAllV
-// on n int32s per rank (filled with rank+1) and checks the results.
+// on n int32s per rank (filled with rank+1), then AllReduceQueued and
+// AllGatherQueued chained before one Wait, and checks the results.
 func checkCollectivesAt(r *Rank, th *Thread, n int) error {
 	d, k, size := r.Device(), r.Rank(), r.Size()
 	send, err := d.AllocInt32s(n)
@@ -122,7 +123,21 @@ func checkCollectivesAt(r *Rank, th *Thread, n int) error {
 	if err := r.AllToAllV(th, span(send, 0, -1), counts, span(recv, 0, n), counts); err != nil {
 		return err
 	}
-	return check("AllToAllV", n, func(i int) int32 { return int32(i/(n/size) + 1) })
+	if err := check("AllToAllV", n, func(i int) int32 { return int32(i/(n/size) + 1) }); err != nil {
+		return err
+	}
+	// Queued, chained with no wait between them: an AllReduce in place,
+	// an AllGather of its result, then one Wait.
+	if err := r.AllReduceQueued(th, span(send, 0, -1), span(send, 0, -1), nccl.Sum); err != nil {
+		return err
+	}
+	if err := r.AllGatherQueued(th, span(send, 0, -1), span(recv, 0, -1)); err != nil {
+		return err
+	}
+	if err := r.Wait(th); err != nil {
+		return err
+	}
+	return check("AllReduceQueued then AllGatherQueued", n*size, func(int) int32 { return int32(size * (size + 1) / 2) })
 }
 
 // TestGPUGroupBandwidth prints the time and bus bandwidth of AllReduce of

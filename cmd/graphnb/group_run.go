@@ -86,17 +86,22 @@ var groupLabels = map[string]string{
 	"mst":  "GPU Borůvka MST over the group (mst.RunGroup)",
 }
 
+// groupList names groupAlgorithms, sorted ("bfs, mst, sssp").
+func groupList() string {
+	names := make([]string, 0, len(groupAlgorithms))
+	for n := range groupAlgorithms {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
 // groupRunner prepares algo over grp on g split by vertex blocks, its runs
 // traced when traced is set, or says which algorithms run over a group.
 func groupRunner(grp *gpu.Group, algo string, g *graph.CSR, traced bool) (run func(src int32, check bool) (outcome, error), close func() error, err error) {
 	prep, ok := groupAlgorithms[algo]
 	if !ok {
-		var names []string
-		for n := range groupAlgorithms {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, nil, usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo, strings.Join(names, ", "))
+		return nil, nil, usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo, groupList())
 	}
 	pg, err := gpu.UploadParts(grp, g)
 	if err != nil {

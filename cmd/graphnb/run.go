@@ -231,7 +231,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.delta, "delta", 0, "bucket width of delta-stepping (0: chosen from the weights)")
 	fs.IntVar(&f.tile, "tile", 0, "tile size of blocked Floyd-Warshall (0: default)")
 	fs.BoolVar(&f.integer, "int", false, "apsp, fw, densebf: use int32 distances (whole-number weights)")
-	fs.BoolVar(&f.trace, "trace", false, "print each run's trace under its line: a step per level, round or bucket ("+tracedList()+"; over a group: bfs, sssp, mst)")
+	fs.BoolVar(&f.trace, "trace", false, "print each run's trace under its line: a step per level, round or bucket ("+tracedList()+"; over a group: "+groupList()+")")
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
@@ -251,7 +251,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.trace && !algo.traced && group.none() {
-		return usagef("run: -trace: %s keeps no trace; traced runs: %s (over a group: bfs, sssp, mst)", algo.name, tracedList())
+		return usagef("run: -trace: %s keeps no trace; traced runs: %s (over a group: %s)", algo.name, tracedList(), groupList())
 	}
 	grp, closeGroup, done, err := group.start("", args, stdout, stderr)
 	if done || err != nil {

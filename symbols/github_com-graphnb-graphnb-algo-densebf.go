@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"BytesPerIteration":   reflect.ValueOf(densebf.BytesPerIteration),
 		"Check":               reflect.ValueOf(densebf.Check),
+		"DefaultFlagInterval": reflect.ValueOf(constant.MakeFromLiteral("8", token.INT, 0)),
 		"DefaultMaxGroupSize": reflect.ValueOf(constant.MakeFromLiteral("256", token.INT, 0)),
 		"ErrNegativeCycle":    reflect.ValueOf(&densebf.ErrNegativeCycle).Elem(),
 		"GroupMultiple":       reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),

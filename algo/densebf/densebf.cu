@@ -26,7 +26,10 @@
 //
 // A block that changed some vertex writes iter to *flag; the host reads
 // the flag after one or more iterations and stops after an iteration that
-// left it below its number.
+// left it below its number. An iteration launched before the host read
+// the flag of the one before it (densebf Options.FlagInterval above 1)
+// takes check = 1 and is idle when that iteration changed nothing: its
+// blocks skip their vertices, writing nothing (idle, below).
 //
 // The trace arguments, last in every kernel: lowered (the iteration
 // kernels only), then ent and nxt, the launch's entries in the launch
@@ -203,6 +206,20 @@ __device__ __forceinline__ void count_add(Lowered, int, int) {}
 __device__ __forceinline__ void zero_counts(Lowered, int) {}
 #endif
 
+// ---- launch bounds ----
+//
+// Every iteration kernel is declared __launch_bounds__(1024, 1): blocks of
+// at most 1024 threads (the largest the host launches), 64 registers a
+// thread at most, in both builds alike. Without bounds NVRTC 13 gave the
+// untraced kernels 32 registers and the traced float vector kernel of
+// BF_Reduce_Coarse 34–38 (6 blocks of 256 threads an SM instead of 8:
+// 2.9–3.3% of a traced run at n = 8192, H100), however the trace's
+// code was arranged; capping the traced build alone at 32 (minimum 2
+// blocks of 1024) cost it 9%. With the bounds the untraced vector kernels
+// take 56 registers (4 blocks of 256 an SM), as fast at n = 8192 and 3%
+// faster at 16384 (H100, BenchmarkGPU), and a traced kernel keeps the
+// untraced one's blocks an SM (TestGPUTraceFlip).
+
 // ---- the element types ----
 
 // Num<T> gives +∞ and the relaxation term of an element type.
@@ -236,6 +253,48 @@ template <> struct Vec4<float> {
 
 // ---- pieces shared by the methods ----
 
+// PARITY_STRIDE is the distance in ints between the two parity words
+// (128 bytes: a cache line each).
+#define PARITY_STRIDE 32
+
+// parity_word is the index in the parity buffer (2·PARITY_STRIDE ints) of
+// the word that iterations of iter's parity write: a block that changed a
+// vertex in iteration iter writes iter there, beside *flag (report).
+__device__ __forceinline__ int parity_word(int iter) { return (iter & 1) * PARITY_STRIDE; }
+
+// idle reports whether iteration iter can skip its work: the host
+// launched it with check set (before reading the flag of iteration
+// iter-1) and iteration iter-1 changed nothing, so the parity word of
+// iter-1 does not read iter-1 (it holds an earlier iteration of that
+// parity, or init's 0). Then no later iteration changes anything
+// either, and iter's output would equal its input: iteration iter-1
+// changed nothing, so its output, which iter reads, equals its input,
+// which is the other buffer, the one iter would write; η changes only
+// with σ. So an idle iteration writes nothing and both buffers hold the
+// result, whichever the host reads. Its blocks skip their vertices (the
+// methods' loops start past n) and end as any block does (report,
+// report_count: no change to report, the trace's end stamp): no
+// kernel returns early, so the traced build has no second way out to
+// stamp.
+//
+// The word read is the other parity's: no block of this launch writes
+// it (they write iter's), so every block of a launch reads the same
+// value, and the line is only read during the launch (an SM's L1 may
+// serve it to later blocks). Reading *flag itself (volatile), which the
+// launch's blocks write, cost 9 µs a launch of 1024 blocks and 67 µs of
+// 8192, in proportion to the blocks (H100, BF_Reduce_Coarse): the reads
+// queued on that line of the L2 with the blocks' writes.
+//
+// An idle launch costs a launch and one read a block (a few microseconds
+// of a grid, against an iteration's 90 µs at n = 8192), and a launch with
+// check 0 (after a flag read, or FlagInterval 1) the test of a kernel
+// argument: so the host can launch several iterations between two reads
+// of the flag without paying a full iteration for each one after the
+// last.
+__device__ __forceinline__ bool idle(const int *parity, int iter, int check) {
+	return check != 0 && parity[parity_word(iter - 1)] != iter - 1;
+}
+
 // consider folds candidate (s, j) into (best, arg). Candidates come in
 // increasing j, so the strict comparison keeps the smallest j of a tie.
 template <typename T>
@@ -261,14 +320,15 @@ __device__ __forceinline__ bool settle(const T *__restrict__ sig, T *__restrict_
 	return false;
 }
 
-// report writes iter to *flag when some thread of the block changed a
-// vertex and, in the traced build, stamps the block's end in the launch
-// log (log_reported) and adds the warp's changed vertices to iteration
-// iter's count. Every thread of the block must call it (blocks are
+// report writes iter to *flag and to its parity word (idle) when some
+// thread of the block changed a vertex and, in the traced build, stamps
+// the block's end in the launch log (log_reported) and adds the warp's
+// changed vertices to iteration iter's count. Every thread of the block must call it (blocks are
 // whole warps).
-__device__ __forceinline__ void report(bool changed, int iter, int *flag, Lowered lowered) {
+__device__ __forceinline__ void report(bool changed, int iter, int *flag, int *parity, Lowered lowered) {
 	if (__syncthreads_or(changed ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;
+		parity[parity_word(iter)] = iter;
 	}
 	log_reported();
 	count_warp(lowered, iter, changed);
@@ -276,14 +336,15 @@ __device__ __forceinline__ void report(bool changed, int iter, int *flag, Lowere
 
 // report_count is report for the group methods: count is the vertices
 // this thread settled lower (only a group's thread 0 settles, so at most
-// one thread per warp has a count). It writes iter to *flag when some
-// thread of the block lowered a vertex and, in the traced build, stamps
-// the block's end (log_reported) and adds the counts to iteration iter's
-// count, one atomicAdd per warp that lowered one. Every thread of the
+// one thread per warp has a count). It writes iter to *flag and its
+// parity word when some thread of the block lowered a vertex and, in the
+// traced build, stamps the block's end (log_reported) and adds the counts
+// to iteration iter's count, one atomicAdd per warp that lowered one. Every thread of the
 // block must call it.
-__device__ __forceinline__ void report_count(int count, int iter, int *flag, Lowered lowered) {
+__device__ __forceinline__ void report_count(int count, int iter, int *flag, int *parity, Lowered lowered) {
 	if (__syncthreads_or(count > 0 ? 1 : 0) && threadIdx.x == 0) {
 		*flag = iter;
+		parity[parity_word(iter)] = iter;
 	}
 	log_reported();
 	count_add(lowered, iter, count);
@@ -467,9 +528,11 @@ __device__ __forceinline__ void scan_vec(const T *__restrict__ row, const T *__r
 
 // ---- kernels ----
 
-// init: σ = +∞ but σ(src) = 0, η = -1 but η(src) = src, flag = 0.
+// init: σ = +∞ but σ(src) = 0, η = -1 but η(src) = src, flag = 0 and
+// both parity words 0 (no iteration 0 follows: idle reads 0 as "changed
+// nothing").
 template <typename T>
-__device__ __forceinline__ void init(T *sig, int *pred, int n, int src, int *flag) {
+__device__ __forceinline__ void init(T *sig, int *pred, int n, int src, int *flag, int *parity) {
 	const int v = blockIdx.x * blockDim.x + threadIdx.x;
 	if (v < n) {
 		sig[v] = (v == src) ? (T)0 : Num<T>::inf();
@@ -477,21 +540,23 @@ __device__ __forceinline__ void init(T *sig, int *pred, int n, int src, int *fla
 	}
 	if (v == 0) {
 		*flag = 0;
+		parity[parity_word(0)] = 0;
+		parity[parity_word(1)] = 0;
 	}
 }
 
 // The init kernels take the trace arguments too: they lower nothing,
 // but zero the counts the iterations will make (zero_counts).
-extern "C" __global__ void densebf_init_i32(int *sig, int *pred, int n, int src, int *flag, DENSEBF_TRACE_PARAMS) {
+extern "C" __global__ void densebf_init_i32(int *sig, int *pred, int n, int src, int *flag, int *parity, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	init<int>(sig, pred, n, src, flag);
+	init<int>(sig, pred, n, src, flag, parity);
 	zero_counts(DENSEBF_LOWERED(lowered), n);
 	DENSEBF_LOG_END(ent);
 }
 
-extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int src, int *flag, DENSEBF_TRACE_PARAMS) {
+extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int src, int *flag, int *parity, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	init<float>(sig, pred, n, src, flag);
+	init<float>(sig, pred, n, src, flag, parity);
 	zero_counts(DENSEBF_LOWERED(lowered), n);
 	DENSEBF_LOG_END(ent);
 }
@@ -499,30 +564,30 @@ extern "C" __global__ void densebf_init_f32(float *sig, int *pred, int n, int sr
 // BF_Naive: thread v scans column v of the row-major matrix m.
 template <typename T>
 __device__ __forceinline__ void naive(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
-                                     int *__restrict__ pred, int n, int iter, int *flag, Lowered lowered) {
+                                     int *__restrict__ pred, int n, int iter, int *flag, int *parity, bool skip, Lowered lowered) {
 	const int v = blockIdx.x * blockDim.x + threadIdx.x;
 	bool changed = false;
-	if (v < n) {
+	if (v < n && !skip) {
 		T best = Num<T>::inf();
 		int arg = -1;
 		scan<T>(m + v, n, sig, n, 0, 1, best, arg);
 		changed = settle<T>(sig, out, pred, v, best, arg);
 	}
-	report(changed, iter, flag, lowered);
+	report(changed, iter, flag, parity, lowered);
 }
 
-extern "C" __global__ void densebf_naive_i32(const int *__restrict__ m, const int *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_naive_i32(const int *__restrict__ m, const int *__restrict__ sig,
                                              int *__restrict__ out, int *__restrict__ pred, int n, int iter,
-                                             int *flag, DENSEBF_TRACE_PARAMS) {
+                                             int *flag, int *parity, int check, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	naive<int>(m, sig, out, pred, n, iter, flag, DENSEBF_LOWERED(lowered));
+	naive<int>(m, sig, out, pred, n, iter, flag, parity, idle(parity, iter, check), DENSEBF_LOWERED(lowered));
 }
 
-extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const float *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_naive_f32(const float *__restrict__ m, const float *__restrict__ sig,
                                              float *__restrict__ out, int *__restrict__ pred, int n, int iter,
-                                             int *flag, DENSEBF_TRACE_PARAMS) {
+                                             int *flag, int *parity, int check, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	naive<float>(m, sig, out, pred, n, iter, flag, DENSEBF_LOWERED(lowered));
+	naive<float>(m, sig, out, pred, n, iter, flag, parity, idle(parity, iter, check), DENSEBF_LOWERED(lowered));
 }
 
 // BF_Reduce: group g of the block handles vertex v = b*G + g in each
@@ -530,12 +595,12 @@ extern "C" __global__ void densebf_naive_f32(const float *__restrict__ m, const 
 // j = t, t+M, … of column v of the row-major matrix.
 template <typename T>
 __device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restrict__ sig, T *__restrict__ out,
-                                      int *__restrict__ pred, int n, int M, int iter, int *flag, Lowered lowered) {
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *parity, bool skip, Lowered lowered) {
 	const int G = blockDim.x / M;
 	const int g = threadIdx.x / M;
 	const int t = threadIdx.x - g * M;
 	int count = 0;
-	for (int first = blockIdx.x * G; first < n; first += gridDim.x * G) {
+	for (int first = skip ? n : blockIdx.x * G; first < n; first += gridDim.x * G) {
 		const int v = first + g;
 		T best = Num<T>::inf();
 		int arg = -1;
@@ -544,21 +609,21 @@ __device__ __forceinline__ void reduce(const T *__restrict__ m, const T *__restr
 		}
 		count += finish_group<T>(sig, out, pred, n, M, g, t, v, best, arg) ? 1 : 0;
 	}
-	report_count(count, iter, flag, lowered);
+	report_count(count, iter, flag, parity, lowered);
 }
 
-extern "C" __global__ void densebf_reduce_i32(const int *__restrict__ m, const int *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_reduce_i32(const int *__restrict__ m, const int *__restrict__ sig,
                                               int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
-                                              int *flag, DENSEBF_TRACE_PARAMS) {
+                                              int *flag, int *parity, int check, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	reduce<int>(m, sig, out, pred, n, M, iter, flag, DENSEBF_LOWERED(lowered));
+	reduce<int>(m, sig, out, pred, n, M, iter, flag, parity, idle(parity, iter, check), DENSEBF_LOWERED(lowered));
 }
 
-extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const float *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_reduce_f32(const float *__restrict__ m, const float *__restrict__ sig,
                                               float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                              int iter, int *flag, DENSEBF_TRACE_PARAMS) {
+                                              int iter, int *flag, int *parity, int check, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	reduce<float>(m, sig, out, pred, n, M, iter, flag, DENSEBF_LOWERED(lowered));
+	reduce<float>(m, sig, out, pred, n, M, iter, flag, parity, idle(parity, iter, check), DENSEBF_LOWERED(lowered));
 }
 
 // BF_Reduce_Coarse: as reduce over row v of the transpose mt, so the M
@@ -582,7 +647,7 @@ extern "C" __global__ void densebf_reduce_f32(const float *__restrict__ m, const
 // of a run that the host's flag reads dominate.
 template <typename T, bool VEC>
 __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__restrict__ sig, T *__restrict__ out,
-                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int alternate,
+                                      int *__restrict__ pred, int n, int M, int iter, int *flag, int *parity, bool skip, int alternate,
                                       Lowered lowered) {
 	const int G = blockDim.x / M;
 	const int g = threadIdx.x / M;
@@ -590,7 +655,7 @@ __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__rest
 	const bool backward = alternate && (iter & 1) == 0;
 	int count = 0;
 	int round = 0;
-	for (int first = blockIdx.x * G; first < n; first += gridDim.x * G, round++) {
+	for (int first = skip ? n : blockIdx.x * G; first < n; first += gridDim.x * G, round++) {
 		const int v = backward ? n - 1 - (first + g) : first + g; // v < 0 or v ≥ n: no vertex
 		T best = Num<T>::inf();
 		int arg = -1;
@@ -607,33 +672,33 @@ __device__ __forceinline__ void coarse(const T *__restrict__ mt, const T *__rest
 			count++;
 		}
 	}
-	report_count(count, iter, flag, lowered);
+	report_count(count, iter, flag, parity, lowered);
 }
 
-extern "C" __global__ void densebf_coarse_i32(const int *__restrict__ mt, const int *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_coarse_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                               int *__restrict__ out, int *__restrict__ pred, int n, int M, int iter,
-                                              int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+                                              int *flag, int *parity, int check, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
+	coarse<int, false>(mt, sig, out, pred, n, M, iter, flag, parity, idle(parity, iter, check), alternate, DENSEBF_LOWERED(lowered));
 }
 
-extern "C" __global__ void densebf_coarse_f32(const float *__restrict__ mt, const float *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_coarse_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                               float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                              int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+                                              int iter, int *flag, int *parity, int check, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
+	coarse<float, false>(mt, sig, out, pred, n, M, iter, flag, parity, idle(parity, iter, check), alternate, DENSEBF_LOWERED(lowered));
 }
 
-extern "C" __global__ void densebf_coarse_vec_i32(const int *__restrict__ mt, const int *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_coarse_vec_i32(const int *__restrict__ mt, const int *__restrict__ sig,
                                                   int *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+                                                  int iter, int *flag, int *parity, int check, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
+	coarse<int, true>(mt, sig, out, pred, n, M, iter, flag, parity, idle(parity, iter, check), alternate, DENSEBF_LOWERED(lowered));
 }
 
-extern "C" __global__ void densebf_coarse_vec_f32(const float *__restrict__ mt, const float *__restrict__ sig,
+extern "C" __global__ __launch_bounds__(1024, 1) void densebf_coarse_vec_f32(const float *__restrict__ mt, const float *__restrict__ sig,
                                                   float *__restrict__ out, int *__restrict__ pred, int n, int M,
-                                                  int iter, int *flag, int alternate, DENSEBF_TRACE_PARAMS) {
+                                                  int iter, int *flag, int *parity, int check, int alternate, DENSEBF_TRACE_PARAMS) {
 	DENSEBF_LOG_BEGIN(ent, nxt);
-	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, alternate, DENSEBF_LOWERED(lowered));
+	coarse<float, true>(mt, sig, out, pred, n, M, iter, flag, parity, idle(parity, iter, check), alternate, DENSEBF_LOWERED(lowered));
 }

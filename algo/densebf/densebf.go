@@ -62,7 +62,7 @@ type Result struct {
 	// through gpu.LaunchLog — see Options.Trace; CPU: wall time). A GPU
 	// trace's Launches are the
 	// initialisation (step -1) and one launch per step; the idle
-	// iterations of a FlagInterval above 1 (launched after the last one,
+	// launches of a FlagInterval above 1 (launched after the last one,
 	// before the flag read that ends the run) are not listed, but their
 	// time, like the flag reads', is in the run's Time. Achieved
 	// bandwidth of step i: BytesPerIteration(N, options) ÷

@@ -201,6 +201,10 @@ type Prepared struct {
 	sigF32 [2]*gpu.Float32s
 	pred   *gpu.Int32s
 	flag   *gpu.Int32s
+	// parity holds the two parity words of densebf.cu's idle test
+	// (parityWords ints; word (it&1)·parityStride holds the last
+	// iteration of it's parity that changed a vertex).
+	parity *gpu.Int32s
 	ck     *checkState // the device check's buffers (devcheck.go), made by the first Check
 
 	// The kernels of densebf.cu's two builds (builds[0] untraced,
@@ -232,8 +236,9 @@ type Prepared struct {
 // compiles the kernels (once per device and process), transposes d on the
 // host for ReduceCoarse (Naive and Reduce read it as given), uploads it
 // (4·N² bytes, timed with CUDA events: UploadTime, which every run counts
-// in Result.CopyTime) and allocates two distance arrays, the predecessors
-// and the change flag (12·N + 4 bytes), and with Options.Trace the
+// in Result.CopyTime) and allocates two distance arrays, the
+// predecessors, the change flag and the idle test's two parity words
+// (densebf.cu's idle; 12·N + 260 bytes), and with Options.Trace the
 // per-iteration counts of lowered distances (4·N + 4 bytes more, and as
 // much page-locked host memory to read them into, outside Bytes; the
 // first traced Run makes the launch log's 64 KiB ring, outside Bytes).
@@ -330,6 +335,9 @@ func (p *Prepared) prepareGPU() error {
 		return err
 	}
 	if p.flag, err = p.mem.AllocInt32s(1); err != nil {
+		return err
+	}
+	if p.parity, err = p.mem.AllocInt32s(parityWords); err != nil {
 		return err
 	}
 	if p.opts.Trace {
@@ -507,8 +515,8 @@ func (p *Prepared) String() string {
 // download of Dist and Parents (events too); Time + CopyTime is the
 // study's measure. PrepTime is 0: nothing is prepared per run, and
 // the preparation, spent once, is PrepTime() (the one-shot RunGPU adds
-// it). Idle iterations after the last one (FlagInterval > 1) are timed
-// but not counted.
+// it). Idle launches after the last iteration (a FlagInterval above 1,
+// the default) are timed but not counted.
 //
 // With Options.Trace the result has Result.Trace: a step per iteration,
 // timed by its launch's span in the launch log (the GPU's own clock, no
@@ -697,7 +705,7 @@ func (p *Prepared) collect(r *Result, iters, last int) (time.Duration, []trace.L
 // untraced). It returns what iterate does.
 func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src int32, lowered any) (iters, last int, negCycle bool, err error) {
 	n, s := p.n, p.shape
-	interval := max(1, p.opts.FlagInterval)
+	interval := p.opts.flagInterval()
 	word := []int32{0}
 	alternate := 1 // ReduceCoarse: even iterations take the rows backwards (densebf.cu)
 	if p.forwardOnly {
@@ -710,7 +718,7 @@ func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src
 		return log.LaunchOn(t, nil, step, f, grid, gpu.D1(block), shared, args...)
 	}
 	// The first iteration follows the initialisation at once (n ≥ 1).
-	if err := launch(true, -1, k.init, gpu.Blocks(n, initBlock), initBlock, 0, p.sigArg(0), p.pred, n, src, p.flag, lowered); err != nil {
+	if err := launch(true, -1, k.init, gpu.Blocks(n, initBlock), initBlock, 0, p.sigArg(0), p.pred, n, src, p.flag, p.parity, lowered); err != nil {
 		return 0, 0, false, err
 	}
 	it := 0
@@ -719,17 +727,10 @@ func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src
 		for b := 0; b < interval && it < n; b++ {
 			it++
 			open := b+1 < interval && it < n // another iteration follows before the flag read
-			in, out := p.sigArg((it-1)%2), p.sigArg(it%2)
-			var err error
-			switch p.opts.Method {
-			case Naive:
-				err = launch(open, it-1, k.step, gpu.D1(s.grid), s.block, 0, p.matrixArg(), in, out, p.pred, n, it, p.flag, lowered)
-			case Reduce:
-				err = launch(open, it-1, k.step, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, lowered)
-			default:
-				err = launch(open, it-1, k.step, gpu.D1(s.grid), s.block, s.shared, p.matrixArg(), in, out, p.pred, n, s.group, it, p.flag, alternate, lowered)
-			}
-			if err != nil {
+			// The first launch after a flag read that showed a change
+			// runs; the others may be idle (densebf.cu).
+			check := b > 0
+			if err := launch(open, it-1, k.step, gpu.D1(s.grid), s.block, p.stepShared(), p.stepArgs(it, check, alternate, lowered)...); err != nil {
 				return 0, 0, false, err
 			}
 		}
@@ -745,6 +746,42 @@ func (p *Prepared) launches(t *gpu.Thread, k *kernelSet, log *gpu.LaunchLog, src
 		case it == n:
 			return n, n, true, nil
 		}
+	}
+}
+
+// The parity words of densebf.cu's idle test (PARITY_STRIDE; TestKernelSource
+// compares): two words a cache line apart.
+const (
+	parityStride = 32
+	parityWords  = 2 * parityStride
+)
+
+// stepShared is the dynamic shared memory of an iteration's launch.
+func (p *Prepared) stepShared() int {
+	if p.opts.Method == Naive {
+		return 0
+	}
+	return p.shape.shared
+}
+
+// stepArgs are the arguments of iteration it's launch (densebf.cu's
+// iteration kernels, the trace's entries left to the launch log): σ from
+// array (it-1)%2 into array it%2; check makes it idle when iteration
+// it-1 changed nothing; alternate is ReduceCoarse's (1: even iterations
+// take the rows backwards); lowered the count argument (NULL untraced).
+func (p *Prepared) stepArgs(it int, check bool, alternate int, lowered any) []any {
+	in, out := p.sigArg((it-1)%2), p.sigArg(it%2)
+	c := 0
+	if check {
+		c = 1
+	}
+	switch p.opts.Method {
+	case Naive:
+		return []any{p.matrixArg(), in, out, p.pred, p.n, it, p.flag, p.parity, c, lowered}
+	case Reduce:
+		return []any{p.matrixArg(), in, out, p.pred, p.n, p.shape.group, it, p.flag, p.parity, c, lowered}
+	default:
+		return []any{p.matrixArg(), in, out, p.pred, p.n, p.shape.group, it, p.flag, p.parity, c, alternate, lowered}
 	}
 }
 

@@ -19,7 +19,7 @@ func (c shapeCase) name() string {
 	if c.forwardOnly {
 		s += "_forward"
 	}
-	if c.flagInterval > 1 {
+	if c.flagInterval > 0 {
 		s += fmt.Sprintf("_flag%d", c.flagInterval)
 	}
 	return s
@@ -28,10 +28,10 @@ func (c shapeCase) name() string {
 // shapeCases returns the configurations BenchmarkGPUShape runs for the
 // method p was prepared with: every M = 32..512 (Reduce) or 32..256
 // (ReduceCoarse) and G with blocks of 128..1024 threads, a group per
-// vertex; for ReduceCoarse also its default shape with the rows taken
-// forwards in every iteration, and both orders with the flag read every
-// 8 iterations (launches queued back to back: no host round trip
-// between them).
+// vertex, the flag read every DefaultFlagInterval iterations; for
+// ReduceCoarse also its default shape with the rows taken forwards in
+// every iteration, and both orders with the flag read after every
+// iteration (the study's host loop: a round trip between launches).
 func shapeCases(p *Prepared) []shapeCase {
 	if p.opts.Method == Naive {
 		return []shapeCase{{s: p.shape}}
@@ -50,7 +50,7 @@ func shapeCases(p *Prepared) []shapeCase {
 	}
 	if p.opts.Method == ReduceCoarse {
 		out = append(out, shapeCase{s: p.shape, forwardOnly: true},
-			shapeCase{s: p.shape, flagInterval: 8}, shapeCase{s: p.shape, forwardOnly: true, flagInterval: 8})
+			shapeCase{s: p.shape, flagInterval: 1}, shapeCase{s: p.shape, forwardOnly: true, flagInterval: 1})
 	}
 	return out
 }
@@ -128,7 +128,7 @@ func BenchmarkGPUShape(b *testing.B) {
 					b.ReportMetric(float64(c.s.perBlock), "G")
 					b.ReportMetric(float64(a.Registers), "regs")
 					isDef := 0.0
-					if c.s == def && !c.forwardOnly && c.flagInterval <= 1 {
+					if c.s == def && !c.forwardOnly && c.flagInterval == 0 {
 						isDef = 1
 					}
 					b.ReportMetric(isDef, "default")

@@ -193,6 +193,8 @@ func testVariants(heavy bool) []Variant {
 		{Method: ReduceCoarse, GroupSize: 64, ScalarLoads: true},
 		{Method: ReduceCoarse, FlagInterval: 3},
 		{Method: Naive, FlagInterval: 4},
+		{Method: Reduce, FlagInterval: 1}, // the study's host loop: a flag read after every iteration
+		{Method: ReduceCoarse, FlagInterval: 1},
 	} {
 		vs = append(vs, Variant{o.Label(), o})
 	}
@@ -244,7 +246,8 @@ func TestOptionsAndLabels(t *testing.T) {
 		{Options{Method: Reduce, GroupSize: 64}, "BF_Reduce, M=64"},
 		{Options{GroupSize: 64}, "BF_Naive"}, // M matters only with groups
 		{Options{Method: ReduceCoarse, ScalarLoads: true, FlagInterval: 5}, "BF_Reduce_Coarse, scalar loads, flag every 5"},
-		{Options{Method: Reduce, ScalarLoads: true, FlagInterval: 1}, "BF_Reduce"}, // only Coarse has vector loads; 1 is the default
+		{Options{Method: Reduce, ScalarLoads: true, FlagInterval: 1}, "BF_Reduce, flag every iteration"}, // only Coarse has vector loads
+		{Options{Method: Reduce, FlagInterval: DefaultFlagInterval}, "BF_Reduce"},                        // the default, named or not
 	} {
 		if got := c.opts.Label(); got != c.want {
 			t.Errorf("Label of %+v = %q, want %q", c.opts, got, c.want)
@@ -391,6 +394,9 @@ func TestKernelSource(t *testing.T) {
 	}
 	if len(declared) != len(names) {
 		t.Errorf("densebf.cu declares %d kernels, gpu.go knows %d", len(declared), len(names))
+	}
+	if v, ok := cudasrc.Defines(kernelSource)["PARITY_STRIDE"]; !ok || v != parityStride {
+		t.Errorf("densebf.cu's PARITY_STRIDE is %d (found %v), gpu.go's parityStride %d", v, ok, parityStride)
 	}
 	if v, ok := cudasrc.Defines(kernelSource)["INF_I32"]; !ok || v != int64(graph.InfI32) {
 		t.Errorf("densebf.cu's INF_I32 is %d (found %v), graph.InfI32 is %d", v, ok, graph.InfI32)
@@ -591,7 +597,7 @@ func checkGPUVariants(t *testing.T, dev *gpu.Device, cases []gpuCase, variants [
 				}
 				defer p.Close()
 				o := p.Options()
-				if want := int64(4*c.d.N*c.d.N + 12*c.d.N + 4); p.Bytes() != want || p.PrepTime() <= 0 || p.UploadTime() < 0 {
+				if want := int64(4*c.d.N*c.d.N + 12*c.d.N + 4 + 4*parityWords); p.Bytes() != want || p.PrepTime() <= 0 || p.UploadTime() < 0 {
 					t.Errorf("Prepared: %d bytes (want %d), prep time %v, upload time %v", p.Bytes(), want, p.PrepTime(), p.UploadTime())
 				}
 				if (o.Method == Naive) != (p.GroupSize() == 0) || p.VectorLoads() != (o.Method == ReduceCoarse && !o.ScalarLoads && c.d.N%4 == 0) {
@@ -758,6 +764,7 @@ func TestFakeGPUChild(t *testing.T) {
 	checkNegativeCycles(t, dev, plantedCycles(t, 16, 12), SeedVariants())
 	checkRunErrorsAndCancel(t, dev)
 	checkRounds(t, dev, roundsCases(t))
+	checkIdleLaunches(t, dev)
 	t.Run("trace", func(t *testing.T) {
 		checkTraceOn(t, dev, traceCases(t), testVariants(false))
 		checkTraceNegativeCycle(t, dev, plantedCycles(t, 6, 12))
@@ -766,6 +773,85 @@ func TestFakeGPUChild(t *testing.T) {
 		t.Run("driver_calls", func(t *testing.T) { checkTraceDriverCalls(t, dev) })
 	})
 	checkOneShotFreeError(t, dev)
+}
+
+// checkIdleLaunches launches an iteration kernel of every method and
+// build by hand after a run from a source: iteration c+2, where c is the
+// run's last (it changed nothing, so the flag reads c-1), into a σ array
+// filled with a sentinel. With check set it must write nothing (idle:
+// densebf.cu); without check, or as iteration c (whose predecessor
+// changed something), it must write σ, and the run's distances.
+func checkIdleLaunches(t *testing.T, dev *gpu.Device) {
+	t.Run("idle_launches", func(t *testing.T) {
+		d := mustRandom(t, 40, 0.1, 100, 40, false)
+		for _, v := range SeedVariants() {
+			for _, traced := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/traced_%v", v.Slug(), traced), func(t *testing.T) {
+					o := v.Options
+					o.Trace = traced
+					p, err := Prepare(dev, d, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer p.Close()
+					r, err := p.Run(3)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c := r.Iterations
+					var log *gpu.LaunchLog // nil: untraced (NULL entries)
+					var lowered any = uint64(0)
+					if traced {
+						if log, lowered, err = p.traceState(); err != nil {
+							t.Fatal(err)
+						}
+						defer log.Drop()
+					}
+					// launch runs iteration it with check into a σ array
+					// filled with the sentinel first and returns it.
+					const sentinel = -7
+					launch := func(it int, check bool) []float32 {
+						t.Helper()
+						out := p.sigF32[it%2]
+						if err := out.Fill(sentinel); err != nil {
+							t.Fatal(err)
+						}
+						k, err := p.kernelsFor(traced)
+						if err != nil {
+							t.Fatal(err)
+						}
+						err = p.Device().Exec(func(th *gpu.Thread) error {
+							return log.LaunchOn(th, nil, it-1, k.step, gpu.D1(p.shape.grid), gpu.D1(p.shape.block), p.stepShared(), p.stepArgs(it, check, 1, lowered)...)
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got := make([]float32, p.n)
+						if err := out.Download(got); err != nil {
+							t.Fatal(err)
+						}
+						return got
+					}
+					written := func(got []float32) bool { return !slices.Contains(got, sentinel) }
+					if got := launch(c+2, true); slices.ContainsFunc(got, func(x float32) bool { return x != sentinel }) {
+						t.Errorf("iteration %d with check, after iteration %d changed nothing: it wrote σ (%v), want an idle launch", c+2, c, got[:4])
+					}
+					if got := launch(c+2, false); !written(got) {
+						t.Errorf("iteration %d without check wrote only part of σ: %v", c+2, got)
+					}
+					got := launch(c, true) // the flag reads c-1: iteration c-1 changed something
+					if !written(got) {
+						t.Fatalf("iteration %d with check, after iteration %d changed something: σ not written (%v)", c, c-1, got)
+					}
+					for i, x := range got {
+						if float64(x) != r.Dist[i] {
+							t.Fatalf("iteration %d wrote σ(%d) = %v; the run's distance is %v", c, i, x, r.Dist[i])
+						}
+					}
+				})
+			}
+		}
+	})
 }
 
 // checkOneShotFreeError checks that the one-shot RunGPU reports a failed
@@ -840,3 +926,6 @@ func roundsCases(t testing.TB) []gpuCase {
 		{name: "negative_n40_i32", d: negative(t, 40, 5, true), srcs: []int32{39}},
 	}
 }
+
+// TestGPUIdleLaunches is checkIdleLaunches on the GPU.
+func TestGPUIdleLaunches(t *testing.T) { checkIdleLaunches(t, gpuDevice(t)) }

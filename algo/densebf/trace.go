@@ -58,8 +58,8 @@ const elemBytes = 4
 //     may exceed what memory delivered by that much.
 //
 // GroupSize, ScalarLoads and FlagInterval change none of the terms (the
-// idle iterations of a FlagInterval above 1 move as many bytes each, but
-// are no step of the trace), nor does Trace. BytesPerIteration returns 0
+// idle launches of a FlagInterval above 1 move almost nothing and are no
+// step of the trace), nor does Trace. BytesPerIteration returns 0
 // for n < 1.
 func BytesPerIteration(n int, o Options) int64 {
 	if n < 1 {

@@ -289,14 +289,21 @@ type Prepared struct {
 	w64     bool
 	dist32  *gpu.Float32s // float32 distances of a run (Float32 only)
 	flags   *gpu.Int32s   // edge sweep: modif[1]
+	// modifHost is the host's copy of the modif word, page-locked: the
+	// study's loop reads it after every sweep, and a copy into page-locked
+	// memory is a plain DMA, not a copy through the driver's staging
+	// buffer.
+	modifHost *gpu.Pinned
 	// Traced edge sweeps (Options.Trace): the kernel's running counts of
 	// lowered distances and, in its first word, the modif word of a
 	// traced run (sssp.cu's bf_edge: edgeCountWords words), the host's
-	// copy of them and the run's steps (both kept from run to run), the
+	// copy of them (page-locked, as modifHost) and the run's steps (both
+	// kept from run to run), the
 	// log of their launches (its ring reused), and the logged kernels
 	// (sssp.cu's *_log).
 	lowered    *gpu.Uint64s
-	edgeCounts []uint64
+	countsHost *gpu.Pinned
+	edgeCounts []uint64 // a view of countsHost
 	edgeSteps  []trace.Step
 	llog       *gpu.LaunchLog
 	kInitLog   *gpu.Function
@@ -514,6 +521,9 @@ func (p *Prepared) prepareEdge() error {
 		return err
 	}
 	if p.flags, err = p.mem.AllocInt32s(1); err != nil {
+		return err
+	}
+	if p.modifHost, err = p.mem.AllocPinned(4); err != nil {
 		return err
 	}
 	if p.opts.Trace {
@@ -859,7 +869,7 @@ func (p *Prepared) runEdge(r *Result, d64 *gpu.Float64s) error {
 	if p.opts.Trace {
 		return p.runEdgeTraced(r, d64)
 	}
-	modif := []int32{0}
+	modif := p.modifHost.Int32s()
 	run := edgeRun{
 		launch: func(t *gpu.Thread, _ int, f *gpu.Function, grid gpu.Dim, args ...any) error {
 			return t.Launch(f, grid, gpu.D1(blockSize), 0, args...)
@@ -1085,7 +1095,10 @@ func (p *Prepared) readyEdgeTrace() error {
 		return err
 	}
 	if p.edgeCounts == nil {
-		p.edgeCounts = make([]uint64, edgeCountWords)
+		if p.countsHost, err = p.mem.AllocPinned(8 * edgeCountWords); err != nil {
+			return err
+		}
+		p.edgeCounts = p.countsHost.Uint64s()
 		p.edgeSteps = make([]trace.Step, 0, 64)
 	}
 	_, err = p.Device().KeepLaunchLog(&p.llog)

@@ -6,6 +6,7 @@
 // Nothing here runs; the declarations follow CUDA's signatures.
 #define __global__
 #define __device__
+#define __launch_bounds__(...)
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __shared__

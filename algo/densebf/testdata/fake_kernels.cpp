@@ -43,6 +43,12 @@ void traceArgs(fake::Launch &l, int i, bool counted, int iter) {
 	}
 }
 
+// checkArg checks an iteration kernel's check argument (i): 0 or 1.
+void checkArg(fake::Launch &l, int i) {
+	const int check = l.arg<int>(i);
+	l.need(check == 0 || check == 1, "check = " + std::to_string(check));
+}
+
 void prepare(fake::Launch &l) {
 	emu::order = (int)(launches++ % 3);
 	const std::string &name = l.name;
@@ -57,7 +63,8 @@ void prepare(fake::Launch &l) {
 		l.buffer(0, 4ull * n, "sig");
 		l.buffer(1, 4ull * n, "pred");
 		l.buffer(4, 4, "flag");
-		traceArgs(l, 5, true, n); // lowered: n + 1 ints, zeroed here
+		l.buffer(5, 4 * 2 * PARITY_STRIDE, "parity");
+		traceArgs(l, 6, true, n); // lowered: n + 1 ints, zeroed here
 	} else if (kind == "naive") {
 		const int n = l.arg<int>(4), iter = l.arg<int>(5);
 		l.need(n >= 1 && iter >= 1, "n = " + std::to_string(n) + ", iter = " + std::to_string(iter));
@@ -69,8 +76,10 @@ void prepare(fake::Launch &l) {
 		l.buffer(2, 4ull * n, "out");
 		l.buffer(3, 4ull * n, "pred");
 		l.buffer(6, 4, "flag");
-		traceArgs(l, 7, true, iter);
-	} else { // reduce, coarse, coarse_vec (these with alternate, argument 8)
+		l.buffer(7, 4 * 2 * PARITY_STRIDE, "parity");
+		checkArg(l, 8);
+		traceArgs(l, 9, true, iter);
+	} else { // reduce, coarse, coarse_vec (these with alternate, argument 10)
 		const bool isReduce = kind == "reduce";
 		const int n = l.arg<int>(4), M = l.arg<int>(5), iter = l.arg<int>(6);
 		l.need(n >= 1 && iter >= 1, "n = " + std::to_string(n) + ", iter = " + std::to_string(iter));
@@ -82,7 +91,7 @@ void prepare(fake::Launch &l) {
 		l.need(shared >= bx * 8, "shared memory below 8 bytes per thread");
 		l.need(kind != "coarse_vec" || n % 4 == 0, "16-byte loads need n % 4 == 0");
 		if (!isReduce) {
-			const int alternate = l.arg<int>(8);
+			const int alternate = l.arg<int>(10);
 			l.need(alternate == 0 || alternate == 1, "alternate = " + std::to_string(alternate));
 		}
 		l.need(l.ptr<void>(1) != l.ptr<void>(2), "sig and out are the same buffer");
@@ -91,7 +100,9 @@ void prepare(fake::Launch &l) {
 		l.buffer(2, 4ull * n, "out");
 		l.buffer(3, 4ull * n, "pred");
 		l.buffer(7, 4, "flag");
-		traceArgs(l, isReduce ? 8 : 9, true, iter);
+		l.buffer(8, 4 * 2 * PARITY_STRIDE, "parity");
+		checkArg(l, 9);
+		traceArgs(l, isReduce ? 10 : 11, true, iter);
 	}
 }
 

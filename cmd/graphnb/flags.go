@@ -39,15 +39,25 @@ func (gf *graphFlags) options() spec.Options {
 // load parses a GRAPH argument and makes the graph. A malformed
 // description is a usage error; a failure to generate or read is not.
 func (gf *graphFlags) load(arg string) (*graph.CSR, spec.Spec, error) {
-	sp, err := spec.Parse(arg)
+	sp, err := gf.parse(arg)
 	if err != nil {
-		return nil, sp, usageError{err.Error()}
-	}
-	if err := gf.options().Validate(); err != nil {
-		return nil, sp, usageError{err.Error()}
+		return nil, sp, err
 	}
 	g, err := sp.Make(gf.options())
 	return g, sp, err
+}
+
+// parse parses a GRAPH argument and checks the flags that make it; either
+// fault is a usage error.
+func (gf *graphFlags) parse(arg string) (spec.Spec, error) {
+	sp, err := spec.Parse(arg)
+	if err != nil {
+		return sp, usageError{err.Error()}
+	}
+	if err := gf.options().Validate(); err != nil {
+		return sp, usageError{err.Error()}
+	}
+	return sp, nil
 }
 
 // parse parses flags that may come before or after the positional

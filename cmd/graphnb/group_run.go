@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/graphnb/graphnb/algo/mst"
 	"github.com/graphnb/graphnb/algo/sssp"
 	"github.com/graphnb/graphnb/gpu"
-	"github.com/graphnb/graphnb/graph"
 )
 
 // groupAlgorithms are what "graphnb run" runs over a group of GPUs: for
@@ -96,20 +94,17 @@ func groupList() string {
 	return strings.Join(names, ", ")
 }
 
-// groupRunner prepares algo over grp on g split by vertex blocks, its runs
-// traced when traced is set, or says which algorithms run over a group.
-func groupRunner(grp *gpu.Group, algo string, g *graph.CSR, traced bool) (run func(src int32, check bool) (outcome, error), close func() error, err error) {
+// groupRunner prepares algo over the split graph pg (its runs traced
+// when traced is set), or says which algorithms run over a group. Its
+// close leaves pg open.
+func groupRunner(pg *gpu.PartGraph, algo string, traced bool) (run func(src int32, check bool) (outcome, error), close func() error, err error) {
 	prep, ok := groupAlgorithms[algo]
 	if !ok {
 		return nil, nil, usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo, groupList())
 	}
-	pg, err := gpu.UploadParts(grp, g)
-	if err != nil {
-		return nil, nil, err
-	}
 	run, closeRun, err := prep(pg, traced)
 	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("run: %w", err), pg.Close())
+		return nil, nil, fmt.Errorf("run: %w", err)
 	}
-	return run, func() error { return errors.Join(closeRun(), pg.Close()) }, nil
+	return run, closeRun, nil
 }

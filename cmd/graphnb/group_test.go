@@ -83,7 +83,8 @@ func TestFakeGPUGroup(t *testing.T) {
 	fakegpu.RunN(t, "TestFakeGPUGroupChild", 3*time.Minute, 2, func(b *fakegpu.Builder) []string {
 		return []string{b.CXX("../../algo/bfs/testdata/fake_multi.cpp", "-I../../algo/bfs"),
 			b.CXX("../../algo/sssp/testdata/fake_kernels.cpp", "-I../../algo/sssp"), b.CXX("../../algo/sssp/testdata/fake_resident.cpp", "-I../../algo/sssp"),
-			b.CXX("../../algo/sssp/testdata/fake_check.cpp", "-I../../algo/sssp"), b.CXX("../../algo/mst/testdata/fake_check.cpp", "-I../../algo/mst")}
+			b.CXX("../../algo/sssp/testdata/fake_check.cpp", "-I../../algo/sssp"), b.CXX("../../algo/mst/testdata/fake_check.cpp", "-I../../algo/mst"),
+			b.CXX("../../graph/gen/gpugen/testdata/fake_kernels.cpp", "-I../../graph/gen/gpugen"), b.CXX("../../gpu/transform/testdata/fake_kernels.cpp")} // run over a group generates R-MAT on the GPUs
 	})
 }
 
@@ -210,8 +211,9 @@ func checkGroups(t *testing.T, n int, name string) {
 		}
 	}
 	for _, flags := range [][]string{{"-gpus", "2"}, {"-ranks", "2"}} {
+		// R-MAT is generated split, on the GPUs (the graph line names the group)
 		code, stdout, stderr := runCLI(append([]string{"run", "sssp", "rmat:8", "-roots", "2"}, flags...)...)
-		if code != 0 || strings.Count(stdout, "(reached") != 2 || !strings.Contains(stdout, "valid") {
+		if code != 0 || strings.Count(stdout, "(reached") != 2 || !strings.Contains(stdout, "valid") || !strings.Contains(stdout, "arcs over a group of 2 ranks") {
 			t.Errorf("run sssp %v: exit %d\nstdout:\n%s\nstderr:\n%s", flags, code, stdout, stderr)
 		}
 	}

@@ -259,37 +259,62 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeGroup()
 	start := time.Now()
-	g, sp, err := gf.load(pos[1])
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, g, time.Since(start).Seconds())
-	runRoot := func(src int32) (outcome, error) { return algo.run(g, src, f) }
+	var runRoot func(src int32) (outcome, error)
+	var n int                             // the graph's vertices
+	var pickRoots func() ([]int32, error) // the -roots random roots
 	if grp == nil {
-		fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, algo.label)
-	} else {
-		if label, ok := groupLabels[algo.name]; ok { // else groupRunner refuses it
-			fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, label)
-			fmt.Fprintf(stdout, "group  %s\n", grp)
+		g, sp, err := gf.load(pos[1])
+		if err != nil {
+			return err
 		}
-		run, closeRun, err := groupRunner(grp, algo.name, g, f.trace)
+		fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, g, time.Since(start).Seconds())
+		fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, algo.label)
+		n = g.NumVertices()
+		runRoot = func(src int32) (outcome, error) { return algo.run(g, src, f) }
+		pickRoots = func() ([]int32, error) { return g.Roots(*roots, gf.seed), nil }
+	} else {
+		// Over a group the graph is made split, on the GPUs themselves
+		// where its generator has a device form (R-MAT, SSCA#2), so that
+		// no host holds the whole of it.
+		label, ok := groupLabels[algo.name]
+		if !ok {
+			return usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo.name, groupList())
+		}
+		sp, err := gf.parse(pos[1])
+		if err != nil {
+			return err
+		}
+		pg, err := sp.MakeParts(grp, gf.options())
+		if err != nil {
+			return err
+		}
+		defer pg.Close()
+		fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, pg, time.Since(start).Seconds())
+		fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, label)
+		fmt.Fprintf(stdout, "group  %s\n", grp)
+		run, closeRun, err := groupRunner(pg, algo.name, f.trace)
 		if err != nil {
 			return err
 		}
 		defer closeRun()
+		n = pg.N
 		runRoot = func(src int32) (outcome, error) { return run(src, !*noCheck) }
+		pickRoots = func() ([]int32, error) { return pg.Roots(*roots, gf.seed) } // a collective: every rank draws
 	}
 
 	srcs := []int32{0}
 	if algo.rooted {
 		switch {
 		case *source >= 0:
-			if *source >= g.NumVertices() {
-				return usagef("run: -source %d is not a vertex; the graph has %d (0..%d)", *source, g.NumVertices(), g.NumVertices()-1)
+			if *source >= n {
+				return usagef("run: -source %d is not a vertex; the graph has %d (0..%d)", *source, n, n-1)
 			}
 			srcs = []int32{int32(*source)}
 		default:
-			srcs = g.Roots(*roots, gf.seed)
+			var err error
+			if srcs, err = pickRoots(); err != nil {
+				return fmt.Errorf("run: drawing roots: %w", err)
+			}
 			if len(srcs) == 0 {
 				return fmt.Errorf("run: the graph has no vertex with an edge to start from")
 			}

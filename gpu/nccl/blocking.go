@@ -41,7 +41,7 @@ const watchPeriod = 50 * time.Millisecond
 // ErrNoSplit is wrapped by SplitBlocking's error when the loaded NCCL has
 // no ncclCommSplit (NCCL before 2.18) or refused the split at once
 // (ncclInvalidArgument: the call had no effect); the parent stays usable.
-var ErrNoSplit = errors.New("nccl: no blocking communicator: NCCL lacks ncclCommSplit (2.18 or later has it) or refused the split")
+var ErrNoSplit = errors.New("nccl: no blocking communicator")
 
 // SplitBlocking makes a blocking communicator of the same ranks as c (a
 // non-blocking one: ncclCommSplit with color 0 and key rank, and a config
@@ -60,7 +60,7 @@ func (c *Comm) SplitBlocking() (*Comm, error) {
 		return nil, err
 	}
 	if !cHasSplit() {
-		return nil, fmt.Errorf("%w: %s has no ncclCommSplit", ErrNoSplit, lib.path)
+		return nil, fmt.Errorf("%w: %s has no ncclCommSplit (NCCL 2.18 or later has it)", ErrNoSplit, lib.path)
 	}
 	// C memory: with a non-blocking parent NCCL writes the new handle from
 	// its own thread once the split is done.
@@ -79,7 +79,9 @@ func (c *Comm) SplitBlocking() (*Comm, error) {
 	case resSuccess:
 	case resInvalidArgument:
 		// The call had no effect (NCCL's guide): c stays usable.
-		return nil, fmt.Errorf("%w: %v", ErrNoSplit, newError(call, c.rank, r, 0))
+		e := newError(call, c.rank, r, 0)
+		e.Hint = "NCCL refused the split or its config of blocking = 1; the non-blocking communicator stays usable"
+		return nil, fmt.Errorf("%w: %w", ErrNoSplit, e)
 	case resInProgress:
 		failed = c.settle(call, "every rank to split")
 	default:

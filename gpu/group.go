@@ -188,19 +188,22 @@ func (g *Group) connect(id nccl.UniqueID) error {
 			break
 		}
 	}
-	fatal := errors.Join(errs...)
-	if fatal != nil || g.nonBlocking != "" {
-		for _, b := range split {
-			_ = b.Abort()
+	for i, r := range g.ranks {
+		if split[i] != nil {
+			r.coll = split[i]
 		}
 	}
-	if fatal != nil {
+	if err := errors.Join(errs...); err != nil {
 		g.abortAll()
-		return fmt.Errorf("gpu: group of %d ranks: the blocking communicators: %w", g.size, fatal)
+		return fmt.Errorf("gpu: group of %d ranks: the blocking communicators: %w", g.size, err)
 	}
-	if g.nonBlocking == "" {
-		for i, r := range g.ranks {
-			r.coll = split[i]
+	if g.nonBlocking != "" {
+		// Some rank cannot: none may use a blocking communicator.
+		for _, r := range g.ranks {
+			if r.coll != r.comm {
+				_ = r.dev.exec(func(*Thread) error { return r.coll.Abort() })
+				r.coll = r.comm
+			}
 		}
 	}
 	return nil

@@ -478,6 +478,13 @@ func addGroupScenarios(suffix, modeEnv string) {
 		})
 	}
 
+	// The GPU tests of the collectives' queueing and of the watchdog (a
+	// rank that never comes), on the fake.
+	addScenario("group_gpu_tests"+suffix, env(2), func(t *testing.T) {
+		t.Run("Queueing", TestGPUGroupQueueing)
+		t.Run("Watchdog", TestGPUGroupWatchdog)
+	})
+
 	// JoinGroup over two processes: this one is rank 0 and starts rank 1.
 	addScenario("group_join"+suffix, env(2), func(t *testing.T) {
 		id := must[nccl.UniqueID](t)(nccl.NewUniqueID())

@@ -223,7 +223,8 @@ func Timeout(d time.Duration) time.Duration {
 // Comm is one rank's communicator (ncclComm_t): non-blocking (InitRank)
 // or blocking (SplitBlocking). Its methods are not safe for concurrent use
 // (SetTimeout and Abort excepted); call them on the thread where its
-// device's context is current.
+// device's context is current. The per-call cost of the watchdog is a
+// read of the monotonic clock and two atomic compare-and-swaps.
 type Comm struct {
 	h          uintptr
 	rank, size int
@@ -232,13 +233,14 @@ type Comm struct {
 	// timeout bounds a call that NCCL reports in progress, or a blocking
 	// call (nanoseconds).
 	timeout atomic.Int64
-	// state says who holds the handle: stateIdle, stateBusy (a call of a
-	// non-blocking communicator), the start of a call of a blocking one
-	// (sinceEpoch, > 0, what the watchdog looks at), or, for good,
-	// stateGone (aborted or closed) or stateFired (aborted by the
-	// watchdog). Claiming it is an atomic compare-and-swap, so Abort and
-	// the watchdog never free the communicator under a call that another
-	// thread has not yet begun or has already finished.
+	// state says who holds the handle: stateIdle; stateBusy (a call that
+	// does not block); the start of a call of a blocking communicator
+	// that may block in NCCL (sinceEpoch, > 0: what the watchdog looks
+	// at); or, for good, stateGone (aborted or closed) or stateFired
+	// (aborted by the watchdog). Claiming it is an atomic compare-and-swap,
+	// so Abort and the watchdog never free the communicator under a call
+	// that another thread has not yet begun or has already finished, and
+	// they free it under one in progress only if it may block.
 	state atomic.Int64
 }
 
@@ -261,13 +263,14 @@ func sinceEpoch() int64 { return int64(time.Since(epoch)) + 1 }
 // goroutine while a blocking call was in progress).
 var ErrAborted = errors.New("nccl: the communicator was aborted or closed")
 
-// enter claims the handle for a call (a blocking communicator's calls are
-// timed: the watchdog aborts one that outlives the timeout); it fails once
-// the communicator is gone. Every use of the handle sits between enter and
-// leave.
-func (c *Comm) enter(call string) (token int64, err error) {
+// enter claims the handle for a call; it fails once the communicator is
+// gone. A call that may block in NCCL (mayBlock, on a blocking
+// communicator) is timed: the watchdog aborts one that outlives the
+// timeout; Abort waits for any other to return. Every use of the handle
+// sits between enter and leave.
+func (c *Comm) enter(call string, mayBlock bool) (token int64, err error) {
 	token = stateBusy
-	if c.blocking {
+	if c.blocking && mayBlock {
 		token = sinceEpoch()
 	}
 	if c.h == 0 || !c.state.CompareAndSwap(stateIdle, token) {
@@ -404,7 +407,7 @@ func (c *Comm) poll(call, waiting string, timeout time.Duration, done func() (bo
 	start := time.Now()
 	sleep := 10 * time.Microsecond
 	for {
-		token, err := c.enter("ncclCommGetAsyncError")
+		token, err := c.enter("ncclCommGetAsyncError", false)
 		if err != nil {
 			return err
 		}
@@ -477,7 +480,7 @@ func (c *Comm) AllReduce(send, recv uint64, count int, t DataType, op Op, s uint
 	if err := checkCount("ncclAllReduce", count, t); err != nil {
 		return err
 	}
-	token, err := c.enter("ncclAllReduce")
+	token, err := c.enter("ncclAllReduce", true)
 	if err != nil {
 		return err
 	}
@@ -497,7 +500,7 @@ func (c *Comm) AllGather(send, recv uint64, count int, t DataType, s uintptr) er
 	if err := checkCount("ncclAllGather", count, t); err != nil {
 		return err
 	}
-	token, err := c.enter("ncclAllGather")
+	token, err := c.enter("ncclAllGather", true)
 	if err != nil {
 		return err
 	}
@@ -521,7 +524,7 @@ func (c *Comm) Broadcast(send, recv uint64, count int, t DataType, root int, s u
 	if root < 0 || root >= c.size {
 		return fmt.Errorf("nccl: ncclBroadcast: root %d of a group of %d", root, c.size)
 	}
-	token, err := c.enter("ncclBroadcast")
+	token, err := c.enter("ncclBroadcast", true)
 	if err != nil {
 		return err
 	}
@@ -561,7 +564,7 @@ func (c *Comm) AllToAllV(send uint64, sendCounts, sendOffsets []int, recv uint64
 	size := uint64(t.Size())
 	// The whole group is one call for the watchdog: ncclGroupEnd is where
 	// a blocking communicator waits.
-	token, err := c.enter(call)
+	token, err := c.enter(call, true)
 	if err != nil {
 		return err
 	}
@@ -666,7 +669,7 @@ func (c *Comm) Close(timeout time.Duration) error {
 	if c.usable("ncclCommFinalize") != nil {
 		return nil
 	}
-	token, err := c.enter("ncclCommFinalize")
+	token, err := c.enter("ncclCommFinalize", true)
 	if err != nil {
 		return nil
 	}

@@ -66,7 +66,7 @@ func (c *Comm) SplitBlocking() (*Comm, error) {
 	// its own thread once the split is done.
 	slot := cNewSplitSlot()
 	defer cFreeSplitSlot(slot)
-	token, err := c.enter(call)
+	token, err := c.enter(call, true)
 	if err != nil {
 		return nil, err
 	}

@@ -460,6 +460,20 @@ func (c *Comm) call(name string, r int) error {
 	return c.fail(name, r, nil)
 }
 
+// enqueue runs f, a collective's NCCL call named call, between enter and
+// leave, and checks its result (see call).
+func (c *Comm) enqueue(call string, f func() int) error {
+	token, err := c.enter(call, true)
+	if err != nil {
+		return err
+	}
+	r := f()
+	if err := c.leave(call, token); err != nil {
+		return err
+	}
+	return c.call(call, r)
+}
+
 // checkCount refuses a negative count.
 func checkCount(call string, count int, t DataType) error {
 	if count < 0 {
@@ -480,15 +494,7 @@ func (c *Comm) AllReduce(send, recv uint64, count int, t DataType, op Op, s uint
 	if err := checkCount("ncclAllReduce", count, t); err != nil {
 		return err
 	}
-	token, err := c.enter("ncclAllReduce", true)
-	if err != nil {
-		return err
-	}
-	r := cAllReduce(send, recv, count, t, op, c.h, s)
-	if err := c.leave("ncclAllReduce", token); err != nil {
-		return err
-	}
-	return c.call("ncclAllReduce", r)
+	return c.enqueue("ncclAllReduce", func() int { return cAllReduce(send, recv, count, t, op, c.h, s) })
 }
 
 // AllGather queues recv[r·count : (r+1)·count] = rank r's send[0:count]
@@ -500,15 +506,7 @@ func (c *Comm) AllGather(send, recv uint64, count int, t DataType, s uintptr) er
 	if err := checkCount("ncclAllGather", count, t); err != nil {
 		return err
 	}
-	token, err := c.enter("ncclAllGather", true)
-	if err != nil {
-		return err
-	}
-	r := cAllGather(send, recv, count, t, c.h, s)
-	if err := c.leave("ncclAllGather", token); err != nil {
-		return err
-	}
-	return c.call("ncclAllGather", r)
+	return c.enqueue("ncclAllGather", func() int { return cAllGather(send, recv, count, t, c.h, s) })
 }
 
 // Broadcast queues recv[0:count] = root's send[0:count] on every rank, on
@@ -524,15 +522,7 @@ func (c *Comm) Broadcast(send, recv uint64, count int, t DataType, root int, s u
 	if root < 0 || root >= c.size {
 		return fmt.Errorf("nccl: ncclBroadcast: root %d of a group of %d", root, c.size)
 	}
-	token, err := c.enter("ncclBroadcast", true)
-	if err != nil {
-		return err
-	}
-	r := cBroadcast(send, recv, count, t, root, c.h, s)
-	if err := c.leave("ncclBroadcast", token); err != nil {
-		return err
-	}
-	return c.call("ncclBroadcast", r)
+	return c.enqueue("ncclBroadcast", func() int { return cBroadcast(send, recv, count, t, root, c.h, s) })
 }
 
 // AllToAllV queues, for every peer p (this rank included), a send of

@@ -108,6 +108,7 @@ func TestFakeBlockingFailures(t *testing.T) {
 				if el := time.Since(start); el > timeout+watchPeriod+time.Second {
 					t.Errorf("took %v with a timeout of %v", el, timeout)
 				}
+				timeouts := 0
 				for r, err := range errs {
 					var e *Error
 					switch {
@@ -128,12 +129,22 @@ func TestFakeBlockingFailures(t *testing.T) {
 						if !errors.As(err, &e) || e.Result != resRemoteError {
 							t.Errorf("rank %d: %v, want a remote error", r, err)
 						}
-					default:
-						if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), fmt.Sprintf("AllReduce 2: nccl: timed out: ncclAllReduce on rank %d of %d waited", r, size)) ||
+					case errors.Is(err, ErrTimeout):
+						timeouts++
+						if !strings.Contains(err.Error(), fmt.Sprintf("AllReduce 2: nccl: timed out: ncclAllReduce on rank %d of %d waited", r, size)) ||
 							!strings.Contains(err.Error(), "the watchdog aborted it") || !strings.Contains(err.Error(), "GRAPHNB_NCCL_TIMEOUT") {
 							t.Errorf("rank %d: %v", r, err)
 						}
+					default:
+						// A rank whose call the watchdog has not yet
+						// aborted may see another's abort first.
+						if !errors.As(err, &e) || e.Result != resRemoteError || !strings.Contains(err.Error(), "AllReduce 2: ") {
+							t.Errorf("rank %d: %v, want a timeout or a remote error", r, err)
+						}
 					}
+				}
+				if tc.want == "timeout" && timeouts == 0 {
+					t.Error("no rank timed out")
 				}
 				waitUnwatched(t)
 			})

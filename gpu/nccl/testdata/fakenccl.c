@@ -32,9 +32,10 @@
  *     ncclCommInitRank does. With a non-blocking parent the split returns
  *     ncclInProgress, the parent's ncclCommGetAsyncError reports
  *     ncclInProgress until every rank has split, and only then is
- *     *newcomm set, as NCCL does. Without FAKE_NCCL_NO_SPLIT defined at
- *     build time; FAKE_NCCL_SPLIT=invalid makes it return
- *     ncclInvalidArgument (a refused config) at once.
+ *     *newcomm set, as NCCL does. Built with -DFAKE_NCCL_NO_SPLIT, the
+ *     library has no ncclCommSplit (as NCCL before 2.18);
+ *     FAKE_NCCL_SPLIT=invalid makes it return ncclInvalidArgument (a
+ *     refused config) at once.
  *
  * Blocking mode: a communicator is blocking unless its config
  * (ncclCommInitRankConfig, ncclCommSplit; checked for NCCL's magic) says

@@ -3,6 +3,8 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,15 @@ import (
 // with an error that says so, never hang. After such an error the group
 // is broken (Err) and must be closed and made again.
 //
+// Each rank has two communicators: a non-blocking one, made first, for
+// setting the group up and tearing it down, and a blocking one split from
+// it for the collectives, whose calls return several times sooner (a
+// polled non-blocking call costs 80–350 µs on H200s); a watchdog aborts a
+// blocking call that outlives the timeout (package nccl). Without
+// ncclCommSplit (NCCL before 2.18), when NCCL refuses the split, or with
+// GRAPHNB_NCCL_BLOCKING=0 the collectives use the non-blocking
+// communicators, and Blocking and String say so.
+//
 // A group of one device needs no NCCL: its collectives are copies on the
 // device. A group of the host device (one rank) runs no collectives
 // (ErrHost); algorithms run their single-device code on it.
@@ -33,6 +44,9 @@ type Group struct {
 	ranks   []*Rank
 	size    int
 	timeout time.Duration
+	// nonBlocking says why the collectives use the non-blocking
+	// communicators ("" when they do not, or without NCCL).
+	nonBlocking string
 
 	mu     sync.Mutex
 	broken error
@@ -44,7 +58,9 @@ type Rank struct {
 	g    *Group
 	dev  *Device
 	rank int
-	comm *nccl.Comm
+	// comm is the non-blocking communicator (set-up, teardown), coll the
+	// one of the collectives: blocking, or comm itself.
+	comm, coll *nccl.Comm
 
 	// done is the event recorded after each collective, queried by waits;
 	// scratch holds AllReduceInt64's values (made on first use).
@@ -131,33 +147,111 @@ func JoinGroup(dev *Device, rank, size int, id nccl.UniqueID) (*Group, error) {
 // groupTimeout is GRAPHNB_NCCL_TIMEOUT or nccl.DefaultTimeout.
 func groupTimeout() time.Duration { return nccl.Timeout(0) }
 
-// connect creates every local rank's communicator, concurrently (each
-// waits for all ranks), and aborts those made when one fails.
+// connect creates every local rank's communicators, concurrently (each
+// waits for all ranks): the non-blocking one, then the blocking one split
+// from it (unless GRAPHNB_NCCL_BLOCKING=0, or NCCL cannot: then coll is
+// comm, and nonBlocking says why). A failure aborts those made.
 func (g *Group) connect(id nccl.UniqueID) error {
+	errs := g.onRanks(func(r *Rank, _ *Thread) error {
+		c, err := nccl.InitRank(g.size, id, r.rank, g.timeout)
+		if err != nil {
+			return err
+		}
+		r.comm, r.coll = c, c
+		return r.makeEvent()
+	}, nil)
+	if err := errors.Join(errs...); err != nil {
+		g.abortAll()
+		return fmt.Errorf("gpu: group of %d ranks: %w", g.size, err)
+	}
+	if os.Getenv("GRAPHNB_NCCL_BLOCKING") == "0" {
+		g.nonBlocking = "GRAPHNB_NCCL_BLOCKING=0"
+		return nil
+	}
+	split := make([]*nccl.Comm, len(g.ranks))
+	refused := make([]error, len(g.ranks))
+	errs = g.onRanks(func(r *Rank, _ *Thread) error {
+		b, err := r.comm.SplitBlocking()
+		if errors.Is(err, nccl.ErrNoSplit) {
+			refused[r.index()] = err
+			return nil
+		}
+		split[r.index()] = b
+		return err
+	}, nil)
+	// Every rank of a process loads the same NCCL, so all split or none
+	// can; only a failure of the split itself (a timeout: the parent is
+	// aborted) breaks the group.
+	for _, err := range refused {
+		if err != nil {
+			g.nonBlocking = err.Error()
+			break
+		}
+	}
+	for i, r := range g.ranks {
+		if split[i] != nil {
+			r.coll = split[i]
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		g.abortAll()
+		return fmt.Errorf("gpu: group of %d ranks: the blocking communicators: %w", g.size, err)
+	}
+	if g.nonBlocking != "" {
+		// Some rank cannot: none may use a blocking communicator.
+		for _, r := range g.ranks {
+			if r.coll != r.comm {
+				_ = r.dev.exec(func(*Thread) error { return r.coll.Abort() })
+				r.coll = r.comm
+			}
+		}
+	}
+	return nil
+}
+
+// onRanks calls f for every rank of this process at once, each on its
+// device's thread, and returns each rank's error (prefixed with the rank
+// in a group of several), passing each to failed (if not nil) as soon as
+// it comes.
+func (g *Group) onRanks(f func(r *Rank, t *Thread) error, failed func(error)) []error {
 	errs := make([]error, len(g.ranks))
 	var wg sync.WaitGroup
 	for i, r := range g.ranks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = r.dev.exec(func(*Thread) error {
-				c, err := nccl.InitRank(g.size, id, r.rank, g.timeout)
-				if err != nil {
-					return err
-				}
-				r.comm = c
-				return r.makeEvent()
-			})
+			err := r.dev.exec(func(t *Thread) error { return f(r, t) })
+			if err == nil {
+				return
+			}
+			if g.size > 1 {
+				err = fmt.Errorf("rank %d (%s): %w", r.rank, r.dev, err)
+			}
+			if failed != nil {
+				failed(err)
+			}
+			errs[i] = err
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, r := range g.ranks {
-			r.abort()
+	return errs
+}
+
+// index is the rank's place in g.ranks.
+func (r *Rank) index() int {
+	for i, q := range r.g.ranks {
+		if q == r {
+			return i
 		}
-		return fmt.Errorf("gpu: group of %d ranks: %w", g.size, err)
 	}
-	return nil
+	panic("gpu: a rank not in its group")
+}
+
+// abortAll aborts every rank's communicators on its device thread.
+func (g *Group) abortAll() {
+	for _, r := range g.ranks {
+		r.abort()
+	}
 }
 
 // makeEvent creates the rank's completion event on its device thread.
@@ -172,12 +266,12 @@ func (r *Rank) makeEvent() error {
 	})
 }
 
-// abort aborts the rank's communicator on its device thread, if any.
+// abort aborts the rank's communicators on its device thread, if any.
 func (r *Rank) abort() {
 	if r.comm == nil {
 		return
 	}
-	_ = r.dev.exec(func(*Thread) error { return r.comm.Abort() })
+	_ = r.dev.exec(func(*Thread) error { return errors.Join(r.coll.Abort(), r.comm.Abort()) })
 }
 
 // Size is the number of ranks in the group, in every process.
@@ -208,8 +302,19 @@ func (g *Group) SetTimeout(d time.Duration) {
 	for _, r := range g.ranks {
 		if r.comm != nil {
 			r.comm.SetTimeout(d)
+			r.coll.SetTimeout(d)
 		}
 	}
+}
+
+// Blocking reports whether the group's collectives run on blocking
+// communicators (see Group), and if not, why ("" for a group without
+// NCCL: one device).
+func (g *Group) Blocking() (bool, string) {
+	if len(g.ranks) == 0 || g.ranks[0].comm == nil {
+		return false, ""
+	}
+	return g.nonBlocking == "", g.nonBlocking
 }
 
 // Err is nil while the group works, else the failure that broke it.
@@ -225,13 +330,38 @@ func (g *Group) Err() error {
 	return nil
 }
 
-// fail breaks the group with err (the first failure wins).
+// fail breaks the group with err (the first failure wins) and aborts the
+// ranks' blocking communicators: a rank blocked in NCCL waiting for the
+// one that failed returns at once (a rank of a non-blocking one sees Err
+// in its wait).
 func (g *Group) fail(err error) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.broken == nil {
+	first := g.broken == nil
+	if first {
 		g.broken = fmt.Errorf("gpu: the group is broken (%w); close it and make a new group", err)
 	}
+	g.mu.Unlock()
+	if first {
+		g.abortBlocking()
+	}
+}
+
+// abortBlocking aborts the ranks' blocking communicators from a thread of
+// its own (NCCL makes each communicator's device current there, which
+// must not change a device thread's), and returns when they are aborted.
+func (g *Group) abortBlocking() {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		for _, r := range g.ranks {
+			if r.coll != nil && r.coll != r.comm {
+				_ = r.coll.Abort()
+			}
+		}
+	}()
+	wg.Wait()
 }
 
 // String describes the group: "group of 2 ranks: 0 NVIDIA H100 …, 1 …".
@@ -250,6 +380,9 @@ func (g *Group) String() string {
 			sep = ": "
 		}
 		fmt.Fprintf(&b, "%s%d %s", sep, r.rank, r.dev.Name())
+	}
+	if g.nonBlocking != "" {
+		fmt.Fprintf(&b, "; collectives on non-blocking communicators (%s)", g.nonBlocking)
 	}
 	return b.String()
 }
@@ -275,9 +408,14 @@ func (g *Group) Close() error {
 			var err error
 			if r.comm != nil {
 				if broken {
-					err = r.comm.Abort()
+					err = errors.Join(r.coll.Abort(), r.comm.Abort())
 				} else {
-					err = r.comm.Close(g.timeout)
+					// The blocking communicator first: its Finalize
+					// waits for the collectives' work.
+					if r.coll != r.comm {
+						err = r.coll.Close(g.timeout)
+					}
+					err = errors.Join(err, r.comm.Close(g.timeout))
 				}
 			}
 			if r.done != 0 {
@@ -304,24 +442,7 @@ func (g *Group) Run(f func(r *Rank, t *Thread) error) error {
 	if g.IsHost() {
 		return errHost("Group.Run", "a group of the host device runs no device code; the algorithms run their CPU code on it")
 	}
-	errs := make([]error, len(g.ranks))
-	var wg sync.WaitGroup
-	for i, r := range g.ranks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := r.dev.exec(func(t *Thread) error { return f(r, t) })
-			if err != nil {
-				if g.size > 1 {
-					err = fmt.Errorf("rank %d (%s): %w", r.rank, r.dev, err)
-				}
-				g.fail(err)
-				errs[i] = err
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return errors.Join(g.onRanks(f, g.fail)...)
 }
 
 // Rank is the rank's number, 0 ≤ Rank < Size.
@@ -435,7 +556,7 @@ func (r *Rank) wait(t *Thread, op string, queued error) error {
 		queued = t.check("cuEventRecord", cuEventRecord(r.done, 0))
 	}
 	if queued == nil {
-		queued = r.comm.Wait(r.g.timeout, func() (bool, error) {
+		queued = r.coll.Wait(r.g.timeout, func() (bool, error) {
 			if err := r.g.Err(); err != nil {
 				return false, err
 			}
@@ -449,12 +570,23 @@ func (r *Rank) wait(t *Thread, op string, queued error) error {
 			}
 		})
 	}
-	if queued != nil {
-		err := fmt.Errorf("gpu: %s on rank %d of %d (%s): %w", op, r.rank, r.g.size, r.dev, queued)
-		r.g.fail(err)
-		return err
+	return r.failed(op, queued)
+}
+
+// failed breaks the group with the error of op (nil: nil). A
+// communicator aborted because the group broke gives the group's error.
+func (r *Rank) failed(op string, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, nccl.ErrAborted) {
+		if broken := r.g.Err(); broken != nil {
+			err = broken
+		}
+	}
+	err = fmt.Errorf("gpu: %s on rank %d of %d (%s): %w", op, r.rank, r.g.size, r.dev, err)
+	r.g.fail(err)
+	return err
 }
 
 // finish ends a collective that queued (queued: the error of queueing
@@ -464,12 +596,7 @@ func (r *Rank) finish(t *Thread, op string, queued error, wait bool) error {
 	if wait {
 		return r.wait(t, op, queued)
 	}
-	if queued != nil {
-		err := fmt.Errorf("gpu: %s on rank %d of %d (%s): %w", op, r.rank, r.g.size, r.dev, queued)
-		r.g.fail(err)
-		return err
-	}
-	return nil
+	return r.failed(op, queued)
 }
 
 // Wait returns once the collectives this rank queued without waiting
@@ -525,7 +652,7 @@ func (r *Rank) allReduce(t *Thread, send, recv Span, op nccl.Op, wait bool) erro
 	if r.comm == nil {
 		return r.copyLocal(t, "AllReduce", recv, send)
 	}
-	return r.finish(t, "AllReduce", r.comm.AllReduce(send.ptr, recv.ptr, send.n, send.typ, op, 0), wait)
+	return r.finish(t, "AllReduce", r.coll.AllReduce(send.ptr, recv.ptr, send.n, send.typ, op, 0), wait)
 }
 
 // AllGather sets recv[k·n : (k+1)·n] to rank k's send (n = send's length)
@@ -549,7 +676,7 @@ func (r *Rank) allGather(t *Thread, send, recv Span, wait bool) error {
 	if r.comm == nil {
 		return r.copyLocal(t, "AllGather", recv, send)
 	}
-	return r.finish(t, "AllGather", r.comm.AllGather(send.ptr, recv.ptr, send.n, send.typ, 0), wait)
+	return r.finish(t, "AllGather", r.coll.AllGather(send.ptr, recv.ptr, send.n, send.typ, 0), wait)
 }
 
 // Broadcast sets buf on every rank to root's buf.
@@ -563,7 +690,7 @@ func (r *Rank) Broadcast(t *Thread, buf Span, root int) error {
 	if r.comm == nil {
 		return nil
 	}
-	return r.wait(t, "Broadcast", r.comm.Broadcast(buf.ptr, buf.ptr, buf.n, buf.typ, root, 0))
+	return r.wait(t, "Broadcast", r.coll.Broadcast(buf.ptr, buf.ptr, buf.n, buf.typ, root, 0))
 }
 
 // AllToAllV sends sendCounts[k] elements to each rank k, taken in rank
@@ -598,7 +725,7 @@ func (r *Rank) allToAllV(t *Thread, send Span, sendCounts []int, recv Span, recv
 		}
 		return r.copyLocal(t, "AllToAllV", recv.at(0, recvCounts[0]), send.at(0, sendCounts[0]))
 	}
-	return r.finish(t, "AllToAllV", r.comm.AllToAllV(send.ptr, sendCounts, sendOff, recv.ptr, recvCounts, recvOff, send.typ, 0), wait)
+	return r.finish(t, "AllToAllV", r.coll.AllToAllV(send.ptr, sendCounts, sendOff, recv.ptr, recvCounts, recvOff, send.typ, 0), wait)
 }
 
 // offsets are the prefix sums of counts, checked against the group and

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -27,32 +28,87 @@ var fakeNCCLSrc []byte
 
 var fakeNCCL struct {
 	mu   sync.Mutex
-	libs map[string]string // by fakeLibs.dir
+	libs map[string]string // by fakeLibs.dir and variant
 }
+
+// noSplit names the fake NCCL built without ncclCommSplit (an NCCL before
+// 2.18) in ncclEnv's extra environment; it is not passed on.
+const noSplit = "FAKE_NCCL_NO_SPLIT"
 
 // ncclEnv builds the fake NCCL next to the fake driver (once) and returns
 // the environment of a scenario with devices fake GPUs and it.
 func ncclEnv(devices int, extra ...string) func(f fakeLibs) []string {
 	return func(f fakeLibs) []string {
+		variant, name, defs := "", "libnccl.so.2", []string(nil)
+		for i, kv := range extra {
+			if kv == noSplit {
+				variant, name, defs = noSplit, "libnccl-nosplit.so.2", []string{"-D" + noSplit}
+				extra = append(extra[:i:i], extra[i+1:]...)
+				break
+			}
+		}
 		fakeNCCL.mu.Lock()
 		defer fakeNCCL.mu.Unlock()
-		lib, ok := fakeNCCL.libs[f.dir]
+		lib, ok := fakeNCCL.libs[f.dir+variant]
 		if !ok {
 			src := filepath.Join(f.dir, "fakenccl.c")
-			lib = filepath.Join(f.dir, "libnccl.so.2")
+			lib = filepath.Join(f.dir, name)
 			if err := os.WriteFile(src, fakeNCCLSrc, 0o644); err != nil {
 				panic(err)
 			}
-			if out, err := exec.Command("gcc", "-shared", "-fPIC", "-O1", "-o", lib, src, "-lpthread").CombinedOutput(); err != nil {
+			args := append([]string{"-shared", "-fPIC", "-O1", "-o", lib, src, "-lpthread"}, defs...)
+			if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
 				panic(fmt.Sprintf("building the fake NCCL: %v\n%s", err, out))
 			}
 			if fakeNCCL.libs == nil {
 				fakeNCCL.libs = map[string]string{}
 			}
-			fakeNCCL.libs[f.dir] = lib
+			fakeNCCL.libs[f.dir+variant] = lib
 		}
 		return append([]string{"GRAPHNB_NCCL=" + lib, fmt.Sprintf("FAKE_CUDA_DEVICES=%d", devices),
 			"TMPDIR=" + f.dir, "GRAPHNB_NCCL_TIMEOUT=30s"}, extra...)
+	}
+}
+
+// ncclModes are the two ways a group's collectives run: on blocking
+// communicators (the default) and on the non-blocking ones; the group
+// scenarios run in both.
+var ncclModes = []struct{ suffix, env string }{
+	{"", "GRAPHNB_NCCL_BLOCKING="},
+	{"_nonblocking", "GRAPHNB_NCCL_BLOCKING=0"},
+}
+
+// blockingMode reports whether this process's groups use blocking
+// communicators (ncclModes).
+func blockingMode() bool { return os.Getenv("GRAPHNB_NCCL_BLOCKING") != "0" }
+
+// checkMode checks that g's collectives run in the mode of the process.
+func checkMode(t *testing.T, g *Group) {
+	t.Helper()
+	on, why := g.Blocking()
+	switch {
+	case blockingMode() && (!on || why != "" || strings.Contains(g.String(), "non-blocking")):
+		t.Errorf("Blocking() = %v, %q; String() = %q; want blocking collectives", on, why, g.String())
+	case !blockingMode() && (on || why != "GRAPHNB_NCCL_BLOCKING=0" || !strings.HasSuffix(g.String(), "; collectives on non-blocking communicators (GRAPHNB_NCCL_BLOCKING=0)")):
+		t.Errorf("Blocking() = %v, %q; String() = %q; want non-blocking collectives", on, why, g.String())
+	}
+}
+
+// watchdogRunning reports whether package nccl's watchdog goroutine runs.
+func watchdogRunning() bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "gpu/nccl.watchLoop")
+}
+
+// checkNoWatchdog checks that the watchdog has stopped once every
+// blocking communicator is closed (it looks every 50 ms).
+func checkNoWatchdog(t *testing.T) {
+	t.Helper()
+	for i := 0; i < 20 && watchdogRunning(); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	if watchdogRunning() {
+		t.Error("the NCCL watchdog still runs after every group was closed")
 	}
 }
 
@@ -236,8 +292,68 @@ func must2[T any](v T, err error) T {
 const joinEnv = "GRAPHNB_TEST_JOIN_ID"
 
 func init() {
+	for _, mode := range ncclModes {
+		addGroupScenarios(mode.suffix, mode.env)
+	}
+
+	addScenario("group_errors", ncclEnv(2), func(t *testing.T) {
+		devs := must[[]*Device](t)(Devices())
+		_, err := NewGroup(devs[0], devs[0])
+		wantErr(t, err, nil, "appears twice")
+		_, err = NewGroup(devs[0], Host())
+		wantErr(t, err, nil, "host device cannot join")
+		_, err = JoinGroup(devs[0], 2, 2, nccl.UniqueID{})
+		wantErr(t, err, nil, "rank 2 of 2")
+		_, err = JoinGroup(Host(), 0, 2, nccl.UniqueID{})
+		wantErr(t, err, nil, "host device cannot join")
+		_, err = JoinGroup(devs[0], 0, 2, nccl.UniqueID{})
+		wantErr(t, err, nil, "empty unique id")
+	})
+
+	// Without ncclCommSplit (NCCL before 2.18), or when NCCL refuses the
+	// split, the collectives run on the non-blocking communicators, and
+	// the group says so.
+	for _, tc := range []struct{ name, env, why string }{
+		{"group_no_split", noSplit, "has no ncclCommSplit"},
+		{"group_split_refused", "FAKE_NCCL_SPLIT=invalid", "ncclCommSplit refused (FAKE_NCCL_SPLIT=invalid)"},
+	} {
+		addScenario(tc.name, ncclEnv(2, tc.env), func(t *testing.T) {
+			g := fakeGroup(t)
+			on, why := g.Blocking()
+			if on || !strings.Contains(why, tc.why) || !strings.HasPrefix(why, "nccl: no blocking communicator: ") ||
+				!strings.HasSuffix(g.String(), "; collectives on non-blocking communicators ("+why+")") {
+				t.Errorf("Blocking() = %v, %q; String() = %q", on, why, g.String())
+			}
+			if err := g.Run(checkGroupCollectives); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+
+	// The split of the blocking communicators stalls on rank 1: the group
+	// is not made, every rank's error says so after the timeout, and
+	// nothing is left running.
+	addScenario("group_split_stall", ncclEnv(2, "FAKE_NCCL_FAIL=rank=1,op=split,mode=stall", "GRAPHNB_NCCL_TIMEOUT=300ms"), func(t *testing.T) {
+		start := time.Now()
+		_, err := NewGroup(must[[]*Device](t)(Devices())...)
+		if el := time.Since(start); el < 300*time.Millisecond || el > 3*time.Second {
+			t.Errorf("NewGroup took %v with a timeout of 300 ms", el)
+		}
+		wantErr(t, err, nil, "gpu: group of 2 ranks: the blocking communicators: ", "ncclCommSplit on rank")
+		if !errors.Is(err, nccl.ErrTimeout) {
+			t.Errorf("NewGroup: %v does not wrap nccl.ErrTimeout", err)
+		}
+		checkNoWatchdog(t)
+	})
+}
+
+// addGroupScenarios adds the group scenarios of a mode (ncclModes).
+func addGroupScenarios(suffix, modeEnv string) {
+	env := func(devices int, extra ...string) func(f fakeLibs) []string {
+		return ncclEnv(devices, append(extra, modeEnv)...)
+	}
 	for _, n := range []int{2, 3} {
-		addScenario(fmt.Sprintf("group_of_%d", n), ncclEnv(n), func(t *testing.T) {
+		addScenario(fmt.Sprintf("group_of_%d%s", n, suffix), env(n), func(t *testing.T) {
 			g := fakeGroup(t)
 			if g.Size() != n || len(g.Ranks()) != n || len(g.Devices()) != n || g.IsHost() {
 				t.Fatalf("%s", g)
@@ -245,6 +361,7 @@ func init() {
 			if s := g.String(); !strings.HasPrefix(s, fmt.Sprintf("group of %d ranks: 0 Fake H100 80GB HBM3, 1 Fake H100 80GB HBM3 #1", n)) {
 				t.Errorf("String() = %q", s)
 			}
+			checkMode(t, g)
 			for round := 0; round < 2; round++ {
 				if err := g.Run(checkGroupCollectives); err != nil {
 					t.Fatal(err)
@@ -273,26 +390,17 @@ func init() {
 			})
 			// The first rank to fail says why; the others may see a broken group.
 			wantErr(t, err, nil, "): a Int32s of Fake H100 80GB HBM3")
+			if err := g.Close(); err != nil {
+				t.Error(err)
+			}
+			checkNoWatchdog(t)
 		})
 	}
 
-	addScenario("group_errors", ncclEnv(2), func(t *testing.T) {
-		devs := must[[]*Device](t)(Devices())
-		_, err := NewGroup(devs[0], devs[0])
-		wantErr(t, err, nil, "appears twice")
-		_, err = NewGroup(devs[0], Host())
-		wantErr(t, err, nil, "host device cannot join")
-		_, err = JoinGroup(devs[0], 2, 2, nccl.UniqueID{})
-		wantErr(t, err, nil, "rank 2 of 2")
-		_, err = JoinGroup(Host(), 0, 2, nccl.UniqueID{})
-		wantErr(t, err, nil, "host device cannot join")
-		_, err = JoinGroup(devs[0], 0, 2, nccl.UniqueID{})
-		wantErr(t, err, nil, "empty unique id")
-	})
-
 	// A rank whose function fails breaks the group: the other rank's
-	// collective fails at once, not after the timeout.
-	addScenario("group_rank_fails", ncclEnv(2), func(t *testing.T) {
+	// collective fails at once, not after the timeout (a blocking one is
+	// aborted from another thread).
+	addScenario("group_rank_fails"+suffix, env(2), func(t *testing.T) {
 		g := fakeGroup(t)
 		g.SetTimeout(20 * time.Second)
 		boom := errors.New("boom")
@@ -317,16 +425,26 @@ func init() {
 	})
 
 	// A rank that stalls in a collective: every rank times out after the
-	// group's timeout, waiting in the collective or, for queued ones, in
-	// Wait (no hang either way), and the group is broken.
+	// group's timeout (and, blocking, the watchdog's period of 50 ms),
+	// waiting in the collective or, for queued ones on non-blocking
+	// communicators, in Wait (no hang either way), and the group is
+	// broken. A blocking communicator of the fake NCCL waits in the
+	// collective itself, queued or not (the real one only in connection
+	// set-up).
 	for _, queued := range []bool{false, true} {
-		name, want := "group_stall", "AllReduce on rank 1 of 2"
+		name, want, timeout := "group_stall", "AllReduce on rank 1 of 2", 2*time.Second
 		if queued {
-			name, want = "group_stall_queued", "Wait on rank 1 of 2"
+			name = "group_stall_queued"
 		}
-		addScenario(name, ncclEnv(2, "FAKE_NCCL_FAIL=rank=1,op=2,mode=stall"), func(t *testing.T) {
+		if queued && suffix != "" {
+			want = "Wait on rank 1 of 2"
+		}
+		if suffix == "" {
+			timeout = 300 * time.Millisecond
+		}
+		addScenario(name+suffix, env(2, "FAKE_NCCL_FAIL=rank=1,op=2,mode=stall"), func(t *testing.T) {
 			g := fakeGroup(t)
-			g.SetTimeout(2 * time.Second)
+			g.SetTimeout(timeout)
 			start := time.Now()
 			err := g.Run(func(r *Rank, th *Thread) error {
 				b := must2(r.Device().Int64sFrom([]int64{1}))
@@ -342,19 +460,33 @@ func init() {
 				}
 				return r.Wait(th)
 			})
-			if el := time.Since(start); el < 2*time.Second || el > 6*time.Second {
-				t.Errorf("Run took %v with a timeout of 2 s", el)
+			if el := time.Since(start); el < timeout || el > timeout+time.Second+timeout/2 {
+				t.Errorf("Run took %v with a timeout of %v", el, timeout)
 			}
 			wantErr(t, err, nil, "rank 0 (Fake H100 80GB HBM3 (device 0))", "rank 1 (Fake H100 80GB HBM3 #1 (device 1))", want)
 			if !errors.Is(err, nccl.ErrTimeout) {
 				t.Errorf("Run: %v does not wrap nccl.ErrTimeout", err)
 			}
+			if blockingMode() {
+				wantErr(t, err, nil, "AllReduce on rank 0 of 2", "the watchdog aborted it")
+			}
 			wantErr(t, g.Err(), nil, "the group is broken")
+			if err := g.Close(); err != nil {
+				t.Error(err)
+			}
+			checkNoWatchdog(t)
 		})
 	}
 
+	// The GPU tests of the collectives' queueing and of the watchdog (a
+	// rank that never comes), on the fake.
+	addScenario("group_gpu_tests"+suffix, env(2), func(t *testing.T) {
+		t.Run("Queueing", TestGPUGroupQueueing)
+		t.Run("Watchdog", TestGPUGroupWatchdog)
+	})
+
 	// JoinGroup over two processes: this one is rank 0 and starts rank 1.
-	addScenario("group_join", ncclEnv(2), func(t *testing.T) {
+	addScenario("group_join"+suffix, env(2), func(t *testing.T) {
 		id := must[nccl.UniqueID](t)(nccl.NewUniqueID())
 		exe := must[string](t)(os.Executable())
 		cmd := exec.Command(exe, "-test.run=^TestFakeJoinRank1$", "-test.v", "-test.count=1")
@@ -390,6 +522,9 @@ func joinAndCheck(rank int, id nccl.UniqueID) error {
 	}
 	if s := g.String(); !strings.HasPrefix(s, fmt.Sprintf("group of 2 ranks (1 in this process): %d Fake", rank)) {
 		return fmt.Errorf("String() = %q", s)
+	}
+	if on, why := g.Blocking(); on != blockingMode() {
+		return fmt.Errorf("Blocking() = %v, %q in a process with GRAPHNB_NCCL_BLOCKING=%q", on, why, os.Getenv("GRAPHNB_NCCL_BLOCKING"))
 	}
 	return errors.Join(g.Run(checkGroupCollectives), g.Close())
 }

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ import (
 //
 //	PKGS="gpu gpu/nccl" ops/gpu-test.sh build                 (here)
 //	PKGS=gpu TESTRUN=GPUGroup BENCH=GPUGroup ops/gpu-test.sh run (there)
+//
+// They run on blocking communicators unless GRAPHNB_NCCL_BLOCKING=0.
 
 // span is SpanOf that panics instead of returning an error (the tests'
 // spans are in range).
@@ -202,5 +205,84 @@ func BenchmarkGPUGroupAllReduce(b *testing.B) {
 			b.ReportMetric(float64(perOp.Nanoseconds()), "ns/op")
 			b.ReportMetric(float64(bytes)/perOp.Seconds()*2*(n-1)/n/1e9, "busGB/s")
 		})
+	}
+}
+
+// TestGPUGroupQueueing prints how long queueing a small AllReduce takes on
+// rank 0 (AllReduceQueued of 3 int64s, the counts of a BFS level; the mean
+// of 500 after 20 warm-ups, with a Wait every 50) and which communicators
+// the collectives use: blocking ones by default, non-blocking ones with
+// GRAPHNB_NCCL_BLOCKING=0 (run it both ways to compare). With NCCL 2.18
+// or later and no GRAPHNB_NCCL_BLOCKING=0 the group must be blocking.
+func TestGPUGroupQueueing(t *testing.T) {
+	g := requireGroup(t)
+	on, why := g.Blocking()
+	_, minor, _, _ := nccl.Version()
+	if !on && minor >= 18 && why != "GRAPHNB_NCCL_BLOCKING=0" {
+		t.Errorf("NCCL 2.%d: collectives on non-blocking communicators (%s)", minor, why)
+	}
+	const warm, runs = 20, 500
+	var queued time.Duration
+	err := g.Run(func(r *Rank, th *Thread) error {
+		buf, err := r.Device().Int64sFrom([]int64{1, 2, 3})
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		s := span(buf, 0, -1)
+		for i := 0; i < warm+runs; i++ {
+			start := time.Now()
+			if err := r.AllReduceQueued(th, s, s, nccl.Min); err != nil {
+				return err
+			}
+			if i >= warm && r.Rank() == 0 {
+				queued += time.Since(start)
+			}
+			if i%50 == 49 {
+				if err := r.Wait(th); err != nil {
+					return err
+				}
+			}
+		}
+		return r.Wait(th)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("blocking %v (%s): AllReduceQueued of 3 int64s on %d GPUs: %.1f µs a call on rank 0", on, why, g.Size(), float64(queued.Nanoseconds())/runs/1e3)
+}
+
+// TestGPUGroupWatchdog calls the first AllReduce of a new group on rank 0
+// only: NCCL waits in it for the other ranks (connection set-up) on a
+// blocking communicator until the watchdog aborts it after the timeout
+// (5 s); on a non-blocking one the call or the wait times out. Either way
+// rank 0's error must wrap nccl.ErrTimeout within the timeout and a few
+// seconds, and nothing may hang. NCCL does not promise that aborting a
+// call blocked on another thread is safe (package nccl, blocking.go):
+// this is the evidence on real NCCL. Run it in a process of its own.
+func TestGPUGroupWatchdog(t *testing.T) {
+	g := requireGroup(t)
+	const timeout = 5 * time.Second
+	g.SetTimeout(timeout)
+	on, why := g.Blocking()
+	start := time.Now()
+	err := g.Run(func(r *Rank, th *Thread) error {
+		if r.Rank() != 0 {
+			return nil // never comes
+		}
+		buf, err := r.Device().Int64sFrom([]int64{1})
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		return r.AllReduce(th, span(buf, 0, -1), span(buf, 0, -1), nccl.Sum)
+	})
+	el := time.Since(start)
+	t.Logf("blocking %v (%s): rank 0 returned after %v: %v", on, why, el.Round(time.Millisecond), err)
+	if !errors.Is(err, nccl.ErrTimeout) {
+		t.Errorf("rank 0's AllReduce without the other ranks: %v, want a timeout", err)
+	}
+	if el < timeout || el > timeout+5*time.Second {
+		t.Errorf("rank 0 returned after %v with a timeout of %v", el, timeout)
 	}
 }

@@ -29,7 +29,9 @@ const groupHelp = `GPU groups (several GPUs working on one graph):
   host), e.g. on two hosts of 8 GPUs:
       node0$ graphnb bench bfs rmat -ranks 8 -world 16 -rendezvous tcp:node0:29500
       node1$ graphnb bench bfs rmat -ranks 8 -world 16 -rank-base 8 -rendezvous tcp:node0:29500
-  GRAPHNB_NCCL_TIMEOUT (e.g. 60s) bounds every wait for the other ranks.`
+  GRAPHNB_NCCL_TIMEOUT (e.g. 60s) bounds every wait for the other ranks.
+  GRAPHNB_NCCL_BLOCKING=0 runs the collectives on non-blocking NCCL
+  communicators (slower: for comparisons) instead of blocking ones.`
 
 // groupFlags are the flags that make a group of GPUs (bench, run).
 type groupFlags struct {

@@ -74,7 +74,10 @@ func Load() error {
 		// NCCL reads its environment when it initialises, after dlopen;
 		// os.Setenv reaches C's environment in a cgo program.
 		os.Setenv("NCCL_NVLS_ENABLE", "0")
-		os.Setenv("NCCL_COMM_BLOCKING", "0")
+		// Empty: NCCL reads it as unset, and neither the user's value nor
+		// nccl.conf's (which NCCL never lets replace a set variable)
+		// overrides the blocking mode of the configs graphnb passes.
+		os.Setenv("NCCL_COMM_BLOCKING", "")
 		lib.path, lib.err = open(os.Getenv("GRAPHNB_NCCL"), candidates())
 		if lib.err != nil {
 			return
@@ -217,16 +220,90 @@ func Timeout(d time.Duration) time.Duration {
 	return timeoutFromEnv()
 }
 
-// Comm is one rank's communicator (ncclComm_t). Its methods are not safe
-// for concurrent use (SetTimeout excepted); call them on the thread where
-// its device's context is current.
+// Comm is one rank's communicator (ncclComm_t): non-blocking (InitRank)
+// or blocking (SplitBlocking). Its methods are not safe for concurrent use
+// (SetTimeout and Abort excepted); call them on the thread where its
+// device's context is current. The per-call cost of the watchdog is a
+// read of the monotonic clock and two atomic compare-and-swaps.
 type Comm struct {
 	h          uintptr
 	rank, size int
-	// timeout bounds a call that NCCL reports in progress (nanoseconds).
+	// blocking: NCCL's calls return when done, each under the watchdog.
+	blocking bool
+	// timeout bounds a call that NCCL reports in progress, or a blocking
+	// call (nanoseconds).
 	timeout atomic.Int64
-	// aborted is set once the communicator is gone (Abort or Close).
-	aborted bool
+	// state says who holds the handle: stateIdle; stateBusy (a call that
+	// does not block); the start of a call of a blocking communicator
+	// that may block in NCCL (sinceEpoch, > 0: what the watchdog looks
+	// at); or, for good, stateGone (aborted or closed) or stateFired
+	// (aborted by the watchdog). Claiming it is an atomic compare-and-swap,
+	// so Abort and the watchdog never free the communicator under a call
+	// that another thread has not yet begun or has already finished, and
+	// they free it under one in progress only if it may block.
+	state atomic.Int64
+}
+
+// The values of Comm.state other than a call's start.
+const (
+	stateIdle  = 0
+	stateGone  = -1
+	stateBusy  = -2
+	stateFired = -3
+)
+
+// epoch is the origin of sinceEpoch.
+var epoch = time.Now()
+
+// sinceEpoch is the monotonic time since epoch in nanoseconds, at least 1.
+func sinceEpoch() int64 { return int64(time.Since(epoch)) + 1 }
+
+// ErrAborted is wrapped by the error of a call on a communicator that was
+// aborted or closed, before or during the call (Abort from another
+// goroutine while a blocking call was in progress).
+var ErrAborted = errors.New("nccl: the communicator was aborted or closed")
+
+// enter claims the handle for a call; it fails once the communicator is
+// gone. A call that may block in NCCL (mayBlock, on a blocking
+// communicator) is timed: the watchdog aborts one that outlives the
+// timeout; Abort waits for any other to return. Every use of the handle
+// sits between enter and leave.
+func (c *Comm) enter(call string, mayBlock bool) (token int64, err error) {
+	token = stateBusy
+	if c.blocking && mayBlock {
+		token = sinceEpoch()
+	}
+	if c.h == 0 || !c.state.CompareAndSwap(stateIdle, token) {
+		return 0, c.goneError(call)
+	}
+	return token, nil
+}
+
+// leave gives the handle back after a call: nil, or, when the watchdog or
+// Abort aborted the communicator during the call, the error to return
+// (whatever NCCL returned: an aborted call may even report success).
+func (c *Comm) leave(call string, token int64) error {
+	if c.state.CompareAndSwap(token, stateIdle) {
+		return nil
+	}
+	if c.state.Load() == stateFired {
+		return c.timeoutError(call, "the call to return (a blocking communicator: the watchdog aborted it)", time.Duration(sinceEpoch()-token))
+	}
+	return fmt.Errorf("%w: %s on rank %d of %d was in progress when another goroutine aborted the communicator", ErrAborted, call, c.rank, c.size)
+}
+
+// goneError is the error of a call on a communicator that is gone.
+func (c *Comm) goneError(call string) error {
+	if c != nil && c.state.Load() == stateFired {
+		return fmt.Errorf("%w: %s: the watchdog aborted the communicator after a call outlived the timeout; make a new one", ErrAborted, call)
+	}
+	return fmt.Errorf("%w: %s; make a new one", ErrAborted, call)
+}
+
+// timeoutError says that call on c waited too long for waiting.
+func (c *Comm) timeoutError(call, waiting string, waited time.Duration) error {
+	return fmt.Errorf("%w: %s on rank %d of %d waited %v for %s (a rank failed, stalled or never came); the communicator was aborted; GRAPHNB_NCCL_TIMEOUT sets the limit",
+		ErrTimeout, call, c.rank, c.size, waited.Round(time.Millisecond), waiting)
 }
 
 // InitRank creates rank's communicator of a group of size ranks that
@@ -247,7 +324,7 @@ func InitRank(size int, id UniqueID, rank int, timeout time.Duration) (*Comm, er
 	if id == (UniqueID{}) {
 		return nil, errors.New("nccl: InitRank: an empty unique id; make one with NewUniqueID on one rank and pass it to every rank")
 	}
-	h, r := cCommInitRank(size, &id, rank)
+	h, r := cCommInitRank(size, &id, rank, false)
 	if r != resSuccess && r != resInProgress {
 		if h != 0 {
 			err := newError("ncclCommInitRank", rank, r, h)
@@ -267,7 +344,8 @@ func InitRank(size int, id UniqueID, rank int, timeout time.Duration) (*Comm, er
 }
 
 // SetTimeout sets how long a call NCCL reports in progress may take to
-// settle (d ≤ 0: the default, see Timeout). Safe for concurrent use.
+// settle, or a blocking communicator's call to return (d ≤ 0: the default,
+// see Timeout). Safe for concurrent use.
 func (c *Comm) SetTimeout(d time.Duration) { c.timeout.Store(int64(Timeout(d))) }
 
 // Rank is the communicator's rank.
@@ -289,10 +367,17 @@ func newError(call string, rank, r int, h uintptr) *Error {
 	return &Error{Call: call, Rank: rank, Result: r, Name: resultName(r), Msg: msg, Hint: hint(r)}
 }
 
+// Blocking reports whether the communicator's calls block until done
+// (SplitBlocking) rather than return ncclInProgress (InitRank).
+func (c *Comm) Blocking() bool { return c.blocking }
+
 // usable is the error of a call on a communicator that is gone.
 func (c *Comm) usable(call string) error {
-	if c == nil || c.aborted || c.h == 0 {
-		return fmt.Errorf("nccl: %s: the communicator was aborted or closed; make a new one", call)
+	if c == nil || c.h == 0 {
+		return c.goneError(call)
+	}
+	if s := c.state.Load(); s == stateGone || s == stateFired {
+		return c.goneError(call)
 	}
 	return nil
 }
@@ -322,7 +407,14 @@ func (c *Comm) poll(call, waiting string, timeout time.Duration, done func() (bo
 	start := time.Now()
 	sleep := 10 * time.Microsecond
 	for {
+		token, err := c.enter("ncclCommGetAsyncError", false)
+		if err != nil {
+			return err
+		}
 		async, r := cCommGetAsyncError(c.h)
+		if err := c.leave("ncclCommGetAsyncError", token); err != nil {
+			return err
+		}
 		switch {
 		case r != resSuccess:
 			return c.fail("ncclCommGetAsyncError", r, nil)
@@ -337,8 +429,7 @@ func (c *Comm) poll(call, waiting string, timeout time.Duration, done func() (bo
 			return nil
 		}
 		if waited := time.Since(start); waited > timeout {
-			return c.fail(call, 0, fmt.Errorf("%w: %s on rank %d of %d waited %v for %s (a rank failed, stalled or never came); the communicator was aborted; GRAPHNB_NCCL_TIMEOUT sets the limit",
-				ErrTimeout, call, c.rank, c.size, waited.Round(time.Millisecond), waiting))
+			return c.fail(call, 0, c.timeoutError(call, waiting, waited))
 		}
 		// Collectives of a BFS level take tens of microseconds: poll
 		// without sleeping at first (a sleep costs about as much), then
@@ -369,6 +460,20 @@ func (c *Comm) call(name string, r int) error {
 	return c.fail(name, r, nil)
 }
 
+// enqueue runs f, a collective's NCCL call named call, between enter and
+// leave, and checks its result (see call).
+func (c *Comm) enqueue(call string, f func() int) error {
+	token, err := c.enter(call, true)
+	if err != nil {
+		return err
+	}
+	r := f()
+	if err := c.leave(call, token); err != nil {
+		return err
+	}
+	return c.call(call, r)
+}
+
 // checkCount refuses a negative count.
 func checkCount(call string, count int, t DataType) error {
 	if count < 0 {
@@ -389,7 +494,7 @@ func (c *Comm) AllReduce(send, recv uint64, count int, t DataType, op Op, s uint
 	if err := checkCount("ncclAllReduce", count, t); err != nil {
 		return err
 	}
-	return c.call("ncclAllReduce", cAllReduce(send, recv, count, t, op, c.h, s))
+	return c.enqueue("ncclAllReduce", func() int { return cAllReduce(send, recv, count, t, op, c.h, s) })
 }
 
 // AllGather queues recv[r·count : (r+1)·count] = rank r's send[0:count]
@@ -401,7 +506,7 @@ func (c *Comm) AllGather(send, recv uint64, count int, t DataType, s uintptr) er
 	if err := checkCount("ncclAllGather", count, t); err != nil {
 		return err
 	}
-	return c.call("ncclAllGather", cAllGather(send, recv, count, t, c.h, s))
+	return c.enqueue("ncclAllGather", func() int { return cAllGather(send, recv, count, t, c.h, s) })
 }
 
 // Broadcast queues recv[0:count] = root's send[0:count] on every rank, on
@@ -417,7 +522,7 @@ func (c *Comm) Broadcast(send, recv uint64, count int, t DataType, root int, s u
 	if root < 0 || root >= c.size {
 		return fmt.Errorf("nccl: ncclBroadcast: root %d of a group of %d", root, c.size)
 	}
-	return c.call("ncclBroadcast", cBroadcast(send, recv, count, t, root, c.h, s))
+	return c.enqueue("ncclBroadcast", func() int { return cBroadcast(send, recv, count, t, root, c.h, s) })
 }
 
 // AllToAllV queues, for every peer p (this rank included), a send of
@@ -447,7 +552,16 @@ func (c *Comm) AllToAllV(send uint64, sendCounts, sendOffsets []int, recv uint64
 		return err
 	}
 	size := uint64(t.Size())
+	// The whole group is one call for the watchdog: ncclGroupEnd is where
+	// a blocking communicator waits.
+	token, err := c.enter(call, true)
+	if err != nil {
+		return err
+	}
 	if r := cGroupStart(); r != resSuccess {
+		if err := c.leave(call, token); err != nil {
+			return err
+		}
 		return c.fail("ncclGroupStart", r, nil)
 	}
 	failed, res := "", resSuccess
@@ -465,6 +579,9 @@ func (c *Comm) AllToAllV(send uint64, sendCounts, sendOffsets []int, recv uint64
 	}
 	// A group once started must end, even after a failed call in it.
 	end := cGroupEnd()
+	if err := c.leave(call, token); err != nil {
+		return err
+	}
 	if failed != "" {
 		return c.fail(failed, res, nil)
 	}
@@ -494,12 +611,38 @@ func (c *Comm) Wait(timeout time.Duration, done func() (bool, error)) error {
 
 // Abort stops the communicator's pending work and frees it
 // (ncclCommAbort); idempotent. Use it after an error: the communicator
-// cannot be used again.
+// cannot be used again. It may be called from another goroutine (on any
+// thread: NCCL makes the communicator's device current itself): a call of
+// a blocking communicator in progress there then returns an error
+// wrapping ErrAborted; a call of a non-blocking one (which never waits in
+// NCCL) is let finish first.
 func (c *Comm) Abort() error {
-	if c == nil || c.aborted || c.h == 0 {
+	if c == nil || c.h == 0 || !c.claim() {
 		return nil
 	}
-	c.aborted = true
+	return c.abortHandle()
+}
+
+// claim takes the handle for good (stateGone): false when it was gone
+// already. It waits for a non-blocking call in progress to finish.
+func (c *Comm) claim() bool {
+	for {
+		switch s := c.state.Load(); s {
+		case stateGone, stateFired:
+			return false
+		case stateBusy:
+			runtime.Gosched()
+		default:
+			if c.state.CompareAndSwap(s, stateGone) {
+				return true
+			}
+		}
+	}
+}
+
+// abortHandle aborts the claimed handle.
+func (c *Comm) abortHandle() error {
+	unwatch(c)
 	// ncclCommAbort frees the communicator before it returns; a
 	// non-blocking one may still say ncclInProgress, which asks nothing
 	// more of the caller here.
@@ -513,10 +656,18 @@ func (c *Comm) Abort() error {
 // ncclCommDestroy), waiting at most timeout (0: the default, see Timeout),
 // else aborting it; idempotent, and nil after Abort.
 func (c *Comm) Close(timeout time.Duration) error {
-	if c == nil || c.aborted || c.h == 0 {
+	if c.usable("ncclCommFinalize") != nil {
 		return nil
 	}
-	switch r := cCommFinalize(c.h); r {
+	token, err := c.enter("ncclCommFinalize", true)
+	if err != nil {
+		return nil
+	}
+	r := cCommFinalize(c.h)
+	if err := c.leave("ncclCommFinalize", token); err != nil {
+		return err
+	}
+	switch r {
 	case resSuccess:
 	case resInProgress:
 		if err := c.poll("ncclCommFinalize", "its work to finish", Timeout(timeout), func() (bool, error) { return true, nil }); err != nil {
@@ -525,7 +676,10 @@ func (c *Comm) Close(timeout time.Duration) error {
 	default:
 		return c.fail("ncclCommFinalize", r, nil)
 	}
-	c.aborted = true
+	if !c.claim() {
+		return nil
+	}
+	unwatch(c)
 	if r := cCommDestroy(c.h); r != resSuccess && r != resInProgress {
 		return newError("ncclCommDestroy", c.rank, r, 0)
 	}

@@ -144,7 +144,7 @@ func TestFakeVersionAndID(t *testing.T) {
 	if err != nil || major != 2 || minor != 28 || patch != 3 {
 		t.Errorf("Version() = %d.%d.%d, %v; want 2.28.3", major, minor, patch, err)
 	}
-	if os.Getenv("NCCL_NVLS_ENABLE") != "0" || os.Getenv("NCCL_COMM_BLOCKING") != "0" {
+	if v, set := os.LookupEnv("NCCL_COMM_BLOCKING"); os.Getenv("NCCL_NVLS_ENABLE") != "0" || !set || v != "" {
 		t.Errorf("Load left NCCL_NVLS_ENABLE=%q NCCL_COMM_BLOCKING=%q", os.Getenv("NCCL_NVLS_ENABLE"), os.Getenv("NCCL_COMM_BLOCKING"))
 	}
 	id, err := NewUniqueID()

@@ -18,7 +18,34 @@ typedef void *cudaStream_t;
 
 typedef ncclResult_t (*PFN_ncclGetVersion)(int *version);
 typedef ncclResult_t (*PFN_ncclGetUniqueId)(ncclUniqueId *id);
-typedef ncclResult_t (*PFN_ncclCommInitRank)(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank);
+// ncclConfig_t as NCCL 2.18's nccl.h declares it (ncclConfig_v21700):
+// NCCL reads a config by its size and version fields, so a program built
+// against an older header keeps working with a newer library, which fills
+// the fields it lacks with their defaults.
+typedef struct {
+	size_t size;
+	unsigned int magic;
+	unsigned int version;
+	int blocking;
+	int cgaClusterSize;
+	int minCTAs;
+	int maxCTAs;
+	const char *netName;
+	int splitShare;
+} gnb_ncclConfig;
+#define GNB_NCCL_CONFIG_MAGIC 0xcafebeef
+#define GNB_NCCL_CONFIG_VERSION 21800 // NCCL_VERSION(2, 18, 0)
+#define GNB_NCCL_UNDEF_INT (-2147483647 - 1) // NCCL_CONFIG_UNDEF_INT (INT_MIN)
+
+// gnb_nccl_config is NCCL_CONFIG_INITIALIZER with blocking set.
+static gnb_ncclConfig gnb_nccl_config(int blocking) {
+	gnb_ncclConfig c = {sizeof(gnb_ncclConfig), GNB_NCCL_CONFIG_MAGIC, GNB_NCCL_CONFIG_VERSION, blocking,
+		GNB_NCCL_UNDEF_INT, GNB_NCCL_UNDEF_INT, GNB_NCCL_UNDEF_INT, 0, GNB_NCCL_UNDEF_INT};
+	return c;
+}
+
+typedef ncclResult_t (*PFN_ncclCommInitRankConfig)(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, gnb_ncclConfig *config);
+typedef ncclResult_t (*PFN_ncclCommSplit)(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, gnb_ncclConfig *config);
 typedef ncclResult_t (*PFN_ncclCommGetAsyncError)(ncclComm_t comm, ncclResult_t *err);
 typedef ncclResult_t (*PFN_ncclCommAbort)(ncclComm_t comm);
 typedef ncclResult_t (*PFN_ncclCommFinalize)(ncclComm_t comm);
@@ -34,13 +61,15 @@ typedef const char *(*PFN_ncclGetErrorString)(ncclResult_t r);
 typedef const char *(*PFN_ncclGetLastError)(ncclComm_t comm);
 
 // The symbols graphnb needs, in load order (all exist since NCCL 2.14,
-// the first with non-blocking communicators). Nothing of the multicast
-// API is here, on purpose.
+// the first with non-blocking communicators), then the optional ones
+// (ncclCommSplit: 2.18), NULL when the library lacks them. Nothing of the
+// multicast API is here, on purpose.
 #define GNB_NCCL_SYMBOLS(X) \
-	X(ncclGetVersion) X(ncclGetUniqueId) X(ncclCommInitRank) X(ncclCommGetAsyncError) \
+	X(ncclGetVersion) X(ncclGetUniqueId) X(ncclCommInitRankConfig) X(ncclCommGetAsyncError) \
 	X(ncclCommAbort) X(ncclCommFinalize) X(ncclCommDestroy) \
 	X(ncclAllReduce) X(ncclAllGather) X(ncclBroadcast) X(ncclSend) X(ncclRecv) \
 	X(ncclGroupStart) X(ncclGroupEnd) X(ncclGetErrorString) X(ncclGetLastError)
+#define GNB_NCCL_OPTIONAL(X) X(ncclCommSplit)
 
 #define GNB_FIELD(name) PFN_##name name;
 #define GNB_ENTRY(name) {#name, (void **)&gnb_nccl.name},
@@ -48,10 +77,12 @@ typedef const char *(*PFN_ncclGetLastError)(ncclComm_t comm);
 static struct {
 	void *lib;
 	GNB_NCCL_SYMBOLS(GNB_FIELD)
+	GNB_NCCL_OPTIONAL(GNB_FIELD)
 } gnb_nccl;
 
 typedef struct { const char *name; void **slot; } gnb_nccl_sym;
 static gnb_nccl_sym gnb_nccl_syms[] = { GNB_NCCL_SYMBOLS(GNB_ENTRY) {0, 0} };
+#define GNB_OPTIONAL_LOAD(name) gnb_nccl.name = (PFN_##name)dlsym(h, #name);
 
 static char gnb_nccl_dlerr[1024];
 
@@ -78,6 +109,7 @@ static int gnb_nccl_load(const char *path) {
 		return 0;
 	}
 	for (int i = 0; gnb_nccl_syms[i].name; i++) *gnb_nccl_syms[i].slot = found[i];
+	GNB_NCCL_OPTIONAL(GNB_OPTIONAL_LOAD)
 	gnb_nccl.lib = h;
 	return 0;
 }
@@ -88,14 +120,25 @@ static const char *gnb_nccl_symname(int i) { return gnb_nccl_syms[i].name; }
 // ---- Trampolines (cgo cannot call C function pointers). ----
 static int gnb_ncclGetVersion(int *v) { return gnb_nccl.ncclGetVersion(v); }
 static int gnb_ncclGetUniqueId(void *id) { return gnb_nccl.ncclGetUniqueId((ncclUniqueId *)id); }
-static int gnb_ncclCommInitRank(uintptr_t *comm, int nranks, const void *id, int rank) {
+static int gnb_ncclCommInitRankConfig(uintptr_t *comm, int nranks, const void *id, int rank, int blocking) {
 	ncclComm_t c = 0;
 	ncclUniqueId u;
 	memcpy(&u, id, sizeof u);
-	int r = gnb_nccl.ncclCommInitRank(&c, nranks, u, rank);
+	gnb_ncclConfig config = gnb_nccl_config(blocking);
+	int r = gnb_nccl.ncclCommInitRankConfig(&c, nranks, u, rank, &config);
 	*comm = (uintptr_t)c;
 	return r;
 }
+static int gnb_nccl_hasSplit(void) { return gnb_nccl.ncclCommSplit != 0; }
+// gnb_ncclCommSplit splits comm into *slot, which must stay valid until
+// the split has settled: with a non-blocking parent NCCL writes it from
+// its own thread when the new communicator is ready.
+static int gnb_ncclCommSplit(uintptr_t comm, int color, int key, uintptr_t *slot, int blocking) {
+	gnb_ncclConfig config = gnb_nccl_config(blocking);
+	return gnb_nccl.ncclCommSplit((ncclComm_t)comm, color, key, (ncclComm_t *)slot, &config);
+}
+static uintptr_t *gnb_nccl_newSlot(void) { return calloc(1, sizeof(uintptr_t)); }
+static uintptr_t gnb_nccl_loadSlot(uintptr_t *slot) { return __atomic_load_n(slot, __ATOMIC_ACQUIRE); }
 static int gnb_ncclCommGetAsyncError(uintptr_t c, int *err) {
 	ncclResult_t e = 0;
 	int r = gnb_nccl.ncclCommGetAsyncError((ncclComm_t)c, &e);
@@ -155,10 +198,30 @@ func cGetVersion() (int, int) {
 
 func cGetUniqueID(id *UniqueID) int { return int(C.gnb_ncclGetUniqueId(unsafe.Pointer(&id[0]))) }
 
-func cCommInitRank(size int, id *UniqueID, rank int) (uintptr, int) {
+func cCommInitRank(size int, id *UniqueID, rank int, blocking bool) (uintptr, int) {
 	var h C.uintptr_t
-	r := C.gnb_ncclCommInitRank(&h, C.int(size), unsafe.Pointer(&id[0]), C.int(rank))
+	r := C.gnb_ncclCommInitRankConfig(&h, C.int(size), unsafe.Pointer(&id[0]), C.int(rank), cBool(blocking))
 	return uintptr(h), int(r)
+}
+
+func cBool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cHasSplit() bool { return C.gnb_nccl_hasSplit() != 0 }
+
+// splitSlot is C memory for the handle ncclCommSplit writes.
+type splitSlot = *C.uintptr_t
+
+func cNewSplitSlot() splitSlot           { return C.gnb_nccl_newSlot() }
+func cFreeSplitSlot(s splitSlot)         { C.free(unsafe.Pointer(s)) }
+func cLoadSplitSlot(s splitSlot) uintptr { return uintptr(C.gnb_nccl_loadSlot(s)) }
+
+func cCommSplit(h uintptr, color, key int, slot splitSlot, blocking bool) int {
+	return int(C.gnb_ncclCommSplit(C.uintptr_t(h), C.int(color), C.int(key), slot, cBool(blocking)))
 }
 
 func cCommGetAsyncError(h uintptr) (async, r int) {

@@ -16,14 +16,15 @@
 // and ~/.local/lib/python3*. A missing library is an error wrapping
 // ErrNoNCCL that lists the places tried and says how to install NCCL or
 // point GRAPHNB_NCCL at it. graphnb needs NCCL 2.14 or later
-// (non-blocking communicators).
+// (non-blocking communicators); blocking ones (SplitBlocking) need 2.18.
 //
 // Before it loads the library, Load sets NCCL_NVLS_ENABLE=0 in the
 // process environment, whatever it was: NVLink multicast (NVLS) stays off,
 // because on a shared machine a program that uses it can put the GPUs out
-// of service; graphnb never calls the multicast API. It also sets
-// NCCL_COMM_BLOCKING=0: every communicator is non-blocking, so that no
-// NCCL call can wait for ever on a rank that failed (see Comm.Wait).
+// of service; graphnb never calls the multicast API. It also empties
+// NCCL_COMM_BLOCKING, so that the blocking mode of each communicator is
+// the one graphnb asks for in its config, which the variable would
+// override.
 //
 // # Threads and pointers
 //
@@ -36,15 +37,24 @@
 //
 // # Waiting and failures
 //
-// Communicators are non-blocking: a call may return ncclInProgress, and
-// then the binding polls ncclCommGetAsyncError until the call has settled,
-// at most the communicator's timeout (InitRank's, or SetTimeout's).
-// Comm.Wait polls the same way until the queued work is done. A rank that
-// failed elsewhere shows as an asynchronous error (ncclRemoteError) or, when
-// it died or stalled silently, as a timeout: every wait ends with an error,
-// never hangs, and aborts the communicator (ncclCommAbort), which cannot
-// be used again. Timeouts of 0 mean the default: GRAPHNB_NCCL_TIMEOUT (a Go
-// duration, read once per process) or DefaultTimeout.
+// InitRank makes a non-blocking communicator: a call may return
+// ncclInProgress, and then the binding polls ncclCommGetAsyncError until
+// the call has settled, at most the communicator's timeout (InitRank's, or
+// SetTimeout's). Comm.Wait polls the same way until the queued work is
+// done. A rank that failed elsewhere shows as an asynchronous error
+// (ncclRemoteError) or, when it died or stalled silently, as a timeout:
+// every wait ends with an error, never hangs, and aborts the communicator
+// (ncclCommAbort), which cannot be used again. Timeouts of 0 mean the
+// default: GRAPHNB_NCCL_TIMEOUT (a Go duration, read once per process) or
+// DefaultTimeout.
+//
+// Comm.SplitBlocking makes a blocking communicator of the same ranks,
+// whose calls return once enqueued, without polling (several times
+// faster). Each of its calls runs under a watchdog, one goroutine per
+// process that looks at the blocking communicators every 50 ms and aborts
+// one whose call has outlived its timeout; the call then fails with an
+// error wrapping ErrTimeout, as a poll's would (blocking.go says more,
+// and what NCCL's documentation says of it).
 //
 // # Errors
 //

@@ -58,7 +58,9 @@
 //	}
 //
 // Collectives time out after GRAPHNB_NCCL_TIMEOUT,
-// which RunN sets to a minute (Group.SetTimeout changes it). The fake's
+// which RunN sets to a minute (Group.SetTimeout changes it). They run on
+// blocking communicators unless the test runs with
+// GRAPHNB_NCCL_BLOCKING=0, which the child inherits. The fake's
 // failure injection (FAKE_NCCL_FAIL="rank=R,op=K,mode=error|stall|exit",
 // see fakenccl.c) can be set with os.Setenv in the child before the group
 // is made.
@@ -182,7 +184,9 @@ func run(t *testing.T, child string, timeout time.Duration, devices int, compile
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GRAPHNB_") && !strings.HasPrefix(kv, "FAKE_") {
+		// GRAPHNB_NCCL_BLOCKING=0 passes: the group tests run in either
+		// mode of the collectives (see gpu.Group).
+		if !strings.HasPrefix(kv, "GRAPHNB_") && !strings.HasPrefix(kv, "FAKE_") || strings.HasPrefix(kv, "GRAPHNB_NCCL_BLOCKING=") {
 			env = append(env, kv)
 		}
 	}

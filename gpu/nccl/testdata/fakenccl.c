@@ -25,13 +25,32 @@
  *     collectives return ncclSuccess.
  *   - ncclCommAbort leaves an abort marker; ncclCommAbort and
  *     ncclCommDestroy leave gone.R, and the last rank gone removes the
- *     directory.
+ *     directory. The communicator's memory is never freed (a call on it
+ *     after that fails, and a thread that queued work on it skips it).
+ *   - ncclCommSplit (color 0, key = rank: the same ranks) makes a child
+ *     communicator in the subdirectory splitN of the parent's; it joins as
+ *     ncclCommInitRank does. With a non-blocking parent the split returns
+ *     ncclInProgress, the parent's ncclCommGetAsyncError reports
+ *     ncclInProgress until every rank has split, and only then is
+ *     *newcomm set, as NCCL does. Built with -DFAKE_NCCL_NO_SPLIT, the
+ *     library has no ncclCommSplit (as NCCL before 2.18);
+ *     FAKE_NCCL_SPLIT=invalid makes it return ncclInvalidArgument (a
+ *     refused config) at once.
  *
- * NCCL_COMM_BLOCKING other than 0 makes the calls block until done, as
- * NCCL's default mode does.
+ * Blocking mode: a communicator is blocking unless its config
+ * (ncclCommInitRankConfig, ncclCommSplit; checked for NCCL's magic) says
+ * blocking = 0; NCCL_COMM_BLOCKING=0 or 1 overrides the config, as in
+ * NCCL (empty: unset). A blocking communicator's calls never return
+ * ncclInProgress: a collective, a group of sends and receives and
+ * ncclCommFinalize block until complete, so a stalled or failed peer
+ * blocks them until ncclCommAbort is called on the communicator from
+ * another thread; the blocked call then returns ncclSuccess (NCCL does
+ * not promise an error either), and ncclCommAbort returns once it has.
  *
  * Failure injection: FAKE_NCCL_FAIL="rank=R,op=K,mode=M[;…]", read at
- * ncclCommInitRank: on rank R, operation K (0 = ncclCommInitRank itself):
+ * ncclCommInitRank and ncclCommSplit: on rank R, operation K of every
+ * communicator (0 = ncclCommInitRank itself; op=split: the join of a
+ * split's child):
  *   error  the call returns ncclSystemError, the communicator is broken
  *          and leaves an abort marker (peers get ncclRemoteError);
  *   stall  the rank never contributes to K (nor completes it): everyone
@@ -86,7 +105,7 @@ struct op {
 };
 
 typedef struct ncclComm {
-	char dir[128];
+	char dir[192];
 	int rank, size;
 	int joined;        /* every join file seen */
 	int err;           /* sticky error (ncclSuccess while healthy) */
@@ -102,7 +121,19 @@ typedef struct ncclComm {
 	struct op *group;  /* the point-to-point op of the open group, if any */
 	int failop, failmode;
 	int stalledInit;
+	int blocking;
+	int dead;          /* aborted or destroyed (the memory stays) */
+	int abortReq;      /* ncclCommAbort was called (atomic) */
+	int inCall;        /* threads blocked in a call on it (atomic) */
+	int nsplits;       /* children made, for their directories */
+	struct ncclComm *child;      /* a split in progress */
+	struct ncclComm **childOut;  /* where the split's handle goes */
 } *ncclComm_t;
+
+/* ncclConfig_t's head, as every NCCL since 2.14 lays it out. */
+typedef struct { size_t size; unsigned int magic; unsigned int version; int blocking; } fakeConfig;
+#define FAKE_CONFIG_MAGIC 0xcafebeef
+#define FAKE_UNDEF_INT (-2147483647 - 1)
 
 static __thread char lastError[512];
 static __thread int groupDepth;
@@ -133,9 +164,21 @@ static void seterr(const char *fmt, ...) {
 	va_end(ap);
 }
 
-static int blocking(void) {
+/* blockingMode is a config's mode (dflt when unset), overridden by
+ * NCCL_COMM_BLOCKING=0 or 1; -1 for a config without NCCL's magic. */
+static int blockingMode(const fakeConfig *config, int dflt) {
+	int b = dflt;
+	if (config) {
+		if (config->magic != FAKE_CONFIG_MAGIC || config->size < sizeof *config) {
+			seterr("fake NCCL: ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER");
+			return -1;
+		}
+		if (config->blocking != FAKE_UNDEF_INT) b = config->blocking != 0;
+	}
 	const char *v = getenv("NCCL_COMM_BLOCKING");
-	return !(v && strcmp(v, "0") == 0);
+	if (v && strcmp(v, "0") == 0) b = 0;
+	if (v && strcmp(v, "1") == 0) b = 1;
+	return b;
 }
 
 static size_t typesize(int t) {
@@ -206,7 +249,12 @@ static void marker(ncclComm_t c, const char *what) {
 
 /* ---- failure injection ---- */
 
-static void parsefail(ncclComm_t c) {
+/* OP_SPLIT in a spec is the join of a split's child. */
+#define OP_SPLIT (-2)
+
+/* parsefail reads the failure planned for c (split: a split's child,
+ * whose operation 0 is its join, planned by op=split). */
+static void parsefail(ncclComm_t c, int split) {
 	const char *env = getenv("FAKE_NCCL_FAIL");
 	c->failop = -1;
 	c->failmode = FAIL_NONE;
@@ -219,11 +267,14 @@ static void parsefail(ncclComm_t c) {
 		int mode = FAIL_NONE;
 		for (char *s2 = 0, *kv = strtok_r(spec, ",", &s2); kv; kv = strtok_r(0, ",", &s2)) {
 			if (strncmp(kv, "rank=", 5) == 0) rank = atoi(kv + 5);
+			else if (strcmp(kv, "op=split") == 0) op = OP_SPLIT;
 			else if (strncmp(kv, "op=", 3) == 0) op = atol(kv + 3);
 			else if (strcmp(kv, "mode=error") == 0) mode = FAIL_ERROR;
 			else if (strcmp(kv, "mode=stall") == 0) mode = FAIL_STALL;
 			else if (strcmp(kv, "mode=exit") == 0) mode = FAIL_EXIT;
 		}
+		if (split && op == 0) continue;
+		if (split && op == OP_SPLIT) op = 0;
 		if (rank == c->rank && op >= 0 && mode != FAIL_NONE) {
 			c->failop = op;
 			c->failmode = mode;
@@ -344,7 +395,15 @@ static void freeop(struct op *o) {
  * markers; it returns the state ncclCommGetAsyncError reports. */
 static int progress(ncclComm_t c) {
 	char p[256];
+	if (c->dead) { seterr("fake NCCL: the communicator was aborted or destroyed"); return ncclInvalidUsage; }
 	if (c->err) return c->err;
+	if (c->child) {
+		int r = progress(c->child);
+		if (r == ncclInProgress) return ncclInProgress;
+		*c->childOut = c->child; /* as NCCL: set once the split is done */
+		c->child = 0;
+		if (r != ncclSuccess) return r;
+	}
 	for (int r = 0; r < c->size; r++) {
 		if (r == c->rank) continue;
 		path(p, sizeof p, c, "abort.%d", r);
@@ -392,10 +451,25 @@ static int progress(ncclComm_t c) {
 	return c->head ? ncclInProgress : ncclSuccess;
 }
 
-/* settle is how a blocking call waits: progress until not in progress. */
+/* settle is how a blocking call waits: progress until not in progress,
+ * or until another thread calls ncclCommAbort (then ncclSuccess). */
 static int settle(ncclComm_t c) {
 	int r;
-	while ((r = progress(c)) == ncclInProgress) usleep(200);
+	while ((r = progress(c)) == ncclInProgress) {
+		if (__atomic_load_n(&c->abortReq, __ATOMIC_ACQUIRE)) {
+			flog("blocking call interrupted rank=%d", c->rank);
+			return ncclSuccess;
+		}
+		usleep(200);
+	}
+	return r;
+}
+
+/* blocked runs settle as a blocking call that ncclCommAbort waits for. */
+static int blocked(ncclComm_t c) {
+	__atomic_add_fetch(&c->inCall, 1, __ATOMIC_ACQ_REL);
+	int r = __atomic_load_n(&c->abortReq, __ATOMIC_ACQUIRE) ? ncclSuccess : settle(c);
+	__atomic_sub_fetch(&c->inCall, 1, __ATOMIC_ACQ_REL);
 	return r;
 }
 
@@ -439,8 +513,10 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
 	return ncclSuccess;
 }
 
-ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank) {
+static ncclResult_t initRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, const fakeConfig *config) {
 	*out = 0;
+	int blocking = blockingMode(config, 1);
+	if (blocking < 0) return ncclInvalidArgument;
 	if (nranks < 1 || nranks > 256 || rank < 0 || rank >= nranks) {
 		seterr("fake NCCL: rank %d of %d (the fake holds 1 to 256 ranks)", rank, nranks);
 		return ncclInvalidArgument;
@@ -455,7 +531,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int 
 	snprintf(c->dir, sizeof c->dir, "%s", id.internal);
 	c->rank = rank;
 	c->size = nranks;
-	parsefail(c);
+	c->blocking = blocking;
+	parsefail(c, 0);
 	char p[256];
 	path(p, sizeof p, c, "join.%d", rank);
 	if (exists(p)) {
@@ -470,12 +547,20 @@ ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int 
 	case 2: c->stalledInit = 1; break;
 	default: put(p, &nranks, sizeof nranks);
 	}
-	if (blocking()) return settle(c);
+	if (c->blocking) return settle(c);
 	return progress(c) == ncclInProgress ? ncclInProgress : c->err;
 }
 
+ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUniqueId id, int rank) {
+	return initRank(out, nranks, id, rank, 0);
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *out, int nranks, ncclUniqueId id, int rank, fakeConfig *config) {
+	return initRank(out, nranks, id, rank, config);
+}
+
 ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *err) {
-	if (!c) return ncclInvalidArgument;
+	if (!c || c->dead) return ncclInvalidArgument;
 	*err = progress(c);
 	return ncclSuccess;
 }
@@ -510,7 +595,7 @@ static void cleanup(ncclComm_t c) {
 		while ((e = readdir(d))) {
 			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
 			snprintf(p, sizeof p, "%s/%s", c->dir, e->d_name);
-			unlink(p);
+			if (unlink(p) != 0) rmdir(p); /* a split's directory, once empty */
 		}
 		closedir(d);
 		rmdir(c->dir);
@@ -521,14 +606,25 @@ out:
 		c->head = o->next;
 		freeop(o);
 	}
-	free(c);
+	c->tail = 0;
+	c->group = 0;
+	c->dead = 1;
 }
 
 ncclResult_t ncclCommAbort(ncclComm_t c) {
 	if (!c) return ncclSuccess;
+	if (c->dead) { seterr("fake NCCL: ncclCommAbort of a communicator already aborted or destroyed"); return ncclInvalidUsage; }
 	flog("ncclCommAbort rank=%d", c->rank);
+	/* A blocking call of another thread returns first. */
+	__atomic_store_n(&c->abortReq, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&c->inCall, __ATOMIC_ACQUIRE) > 0) usleep(100);
 	marker(c, "abort");
 	untrack(c);
+	if (c->child) { /* NCCL aborts a split in progress with its parent */
+		ncclComm_t child = c->child;
+		c->child = 0;
+		ncclCommAbort(child);
+	}
 	cleanup(c);
 	return ncclSuccess;
 }
@@ -536,12 +632,13 @@ ncclResult_t ncclCommAbort(ncclComm_t c) {
 ncclResult_t ncclCommFinalize(ncclComm_t c) {
 	if (!c) return ncclInvalidArgument;
 	flog("ncclCommFinalize rank=%d", c->rank);
-	int r = blocking() ? settle(c) : progress(c);
+	int r = c->blocking ? blocked(c) : progress(c);
 	return r;
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t c) {
 	if (!c) return ncclSuccess;
+	if (c->dead) { seterr("fake NCCL: ncclCommDestroy of a communicator already aborted or destroyed"); return ncclInvalidUsage; }
 	flog("ncclCommDestroy rank=%d", c->rank);
 	untrack(c);
 	cleanup(c);
@@ -558,6 +655,8 @@ static void enqueue(ncclComm_t c, struct op *o) {
 /* start checks a communicator before a new operation. */
 static int start(ncclComm_t c, const char *call) {
 	if (!c) { seterr("fake NCCL: %s on a NULL communicator", call); return ncclInvalidArgument; }
+	if (c->dead) { seterr("fake NCCL: %s on an aborted or destroyed communicator", call); return ncclInvalidUsage; }
+	if (c->child) { seterr("fake NCCL: %s during ncclCommSplit", call); return ncclInvalidUsage; }
 	if (c->err) { seterr("fake NCCL: %s on a broken communicator", call); return c->err; }
 	int r = progress(c);
 	if (r != ncclSuccess && r != ncclInProgress) return r;
@@ -575,6 +674,7 @@ static int start(ncclComm_t c, const char *call) {
 void fakeNcclDrain(void) {
 	for (int i = 0; i < nqueuedComms; i++) {
 		ncclComm_t c = queuedComms[i];
+		if (c->dead || c->blocking) continue; /* a blocking comm's work is done when its call returns */
 		for (int waited = 0; waited < 3000000 && c->head && c->head != c->group; waited += 200) {
 			if (progress(c) != ncclInProgress) break;
 			usleep(200);
@@ -594,7 +694,7 @@ static int collective(ncclComm_t c, struct op *o, const char *call, int contribu
 	o->put = contributes; /* written by progress, in order */
 	enqueue(c, o);
 	track(c);
-	if (blocking() && groupDepth == 0) return settle(c);
+	if (c->blocking && groupDepth == 0) return blocked(c);
 	int r = progress(c);
 	return r == ncclInProgress ? ncclSuccess : r;
 }
@@ -710,9 +810,56 @@ ncclResult_t ncclGroupEnd(void) {
 	}
 	if (res) return res;
 	for (int i = 0; i < n; i++) {
-		int r = blocking() ? settle(groupComms[i]) : progress(groupComms[i]);
+		int r = groupComms[i]->blocking ? blocked(groupComms[i]) : progress(groupComms[i]);
 		if (r == ncclInProgress) res = ncclInProgress;
 		else if (r != ncclSuccess) return r;
 	}
 	return res;
 }
+
+#ifndef FAKE_NCCL_NO_SPLIT
+ncclResult_t ncclCommSplit(ncclComm_t c, int color, int key, ncclComm_t *out, fakeConfig *config) {
+	if (!out) { seterr("fake NCCL: ncclCommSplit without newcomm"); return ncclInvalidArgument; }
+	*out = 0;
+	int r = start(c, "ncclCommSplit");
+	if (r) return r;
+	if (color == -1) return ncclSuccess; /* NCCL_SPLIT_NOCOLOR */
+	if (color != 0 || key != c->rank) {
+		seterr("fake NCCL: ncclCommSplit supports only color 0 with key = rank (got %d, %d on rank %d)", color, key, c->rank);
+		return ncclInvalidArgument;
+	}
+	const char *mode = getenv("FAKE_NCCL_SPLIT");
+	if (mode && strcmp(mode, "invalid") == 0) {
+		seterr("fake NCCL: ncclCommSplit refused (FAKE_NCCL_SPLIT=invalid)");
+		return ncclInvalidArgument;
+	}
+	int blocking = blockingMode(config, c->blocking);
+	if (blocking < 0) return ncclInvalidArgument;
+	ncclComm_t n = calloc(1, sizeof *n);
+	snprintf(n->dir, sizeof n->dir, "%s/split%d", c->dir, ++c->nsplits);
+	if (mkdir(n->dir, 0755) != 0 && errno != EEXIST) {
+		seterr("fake NCCL: mkdir %s: %s", n->dir, strerror(errno));
+		free(n);
+		return ncclSystemError;
+	}
+	n->rank = c->rank;
+	n->size = c->size;
+	n->blocking = blocking;
+	parsefail(n, 1);
+	flog("ncclCommSplit rank=%d dir=%s blocking=%d", c->rank, n->dir, blocking);
+	char p[256];
+	path(p, sizeof p, n, "join.%d", n->rank);
+	switch (inject(n, 0, "ncclCommSplit")) {
+	case 1: *out = n; return ncclSystemError;
+	case 2: n->stalledInit = 1; break;
+	default: put(p, &n->size, sizeof n->size);
+	}
+	/* The split blocks as its parent does (NCCL runs it in the parent's
+	 * group). */
+	c->child = n;
+	c->childOut = out;
+	if (c->blocking) return blocked(c);
+	r = progress(c);
+	return r == ncclSuccess ? ncclSuccess : r == ncclInProgress ? ncclInProgress : r;
+}
+#endif

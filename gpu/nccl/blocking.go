@@ -48,7 +48,7 @@ var ErrNoSplit = errors.New("nccl: no blocking communicator")
 // of blocking = 1), with c's timeout. It is a collective: every rank of c
 // must call it. Its wait is bounded like InitRank's: the split runs
 // non-blocking, as its parent does, and is polled until every rank has
-// split, at most c's timeout; then c is aborted and the error wraps
+// split (NCCL has stored the new handle), at most c's timeout; then c is aborted and the error wraps
 // ErrTimeout. The new communicator's calls block until NCCL has enqueued
 // them, each under the watchdog (see the package doc). Without
 // ncclCommSplit in the library (NCCL before 2.18) it fails at once, on
@@ -63,31 +63,55 @@ func (c *Comm) SplitBlocking() (*Comm, error) {
 		return nil, fmt.Errorf("%w: %s has no ncclCommSplit (NCCL 2.18 or later has it)", ErrNoSplit, lib.path)
 	}
 	// C memory: with a non-blocking parent NCCL writes the new handle from
-	// its own thread once the split is done.
+	// its own thread once the split is done. It is freed once the handle
+	// is in, or when NCCL refused the call at once; a split that failed
+	// or timed out may still be running on NCCL's thread, so its slot is
+	// left allocated (8 bytes) rather than freed under it.
 	slot := cNewSplitSlot()
-	defer cFreeSplitSlot(slot)
 	token, err := c.enter(call, true)
 	if err != nil {
+		cFreeSplitSlot(slot)
 		return nil, err
 	}
 	r := cCommSplit(c.h, 0, c.rank, slot, true)
 	if err := c.leave(call, token); err != nil {
 		return nil, err
 	}
+	// NCCL stores the new handle when the child's initialisation ends,
+	// on its own thread (init.cc: the job's newcomm, an atomic store),
+	// and the parent's asynchronous state does not wait for that: the
+	// split is done when the slot holds a handle (NCCL 2.28 on 4 H200s
+	// reported the parent settled with the slot still empty).
+	split := func() (bool, error) { return cLoadSplitSlot(slot) != 0, nil }
 	var failed error
 	switch r {
 	case resSuccess:
+		failed = c.poll(call, "every rank to split", time.Duration(c.timeout.Load()), split)
 	case resInvalidArgument:
 		// The call had no effect (NCCL's guide): c stays usable.
+		cFreeSplitSlot(slot)
 		e := newError(call, c.rank, r, 0)
 		e.Hint = "NCCL refused the split or its config of blocking = 1; the non-blocking communicator stays usable"
 		return nil, fmt.Errorf("%w: %w", ErrNoSplit, e)
 	case resInProgress:
-		failed = c.settle(call, "every rank to split")
+		failed = c.poll(call, "every rank to split", time.Duration(c.timeout.Load()), split)
 	default:
 		failed = c.fail(call, r, nil)
 	}
 	h := cLoadSplitSlot(slot)
+	if failed == nil && h == 0 {
+		// The parent settled before NCCL stored the handle: wait for it,
+		// within the same timeout.
+		start := time.Now()
+		for h == 0 && time.Since(start) < time.Duration(c.timeout.Load()) {
+			time.Sleep(100 * time.Microsecond)
+			h = cLoadSplitSlot(slot)
+		}
+		if h == 0 {
+			failed = c.fail(call, 0, fmt.Errorf("nccl: %s on rank %d of %d returned %s and its parent settled, but no communicator came in %v; the communicator was aborted",
+				call, c.rank, c.size, resultName(r), time.Since(start).Round(time.Millisecond)))
+		}
+	}
 	if failed != nil {
 		// NCCL's guide: abort the parent, then any new communicator.
 		if h != 0 {
@@ -95,9 +119,7 @@ func (c *Comm) SplitBlocking() (*Comm, error) {
 		}
 		return nil, failed
 	}
-	if h == 0 {
-		return nil, fmt.Errorf("nccl: %s on rank %d of %d settled without a communicator", call, c.rank, c.size)
-	}
+	cFreeSplitSlot(slot)
 	b := &Comm{h: h, rank: c.rank, size: c.size, blocking: true}
 	b.timeout.Store(c.timeout.Load())
 	// A blocking communicator is ready when the split has settled; a

@@ -111,9 +111,10 @@ type Options struct {
 	// where an iteration takes 90 µs), so reading less often saves that,
 	// at the price of up to FlagInterval-1 launches after the last
 	// iteration, which find at their start that the iteration before
-	// changed nothing and return (idle: a launch and a flag read, a few
-	// microseconds each; densebf.cu says why skipping is exact). Idle
-	// launches do not count in Result.Iterations; their time does count.
+	// changed nothing and skip their vertices (idle: a launch and a read
+	// of a word a block, a few microseconds each; densebf.cu's idle says
+	// why skipping is exact). Idle launches do not count in
+	// Result.Iterations; their time does count.
 	FlagInterval int
 	// Trace asks for Result.Trace: one step of Kind "iteration" per
 	// iteration (Result.Iterations of them, the last one, which lowered

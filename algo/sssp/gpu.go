@@ -298,9 +298,8 @@ type Prepared struct {
 	// lowered distances and, in its first word, the modif word of a
 	// traced run (sssp.cu's bf_edge: edgeCountWords words), the host's
 	// copy of them (page-locked, as modifHost) and the run's steps (both
-	// kept from run to run), the
-	// log of their launches (its ring reused), and the logged kernels
-	// (sssp.cu's *_log).
+	// kept from run to run), the log of their launches (its ring reused),
+	// and the logged kernels (sssp.cu's *_log).
 	lowered    *gpu.Uint64s
 	countsHost *gpu.Pinned
 	edgeCounts []uint64 // a view of countsHost

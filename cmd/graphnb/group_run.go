@@ -94,17 +94,12 @@ func groupList() string {
 	return strings.Join(names, ", ")
 }
 
-// groupRunner prepares algo over the split graph pg (its runs traced
-// when traced is set), or says which algorithms run over a group. Its
-// close leaves pg open.
-func groupRunner(pg *gpu.PartGraph, algo string, traced bool) (run func(src int32, check bool) (outcome, error), close func() error, err error) {
+// groupAlgorithm returns what prepares algo over a group and its label,
+// or the refusal of an algorithm that does not run over a group.
+func groupAlgorithm(algo string) (prepare func(pg *gpu.PartGraph, traced bool) (func(int32, bool) (outcome, error), func() error, error), label string, err error) {
 	prep, ok := groupAlgorithms[algo]
 	if !ok {
-		return nil, nil, usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo, groupList())
+		return nil, "", usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo, groupList())
 	}
-	run, closeRun, err := prep(pg, traced)
-	if err != nil {
-		return nil, nil, fmt.Errorf("run: %w", err)
-	}
-	return run, closeRun, nil
+	return prep, groupLabels[algo], nil
 }

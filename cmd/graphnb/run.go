@@ -276,9 +276,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		// Over a group the graph is made split, on the GPUs themselves
 		// where its generator has a device form (R-MAT, SSCA#2), so that
 		// no host holds the whole of it.
-		label, ok := groupLabels[algo.name]
-		if !ok {
-			return usagef("run: %s does not run over a group of GPUs yet; over a group: %s", algo.name, groupList())
+		prepare, label, err := groupAlgorithm(algo.name)
+		if err != nil {
+			return err
 		}
 		sp, err := gf.parse(pos[1])
 		if err != nil {
@@ -292,9 +292,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "graph  %s: %v (made in %.2f s)\n", sp, pg, time.Since(start).Seconds())
 		fmt.Fprintf(stdout, "algo   %s: %s\n", algo.name, label)
 		fmt.Fprintf(stdout, "group  %s\n", grp)
-		run, closeRun, err := groupRunner(pg, algo.name, f.trace)
+		run, closeRun, err := prepare(pg, f.trace)
 		if err != nil {
-			return err
+			return fmt.Errorf("run: %w", err)
 		}
 		defer closeRun()
 		n = pg.N

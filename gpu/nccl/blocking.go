@@ -85,7 +85,7 @@ func (c *Comm) SplitBlocking() (*Comm, error) {
 	split := func() (bool, error) { return cLoadSplitSlot(slot) != 0, nil }
 	var failed error
 	switch r {
-	case resSuccess:
+	case resSuccess, resInProgress:
 		failed = c.poll(call, "every rank to split", time.Duration(c.timeout.Load()), split)
 	case resInvalidArgument:
 		// The call had no effect (NCCL's guide): c stays usable.
@@ -93,8 +93,6 @@ func (c *Comm) SplitBlocking() (*Comm, error) {
 		e := newError(call, c.rank, r, 0)
 		e.Hint = "NCCL refused the split or its config of blocking = 1; the non-blocking communicator stays usable"
 		return nil, fmt.Errorf("%w: %w", ErrNoSplit, e)
-	case resInProgress:
-		failed = c.poll(call, "every rank to split", time.Duration(c.timeout.Load()), split)
 	default:
 		failed = c.fail(call, r, nil)
 	}

@@ -4,14 +4,15 @@
 // Kernels are launched with blocks of BFS_BLOCK threads (the Go side passes
 // it); the warp-level code needs whole warps, so BFS_BLOCK is a multiple of 32.
 //
-// Control words (ctl, 6 unsigned long long, zeroed by the host before a step):
+// Control words (ctl, 6 unsigned long long, zeroed before a step: by the host
+// for the edge scan, by do_plan for the direction-optimizing search):
 //   edge scan + dynamic parallelism:  [CTL_COUNT] vertices on the level counted
 //                                     by bfs_count_* (dp.cu uses 0, 1 and 3)
 //   direction-optimizing:             [CTL_TAIL] next queue length / frontier
 //                                     size, [CTL_MF] arcs leaving the new
 //                                     frontier, [CTL_NBIG] high-degree vertices
 //                                     handed to do_td_big, [CTL_QTAIL] queue
-//                                     length written by do_bm2q, [CTL_READ]
+//                                     length written by do_convert, [CTL_READ]
 //                                     arcs a bottom-up step read, [CTL_BIGARCS]
 //                                     arcs of the vertices handed to
 //                                     do_td_big (traced searches only)
@@ -40,6 +41,13 @@ typedef unsigned long long u64;
 // warp, a larger one by the whole grid (do_td_big).
 #define TD_WARP_DEG 32
 #define TD_BIG_DEG 256
+// On a frontier of at most TD_SMALL_FRONTIER vertices (a search's first
+// levels), do_td_big takes every vertex of TD_WARP_DEG arcs or more: a
+// warp walking a few medium vertices' arcs one after the other, each a
+// chain of dependent loads and atomics, made such a level last 10–20 µs
+// (R-MAT scale 22, H100); the grid takes their arcs at once (kernel
+// time of a search 60 µs less at scale 24, 23 µs at 22).
+#define TD_SMALL_FRONTIER 2048
 
 // ---- the study kernels' two builds ----
 //
@@ -353,21 +361,71 @@ extern "C" __global__ void bfs_parents_coo(const int *st, const int *en, i64 m, 
 //
 // State: levels (int, -1 unvisited), vis (visited bitmap, bit v%32 of word
 // v/32), the top-down frontier as a queue of vertex ids, the bottom-up
-// frontier as a bitmap (front, next). A vertex is claimed exactly once: in
-// a top-down step by the thread whose atomicOr sets its vis bit, in a
-// bottom-up step by its own thread (one warp owns one vis word). So the
-// frontier counts are exact, and levels need no atomics.
+// frontier as a bitmap. A vertex is claimed exactly once: in a top-down
+// step by the thread whose atomicOr sets its vis bit, in a bottom-up step
+// by its own thread (one warp owns one vis word). So the frontier counts
+// are exact, and levels need no atomics.
 
 // Parents (parents != nullptr, Options.Parents): the vertex that claims u
 // records itself as u's parent next to u's level — a top-down step the
 // frontier vertex whose arc won the vis bit, a bottom-up step the
 // frontier vertex u found among its arcs — so the tree costs one store per
 // vertex. With parents == nullptr nothing is recorded.
+//
+// The device drives the search. The host launches the levels in batches
+// without reading anything back between them: per level do_convert,
+// do_td, do_bu and do_td_big, whose last block to finish reads the
+// level's counts, decides the next level's direction (Beamer's test, the
+// same integers as the Go side's turnsDown and turnsUp) and writes it to
+// the state words st (plan_after); every step kernel reads st and does
+// its work only on a level of its direction (do_convert only on a level
+// that switches), the others pass through (a few microseconds a launch).
+// The host reads st once per batch, and stops when ST_DONE is set (a
+// level found nothing).
+// Against a round trip per level (a copy and a synchronisation, then the
+// next launches: about 35 µs a level on an H100 with its host, measured)
+// a level now costs its kernels and the launches that pass through.
+//
+// Two queues (qa, qb) and two bitmaps (b0, b1) alternate: ST_QP says
+// which queue holds the top-down frontier (the other receives the next),
+// ST_BP which bitmap holds the bottom-up frontier. Invariant: outside a
+// bottom-up stretch, bitmap ST_BP is all zero (do_init zeroes b0; the
+// conversion back to a queue zeroes the other bitmap, which then becomes
+// ST_BP), so a switch to bottom-up sets the queue's bits into it without
+// clearing it first.
+#define ST_DONE 0   // 1 once a level found no vertex: the search is over
+#define ST_DEPTH 1  // the level planned last (its kernels run next); when
+                    // done, the number of levels with a frontier
+#define ST_NF 2     // the planned level's frontier: vertices,
+#define ST_MF 3     // its arcs,
+#define ST_MU 4     // the arcs of vertices not reached before it or by it,
+#define ST_PREVNF 5 // the frontier before it
+#define ST_MODE 6   // MODE_* bits of the planned level
+#define ST_QP 7     // 0: the frontier queue is qa, 1: qb
+#define ST_BP 8     // 0: the frontier bitmap is b0, 1: b1
+#define ST_BLOCKS 9 // blocks of the level's last kernel done (plan_after)
+#define ST_HEAD 16  // words before the level records
+// Level records: a ring of `ring` records after the head, level d in
+// record d % ring; do_plan writes the first five words when it plans the
+// level, the others when it has run. The host reads them after a batch.
+#define LV_NF 0
+#define LV_MF 1
+#define LV_MU 2
+#define LV_PREVNF 3
+#define LV_MODE 4
+#define LV_TAIL 5    // vertices the level reached (the next frontier)
+#define LV_READ 6    // arcs a bottom-up level read
+#define LV_NBIG 7    // top-down: vertices handed to do_td_big
+#define LV_BIGARCS 8 // their arcs (traced searches)
+#define LV_WORDS 9
+#define MODE_BU 1   // the level runs bottom-up
+#define MODE_DOWN 2 // it turned bottom-up: do_convert sets the queue's bits first
+#define MODE_UP 4   // it turned top-down: do_convert queues the bitmap's vertices first
 
 // do_init: levels -1 but the source's 0, parents -1 but the source's
 // itself, vis empty but the source (and the padding bits past n, which
-// are no vertices), queue = {src}. Threads: n (n >= words).
-extern "C" __global__ void do_init(int *levels, int *parents, u32 *vis, i64 n, i64 words, int src, int *queue) {
+// are no vertices), b0 zero, qa = {src}. Threads: n (n >= words).
+extern "C" __global__ void do_init(int *levels, int *parents, u32 *vis, u32 *b0, i64 n, i64 words, int src, int *qa) {
 	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n) {
 		levels[i] = i == src ? 0 : -1;
@@ -378,8 +436,121 @@ extern "C" __global__ void do_init(int *levels, int *parents, u32 *vis, i64 n, i
 		if (i == (src >> 5)) w |= 1u << (src & 31);
 		if (i == words - 1 && (n & 31) != 0) w |= ~((1u << (n & 31)) - 1u);
 		vis[i] = w;
+		b0[i] = 0;
 	}
-	if (i == 0) queue[0] = src;
+	if (i == 0) qa[0] = src;
+}
+
+// plan_level closes the level that ran (its counts into its record, the
+// queues or bitmaps swapped) and plans the next: its frontier from the
+// counts, its direction, its record; then zeroes the control words for
+// it. With first set it plans level 0 (the source alone) instead. Nothing
+// once ST_DONE is set. alpha, beta: the switch's parameters; fixed_td:
+// no switching (a directed graph, Options.TopDownOnly). One thread: the
+// do_plan kernel for level 0, then the last block of each level's
+// do_td_big (plan_after).
+__device__ void plan_level(const i64 *off, int src, u64 *ctl, u64 *st, i64 n, i64 arcs, i64 alpha, i64 beta,
+		int fixed_td, int ring, int first) {
+	i64 nf, mf, mu, prev, d;
+	u64 mode;
+	if (first) {
+		nf = 1;
+		mf = off[src + 1] - off[src];
+		mu = arcs - mf;
+		prev = 0;
+		d = 0;
+		mode = 0;
+		st[ST_DONE] = 0;
+		st[ST_QP] = 0;
+		st[ST_BP] = 0;
+		st[ST_BLOCKS] = 0;
+	} else {
+		if (st[ST_DONE] != 0) return;
+		d = (i64)st[ST_DEPTH];
+		mode = st[ST_MODE];
+		// The counts, through volatile loads: the last block of
+		// do_td_big may hold an older copy of their line in its L1.
+		const volatile u64 *cnt = ctl;
+		const u64 tail = cnt[CTL_TAIL];
+		u64 *rec = st + ST_HEAD + (d % ring) * LV_WORDS;
+		rec[LV_TAIL] = tail;
+		rec[LV_READ] = cnt[CTL_READ];
+		rec[LV_NBIG] = cnt[CTL_NBIG];
+		rec[LV_BIGARCS] = cnt[CTL_BIGARCS];
+		u64 bp = st[ST_BP];
+		if (mode & MODE_BU) {
+			bp ^= 1; // the level wrote its frontier into the other bitmap
+		} else {
+			st[ST_QP] ^= 1; // ... into the other queue
+		}
+		if (mode & MODE_UP) bp ^= 1; // do_convert zeroed the other bitmap
+		st[ST_BP] = bp;
+		prev = (i64)st[ST_NF];
+		nf = (i64)tail;
+		mf = (i64)cnt[CTL_MF];
+		mu = (i64)st[ST_MU] - mf;
+		d++;
+		mode &= MODE_BU;
+		st[ST_DEPTH] = (u64)d;
+		if (nf == 0) {
+			st[ST_DONE] = 1;
+			return;
+		}
+	}
+	if (!fixed_td) {
+		if (!(mode & MODE_BU) && nf > prev && mf > mu / alpha) {
+			mode = MODE_BU | MODE_DOWN;
+		} else if ((mode & MODE_BU) && nf < prev && nf < n / beta) {
+			mode = MODE_UP;
+		}
+	}
+	st[ST_DEPTH] = (u64)d;
+	st[ST_NF] = (u64)nf;
+	st[ST_MF] = (u64)mf;
+	st[ST_MU] = (u64)mu;
+	st[ST_PREVNF] = (u64)prev;
+	st[ST_MODE] = mode;
+	u64 *rec = st + ST_HEAD + (d % ring) * LV_WORDS;
+	rec[LV_NF] = (u64)nf;
+	rec[LV_MF] = (u64)mf;
+	rec[LV_MU] = (u64)mu;
+	rec[LV_PREVNF] = (u64)prev;
+	rec[LV_MODE] = mode;
+	for (int k = LV_TAIL; k < LV_WORDS; k++) rec[k] = 0;
+	for (int k = 0; k < 6; k++) ctl[k] = 0;
+}
+
+extern "C" __global__ void do_plan(const i64 *off, int src, u64 *ctl, u64 *st, i64 n, i64 arcs, i64 alpha,
+		i64 beta, int fixed_td, int ring, int first) {
+	if (blockIdx.x != 0 || threadIdx.x != 0) return;
+	plan_level(off, src, ctl, st, n, arcs, alpha, beta, fixed_td, ring, first);
+}
+
+// plan_after is how a level's last kernel (do_td_big) ends: the last of
+// its blocks to finish plans the next level (plan_level), once every
+// block has read the state and added its counts. Every thread of every
+// block calls it.
+__device__ __forceinline__ void plan_after(const i64 *off, int src, u64 *ctl, u64 *st, i64 n, i64 arcs, i64 alpha,
+		i64 beta, int fixed_td, int ring) {
+	__shared__ int last;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		__threadfence();
+		last = atomicAdd(&st[ST_BLOCKS], 1ull) == (u64)gridDim.x - 1;
+	}
+	__syncthreads();
+	if (last && threadIdx.x == 0) {
+		__threadfence();
+		st[ST_BLOCKS] = 0;
+		plan_level(off, src, ctl, st, n, arcs, alpha, beta, fixed_td, ring, 0);
+	}
+}
+
+// level_runs reports whether the planned level runs in the direction a
+// kernel serves (bu: bottom-up, else top-down): not once the search is
+// over. Every thread of a grid gets the same answer (no kernel writes st).
+__device__ __forceinline__ bool level_runs(const u64 *st, bool bu) {
+	return st[ST_DONE] == 0 && ((st[ST_MODE] & MODE_BU) != 0) == bu;
 }
 
 // push appends u to the queue out (length in *tail): one atomic per group
@@ -392,17 +563,6 @@ __device__ __forceinline__ void push(int *out, u64 *tail, int u) {
 	if (lane == leader) base = atomicAdd(tail, (u64)__popc(mask));
 	base = __shfl_sync(mask, base, leader);
 	out[base + __popc(mask & ((1u << lane) - 1u))] = u;
-}
-
-// do_degree writes the source's degree to ctl[CTL_MF] and zeroes the
-// other control words: the host reads it before the search (the first
-// step's direction depends on it). One thread.
-extern "C" __global__ void do_degree(const i64 *off, int src, u64 *ctl) {
-	if (blockIdx.x != 0 || threadIdx.x != 0) return;
-	ctl[CTL_TAIL] = 0;
-	ctl[CTL_NBIG] = 0;
-	ctl[CTL_QTAIL] = 0;
-	ctl[CTL_MF] = (u64)(off[src + 1] - off[src]);
 }
 
 // td_visit claims u for level lvl if it is unvisited: sets its vis bit
@@ -432,32 +592,31 @@ __device__ __forceinline__ void td_visit(int u, int from, int lvl, const i64 *of
 // kernel's span on the device, its host round trips not included,
 // without events. (A count of blocks done, the last writing the end, made
 // every block wait for its atomic's answer before retiring: 3–7% of a
-// search, measured; llog_end's maximum is not waited for.)
+// search, measured; llog_end's maximum is not waited for.) A launch that
+// passed through logs too; the host drops it from the trace.
 
-// do_td expands the frontier queue fr[0..nfr) (level depth) into out.
-// Threads: nfr, in blocks of BFS_BLOCK. Vertices of TD_BIG_DEG arcs or
-// more go to big[] for do_td_big, launched next.
-extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const int *adj, int *levels, int *parents,
-		u32 *vis, int *out, int *big, u64 *ctl, int depth, u64 *ent, u64 *nxt) {
-	llog_begin(ent, nxt);
-	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+// td_chunk expands the frontier vertices fr[i0 .. i0 + blockDim.x) (those
+// below nfr) of level depth into out, a thread a vertex: vertices of
+// big_deg arcs or more go to big[] for do_td_big, the warp tier takes
+// the lanes' medium vertices one after the other, each by all 32 lanes
+// (coalesced reads of its arcs), the thread tier the rest. Every thread of
+// the block calls it.
+__device__ __forceinline__ void td_chunk(i64 i0, const int *fr, i64 nfr, i64 big_deg, const i64 *off, const int *adj,
+		int *levels, int *parents, u32 *vis, int *out, int *big, u64 *ctl, int lvl, bool traced, u64 &mf) {
+	i64 i = i0 + threadIdx.x;
 	int lane = threadIdx.x & 31;
-	int lvl = depth + 1;
-	u64 mf = 0;
 	i64 s = 0, deg = 0;
 	int v = -1;
 	if (i < nfr) {
 		v = __ldg(fr + i);
 		s = __ldg(off + v);
 		deg = __ldg(off + v + 1) - s;
-		if (deg >= TD_BIG_DEG) {
+		if (deg >= big_deg) {
 			big[atomicAdd(&ctl[CTL_NBIG], 1ull)] = v;
-			if (ent != 0) atomicAdd(&ctl[CTL_BIGARCS], (u64)deg);
+			if (traced) atomicAdd(&ctl[CTL_BIGARCS], (u64)deg);
 			deg = 0;
 		}
 	}
-	// Warp tier: the lanes' medium vertices one after the other, each by
-	// all 32 lanes (coalesced reads of its arcs).
 	u32 wm = __ballot_sync(FULL_MASK, deg >= TD_WARP_DEG);
 	while (wm != 0) {
 		int from = __ffs(wm) - 1;
@@ -467,154 +626,199 @@ extern "C" __global__ void do_td(const int *fr, i64 nfr, const i64 *off, const i
 		int wv = __shfl_sync(FULL_MASK, v, from);
 		for (i64 k = lane; k < wd; k += 32) td_visit(__ldg(adj + ws + k), wv, lvl, off, levels, parents, vis, out, ctl, mf);
 	}
-	// Thread tier.
 	if (deg < TD_WARP_DEG) {
 		for (i64 k = 0; k < deg; ++k) td_visit(__ldg(adj + s + k), v, lvl, off, levels, parents, vis, out, ctl, mf);
 	}
-	block_add(mf, &ctl[CTL_MF]);
+}
+
+// do_td expands the frontier queue (qa or qb by ST_QP, ST_NF vertices) of
+// a top-down level depth into the other queue. Grid-stride over the
+// frontier in chunks of a block: any grid of BFS_BLOCK-thread blocks.
+extern "C" __global__ void do_td(int *qa, int *qb, const i64 *off, const int *adj, int *levels, int *parents,
+		u32 *vis, int *big, u64 *ctl, const u64 *st, int depth, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	if (level_runs(st, false)) {
+		const bool q1 = st[ST_QP] != 0;
+		const int *fr = q1 ? qb : qa;
+		int *out = q1 ? qa : qb;
+		const i64 nfr = (i64)st[ST_NF];
+		const i64 big_deg = nfr <= TD_SMALL_FRONTIER ? TD_WARP_DEG : TD_BIG_DEG;
+		u64 mf = 0;
+		for (i64 i0 = (i64)blockIdx.x * blockDim.x; i0 < nfr; i0 += (i64)gridDim.x * blockDim.x) {
+			td_chunk(i0, fr, nfr, big_deg, off, adj, levels, parents, vis, out, big, ctl, depth + 1, ent != 0, mf);
+		}
+		block_add(mf, &ctl[CTL_MF]);
+	}
 	llog_end(ent);
 }
 
 // do_td_big expands the high-degree frontier vertices big[0..ctl[CTL_NBIG])
-// with the whole grid: per chunk of BFS_BLOCK vertices every block builds
-// the prefix sums of their degrees in shared memory, then the grid strides
-// over the chunk's arcs, each thread finding its vertex by binary search.
+// of a top-down level with the whole grid: per chunk of BFS_BLOCK
+// vertices every block builds the prefix sums of their degrees in shared
+// memory, then the grid strides over the chunk's arcs, each thread finding
+// its vertex by binary search. It is every level's last kernel: its last
+// block plans the next level (plan_after, with do_plan's arguments).
 // Blocks must have exactly BFS_BLOCK threads; any grid size works.
-extern "C" __global__ void do_td_big(const int *big, const i64 *off, const int *adj, int *levels, int *parents,
-		u32 *vis, int *out, u64 *ctl, int depth, u64 *ent, u64 *nxt) {
+extern "C" __global__ void do_td_big(const int *big, int *qa, int *qb, const i64 *off, const int *adj, int *levels,
+		int *parents, u32 *vis, u64 *ctl, u64 *st, int depth, int src, i64 n, i64 arcs, i64 alpha, i64 beta,
+		int fixed_td, int ring, u64 *ent, u64 *nxt) {
 	llog_begin(ent, nxt);
 	__shared__ i64 pre[BFS_BLOCK + 1];
 	__shared__ i64 start[BFS_BLOCK];
 	__shared__ int vid[BFS_BLOCK];
-	i64 nbig = (i64)ctl[CTL_NBIG];
-	int t = threadIdx.x;
-	int lvl = depth + 1;
-	u64 mf = 0;
-	for (i64 c0 = 0; c0 < nbig; c0 += BFS_BLOCK) {
-		int cnt = nbig - c0 < BFS_BLOCK ? (int)(nbig - c0) : BFS_BLOCK;
-		i64 d = 0;
-		if (t < cnt) {
-			int v = __ldg(big + c0 + t);
-			i64 s = __ldg(off + v);
-			start[t] = s;
-			vid[t] = v;
-			d = __ldg(off + v + 1) - s;
-		}
-		pre[t + 1] = d;
-		if (t == 0) pre[0] = 0;
-		__syncthreads();
-		// Hillis-Steele inclusive scan of pre[1..BFS_BLOCK].
-		for (int o = 1; o < BFS_BLOCK; o <<= 1) {
-			i64 x = t >= o ? pre[t + 1 - o] : 0;
-			__syncthreads();
-			pre[t + 1] += x;
-			__syncthreads();
-		}
-		i64 total = pre[cnt];
-		for (i64 a = (i64)blockIdx.x * BFS_BLOCK + t; a < total; a += (i64)gridDim.x * BFS_BLOCK) {
-			int lo = 0, hi = cnt - 1;
-			while (lo < hi) {
-				int mid = (lo + hi + 1) >> 1;
-				if (pre[mid] <= a) lo = mid;
-				else hi = mid - 1;
+	if (level_runs(st, false)) {
+		int *out = st[ST_QP] != 0 ? qa : qb;
+		i64 nbig = (i64)ctl[CTL_NBIG];
+		int t = threadIdx.x;
+		int lvl = depth + 1;
+		u64 mf = 0;
+		for (i64 c0 = 0; c0 < nbig; c0 += BFS_BLOCK) {
+			int cnt = nbig - c0 < BFS_BLOCK ? (int)(nbig - c0) : BFS_BLOCK;
+			i64 d = 0;
+			if (t < cnt) {
+				int v = __ldg(big + c0 + t);
+				i64 s = __ldg(off + v);
+				start[t] = s;
+				vid[t] = v;
+				d = __ldg(off + v + 1) - s;
 			}
-			td_visit(__ldg(adj + start[lo] + (a - pre[lo])), vid[lo], lvl, off, levels, parents, vis, out, ctl, mf);
+			pre[t + 1] = d;
+			if (t == 0) pre[0] = 0;
+			__syncthreads();
+			// Hillis-Steele inclusive scan of pre[1..BFS_BLOCK].
+			for (int o = 1; o < BFS_BLOCK; o <<= 1) {
+				i64 x = t >= o ? pre[t + 1 - o] : 0;
+				__syncthreads();
+				pre[t + 1] += x;
+				__syncthreads();
+			}
+			i64 total = pre[cnt];
+			for (i64 a = (i64)blockIdx.x * BFS_BLOCK + t; a < total; a += (i64)gridDim.x * BFS_BLOCK) {
+				int lo = 0, hi = cnt - 1;
+				while (lo < hi) {
+					int mid = (lo + hi + 1) >> 1;
+					if (pre[mid] <= a) lo = mid;
+					else hi = mid - 1;
+				}
+				td_visit(__ldg(adj + start[lo] + (a - pre[lo])), vid[lo], lvl, off, levels, parents, vis, out, ctl, mf);
+			}
+			__syncthreads();
 		}
-		__syncthreads();
+		block_add(mf, &ctl[CTL_MF]);
 	}
-	block_add(mf, &ctl[CTL_MF]);
+	plan_after(off, src, ctl, st, n, arcs, alpha, beta, fixed_td, ring);
 	llog_end(ent);
 }
 
-// do_bu is a bottom-up step: every unvisited vertex scans its arcs until
-// one comes from the frontier bitmap front, and joins level depth+1. A warp
-// owns one 32-vertex word: it writes the word of next (every word, so next
-// needs no clearing) and ORs its finds into vis without atomics. Words
-// whose vertices are all visited are skipped at the cost of one load.
-// Grid-stride over words: any grid of BFS_BLOCK-thread blocks.
-extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, int *parents, u32 *vis, const u32 *front,
-		u32 *next, i64 n, i64 words, u64 *ctl, int depth, u64 *ent, u64 *nxt) {
+// do_bu is a bottom-up level: every unvisited vertex scans its arcs until
+// one comes from the frontier bitmap (b0 or b1 by ST_BP), and joins level
+// depth+1 with that vertex (the first in its arc order) as its parent. A
+// warp owns one 32-vertex word: it writes the word of the other bitmap
+// (every word, so it needs no clearing) and ORs its finds into vis
+// without atomics. Words whose vertices are all visited are skipped at
+// the cost of one load. Grid-stride over words: any grid of
+// BFS_BLOCK-thread blocks. (A lane scanning one arc of each of its
+// vertices in 2, 4 or 8 words per round, to overlap their chains of
+// loads, made the search 5–30% slower on an H100 than this loop, whose
+// arc loads the compiler runs ahead.)
+extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, int *parents, u32 *vis, u32 *b0,
+		u32 *b1, i64 n, i64 words, u64 *ctl, const u64 *st, int depth, u64 *ent, u64 *nxt) {
 	llog_begin(ent, nxt);
-	int lane = threadIdx.x & 31;
-	i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-	i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
-	int lvl = depth + 1;
-	u64 nf = 0, mf = 0, rd = 0;
-	for (i64 w = warp; w < words; w += warps) {
-		u32 vw = vis[w];
-		if (vw == FULL_MASK) {
-			if (lane == 0) next[w] = 0;
-			continue;
-		}
-		i64 v = w * 32 + lane;
-		bool found = false;
-		if (v < n && ((vw >> lane) & 1u) == 0) {
-			i64 s = __ldg(off + v), e = __ldg(off + v + 1);
-			int from = -1;
-			i64 k = s;
-			for (; k < e; ++k) {
-				int u = __ldg(adj + k);
-				if ((__ldg(front + (u >> 5)) >> (u & 31)) & 1u) {
-					found = true;
-					from = u;
-					break;
+	if (level_runs(st, true)) {
+		const bool f1 = st[ST_BP] != 0;
+		const u32 *front = f1 ? b1 : b0;
+		u32 *next = f1 ? b0 : b1;
+		int lane = threadIdx.x & 31;
+		i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+		i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+		int lvl = depth + 1;
+		u64 nf = 0, mf = 0, rd = 0;
+		for (i64 w = warp; w < words; w += warps) {
+			u32 vw = vis[w];
+			if (vw == FULL_MASK) {
+				if (lane == 0) next[w] = 0;
+				continue;
+			}
+			i64 v = w * 32 + lane;
+			bool found = false;
+			if (v < n && ((vw >> lane) & 1u) == 0) {
+				i64 s = __ldg(off + v), e = __ldg(off + v + 1);
+				int from = -1;
+				i64 k = s;
+				for (; k < e; ++k) {
+					int u = __ldg(adj + k);
+					if ((__ldg(front + (u >> 5)) >> (u & 31)) & 1u) {
+						found = true;
+						from = u;
+						break;
+					}
+				}
+				rd += (u64)((found ? k + 1 : e) - s);
+				if (found) {
+					levels[v] = lvl;
+					if (parents) parents[v] = from;
+					mf += (u64)(e - s);
 				}
 			}
-			rd += (u64)((found ? k + 1 : e) - s);
-			if (found) {
-				levels[v] = lvl;
-				if (parents) parents[v] = from;
-				mf += (u64)(e - s);
+			u32 fm = __ballot_sync(FULL_MASK, found);
+			if (lane == 0) {
+				next[w] = fm;
+				if (fm != 0) vis[w] = vw | fm;
+				nf += (u64)__popc(fm);
 			}
 		}
-		u32 fm = __ballot_sync(FULL_MASK, found);
-		if (lane == 0) {
-			next[w] = fm;
-			if (fm != 0) vis[w] = vw | fm;
-			nf += (u64)__popc(fm);
+		block_add(nf, &ctl[CTL_TAIL]);
+		block_add(mf, &ctl[CTL_MF]);
+		block_add(rd, &ctl[CTL_READ]);
+	}
+	llog_end(ent);
+}
+
+// do_convert changes the frontier's form on a level that switches
+// direction: turning bottom-up (MODE_DOWN) it sets the bits of the
+// queue's vertices in the frontier bitmap (zero before: the invariant
+// above); turning top-down (MODE_UP) it writes the frontier bitmap's
+// vertices to the frontier queue, in no particular order
+// (ctl[CTL_QTAIL] ends as their number), and zeroes the other bitmap.
+// Grid-stride in chunks of a block: any grid of BFS_BLOCK-thread blocks.
+extern "C" __global__ void do_convert(int *qa, int *qb, u32 *b0, u32 *b1, i64 words, u64 *ctl, const u64 *st,
+		int depth, u64 *ent, u64 *nxt) {
+	llog_begin(ent, nxt);
+	const u64 mode = st[ST_DONE] == 0 ? st[ST_MODE] : 0;
+	const bool f1 = st[ST_BP] != 0;
+	u32 *front = f1 ? b1 : b0;
+	int *q = st[ST_QP] != 0 ? qb : qa;
+	const i64 stride = (i64)gridDim.x * blockDim.x;
+	if (mode & MODE_DOWN) {
+		const i64 nq = (i64)st[ST_NF];
+		for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < nq; i += stride) {
+			int v = q[i];
+			atomicOr(&front[v >> 5], 1u << (v & 31));
 		}
-	}
-	block_add(nf, &ctl[CTL_TAIL]);
-	block_add(mf, &ctl[CTL_MF]);
-	block_add(rd, &ctl[CTL_READ]);
-	llog_end(ent);
-}
-
-// do_q2bm sets the bits of the queue's vertices in front (zeroed before).
-// Threads: nq.
-extern "C" __global__ void do_q2bm(const int *q, i64 nq, u32 *front, u64 *ent, u64 *nxt) {
-	llog_begin(ent, nxt);
-	i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < nq) {
-		int v = q[i];
-		atomicOr(&front[v >> 5], 1u << (v & 31));
-	}
-	llog_end(ent);
-}
-
-// do_bm2q writes the vertices of the bitmap front to the queue q, in no
-// particular order; ctl[CTL_QTAIL] (zero before) ends as their number.
-// Threads: words rounded up to whole blocks.
-extern "C" __global__ void do_bm2q(const u32 *front, i64 words, int *q, u64 *ctl, u64 *ent, u64 *nxt) {
-	llog_begin(ent, nxt);
-	i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-	int lane = threadIdx.x & 31;
-	u32 x = w < words ? front[w] : 0;
-	int c = __popc(x);
-	int incl = c;
-	for (int o = 1; o < 32; o <<= 1) {
-		int y = __shfl_up_sync(FULL_MASK, incl, o);
-		if (lane >= o) incl += y;
-	}
-	int total = __shfl_sync(FULL_MASK, incl, 31);
-	u64 base = 0;
-	if (lane == 31 && total != 0) base = atomicAdd(&ctl[CTL_QTAIL], (u64)total);
-	base = __shfl_sync(FULL_MASK, base, 31);
-	u64 p = base + (u64)(incl - c);
-	while (x != 0) {
-		int b = __ffs(x) - 1;
-		x &= x - 1;
-		q[p++] = (int)(w * 32 + b);
+	} else if (mode & MODE_UP) {
+		u32 *other = f1 ? b0 : b1;
+		int lane = threadIdx.x & 31;
+		for (i64 w0 = (i64)blockIdx.x * blockDim.x; w0 < words; w0 += stride) {
+			i64 w = w0 + threadIdx.x;
+			u32 x = w < words ? front[w] : 0;
+			if (w < words) other[w] = 0;
+			int c = __popc(x);
+			int incl = c;
+			for (int o = 1; o < 32; o <<= 1) {
+				int y = __shfl_up_sync(FULL_MASK, incl, o);
+				if (lane >= o) incl += y;
+			}
+			int total = __shfl_sync(FULL_MASK, incl, 31);
+			u64 base = 0;
+			if (lane == 31 && total != 0) base = atomicAdd(&ctl[CTL_QTAIL], (u64)total);
+			base = __shfl_sync(FULL_MASK, base, 31);
+			u64 p = base + (u64)(incl - c);
+			while (x != 0) {
+				int b = __ffs(x) - 1;
+				x &= x - 1;
+				q[p++] = (int)(w * 32 + b);
+			}
+		}
 	}
 	llog_end(ent);
 }

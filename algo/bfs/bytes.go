@@ -49,18 +49,21 @@ func (d doLevel) claimBytes() (bytes, gather int64) {
 
 // launchBytes models one launch of the level by its kernel's name:
 //
-//   - do_q2bm (queue to bitmap): the queue streamed, 4 bytes a vertex, and
-//     its bit set by an atomic OR on a word the vertex decides (read,
-//     gathered, and written): 12·frontier, 4·frontier gathered.
-//   - do_bm2q (bitmap to queue): the bitmap streamed and the queue
-//     written: 4·words + 4·frontier.
+//   - do_convert turning bottom-up (kDOQ2BM, queue to bitmap): the queue
+//     streamed, 4 bytes a vertex, and its bit set by an atomic OR on a
+//     word the vertex decides (read, gathered, and written): 12·frontier,
+//     4·frontier gathered.
+//   - do_convert turning top-down (kDOBM2Q, bitmap to queue): the bitmap
+//     streamed, the other bitmap zeroed and the queue written: 8·words +
+//     4·frontier.
 //   - do_bu (bottom-up): the visited bitmap streamed (4·words); each
 //     unvisited vertex's offsets (8 a vertex); the arcs read, each a
 //     4-byte neighbour streamed and a frontier-bitmap word gathered
 //     (8·read, 4·read gathered); the next bitmap written whole (4·words);
 //     each vertex reached its level (and parent) written.
 //   - do_td and do_td_big (top-down, the thread and warp tiers and the
-//     grid tier of the vertices with 256 arcs or more): each frontier
+//     grid tier of the vertices with tdBigDeg arcs or more, tdWarpDeg on
+//     a small frontier): each frontier
 //     vertex's queue entry (do_td reads all, do_td_big its list of big
 //     ones) and its two offsets gathered (16 bytes); each arc's neighbour
 //     streamed and its visited word gathered (8 bytes, 4 gathered); each
@@ -68,7 +71,7 @@ func (d doLevel) claimBytes() (bytes, gather int64) {
 //     the two kernels in proportion to their arcs (the device does not
 //     count them apart).
 //
-// Other kernels (do_degree, do_init: set-up, not logged) return 0.
+// Other kernels (do_init and do_plan, not logged) return 0.
 func (d doLevel) launchBytes(kernel string) (bytes, gather int64) {
 	cb, cg := d.claimBytes()
 	claimsBig := int64(0)
@@ -79,7 +82,7 @@ func (d doLevel) launchBytes(kernel string) (bytes, gather int64) {
 	case kDOQ2BM:
 		return 12 * d.frontier, 4 * d.frontier
 	case kDOBM2Q:
-		return 4*d.words + 4*d.frontier, 0
+		return 8*d.words + 4*d.frontier, 0
 	case kDOBU:
 		written := int64(4)
 		if d.parents {

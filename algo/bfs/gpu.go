@@ -65,32 +65,34 @@ func (m Method) String() string {
 
 // Kernel names, as declared in bfs.cu and dp.cu (a test checks them).
 const (
-	kInit8      = "bfs_init_u8"
-	kScan8      = "bfs_scan_u8"
-	kScan8RO    = "bfs_scan_u8_ro"
-	kScan32     = "bfs_scan_i32"
-	kScan32RO   = "bfs_scan_i32_ro"
-	kWiden      = "bfs_widen"
-	kCount8     = "bfs_count_u8"
-	kCount32    = "bfs_count_i32"
-	kFinish8    = "bfs_finish_u8"
-	kFinish32   = "bfs_finish_i32"
-	kParInit    = "bfs_parents_init"
-	kParCOO     = "bfs_parents_coo"
-	kDODegree   = "do_degree"
-	kDOInit     = "do_init"
-	kDOTD       = "do_td"
-	kDOTDBig    = "do_td_big"
-	kDOBU       = "do_bu"
-	kDOQ2BM     = "do_q2bm"
-	kDOBM2Q     = "do_bm2q"
+	kInit8     = "bfs_init_u8"
+	kScan8     = "bfs_scan_u8"
+	kScan8RO   = "bfs_scan_u8_ro"
+	kScan32    = "bfs_scan_i32"
+	kScan32RO  = "bfs_scan_i32_ro"
+	kWiden     = "bfs_widen"
+	kCount8    = "bfs_count_u8"
+	kCount32   = "bfs_count_i32"
+	kFinish8   = "bfs_finish_u8"
+	kFinish32  = "bfs_finish_i32"
+	kParInit   = "bfs_parents_init"
+	kParCOO    = "bfs_parents_coo"
+	kDOInit    = "do_init"
+	kDOPlan    = "do_plan"
+	kDOTD      = "do_td"
+	kDOTDBig   = "do_td_big"
+	kDOBU      = "do_bu"
+	kDOConvert = "do_convert"
+	// A traced do_convert launch is named by what it did.
+	kDOQ2BM     = "do_convert (queue to bitmap)"
+	kDOBM2Q     = "do_convert (bitmap to queue)"
 	kDPParent8  = "dp_parent_u8"
 	kDPParent32 = "dp_parent_i32"
 )
 
 var (
 	bfsKernelNames = []string{kInit8, kScan8, kScan8RO, kScan32, kScan32RO, kWiden, kCount8, kCount32,
-		kFinish8, kFinish32, kParInit, kParCOO, kDODegree, kDOInit, kDOTD, kDOTDBig, kDOBU, kDOQ2BM, kDOBM2Q}
+		kFinish8, kFinish32, kParInit, kParCOO, kDOInit, kDOPlan, kDOTD, kDOTDBig, kDOBU, kDOConvert}
 	dpKernelNames = []string{kDPParent8, kDPParent32}
 	// studyKernelNames are the kernels of bfs.cu that a search of the
 	// study's methods launches, what a traced one takes from the traced
@@ -105,7 +107,7 @@ const (
 	ctlTail    = 0 // bfs.cu CTL_TAIL: next frontier size (direction-optimizing)
 	ctlMF      = 1 // bfs.cu CTL_MF: arcs leaving the next frontier
 	ctlNBig    = 2 // bfs.cu CTL_NBIG: high-degree top-down vertices
-	ctlQTail   = 3 // bfs.cu CTL_QTAIL: queue length from do_bm2q
+	ctlQTail   = 3 // bfs.cu CTL_QTAIL: queue length from do_convert (bitmap to queue)
 	ctlRead    = 4 // bfs.cu CTL_READ: arcs a bottom-up step read
 	ctlBigArcs = 5 // bfs.cu CTL_BIGARCS: arcs of do_td_big's vertices (traced)
 	ctlTried   = 0 // dp.cu CTL_TRIED: child launches attempted
@@ -116,9 +118,56 @@ const (
 	dpMaxChildren = 1536 // dp.cu DP_MAX_CHILDREN
 )
 
+// The direction-optimizing search's state words, level records and
+// modes (bfs.cu ST_*, LV_*, MODE_*; a test compares them), and its batch.
+const (
+	stDone    = 0 // bfs.cu ST_DONE: the search is over
+	stDepth   = 1 // ST_DEPTH: the level planned last; when done, the levels
+	stNF      = 2 // ST_NF
+	stMF      = 3 // ST_MF
+	stMU      = 4 // ST_MU
+	stPrevNF  = 5 // ST_PREVNF
+	stMode    = 6 // ST_MODE
+	stQP      = 7 // ST_QP
+	stBP      = 8 // ST_BP
+	stBlocks  = 9 // ST_BLOCKS: blocks of a level's last kernel done
+	stHead    = 16
+	lvNF      = 0 // LV_NF: the level's frontier vertices
+	lvMF      = 1 // LV_MF: their arcs
+	lvMU      = 2 // LV_MU: the arcs of the vertices not reached by then
+	lvPrevNF  = 3 // LV_PREVNF: the frontier before
+	lvMode    = 4 // LV_MODE
+	lvTail    = 5 // LV_TAIL: the vertices the level reached
+	lvRead    = 6 // LV_READ: the arcs a bottom-up level read
+	lvNBig    = 7 // LV_NBIG: the vertices handed to do_td_big
+	lvBigArcs = 8 // LV_BIGARCS: their arcs (traced)
+	lvWords   = 9
+	modeBU    = 1 // MODE_BU: the level runs bottom-up
+	modeDown  = 2 // MODE_DOWN: it turned bottom-up
+	modeUp    = 4 // MODE_UP: it turned top-down
+
+	// doBatch is how many levels the host launches between two reads of
+	// the search's state: R-MAT and Kronecker searches take 6 to 8 levels,
+	// so most finish in one batch; a level past the last costs its
+	// launches passing through (about 5 µs on an H100).
+	doBatch = 8
+	// doRing is the level records' ring: a batch's records stay until
+	// the host has read them.
+	doRing = 2 * doBatch
+	// stWords is the state buffer: the head and the ring.
+	stWords = stHead + doRing*lvWords
+)
+
 // Launch geometry and search constants.
 const (
 	blockSize = 256 // bfs.cu BFS_BLOCK: threads per block of every launch
+	// The top-down tiers (bfs.cu TD_*): a frontier vertex of tdWarpDeg
+	// arcs or more is expanded by its warp, one of tdBigDeg or more (of
+	// tdWarpDeg or more on a frontier of at most tdSmallFrontier
+	// vertices) by the whole grid.
+	tdWarpDeg       = 32
+	tdBigDeg        = 256
+	tdSmallFrontier = 2048
 	// blocksPerSM sizes the grid-stride kernels: enough resident threads
 	// to fill an SM (2048 threads on Hopper).
 	blocksPerSM = 8
@@ -230,6 +279,10 @@ type Prepared struct {
 	// Direction-optimizing.
 	vis, front, next *gpu.Uint32s
 	qa, qb, big      *gpu.Int32s
+	// st holds the search's state words and level records (stWords),
+	// stHost their copy, read once per batch of levels (page-locked).
+	st     *gpu.Uint64s
+	stHost []uint64
 
 	pool resultPool // buffers of closed DeviceResults, for the next run
 	// launchLog logs the launches of traced runs (Options.Trace): the
@@ -451,6 +504,14 @@ func (p *Prepared) upload(info gpu.Info) error {
 			return fmt.Errorf("bfs: %w", err)
 		}
 	}
+	if p.st, err = mem.AllocUint64s(stWords); err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	pinned, err := mem.AllocPinned(8 * stWords)
+	if err != nil {
+		return fmt.Errorf("bfs: %w", err)
+	}
+	p.stHost = pinned.Uint64s()
 	return nil
 }
 
@@ -943,6 +1004,14 @@ func (p *Prepared) runError(src int32, err error) error {
 // runDO runs the direction-optimizing search from src, leaving the levels
 // in levels and, when parents is not nil, the parents in parents; the
 // Result it returns has the bookkeeping but no levels or parents.
+//
+// The device drives the search (bfs.cu, "The device drives the search"):
+// the host launches do_init and do_plan (level 0), then doBatch levels at
+// a time — per level do_convert, do_td, do_bu and do_td_big, each working
+// only on a level of its kind, do_td_big's last block deciding the next
+// level — and reads the state words and the level records once per
+// batch. A directed graph or TopDownOnly launches neither do_convert nor
+// do_bu.
 func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error) {
 	n, k := p.n, p.fn
 	words := (n + 31) / 32
@@ -950,147 +1019,182 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	if p.directed {
 		r.Algorithm = "gpu BFS (" + p.Label() + "; directed graph: top-down only)"
 	}
-	block := gpu.D1(blockSize)
-	ctl := make([]uint64, ctlWords)
-	// The source's degree, the first step's arcs, before the timed search.
-	err := p.Device().Exec(func(t *gpu.Thread) error {
-		if err := t.Launch(k[kDODegree], gpu.D1(1), gpu.D1(32), 0, p.off, src, p.ctl); err != nil {
-			return err
-		}
-		return p.ctl.Download(ctl)
-	})
-	if err != nil {
-		return nil, p.runError(src, err)
-	}
 	// A traced run has its step kernels log their span on the device
 	// (gpu.LaunchLog): the host records nothing between launches and
 	// reads the log after the run.
-	step := -1
-	notes := p.notes[:0]   // the traced levels; steps made after the run
 	var log *gpu.LaunchLog // nil: untraced, the kernels get NULL entries
 	if p.opt.Trace {
+		var err error
 		if log, err = p.Device().KeepLaunchLog(&p.launchLog); err != nil {
 			return nil, p.runError(src, err)
 		}
 	}
-	launch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
-		r.Launches++
-		return t.Launch(f, grid, block, 0, args...)
-	}
-	// stepLaunch launches a step kernel with its log arguments.
-	stepLaunch := func(t *gpu.Thread, f *gpu.Function, grid gpu.Dim, args ...any) error {
-		r.Launches++
-		return log.Launch(t, step, f, grid, block, 0, args...)
-	}
 	alpha, beta, _ := p.opt.gpuSwitchParams() // checked by Prepare
+	fixedTD := p.directed || p.opt.TopDownOnly
+	// do_convert works on one or two levels of a search: a block an SM
+	// makes its many launches that pass through cheaper.
+	block, wide, narrow, buGrid := gpu.D1(blockSize), gpu.D1(p.sms*blocksPerSM), gpu.D1(p.sms), p.grid(words*32)
+	st := p.stHost
+	recs := make([]doRecord, 0, 16)
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
-		if err := launch(t, k[kDOInit], gpu.Blocks(n, blockSize), levels, parents, p.vis, int64(n), int64(words), src, p.qa); err != nil {
+		launch := func(f *gpu.Function, grid gpu.Dim, args ...any) error {
+			r.Launches++
+			return t.Launch(f, grid, block, 0, args...)
+		}
+		// stepLaunch launches a step kernel of level d with its log arguments.
+		stepLaunch := func(d int, f *gpu.Function, grid gpu.Dim, args ...any) error {
+			r.Launches++
+			return log.Launch(t, d, f, grid, block, 0, args...)
+		}
+		if err := launch(k[kDOInit], gpu.Blocks(n, blockSize), levels, parents, p.vis, p.front, int64(n), int64(words), src, p.qa); err != nil {
 			return err
 		}
-		cur, nxt := p.qa, p.qb
-		front, next := p.front, p.next
-		nf, mf := int64(1), int64(ctl[ctlMF])
-		r.ComponentEdges = mf
-		mu := p.arcs - mf
-		prevNF := int64(0)
-		bottomUp := false
-		visited := int64(0) // vertices reached before the level's, and its
-		for depth := 0; nf > 0; depth++ {
+		if err := launch(k[kDOPlan], gpu.D1(1), p.off, src, p.ctl, p.st, int64(n), p.arcs, int64(alpha), int64(beta),
+			fixedTD, doRing, true); err != nil {
+			return err
+		}
+		for depth := 0; ; depth += doBatch {
 			if err := cancel.Check(); err != nil {
 				return err
 			}
-			r.FrontierSizes = append(r.FrontierSizes, nf)
-			step = depth
-			note := levelNote{mu: mu, prevNF: prevNF}
-			visited += nf
-			if !p.directed {
-				switch {
-				case !bottomUp && !p.opt.TopDownOnly && turnsDown(nf, prevNF, mf, mu, alpha):
-					note.switched = switchedDown
-					if err := front.Fill(0); err != nil {
+			for d := depth; d < depth+doBatch; d++ {
+				if !fixedTD {
+					if err := stepLaunch(d, k[kDOConvert], narrow, p.qa, p.qb, p.front, p.next, int64(words), p.ctl, p.st, d); err != nil {
 						return err
 					}
-					if err := stepLaunch(t, k[kDOQ2BM], gpu.Blocks(int(nf), blockSize), cur, nf, front); err != nil {
+				}
+				if err := stepLaunch(d, k[kDOTD], wide, p.qa, p.qb, p.off, p.adj, levels, parents, p.vis, p.big, p.ctl, p.st, d); err != nil {
+					return err
+				}
+				if !fixedTD {
+					if err := stepLaunch(d, k[kDOBU], buGrid, p.off, p.adj, levels, parents, p.vis, p.front, p.next,
+						int64(n), int64(words), p.ctl, p.st, d); err != nil {
 						return err
 					}
-					bottomUp = true
-				case bottomUp && turnsUp(nf, prevNF, int64(n), beta):
-					note.switched = switchedUp
-					if err := p.ctl.Fill(0); err != nil {
-						return err
-					}
-					if err := stepLaunch(t, k[kDOBM2Q], gpu.Blocks(words, blockSize), front, int64(words), cur, p.ctl); err != nil {
-						return err
-					}
-					bottomUp = false
+				}
+				// The level's last kernel: it plans the next level.
+				if err := stepLaunch(d, k[kDOTDBig], wide, p.big, p.qa, p.qb, p.off, p.adj, levels, parents, p.vis, p.ctl, p.st, d,
+					src, int64(n), p.arcs, int64(alpha), int64(beta), fixedTD, doRing); err != nil {
+					return err
 				}
 			}
-			prevNF = nf
-			if err := p.ctl.Fill(0); err != nil {
+			if err := p.st.Download(st); err != nil {
 				return err
 			}
-			if bottomUp {
-				r.Directions = append(r.Directions, BottomUpStep)
-				if err := stepLaunch(t, k[kDOBU], p.grid(words*32), p.off, p.adj, levels, parents, p.vis, front, next,
-					int64(n), int64(words), p.ctl, depth); err != nil {
-					return err
-				}
-				front, next = next, front
-			} else {
-				r.Directions = append(r.Directions, TopDownStep)
-				if err := stepLaunch(t, k[kDOTD], gpu.Blocks(int(nf), blockSize), cur, nf, p.off, p.adj, levels, parents, p.vis,
-					nxt, p.big, p.ctl, depth); err != nil {
-					return err
-				}
-				if err := stepLaunch(t, k[kDOTDBig], gpu.D1(p.sms*blocksPerSM), p.big, p.off, p.adj, levels, parents, p.vis,
-					nxt, p.ctl, depth); err != nil {
-					return err
-				}
-				cur, nxt = nxt, cur
+			last, done := depth+doBatch, st[stDone] != 0
+			if done {
+				last = int(st[stDepth])
 			}
-			r.Iterations++
-			if err := p.ctl.Download(ctl); err != nil {
-				return err
+			if last < depth || last > depth+doBatch {
+				return fmt.Errorf("the device's search state says %d levels after levels %d to %d (a kernel bug: please report it)",
+					last, depth, depth+doBatch-1)
 			}
-			if log != nil {
-				note.dir = r.Directions[len(r.Directions)-1]
-				note.lvl = doLevel{n: int64(n), words: int64(words), frontier: nf, arcs: mf, unvisited: int64(n) - visited,
-					read: int64(ctl[ctlRead]), reached: int64(ctl[ctlTail]), big: int64(ctl[ctlNBig]), bigArcs: int64(ctl[ctlBigArcs]),
-					parents: parents != nil}
-				notes = append(notes, note)
+			for d := depth; d < last; d++ {
+				recs = append(recs, doRecord(st[stHead+(d%doRing)*lvWords:]))
 			}
-			nf, mf = int64(ctl[ctlTail]), int64(ctl[ctlMF])
-			mu -= mf
-			r.ComponentEdges += mf
+			if done {
+				return nil
+			}
 		}
-		return nil
 	})
-	if log != nil {
-		if err != nil {
-			log.Drop()
-		} else {
-			var logged []trace.Launch
-			logged, err = log.Launches()
-			steps := make([]trace.Step, len(notes))
-			for i, nt := range notes {
-				steps[i] = nt.step(int64(n), alpha, beta)
-			}
-			for j := range logged {
-				logged[j].Bytes, logged[j].Gather = notes[logged[j].Step].lvl.launchBytes(logged[j].Name)
-			}
-			r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, steps, logged)
-		}
-		p.notes = notes[:0]
-	}
 	if err != nil {
+		if log != nil {
+			log.Drop()
+		}
 		return nil, p.runError(src, err)
 	}
 	r.Time = dur
+	notes := p.notes[:0] // the traced levels
+	visited := int64(0)  // vertices reached before the level's, and its
+	for _, rec := range recs {
+		nf, mf := int64(rec[lvNF]), int64(rec[lvMF])
+		r.FrontierSizes = append(r.FrontierSizes, nf)
+		r.ComponentEdges += mf
+		r.Iterations++
+		dir := TopDownStep
+		if rec[lvMode]&modeBU != 0 {
+			dir = BottomUpStep
+		}
+		r.Directions = append(r.Directions, dir)
+		visited += nf
+		if log != nil {
+			note := levelNote{mu: int64(rec[lvMU]), prevNF: int64(rec[lvPrevNF]), dir: dir}
+			switch {
+			case rec[lvMode]&modeDown != 0:
+				note.switched = switchedDown
+			case rec[lvMode]&modeUp != 0:
+				note.switched = switchedUp
+			}
+			note.lvl = doLevel{n: int64(n), words: int64(words), frontier: nf, arcs: mf, unvisited: int64(n) - visited,
+				read: int64(rec[lvRead]), reached: int64(rec[lvTail]), big: int64(rec[lvNBig]), bigArcs: int64(rec[lvBigArcs]),
+				parents: parents != nil}
+			notes = append(notes, note)
+		}
+	}
+	if log != nil {
+		logged, err := log.Launches()
+		if err != nil {
+			return nil, p.runError(src, err)
+		}
+		r.Trace = trace.FromLaunches(r.Algorithm, p.arcs, dur, doSteps(notes, int64(n), alpha, beta), doLaunches(logged, notes))
+		p.notes = notes[:0]
+	}
 	// Every reached vertex's arcs were counted once, when it was claimed.
 	if !p.directed {
 		r.ComponentEdges /= 2
 	}
 	return r, nil
+}
+
+// doRecord is a copy of a level's record as do_plan wrote it (LV_*
+// words).
+type doRecord [lvWords]uint64
+
+// doSteps makes the trace steps of a search's levels from their notes,
+// with the switch parameters α and β.
+func doSteps(notes []levelNote, n, alpha, beta int64) []trace.Step {
+	steps := make([]trace.Step, len(notes))
+	for i, nt := range notes {
+		steps[i] = nt.step(n, alpha, beta)
+	}
+	return steps
+}
+
+// doLaunches keeps the logged launches that worked — do_td and do_td_big
+// on top-down levels, do_bu on bottom-up ones, do_convert where the
+// direction switched (named kDOQ2BM or kDOBM2Q by what it did) — with
+// their byte models, and drops those that passed through (another
+// direction's kernels, the levels after the last).
+func doLaunches(logged []trace.Launch, notes []levelNote) []trace.Launch {
+	kept := logged[:0]
+	for _, l := range logged {
+		if l.Step < 0 || l.Step >= len(notes) {
+			continue
+		}
+		nt := notes[l.Step]
+		switch l.Name {
+		case kDOConvert:
+			switch nt.switched {
+			case switchedDown:
+				l.Name = kDOQ2BM
+			case switchedUp:
+				l.Name = kDOBM2Q
+			default:
+				continue
+			}
+		case kDOTD, kDOTDBig:
+			if nt.dir != TopDownStep {
+				continue
+			}
+		case kDOBU:
+			if nt.dir != BottomUpStep {
+				continue
+			}
+		}
+		l.Bytes, l.Gather = nt.lvl.launchBytes(l.Name)
+		kept = append(kept, l)
+	}
+	return kept
 }
 
 // levelNote is what a traced direction-optimizing search notes of a

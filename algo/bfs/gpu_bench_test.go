@@ -441,3 +441,72 @@ func checkBenchTrace(t *testing.T, dev *gpu.Device, g *graph.CSR, o Options) {
 		t.Errorf("walls %v and %v ms a run", res.Extra["wall_ms"], res.Extra["wall_ms_traced"])
 	}
 }
+
+// BenchmarkGPULevelGaps measures where a direction-optimizing GPU search's
+// time goes between its kernels: on an R-MAT graph by Graph500's rules
+// (edge factor 16, seed 1, permuted) of scale GRAPHNB_BENCH_SCALE (default
+// 22) from GRAPHNB_BENCH_ROOTS roots (default 16), parents on, each root
+// searched untraced and then traced on one prepared search. Metrics:
+// ms/bfs (untraced Result.Time), kernel-ms/bfs (the traced run's logged
+// kernel spans, summed: the launches that did work), gap-ms/bfs (traced
+// Result.Time minus those spans: launch latencies, launches that passed
+// through, the host's reads), launches/bfs (Result.Launches) and
+// GTEPS_g500 (untraced, harmonic mean). The first root's result is
+// validated. Run on the GPU machine, e.g.
+//
+//	GRAPHNB_BENCH_SCALE=24 ./bfs.test -test.run '^$' -test.bench 'GPULevelGaps' -test.benchtime 2x
+func BenchmarkGPULevelGaps(b *testing.B) {
+	dev := gpu.Default()
+	if dev.IsHost() {
+		b.Skip(gpu.DefaultReason())
+	}
+	scale := benchEnv(b, "GRAPHNB_BENCH_SCALE", 22)
+	g, err := gen.RMAT(scale, 16, gen.Seed(1), gen.Unweighted(), gen.PermuteVertices(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srcs := g.Roots(benchEnv(b, "GRAPHNB_BENCH_ROOTS", 16), 1)
+	p, err := Prepare(dev, g, Options{Method: DirectionOptimizingGPU, Parents: true, Trace: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var untraced, traced, kernels time.Duration
+	var invG500 float64
+	runs, launches := 0, 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, src := range srcs {
+			p.opt.Trace = false
+			r, err := p.Run(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if i == 0 && j == 0 {
+				if err := Check(g, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			p.opt.Trace = true
+			rt, err := p.Run(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			untraced += r.Time
+			traced += rt.Time
+			for _, l := range rt.Trace.Launches {
+				kernels += l.Time
+			}
+			invG500 += 1 / r.TEPS.Graph500
+			launches += r.Launches
+			runs++
+		}
+	}
+	b.StopTimer()
+	n := float64(runs)
+	b.ReportMetric(untraced.Seconds()*1e3/n, "ms/bfs")
+	b.ReportMetric(kernels.Seconds()*1e3/n, "kernel-ms/bfs")
+	b.ReportMetric((traced-kernels).Seconds()*1e3/n, "gap-ms/bfs")
+	b.ReportMetric(float64(launches)/n, "launches/bfs")
+	b.ReportMetric(n/invG500/1e9, "GTEPS_g500")
+}

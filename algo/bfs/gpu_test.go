@@ -248,6 +248,14 @@ func TestCUDASources(t *testing.T) {
 		{bfsSource, "CTL_COUNT", ctlCount}, {bfsSource, "CTL_TAIL", ctlTail}, {bfsSource, "CTL_MF", ctlMF},
 		{bfsSource, "CTL_NBIG", ctlNBig}, {bfsSource, "CTL_QTAIL", ctlQTail}, {bfsSource, "CTL_READ", ctlRead},
 		{bfsSource, "CTL_BIGARCS", ctlBigArcs},
+		{bfsSource, "TD_WARP_DEG", tdWarpDeg}, {bfsSource, "TD_BIG_DEG", tdBigDeg}, {bfsSource, "TD_SMALL_FRONTIER", tdSmallFrontier},
+		{bfsSource, "ST_DONE", stDone}, {bfsSource, "ST_DEPTH", stDepth}, {bfsSource, "ST_NF", stNF},
+		{bfsSource, "ST_MF", stMF}, {bfsSource, "ST_MU", stMU}, {bfsSource, "ST_PREVNF", stPrevNF},
+		{bfsSource, "ST_MODE", stMode}, {bfsSource, "ST_QP", stQP}, {bfsSource, "ST_BP", stBP}, {bfsSource, "ST_BLOCKS", stBlocks}, {bfsSource, "ST_HEAD", stHead},
+		{bfsSource, "LV_NF", lvNF}, {bfsSource, "LV_MF", lvMF}, {bfsSource, "LV_MU", lvMU}, {bfsSource, "LV_PREVNF", lvPrevNF},
+		{bfsSource, "LV_MODE", lvMode}, {bfsSource, "LV_TAIL", lvTail}, {bfsSource, "LV_READ", lvRead},
+		{bfsSource, "LV_NBIG", lvNBig}, {bfsSource, "LV_BIGARCS", lvBigArcs}, {bfsSource, "LV_WORDS", lvWords},
+		{bfsSource, "MODE_BU", modeBU}, {bfsSource, "MODE_DOWN", modeDown}, {bfsSource, "MODE_UP", modeUp},
 		{dpSource, "CTL_TRIED", ctlTried}, {dpSource, "CTL_RAN", ctlRan}, {dpSource, "CTL_COUNT", ctlCount},
 		{dpSource, "CTL_OVER", ctlOver}, {dpSource, "DP_MAX_CHILDREN", dpMaxChildren},
 	} {
@@ -264,6 +272,9 @@ func TestCUDASources(t *testing.T) {
 		}
 		if c.want >= ctlWords && strings.HasPrefix(c.name, "CTL_") {
 			t.Errorf("%s = %d is outside the %d control words", c.name, c.want, ctlWords)
+		}
+		if c.want >= stHead && strings.HasPrefix(c.name, "ST_") && c.name != "ST_HEAD" || c.want >= lvWords && strings.HasPrefix(c.name, "LV_") && c.name != "LV_WORDS" {
+			t.Errorf("%s = %d is outside its words", c.name, c.want)
 		}
 	}
 	if !strings.Contains(dpSource, "<<<") {

@@ -78,8 +78,15 @@ type Options struct {
 	// start, every block raises the end to its own with an atomic maximum
 	// it does not wait for), read by the host after the run: no events,
 	// no copy per level. A launch's time is that span, so a level's time
-	// (the sum) leaves out the host's round trip between levels. The
-	// set-up kernel (do_init) is not logged.
+	// (the sum) leaves out the launch latencies between them. The device
+	// decides each level's direction (a traced run reads the levels'
+	// records after each batch of levels, as an untraced one does), and
+	// every level launches each step kernel: the trace keeps those that
+	// worked — do_td and do_td_big on a top-down level, do_bu on a
+	// bottom-up one, do_convert on a level that switched, named for its
+	// conversion — and leaves out those that passed through (a few
+	// microseconds each), the set-up kernels (do_init, do_plan) and the
+	// levels launched after the last.
 	//
 	// Traced EdgeScan and DynamicParallelism runs launch a second build
 	// of the study's kernels (bfs.cu's and dp.cu's BFS_STUDY_TRACED),

@@ -42,13 +42,12 @@ fake::Table table("0", {
     fake::maxGrid(fake::kernel("bfs_finish_i32", untraced_build::bfs_finish_i32), 2),
     fake::maxGrid(fake::kernel("bfs_parents_init", untraced_build::bfs_parents_init, direct), 2),
     fake::maxGrid(fake::kernel("bfs_parents_coo", untraced_build::bfs_parents_coo, direct), 2),
-    fake::kernel("do_degree", untraced_build::do_degree, direct),
     fake::kernel("do_init", untraced_build::do_init, direct),
-    fake::kernel("do_td", untraced_build::do_td),
+    fake::kernel("do_plan", untraced_build::do_plan, direct),
+    fake::maxGrid(fake::kernel("do_td", untraced_build::do_td), 2),
     fake::maxGrid(fake::kernel("do_td_big", untraced_build::do_td_big), 2),
     fake::maxGrid(fake::kernel("do_bu", untraced_build::do_bu), 2),
-    fake::kernel("do_q2bm", untraced_build::do_q2bm), // cooperative: its llog_end synchronises the block
-    fake::kernel("do_bm2q", untraced_build::do_bm2q),
+    fake::maxGrid(fake::kernel("do_convert", untraced_build::do_convert), 2),
 });
 
 } // namespace
@@ -71,13 +70,12 @@ fake::Table table("0", {
 #define bfs_finish_i32 bfs_finish_i32_traced
 #define bfs_parents_init bfs_parents_init_traced
 #define bfs_parents_coo bfs_parents_coo_traced
-#define do_degree do_degree_traced
 #define do_init do_init_traced
+#define do_plan do_plan_traced
 #define do_td do_td_traced
 #define do_td_big do_td_big_traced
 #define do_bu do_bu_traced
-#define do_q2bm do_q2bm_traced
-#define do_bm2q do_bm2q_traced
+#define do_convert do_convert_traced
 
 namespace traced_build {
 #include "bfs.cu"

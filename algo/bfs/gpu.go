@@ -149,7 +149,7 @@ const (
 	// doBatch is how many levels the host launches between two reads of
 	// the search's state: R-MAT and Kronecker searches take 6 to 8 levels,
 	// so most finish in one batch; a level past the last costs its
-	// launches passing through (about 5 µs on an H100).
+	// four launches passing through (about 10 µs on an H100).
 	doBatch = 8
 	// doRing is the level records' ring: a batch's records stay until
 	// the host has read them.

@@ -719,8 +719,8 @@ extern "C" __global__ void do_td_big(const int *big, int *qa, int *qb, const i64
 // the cost of one load. Grid-stride over words: any grid of
 // BFS_BLOCK-thread blocks. (A lane scanning one arc of each of its
 // vertices in 2, 4 or 8 words per round, to overlap their chains of
-// loads, made the search 5–30% slower on an H100 than this loop, whose
-// arc loads the compiler runs ahead.)
+// loads, made a search 7–36% slower at R-MAT scale 24 on an H100 than
+// this loop, whose arc loads the compiler runs ahead.)
 extern "C" __global__ void do_bu(const i64 *off, const int *adj, int *levels, int *parents, u32 *vis, u32 *b0,
 		u32 *b1, i64 n, i64 words, u64 *ctl, const u64 *st, int depth, u64 *ent, u64 *nxt) {
 	llog_begin(ent, nxt);

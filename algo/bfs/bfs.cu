@@ -406,8 +406,9 @@ extern "C" __global__ void bfs_parents_coo(const int *st, const int *en, i64 m, 
 #define ST_BLOCKS 9 // blocks of the level's last kernel done (plan_after)
 #define ST_HEAD 16  // words before the level records
 // Level records: a ring of `ring` records after the head, level d in
-// record d % ring; do_plan writes the first five words when it plans the
-// level, the others when it has run. The host reads them after a batch.
+// record d % ring; plan_level writes the first five words when it plans
+// the level, the others when it has run. The host reads them after a
+// batch.
 #define LV_NF 0
 #define LV_MF 1
 #define LV_MU 2

@@ -5,7 +5,7 @@
 // it); the warp-level code needs whole warps, so BFS_BLOCK is a multiple of 32.
 //
 // Control words (ctl, 6 unsigned long long, zeroed before a step: by the host
-// for the edge scan, by do_plan for the direction-optimizing search):
+// for the edge scan, by plan_next for the direction-optimizing search):
 //   edge scan + dynamic parallelism:  [CTL_COUNT] vertices on the level counted
 //                                     by bfs_count_* (dp.cu uses 0, 1 and 3)
 //   direction-optimizing:             [CTL_TAIL] next queue length / frontier
@@ -442,62 +442,15 @@ extern "C" __global__ void do_init(int *levels, int *parents, u32 *vis, u32 *b0,
 	if (i == 0) qa[0] = src;
 }
 
-// plan_level closes the level that ran (its counts into its record, the
-// queues or bitmaps swapped) and plans the next: its frontier from the
-// counts, its direction, its record; then zeroes the control words for
-// it. With first set it plans level 0 (the source alone) instead. Nothing
-// once ST_DONE is set. alpha, beta: the switch's parameters; fixed_td:
-// no switching (a directed graph, Options.TopDownOnly). One thread: the
-// do_plan kernel for level 0, then the last block of each level's
-// do_td_big (plan_after).
-__device__ void plan_level(const i64 *off, int src, u64 *ctl, u64 *st, i64 n, i64 arcs, i64 alpha, i64 beta,
-		int fixed_td, int ring, int first) {
-	i64 nf, mf, mu, prev, d;
-	u64 mode;
-	if (first) {
-		nf = 1;
-		mf = off[src + 1] - off[src];
-		mu = arcs - mf;
-		prev = 0;
-		d = 0;
-		mode = 0;
-		st[ST_DONE] = 0;
-		st[ST_QP] = 0;
-		st[ST_BP] = 0;
-		st[ST_BLOCKS] = 0;
-	} else {
-		if (st[ST_DONE] != 0) return;
-		d = (i64)st[ST_DEPTH];
-		mode = st[ST_MODE];
-		// The counts, through volatile loads: the last block of
-		// do_td_big may hold an older copy of their line in its L1.
-		const volatile u64 *cnt = ctl;
-		const u64 tail = cnt[CTL_TAIL];
-		u64 *rec = st + ST_HEAD + (d % ring) * LV_WORDS;
-		rec[LV_TAIL] = tail;
-		rec[LV_READ] = cnt[CTL_READ];
-		rec[LV_NBIG] = cnt[CTL_NBIG];
-		rec[LV_BIGARCS] = cnt[CTL_BIGARCS];
-		u64 bp = st[ST_BP];
-		if (mode & MODE_BU) {
-			bp ^= 1; // the level wrote its frontier into the other bitmap
-		} else {
-			st[ST_QP] ^= 1; // ... into the other queue
-		}
-		if (mode & MODE_UP) bp ^= 1; // do_convert zeroed the other bitmap
-		st[ST_BP] = bp;
-		prev = (i64)st[ST_NF];
-		nf = (i64)tail;
-		mf = (i64)cnt[CTL_MF];
-		mu = (i64)st[ST_MU] - mf;
-		d++;
-		mode &= MODE_BU;
-		st[ST_DEPTH] = (u64)d;
-		if (nf == 0) {
-			st[ST_DONE] = 1;
-			return;
-		}
-	}
+// plan_next plans level d of the search, whose frontier has nf vertices
+// and mf arcs (mu: the arcs of vertices not reached before it or by it;
+// prev: the frontier before it; mode: the level before's MODE_BU bit):
+// its direction (Beamer's test: alpha, beta; fixed_td: no switching, a
+// directed graph or Options.TopDownOnly), the state words, its record
+// (the first five words; the others zero until it has run), and the
+// control words zeroed for it. One thread.
+__device__ void plan_next(u64 *ctl, u64 *st, i64 d, i64 nf, i64 mf, i64 mu, i64 prev, u64 mode, i64 n, i64 alpha,
+		i64 beta, int fixed_td, int ring) {
 	if (!fixed_td) {
 		if (!(mode & MODE_BU) && nf > prev && mf > mu / alpha) {
 			mode = MODE_BU | MODE_DOWN;
@@ -521,18 +474,59 @@ __device__ void plan_level(const i64 *off, int src, u64 *ctl, u64 *st, i64 n, i6
 	for (int k = 0; k < 6; k++) ctl[k] = 0;
 }
 
+// plan_level closes the level that ran — its counts into its record, the
+// queues or bitmaps swapped — and plans the next (plan_next), or sets
+// ST_DONE when the level found nothing. Nothing once ST_DONE is set. One
+// thread: the last block of each level's do_td_big (plan_after).
+__device__ void plan_level(u64 *ctl, u64 *st, i64 n, i64 alpha, i64 beta, int fixed_td, int ring) {
+	if (st[ST_DONE] != 0) return;
+	const i64 d = (i64)st[ST_DEPTH];
+	const u64 mode = st[ST_MODE];
+	// The counts, through volatile loads: the last block of do_td_big may
+	// hold an older copy of their line in its L1.
+	const volatile u64 *cnt = ctl;
+	const u64 tail = cnt[CTL_TAIL];
+	u64 *rec = st + ST_HEAD + (d % ring) * LV_WORDS;
+	rec[LV_TAIL] = tail;
+	rec[LV_READ] = cnt[CTL_READ];
+	rec[LV_NBIG] = cnt[CTL_NBIG];
+	rec[LV_BIGARCS] = cnt[CTL_BIGARCS];
+	u64 bp = st[ST_BP];
+	if (mode & MODE_BU) {
+		bp ^= 1; // the level wrote its frontier into the other bitmap
+	} else {
+		st[ST_QP] ^= 1; // ... into the other queue
+	}
+	if (mode & MODE_UP) bp ^= 1; // do_convert zeroed the other bitmap
+	st[ST_BP] = bp;
+	const i64 nf = (i64)tail, mf = (i64)cnt[CTL_MF];
+	if (nf == 0) {
+		st[ST_DEPTH] = (u64)(d + 1);
+		st[ST_DONE] = 1;
+		return;
+	}
+	plan_next(ctl, st, d + 1, nf, mf, (i64)st[ST_MU] - mf, (i64)st[ST_NF], mode & MODE_BU, n, alpha, beta, fixed_td,
+			ring);
+}
+
+// do_plan plans level 0, the source alone, with the state words reset.
+// One thread.
 extern "C" __global__ void do_plan(const i64 *off, int src, u64 *ctl, u64 *st, i64 n, i64 arcs, i64 alpha,
-		i64 beta, int fixed_td, int ring, int first) {
+		i64 beta, int fixed_td, int ring) {
 	if (blockIdx.x != 0 || threadIdx.x != 0) return;
-	plan_level(off, src, ctl, st, n, arcs, alpha, beta, fixed_td, ring, first);
+	st[ST_DONE] = 0;
+	st[ST_QP] = 0;
+	st[ST_BP] = 0;
+	st[ST_BLOCKS] = 0;
+	const i64 mf = off[src + 1] - off[src];
+	plan_next(ctl, st, 0, 1, mf, arcs - mf, 0, 0, n, alpha, beta, fixed_td, ring);
 }
 
 // plan_after is how a level's last kernel (do_td_big) ends: the last of
 // its blocks to finish plans the next level (plan_level), once every
 // block has read the state and added its counts. Every thread of every
 // block calls it.
-__device__ __forceinline__ void plan_after(const i64 *off, int src, u64 *ctl, u64 *st, i64 n, i64 arcs, i64 alpha,
-		i64 beta, int fixed_td, int ring) {
+__device__ __forceinline__ void plan_after(u64 *ctl, u64 *st, i64 n, i64 alpha, i64 beta, int fixed_td, int ring) {
 	__shared__ int last;
 	__syncthreads();
 	if (threadIdx.x == 0) {
@@ -543,13 +537,14 @@ __device__ __forceinline__ void plan_after(const i64 *off, int src, u64 *ctl, u6
 	if (last && threadIdx.x == 0) {
 		__threadfence();
 		st[ST_BLOCKS] = 0;
-		plan_level(off, src, ctl, st, n, arcs, alpha, beta, fixed_td, ring, 0);
+		plan_level(ctl, st, n, alpha, beta, fixed_td, ring);
 	}
 }
 
 // level_runs reports whether the planned level runs in the direction a
 // kernel serves (bu: bottom-up, else top-down): not once the search is
-// over. Every thread of a grid gets the same answer (no kernel writes st).
+// over. Every thread of a grid gets the same answer: only do_td_big's last
+// block writes st, once every block of it has read it (plan_after).
 __device__ __forceinline__ bool level_runs(const u64 *st, bool bu) {
 	return st[ST_DONE] == 0 && ((st[ST_MODE] & MODE_BU) != 0) == bu;
 }
@@ -566,20 +561,43 @@ __device__ __forceinline__ void push(int *out, u64 *tail, int u) {
 	out[base + __popc(mask & ((1u << lane) - 1u))] = u;
 }
 
-// td_visit claims u for level lvl if it is unvisited: sets its vis bit
+// td_claim claims u for level lvl if it is unvisited: sets its vis bit
 // (the atomicOr decides who wins; the plain read first only skips visited
-// vertices cheaply), its level and parent (from), queues it and counts its
-// arcs into mf.
-__device__ __forceinline__ void td_visit(int u, int from, int lvl, const i64 *off, int *levels, int *parents, u32 *vis,
-		int *out, u64 *ctl, u64 &mf) {
+// vertices cheaply), its level and parent (from), and counts its arcs
+// into mf. It reports whether this thread claimed u.
+__device__ __forceinline__ bool td_claim(int u, int from, int lvl, const i64 *off, int *levels, int *parents, u32 *vis,
+		u64 &mf) {
 	u32 bit = 1u << (u & 31);
 	u32 *w = vis + (u >> 5);
-	if ((*w & bit) != 0) return;
-	if ((atomicOr(w, bit) & bit) != 0) return;
+	if ((*w & bit) != 0) return false;
+	if ((atomicOr(w, bit) & bit) != 0) return false;
 	levels[u] = lvl;
 	if (parents) parents[u] = from;
 	mf += (u64)(__ldg(off + u + 1) - __ldg(off + u));
-	push(out, &ctl[CTL_TAIL], u);
+	return true;
+}
+
+// td_visit is td_claim, and queues u when claimed.
+__device__ __forceinline__ void td_visit(int u, int from, int lvl, const i64 *off, int *levels, int *parents, u32 *vis,
+		int *out, u64 *ctl, u64 &mf) {
+	if (td_claim(u, from, lvl, off, levels, parents, vis, mf)) push(out, &ctl[CTL_TAIL], u);
+}
+
+// block_push appends the vertices u >= 0 of the block's threads to the
+// queue out (length in *tail) with one atomic for the block: a grid
+// whose threads all claim from a few hubs' arcs would otherwise queue on
+// the one tail word, an atomic per warp (R-MAT scale 24: a top-down level
+// over 2,600 hubs' 16 M arcs took 1.06 ms, H100). Every thread of the
+// block calls it; s_q holds blockDim.x entries.
+__device__ __forceinline__ void block_push(int u, int *out, u64 *tail, int *s_q, int *s_n, u64 *s_base) {
+	if (threadIdx.x == 0) *s_n = 0;
+	__syncthreads();
+	if (u >= 0) s_q[atomicAdd(s_n, 1)] = u;
+	__syncthreads();
+	const int k = *s_n;
+	if (threadIdx.x == 0 && k != 0) *s_base = atomicAdd(tail, (u64)k);
+	__syncthreads();
+	if ((int)threadIdx.x < k) out[*s_base + threadIdx.x] = s_q[threadIdx.x];
 }
 
 // The direction-optimizing kernels read the CSR, the frontier queue and
@@ -657,16 +675,20 @@ extern "C" __global__ void do_td(int *qa, int *qb, const i64 *off, const int *ad
 // of a top-down level with the whole grid: per chunk of BFS_BLOCK
 // vertices every block builds the prefix sums of their degrees in shared
 // memory, then the grid strides over the chunk's arcs, each thread finding
-// its vertex by binary search. It is every level's last kernel: its last
-// block plans the next level (plan_after, with do_plan's arguments).
+// its vertex by binary search, and each block queues its round's claims
+// at once (block_push). It is every level's last kernel: its last
+// block plans the next level (plan_after).
 // Blocks must have exactly BFS_BLOCK threads; any grid size works.
 extern "C" __global__ void do_td_big(const int *big, int *qa, int *qb, const i64 *off, const int *adj, int *levels,
-		int *parents, u32 *vis, u64 *ctl, u64 *st, int depth, int src, i64 n, i64 arcs, i64 alpha, i64 beta,
-		int fixed_td, int ring, u64 *ent, u64 *nxt) {
+		int *parents, u32 *vis, u64 *ctl, u64 *st, int depth, i64 n, i64 alpha, i64 beta, int fixed_td, int ring,
+		u64 *ent, u64 *nxt) {
 	llog_begin(ent, nxt);
 	__shared__ i64 pre[BFS_BLOCK + 1];
 	__shared__ i64 start[BFS_BLOCK];
 	__shared__ int vid[BFS_BLOCK];
+	__shared__ int s_q[BFS_BLOCK];
+	__shared__ int s_n;
+	__shared__ u64 s_base;
 	if (level_runs(st, false)) {
 		int *out = st[ST_QP] != 0 ? qa : qb;
 		i64 nbig = (i64)ctl[CTL_NBIG];
@@ -694,20 +716,27 @@ extern "C" __global__ void do_td_big(const int *big, int *qa, int *qb, const i64
 				__syncthreads();
 			}
 			i64 total = pre[cnt];
-			for (i64 a = (i64)blockIdx.x * BFS_BLOCK + t; a < total; a += (i64)gridDim.x * BFS_BLOCK) {
-				int lo = 0, hi = cnt - 1;
-				while (lo < hi) {
-					int mid = (lo + hi + 1) >> 1;
-					if (pre[mid] <= a) lo = mid;
-					else hi = mid - 1;
+			// Block-uniform rounds (block_push's barriers).
+			for (i64 a0 = (i64)blockIdx.x * BFS_BLOCK; a0 < total; a0 += (i64)gridDim.x * BFS_BLOCK) {
+				const i64 a = a0 + t;
+				int won = -1;
+				if (a < total) {
+					int lo = 0, hi = cnt - 1;
+					while (lo < hi) {
+						int mid = (lo + hi + 1) >> 1;
+						if (pre[mid] <= a) lo = mid;
+						else hi = mid - 1;
+					}
+					const int u = __ldg(adj + start[lo] + (a - pre[lo]));
+					if (td_claim(u, vid[lo], lvl, off, levels, parents, vis, mf)) won = u;
 				}
-				td_visit(__ldg(adj + start[lo] + (a - pre[lo])), vid[lo], lvl, off, levels, parents, vis, out, ctl, mf);
+				block_push(won, out, &ctl[CTL_TAIL], s_q, &s_n, &s_base);
 			}
 			__syncthreads();
 		}
 		block_add(mf, &ctl[CTL_MF]);
 	}
-	plan_after(off, src, ctl, st, n, arcs, alpha, beta, fixed_td, ring);
+	plan_after(ctl, st, n, alpha, beta, fixed_td, ring);
 	llog_end(ent);
 }
 

@@ -1034,6 +1034,18 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	// do_convert works on one or two levels of a search: a block an SM
 	// makes its many launches that pass through cheaper.
 	block, wide, narrow, buGrid := gpu.D1(blockSize), gpu.D1(p.sms*blocksPerSM), gpu.D1(p.sms), p.grid(words*32)
+	// The step kernels' arguments, boxed once a run: only the level
+	// (argument at) changes. On the first, small levels the device waits
+	// for the host's launches.
+	type stepArgs struct {
+		args []any
+		at   int
+	}
+	convertArgs := stepArgs{[]any{p.qa, p.qb, p.front, p.next, int64(words), p.ctl, p.st, 0}, 7}
+	tdArgs := stepArgs{[]any{p.qa, p.qb, p.off, p.adj, levels, parents, p.vis, p.big, p.ctl, p.st, 0}, 10}
+	buArgs := stepArgs{[]any{p.off, p.adj, levels, parents, p.vis, p.front, p.next, int64(n), int64(words), p.ctl, p.st, 0}, 11}
+	bigArgs := stepArgs{[]any{p.big, p.qa, p.qb, p.off, p.adj, levels, parents, p.vis, p.ctl, p.st, 0,
+		int64(n), int64(alpha), int64(beta), fixedTD, doRing}, 10}
 	st := p.stHost
 	recs := make([]doRecord, 0, 16)
 	dur, err := p.Device().Time(func(t *gpu.Thread) error {
@@ -1041,16 +1053,18 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			r.Launches++
 			return t.Launch(f, grid, block, 0, args...)
 		}
-		// stepLaunch launches a step kernel of level d with its log arguments.
-		stepLaunch := func(d int, f *gpu.Function, grid gpu.Dim, args ...any) error {
+		// stepLaunch launches a step kernel of level d with its log
+		// arguments.
+		stepLaunch := func(d int, f *gpu.Function, grid gpu.Dim, a stepArgs) error {
 			r.Launches++
-			return log.Launch(t, d, f, grid, block, 0, args...)
+			a.args[a.at] = d
+			return log.Launch(t, d, f, grid, block, 0, a.args...)
 		}
 		if err := launch(k[kDOInit], gpu.Blocks(n, blockSize), levels, parents, p.vis, p.front, int64(n), int64(words), src, p.qa); err != nil {
 			return err
 		}
 		if err := launch(k[kDOPlan], gpu.D1(1), p.off, src, p.ctl, p.st, int64(n), p.arcs, int64(alpha), int64(beta),
-			fixedTD, doRing, true); err != nil {
+			fixedTD, doRing); err != nil {
 			return err
 		}
 		for depth := 0; ; depth += doBatch {
@@ -1059,22 +1073,20 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 			}
 			for d := depth; d < depth+doBatch; d++ {
 				if !fixedTD {
-					if err := stepLaunch(d, k[kDOConvert], narrow, p.qa, p.qb, p.front, p.next, int64(words), p.ctl, p.st, d); err != nil {
+					if err := stepLaunch(d, k[kDOConvert], narrow, convertArgs); err != nil {
 						return err
 					}
 				}
-				if err := stepLaunch(d, k[kDOTD], wide, p.qa, p.qb, p.off, p.adj, levels, parents, p.vis, p.big, p.ctl, p.st, d); err != nil {
+				if err := stepLaunch(d, k[kDOTD], wide, tdArgs); err != nil {
 					return err
 				}
 				if !fixedTD {
-					if err := stepLaunch(d, k[kDOBU], buGrid, p.off, p.adj, levels, parents, p.vis, p.front, p.next,
-						int64(n), int64(words), p.ctl, p.st, d); err != nil {
+					if err := stepLaunch(d, k[kDOBU], buGrid, buArgs); err != nil {
 						return err
 					}
 				}
 				// The level's last kernel: it plans the next level.
-				if err := stepLaunch(d, k[kDOTDBig], wide, p.big, p.qa, p.qb, p.off, p.adj, levels, parents, p.vis, p.ctl, p.st, d,
-					src, int64(n), p.arcs, int64(alpha), int64(beta), fixedTD, doRing); err != nil {
+				if err := stepLaunch(d, k[kDOTDBig], wide, bigArgs); err != nil {
 					return err
 				}
 			}
@@ -1146,8 +1158,8 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	return r, nil
 }
 
-// doRecord is a copy of a level's record as do_plan wrote it (LV_*
-// words).
+// doRecord is a copy of a level's record as plan_next and plan_level
+// wrote it (LV_* words).
 type doRecord [lvWords]uint64
 
 // doSteps makes the trace steps of a search's levels from their notes,

@@ -112,12 +112,21 @@ extern "C" __global__ void mb_merge(const u32 *nxt, u32 *vis, i64 nw, i64 own, i
 }
 
 // td_scan walks the arcs of the frontier q (nq vertices, a warp per vertex
-// of at most bigdeg arcs) and of its big vertices (nbig, each spread
-// over the whole grid) and calls f(target, source) for every target not
-// marked in vis.
+// of at most bigdeg arcs) and of its big vertices (nbig, spread over the
+// whole grid) and calls f(target, source) for every target not marked in
+// vis. The big vertices go a chunk of MB_BLOCK at a time: every block
+// builds the prefix sums of the chunk's degrees in shared memory, then
+// the grid strides over the chunk's arcs, each thread finding its vertex
+// by binary search. (One vertex at a time, each spread over the grid, a
+// level of 2,600 hubs with 16.3 M arcs took 2.3 ms at R-MAT scale 24 on
+// a group of one, against 1.1 ms in the one-GPU search, H200.) Every
+// thread of the block calls it; blocks of MB_BLOCK threads.
 template <typename F>
 __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off,
                                         const int *adj, i64 lo, const u32 *vis, F f) {
+	__shared__ i64 pre[MB_BLOCK + 1];
+	__shared__ i64 start[MB_BLOCK];
+	__shared__ int vid[MB_BLOCK];
 	i64 tid = blockIdx.x * (i64)blockDim.x + threadIdx.x;
 	i64 threads = (i64)gridDim.x * blockDim.x;
 	i64 warp = tid >> 5, warps = threads >> 5;
@@ -131,12 +140,39 @@ __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i6
 			if (!bit(vis, w)) f(w, u);
 		}
 	}
-	for (i64 k = 0; k < nbig; k++) {
-		int u = big[k];
-		for (i64 a = off[u - lo] + tid, e = off[u - lo + 1]; a < e; a += threads) {
-			int w = adj[a];
-			if (!bit(vis, w)) f(w, u);
+	const int t = threadIdx.x;
+	for (i64 c0 = 0; c0 < nbig; c0 += MB_BLOCK) {
+		const int cnt = nbig - c0 < MB_BLOCK ? (int)(nbig - c0) : MB_BLOCK;
+		i64 d = 0;
+		if (t < cnt) {
+			int u = big[c0 + t];
+			i64 s = off[u - lo];
+			start[t] = s;
+			vid[t] = u;
+			d = off[u - lo + 1] - s;
 		}
+		pre[t + 1] = d;
+		if (t == 0) pre[0] = 0;
+		__syncthreads();
+		// Hillis-Steele inclusive scan of pre[1..MB_BLOCK].
+		for (int o = 1; o < MB_BLOCK; o <<= 1) {
+			i64 x = t >= o ? pre[t + 1 - o] : 0;
+			__syncthreads();
+			pre[t + 1] += x;
+			__syncthreads();
+		}
+		const i64 total = pre[cnt];
+		for (i64 a = tid; a < total; a += threads) {
+			int l = 0, h = cnt - 1;
+			while (l < h) {
+				int mid = (l + h + 1) >> 1;
+				if (pre[mid] <= a) l = mid;
+				else h = mid - 1;
+			}
+			int w = adj[start[l] + (a - pre[l])];
+			if (!bit(vis, w)) f(w, vid[l]);
+		}
+		__syncthreads();
 	}
 }
 

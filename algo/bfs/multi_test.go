@@ -9,6 +9,7 @@ import (
 	"github.com/graphnb/graphnb/gpu"
 	"github.com/graphnb/graphnb/graph"
 	"github.com/graphnb/graphnb/graph/gen"
+	"github.com/graphnb/graphnb/internal/cudasrc"
 )
 
 // checkGroup searches cases over a group made of devs: every result must
@@ -228,4 +229,15 @@ func checkGroupTrace(t *testing.T, what string, g *graph.CSR, src int32, o Group
 	if tr.StepTime() > r.Time || comm > r.Comm || (r.Ranks == 1) != (comm == 0) {
 		t.Fatalf("%s: steps %v (run %v), collectives %v (run %v) over %d ranks", what, tr.StepTime(), r.Time, comm, r.Comm, r.Ranks)
 	}
+}
+
+// TestMultiSource checks multi.cu's kernels and the constants the Go side
+// shares with them.
+func TestMultiSource(t *testing.T) {
+	cudasrc.Check(t, "multi.cu", multiSource, 1, multiKernelNames)
+	cudasrc.CheckDefines(t, "multi.cu", multiSource, map[string]int64{
+		"MB_BLOCK": blockSize, "MB_MAX_RANKS": mbMaxRanks, "MB_NF": mbNF, "MB_MF": mbMF, "MB_READ": mbRead,
+		"MB_NBIG": mbNBig, "MB_GNF": mbGNF, "MB_GMF": mbGMF, "MB_GREAD": mbGRead, "MB_CTL_WORDS": mbCtlWords,
+		"MBCK_RULES": mbckRules, "MBCK_REACHED": mbckReached, "MBCK_ARCS": mbckArcs, "MBCK_WORDS": mbckWords,
+	})
 }

@@ -113,17 +113,20 @@ extern "C" __global__ void mb_merge(const u32 *nxt, u32 *vis, i64 nw, i64 own, i
 
 // td_scan walks the arcs of the frontier q (nq vertices, a warp per vertex
 // of at most bigdeg arcs) and of its big vertices (nbig, spread over the
-// whole grid) and calls f(target, source) for every target not marked in
-// vis. The big vertices go a chunk of MB_BLOCK at a time: every block
+// whole grid) and calls f(target, source) for every arc of the former
+// whose target is not marked in vis, and g(valid, target, source) for the
+// latter, from every thread of the block in each round (valid: the thread
+// has an arc whose target is not marked), so that g may synchronise the
+// block. The big vertices go a chunk of MB_BLOCK at a time: every block
 // builds the prefix sums of the chunk's degrees in shared memory, then
 // the grid strides over the chunk's arcs, each thread finding its vertex
 // by binary search. (One vertex at a time, each spread over the grid, a
 // level of 2,600 hubs with 16.3 M arcs took 2.3 ms at R-MAT scale 24 on
 // a group of one, against 1.1 ms in the one-GPU search, H200.) Every
 // thread of the block calls it; blocks of MB_BLOCK threads.
-template <typename F>
+template <typename F, typename G>
 __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off,
-                                        const int *adj, i64 lo, const u32 *vis, F f) {
+                                        const int *adj, i64 lo, const u32 *vis, F f, G g) {
 	__shared__ i64 pre[MB_BLOCK + 1];
 	__shared__ i64 start[MB_BLOCK];
 	__shared__ int vid[MB_BLOCK];
@@ -162,15 +165,21 @@ __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i6
 			__syncthreads();
 		}
 		const i64 total = pre[cnt];
-		for (i64 a = tid; a < total; a += threads) {
-			int l = 0, h = cnt - 1;
-			while (l < h) {
-				int mid = (l + h + 1) >> 1;
-				if (pre[mid] <= a) l = mid;
-				else h = mid - 1;
+		// Block-uniform rounds: g may synchronise the block.
+		for (i64 a0 = tid - t; a0 < total; a0 += threads) {
+			const i64 a = a0 + t;
+			int w = -1, u = -1;
+			if (a < total) {
+				int l = 0, h = cnt - 1;
+				while (l < h) {
+					int mid = (l + h + 1) >> 1;
+					if (pre[mid] <= a) l = mid;
+					else h = mid - 1;
+				}
+				w = adj[start[l] + (a - pre[l])];
+				u = vid[l];
 			}
-			int w = adj[start[l] + (a - pre[l])];
-			if (!bit(vis, w)) f(w, vid[l]);
+			g(w >= 0 && !bit(vis, w), w, u);
 		}
 		__syncthreads();
 	}
@@ -190,6 +199,28 @@ __device__ __forceinline__ void mb_push(int *pairs, u64 *n, int w, int u) {
 	pairs[2 * at + 1] = u;
 }
 
+// mb_block_push appends the pairs (w, u) of the block's threads that have
+// one (push) to pairs (length in *n) with one atomic for the block: the
+// big vertices' arcs, which the whole grid walks at once, would otherwise
+// queue on the one length word, an atomic per warp (the one-GPU search's
+// block_push says what that cost). Every thread of the block calls it;
+// s_pairs holds 2·blockDim.x entries.
+__device__ __forceinline__ void mb_block_push(bool push, int w, int u, int *pairs, u64 *n, int *s_pairs, int *s_n,
+                                              u64 *s_base) {
+	if (threadIdx.x == 0) *s_n = 0;
+	__syncthreads();
+	if (push) {
+		int k = atomicAdd(s_n, 1);
+		s_pairs[2 * k] = w;
+		s_pairs[2 * k + 1] = u;
+	}
+	__syncthreads();
+	const int k = *s_n;
+	if (threadIdx.x == 0 && k != 0) *s_base = atomicAdd(n, (u64)k);
+	__syncthreads();
+	for (int i = threadIdx.x; i < 2 * k; i += blockDim.x) pairs[2 * *s_base + i] = s_pairs[i];
+}
+
 // mb_td_walk is a top-down step's one walk over the frontier's arcs: it
 // claims the unvisited targets in the rank's own block at once (level,
 // parent, bit in nxt: the rank's words) and appends a (target, source)
@@ -199,28 +230,44 @@ __device__ __forceinline__ void mb_push(int *pairs, u64 *n, int w, int u) {
 // vertices per block). A remote target gets one pair from this rank, not
 // one per arc: the first arc to reach it marks it in vis (its owner will
 // claim it at this level, so the mark is what the gathered frontier adds
-// to vis anyway) and the others skip it.
+// to vis anyway) and the others skip it. The big vertices' pairs are
+// appended a block at a time (mb_block_push; not in a group of one, which
+// has none).
 extern "C" __global__ void mb_td_walk(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off, const int *adj,
                                       i64 lo, u32 *vis, i64 bsize, int ranks, int rank, int level, int *levels,
                                       int *parents, u32 *nxt, u64 *counts, u64 *nstage, int *stage) {
 	__shared__ unsigned s_cnt[MB_MAX_RANKS];
+	__shared__ int s_pairs[2 * MB_BLOCK];
+	__shared__ int s_n;
+	__shared__ u64 s_base;
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x) s_cnt[i] = 0;
 	__syncthreads();
-	td_scan(q, nq, big, nbig, bigdeg, off, adj, lo, vis, [&](int w, int u) {
+	// claim takes w for this rank's block, or reports that a pair (w, u)
+	// is to be sent: w is another rank's, and this thread marked it first.
+	auto claim = [&](int w, int u) -> bool {
 		int o = (int)(w / bsize);
 		if (o != rank) {
 			u32 b = 1u << (w & 31);
-			if (atomicOr(vis + (w >> 5), b) & b) return; // sent already
+			if (atomicOr(vis + (w >> 5), b) & b) return false; // sent already
 			atomicAdd(&s_cnt[o], 1u);
-			mb_push(stage, nstage, w, u);
-			return;
+			return true;
 		}
 		i64 li = w - lo;
 		if (atomicCAS(levels + li, -1, level) == -1) {
 			parents[li] = u;
 			atomicOr(nxt + (li >> 5), 1u << (li & 31));
 		}
-	});
+		return false;
+	};
+	td_scan(
+			q, nq, big, nbig, bigdeg, off, adj, lo, vis,
+			[&](int w, int u) {
+				if (claim(w, u)) mb_push(stage, nstage, w, u);
+			},
+			[&](bool valid, int w, int u) {
+				const bool send = valid && claim(w, u);
+				if (ranks > 1) mb_block_push(send, w, u, stage, nstage, s_pairs, &s_n, &s_base);
+			});
 	__syncthreads();
 	for (int i = threadIdx.x; i < ranks; i += blockDim.x)
 		if (s_cnt[i]) atomicAdd(counts + i, (u64)s_cnt[i]);

@@ -1,6 +1,7 @@
 // GPU BFS kernels of package bfs: the BFS study's level-synchronous edge
 // scan (docs/studies.md §2) and a direction-optimizing BFS (Beamer et al., SC 2012).
-// Compiled at run time by NVRTC (no #include: every type is declared here).
+// Compiled at run time by NVRTC after chunks.cuh (no #include: every type
+// is declared here).
 // Kernels are launched with blocks of BFS_BLOCK threads (the Go side passes
 // it); the warp-level code needs whole warps, so BFS_BLOCK is a multiple of 32.
 //
@@ -51,9 +52,9 @@ typedef unsigned long long u64;
 
 // ---- the study kernels' two builds ----
 //
-// gpu.go compiles this file twice, launchlog.cuh prepended to both (the
-// direction-optimizing kernels below log themselves in either, through
-// their ent and nxt arguments, NULL when untraced). The untraced build
+// gpu.go compiles this file twice, launchlog.cuh and chunks.cuh before
+// it (the direction-optimizing kernels below log themselves in either,
+// through their ent and nxt arguments, NULL when untraced). The untraced build
 // (no BFS_STUDY_TRACED), which untraced runs of the edge scan and dynamic
 // parallelism launch, holds the study's kernels as they are: bfs_init_u8,
 // the four scans, bfs_widen and the two counts take no log argument and
@@ -675,8 +676,8 @@ extern "C" __global__ void do_td(int *qa, int *qb, const i64 *off, const int *ad
 // of a top-down level with the whole grid: per chunk of BFS_BLOCK
 // vertices every block builds the prefix sums of their degrees in shared
 // memory, then the grid strides over the chunk's arcs, each thread finding
-// its vertex by binary search, and each block queues its round's claims
-// at once (block_push). It is every level's last kernel: its last
+// its vertex by binary search (chunks.cuh), and each block queues its
+// round's claims at once (block_push). It is every level's last kernel: its last
 // block plans the next level (plan_after).
 // Blocks must have exactly BFS_BLOCK threads; any grid size works.
 extern "C" __global__ void do_td_big(const int *big, int *qa, int *qb, const i64 *off, const int *adj, int *levels,
@@ -707,26 +708,14 @@ extern "C" __global__ void do_td_big(const int *big, int *qa, int *qb, const i64
 			}
 			pre[t + 1] = d;
 			if (t == 0) pre[0] = 0;
-			__syncthreads();
-			// Hillis-Steele inclusive scan of pre[1..BFS_BLOCK].
-			for (int o = 1; o < BFS_BLOCK; o <<= 1) {
-				i64 x = t >= o ? pre[t + 1 - o] : 0;
-				__syncthreads();
-				pre[t + 1] += x;
-				__syncthreads();
-			}
+			chunk_scan(pre, t, BFS_BLOCK);
 			i64 total = pre[cnt];
 			// Block-uniform rounds (block_push's barriers).
 			for (i64 a0 = (i64)blockIdx.x * BFS_BLOCK; a0 < total; a0 += (i64)gridDim.x * BFS_BLOCK) {
 				const i64 a = a0 + t;
 				int won = -1;
 				if (a < total) {
-					int lo = 0, hi = cnt - 1;
-					while (lo < hi) {
-						int mid = (lo + hi + 1) >> 1;
-						if (pre[mid] <= a) lo = mid;
-						else hi = mid - 1;
-					}
+					const int lo = chunk_find(pre, cnt, a);
 					const int u = __ldg(adj + start[lo] + (a - pre[lo]));
 					if (td_claim(u, vid[lo], lvl, off, levels, parents, vis, mf)) won = u;
 				}

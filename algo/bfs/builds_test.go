@@ -29,9 +29,9 @@ var traceWords = regexp.MustCompile(`\b(llog_\w*|globaltimer|ent|nxt)\b`)
 // llog_end last (the counts llog_end_synced, after block_add's barrier);
 // dp.cu's parents stamp their start only (they are launched open).
 func TestStudyBuilds(t *testing.T) {
-	if bfsBuilds.Untraced.Source != gpu.PrependLaunchLog(bfsSource) || len(bfsBuilds.Untraced.Options) != 0 ||
+	if bfsBuilds.Untraced.Source != gpu.PrependLaunchLog(withChunks(bfsSource)) || len(bfsBuilds.Untraced.Options) != 0 ||
 		bfsBuilds.Traced.Source != bfsBuilds.Untraced.Source || len(bfsBuilds.Traced.Options) != 1 {
-		t.Fatalf("bfs.cu's builds: %d and %d options; want the launch log's header and bfs.cu in both, -D%s=1 in the traced one",
+		t.Fatalf("bfs.cu's builds: %d and %d options; want the launch log's header, chunks.cuh and bfs.cu in both, -D%s=1 in the traced one",
 			len(bfsBuilds.Untraced.Options), len(bfsBuilds.Traced.Options), studyTraced)
 	}
 	if dpBuilds.Untraced.Source != dpSource || len(dpBuilds.Untraced.Options) != 1 ||

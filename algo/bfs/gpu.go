@@ -26,6 +26,10 @@ var (
 	bfsSource string
 	//go:embed dp.cu
 	dpSource string
+	// chunksHeader is chunks.cuh, the chunk walk bfs.cu and multi.cu
+	// share, compiled before each (withChunks).
+	//go:embed chunks.cuh
+	chunksHeader string
 )
 
 // Method is how a GPU BFS expands its levels.
@@ -192,8 +196,8 @@ const studyTraced = "BFS_STUDY_TRACED"
 // (studyKernelNames, dp.cu's parents).
 var (
 	bfsBuilds = &gpu.TracedBuilds{
-		Untraced: gpu.ModuleCache{Name: "graphnb_bfs", Source: gpu.PrependLaunchLog(bfsSource)},
-		Traced: gpu.ModuleCache{Name: "graphnb_bfs (traced)", Source: gpu.PrependLaunchLog(bfsSource),
+		Untraced: gpu.ModuleCache{Name: "graphnb_bfs", Source: gpu.PrependLaunchLog(withChunks(bfsSource))},
+		Traced: gpu.ModuleCache{Name: "graphnb_bfs (traced)", Source: gpu.PrependLaunchLog(withChunks(bfsSource)),
 			Options: []gpu.CompileOption{gpu.Define(studyTraced, "1")}},
 	}
 	dpBuilds = &gpu.TracedBuilds{
@@ -203,6 +207,10 @@ var (
 			Options: []gpu.CompileOption{gpu.DynamicParallelism(), gpu.Define(studyTraced, "1")}},
 	}
 )
+
+// withChunks returns a kernel file's text after chunks.cuh's, what NVRTC
+// compiles for bfs.cu and multi.cu.
+func withChunks(source string) string { return chunksHeader + "\n" + source }
 
 // kernelsFor returns bfs.cu's kernels (and dp.cu's when dp is set) by
 // name, compiled for dev: every kernel of the untraced builds, or the

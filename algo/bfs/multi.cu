@@ -1,7 +1,7 @@
 // Kernels of the BFS over a group of GPUs (multi.go): a direction-
 // optimizing search over a 1D partition, and its Graph500 check. Compiled
-// at run time by NVRTC (no #include). Launched with blocks of MB_BLOCK
-// threads.
+// at run time by NVRTC after chunks.cuh (no #include). Launched with
+// blocks of MB_BLOCK threads.
 //
 // Rank r owns the vertices [lo, lo+B) (B = gpu.BlockSize, a multiple of 64,
 // lo = r·B) and their arcs as a CSR (off: local rows, adj: global
@@ -120,10 +120,10 @@ extern "C" __global__ void mb_merge(const u32 *nxt, u32 *vis, i64 nw, i64 own, i
 // block. The big vertices go a chunk of MB_BLOCK at a time: every block
 // builds the prefix sums of the chunk's degrees in shared memory, then
 // the grid strides over the chunk's arcs, each thread finding its vertex
-// by binary search. (One vertex at a time, each spread over the grid, a
-// level of 2,600 hubs with 16.3 M arcs took 2.3 ms at R-MAT scale 24 on
-// a group of one, against 1.1 ms in the one-GPU search, H200.) Every
-// thread of the block calls it; blocks of MB_BLOCK threads.
+// by binary search (chunks.cuh). (One vertex at a time, each spread over
+// the grid, a level of 2,600 hubs with 16.3 M arcs took 2.3 ms at R-MAT
+// scale 24 on a group of one, against 1.1 ms in the one-GPU search,
+// H200.) Every thread of the block calls it; blocks of MB_BLOCK threads.
 template <typename F, typename G>
 __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i64 nbig, i64 bigdeg, const i64 *off,
                                         const int *adj, i64 lo, const u32 *vis, F f, G g) {
@@ -156,26 +156,14 @@ __device__ __forceinline__ void td_scan(const int *q, i64 nq, const int *big, i6
 		}
 		pre[t + 1] = d;
 		if (t == 0) pre[0] = 0;
-		__syncthreads();
-		// Hillis-Steele inclusive scan of pre[1..MB_BLOCK].
-		for (int o = 1; o < MB_BLOCK; o <<= 1) {
-			i64 x = t >= o ? pre[t + 1 - o] : 0;
-			__syncthreads();
-			pre[t + 1] += x;
-			__syncthreads();
-		}
+		chunk_scan(pre, t, MB_BLOCK);
 		const i64 total = pre[cnt];
 		// Block-uniform rounds: g may synchronise the block.
 		for (i64 a0 = tid - t; a0 < total; a0 += threads) {
 			const i64 a = a0 + t;
 			int w = -1, u = -1;
 			if (a < total) {
-				int l = 0, h = cnt - 1;
-				while (l < h) {
-					int mid = (l + h + 1) >> 1;
-					if (pre[mid] <= a) l = mid;
-					else h = mid - 1;
-				}
+				const int l = chunk_find(pre, cnt, a);
 				w = adj[start[l] + (a - pre[l])];
 				u = vid[l];
 			}

@@ -63,7 +63,7 @@ func multiKernelsFor(dev *gpu.Device) (map[string]*gpu.Function, error) {
 	if v, ok := multiKernels.Load(dev); ok {
 		return v.(map[string]*gpu.Function), nil
 	}
-	m, err := dev.Compile("graphnb_bfs_multi", multiSource)
+	m, err := dev.Compile("graphnb_bfs_multi", withChunks(multiSource))
 	if err != nil {
 		return nil, fmt.Errorf("bfs: compiling the group BFS kernels: %w", err)
 	}

@@ -13,6 +13,7 @@
 #include "cuda_emu.h"
 
 #include "../../../gpu/launchlog.cuh"
+#include "chunks.cuh"
 namespace untraced_build {
 #include "bfs.cu"
 } // namespace untraced_build

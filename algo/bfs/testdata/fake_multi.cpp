@@ -4,6 +4,7 @@
 // grid and make the loops wrap. Those without barriers or warp collectives
 // run as plain calls.
 #include "cuda_emu.h"
+#include "chunks.cuh"
 
 #include "multi.cu"
 

@@ -1043,8 +1043,8 @@ func (p *Prepared) runDO(src int32, levels, parents *gpu.Int32s) (*Result, error
 	// makes its many launches that pass through cheaper.
 	block, wide, narrow, buGrid := gpu.D1(blockSize), gpu.D1(p.sms*blocksPerSM), gpu.D1(p.sms), p.grid(words*32)
 	// The step kernels' arguments, boxed once a run: only the level
-	// (argument at) changes. On the first, small levels the device waits
-	// for the host's launches.
+	// (argument at) changes. (The first, small levels may wait for the
+	// host's launches: a launch call costs the host microseconds.)
 	type stepArgs struct {
 		args []any
 		at   int

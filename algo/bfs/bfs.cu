@@ -58,10 +58,11 @@ typedef unsigned long long u64;
 // build (no BFS_STUDY_TRACED), which untraced runs of the edge scan and
 // dynamic parallelism launch, holds the study's kernels as they are:
 // bfs_init_u8, the four scans, bfs_widen and the two counts take no log
-// argument and hold no trace code once preprocessed (a test checks it). The traced
-// build (-DBFS_STUDY_TRACED=1) gives each of them the launch log's two
-// arguments, ent and nxt, last, and logs its span (gpu.LaunchLog): the
-// STUDY_LOG_* macros below, empty in the untraced build.
+// argument and hold no trace code once preprocessed (a test checks it).
+// The traced build (-DBFS_STUDY_TRACED=1) gives each of them the launch
+// log's two arguments, ent and nxt, last, and logs its span
+// (gpu.LaunchLog): the STUDY_LOG_* macros below, empty in the untraced
+// build.
 #ifdef BFS_STUDY_TRACED
 #define STUDY_LOG_ARGS , u64 *ent, u64 *nxt
 #define STUDY_LOG_BEGIN llog_begin(ent, nxt);
@@ -407,9 +408,9 @@ extern "C" __global__ void bfs_parents_coo(const int *st, const int *en, i64 m, 
 #define ST_BLOCKS 9 // blocks of the level's last kernel done (plan_after)
 #define ST_HEAD 16  // words before the level records
 // Level records: a ring of `ring` records after the head, level d in
-// record d % ring; plan_level writes the first five words when it plans
-// the level, the others when it has run. The host reads them after a
-// batch.
+// record d % ring; plan_next writes the first five words when it plans
+// the level, plan_level the others when it has run. The host reads them
+// after a batch.
 #define LV_NF 0
 #define LV_MF 1
 #define LV_MU 2

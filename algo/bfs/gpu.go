@@ -195,9 +195,11 @@ const studyTraced = "BFS_STUDY_TRACED"
 // code; traced runs of the study's methods launch the traced builds'
 // (studyKernelNames, dp.cu's parents).
 var (
-	bfsBuilds = &gpu.TracedBuilds{
-		Untraced: gpu.ModuleCache{Name: "graphnb_bfs", Source: gpu.PrependLaunchLog(withChunks(bfsSource))},
-		Traced: gpu.ModuleCache{Name: "graphnb_bfs (traced)", Source: gpu.PrependLaunchLog(withChunks(bfsSource)),
+	// bfsCompiled is what NVRTC compiles for either build of bfs.cu.
+	bfsCompiled = gpu.PrependLaunchLog(withChunks(bfsSource))
+	bfsBuilds   = &gpu.TracedBuilds{
+		Untraced: gpu.ModuleCache{Name: "graphnb_bfs", Source: bfsCompiled},
+		Traced: gpu.ModuleCache{Name: "graphnb_bfs (traced)", Source: bfsCompiled,
 			Options: []gpu.CompileOption{gpu.Define(studyTraced, "1")}},
 	}
 	dpBuilds = &gpu.TracedBuilds{
